@@ -1,0 +1,312 @@
+package domain
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Task is the stage that last ran and how it ended (lastTask on the wire).
+type Task struct {
+	Name    TaskName
+	Status  TaskStatus
+	Error   StageError
+	Message string
+}
+
+// PreScoreResult is the offer range the scoring approved: the client picks an offer within it.
+type PreScoreResult struct {
+	AmountLimit int64
+	Percent     Percent
+	MonthPeriod int
+}
+
+// Offer is what the client chose at verify.
+type Offer struct {
+	Amount      Amount
+	Percent     Percent
+	MonthPeriod int
+	BackupPhone Phone
+}
+
+// PostScoreResult is the bank's answer to an offer.
+type PostScoreResult struct {
+	Approved          bool
+	Reason            string
+	PhoneCallRequired bool
+	CallCentrePhone   string
+}
+
+// Background timing of the application process.
+const (
+	// PollInterval is how often a pending gateway answer is asked for again.
+	PollInterval = 2 * time.Second
+	// StepLease is how long a started stage may run before the reconciler assumes its worker
+	// died and runs it again (with the same idempotency key).
+	StepLease = 30 * time.Second
+	// MaxStageAttempts is how many transient failures a stage survives before it is FAILED.
+	MaxStageAttempts = 5
+)
+
+// Application is a microloan application: the aggregate that carries a client from
+// pre-scoring to an issued loan. Its methods are the only way its state changes.
+type Application struct {
+	id, partnerID, externalID uuid.UUID
+	phone                     Phone
+	clientData                ClientData
+	status                    ApplicationStatus
+	task                      Task
+	preScore                  *PreScoreResult
+	offer                     *Offer
+	callCentrePhone           string
+	accountNumber             string
+	coreRef                   string
+	attempts                  int
+	nextRunAt                 time.Time
+	pendingSince              time.Time
+	verificationRequestedAt   time.Time
+	createdAt, updatedAt      time.Time
+}
+
+// NewApplicationParams are the inputs of pre-scoring registration.
+type NewApplicationParams struct {
+	ID, PartnerID, ExternalID uuid.UUID
+	Phone                     Phone
+	ClientData                ClientData
+	AgreementAccepted         bool
+	Now                       time.Time
+}
+
+// NewApplication registers an application: status NEW, stage PRE_SCORING/NEW, pre-scoring due
+// at once.
+func NewApplication(p NewApplicationParams) (*Application, error) {
+	var fs Fieldset
+	if !p.AgreementAccepted {
+		fs.Add("params.isAgreementAccepted", "must be true")
+	}
+	if p.Phone.IsZero() {
+		fs.Add("params.phoneNumber", "must not be empty")
+	}
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	return &Application{
+		id: p.ID, partnerID: p.PartnerID, externalID: p.ExternalID,
+		phone: p.Phone, clientData: p.ClientData,
+		status: StatusNew, task: Task{Name: TaskPreScoring, Status: TaskNew},
+		nextRunAt: p.Now, createdAt: p.Now, updatedAt: p.Now,
+	}, nil
+}
+
+// ApplicationState is every stored field of an application, for repositories only.
+type ApplicationState struct {
+	ID, PartnerID, ExternalID uuid.UUID
+	Phone                     Phone
+	ClientData                ClientData
+	Status                    ApplicationStatus
+	Task                      Task
+	PreScore                  *PreScoreResult
+	Offer                     *Offer
+	CallCentrePhone           string
+	AccountNumber             string
+	CoreRef                   string
+	Attempts                  int
+	NextRunAt                 time.Time
+	PendingSince              time.Time
+	VerificationRequestedAt   time.Time
+	CreatedAt, UpdatedAt      time.Time
+}
+
+// RestoreApplication rebuilds an application from storage. Only repositories may call it: it
+// trusts the stored state and skips every rule of the constructor and the methods.
+func RestoreApplication(s ApplicationState) *Application {
+	return &Application{
+		id: s.ID, partnerID: s.PartnerID, externalID: s.ExternalID, phone: s.Phone,
+		clientData: s.ClientData, status: s.Status, task: s.Task, preScore: s.PreScore,
+		offer: s.Offer, callCentrePhone: s.CallCentrePhone, accountNumber: s.AccountNumber,
+		coreRef: s.CoreRef, attempts: s.Attempts, nextRunAt: s.NextRunAt,
+		pendingSince: s.PendingSince, verificationRequestedAt: s.VerificationRequestedAt,
+		createdAt: s.CreatedAt, updatedAt: s.UpdatedAt,
+	}
+}
+
+// State returns every field, for repositories to store.
+func (a *Application) State() ApplicationState {
+	return ApplicationState{
+		ID: a.id, PartnerID: a.partnerID, ExternalID: a.externalID, Phone: a.phone,
+		ClientData: a.clientData, Status: a.status, Task: a.task, PreScore: a.preScore,
+		Offer: a.offer, CallCentrePhone: a.callCentrePhone, AccountNumber: a.accountNumber,
+		CoreRef: a.coreRef, Attempts: a.attempts, NextRunAt: a.nextRunAt,
+		PendingSince: a.pendingSince, VerificationRequestedAt: a.verificationRequestedAt,
+		CreatedAt: a.createdAt, UpdatedAt: a.updatedAt,
+	}
+}
+
+// ID returns the application id.
+func (a *Application) ID() uuid.UUID { return a.id }
+
+// PartnerID returns the owning partner.
+func (a *Application) PartnerID() uuid.UUID { return a.partnerID }
+
+// ExternalID returns the partner's id of the application.
+func (a *Application) ExternalID() uuid.UUID { return a.externalID }
+
+// Phone returns the client's phone given at registration.
+func (a *Application) Phone() Phone { return a.phone }
+
+// ClientData returns the client's identity given at registration.
+func (a *Application) ClientData() ClientData { return a.clientData }
+
+// Status returns the application status.
+func (a *Application) Status() ApplicationStatus { return a.status }
+
+// Task returns the last stage.
+func (a *Application) Task() Task { return a.task }
+
+// PreScore returns the approved offer range, nil until approval.
+func (a *Application) PreScore() *PreScoreResult { return a.preScore }
+
+// Offer returns the offer the client chose at verify, nil before.
+func (a *Application) Offer() *Offer { return a.offer }
+
+// CallCentrePhone returns the number the client must call, when a call is required.
+func (a *Application) CallCentrePhone() string { return a.callCentrePhone }
+
+// AccountNumber returns the demand account core banking opened, empty before.
+func (a *Application) AccountNumber() string { return a.accountNumber }
+
+// CoreRef returns core banking's reference of the running stage (loan application or
+// issuance), empty when none.
+func (a *Application) CoreRef() string { return a.coreRef }
+
+// NextRunAt returns when background work is next due; zero when none is.
+func (a *Application) NextRunAt() time.Time { return a.nextRunAt }
+
+// PendingSince returns when the application last entered PENDING.
+func (a *Application) PendingSince() time.Time { return a.pendingSince }
+
+// VerificationRequestedAt returns when a phone call was last required.
+func (a *Application) VerificationRequestedAt() time.Time { return a.verificationRequestedAt }
+
+// CreatedAt returns the registration time.
+func (a *Application) CreatedAt() time.Time { return a.createdAt }
+
+func (a *Application) set(status ApplicationStatus, task Task, now time.Time) {
+	if status == StatusPending && a.status != StatusPending {
+		a.pendingSince = now
+	}
+	a.status, a.task, a.updatedAt = status, task, now
+}
+
+func (a *Application) refuse(op string) error {
+	return StateError{Op: op, Status: a.status, Task: a.task}
+}
+
+// choosingLimits reports whether the client is choosing limits after an approved pre-scoring.
+func (a *Application) choosingLimits() bool {
+	return a.status == StatusPending && a.task == Task{Name: TaskPreScoringInfo, Status: TaskCompleted}
+}
+
+// verifiable reports whether verify may run: PENDING after pre-scoring, until issue.
+func (a *Application) verifiable() bool {
+	return a.status == StatusPending && a.preScore != nil &&
+		(a.task.Name == TaskPreScoringInfo || a.task.Name == TaskClientVerification)
+}
+
+// CheckOffer tells whether verify may run now with this offer, without changing anything, so
+// that the post-scoring call is only made for an offer that can be accepted.
+func (a *Application) CheckOffer(o Offer) error {
+	if !a.verifiable() {
+		return a.refuse("verify")
+	}
+	var out []string
+	if o.Amount.Tiyin() > a.preScore.AmountLimit {
+		out = append(out, fmt.Sprintf("amount %d is above amountLimit %d", o.Amount, a.preScore.AmountLimit))
+	}
+	if o.MonthPeriod < 1 || o.MonthPeriod > a.preScore.MonthPeriod {
+		out = append(out, fmt.Sprintf("monthPeriod %d is outside 1..%d", o.MonthPeriod, a.preScore.MonthPeriod))
+	}
+	if o.Percent != a.preScore.Percent {
+		out = append(out, fmt.Sprintf("percent %s differs from %s", o.Percent, a.preScore.Percent))
+	}
+	if len(out) > 0 {
+		return fmt.Errorf("%w: %s", ErrOfferOutOfRange, strings.Join(out, "; "))
+	}
+	return nil
+}
+
+// Verify records the offer and the bank's post-scoring answer: approved without a call →
+// CLIENT_VERIFICATION/COMPLETED, approved with a call → CLIENT_VERIFICATION/PENDING, declined →
+// REJECTED. It may be called again while the application waits, to change the offer.
+func (a *Application) Verify(o Offer, r PostScoreResult, now time.Time) error {
+	if err := a.CheckOffer(o); err != nil {
+		return err
+	}
+	a.offer = &o
+	a.callCentrePhone = ""
+	switch {
+	case !r.Approved:
+		a.set(StatusRejected, Task{Name: TaskPostScoring, Status: TaskRejected,
+			Error: StageErrorPostScoringDeclined, Message: r.Reason}, now)
+	case r.PhoneCallRequired:
+		a.callCentrePhone = r.CallCentrePhone
+		a.verificationRequestedAt = now
+		a.set(StatusPending, Task{Name: TaskClientVerification, Status: TaskPending}, now)
+	default:
+		a.set(StatusPending, Task{Name: TaskClientVerification, Status: TaskCompleted}, now)
+	}
+	return nil
+}
+
+// CompleteVerification records that the client finished the required phone call.
+func (a *Application) CompleteVerification(now time.Time) error {
+	if a.status != StatusPending || a.task != (Task{Name: TaskClientVerification, Status: TaskPending}) {
+		return a.refuse("verification complete")
+	}
+	a.set(StatusPending, Task{Name: TaskClientVerification, Status: TaskCompleted}, now)
+	return nil
+}
+
+// Issue starts issuance, after verification completed, when clientData matches the data given
+// at pre-scoring. The issuance stages then run in the background.
+func (a *Application) Issue(cd ClientData, now time.Time) error {
+	if a.status != StatusPending || a.task != (Task{Name: TaskClientVerification, Status: TaskCompleted}) {
+		return a.refuse("issue")
+	}
+	if diff := a.clientData.Diff(cd); len(diff) > 0 {
+		return fmt.Errorf("%w: %s", ErrClientDataMismatch, strings.Join(diff, ", "))
+	}
+	a.set(StatusInProgress, Task{Name: TaskOpenAccount, Status: TaskNew}, now)
+	a.attempts, a.nextRunAt = 0, now
+	return nil
+}
+
+// Cancel applies rule 3.5.1: the client only while choosing limits; the partner in any
+// non-terminal status until the LOAN_ISSUANCE stage is recorded.
+func (a *Application) Cancel(by CancelInitiator, now time.Time) error {
+	if a.status.Terminal() || a.task.Name == TaskLoanIssuance || a.task.Name == TaskGetLoanIssuanceResult {
+		return a.refuse("cancel")
+	}
+	if by == InitiatorClient && !a.choosingLimits() {
+		return fmt.Errorf("%w: CLIENT may cancel only while choosing limits (status PENDING, stage PRE_SCORING_INFO/COMPLETED); status is %s, stage %s/%s",
+			ErrCancelNotAllowed, a.status, a.task.Name, a.task.Status)
+	}
+	a.set(StatusCanceled, a.task, now)
+	a.nextRunAt = time.Time{}
+	return nil
+}
+
+// Expire ends an application that has waited in PENDING for longer than ttl. It reports
+// whether anything changed.
+func (a *Application) Expire(now time.Time, ttl time.Duration) bool {
+	if a.status != StatusPending || now.Sub(a.pendingSince) <= ttl {
+		return false
+	}
+	task := a.task
+	task.Status = TaskExpired
+	a.set(StatusExpired, task, now)
+	a.nextRunAt = time.Time{}
+	return true
+}
