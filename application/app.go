@@ -1,0 +1,118 @@
+// Package application holds tiyin's use cases: one file each, a command or query struct and a
+// handler with Handle(ctx, cmd). Use cases depend only on the domain and the ports.
+package application
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// Config holds the business settings the use cases need.
+type Config struct {
+	// ApplicationTTL is how long an application may wait in PENDING before it EXPIRES.
+	ApplicationTTL time.Duration
+	// SandboxCallDelay, when positive, completes a required phone call that long after it was
+	// requested (sandbox only); zero leaves it to the sandbox endpoint.
+	SandboxCallDelay time.Duration
+}
+
+// Deps are the ports the use cases are built on.
+type Deps struct {
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Partners     ports.PartnerRepository
+	Queue        ports.WorkQueue
+	Scoring      ports.Scoring
+	CoreBanking  ports.CoreBanking
+}
+
+// App groups every use case, so adapters depend on one value.
+type App struct {
+	RegisterApplication  *RegisterApplicationHandler
+	CancelApplication    *CancelApplicationHandler
+	VerifyApplication    *VerifyApplicationHandler
+	IssueApplication     *IssueApplicationHandler
+	GetApplication       *GetApplicationHandler
+	ProcessApplication   *ProcessApplicationHandler
+	Reconcile            *ReconcileHandler
+	CompleteVerification *CompleteVerificationHandler
+	CreatePartner        *CreatePartnerHandler
+	ListPartners         *ListPartnersHandler
+	DisablePartner       *DisablePartnerHandler
+	RotatePartnerKey     *RotatePartnerKeyHandler
+	Authenticate         *AuthenticateHandler
+	EnsurePartner        *EnsurePartnerHandler
+}
+
+// New builds every use case on the given ports.
+func New(d Deps, cfg Config) *App {
+	return &App{
+		RegisterApplication:  &RegisterApplicationHandler{d},
+		CancelApplication:    &CancelApplicationHandler{d},
+		VerifyApplication:    &VerifyApplicationHandler{d},
+		IssueApplication:     &IssueApplicationHandler{d},
+		GetApplication:       &GetApplicationHandler{d},
+		ProcessApplication:   &ProcessApplicationHandler{d},
+		Reconcile:            &ReconcileHandler{d, cfg},
+		CompleteVerification: &CompleteVerificationHandler{d},
+		CreatePartner:        &CreatePartnerHandler{d},
+		ListPartners:         &ListPartnersHandler{d},
+		DisablePartner:       &DisablePartnerHandler{d},
+		RotatePartnerKey:     &RotatePartnerKeyHandler{d},
+		Authenticate:         &AuthenticateHandler{d: d},
+		EnsurePartner:        &EnsurePartnerHandler{d},
+	}
+}
+
+// newID returns a time-ordered UUID (v7), which keeps primary-key indexes compact.
+func newID() uuid.UUID {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.New()
+	}
+	return id
+}
+
+// ownedBy hides another partner's application behind "not found": a partner never learns that
+// a foreign id exists.
+func ownedBy(a *domain.Application, partnerID uuid.UUID) error {
+	if a.PartnerID() != partnerID {
+		return domain.ErrApplicationNotFound
+	}
+	return nil
+}
+
+// getOwned reads the partner's application.
+func getOwned(ctx context.Context, repo ports.ApplicationRepository, partnerID, id uuid.UUID) (*domain.Application, error) {
+	a, err := repo.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := ownedBy(a, partnerID); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// updateOwned changes the partner's application under its row lock.
+func updateOwned(ctx context.Context, repo ports.ApplicationRepository, partnerID, id uuid.UUID, fn func(a *domain.Application) error) error {
+	return repo.Update(ctx, id, func(a *domain.Application) error {
+		if err := ownedBy(a, partnerID); err != nil {
+			return err
+		}
+		return fn(a)
+	})
+}
+
+// enqueueAfterCommit starts the application's background work once the change that made it
+// due is committed. A failed enqueue is harmless: the reconciler finds the due work.
+func enqueueAfterCommit(ctx context.Context, d Deps, id uuid.UUID) {
+	d.UoW.AfterCommit(ctx, func(ctx context.Context) { _ = d.Queue.EnqueueApplication(ctx, id) })
+}

@@ -1,0 +1,28 @@
+package application
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// CompleteVerification records that the client finished the required phone call. In the
+// sandbox it is the call-centre's side of verification, triggered by a sandbox endpoint.
+type CompleteVerification struct {
+	PartnerID     uuid.UUID
+	ApplicationID uuid.UUID
+}
+
+// CompleteVerificationHandler completes a pending phone verification.
+type CompleteVerificationHandler struct{ d Deps }
+
+// Handle completes the verification.
+func (h *CompleteVerificationHandler) Handle(ctx context.Context, cmd CompleteVerification) error {
+	return h.d.UoW.Do(ctx, func(ctx context.Context) error {
+		return updateOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
+			return a.CompleteVerification(h.d.Clock.Now())
+		})
+	})
+}

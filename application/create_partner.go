@@ -1,0 +1,35 @@
+package application
+
+import (
+	"context"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// CreatePartner registers a partner application.
+type CreatePartner struct {
+	Name string
+}
+
+// NewPartner is a created partner with its API key, which is shown once and never stored.
+type NewPartner struct {
+	Partner domain.Partner
+	APIKey  string
+}
+
+// CreatePartnerHandler creates partners.
+type CreatePartnerHandler struct{ d Deps }
+
+// Handle creates the partner and returns its one-time API key.
+func (h *CreatePartnerHandler) Handle(ctx context.Context, cmd CreatePartner) (NewPartner, error) {
+	name, err := domain.ParsePartnerName(cmd.Name)
+	if err != nil {
+		return NewPartner{}, err
+	}
+	key, hash := newAPIKey()
+	p := domain.Partner{ID: newID(), Name: name, KeyHash: hash, CreatedAt: h.d.Clock.Now()}
+	if err := h.d.Partners.Create(ctx, p); err != nil {
+		return NewPartner{}, err
+	}
+	return NewPartner{Partner: p, APIKey: key}, nil
+}

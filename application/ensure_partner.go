@@ -1,0 +1,38 @@
+package application
+
+import (
+	"context"
+	"errors"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// EnsurePartner makes a partner with this name exist and answer to this key. It seeds the
+// sandbox partner at start.
+type EnsurePartner struct {
+	Name string
+	// APIKey is the key to accept; empty generates a new random one.
+	APIKey string
+}
+
+// EnsurePartnerHandler seeds partners.
+type EnsurePartnerHandler struct{ d Deps }
+
+// Handle creates the partner or re-keys the existing one, enabled, and returns the key.
+func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (string, error) {
+	key, hash := cmd.APIKey, HashAPIKey(cmd.APIKey)
+	if key == "" {
+		key, hash = newAPIKey()
+	}
+	err := h.d.Partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
+		p.KeyHash, p.Disabled = hash, false
+		return nil
+	})
+	if errors.Is(err, domain.ErrPartnerNotFound) {
+		err = h.d.Partners.Create(ctx, domain.Partner{ID: newID(), Name: cmd.Name, KeyHash: hash, CreatedAt: h.d.Clock.Now()})
+	}
+	if err != nil {
+		return "", err
+	}
+	return key, nil
+}

@@ -1,0 +1,34 @@
+package application
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// IssueApplication starts loan issuance (endpoint 4).
+type IssueApplication struct {
+	PartnerID     uuid.UUID
+	ApplicationID uuid.UUID
+	ClientData    domain.ClientData
+}
+
+// IssueApplicationHandler checks clientData against pre-scoring's and starts the issuance
+// stages in the background.
+type IssueApplicationHandler struct{ d Deps }
+
+// Handle starts issuance.
+func (h *IssueApplicationHandler) Handle(ctx context.Context, cmd IssueApplication) error {
+	return h.d.UoW.Do(ctx, func(ctx context.Context) error {
+		err := updateOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
+			return a.Issue(cmd.ClientData, h.d.Clock.Now())
+		})
+		if err != nil {
+			return err
+		}
+		enqueueAfterCommit(ctx, h.d, cmd.ApplicationID)
+		return nil
+	})
+}

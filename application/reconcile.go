@@ -1,0 +1,92 @@
+package application
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// reconcileBatch bounds the work of one reconciler pass; the next pass takes the rest.
+const reconcileBatch = 500
+
+// ReconcileReport counts what one reconciler pass did.
+type ReconcileReport struct {
+	Enqueued, Expired, Verified int
+}
+
+// ReconcileHandler is the periodic safety net of background work: it enqueues due stages
+// whose job was lost (a crash between commit and enqueue), expires applications that waited
+// too long, and in the sandbox completes phone calls after the configured delay. Every fact is
+// decided against the Clock.
+type ReconcileHandler struct {
+	d   Deps
+	cfg Config
+}
+
+// Handle runs one pass.
+func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) {
+	var rep ReconcileReport
+	now := h.d.Clock.Now()
+	due, err := h.d.Applications.ListDue(ctx, now, reconcileBatch)
+	if err != nil {
+		return rep, err
+	}
+	for _, id := range due {
+		if err := h.d.Queue.EnqueueApplication(ctx, id); err != nil {
+			return rep, err
+		}
+		rep.Enqueued++
+	}
+	if h.cfg.ApplicationTTL > 0 {
+		ids, err := h.d.Applications.ListPendingBefore(ctx, now.Add(-h.cfg.ApplicationTTL), reconcileBatch)
+		if err != nil {
+			return rep, err
+		}
+		n, err := h.each(ctx, ids, func(a *domain.Application) error {
+			if !a.Expire(h.d.Clock.Now(), h.cfg.ApplicationTTL) {
+				return errUnchanged
+			}
+			return nil
+		})
+		rep.Expired = n
+		if err != nil {
+			return rep, err
+		}
+	}
+	if h.cfg.SandboxCallDelay > 0 {
+		ids, err := h.d.Applications.ListAwaitingCall(ctx, now.Add(-h.cfg.SandboxCallDelay), reconcileBatch)
+		if err != nil {
+			return rep, err
+		}
+		n, err := h.each(ctx, ids, func(a *domain.Application) error {
+			return a.CompleteVerification(h.d.Clock.Now())
+		})
+		rep.Verified = n
+		if err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+var errUnchanged = errors.New("unchanged")
+
+// each applies fn to every application in its own transaction and counts the changes; an
+// application that moved on meanwhile is skipped.
+func (h *ReconcileHandler) each(ctx context.Context, ids []uuid.UUID, fn func(a *domain.Application) error) (int, error) {
+	n := 0
+	for _, id := range ids {
+		err := h.d.UoW.Do(ctx, func(ctx context.Context) error { return h.d.Applications.Update(ctx, id, fn) })
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, errUnchanged), errors.Is(err, domain.ErrWrongState):
+		default:
+			return n, err
+		}
+	}
+	return n, nil
+}

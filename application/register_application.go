@@ -1,0 +1,43 @@
+package application
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// RegisterApplication is pre-scoring registration (endpoint 1), the entry point of issuance.
+type RegisterApplication struct {
+	PartnerID         uuid.UUID
+	ExternalID        uuid.UUID
+	Phone             domain.Phone
+	ClientData        domain.ClientData
+	AgreementAccepted bool
+}
+
+// RegisterApplicationHandler registers applications and starts their pre-scoring.
+type RegisterApplicationHandler struct{ d Deps }
+
+// Handle stores the new application and enqueues its pre-scoring.
+func (h *RegisterApplicationHandler) Handle(ctx context.Context, cmd RegisterApplication) (uuid.UUID, error) {
+	a, err := domain.NewApplication(domain.NewApplicationParams{
+		ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID, Phone: cmd.Phone,
+		ClientData: cmd.ClientData, AgreementAccepted: cmd.AgreementAccepted, Now: h.d.Clock.Now(),
+	})
+	if err != nil {
+		return uuid.Nil, err
+	}
+	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
+		if err := h.d.Applications.Create(ctx, a); err != nil {
+			return err
+		}
+		enqueueAfterCommit(ctx, h.d, a.ID())
+		return nil
+	})
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return a.ID(), nil
+}

@@ -1,0 +1,108 @@
+package ports
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// Gateway errors. A gateway adapter wraps every failure in one of them so that the service
+// knows whether to retry. Anything else a gateway returns is treated as ErrGatewayTransient.
+var (
+	// ErrGatewayTransient: the call failed or its outcome is unknown; it is repeated with the
+	// same idempotency key, which the gateway must honour.
+	ErrGatewayTransient = errors.New("gateway temporarily unavailable")
+	// ErrGatewayFailed: the gateway definitely refused the call for a technical reason.
+	ErrGatewayFailed = errors.New("gateway refused the call")
+	// ErrGatewayRefused: the bank refused on business grounds; the message says why.
+	ErrGatewayRefused = errors.New("refused by the bank")
+)
+
+// AnswerStatus is the state of an asynchronous gateway answer.
+type AnswerStatus int
+
+// The states of an asynchronous answer.
+const (
+	AnswerPending AnswerStatus = iota + 1
+	AnswerApproved
+	AnswerDeclined
+)
+
+// Answer is an asynchronous gateway answer.
+type Answer struct {
+	Status AnswerStatus
+	Reason string
+}
+
+// PreScoreRequest asks the scoring for the offer range a client may choose from.
+type PreScoreRequest struct {
+	IdempotencyKey string
+	ApplicationID  uuid.UUID
+	Phone          domain.Phone
+	ClientData     domain.ClientData
+}
+
+// PreScoreAnswer is the scoring's pre-scoring answer; Result is set when approved.
+type PreScoreAnswer struct {
+	Answer
+	Result domain.PreScoreResult
+}
+
+// PostScoreRequest asks the scoring to accept the client's chosen offer.
+type PostScoreRequest struct {
+	IdempotencyKey string
+	ApplicationID  uuid.UUID
+	Offer          domain.Offer
+	ClientData     domain.ClientData
+}
+
+// Scoring is the bank's credit scoring.
+type Scoring interface {
+	// RequestPreScore submits the client for pre-scoring; the answer comes from PreScoreResult.
+	RequestPreScore(ctx context.Context, req PreScoreRequest) error
+	// PreScoreResult returns the pre-scoring answer for the request with that key.
+	PreScoreResult(ctx context.Context, idempotencyKey string) (PreScoreAnswer, error)
+	// PostScore decides on the chosen offer, synchronously.
+	PostScore(ctx context.Context, req PostScoreRequest) (domain.PostScoreResult, error)
+}
+
+// OpenAccountRequest asks core banking for the client's demand account.
+type OpenAccountRequest struct {
+	IdempotencyKey string
+	ApplicationID  uuid.UUID
+	Phone          domain.Phone
+	ClientData     domain.ClientData
+}
+
+// LoanApplicationRequest files the loan application with core banking.
+type LoanApplicationRequest struct {
+	IdempotencyKey string
+	ApplicationID  uuid.UUID
+	AccountNumber  string
+	Offer          domain.Offer
+}
+
+// IssueLoanRequest asks core banking to disburse the approved loan onto the demand account.
+type IssueLoanRequest struct {
+	IdempotencyKey     string
+	ApplicationID      uuid.UUID
+	AccountNumber      string
+	LoanApplicationRef string
+}
+
+// CoreBanking is the bank's core system: accounts and loans.
+type CoreBanking interface {
+	// OpenAccount opens (or returns the already opened) demand account.
+	OpenAccount(ctx context.Context, req OpenAccountRequest) (accountNumber string, err error)
+	// OpenLoanApplication files the loan application and returns its reference.
+	OpenLoanApplication(ctx context.Context, req LoanApplicationRequest) (ref string, err error)
+	// LoanApplicationResult tells whether the filed loan application was approved.
+	LoanApplicationResult(ctx context.Context, ref string) (Answer, error)
+	// IssueLoan starts disbursement and returns its reference.
+	IssueLoan(ctx context.Context, req IssueLoanRequest) (ref string, err error)
+	// IssuanceResult tells whether the disbursement completed.
+	IssuanceResult(ctx context.Context, ref string) (Answer, error)
+}

@@ -1,0 +1,54 @@
+// Package ports declares the interfaces the application layer needs from the outside world:
+// storage, the bank's gateways, time and background work. It holds interfaces and the plain
+// data types they exchange, nothing else.
+package ports
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Clock tells the time every business rule is decided against. In the sandbox it can be moved
+// forward; everywhere else it is the system clock.
+type Clock interface {
+	Now() time.Time
+}
+
+// SandboxClock is the sandbox's movable clock: one offset for the whole service, kept in the
+// database so that every node and every restart see the same time.
+type SandboxClock interface {
+	Clock
+	// Advance moves the clock forward by d (never back) and returns the new time.
+	Advance(ctx context.Context, d time.Duration) (time.Time, error)
+}
+
+// UnitOfWork runs a use case's changes in one database transaction. Repositories called with
+// the context that Do passes to fn take part in that transaction.
+type UnitOfWork interface {
+	// Do runs fn in a transaction and commits when fn returns nil. When ctx already carries a
+	// transaction (the HTTP edge opens one per write request, to store the idempotent answer
+	// with the effects), fn joins it and the owner commits.
+	Do(ctx context.Context, fn func(ctx context.Context) error) error
+	// AfterCommit runs fn once the transaction carried by ctx has committed, or at once when ctx
+	// carries none. It is how a use case enqueues background work for what it committed.
+	AfterCommit(ctx context.Context, fn func(ctx context.Context))
+}
+
+// WorkQueue starts background work. Enqueueing is best effort: the database row is the truth,
+// and a periodic reconciler enqueues any due work whose job was lost.
+type WorkQueue interface {
+	// EnqueueApplication asks for the application's due stages to be run.
+	EnqueueApplication(ctx context.Context, id ApplicationRef) error
+}
+
+// Storage errors that repositories translate their drivers' errors into.
+var (
+	// ErrDuplicateRequest means another request with the same idempotency key committed first;
+	// its answer is to be replayed.
+	ErrDuplicateRequest = errors.New("request with this id was already executed")
+	// ErrRequestInProgress means another request with the same idempotency key is still running.
+	ErrRequestInProgress = errors.New("request with this id is still in progress")
+	// ErrUnavailable means the database or a gateway is unavailable; the call is safe to retry.
+	ErrUnavailable = errors.New("service temporarily unavailable")
+)

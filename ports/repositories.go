@@ -1,0 +1,88 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// ApplicationRef identifies an application for background work.
+type ApplicationRef = uuid.UUID
+
+// ApplicationRepository stores microloan applications.
+type ApplicationRepository interface {
+	// Create stores a new application; domain.ErrExternalIDUsed when the partner used its
+	// externalId before.
+	Create(ctx context.Context, a *domain.Application) error
+	// Get returns the application; domain.ErrApplicationNotFound when there is none.
+	Get(ctx context.Context, id uuid.UUID) (*domain.Application, error)
+	// Update locks the application's row, applies fn and saves the result, in the transaction
+	// of ctx or a new one. An error from fn leaves the stored application unchanged.
+	Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error
+	// ListDue returns applications whose background work is due at now, oldest first.
+	ListDue(ctx context.Context, now time.Time, limit int) ([]uuid.UUID, error)
+	// ListPendingBefore returns PENDING applications that entered PENDING before t.
+	ListPendingBefore(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error)
+	// ListAwaitingCall returns applications waiting for a phone call requested before t.
+	ListAwaitingCall(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error)
+}
+
+// LoanRepository stores issued loans.
+type LoanRepository interface {
+	// Create stores a new loan.
+	Create(ctx context.Context, l *domain.Loan) error
+	// GetByApplication returns the loan issued on the application; domain.ErrLoanNotFound when
+	// there is none.
+	GetByApplication(ctx context.Context, applicationID uuid.UUID) (*domain.Loan, error)
+}
+
+// PartnerRepository stores partners and their hashed keys.
+type PartnerRepository interface {
+	// Create stores a new partner; domain.ErrPartnerExists when the name is taken.
+	Create(ctx context.Context, p domain.Partner) error
+	// ByKeyHash returns the partner whose key hashes to h; domain.ErrPartnerNotFound if none.
+	ByKeyHash(ctx context.Context, h []byte) (domain.Partner, error)
+	// ByName returns the partner named name; domain.ErrPartnerNotFound if none.
+	ByName(ctx context.Context, name string) (domain.Partner, error)
+	// List returns every partner, oldest first.
+	List(ctx context.Context) ([]domain.Partner, error)
+	// Update locks the partner's row, applies fn and saves it.
+	Update(ctx context.Context, name string, fn func(p *domain.Partner) error) error
+}
+
+// IdempotencyRecord is the stored answer to a state-changing request, replayed when the same
+// request id comes again.
+type IdempotencyRecord struct {
+	PartnerID   uuid.UUID
+	Key         string
+	Endpoint    string
+	Fingerprint []byte
+	HTTPStatus  int
+	Body        []byte
+	CreatedAt   time.Time
+}
+
+// IdempotencyStore keeps answers of state-changing requests together with their effects.
+type IdempotencyStore interface {
+	// Lookup returns the stored answer to the partner's request key, or nil when there is none.
+	Lookup(ctx context.Context, partnerID uuid.UUID, key string) (*IdempotencyRecord, error)
+	// Begin returns a context whose first transaction (opened by UnitOfWork.Do or by Commit)
+	// starts by claiming rec's key, so a concurrent duplicate waits for this request and then
+	// fails with ErrDuplicateRequest, or with ErrRequestInProgress after five seconds.
+	Begin(ctx context.Context, rec IdempotencyRecord) (context.Context, RequestScope)
+	// Purge deletes answers stored before t.
+	Purge(ctx context.Context, before time.Time) (int64, error)
+}
+
+// RequestScope is the transaction of one write request.
+type RequestScope interface {
+	// Commit stores the answer with the request's effects and commits them together. When the
+	// use case failed after changing anything, its changes are rolled back first and only the
+	// answer is stored.
+	Commit(ctx context.Context, httpStatus int, body []byte) error
+	// Rollback discards the request's effects; the answer is not stored. Safe after Commit.
+	Rollback()
+}
