@@ -1,0 +1,243 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm/clause"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+type applicationModel struct {
+	ID                      uuid.UUID  `gorm:"column:id;primaryKey"`
+	PartnerID               uuid.UUID  `gorm:"column:partner_id"`
+	ExternalID              uuid.UUID  `gorm:"column:external_id"`
+	Phone                   string     `gorm:"column:phone"`
+	ClientData              string     `gorm:"column:client_data"`
+	Status                  string     `gorm:"column:status"`
+	TaskName                string     `gorm:"column:task_name"`
+	TaskStatus              string     `gorm:"column:task_status"`
+	TaskError               string     `gorm:"column:task_error"`
+	TaskMessage             string     `gorm:"column:task_message"`
+	PreAmountLimit          *int64     `gorm:"column:pre_amount_limit"`
+	PrePercent              *int64     `gorm:"column:pre_percent"`
+	PreMonthPeriod          *int       `gorm:"column:pre_month_period"`
+	OfferAmount             *int64     `gorm:"column:offer_amount"`
+	OfferPercent            *int64     `gorm:"column:offer_percent"`
+	OfferMonthPeriod        *int       `gorm:"column:offer_month_period"`
+	OfferBackupPhone        *string    `gorm:"column:offer_backup_phone"`
+	CallCentrePhone         string     `gorm:"column:call_centre_phone"`
+	AccountNumber           string     `gorm:"column:account_number"`
+	CoreRef                 string     `gorm:"column:core_ref"`
+	Attempts                int        `gorm:"column:attempts"`
+	NextRunAt               *time.Time `gorm:"column:next_run_at"`
+	PendingSince            *time.Time `gorm:"column:pending_since"`
+	VerificationRequestedAt *time.Time `gorm:"column:verification_requested_at"`
+	CreatedAt               time.Time  `gorm:"column:created_at"`
+	UpdatedAt               time.Time  `gorm:"column:updated_at"`
+}
+
+func (applicationModel) TableName() string { return "applications" }
+
+// clientDataJSON is the stored form of clientData.
+type clientDataJSON struct {
+	PINFL          string `json:"pinfl"`
+	INN            string `json:"inn,omitempty"`
+	LastName       string `json:"lastName"`
+	FirstName      string `json:"firstName"`
+	MiddleName     string `json:"middleName,omitempty"`
+	BirthDate      string `json:"birthDate"`
+	Gender         string `json:"gender,omitempty"`
+	DocumentType   string `json:"documentType"`
+	DocumentSeries string `json:"documentSeries"`
+	DocumentNumber string `json:"documentNumber"`
+	IssuedBy       string `json:"issuedBy"`
+	IssuedDate     string `json:"issuedDate"`
+	ExpiryDate     string `json:"expiryDate"`
+	Region         string `json:"region"`
+	District       string `json:"district"`
+	Address        string `json:"address"`
+	Email          string `json:"email,omitempty"`
+	Phone          string `json:"phone"`
+}
+
+func encodeClientData(c domain.ClientData) string {
+	f := c.Fields()
+	b, _ := json.Marshal(clientDataJSON{PINFL: f.PINFL, INN: f.INN, LastName: f.LastName,
+		FirstName: f.FirstName, MiddleName: f.MiddleName, BirthDate: f.BirthDate, Gender: f.Gender,
+		DocumentType: f.DocumentType, DocumentSeries: f.DocumentSeries, DocumentNumber: f.DocumentNumber,
+		IssuedBy: f.DocumentIssuedBy, IssuedDate: f.DocumentIssued, ExpiryDate: f.DocumentExpiry,
+		Region: f.Region, District: f.District, Address: f.Address, Email: f.Email, Phone: f.Phone})
+	return string(b)
+}
+
+func decodeClientData(s string) (domain.ClientData, error) {
+	var j clientDataJSON
+	if err := json.Unmarshal([]byte(s), &j); err != nil {
+		return domain.ClientData{}, fmt.Errorf("stored clientData: %w", err)
+	}
+	return domain.RestoreClientData(domain.ClientDataInput{PINFL: j.PINFL, INN: j.INN,
+		LastName: j.LastName, FirstName: j.FirstName, MiddleName: j.MiddleName, BirthDate: j.BirthDate,
+		Gender: j.Gender, DocumentType: j.DocumentType, DocumentSeries: j.DocumentSeries,
+		DocumentNumber: j.DocumentNumber, DocumentIssuedBy: j.IssuedBy, DocumentIssued: j.IssuedDate,
+		DocumentExpiry: j.ExpiryDate, Region: j.Region, District: j.District, Address: j.Address,
+		Email: j.Email, Phone: j.Phone}), nil
+}
+
+func toApplicationModel(a *domain.Application) *applicationModel {
+	s := a.State()
+	m := &applicationModel{
+		ID: s.ID, PartnerID: s.PartnerID, ExternalID: s.ExternalID, Phone: s.Phone.String(),
+		ClientData: encodeClientData(s.ClientData), Status: s.Status.String(),
+		TaskName: s.Task.Name.String(), TaskStatus: s.Task.Status.String(),
+		TaskError: s.Task.Error.String(), TaskMessage: s.Task.Message,
+		CallCentrePhone: s.CallCentrePhone, AccountNumber: s.AccountNumber, CoreRef: s.CoreRef,
+		Attempts: s.Attempts, NextRunAt: optTime(s.NextRunAt), PendingSince: optTime(s.PendingSince),
+		VerificationRequestedAt: optTime(s.VerificationRequestedAt),
+		CreatedAt:               s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(),
+	}
+	if p := s.PreScore; p != nil {
+		limit, pct, months := p.AmountLimit, p.Percent.Hundredths(), p.MonthPeriod
+		m.PreAmountLimit, m.PrePercent, m.PreMonthPeriod = &limit, &pct, &months
+	}
+	if o := s.Offer; o != nil {
+		amount, pct, months, phone := o.Amount.Tiyin(), o.Percent.Hundredths(), o.MonthPeriod, o.BackupPhone.String()
+		m.OfferAmount, m.OfferPercent, m.OfferMonthPeriod, m.OfferBackupPhone = &amount, &pct, &months, &phone
+	}
+	return m
+}
+
+func (m *applicationModel) toDomain() (*domain.Application, error) {
+	var errs []error
+	collect := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	status, err := domain.ParseApplicationStatus(m.Status)
+	collect(err)
+	name, err := domain.ParseTaskName(m.TaskName)
+	collect(err)
+	taskStatus, err := domain.ParseTaskStatus(m.TaskStatus)
+	collect(err)
+	stageErr, err := domain.ParseStageError(m.TaskError)
+	collect(err)
+	cd, err := decodeClientData(m.ClientData)
+	collect(err)
+	phone, err := domain.ParsePhone(m.Phone)
+	collect(err)
+	s := domain.ApplicationState{
+		ID: m.ID, PartnerID: m.PartnerID, ExternalID: m.ExternalID, Phone: phone, ClientData: cd,
+		Status: status, Task: domain.Task{Name: name, Status: taskStatus, Error: stageErr, Message: m.TaskMessage},
+		CallCentrePhone: m.CallCentrePhone, AccountNumber: m.AccountNumber, CoreRef: m.CoreRef,
+		Attempts: m.Attempts, NextRunAt: fromOptTime(m.NextRunAt), PendingSince: fromOptTime(m.PendingSince),
+		VerificationRequestedAt: fromOptTime(m.VerificationRequestedAt),
+		CreatedAt:               m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
+	}
+	if m.PreAmountLimit != nil && m.PrePercent != nil && m.PreMonthPeriod != nil {
+		pct, err := domain.PercentFromHundredths(*m.PrePercent)
+		collect(err)
+		s.PreScore = &domain.PreScoreResult{AmountLimit: *m.PreAmountLimit, Percent: pct, MonthPeriod: *m.PreMonthPeriod}
+	}
+	if m.OfferAmount != nil && m.OfferPercent != nil && m.OfferMonthPeriod != nil && m.OfferBackupPhone != nil {
+		pct, err := domain.PercentFromHundredths(*m.OfferPercent)
+		collect(err)
+		backup, err := domain.ParsePhone(*m.OfferBackupPhone)
+		collect(err)
+		s.Offer = &domain.Offer{Amount: domain.Amount(*m.OfferAmount), Percent: pct, MonthPeriod: *m.OfferMonthPeriod, BackupPhone: backup}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("stored application %s is corrupt: %v", m.ID, errs)
+	}
+	return domain.RestoreApplication(s), nil
+}
+
+func optTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func fromOptTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// ApplicationRepository implements ports.ApplicationRepository.
+type ApplicationRepository struct{ db *DB }
+
+// NewApplicationRepository returns the repository on db.
+func NewApplicationRepository(db *DB) *ApplicationRepository { return &ApplicationRepository{db: db} }
+
+var applicationUnique = constraintErrors{
+	"applications_partner_external_key":                 domain.ErrExternalIDUsed,
+	"applications.partner_id, applications.external_id": domain.ErrExternalIDUsed,
+}
+
+// Create implements ports.ApplicationRepository.
+func (r *ApplicationRepository) Create(ctx context.Context, a *domain.Application) error {
+	return interpretError(r.db.conn(ctx).Create(toApplicationModel(a)).Error, nil, applicationUnique)
+}
+
+// Get implements ports.ApplicationRepository.
+func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Application, error) {
+	var m applicationModel
+	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
+		return nil, interpretError(err, domain.ErrApplicationNotFound, nil)
+	}
+	return m.toDomain()
+}
+
+// Update implements ports.ApplicationRepository.
+func (r *ApplicationRepository) Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error {
+	return NewUnitOfWork(r.db).Do(ctx, func(ctx context.Context) error {
+		var m applicationModel
+		err := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error
+		if err != nil {
+			return interpretError(err, domain.ErrApplicationNotFound, nil)
+		}
+		a, err := m.toDomain()
+		if err != nil {
+			return err
+		}
+		if err := fn(a); err != nil {
+			return err
+		}
+		return interpretError(r.db.conn(ctx).Select("*").Updates(toApplicationModel(a)).Error, nil, applicationUnique)
+	})
+}
+
+// ListDue implements ports.ApplicationRepository.
+func (r *ApplicationRepository) ListDue(ctx context.Context, now time.Time, limit int) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := r.db.conn(ctx).Model(&applicationModel{}).
+		Where("next_run_at IS NOT NULL AND next_run_at <= ?", now.UTC()).
+		Order("next_run_at").Limit(limit).Pluck("id", &ids).Error
+	return ids, interpretError(err, nil, nil)
+}
+
+// ListPendingBefore implements ports.ApplicationRepository.
+func (r *ApplicationRepository) ListPendingBefore(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := r.db.conn(ctx).Model(&applicationModel{}).
+		Where("status = 'PENDING' AND pending_since < ?", t.UTC()).
+		Order("pending_since").Limit(limit).Pluck("id", &ids).Error
+	return ids, interpretError(err, nil, nil)
+}
+
+// ListAwaitingCall implements ports.ApplicationRepository.
+func (r *ApplicationRepository) ListAwaitingCall(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := r.db.conn(ctx).Model(&applicationModel{}).
+		Where("status = 'PENDING' AND task_name = 'CLIENT_VERIFICATION' AND task_status = 'PENDING' AND verification_requested_at < ?", t.UTC()).
+		Order("verification_requested_at").Limit(limit).Pluck("id", &ids).Error
+	return ids, interpretError(err, nil, nil)
+}

@@ -1,0 +1,182 @@
+// Package store is tiyin's persistence adapter: GORM repositories over PostgreSQL or an
+// embedded SQLite file, one code path for both, with dialect-specific goose migrations.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/tiyin/tiyin/migrations"
+)
+
+// Dialect names the SQL database in use.
+type Dialect string
+
+// The two supported databases.
+const (
+	Postgres Dialect = "postgres"
+	SQLite   Dialect = "sqlite"
+)
+
+// Config selects and sizes the database.
+type Config struct {
+	// DatabaseURL is a PostgreSQL URL; empty selects SQLite.
+	DatabaseURL string
+	// SQLitePath is the SQLite file used when DatabaseURL is empty.
+	SQLitePath string
+	// MaxConns is the PostgreSQL pool size; SQLite always uses one connection.
+	MaxConns int32
+}
+
+// DB is an open database: GORM for the repositories and, on PostgreSQL, the pgx pool that the
+// job queue shares with GORM.
+type DB struct {
+	Gorm    *gorm.DB
+	SQL     *sql.DB
+	Pool    *pgxpool.Pool
+	Dialect Dialect
+}
+
+// Open connects to PostgreSQL when cfg.DatabaseURL is set, else opens the SQLite file.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	if cfg.DatabaseURL != "" {
+		return openPostgres(ctx, cfg)
+	}
+	return openSQLite(cfg.SQLitePath)
+}
+
+func gormConfig() *gorm.Config {
+	// A fresh config per open: GORM keeps per-connection state in it.
+	return &gorm.Config{
+		Logger:                 logger.Discard, // SQL may carry personal data; never log it
+		SkipDefaultTransaction: true,
+		PrepareStmt:            false,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	}
+}
+
+func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
+	pc, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse TIYIN_DATABASE_URL: %w", redactURL(err, cfg.DatabaseURL))
+	}
+	if cfg.MaxConns > 0 {
+		pc.MaxConns = cfg.MaxConns
+	}
+	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", redactURL(err, cfg.DatabaseURL))
+	}
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	g, err := gorm.Open(postgres.New(postgres.Config{Conn: sqlDB}), gormConfig())
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &DB{Gorm: g, SQL: sqlDB, Pool: pool, Dialect: Postgres}, nil
+}
+
+func openSQLite(path string) (*DB, error) {
+	if path == "" {
+		path = "tiyin.db"
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	q.Set("_time_format", "sqlite")
+	g, err := gorm.Open(sqlite.Open("file:"+path+"?"+q.Encode()), gormConfig())
+	if err != nil {
+		return nil, fmt.Errorf("open SQLite %s: %w", path, err)
+	}
+	sqlDB, err := g.DB()
+	if err != nil {
+		return nil, err
+	}
+	// One connection: SQLite has one writer, and the job queue's driver wants it so. Inside a
+	// transaction every query must go through the transaction's handle (see conn).
+	sqlDB.SetMaxOpenConns(1)
+	sqlDB.SetConnMaxIdleTime(0)
+	sqlDB.SetConnMaxLifetime(0)
+	return &DB{Gorm: g, SQL: sqlDB, Dialect: SQLite}, nil
+}
+
+// Close releases the database.
+func (db *DB) Close() error {
+	err := db.SQL.Close()
+	if db.Pool != nil {
+		db.Pool.Close()
+	}
+	return err
+}
+
+func (db *DB) migrations() (*goose.Provider, error) {
+	dialect, dir := goose.DialectPostgres, "postgres"
+	if db.Dialect == SQLite {
+		dialect, dir = goose.DialectSQLite3, "sqlite"
+	}
+	sub, err := fs.Sub(migrations.FS, dir)
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(dialect, db.SQL, sub)
+}
+
+// Migrate applies every pending migration of tiyin's schema.
+func (db *DB) Migrate(ctx context.Context) error {
+	p, err := db.migrations()
+	if err != nil {
+		return err
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}
+
+// Ready reports whether the database answers and every migration is applied.
+func (db *DB) Ready(ctx context.Context) error {
+	if err := db.SQL.PingContext(ctx); err != nil {
+		return fmt.Errorf("database unreachable: %w", err)
+	}
+	p, err := db.migrations()
+	if err != nil {
+		return err
+	}
+	pending, err := p.HasPending(ctx)
+	if err != nil {
+		return err
+	}
+	if pending {
+		return fmt.Errorf("migrations pending")
+	}
+	return nil
+}
+
+// redactURL keeps a password in the database URL out of error messages.
+func redactURL(err error, raw string) error {
+	u, perr := url.Parse(raw)
+	if perr != nil || u.User == nil {
+		return err
+	}
+	if pw, ok := u.User.Password(); ok && pw != "" {
+		return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), pw, "xxxxx"))
+	}
+	return err
+}

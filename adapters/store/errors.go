@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"gorm.io/gorm"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// constraintErrors maps the unique constraints a partner can hit to their domain errors. The
+// key is the constraint name on PostgreSQL and the column list SQLite names in its message.
+type constraintErrors map[string]error
+
+// interpretError translates a driver error into the errors the ports promise: a unique
+// violation into the caller's domain error, a lock wait past its limit into
+// ErrRequestInProgress, a lost connection into ErrUnavailable. Other errors pass unchanged.
+func interpretError(err error, notFound error, unique constraintErrors) error {
+	if err == nil {
+		return nil
+	}
+	if notFound != nil && errors.Is(err, gorm.ErrRecordNotFound) {
+		return notFound
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505":
+			if e, ok := unique[pgErr.ConstraintName]; ok {
+				return e
+			}
+		case "55P03": // lock_not_available: lock_timeout elapsed
+			return ports.ErrRequestInProgress
+		case "57P01", "57P02", "57P03", "53300": // shutdown, too many connections
+			return fmt.Errorf("%w: %v", ports.ErrUnavailable, err)
+		}
+		return err
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "UNIQUE constraint failed: ") {
+		cols := msg[strings.Index(msg, "UNIQUE constraint failed: ")+len("UNIQUE constraint failed: "):]
+		cols, _, _ = strings.Cut(cols, " (")
+		if e, ok := unique[strings.TrimSpace(cols)]; ok {
+			return e
+		}
+		return err
+	}
+	if strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY") {
+		return ports.ErrRequestInProgress
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) || errors.Is(err, driver.ErrBadConn) || pgconn.SafeToRetry(err) {
+		return fmt.Errorf("%w: %v", ports.ErrUnavailable, err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %v", ports.ErrUnavailable, err)
+	}
+	return err
+}

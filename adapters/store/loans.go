@@ -1,0 +1,61 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+type loanModel struct {
+	ID             uuid.UUID `gorm:"column:id;primaryKey"`
+	ApplicationID  uuid.UUID `gorm:"column:application_id"`
+	PartnerID      uuid.UUID `gorm:"column:partner_id"`
+	Amount         int64     `gorm:"column:amount"`
+	MonthPeriod    int       `gorm:"column:month_period"`
+	Rate           int64     `gorm:"column:rate"`
+	AccountNumber  string    `gorm:"column:account_number"`
+	ContractNumber *string   `gorm:"column:contract_number"`
+	IssuedAt       time.Time `gorm:"column:issued_at"`
+}
+
+func (loanModel) TableName() string { return "loans" }
+
+// LoanRepository implements ports.LoanRepository.
+type LoanRepository struct{ db *DB }
+
+// NewLoanRepository returns the repository on db.
+func NewLoanRepository(db *DB) *LoanRepository { return &LoanRepository{db: db} }
+
+// Create implements ports.LoanRepository.
+func (r *LoanRepository) Create(ctx context.Context, l *domain.Loan) error {
+	s := l.State()
+	m := loanModel{ID: s.ID, ApplicationID: s.ApplicationID, PartnerID: s.PartnerID,
+		Amount: s.Amount.Tiyin(), MonthPeriod: s.MonthPeriod, Rate: s.Rate.Hundredths(),
+		AccountNumber: s.AccountNumber, IssuedAt: s.IssuedAt.UTC()}
+	if s.ContractNumber != "" {
+		m.ContractNumber = &s.ContractNumber
+	}
+	return interpretError(r.db.conn(ctx).Create(&m).Error, nil, nil)
+}
+
+// GetByApplication implements ports.LoanRepository.
+func (r *LoanRepository) GetByApplication(ctx context.Context, applicationID uuid.UUID) (*domain.Loan, error) {
+	var m loanModel
+	if err := r.db.conn(ctx).Where("application_id = ?", applicationID).Take(&m).Error; err != nil {
+		return nil, interpretError(err, domain.ErrLoanNotFound, nil)
+	}
+	rate, err := domain.PercentFromHundredths(m.Rate)
+	if err != nil {
+		return nil, err
+	}
+	s := domain.LoanState{ID: m.ID, ApplicationID: m.ApplicationID, PartnerID: m.PartnerID,
+		Amount: domain.Amount(m.Amount), MonthPeriod: m.MonthPeriod, Rate: rate,
+		AccountNumber: m.AccountNumber, IssuedAt: m.IssuedAt.UTC()}
+	if m.ContractNumber != nil {
+		s.ContractNumber = *m.ContractNumber
+	}
+	return domain.RestoreLoan(s), nil
+}

@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm/clause"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+type partnerModel struct {
+	ID        uuid.UUID `gorm:"column:id;primaryKey"`
+	Name      string    `gorm:"column:name"`
+	KeyHash   []byte    `gorm:"column:key_hash"`
+	Disabled  bool      `gorm:"column:disabled"`
+	CreatedAt time.Time `gorm:"column:created_at"`
+}
+
+func (partnerModel) TableName() string { return "partners" }
+
+func (m partnerModel) toDomain() domain.Partner {
+	return domain.Partner{ID: m.ID, Name: m.Name, KeyHash: m.KeyHash, Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC()}
+}
+
+// PartnerRepository implements ports.PartnerRepository.
+type PartnerRepository struct{ db *DB }
+
+// NewPartnerRepository returns the repository on db.
+func NewPartnerRepository(db *DB) *PartnerRepository { return &PartnerRepository{db: db} }
+
+var partnerUnique = constraintErrors{
+	"partners_name_key": domain.ErrPartnerExists,
+	"partners.name":     domain.ErrPartnerExists,
+}
+
+// Create implements ports.PartnerRepository.
+func (r *PartnerRepository) Create(ctx context.Context, p domain.Partner) error {
+	m := partnerModel{ID: p.ID, Name: p.Name, KeyHash: p.KeyHash, Disabled: p.Disabled, CreatedAt: p.CreatedAt.UTC()}
+	return interpretError(r.db.conn(ctx).Create(&m).Error, nil, partnerUnique)
+}
+
+// ByKeyHash implements ports.PartnerRepository.
+func (r *PartnerRepository) ByKeyHash(ctx context.Context, h []byte) (domain.Partner, error) {
+	var m partnerModel
+	if err := r.db.conn(ctx).Where("key_hash = ?", h).Take(&m).Error; err != nil {
+		return domain.Partner{}, interpretError(err, domain.ErrPartnerNotFound, nil)
+	}
+	return m.toDomain(), nil
+}
+
+// ByName implements ports.PartnerRepository.
+func (r *PartnerRepository) ByName(ctx context.Context, name string) (domain.Partner, error) {
+	var m partnerModel
+	if err := r.db.conn(ctx).Where("name = ?", name).Take(&m).Error; err != nil {
+		return domain.Partner{}, interpretError(err, domain.ErrPartnerNotFound, nil)
+	}
+	return m.toDomain(), nil
+}
+
+// List implements ports.PartnerRepository.
+func (r *PartnerRepository) List(ctx context.Context) ([]domain.Partner, error) {
+	var ms []partnerModel
+	if err := r.db.conn(ctx).Order("created_at, name").Find(&ms).Error; err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]domain.Partner, len(ms))
+	for i, m := range ms {
+		out[i] = m.toDomain()
+	}
+	return out, nil
+}
+
+// Update implements ports.PartnerRepository.
+func (r *PartnerRepository) Update(ctx context.Context, name string, fn func(p *domain.Partner) error) error {
+	return NewUnitOfWork(r.db).Do(ctx, func(ctx context.Context) error {
+		var m partnerModel
+		err := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("name = ?", name).Take(&m).Error
+		if err != nil {
+			return interpretError(err, domain.ErrPartnerNotFound, nil)
+		}
+		p := m.toDomain()
+		if err := fn(&p); err != nil {
+			return err
+		}
+		m.KeyHash, m.Disabled = p.KeyHash, p.Disabled
+		return interpretError(r.db.conn(ctx).Select("key_hash", "disabled").Updates(&m).Error, nil, partnerUnique)
+	})
+}
