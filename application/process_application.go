@@ -83,6 +83,8 @@ func (h *ProcessApplicationHandler) call(ctx context.Context, a *domain.Applicat
 	ctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
 	defer cancel()
 	key := func(s domain.TaskName) string { return fmt.Sprintf("%s:%s", a.ID(), s) }
+	preScore := ports.PreScoreRequest{IdempotencyKey: key(domain.TaskPreScoring),
+		ApplicationID: a.ID(), Phone: a.Phone(), ClientData: a.ClientData()}
 	var (
 		ref    string
 		answer ports.Answer
@@ -92,10 +94,9 @@ func (h *ProcessApplicationHandler) call(ctx context.Context, a *domain.Applicat
 	)
 	switch stage {
 	case domain.TaskPreScoring:
-		err = h.d.Scoring.RequestPreScore(ctx, ports.PreScoreRequest{IdempotencyKey: key(stage),
-			ApplicationID: a.ID(), Phone: a.Phone(), ClientData: a.ClientData()})
+		err = h.d.Scoring.RequestPreScore(ctx, preScore)
 	case domain.TaskPreScoringInfo:
-		pre, err = h.d.Scoring.PreScoreResult(ctx, key(domain.TaskPreScoring))
+		pre, err = h.d.Scoring.PreScoreResult(ctx, preScore)
 		answer, polled = pre.Answer, true
 	case domain.TaskOpenAccount:
 		ref, err = h.d.CoreBanking.OpenAccount(ctx, ports.OpenAccountRequest{IdempotencyKey: key(stage),

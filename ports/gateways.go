@@ -63,8 +63,10 @@ type PostScoreRequest struct {
 type Scoring interface {
 	// RequestPreScore submits the client for pre-scoring; the answer comes from PreScoreResult.
 	RequestPreScore(ctx context.Context, req PreScoreRequest) error
-	// PreScoreResult returns the pre-scoring answer for the request with that key.
-	PreScoreResult(ctx context.Context, idempotencyKey string) (PreScoreAnswer, error)
+	// PreScoreResult returns the pre-scoring answer to the request submitted with
+	// req.IdempotencyKey. The whole request is passed again so that an adapter whose system
+	// lost it can resubmit it instead of failing the application.
+	PreScoreResult(ctx context.Context, req PreScoreRequest) (PreScoreAnswer, error)
 	// PostScore decides on the chosen offer, synchronously.
 	PostScore(ctx context.Context, req PostScoreRequest) (domain.PostScoreResult, error)
 }
