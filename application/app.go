@@ -31,6 +31,8 @@ type Deps struct {
 	Queue        ports.WorkQueue
 	Scoring      ports.Scoring
 	CoreBanking  ports.CoreBanking
+	// SandboxClock is the movable clock, nil outside the sandbox.
+	SandboxClock ports.SandboxClock
 }
 
 // App groups every use case, so adapters depend on one value.
@@ -43,6 +45,7 @@ type App struct {
 	ProcessApplication   *ProcessApplicationHandler
 	Reconcile            *ReconcileHandler
 	CompleteVerification *CompleteVerificationHandler
+	AdvanceClock         *AdvanceClockHandler
 	CreatePartner        *CreatePartnerHandler
 	ListPartners         *ListPartnersHandler
 	DisablePartner       *DisablePartnerHandler
@@ -62,6 +65,7 @@ func New(d Deps, cfg Config) *App {
 		ProcessApplication:   &ProcessApplicationHandler{d},
 		Reconcile:            &ReconcileHandler{d, cfg},
 		CompleteVerification: &CompleteVerificationHandler{d},
+		AdvanceClock:         &AdvanceClockHandler{d},
 		CreatePartner:        &CreatePartnerHandler{d},
 		ListPartners:         &ListPartnersHandler{d},
 		DisablePartner:       &DisablePartnerHandler{d},

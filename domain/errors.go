@@ -70,8 +70,14 @@ type Fieldset struct {
 	errs []FieldError
 }
 
-// Add records a failing field.
+// Add records a failing field, unless the field, a parent or a child of it failed already:
+// one reason per field is enough, and the first (a wrong type, a missing value) is the cause.
 func (f *Fieldset) Add(path, reason string) {
+	for _, e := range f.errs {
+		if e.Path == path || strings.HasPrefix(path, e.Path+".") || strings.HasPrefix(e.Path, path+".") {
+			return
+		}
+	}
 	f.errs = append(f.errs, FieldError{Path: path, Reason: reason})
 }
 
@@ -84,7 +90,7 @@ func (f *Fieldset) Check(path string, err error) {
 	var ve *ValidationError
 	if errors.As(err, &ve) {
 		for _, fe := range ve.Fields {
-			f.errs = append(f.errs, FieldError{Path: path + "." + fe.Path, Reason: fe.Reason})
+			f.Add(path+"."+fe.Path, fe.Reason)
 		}
 		return
 	}

@@ -1,0 +1,152 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tiyin/tiyin/adapters/http/api"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+func (s *Server) registerApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.RegisterApplicationParams](raw, &fs)
+	extID, err := parseUUID(in.ExternalId)
+	fs.Check("params.externalId", err)
+	phone, err := domain.ParsePhone(in.PhoneNumber)
+	fs.Check("params.phoneNumber", err)
+	cd, err := s.clientData(in.ClientData)
+	fs.Check("params.clientData", err)
+	if !in.IsAgreementAccepted {
+		fs.Add("params.isAgreementAccepted", "must be true")
+	}
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	id, err := s.d.App.RegisterApplication.Handle(ctx, application.RegisterApplication{
+		PartnerID: p.ID, ExternalID: extID, Phone: phone, ClientData: cd, AgreementAccepted: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.RegisterApplicationResult{ApplicationId: id.String(), Message: "Application registered; pre-scoring started"}, nil
+}
+
+func (s *Server) cancelApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.CancelApplicationParams](raw, &fs)
+	id, err := parseUUID(in.ApplicationId)
+	fs.Check("params.applicationId", err)
+	initiator, err := domain.ParseCancelInitiator(string(in.Initiator))
+	fs.Check("params.initiator", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	err = s.d.App.CancelApplication.Handle(ctx, application.CancelApplication{PartnerID: p.ID, ApplicationID: id, Initiator: initiator})
+	if err != nil {
+		return nil, err
+	}
+	return api.CancelApplicationResult{ApplicationId: id.String(), Message: "Application canceled"}, nil
+}
+
+func (s *Server) verifyApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.VerifyApplicationParams](raw, &fs)
+	id, err := parseUUID(in.ApplicationId)
+	fs.Check("params.applicationId", err)
+	amount, err := domain.ParseAmount(in.Amount)
+	fs.Check("params.amount", err)
+	percent, err := domain.ParsePercent(string(in.Percent))
+	fs.Check("params.percent", err)
+	if in.MonthPeriod < 0 {
+		fs.Add("params.monthPeriod", "must be 0 or more")
+	}
+	backup, err := domain.ParsePhone(in.BackupPhone)
+	fs.Check("params.backupPhone", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	r, err := s.d.App.VerifyApplication.Handle(ctx, application.VerifyApplication{PartnerID: p.ID, ApplicationID: id,
+		Offer: domain.Offer{Amount: amount, Percent: percent, MonthPeriod: in.MonthPeriod, BackupPhone: backup}})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case r.Rejected:
+		return api.VerifyApplicationResult{Message: "Offer declined by post-scoring; the application is REJECTED", PhoneNumber: ""}, nil
+	case r.PhoneCallRequired:
+		return api.VerifyApplicationResult{Message: "Offer accepted; the client must call the bank to complete verification",
+			PhoneNumber: r.CallCentrePhone, PhoneCallRequired: true}, nil
+	}
+	return api.VerifyApplicationResult{Message: "Offer accepted; no phone call needed, issue may start"}, nil
+}
+
+func (s *Server) issueApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.IssueApplicationParams](raw, &fs)
+	id, err := parseUUID(in.ApplicationId)
+	fs.Check("params.applicationId", err)
+	cd, err := s.clientData(in.ClientData)
+	fs.Check("params.clientData", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.d.App.IssueApplication.Handle(ctx, application.IssueApplication{PartnerID: p.ID, ApplicationID: id, ClientData: cd}); err != nil {
+		return nil, err
+	}
+	return api.IssueApplicationResult{Message: "Loan issuance started; follow it with /microloans/applications/info"}, nil
+}
+
+func (s *Server) getApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.GetApplicationParams](raw, &fs)
+	id, err := parseUUID(in.ApplicationId)
+	fs.Check("params.applicationId", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	a, err := s.d.App.GetApplication.Handle(ctx, application.GetApplication{PartnerID: p.ID, ApplicationID: id})
+	if err != nil {
+		return nil, err
+	}
+	return applicationResult(a), nil
+}
+
+func applicationResult(a *domain.Application) api.GetApplicationResult {
+	t := a.Task()
+	task := api.LastTask{Name: api.TaskName(t.Name.String()), Status: api.TaskStatus(t.Status.String())}
+	if code, ok := stageErrorCodes[t.Error]; ok {
+		msg := t.Message
+		task.ErrorCode, task.ErrorMessage = &code, &msg
+	}
+	r := api.GetApplicationResult{ApplicationId: a.ID().String(), Status: api.ApplicationStatus(a.Status().String()), LastTask: task}
+	if pr := a.PreScore(); pr != nil {
+		r.PreScoreResult = &api.PreScoreResult{ExternalId: a.ExternalID().String(), AmountLimit: pr.AmountLimit,
+			Percent: pr.Percent.Float(), MonthPeriod: pr.MonthPeriod}
+	}
+	return r
+}
+
+// clientData validates clientData against today's date in Tashkent.
+func (s *Server) clientData(in api.ClientData) (domain.ClientData, error) {
+	opt := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	var gender string
+	if in.Gender != nil {
+		gender = string(*in.Gender)
+	}
+	return domain.ParseClientData(domain.ClientDataInput{
+		PINFL: in.Pinfl, INN: opt(in.Inn), LastName: in.LastName, FirstName: in.FirstName,
+		MiddleName: opt(in.MiddleName), BirthDate: in.BirthDate, Gender: gender,
+		DocumentType: string(in.Document.Type), DocumentSeries: in.Document.Series,
+		DocumentNumber: in.Document.Number, DocumentIssuedBy: in.Document.IssuedBy,
+		DocumentIssued: in.Document.IssuedDate, DocumentExpiry: in.Document.ExpiryDate,
+		Region: in.Address.Region, District: in.Address.District, Address: in.Address.Address,
+		Email: opt(in.Email), Phone: in.Phone,
+	}, domain.BusinessDate(s.d.Clock.Now()))
+}

@@ -1,0 +1,120 @@
+package http
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// ErrorCode is one row of the error code table: the code partners read, the HTTP status that
+// helps proxies and retries, and what it means. README and the OpenAPI document carry the same
+// table; a test keeps the three equal.
+type ErrorCode struct {
+	Code    int
+	HTTP    string
+	Meaning string
+}
+
+// ErrorCodes is the table of every code tiyin answers.
+var ErrorCodes = []ErrorCode{
+	{1, "500", "internal error (details only in the server log, with the request id)"},
+	{2, "401", "missing or invalid credentials"},
+	{3, "403", "partner disabled"},
+	{4, "400", "validation error on a field"},
+	{5, "400", "malformed request: not JSON, not an object, body too large, wrong content type"},
+	{6, "404/405", "unknown path or method"},
+	{7, "429", "rate limit exceeded (per partner)"},
+	{8, "409", "request id reused with other params or endpoint"},
+	{9, "409", "request with this id is still in progress"},
+	{10, "503", "a gateway or the database is unavailable; safe to retry with the same id"},
+	{1001, "404", "application not found"},
+	{1002, "409", "operation not allowed in the application's current status/stage (message names both)"},
+	{1003, "409", "this initiator may not cancel at this stage (rule 3.5.1)"},
+	{1004, "422", "offer outside the pre-scoring result (amount, percent or monthPeriod)"},
+	{1005, "422", "clientData differs from the data given at pre-scoring (message lists the fields)"},
+	{1011, "409", "externalId already used by this partner for another object"},
+	{1024, "–", "pre-scoring declined (reported only as `lastTask.errorCode`)"},
+	{1025, "–", "post-scoring declined (likewise)"},
+	{1026, "–", "core banking refused the issuance (likewise)"},
+	{1027, "–", "a stage failed technically after its retries (likewise)"},
+}
+
+// Codes of the edge's own errors.
+const (
+	codeInternal     = 1
+	codeUnauthorized = 2
+	codeDisabled     = 3
+	codeValidation   = 4
+	codeMalformed    = 5
+	codeNoRoute      = 6
+	codeRateLimited  = 7
+	codeIDReused     = 8
+	codeInProgress   = 9
+	codeUnavailable  = 10
+)
+
+// businessErrors maps each domain sentinel to its code and HTTP status.
+var businessErrors = []struct {
+	err    error
+	code   int
+	status int
+}{
+	{domain.ErrApplicationNotFound, 1001, http.StatusNotFound},
+	{domain.ErrWrongState, 1002, http.StatusConflict},
+	{domain.ErrCancelNotAllowed, 1003, http.StatusConflict},
+	{domain.ErrOfferOutOfRange, 1004, http.StatusUnprocessableEntity},
+	{domain.ErrClientDataMismatch, 1005, http.StatusUnprocessableEntity},
+	{domain.ErrExternalIDUsed, 1011, http.StatusConflict},
+}
+
+// stageErrorCodes maps a stage's error to lastTask.errorCode.
+var stageErrorCodes = map[domain.StageError]int{
+	domain.StageErrorPreScoringDeclined:  1024,
+	domain.StageErrorPostScoringDeclined: 1025,
+	domain.StageErrorIssuanceRefused:     1026,
+	domain.StageErrorTechnicalFailure:    1027,
+}
+
+// apiError is an error the edge itself answers with a given code.
+type apiError struct {
+	code    int
+	status  int
+	message string
+}
+
+func (e *apiError) Error() string { return e.message }
+
+func malformed(msg string) error { return &apiError{codeMalformed, http.StatusBadRequest, msg} }
+
+// classify maps any error to its code, HTTP status and message, in this one place. Business
+// errors (1000+) are answers to store for idempotent replay; the rest are not.
+func classify(err error) (code, status int, message string) {
+	var ae *apiError
+	var ve *domain.ValidationError
+	switch {
+	case errors.As(err, &ae):
+		return ae.code, ae.status, ae.message
+	case errors.As(err, &ve):
+		return codeValidation, http.StatusBadRequest, ve.Error()
+	case errors.Is(err, application.ErrUnauthenticated):
+		return codeUnauthorized, http.StatusUnauthorized, "missing or invalid API key: send Authorization: Bearer <key>"
+	case errors.Is(err, application.ErrPartnerDisabled):
+		return codeDisabled, http.StatusForbidden, "partner is disabled"
+	case errors.Is(err, ports.ErrRequestInProgress):
+		return codeInProgress, http.StatusConflict, "a request with this id is still in progress; retry later with the same id"
+	case errors.Is(err, ports.ErrUnavailable):
+		return codeUnavailable, http.StatusServiceUnavailable, "service temporarily unavailable; retry with the same id"
+	}
+	for _, b := range businessErrors {
+		if errors.Is(err, b.err) {
+			return b.code, b.status, err.Error()
+		}
+	}
+	return codeInternal, http.StatusInternalServerError, "internal error"
+}
+
+// isBusiness reports whether a code is a business answer, stored for idempotent replay.
+func isBusiness(code int) bool { return code >= 1000 }

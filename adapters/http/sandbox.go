@@ -1,0 +1,53 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/tiyin/tiyin/adapters/http/api"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+func (s *Server) advanceClock(ctx context.Context, _ domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.AdvanceClockParams](raw, &fs)
+	d, err := time.ParseDuration(in.Duration)
+	if err != nil || d < 0 {
+		fs.Add("params.duration", `must be a duration of 0 or more, such as "31m", "720h" or "0s"`)
+	}
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	now, err := s.d.App.AdvanceClock.Handle(ctx, application.AdvanceClock{By: d})
+	if err != nil {
+		return nil, err
+	}
+	return api.AdvanceClockResult{Now: now.In(domain.Tashkent).Truncate(time.Second)}, nil
+}
+
+func (s *Server) smsOutbox(_ context.Context, _ domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.SMSOutboxParams](raw, &fs)
+	_, err := domain.ParsePhone(in.PhoneNumber)
+	fs.Check("params.phoneNumber", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	return api.SMSOutboxResult{Messages: []api.SMSMessage{}}, nil
+}
+
+func (s *Server) completeVerification(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.CompleteVerificationParams](raw, &fs)
+	id, err := parseUUID(in.ApplicationId)
+	fs.Check("params.applicationId", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.d.App.CompleteVerification.Handle(ctx, application.CompleteVerification{PartnerID: p.ID, ApplicationID: id}); err != nil {
+		return nil, err
+	}
+	return api.CompleteVerificationResult{Message: "Phone verification completed; issue may start"}, nil
+}

@@ -1,0 +1,16 @@
+package jobs
+
+import (
+	"go.uber.org/fx"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// Module provides the work queue (as ports.WorkQueue) and the job runner.
+var Module = fx.Module("jobs",
+	fx.Provide(
+		func() *Queue { return &Queue{} },
+		func(q *Queue) ports.WorkQueue { return q },
+		NewRunner,
+	),
+)

@@ -1,0 +1,38 @@
+package store
+
+import (
+	"context"
+
+	"go.uber.org/fx"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// Module provides the database, its repositories bound to their ports, and the unit of work.
+var Module = fx.Module("store",
+	fx.Provide(
+		openWithLifecycle,
+		fx.Annotate(NewUnitOfWork, fx.As(new(ports.UnitOfWork)), fx.As(new(ports.IdempotencyStore))),
+		fx.Annotate(NewApplicationRepository, fx.As(new(ports.ApplicationRepository))),
+		fx.Annotate(NewLoanRepository, fx.As(new(ports.LoanRepository))),
+		fx.Annotate(NewPartnerRepository, fx.As(new(ports.PartnerRepository))),
+	),
+)
+
+// SandboxClockModule provides the movable, database-backed clock as both clock ports.
+var SandboxClockModule = fx.Module("sandbox-clock",
+	fx.Provide(
+		NewSandboxClock,
+		func(c *SandboxClock) ports.Clock { return c },
+		func(c *SandboxClock) ports.SandboxClock { return c },
+	),
+)
+
+func openWithLifecycle(lc fx.Lifecycle, cfg Config) (*DB, error) {
+	db, err := Open(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.StopHook(db.Close))
+	return db, nil
+}

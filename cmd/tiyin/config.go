@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every TIYIN_* variable (README, "Configuration"). The names are fixed: outside
+// test suites drive the binary through them.
+type Config struct {
+	HTTPAddr         string
+	DatabaseURL      string
+	SQLitePath       string
+	Sandbox          bool
+	SandboxAPIKey    string
+	SandboxCallDelay time.Duration
+	ApplicationTTL   time.Duration
+	IdempotencyTTL   time.Duration
+	DBMaxConns       int
+	Workers          int
+	LogLevel         string
+}
+
+// loadConfig reads the environment; every problem is reported at once.
+func loadConfig() (Config, error) {
+	var errs []error
+	str := func(name, def string) string {
+		if v, ok := os.LookupEnv(name); ok && v != "" {
+			return v
+		}
+		return def
+	}
+	dur := func(name string, def time.Duration) time.Duration {
+		v := str(name, "")
+		if v == "" {
+			return def
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: want a duration such as 30m or 72h", name, v))
+			return def
+		}
+		return d
+	}
+	num := func(name string, def int) int {
+		v := str(name, "")
+		if v == "" {
+			return def
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: want a whole number ≥ 0", name, v))
+			return def
+		}
+		return n
+	}
+	c := Config{
+		HTTPAddr:         str("TIYIN_HTTP_ADDR", ":8080"),
+		DatabaseURL:      str("TIYIN_DATABASE_URL", ""),
+		SQLitePath:       str("TIYIN_SQLITE_PATH", "tiyin.db"),
+		SandboxAPIKey:    str("TIYIN_SANDBOX_API_KEY", ""),
+		SandboxCallDelay: dur("TIYIN_SANDBOX_CALL_DELAY", 0),
+		ApplicationTTL:   dur("TIYIN_APPLICATION_TTL", 72*time.Hour),
+		IdempotencyTTL:   dur("TIYIN_IDEMPOTENCY_TTL", 24*time.Hour),
+		DBMaxConns:       num("TIYIN_DB_MAX_CONNS", 20),
+		Workers:          num("TIYIN_WORKERS", 10),
+		LogLevel:         str("TIYIN_LOG_LEVEL", "info"),
+	}
+	c.Sandbox = c.DatabaseURL == ""
+	if v := str("TIYIN_SANDBOX", ""); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("TIYIN_SANDBOX=%q: want true or false", v))
+		}
+		c.Sandbox = b
+	}
+	if c.IdempotencyTTL < 24*time.Hour {
+		errs = append(errs, errors.New("TIYIN_IDEMPOTENCY_TTL must be at least 24h: partners may retry a request for a day"))
+	}
+	if c.SandboxAPIKey != "" && len(strings.TrimSpace(c.SandboxAPIKey)) < 16 {
+		errs = append(errs, errors.New("TIYIN_SANDBOX_API_KEY must be at least 16 characters"))
+	}
+	return c, errors.Join(errs...)
+}

@@ -1,0 +1,210 @@
+// Command tiyin is the banking core: the HTTP API with its background workers (serve), schema
+// migrations (migrate) and partner administration (partner).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tiyin/tiyin/adapters/jobs"
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+func main() {
+	if err := rootCmd().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "tiyin:", err)
+		os.Exit(1)
+	}
+}
+
+func rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "tiyin",
+		Short:         "tiyin is a banking core for partner applications: microloans, transfers, repayments and cards",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(serveCmd(), migrateCmd(), partnerCmd())
+	return root
+}
+
+func serveCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Run the HTTP API and the background workers (migrates the database first)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			cfg, err := loadConfig()
+			if err != nil {
+				return err
+			}
+			return serve(cfg)
+		},
+	}
+}
+
+func migrateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply the database schema",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withDB(cmd.Context(), func(context.Context, *store.DB) error {
+				fmt.Println("migrations applied")
+				return nil
+			})
+		},
+	}
+}
+
+// withDB opens and migrates the configured database for a one-shot command.
+func withDB(ctx context.Context, fn func(context.Context, *store.DB) error) error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	db, err := store.Open(ctx, store.Config{DatabaseURL: cfg.DatabaseURL, SQLitePath: cfg.SQLitePath, MaxConns: 4})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := migrate(ctx, db); err != nil {
+		return err
+	}
+	return fn(ctx, db)
+}
+
+func migrate(ctx context.Context, db *store.DB) error {
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	return jobs.Migrate(ctx, db)
+}
+
+// partnerApp builds the use cases the partner commands need.
+func partnerApp(db *store.DB) *application.App {
+	return application.New(application.Deps{Clock: systemClock{}, Partners: store.NewPartnerRepository(db)}, application.Config{})
+}
+
+func partnerCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "partner", Short: "Manage partners and their API keys"}
+	var asJSON bool
+	var name string
+	create := &cobra.Command{
+		Use:   "create --name NAME",
+		Short: "Create a partner and print its API key (shown once)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
+				np, err := partnerApp(db).CreatePartner.Handle(ctx, application.CreatePartner{Name: name})
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return json.NewEncoder(os.Stdout).Encode(map[string]string{"id": np.Partner.ID.String(), "name": np.Partner.Name, "apiKey": np.APIKey})
+				}
+				fmt.Printf("partner %q created (id %s)\nAPI key (shown once, keep it secret): %s\n", np.Partner.Name, np.Partner.ID, np.APIKey)
+				return nil
+			})
+		},
+	}
+	create.Flags().StringVar(&name, "name", "", "partner name (1–100 characters)")
+	create.Flags().BoolVar(&asJSON, "json", false, `print {"id", "name", "apiKey"} as JSON`)
+	_ = create.MarkFlagRequired("name")
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List partners",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
+				ps, err := partnerApp(db).ListPartners.Handle(ctx)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					out := make([]map[string]any, len(ps))
+					for i, p := range ps {
+						out[i] = map[string]any{"id": p.ID.String(), "name": p.Name, "disabled": p.Disabled, "createdAt": p.CreatedAt.In(domain.Tashkent).Format(time.RFC3339)}
+					}
+					return json.NewEncoder(os.Stdout).Encode(out)
+				}
+				w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "NAME\tID\tSTATUS\tCREATED")
+				for _, p := range ps {
+					status := "enabled"
+					if p.Disabled {
+						status = "disabled"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, p.ID, status, p.CreatedAt.In(domain.Tashkent).Format(time.RFC3339))
+				}
+				return w.Flush()
+			})
+		},
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+
+	disable := &cobra.Command{
+		Use:   "disable NAME",
+		Short: "Disable a partner: its calls answer code 3 within 5 seconds",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
+				if err := partnerApp(db).DisablePartner.Handle(ctx, application.DisablePartner{Name: args[0]}); err != nil {
+					return partnerErr(err, args[0])
+				}
+				fmt.Printf("partner %q disabled\n", args[0])
+				return nil
+			})
+		},
+	}
+	rotate := &cobra.Command{
+		Use:   "rotate-key NAME",
+		Short: "Replace a partner's API key and print the new one (the old key stops working within 5 seconds)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
+				key, err := partnerApp(db).RotatePartnerKey.Handle(ctx, application.RotatePartnerKey{Name: args[0]})
+				if err != nil {
+					return partnerErr(err, args[0])
+				}
+				if asJSON {
+					return json.NewEncoder(os.Stdout).Encode(map[string]string{"name": args[0], "apiKey": key})
+				}
+				fmt.Printf("new API key of %q (shown once): %s\n", args[0], key)
+				return nil
+			})
+		},
+	}
+	rotate.Flags().BoolVar(&asJSON, "json", false, `print {"name", "apiKey"} as JSON`)
+	cmd.AddCommand(create, list, disable, rotate)
+	return cmd
+}
+
+func partnerErr(err error, name string) error {
+	if errors.Is(err, domain.ErrPartnerNotFound) {
+		return fmt.Errorf("no partner named %q (see tiyin partner list)", name)
+	}
+	return err
+}
+
+// systemClock is the real time.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
+	httpadapter "github.com/tiyin/tiyin/adapters/http"
+	"github.com/tiyin/tiyin/adapters/jobs"
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// shutdownTimeout bounds the drain of in-flight requests and jobs on SIGTERM.
+const shutdownTimeout = 20 * time.Second
+
+func serve(cfg Config) error {
+	log, err := newLogger(cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Sync() }()
+	clock := fx.Options(fx.Provide(func() ports.Clock { return systemClock{} }))
+	if cfg.Sandbox {
+		clock = store.SandboxClockModule
+	}
+	app := fx.New(
+		fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger }),
+		fx.Supply(cfg, log),
+		fx.Provide(
+			func(c Config) store.Config {
+				return store.Config{DatabaseURL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxConns: int32(c.DBMaxConns)}
+			},
+			func(c Config) application.Config {
+				return application.Config{ApplicationTTL: c.ApplicationTTL, SandboxCallDelay: c.SandboxCallDelay}
+			},
+			func(c Config) jobs.Config {
+				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL}
+			},
+			func(c Config) httpadapter.Config { return httpadapter.Config{Sandbox: c.Sandbox} },
+			readiness,
+		),
+		store.Module, clock, sandbox.Module, application.Module, jobs.Module, httpadapter.Module,
+		fx.Invoke(run),
+	)
+	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := app.Start(startCtx); err != nil {
+		return err
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+	log.Info("shutting down: draining requests and jobs")
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancelStop()
+	return app.Stop(stopCtx)
+}
+
+// readiness is /readyz: the database answers, the schema is applied, the sandbox partner exists.
+func readiness(db *store.DB, partners ports.PartnerRepository, cfg Config) httpadapter.ReadyFunc {
+	return func(ctx context.Context) error {
+		if err := db.Ready(ctx); err != nil {
+			return err
+		}
+		if cfg.Sandbox {
+			if _, err := partners.ByName(ctx, domain.SandboxPartnerName); err != nil {
+				return fmt.Errorf("sandbox partner not seeded: %w", err)
+			}
+		}
+		return nil
+	}
+}
+
+type runDeps struct {
+	fx.In
+	LC     fx.Lifecycle
+	Cfg    Config
+	Log    *zap.Logger
+	DB     *store.DB
+	App    *application.App
+	Runner *jobs.Runner
+	Server *httpadapter.Server
+	Clock  *store.SandboxClock `optional:"true"`
+}
+
+// run starts everything in order (schema, sandbox partner, clock, workers, listener) and
+// stops it in reverse: the listener drains requests, then the workers finish their jobs.
+func run(d runDeps) {
+	srv := &http.Server{
+		Handler:           d.Server.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          zap.NewStdLog(d.Log.Named("http")),
+	}
+	clockCtx, stopClock := context.WithCancel(context.Background())
+	d.LC.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			if err := migrate(ctx, d.DB); err != nil {
+				return err
+			}
+			var key string
+			if d.Cfg.Sandbox {
+				var err error
+				key, err = d.App.EnsurePartner.Handle(ctx, application.EnsurePartner{Name: domain.SandboxPartnerName, APIKey: d.Cfg.SandboxAPIKey})
+				if err != nil {
+					return fmt.Errorf("seed the sandbox partner: %w", err)
+				}
+			}
+			if d.Clock != nil {
+				if err := d.Clock.Refresh(ctx); err != nil {
+					return err
+				}
+				go d.Clock.Run(clockCtx, time.Second)
+			}
+			if err := d.Runner.Start(context.WithoutCancel(ctx)); err != nil {
+				return fmt.Errorf("start workers: %w", err)
+			}
+			ln, err := net.Listen("tcp", d.Cfg.HTTPAddr)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", d.Cfg.HTTPAddr, err)
+			}
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					d.Log.Error("http server stopped", zap.Error(err))
+				}
+			}()
+			db := "SQLite " + d.Cfg.SQLitePath
+			if d.DB.Dialect == store.Postgres {
+				db = "PostgreSQL"
+			}
+			d.Log.Info("tiyin started", zap.String("addr", ln.Addr().String()), zap.String("database", db),
+				zap.Bool("sandbox", d.Cfg.Sandbox), zap.String("gateways", "sandbox"))
+			if d.Cfg.Sandbox {
+				printBanner(ln.Addr().String(), key)
+			} else {
+				d.Log.Warn("no real gateway adapters exist yet: the sandbox gateways answer even though TIYIN_SANDBOX=false")
+			}
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			stopClock()
+			err := srv.Shutdown(ctx)
+			return errors.Join(err, d.Runner.Stop(ctx))
+		},
+	})
+}
+
+// printBanner tells a newcomer where the sandbox is and how to call it. The sandbox key is the
+// only secret tiyin ever prints outside `partner create` and `rotate-key`.
+func printBanner(addr, key string) {
+	host := addr
+	if strings.HasPrefix(addr, "[::]") || strings.HasPrefix(addr, "0.0.0.0") {
+		host = "localhost" + addr[strings.LastIndex(addr, ":"):]
+	}
+	fmt.Printf(`
+  tiyin sandbox is running on http://%[1]s
+  API key of partner "sandbox": %[2]s
+
+    export TIYIN_URL=http://%[1]s TIYIN_KEY=%[2]s
+    curl -s $TIYIN_URL/microloans/applications/info -H "Authorization: Bearer $TIYIN_KEY" \
+      -H 'Content-Type: application/json' \
+      -d '{"id":"'$(cat /proc/sys/kernel/random/uuid)'","params":{"applicationId":"00000000-0000-0000-0000-000000000000"}}'
+
+  API reference: http://%[1]s/openapi.yaml
+
+`, host, key)
+}
+
+func newLogger(level string) (*zap.Logger, error) {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("TIYIN_LOG_LEVEL=%q: want debug, info, warn or error", level)
+	}
+	cfg := zap.NewProductionConfig()
+	cfg.Level = zap.NewAtomicLevelAt(lvl)
+	cfg.EncoderConfig.TimeKey = "time"
+	cfg.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	cfg.Sampling = nil
+	return cfg.Build()
+}
