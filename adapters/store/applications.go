@@ -37,8 +37,8 @@ type applicationModel struct {
 	NextRunAt               *time.Time `gorm:"column:next_run_at"`
 	PendingSince            *time.Time `gorm:"column:pending_since"`
 	VerificationRequestedAt *time.Time `gorm:"column:verification_requested_at"`
-	CreatedAt               time.Time  `gorm:"column:created_at"`
-	UpdatedAt               time.Time  `gorm:"column:updated_at"`
+	CreatedAt               time.Time  `gorm:"column:created_at;autoCreateTime:false"`
+	UpdatedAt               time.Time  `gorm:"column:updated_at;autoUpdateTime:false"`
 }
 
 func (applicationModel) TableName() string { return "applications" }

@@ -15,7 +15,7 @@ type partnerModel struct {
 	Name      string    `gorm:"column:name"`
 	KeyHash   []byte    `gorm:"column:key_hash"`
 	Disabled  bool      `gorm:"column:disabled"`
-	CreatedAt time.Time `gorm:"column:created_at"`
+	CreatedAt time.Time `gorm:"column:created_at;autoCreateTime:false"`
 }
 
 func (partnerModel) TableName() string { return "partners" }

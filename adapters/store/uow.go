@@ -135,7 +135,7 @@ type idempotencyModel struct {
 	Fingerprint []byte    `gorm:"column:fingerprint"`
 	HTTPStatus  int       `gorm:"column:http_status"`
 	Body        []byte    `gorm:"column:body"`
-	CreatedAt   time.Time `gorm:"column:created_at"`
+	CreatedAt   time.Time `gorm:"column:created_at;autoCreateTime:false"`
 }
 
 func (idempotencyModel) TableName() string { return "idempotency_records" }

@@ -1,0 +1,444 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/adapters/store/storetest"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+var t0 = time.Date(2026, 11, 22, 9, 30, 15, 123456000, time.UTC)
+
+// suite is the repository contract: every test runs on SQLite and on PostgreSQL.
+type suite struct {
+	db       *store.DB
+	uow      *store.UnitOfWork
+	apps     *store.ApplicationRepository
+	loans    *store.LoanRepository
+	partners *store.PartnerRepository
+	partner  domain.Partner
+}
+
+func setup(t *testing.T, d store.Dialect) *suite {
+	t.Helper()
+	db := storetest.Open(t, d)
+	s := &suite{db: db, uow: store.NewUnitOfWork(db), apps: store.NewApplicationRepository(db),
+		loans: store.NewLoanRepository(db), partners: store.NewPartnerRepository(db)}
+	s.partner = s.newPartner(t, "acme")
+	return s
+}
+
+func (s *suite) newPartner(t *testing.T, name string) domain.Partner {
+	t.Helper()
+	p := domain.Partner{ID: uuid.New(), Name: name, KeyHash: []byte(name + "-hash-0123456789abcdef"), CreatedAt: t0}
+	if err := s.partners.Create(context.Background(), p); err != nil {
+		t.Fatalf("create partner: %v", err)
+	}
+	return p
+}
+
+func clientData(t *testing.T, pinfl string) domain.ClientData {
+	t.Helper()
+	cd, err := domain.ParseClientData(domain.ClientDataInput{
+		PINFL: pinfl, INN: "123456789", LastName: "Oʻrinboyev", FirstName: "Aziz", MiddleName: "Karimovich",
+		BirthDate: "1990-05-17", Gender: "MALE", DocumentType: "PASSPORT", DocumentSeries: "AA",
+		DocumentNumber: "1234567", DocumentIssuedBy: "Toshkent IIB", DocumentIssued: "2020-01-10",
+		DocumentExpiry: "2030-01-09", Region: "Toshkent", District: "Chilonzor", Address: "Bunyodkor 1",
+		Email: "aziz@example.uz", Phone: "998901234567",
+	}, domain.BusinessDate(t0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cd
+}
+
+func (s *suite) newApplication(t *testing.T, partner domain.Partner, ext uuid.UUID) *domain.Application {
+	t.Helper()
+	phone, _ := domain.ParsePhone("998901234567")
+	a, err := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: partner.ID, ExternalID: ext,
+		Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true, Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func (s *suite) stored(t *testing.T) *domain.Application {
+	t.Helper()
+	a := s.newApplication(t, s.partner, uuid.New())
+	if err := s.apps.Create(context.Background(), a); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	return a
+}
+
+// approve drives a stored application to PENDING after pre-scoring, through the repository.
+func (s *suite) approve(t *testing.T, id uuid.UUID, now time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	pct, _ := domain.PercentFromHundredths(2800)
+	for _, stage := range []domain.TaskName{domain.TaskPreScoring, domain.TaskPreScoringInfo} {
+		err := s.apps.Update(ctx, id, func(a *domain.Application) error {
+			if err := a.BeginStep(stage, now); err != nil {
+				return err
+			}
+			_, err := a.CompleteStep(stage, domain.StepResult{Outcome: domain.OutcomeDone,
+				PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}, domain.LoanIDs{}, now)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", stage, err)
+		}
+	}
+}
+
+func forEachDialect(t *testing.T, fn func(t *testing.T, s *suite)) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			fn(t, setup(t, d))
+		})
+	}
+}
+
+func TestApplicationRoundTripKeepsEveryField(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		a := s.stored(t)
+		s.approve(t, a.ID(), t0)
+		backup, _ := domain.ParsePhone("998911112233")
+		pct, _ := domain.PercentFromHundredths(2800)
+		offer := domain.Offer{Amount: 2_000_000_000, Percent: pct, MonthPeriod: 12, BackupPhone: backup}
+		err := s.apps.Update(ctx, a.ID(), func(a *domain.Application) error {
+			return a.Verify(offer, domain.PostScoreResult{Approved: true, PhoneCallRequired: true, CallCentrePhone: "998781400000"}, t0)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.apps.Get(ctx, a.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := a.State()
+		_ = s.apps.Update(ctx, a.ID(), func(x *domain.Application) error { want = x.State(); return nil })
+		if !sameState(got.State(), want) {
+			t.Fatalf("round trip differs:\n got %+v\nwant %+v", got.State(), want)
+		}
+		st := got.State()
+		if st.PreScore == nil || st.Offer == nil || *st.Offer != offer || st.CallCentrePhone != "998781400000" || !st.UpdatedAt.Equal(t0) ||
+			!st.PendingSince.Equal(t0) || !st.VerificationRequestedAt.Equal(t0) || st.ClientData.Fields().LastName != "O'RINBOYEV" {
+			t.Fatalf("fields lost: %+v", st)
+		}
+	})
+}
+
+// sameState compares two states by value, following the pointers.
+func sameState(a, b domain.ApplicationState) bool {
+	pa, pb, oa, ob := a.PreScore, b.PreScore, a.Offer, b.Offer
+	a.PreScore, b.PreScore, a.Offer, b.Offer = nil, nil, nil, nil
+	return a == b && (pa == nil) == (pb == nil) && (pa == nil || *pa == *pb) &&
+		(oa == nil) == (ob == nil) && (oa == nil || *oa == *ob)
+}
+
+func TestExternalIDIsUniquePerPartner(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		ext := uuid.New()
+		if err := s.apps.Create(ctx, s.newApplication(t, s.partner, ext)); err != nil {
+			t.Fatal(err)
+		}
+		err := s.apps.Create(ctx, s.newApplication(t, s.partner, ext))
+		if !errors.Is(err, domain.ErrExternalIDUsed) {
+			t.Fatalf("same partner, same externalId: got %v", err)
+		}
+		other := s.newPartner(t, "other")
+		if err := s.apps.Create(ctx, s.newApplication(t, other, ext)); err != nil {
+			t.Fatalf("another partner may use the same externalId: %v", err)
+		}
+	})
+}
+
+func TestUnknownApplicationIsNotFound(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		_, err := s.apps.Get(context.Background(), uuid.New())
+		if !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Fatalf("get: %v", err)
+		}
+		err = s.apps.Update(context.Background(), uuid.New(), func(*domain.Application) error { return nil })
+		if !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Fatalf("update: %v", err)
+		}
+	})
+}
+
+func TestFailedUnitOfWorkRollsEverythingBack(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		existing := s.stored(t)
+		fresh := s.newApplication(t, s.partner, uuid.New())
+		boom := errors.New("boom")
+		err := s.uow.Do(ctx, func(ctx context.Context) error {
+			if err := s.apps.Create(ctx, fresh); err != nil {
+				return err
+			}
+			if err := s.apps.Update(ctx, existing.ID(), func(a *domain.Application) error {
+				return a.Cancel(domain.InitiatorPartner, t0)
+			}); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("got %v", err)
+		}
+		if _, err := s.apps.Get(ctx, fresh.ID()); !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Fatalf("created application survived the rollback: %v", err)
+		}
+		got, _ := s.apps.Get(ctx, existing.ID())
+		if got.Status() != domain.StatusNew {
+			t.Fatalf("update survived the rollback: %s", got.Status())
+		}
+	})
+}
+
+func TestConcurrentUpdatesSerialise(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		a := s.stored(t)
+		const n = 8
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = s.uow.Do(context.Background(), func(ctx context.Context) error {
+					return s.apps.Update(ctx, a.ID(), func(a *domain.Application) error {
+						return a.Cancel(domain.InitiatorPartner, t0)
+					})
+				})
+			}()
+		}
+		wg.Wait()
+		won := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, domain.ErrWrongState):
+				t.Fatalf("unexpected error: %v", err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("%d cancels won, want exactly 1", won)
+		}
+	})
+}
+
+func TestListsOfDueWork(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		due := s.stored(t) // NEW: due at t0
+		pending := s.stored(t)
+		s.approve(t, pending.ID(), t0.Add(time.Hour))
+		ids, err := s.apps.ListDue(ctx, t0, 10)
+		if err != nil || len(ids) != 1 || ids[0] != due.ID() {
+			t.Fatalf("due at t0: %v %v", ids, err)
+		}
+		if ids, _ := s.apps.ListDue(ctx, t0.Add(-time.Millisecond), 10); len(ids) != 0 {
+			t.Fatalf("nothing is due before t0: %v", ids)
+		}
+		if ids, _ := s.apps.ListPendingBefore(ctx, t0.Add(time.Hour), 10); len(ids) != 0 {
+			t.Fatalf("pending since exactly the bound is not before it: %v", ids)
+		}
+		ids, err = s.apps.ListPendingBefore(ctx, t0.Add(time.Hour+time.Microsecond), 10)
+		if err != nil || len(ids) != 1 || ids[0] != pending.ID() {
+			t.Fatalf("pending: %v %v", ids, err)
+		}
+		if ids, _ := s.apps.ListAwaitingCall(ctx, t0.Add(100*time.Hour), 10); len(ids) != 0 {
+			t.Fatalf("nobody awaits a call: %v", ids)
+		}
+	})
+}
+
+func TestLoanRoundTrip(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		a := s.stored(t)
+		rate, _ := domain.PercentFromHundredths(2850)
+		l := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: a.ID(), PartnerID: s.partner.ID,
+			Amount: 1_000_000, MonthPeriod: 12, Rate: rate, AccountNumber: "20208000123456789012", IssuedAt: t0})
+		if err := s.loans.Create(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.loans.GetByApplication(ctx, a.ID())
+		if err != nil || got.State() != l.State() {
+			t.Fatalf("got %+v, %v", got, err)
+		}
+		if _, err := s.loans.GetByApplication(ctx, uuid.New()); !errors.Is(err, domain.ErrLoanNotFound) {
+			t.Fatalf("unknown: %v", err)
+		}
+	})
+}
+
+func TestPartners(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		if err := s.partners.Create(ctx, domain.Partner{ID: uuid.New(), Name: "acme", KeyHash: []byte("x"), CreatedAt: t0}); !errors.Is(err, domain.ErrPartnerExists) {
+			t.Fatalf("duplicate name: %v", err)
+		}
+		p, err := s.partners.ByKeyHash(ctx, s.partner.KeyHash)
+		if err != nil || p.ID != s.partner.ID {
+			t.Fatalf("by key: %+v %v", p, err)
+		}
+		err = s.partners.Update(ctx, "acme", func(p *domain.Partner) error { p.Disabled, p.KeyHash = true, []byte("new"); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.partners.ByKeyHash(ctx, s.partner.KeyHash); !errors.Is(err, domain.ErrPartnerNotFound) {
+			t.Fatalf("old key still works: %v", err)
+		}
+		p, _ = s.partners.ByName(ctx, "acme")
+		if !p.Disabled || string(p.KeyHash) != "new" {
+			t.Fatalf("update lost: %+v", p)
+		}
+		if err := s.partners.Update(ctx, "nobody", func(*domain.Partner) error { return nil }); !errors.Is(err, domain.ErrPartnerNotFound) {
+			t.Fatalf("unknown: %v", err)
+		}
+	})
+}
+
+func record(s *suite, key string) ports.IdempotencyRecord {
+	return ports.IdempotencyRecord{PartnerID: s.partner.ID, Key: key, Endpoint: "/x", Fingerprint: []byte{1, 2}, CreatedAt: t0}
+}
+
+func TestIdempotentAnswerIsStoredWithTheEffects(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		a := s.newApplication(t, s.partner, uuid.New())
+		rctx, scope := s.uow.Begin(ctx, record(s, "k1"))
+		err := s.uow.Do(rctx, func(ctx context.Context) error { return s.apps.Create(ctx, a) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := scope.Commit(rctx, 200, []byte(`{"ok":true}`)); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := s.uow.Lookup(ctx, s.partner.ID, "k1")
+		if err != nil || rec == nil || string(rec.Body) != `{"ok":true}` || rec.HTTPStatus != 200 {
+			t.Fatalf("lookup: %+v %v", rec, err)
+		}
+		if _, err := s.apps.Get(ctx, a.ID()); err != nil {
+			t.Fatalf("effect lost: %v", err)
+		}
+
+		// A second request with the same key loses the claim and changes nothing.
+		b := s.newApplication(t, s.partner, uuid.New())
+		rctx, scope = s.uow.Begin(ctx, record(s, "k1"))
+		err = s.uow.Do(rctx, func(ctx context.Context) error { return s.apps.Create(ctx, b) })
+		scope.Rollback()
+		if !errors.Is(err, ports.ErrDuplicateRequest) {
+			t.Fatalf("duplicate: %v", err)
+		}
+		if _, err := s.apps.Get(ctx, b.ID()); !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Fatalf("duplicate had an effect: %v", err)
+		}
+	})
+}
+
+func TestBusinessErrorAnswerDropsPartialEffects(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		a := s.newApplication(t, s.partner, uuid.New())
+		rctx, scope := s.uow.Begin(ctx, record(s, "k2"))
+		err := s.uow.Do(rctx, func(ctx context.Context) error {
+			if err := s.apps.Create(ctx, a); err != nil {
+				return err
+			}
+			return domain.ErrWrongState
+		})
+		if !errors.Is(err, domain.ErrWrongState) {
+			t.Fatal(err)
+		}
+		if err := scope.Commit(rctx, 409, []byte(`{"error":1002}`)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.apps.Get(ctx, a.ID()); !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Fatalf("a failed use case left its effect: %v", err)
+		}
+		if rec, _ := s.uow.Lookup(ctx, s.partner.ID, "k2"); rec == nil || rec.HTTPStatus != 409 {
+			t.Fatalf("answer not stored: %+v", rec)
+		}
+	})
+}
+
+func TestConcurrentDuplicateWaitsForTheFirst(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		first, scope1 := s.uow.Begin(ctx, record(s, "k3"))
+		if err := s.uow.Do(first, func(ctx context.Context) error { return s.apps.Create(ctx, s.newApplication(t, s.partner, uuid.New())) }); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			second, scope2 := s.uow.Begin(ctx, record(s, "k3"))
+			defer scope2.Rollback()
+			done <- s.uow.Do(second, func(context.Context) error { return nil })
+		}()
+		select {
+		case err := <-done:
+			t.Fatalf("the duplicate did not wait for the first: %v", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if err := scope1.Commit(first, 200, []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; !errors.Is(err, ports.ErrDuplicateRequest) {
+			t.Fatalf("after the first committed: %v", err)
+		}
+	})
+}
+
+func TestSandboxClockPersistsItsOffset(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		c := store.NewSandboxClock(s.db)
+		before := time.Now()
+		now, err := c.Advance(ctx, 31*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now.Sub(before) < 31*time.Minute || c.Now().Sub(time.Now()) < 30*time.Minute {
+			t.Fatalf("clock did not move: %v", now)
+		}
+		if _, err := c.Advance(ctx, -time.Second); err == nil {
+			t.Fatal("moved backwards")
+		}
+		other := store.NewSandboxClock(s.db) // another node, or a restart
+		if err := other.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if d := other.Now().Sub(time.Now()); d < 31*time.Minute-time.Second || d > 31*time.Minute+time.Second {
+			t.Fatalf("other node sees offset %v", d)
+		}
+	})
+}

@@ -1,0 +1,85 @@
+// Package storetest opens throw-away databases for tests: an SQLite file in a temporary
+// directory, or a fresh schema in the PostgreSQL of TIYIN_TEST_DATABASE_URL.
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tiyin/tiyin/adapters/store"
+)
+
+// Dialects lists the databases a contract suite runs on.
+var Dialects = []store.Dialect{store.SQLite, store.Postgres}
+
+// PostgresURL returns the test PostgreSQL URL. Without one the test is skipped loudly, except
+// under CI, where a missing PostgreSQL is a failure.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("TIYIN_TEST_DATABASE_URL")
+	if u == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("TIYIN_TEST_DATABASE_URL is not set: CI must run the PostgreSQL tests")
+		}
+		t.Skip("SKIPPED: PostgreSQL tests need TIYIN_TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
+	}
+	return u
+}
+
+// URL returns a database URL for the dialect: an empty one selects SQLite (see Open's
+// SQLitePath), and on PostgreSQL a URL whose search_path is a fresh schema dropped at the end.
+func URL(t testing.TB, d store.Dialect) (databaseURL, sqlitePath string) {
+	t.Helper()
+	if d == store.SQLite {
+		return "", filepath.Join(t.TempDir(), "tiyin.db")
+	}
+	base := PostgresURL(t)
+	schema := fmt.Sprintf("t_%d", rand.Uint64())
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("connect to test PostgreSQL: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), base)
+		if err != nil {
+			return
+		}
+		defer c.Close(context.Background())
+		_, _ = c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), ""
+}
+
+// Open returns a migrated database of the dialect, closed at the end of the test.
+func Open(t testing.TB, d store.Dialect) *store.DB {
+	t.Helper()
+	dbURL, path := URL(t, d)
+	db, err := store.Open(context.Background(), store.Config{DatabaseURL: dbURL, SQLitePath: path, MaxConns: 8})
+	if err != nil {
+		t.Fatalf("open %s: %v", d, err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatalf("migrate %s: %v", d, err)
+	}
+	return db
+}
