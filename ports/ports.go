@@ -52,3 +52,5 @@ var (
 	// ErrUnavailable means the database or a gateway is unavailable; the call is safe to retry.
 	ErrUnavailable = errors.New("service temporarily unavailable")
 )
+
+//go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,Scoring,CoreBanking

@@ -71,12 +71,17 @@ type applicationWorker struct {
 	app *application.App
 }
 
+// maxSnooze is the longest wait a job sleeps through itself (a pending answer's poll). Longer
+// waits (retry backoffs) end the job; the reconciler enqueues the work again when the Clock
+// says it is due, so moving the sandbox clock forward also shortens them.
+const maxSnooze = 3 * time.Second
+
 func (w *applicationWorker) Work(ctx context.Context, job *river.Job[ApplicationArgs]) error {
 	next, err := w.app.ProcessApplication.Handle(ctx, job.Args.ApplicationID)
 	if err != nil {
 		return err
 	}
-	if next > 0 {
+	if next > 0 && next <= maxSnooze {
 		return river.JobSnooze(next)
 	}
 	return nil

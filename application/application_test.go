@@ -1,0 +1,426 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/mock/gomock"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+	"github.com/tiyin/tiyin/ports/mocks"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, domain.Tashkent)
+
+// deps is the bundle of mocks behind the use cases. Applications live in a map that the
+// repository mock reads and writes, so tests can look at what a use case stored.
+type deps struct {
+	app      *application.App
+	clock    *mocks.MockClock
+	uow      *mocks.MockUnitOfWork
+	apps     *mocks.MockApplicationRepository
+	loans    *mocks.MockLoanRepository
+	partners *mocks.MockPartnerRepository
+	queue    *mocks.MockWorkQueue
+	scoring  *mocks.MockScoring
+	core     *mocks.MockCoreBanking
+	stored   map[uuid.UUID]*domain.Application
+	// hooks are the after-commit functions registered in the current transaction.
+	hooks     []func(context.Context)
+	committed int
+	partner   uuid.UUID
+}
+
+func setup(t *testing.T) *deps {
+	t.Helper()
+	ctrl := gomock.NewController(t)
+	d := &deps{
+		clock: mocks.NewMockClock(ctrl), uow: mocks.NewMockUnitOfWork(ctrl),
+		apps: mocks.NewMockApplicationRepository(ctrl), loans: mocks.NewMockLoanRepository(ctrl),
+		partners: mocks.NewMockPartnerRepository(ctrl), queue: mocks.NewMockWorkQueue(ctrl),
+		scoring: mocks.NewMockScoring(ctrl), core: mocks.NewMockCoreBanking(ctrl),
+		stored: map[uuid.UUID]*domain.Application{}, partner: uuid.New(),
+	}
+	d.clock.EXPECT().Now().Return(t0).AnyTimes()
+	d.uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error {
+		d.hooks = nil
+		if err := fn(ctx); err != nil {
+			d.hooks = nil
+			return err
+		}
+		d.committed++
+		for _, h := range d.hooks {
+			h(ctx)
+		}
+		d.hooks = nil
+		return nil
+	}).AnyTimes()
+	d.uow.EXPECT().AfterCommit(gomock.Any(), gomock.Any()).Do(func(_ context.Context, fn func(context.Context)) {
+		d.hooks = append(d.hooks, fn)
+	}).AnyTimes()
+	d.apps.EXPECT().Get(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (*domain.Application, error) {
+		a, ok := d.stored[id]
+		if !ok {
+			return nil, domain.ErrApplicationNotFound
+		}
+		return domain.RestoreApplication(a.State()), nil
+	}).AnyTimes()
+	d.apps.EXPECT().Update(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID, fn func(*domain.Application) error) error {
+		a, ok := d.stored[id]
+		if !ok {
+			return domain.ErrApplicationNotFound
+		}
+		cp := domain.RestoreApplication(a.State())
+		if err := fn(cp); err != nil {
+			return err
+		}
+		d.stored[id] = cp
+		return nil
+	}).AnyTimes()
+	d.app = application.New(application.Deps{Clock: d.clock, UoW: d.uow, Applications: d.apps, Loans: d.loans,
+		Partners: d.partners, Queue: d.queue, Scoring: d.scoring, CoreBanking: d.core},
+		application.Config{ApplicationTTL: 72 * time.Hour})
+	return d
+}
+
+func clientData(t *testing.T, pinfl string) domain.ClientData {
+	t.Helper()
+	cd, err := domain.ParseClientData(domain.ClientDataInput{PINFL: pinfl, LastName: "Karimov", FirstName: "Aziz",
+		BirthDate: "1990-05-17", DocumentType: "PASSPORT", DocumentSeries: "AA", DocumentNumber: "1234567",
+		DocumentIssuedBy: "IIB", DocumentIssued: "2020-01-10", DocumentExpiry: "2030-01-09",
+		Region: "Toshkent", District: "Chilonzor", Address: "Bunyodkor 1", Phone: "998901234567"}, domain.BusinessDate(t0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cd
+}
+
+// put stores an application of the test partner driven to the named point.
+func (d *deps) put(t *testing.T, point string) *domain.Application {
+	t.Helper()
+	phone, _ := domain.ParsePhone("998901234567")
+	a, _ := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: d.partner, ExternalID: uuid.New(),
+		Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true, Now: t0})
+	pct, _ := domain.PercentFromHundredths(2800)
+	done := domain.StepResult{Outcome: domain.OutcomeDone, Ref: "R", PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}
+	if point != "new" {
+		for _, s := range []domain.TaskName{domain.TaskPreScoring, domain.TaskPreScoringInfo} {
+			_ = a.BeginStep(s, t0)
+			_, _ = a.CompleteStep(s, done, domain.LoanIDs{}, t0)
+		}
+	}
+	if point == "issuing" {
+		_ = a.Verify(offer(1_000_000, 6), domain.PostScoreResult{Approved: true}, t0)
+		_ = a.Issue(clientData(t, "31234567890123"), t0)
+	}
+	if point == "verified" {
+		_ = a.Verify(offer(1_000_000, 6), domain.PostScoreResult{Approved: true}, t0)
+	}
+	d.stored[a.ID()] = a
+	return a
+}
+
+func offer(amount int64, months int) domain.Offer {
+	pct, _ := domain.PercentFromHundredths(2800)
+	phone, _ := domain.ParsePhone("998911112233")
+	return domain.Offer{Amount: domain.Amount(amount), Percent: pct, MonthPeriod: months, BackupPhone: phone}
+}
+
+func TestRegisterStoresThenEnqueuesAfterCommit(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	var created *domain.Application
+	d.apps.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, a *domain.Application) error {
+		created = a
+		return nil
+	})
+	enqueued := 0
+	d.queue.EXPECT().EnqueueApplication(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) error {
+		if d.committed != 1 || id != created.ID() {
+			t.Errorf("enqueued %s before the commit (commits %d)", id, d.committed)
+		}
+		enqueued++
+		return nil
+	})
+	phone, _ := domain.ParsePhone("998901234567")
+	ext := uuid.New()
+	id, err := d.app.RegisterApplication.Handle(context.Background(), application.RegisterApplication{
+		PartnerID: d.partner, ExternalID: ext, Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if enqueued != 1 || created.ID() != id || created.PartnerID() != d.partner || created.ExternalID() != ext ||
+		created.Status() != domain.StatusNew || !created.NextRunAt().Equal(t0) {
+		t.Fatalf("created %+v, enqueued %d", created.State(), enqueued)
+	}
+}
+
+func TestRegisterReportsUsedExternalIDAndEnqueuesNothing(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	d.apps.EXPECT().Create(gomock.Any(), gomock.Any()).Return(domain.ErrExternalIDUsed)
+	phone, _ := domain.ParsePhone("998901234567")
+	_, err := d.app.RegisterApplication.Handle(context.Background(), application.RegisterApplication{
+		PartnerID: d.partner, ExternalID: uuid.New(), Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true})
+	if !errors.Is(err, domain.ErrExternalIDUsed) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestRegisterRefusesWithoutAgreement(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	phone, _ := domain.ParsePhone("998901234567")
+	_, err := d.app.RegisterApplication.Handle(context.Background(), application.RegisterApplication{
+		PartnerID: d.partner, ExternalID: uuid.New(), Phone: phone, ClientData: clientData(t, "31234567890123")})
+	var ve *domain.ValidationError
+	if !errors.As(err, &ve) || ve.Error() != "params.isAgreementAccepted: must be true" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestVerifyChecksTheOfferBeforeAskingPostScoring(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "choosing")
+	// No PostScore expectation: the mock fails the test if it is called.
+	_, err := d.app.VerifyApplication.Handle(context.Background(), application.VerifyApplication{
+		PartnerID: d.partner, ApplicationID: a.ID(), Offer: offer(5_000_000_001, 12)})
+	if !errors.Is(err, domain.ErrOfferOutOfRange) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestVerifyRecordsPhoneCallRequirement(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "choosing")
+	o := offer(2_000_000_000, 12)
+	d.scoring.EXPECT().PostScore(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, req ports.PostScoreRequest) (domain.PostScoreResult, error) {
+		want := fmt.Sprintf("%s:POST_SCORING:2000000000:2800:12:998911112233", a.ID())
+		if req.IdempotencyKey != want || req.Offer != o {
+			t.Errorf("request %+v", req)
+		}
+		return domain.PostScoreResult{Approved: true, PhoneCallRequired: true, CallCentrePhone: "998781400000"}, nil
+	})
+	r, err := d.app.VerifyApplication.Handle(context.Background(), application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := d.stored[a.ID()]
+	if !r.PhoneCallRequired || r.CallCentrePhone != "998781400000" ||
+		got.Task() != (domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskPending}) {
+		t.Fatalf("result %+v, task %+v", r, got.Task())
+	}
+}
+
+func TestVerifyWithGatewayDownAnswersUnavailableAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "choosing")
+	d.scoring.EXPECT().PostScore(gomock.Any(), gomock.Any()).Return(domain.PostScoreResult{}, ports.ErrGatewayTransient)
+	_, err := d.app.VerifyApplication.Handle(context.Background(), application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: offer(1000, 6)})
+	if !errors.Is(err, ports.ErrUnavailable) {
+		t.Fatalf("got %v", err)
+	}
+	if d.stored[a.ID()].Offer() != nil || d.committed != 0 {
+		t.Fatal("a failed verify changed the application")
+	}
+}
+
+func TestAnotherPartnersApplicationIsNotFound(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "verified")
+	other := uuid.New()
+	ctx := context.Background()
+	calls := map[string]error{}
+	_, calls["info"] = d.app.GetApplication.Handle(ctx, application.GetApplication{PartnerID: other, ApplicationID: a.ID()})
+	calls["cancel"] = d.app.CancelApplication.Handle(ctx, application.CancelApplication{PartnerID: other, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner})
+	_, calls["verify"] = d.app.VerifyApplication.Handle(ctx, application.VerifyApplication{PartnerID: other, ApplicationID: a.ID(), Offer: offer(1000, 6)})
+	calls["issue"] = d.app.IssueApplication.Handle(ctx, application.IssueApplication{PartnerID: other, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")})
+	calls["complete verification"] = d.app.CompleteVerification.Handle(ctx, application.CompleteVerification{PartnerID: other, ApplicationID: a.ID()})
+	for name, err := range calls {
+		if !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Errorf("%s: got %v", name, err)
+		}
+	}
+	if d.stored[a.ID()].State() != a.State() {
+		t.Fatal("a foreign partner changed the application")
+	}
+}
+
+func TestIssueStartsBackgroundWork(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "verified")
+	d.queue.EXPECT().EnqueueApplication(gomock.Any(), a.ID()).Return(nil)
+	if err := d.app.IssueApplication.Handle(context.Background(), application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.stored[a.ID()]; got.Status() != domain.StatusInProgress || got.Task().Name != domain.TaskOpenAccount {
+		t.Fatalf("got %s %+v", got.Status(), got.Task())
+	}
+}
+
+func TestProcessRunsPreScoringAndPollsAPendingAnswer(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "new")
+	key := a.ID().String() + ":PRE_SCORING"
+	d.scoring.EXPECT().RequestPreScore(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, r ports.PreScoreRequest) error {
+		if r.IdempotencyKey != key || r.ClientData.PINFL() != "31234567890123" {
+			t.Errorf("request %+v", r)
+		}
+		return nil
+	})
+	d.scoring.EXPECT().PreScoreResult(gomock.Any(), gomock.Any()).Return(ports.PreScoreAnswer{Answer: ports.Answer{Status: ports.AnswerPending}}, nil)
+	next, err := d.app.ProcessApplication.Handle(context.Background(), a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := d.stored[a.ID()]
+	if next != domain.PollInterval || got.Task() != (domain.Task{Name: domain.TaskPreScoringInfo, Status: domain.TaskInProgress}) {
+		t.Fatalf("next %v, task %+v", next, got.Task())
+	}
+}
+
+func TestProcessIssuesTheLoanThroughFiveStages(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "issuing")
+	id := a.ID().String()
+	approved := ports.Answer{Status: ports.AnswerApproved}
+	gomock.InOrder(
+		d.core.EXPECT().OpenAccount(gomock.Any(), gomock.Cond(func(r ports.OpenAccountRequest) bool { return r.IdempotencyKey == id+":OPEN_ACCOUNT" })).Return("20208000000000000001", nil),
+		d.core.EXPECT().OpenLoanApplication(gomock.Any(), gomock.Cond(func(r ports.LoanApplicationRequest) bool {
+			return r.IdempotencyKey == id+":OPEN_LOAN_APPLICATION" && r.AccountNumber == "20208000000000000001"
+		})).Return("LA-1", nil),
+		d.core.EXPECT().LoanApplicationResult(gomock.Any(), "LA-1").Return(approved, nil),
+		d.core.EXPECT().IssueLoan(gomock.Any(), gomock.Cond(func(r ports.IssueLoanRequest) bool {
+			return r.IdempotencyKey == id+":LOAN_ISSUANCE" && r.LoanApplicationRef == "LA-1"
+		})).Return("LI-1", nil),
+		d.core.EXPECT().IssuanceResult(gomock.Any(), "LI-1").Return(approved, nil),
+	)
+	var loan *domain.Loan
+	d.loans.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, l *domain.Loan) error { loan = l; return nil })
+	next, err := d.app.ProcessApplication.Handle(context.Background(), a.ID())
+	if err != nil || next != 0 {
+		t.Fatalf("next %v err %v", next, err)
+	}
+	got := d.stored[a.ID()]
+	if got.Status() != domain.StatusCompleted || loan == nil || loan.ApplicationID() != a.ID() || loan.Amount() != 1_000_000 || loan.ContractNumber() != "" {
+		t.Fatalf("status %s loan %+v", got.Status(), loan)
+	}
+}
+
+func TestProcessClassifiesGatewayFailures(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		err    error
+		status domain.ApplicationStatus
+		code   domain.StageError
+		next   time.Duration
+	}{
+		{"transient is retried after a backoff", ports.ErrGatewayTransient, domain.StatusInProgress, domain.StageErrorNone, time.Second},
+		{"unknown errors count as transient", errors.New("connection reset"), domain.StatusInProgress, domain.StageErrorNone, time.Second},
+		{"business refusal rejects", fmt.Errorf("%w: blacklisted", ports.ErrGatewayRefused), domain.StatusRejected, domain.StageErrorIssuanceRefused, 0},
+		{"definite technical refusal fails", ports.ErrGatewayFailed, domain.StatusFailed, domain.StageErrorTechnicalFailure, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := setup(t)
+			a := d.put(t, "issuing")
+			d.core.EXPECT().OpenAccount(gomock.Any(), gomock.Any()).Return("", tt.err)
+			next, err := d.app.ProcessApplication.Handle(context.Background(), a.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := d.stored[a.ID()]
+			if got.Status() != tt.status || got.Task().Error != tt.code || next != tt.next {
+				t.Fatalf("status %s task %+v next %v", got.Status(), got.Task(), next)
+			}
+		})
+	}
+}
+
+func TestProcessDropsTheAnswerOfACanceledApplication(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "issuing")
+	d.core.EXPECT().OpenAccount(gomock.Any(), gomock.Any()).DoAndReturn(func(context.Context, ports.OpenAccountRequest) (string, error) {
+		// The partner cancels while core banking is working.
+		if err := d.app.CancelApplication.Handle(context.Background(), application.CancelApplication{PartnerID: d.partner, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner}); err != nil {
+			t.Errorf("cancel: %v", err)
+		}
+		return "20208000000000000001", nil
+	})
+	next, err := d.app.ProcessApplication.Handle(context.Background(), a.ID())
+	if err != nil || next != 0 {
+		t.Fatalf("next %v err %v", next, err)
+	}
+	if got := d.stored[a.ID()]; got.Status() != domain.StatusCanceled || got.AccountNumber() != "" {
+		t.Fatalf("got %s %q", got.Status(), got.AccountNumber())
+	}
+}
+
+func TestReconcileEnqueuesDueWorkAndExpiresStaleApplications(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	due := d.put(t, "new")
+	stale := d.put(t, "choosing")
+	d.apps.EXPECT().ListDue(gomock.Any(), t0, gomock.Any()).Return([]uuid.UUID{due.ID()}, nil)
+	d.apps.EXPECT().ListPendingBefore(gomock.Any(), t0.Add(-72*time.Hour), gomock.Any()).Return([]uuid.UUID{stale.ID()}, nil)
+	d.queue.EXPECT().EnqueueApplication(gomock.Any(), due.ID()).Return(nil)
+	// The pending application entered PENDING at t0, so at t0 it is not stale yet: the
+	// reconciler re-checks against the clock and changes nothing.
+	rep, err := d.app.Reconcile.Handle(context.Background())
+	if err != nil || rep.Enqueued != 1 || rep.Expired != 0 {
+		t.Fatalf("report %+v err %v", rep, err)
+	}
+	if d.stored[stale.ID()].Status() != domain.StatusPending {
+		t.Fatal("expired too early")
+	}
+}
+
+func TestAuthenticate(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	key := "tiyin_test_key_0123456789"
+	p := domain.Partner{ID: uuid.New(), Name: "acme", KeyHash: application.HashAPIKey(key)}
+	d.partners.EXPECT().ByKeyHash(gomock.Any(), application.HashAPIKey(key)).Return(p, nil).Times(1)
+	d.partners.EXPECT().ByKeyHash(gomock.Any(), application.HashAPIKey("wrong")).Return(domain.Partner{}, domain.ErrPartnerNotFound).Times(2)
+	ctx := context.Background()
+	for range 3 { // cached after the first lookup
+		got, err := d.app.Authenticate.Handle(ctx, key)
+		if err != nil || got.ID != p.ID {
+			t.Fatalf("got %+v %v", got, err)
+		}
+	}
+	for range 2 { // unknown keys are not cached
+		if _, err := d.app.Authenticate.Handle(ctx, "wrong"); !errors.Is(err, application.ErrUnauthenticated) {
+			t.Fatalf("wrong key: %v", err)
+		}
+	}
+	if _, err := d.app.Authenticate.Handle(ctx, ""); !errors.Is(err, application.ErrUnauthenticated) {
+		t.Fatalf("empty key: %v", err)
+	}
+}
+
+func TestAuthenticateRefusesADisabledPartner(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	key := "tiyin_disabled_0123456789"
+	d.partners.EXPECT().ByKeyHash(gomock.Any(), gomock.Any()).Return(domain.Partner{ID: uuid.New(), KeyHash: application.HashAPIKey(key), Disabled: true}, nil)
+	if _, err := d.app.Authenticate.Handle(context.Background(), key); !errors.Is(err, application.ErrPartnerDisabled) {
+		t.Fatalf("got %v", err)
+	}
+}
