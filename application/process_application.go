@@ -150,5 +150,5 @@ func stepFailure(err error) domain.StepResult {
 // gatewayError turns a failed synchronous gateway call into the error a partner sees: the
 // gateway is unavailable and the same request may be retried.
 func gatewayError(err error) error {
-	return fmt.Errorf("%w: %v", ports.ErrUnavailable, err)
+	return fmt.Errorf("%w: %w", ports.ErrUnavailable, err)
 }

@@ -169,9 +169,8 @@ func checkName(s string, required bool) error {
 		return errors.New("must be at most 100 characters")
 	}
 	for _, r := range s {
-		latin := unicode.Is(unicode.Latin, r)
-		cyrillic := unicode.Is(unicode.Cyrillic, r)
-		if !(unicode.IsLetter(r) && (latin || cyrillic)) && r != ' ' && r != '-' && r != '\'' {
+		letter := unicode.IsLetter(r) && (unicode.Is(unicode.Latin, r) || unicode.Is(unicode.Cyrillic, r))
+		if !letter && r != ' ' && r != '-' && r != '\'' {
 			return errors.New("must contain only Latin or Cyrillic letters, spaces, hyphens and apostrophes")
 		}
 	}

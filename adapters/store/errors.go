@@ -38,7 +38,7 @@ func interpretError(err error, notFound error, unique constraintErrors) error {
 		case "55P03": // lock_not_available: lock_timeout elapsed
 			return ports.ErrRequestInProgress
 		case "57P01", "57P02", "57P03", "53300": // shutdown, too many connections
-			return fmt.Errorf("%w: %v", ports.ErrUnavailable, err)
+			return fmt.Errorf("%w: %w", ports.ErrUnavailable, err)
 		}
 		return err
 	}
@@ -56,10 +56,10 @@ func interpretError(err error, notFound error, unique constraintErrors) error {
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, driver.ErrBadConn) || pgconn.SafeToRetry(err) {
-		return fmt.Errorf("%w: %v", ports.ErrUnavailable, err)
+		return fmt.Errorf("%w: %w", ports.ErrUnavailable, err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %v", ports.ErrUnavailable, err)
+		return fmt.Errorf("%w: %w", ports.ErrUnavailable, err)
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -108,7 +109,7 @@ func (u *UnitOfWork) begin(ctx context.Context, st *txState) error {
 	}
 	if st.claim != nil {
 		if u.db.Dialect == Postgres {
-			if err := tx.Exec("SET LOCAL lock_timeout = '5s'").Error; err != nil {
+			if err := tx.Exec(fmt.Sprintf("SET LOCAL lock_timeout = '%dms'", requestLockTimeout.Milliseconds())).Error; err != nil {
 				tx.Rollback()
 				return interpretError(err, nil, nil)
 			}

@@ -83,7 +83,7 @@ func withDB(ctx context.Context, fn func(context.Context, *store.DB) error) erro
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	if err := migrate(ctx, db); err != nil {
 		return err
 	}

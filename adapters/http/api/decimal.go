@@ -14,7 +14,7 @@ type Decimal string
 // json.UnmarshalTypeError, which the decoder completes with the field's path.
 func (d *Decimal) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
-	if len(b) == 0 || !(b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) {
+	if len(b) == 0 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')) {
 		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[Decimal]()}
 	}
 	*d = Decimal(b)

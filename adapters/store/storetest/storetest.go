@@ -4,13 +4,13 @@ package storetest
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tiyin/tiyin/adapters/store"
@@ -41,13 +41,13 @@ func URL(t testing.TB, d store.Dialect) (databaseURL, sqlitePath string) {
 		return "", filepath.Join(t.TempDir(), "tiyin.db")
 	}
 	base := PostgresURL(t)
-	schema := fmt.Sprintf("t_%d", rand.Uint64())
+	schema := "t_" + strings.ReplaceAll(uuid.NewString(), "-", "")
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {
 		t.Fatalf("connect to test PostgreSQL: %v", err)
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }()
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatalf("create schema: %v", err)
 	}
@@ -56,7 +56,7 @@ func URL(t testing.TB, d store.Dialect) (databaseURL, sqlitePath string) {
 		if err != nil {
 			return
 		}
-		defer c.Close(context.Background())
+		defer func() { _ = c.Close(context.Background()) }()
 		_, _ = c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
 	})
 	u, err := url.Parse(base)
