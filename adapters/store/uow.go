@@ -92,11 +92,14 @@ func (u *UnitOfWork) AfterCommit(ctx context.Context, fn func(context.Context)) 
 	fn(ctx)
 }
 
+// runAfterCommit runs the hooks of a committed transaction with a context that no longer
+// carries it, so what they do runs in transactions of their own.
 func runAfterCommit(ctx context.Context, st *txState) {
 	hooks := st.afterCommit
-	st.afterCommit = nil
+	st.tx, st.afterCommit = nil, nil
+	detached := context.WithValue(context.WithoutCancel(ctx), txKey{}, (*txState)(nil))
 	for _, fn := range hooks {
-		fn(context.WithoutCancel(ctx))
+		fn(detached)
 	}
 }
 

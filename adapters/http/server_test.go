@@ -1,0 +1,580 @@
+package http_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
+	httpadapter "github.com/tiyin/tiyin/adapters/http"
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/adapters/store/storetest"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/test/apicheck"
+)
+
+// harness is a real server: SQLite, sandbox gateways, and a queue that runs the background
+// stages at once, so a registered application is PENDING when register answers.
+type harness struct {
+	srv      *httptest.Server
+	app      *application.App
+	db       *store.DB
+	key      string
+	otherKey string
+	logs     *observer.ObservedLogs
+	check    *apicheck.Validator
+}
+
+type syncQueue struct{ app *application.App }
+
+func (q *syncQueue) EnqueueApplication(ctx context.Context, id uuid.UUID) error {
+	_, err := q.app.ProcessApplication.Handle(ctx, id)
+	return err
+}
+
+func setup(t *testing.T) *harness {
+	t.Helper()
+	db := storetest.Open(t, store.SQLite)
+	uow := store.NewUnitOfWork(db)
+	clock := store.NewSandboxClock(db)
+	q := &syncQueue{}
+	app := application.New(application.Deps{Clock: clock, UoW: uow, Applications: store.NewApplicationRepository(db),
+		Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Queue: q,
+		Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), SandboxClock: clock}, application.Config{})
+	q.app = app
+	core, logs := observer.New(zap.DebugLevel)
+	srv := httpadapter.New(httpadapter.Deps{App: app, Idempotency: uow, Clock: clock, Log: zap.New(core)}, httpadapter.Config{Sandbox: true})
+	h := &harness{srv: httptest.NewServer(srv.Handler()), app: app, db: db, logs: logs, check: apicheck.New(t)}
+	t.Cleanup(h.srv.Close)
+	ctx := context.Background()
+	a, err := app.CreatePartner.Handle(ctx, application.CreatePartner{Name: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := app.CreatePartner.Handle(ctx, application.CreatePartner{Name: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.key, h.otherKey = a.APIKey, b.APIKey
+	return h
+}
+
+// answer is a decoded envelope.
+type answer struct {
+	Status int
+	Raw    []byte
+	ID     *string         `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (a answer) code() int {
+	if a.Error == nil {
+		return 0
+	}
+	return a.Error.Code
+}
+
+// raw sends a request as given and validates the answer against the OpenAPI document.
+func (h *harness) raw(t *testing.T, method, path, key, contentType string, body []byte) answer {
+	t.Helper()
+	req, err := http.NewRequest(method, h.srv.URL+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	h.check.Check(t, req, body, resp.StatusCode, resp.Header, b)
+	a := answer{Status: resp.StatusCode, Raw: b}
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatalf("%s %s: answer is not JSON: %s", method, path, b)
+	}
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(b, &keys)
+	for _, k := range []string{"id", "result", "error"} {
+		if _, ok := keys[k]; !ok {
+			t.Fatalf("%s %s: answer lacks %q: %s", method, path, k, b)
+		}
+	}
+	return a
+}
+
+// call sends params under a fresh id.
+func (h *harness) call(t *testing.T, path string, params any) answer {
+	t.Helper()
+	return h.callAs(t, h.key, uuid.NewString(), path, params)
+}
+
+func (h *harness) callAs(t *testing.T, key, id, path string, params any) answer {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"id": id, "params": params})
+	return h.raw(t, http.MethodPost, path, key, "application/json", body)
+}
+
+func clientData() map[string]any {
+	return map[string]any{
+		"pinfl": "31234567890123", "lastName": "Karimov", "firstName": "Aziz", "birthDate": "1990-05-17",
+		"document": map[string]any{"type": "PASSPORT", "series": "AA", "number": "1234567",
+			"issuedBy": "Toshkent IIB", "issuedDate": "2020-01-10", "expiryDate": "2035-01-09"},
+		"address": map[string]any{"region": "Toshkent", "district": "Chilonzor", "address": "Bunyodkor 1"},
+		"phone":   "998901234567",
+	}
+}
+
+func registerParams() map[string]any {
+	return map[string]any{"externalId": uuid.NewString(), "isAgreementAccepted": true,
+		"phoneNumber": "998901234567", "clientData": clientData()}
+}
+
+func (h *harness) register(t *testing.T) string {
+	t.Helper()
+	a := h.call(t, "/microloans/applications/pre-scoring/register", registerParams())
+	if a.code() != 0 {
+		t.Fatalf("register: %s", a.Raw)
+	}
+	var r struct{ ApplicationID string }
+	_ = json.Unmarshal(a.Result, &r)
+	return r.ApplicationID
+}
+
+func (h *harness) info(t *testing.T, id string) (status, task string) {
+	t.Helper()
+	a := h.call(t, "/microloans/applications/info", map[string]any{"applicationId": id})
+	var r struct {
+		Status   string
+		LastTask struct{ Name, Status string }
+	}
+	if err := json.Unmarshal(a.Result, &r); err != nil || a.code() != 0 {
+		t.Fatalf("info: %s", a.Raw)
+	}
+	return r.Status, r.LastTask.Name + "/" + r.LastTask.Status
+}
+
+func verifyParams(id string, amount int64) map[string]any {
+	return map[string]any{"applicationId": id, "amount": amount, "percent": 28, "monthPeriod": 12, "backupPhone": "998911112233"}
+}
+
+func TestEnvelopeErrors(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	id := uuid.NewString()
+	info := "/microloans/applications/info"
+	valid := fmt.Sprintf(`{"id":%q,"params":{"applicationId":%q}}`, id, uuid.NewString())
+	tests := []struct {
+		name        string
+		method      string
+		path        string
+		key         string
+		contentType string
+		body        string
+		code        int
+		status      int
+		message     string
+		echoID      bool
+	}{
+		{"no API key", "POST", info, "", "application/json", valid, 2, 401, "missing or invalid API key", true},
+		{"wrong API key", "POST", info, "tiyin_wrong", "application/json", valid, 2, 401, "missing or invalid API key", true},
+		{"wrong content type", "POST", info, h.key, "text/plain", valid, 5, 400, "Content-Type must be application/json", false},
+		{"not JSON", "POST", info, h.key, "application/json", `{"id":`, 5, 400, "request body is not valid JSON", false},
+		{"not an object", "POST", info, h.key, "application/json", `[1,2]`, 5, 400, "request body must be a JSON object", false},
+		{"too large", "POST", info, h.key, "application/json", `{"id":"` + strings.Repeat("a", 70<<10) + `"}`, 5, 400, "larger than 64 KiB", false},
+		{"missing id", "POST", info, h.key, "application/json", `{"params":{}}`, 4, 400, "id: must not be empty", false},
+		{"empty id", "POST", info, h.key, "application/json", `{"id":"","params":{}}`, 4, 400, "id: must be a UUID", false},
+		{"non-UUID id", "POST", info, h.key, "application/json", `{"id":"42","params":{}}`, 4, 400, "id: must be a UUID", false},
+		{"numeric id", "POST", info, h.key, "application/json", `{"id":42,"params":{}}`, 4, 400, "id: must be a UUID string", false},
+		{"missing params", "POST", info, h.key, "application/json", fmt.Sprintf(`{"id":%q}`, id), 4, 400, "params: must be an object", true},
+		{"params not an object", "POST", info, h.key, "application/json", fmt.Sprintf(`{"id":%q,"params":"x"}`, id), 4, 400, "params: must be an object", true},
+		{"unknown path", "POST", "/microloans/nothing", h.key, "application/json", valid, 6, 404, "unknown path /microloans/nothing", false},
+		{"wrong method", "GET", info, h.key, "", "", 6, 405, "method GET is not allowed", false},
+		{"unknown fields are ignored", "POST", info, h.key, "application/json", fmt.Sprintf(`{"id":%q,"extra":1,"params":{"applicationId":%q,"x":[]}}`, id, uuid.NewString()), 1001, 404, "application not found", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := h.raw(t, tt.method, tt.path, tt.key, tt.contentType, []byte(tt.body))
+			if a.code() != tt.code || a.Status != tt.status || !strings.Contains(a.Error.Message, tt.message) {
+				t.Fatalf("got %d %s", a.Status, a.Raw)
+			}
+			if a.Result != nil && string(a.Result) != "null" {
+				t.Fatalf("error with a result: %s", a.Raw)
+			}
+			if tt.echoID != (a.ID != nil && *a.ID == id) {
+				t.Fatalf("id echo: %s", a.Raw)
+			}
+		})
+	}
+}
+
+func TestDisabledPartnerIsRefused(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	if err := h.app.DisablePartner.Handle(context.Background(), application.DisablePartner{Name: "other"}); err != nil {
+		t.Fatal(err)
+	}
+	a := h.callAs(t, h.otherKey, uuid.NewString(), "/microloans/applications/info", map[string]any{"applicationId": uuid.NewString()})
+	if a.code() != 3 || a.Status != 403 {
+		t.Fatalf("got %s", a.Raw)
+	}
+}
+
+func TestFieldValidation(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	app := h.register(t)
+	register := "/microloans/applications/pre-scoring/register"
+	withCD := func(mutate func(cd map[string]any)) map[string]any {
+		p := registerParams()
+		cd := clientData()
+		mutate(cd)
+		p["clientData"] = cd
+		return p
+	}
+	with := func(k string, v any) map[string]any {
+		p := registerParams()
+		p[k] = v
+		return p
+	}
+	verify := func(k string, v any) map[string]any {
+		p := verifyParams(app, 1000)
+		p[k] = v
+		return p
+	}
+	tests := []struct {
+		name   string
+		path   string
+		params map[string]any
+		want   string
+	}{
+		{"phone of 11 digits", register, with("phoneNumber", "99890123456"), "params.phoneNumber: must be 12 digits starting with 998"},
+		{"phone of 13 digits", register, with("phoneNumber", "9989012345678"), "params.phoneNumber: must be 12 digits starting with 998"},
+		{"phone not 998", register, with("phoneNumber", "997901234567"), "params.phoneNumber: must be 12 digits starting with 998"},
+		{"phone with plus", register, with("phoneNumber", "+998901234567"), "params.phoneNumber: must be 12 digits starting with 998"},
+		{"phone as a number", register, with("phoneNumber", 998901234567), "params.phoneNumber: must be a string"},
+		{"agreement not accepted", register, with("isAgreementAccepted", false), "params.isAgreementAccepted: must be true"},
+		{"agreement as a string", register, with("isAgreementAccepted", "true"), "params.isAgreementAccepted: must be a boolean"},
+		{"externalId not a UUID", register, with("externalId", "abc"), "params.externalId: must be a UUID"},
+		{"clientData missing", register, with("clientData", nil), "params.clientData: is required"},
+		{"clientData missing fields", register, withCD(func(cd map[string]any) { delete(cd, "pinfl"); delete(cd, "document") }),
+			"params.clientData.document: is required; params.clientData.pinfl: is required"},
+		{"bad pinfl", register, withCD(func(cd map[string]any) { cd["pinfl"] = "1234" }), "params.clientData.pinfl: must be 14 digits"},
+		{"expired document", register, withCD(func(cd map[string]any) { cd["document"].(map[string]any)["expiryDate"] = "2020-01-01" }),
+			"params.clientData.document.expiryDate: document has expired"},
+		{"under 18", register, withCD(func(cd map[string]any) { cd["birthDate"] = "2015-01-01" }), "params.clientData.birthDate: client must be at least 18 years old"},
+		{"every failing field listed", register, map[string]any{"externalId": "x", "isAgreementAccepted": false, "phoneNumber": "1", "clientData": clientData()},
+			"params.externalId: must be a UUID; params.phoneNumber: must be 12 digits starting with 998; params.isAgreementAccepted: must be true"},
+		{"percent 100", "/microloans/applications/verify", verify("percent", 100), "params.percent: must be a number from 0 to 99.99 with at most two decimals"},
+		{"percent with three decimals", "/microloans/applications/verify", verify("percent", 28.001), "params.percent: must be a number from 0 to 99.99"},
+		{"percent as a string", "/microloans/applications/verify", verify("percent", "28"), "params.percent: must be a number"},
+		{"negative monthPeriod", "/microloans/applications/verify", verify("monthPeriod", -1), "params.monthPeriod: must be 0 or more"},
+		{"amount 0", "/microloans/applications/verify", verify("amount", 0), "params.amount: must be a positive whole number of tiyin"},
+		{"amount with exponent", "/microloans/applications/verify", verify("amount", json.Number("1e3")), "params.amount: must be a whole number"},
+		{"amount beyond int64", "/microloans/applications/verify", verify("amount", json.Number("92233720368547758070")), "params.amount: must be a whole number"},
+		{"amount as a string", "/microloans/applications/verify", verify("amount", "1000"), "params.amount: must be a whole number"},
+		{"amount fractional", "/microloans/applications/verify", verify("amount", 12.5), "params.amount: must be a whole number"},
+		{"backup phone", "/microloans/applications/verify", verify("backupPhone", "998"), "params.backupPhone: must be 12 digits starting with 998"},
+		{"initiator SYSTEM", "/microloans/applications/cancel", map[string]any{"applicationId": app, "initiator": "SYSTEM"}, "params.initiator: must be one of PARTNER, CLIENT"},
+		{"applicationId missing", "/microloans/applications/info", map[string]any{}, "params.applicationId: is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := h.call(t, tt.path, tt.params)
+			if a.code() != 4 || a.Status != 400 || !strings.HasPrefix(a.Error.Message, tt.want) {
+				t.Fatalf("want %q, got %s", tt.want, a.Raw)
+			}
+		})
+	}
+	if status, _ := h.info(t, app); status != "PENDING" {
+		t.Fatalf("a refused call changed the application: %s", status)
+	}
+}
+
+func TestApplicationProcess(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	app := h.register(t)
+	if status, task := h.info(t, app); status != "PENDING" || task != "PRE_SCORING_INFO/COMPLETED" {
+		t.Fatalf("after pre-scoring: %s %s", status, task)
+	}
+	a := h.call(t, "/microloans/applications/verify", verifyParams(app, 300_000_000))
+	if a.code() != 0 || !strings.Contains(string(a.Result), `"phoneCallRequired":false`) {
+		t.Fatalf("verify: %s", a.Raw)
+	}
+	issue := map[string]any{"applicationId": app, "clientData": clientData()}
+	if a := h.call(t, "/microloans/applications/issue", issue); a.code() != 0 {
+		t.Fatalf("issue: %s", a.Raw)
+	}
+	if status, task := h.info(t, app); status != "COMPLETED" || task != "GET_LOAN_ISSUANCE_RESULT/COMPLETED" {
+		t.Fatalf("after issue: %s %s", status, task)
+	}
+	if a := h.call(t, "/microloans/applications/cancel", map[string]any{"applicationId": app, "initiator": "PARTNER"}); a.code() != 1002 || a.Status != 409 {
+		t.Fatalf("cancel after issuance: %s", a.Raw)
+	}
+}
+
+func TestBusinessRefusals(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	app := h.register(t)
+	tests := []struct {
+		name   string
+		key    string
+		path   string
+		params map[string]any
+		code   int
+		status int
+		msg    string
+	}{
+		{"unknown application", h.key, "/microloans/applications/info", map[string]any{"applicationId": uuid.NewString()}, 1001, 404, "application not found"},
+		{"another partner's application", h.otherKey, "/microloans/applications/info", map[string]any{"applicationId": app}, 1001, 404, "application not found"},
+		{"another partner cannot cancel", h.otherKey, "/microloans/applications/cancel", map[string]any{"applicationId": app, "initiator": "PARTNER"}, 1001, 404, "application not found"},
+		{"issue before verify", h.key, "/microloans/applications/issue", map[string]any{"applicationId": app, "clientData": clientData()}, 1002, 409,
+			"issue is not allowed: application status is PENDING, stage PRE_SCORING_INFO/COMPLETED"},
+		{"offer above the limit", h.key, "/microloans/applications/verify", verifyParams(app, 5_000_000_001), 1004, 422, "amount 5000000001 is above amountLimit 5000000000"},
+		{"complete a call nobody asked for", h.key, "/sandbox/applications/verification/complete", map[string]any{"applicationId": app}, 1002, 409, "verification complete is not allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := h.callAs(t, tt.key, uuid.NewString(), tt.path, tt.params)
+			if a.code() != tt.code || a.Status != tt.status || !strings.Contains(a.Error.Message, tt.msg) {
+				t.Fatalf("got %s", a.Raw)
+			}
+		})
+	}
+	ext := uuid.NewString()
+	p := registerParams()
+	p["externalId"] = ext
+	h.call(t, "/microloans/applications/pre-scoring/register", p)
+	if a := h.call(t, "/microloans/applications/pre-scoring/register", p); a.code() != 1011 || a.Status != 409 {
+		t.Fatalf("externalId reused: %s", a.Raw)
+	}
+	if a := h.callAs(t, h.otherKey, uuid.NewString(), "/microloans/applications/pre-scoring/register", p); a.code() != 0 {
+		t.Fatalf("another partner may reuse an externalId: %s", a.Raw)
+	}
+}
+
+func TestClientDataMustMatchAtIssue(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	app := h.register(t)
+	h.call(t, "/microloans/applications/verify", verifyParams(app, 1000))
+	cd := clientData()
+	cd["firstName"] = "Bobur"
+	cd["lastName"] = "  KARIMOV " // case and spaces do not count
+	a := h.call(t, "/microloans/applications/issue", map[string]any{"applicationId": app, "clientData": cd})
+	if a.code() != 1005 || a.Error.Message != "clientData differs from the data given at pre-scoring: firstName" {
+		t.Fatalf("got %s", a.Raw)
+	}
+}
+
+func TestCancelRulesPerInitiator(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	choosing := h.register(t)
+	verified := h.register(t)
+	h.call(t, "/microloans/applications/verify", verifyParams(verified, 1000))
+	if a := h.call(t, "/microloans/applications/cancel", map[string]any{"applicationId": verified, "initiator": "CLIENT"}); a.code() != 1003 {
+		t.Fatalf("client after verify: %s", a.Raw)
+	}
+	if a := h.call(t, "/microloans/applications/cancel", map[string]any{"applicationId": verified, "initiator": "PARTNER"}); a.code() != 0 {
+		t.Fatalf("partner after verify: %s", a.Raw)
+	}
+	a := h.call(t, "/microloans/applications/cancel", map[string]any{"applicationId": choosing, "initiator": "CLIENT"})
+	if a.code() != 0 || !strings.Contains(string(a.Result), choosing) {
+		t.Fatalf("client while choosing: %s", a.Raw)
+	}
+	if status, _ := h.info(t, choosing); status != "CANCELED" {
+		t.Fatalf("status %s", status)
+	}
+}
+
+func TestPhoneCallVerification(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	app := h.register(t)
+	a := h.call(t, "/microloans/applications/verify", verifyParams(app, sandbox.CallThreshold+1))
+	if a.code() != 0 || !strings.Contains(string(a.Result), `"phoneCallRequired":true`) || !strings.Contains(string(a.Result), sandbox.CallCentrePhone) {
+		t.Fatalf("verify: %s", a.Raw)
+	}
+	if _, task := h.info(t, app); task != "CLIENT_VERIFICATION/PENDING" {
+		t.Fatalf("task %s", task)
+	}
+	if a := h.call(t, "/sandbox/applications/verification/complete", map[string]any{"applicationId": app}); a.code() != 0 {
+		t.Fatalf("complete: %s", a.Raw)
+	}
+	if _, task := h.info(t, app); task != "CLIENT_VERIFICATION/COMPLETED" {
+		t.Fatalf("task %s", task)
+	}
+}
+
+func TestSameIDReplaysTheAnswer(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	id := uuid.NewString()
+	p := registerParams()
+	first := h.callAs(t, h.key, id, "/microloans/applications/pre-scoring/register", p)
+	second := h.callAs(t, h.key, id, "/microloans/applications/pre-scoring/register", p)
+	if first.code() != 0 || !bytes.Equal(first.Raw, second.Raw) {
+		t.Fatalf("replay differs:\n%s\n%s", first.Raw, second.Raw)
+	}
+	p["phoneNumber"] = "998907654321"
+	if a := h.callAs(t, h.key, id, "/microloans/applications/pre-scoring/register", p); a.code() != 8 || a.Status != 409 {
+		t.Fatalf("other params: %s", a.Raw)
+	}
+	if a := h.callAs(t, h.key, id, "/microloans/applications/cancel", map[string]any{"applicationId": uuid.NewString(), "initiator": "PARTNER"}); a.code() != 8 {
+		t.Fatalf("other endpoint: %s", a.Raw)
+	}
+	// Another partner's keys are its own.
+	if a := h.callAs(t, h.otherKey, id, "/microloans/applications/info", map[string]any{"applicationId": uuid.NewString()}); a.code() != 1001 {
+		t.Fatalf("another partner: %s", a.Raw)
+	}
+	// A business error is an answer too: replayed, not re-executed.
+	app := h.register(t)
+	cancelID := uuid.NewString()
+	issue := map[string]any{"applicationId": app, "clientData": clientData()}
+	refused := h.callAs(t, h.key, cancelID, "/microloans/applications/issue", issue)
+	h.call(t, "/microloans/applications/verify", verifyParams(app, 1000))
+	again := h.callAs(t, h.key, cancelID, "/microloans/applications/issue", issue)
+	if refused.code() != 1002 || !bytes.Equal(refused.Raw, again.Raw) {
+		t.Fatalf("business error not replayed:\n%s\n%s", refused.Raw, again.Raw)
+	}
+	// A validation error is not stored: the corrected retry runs.
+	fixID := uuid.NewString()
+	bad := registerParams()
+	bad["phoneNumber"] = "1"
+	if a := h.callAs(t, h.key, fixID, "/microloans/applications/pre-scoring/register", bad); a.code() != 4 {
+		t.Fatalf("bad: %s", a.Raw)
+	}
+	bad["phoneNumber"] = "998901234567"
+	if a := h.callAs(t, h.key, fixID, "/microloans/applications/pre-scoring/register", bad); a.code() != 0 {
+		t.Fatalf("corrected retry: %s", a.Raw)
+	}
+}
+
+func TestRacingDuplicatesMakeOneApplication(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	id := uuid.NewString()
+	p := registerParams()
+	const n = 8
+	answers := make([]answer, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = h.callAs(t, h.key, id, "/microloans/applications/pre-scoring/register", p)
+		}()
+	}
+	wg.Wait()
+	for _, a := range answers[1:] {
+		if !bytes.Equal(a.Raw, answers[0].Raw) {
+			t.Fatalf("answers differ:\n%s\n%s", answers[0].Raw, a.Raw)
+		}
+	}
+	var count int64
+	if err := h.db.Gorm.Table("applications").Count(&count).Error; err != nil || count != 1 {
+		t.Fatalf("%d applications, %v", count, err)
+	}
+}
+
+func TestSandboxClock(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	a := h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "0s"})
+	b := h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "720h"})
+	var x, y struct{ Now string }
+	_ = json.Unmarshal(a.Result, &x)
+	_ = json.Unmarshal(b.Result, &y)
+	if a.code() != 0 || b.code() != 0 || !strings.HasSuffix(x.Now, "+05:00") || y.Now <= x.Now {
+		t.Fatalf("clock: %s %s", a.Raw, b.Raw)
+	}
+	for _, bad := range []string{"-1h", "soon", ""} {
+		if a := h.call(t, "/sandbox/clock/advance", map[string]any{"duration": bad}); a.code() != 4 {
+			t.Fatalf("%q: %s", bad, a.Raw)
+		}
+	}
+	if a := h.call(t, "/sandbox/sms/outbox", map[string]any{"phoneNumber": "998901234567"}); a.code() != 0 || string(a.Result) != `{"messages":[]}` {
+		t.Fatalf("outbox: %s", a.Raw)
+	}
+}
+
+func TestPanicAnswersInternalErrorWithoutDetails(t *testing.T) {
+	t.Parallel()
+	core, logs := observer.New(zap.DebugLevel)
+	// An App without use cases makes every handler panic on a nil pointer.
+	srv := httpadapter.New(httpadapter.Deps{App: &application.App{Authenticate: nil}, Log: zap.New(core)}, httpadapter.Config{})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	req, _ := http.NewRequest("POST", ts.URL+"/microloans/applications/info", strings.NewReader(`{"id":"0b6a6f2e-8d0c-4c38-9a57-3f1f0c7c1a01","params":{}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer x")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 500 || string(b) != `{"id":null,"result":null,"error":{"code":1,"message":"internal error"}}` {
+		t.Fatalf("got %d %s", resp.StatusCode, b)
+	}
+	if logs.FilterMessage("panic").Len() != 1 {
+		t.Fatal("the panic was not logged")
+	}
+}
+
+func TestLogsCarryNoPersonalData(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	app := h.register(t)
+	h.call(t, "/microloans/applications/verify", verifyParams(app, 1000))
+	h.call(t, "/microloans/applications/issue", map[string]any{"applicationId": app, "clientData": clientData()})
+	if h.logs.Len() == 0 {
+		t.Fatal("nothing logged")
+	}
+	for _, e := range h.logs.All() {
+		line := fmt.Sprint(e.Message, e.ContextMap())
+		for _, secret := range []string{"31234567890123", "Karimov", "1234567", "998901234567", "Bunyodkor", h.key} {
+			if strings.Contains(line, secret) {
+				t.Fatalf("log line carries %q: %s", secret, line)
+			}
+		}
+		if e.ContextMap()["endpoint"] == nil {
+			t.Fatalf("access log without endpoint: %v", e.ContextMap())
+		}
+	}
+}
+
+func TestEveryDocumentedOperationIsServed(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	for _, op := range h.check.Paths() {
+		method, path, _ := strings.Cut(op, " ")
+		a := h.raw(t, method, path, h.key, "application/json", []byte(`{"id":"`+uuid.NewString()+`","params":{}}`))
+		if a.code() == 6 {
+			t.Errorf("%s is documented but not served", op)
+		}
+	}
+}
