@@ -174,7 +174,9 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		p, err := s.d.App.Authenticate.Handle(c.Request().Context(), strings.TrimSpace(key))
 		if err != nil {
-			return s.answer(c, peekID(c), nil, err)
+			id := peekID(c)
+			c.Set(ctxID, id)
+			return s.answer(c, id, nil, err)
 		}
 		c.Set(ctxPartner, p)
 		return next(c)

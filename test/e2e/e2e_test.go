@@ -1,0 +1,422 @@
+// Package e2e drives the built tiyin binary over real HTTP, on SQLite and on PostgreSQL, the
+// way a partner's backend does.
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/adapters/store/storetest"
+	"github.com/tiyin/tiyin/test/apicheck"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "tiyin-e2e")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "tiyin")
+	build := exec.Command("go", "build", "-o", binary, "../../cmd/tiyin")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build tiyin:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is a running tiyin process.
+type server struct {
+	url, key string
+	env      []string
+	cmd      *exec.Cmd
+	out      *bytes.Buffer
+	check    *apicheck.Validator
+}
+
+const sandboxKey = "e2e-sandbox-key-0123456789"
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().String()
+}
+
+// start runs `tiyin serve` on a fresh database of the dialect and waits until it is ready.
+func start(t *testing.T, d store.Dialect, extraEnv ...string) *server {
+	t.Helper()
+	dbURL, sqlitePath := storetest.URL(t, d)
+	addr := freeAddr(t)
+	env := append(os.Environ(), "TIYIN_HTTP_ADDR="+addr, "TIYIN_SANDBOX=true", "TIYIN_SANDBOX_API_KEY="+sandboxKey,
+		"TIYIN_DATABASE_URL="+dbURL, "TIYIN_SQLITE_PATH="+sqlitePath)
+	env = append(env, extraEnv...)
+	s := &server{url: "http://" + addr, key: sandboxKey, env: env, out: &bytes.Buffer{}, check: apicheck.New(t)}
+	s.cmd = exec.Command(binary, "serve")
+	s.cmd.Env = env
+	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- s.cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("tiyin did not stop cleanly: %v\n%s", err, s.out)
+			}
+		case <-time.After(30 * time.Second):
+			_ = s.cmd.Process.Kill()
+			t.Errorf("tiyin did not stop within 30 s")
+		}
+		if t.Failed() {
+			t.Logf("server output:\n%s", s.out)
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(s.url + "/readyz")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return s
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("tiyin never became ready:\n%s", s.out)
+	return nil
+}
+
+type answer struct {
+	Status int
+	Raw    []byte
+	Result map[string]any `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (a answer) code() int {
+	if a.Error == nil {
+		return 0
+	}
+	return a.Error.Code
+}
+
+func (s *server) callWith(t *testing.T, key, id, path string, params any) answer {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"id": id, "params": params})
+	req, _ := http.NewRequest(http.MethodPost, s.url+path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	s.check.Check(t, req, body, resp.StatusCode, resp.Header, b)
+	a := answer{Status: resp.StatusCode, Raw: b}
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatalf("%s: not JSON: %s", path, b)
+	}
+	return a
+}
+
+func (s *server) call(t *testing.T, path string, params any) answer {
+	t.Helper()
+	return s.callWith(t, s.key, uuid.NewString(), path, params)
+}
+
+func (s *server) must(t *testing.T, path string, params any) map[string]any {
+	t.Helper()
+	a := s.call(t, path, params)
+	if a.code() != 0 {
+		t.Fatalf("%s: %s", path, a.Raw)
+	}
+	return a.Result
+}
+
+func clientData(pinfl string) map[string]any {
+	return map[string]any{
+		"pinfl": pinfl, "lastName": "Karimov", "firstName": "Aziz", "middleName": "Bahodirovich", "birthDate": "1990-05-17",
+		"gender": "MALE", "inn": "123456789", "email": "aziz@example.uz",
+		"document": map[string]any{"type": "PASSPORT", "series": "AA", "number": "1234567",
+			"issuedBy": "Toshkent IIB", "issuedDate": "2020-01-10", "expiryDate": "2035-01-09"},
+		"address": map[string]any{"region": "Toshkent", "district": "Chilonzor", "address": "Bunyodkor 1"},
+		"phone":   "998901234567",
+	}
+}
+
+func (s *server) register(t *testing.T, pinfl string) string {
+	t.Helper()
+	r := s.must(t, "/microloans/applications/pre-scoring/register", map[string]any{
+		"externalId": uuid.NewString(), "isAgreementAccepted": true, "phoneNumber": "998901234567", "clientData": clientData(pinfl)})
+	return r["applicationId"].(string)
+}
+
+type appInfo struct {
+	Status, Task string
+	ErrorCode    float64
+	Result       map[string]any
+}
+
+func (s *server) info(t *testing.T, id string) appInfo {
+	t.Helper()
+	r := s.must(t, "/microloans/applications/info", map[string]any{"applicationId": id})
+	task := r["lastTask"].(map[string]any)
+	code, _ := task["errorCode"].(float64)
+	return appInfo{Status: r["status"].(string), Task: task["name"].(string) + "/" + task["status"].(string), ErrorCode: code, Result: r}
+}
+
+// waitFor polls application info until the status is reached, calling each in between.
+func (s *server) waitFor(t *testing.T, id, status string, each func()) appInfo {
+	t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	var last appInfo
+	for time.Now().Before(deadline) {
+		last = s.info(t, id)
+		if last.Status == status {
+			return last
+		}
+		if each != nil {
+			each()
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("application %s never reached %s; last %+v", id, status, last)
+	return last
+}
+
+func verifyParams(id string, amount int64) map[string]any {
+	return map[string]any{"applicationId": id, "amount": amount, "percent": 28.0, "monthPeriod": 12, "backupPhone": "998911112233"}
+}
+
+func forEachDialect(t *testing.T, fn func(t *testing.T, d store.Dialect)) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			fn(t, d)
+		})
+	}
+}
+
+func TestMicroloanApplicationFlows(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, d store.Dialect) {
+		s := start(t, d)
+		t.Run("register, verify, issue, completed", func(t *testing.T) {
+			t.Parallel()
+			id := s.register(t, "31234567890123")
+			got := s.waitFor(t, id, "PENDING", nil)
+			pre := got.Result["preScoreResult"].(map[string]any)
+			if got.Task != "PRE_SCORING_INFO/COMPLETED" || pre["amountLimit"].(float64) != 5_000_000_000 || pre["percent"].(float64) != 28 || pre["monthPeriod"].(float64) != 12 {
+				t.Fatalf("pre-scoring: %+v", got)
+			}
+			r := s.must(t, "/microloans/applications/verify", verifyParams(id, 300_000_000))
+			if r["phoneCallRequired"] != false || r["phoneNumber"] != "" {
+				t.Fatalf("verify: %v", r)
+			}
+			s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567890123")})
+			if got := s.waitFor(t, id, "COMPLETED", nil); got.Task != "GET_LOAN_ISSUANCE_RESULT/COMPLETED" || got.ErrorCode != 0 {
+				t.Fatalf("issued: %+v", got)
+			}
+		})
+		t.Run("pre-scoring declined", func(t *testing.T) {
+			t.Parallel()
+			id := s.register(t, "31234567890000")
+			got := s.waitFor(t, id, "REJECTED", nil)
+			if got.Task != "PRE_SCORING_INFO/REJECTED" || got.ErrorCode != 1024 || got.Result["preScoreResult"] != nil {
+				t.Fatalf("got %+v", got)
+			}
+		})
+		t.Run("slow pre-scoring is polled", func(t *testing.T) {
+			t.Parallel()
+			id := s.register(t, "31234567891111")
+			seen := false
+			s.waitFor(t, id, "PENDING", func() {
+				if i := s.info(t, id); i.Status == "IN_PROGRESS" && i.Task == "PRE_SCORING_INFO/IN_PROGRESS" {
+					seen = true
+				}
+			})
+			if !seen {
+				t.Fatal("never saw PRE_SCORING_INFO/IN_PROGRESS while the answer was pending")
+			}
+		})
+		t.Run("phone call required", func(t *testing.T) {
+			t.Parallel()
+			id := s.register(t, "31234567890123")
+			s.waitFor(t, id, "PENDING", nil)
+			r := s.must(t, "/microloans/applications/verify", verifyParams(id, 2_000_000_000))
+			if r["phoneCallRequired"] != true || r["phoneNumber"] == "" {
+				t.Fatalf("verify: %v", r)
+			}
+			if a := s.call(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567890123")}); a.code() != 1002 {
+				t.Fatalf("issue before the call: %s", a.Raw)
+			}
+			s.must(t, "/sandbox/applications/verification/complete", map[string]any{"applicationId": id})
+			s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567890123")})
+			s.waitFor(t, id, "COMPLETED", nil)
+		})
+		t.Run("post-scoring declined", func(t *testing.T) {
+			t.Parallel()
+			id := s.register(t, "31234567892222")
+			s.waitFor(t, id, "PENDING", nil)
+			s.must(t, "/microloans/applications/verify", verifyParams(id, 1000))
+			if got := s.info(t, id); got.Status != "REJECTED" || got.Task != "POST_SCORING/REJECTED" || got.ErrorCode != 1025 {
+				t.Fatalf("got %+v", got)
+			}
+		})
+		t.Run("core banking refuses", func(t *testing.T) {
+			t.Parallel()
+			id := s.register(t, "31234567893333")
+			s.waitFor(t, id, "PENDING", nil)
+			s.must(t, "/microloans/applications/verify", verifyParams(id, 1000))
+			s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567893333")})
+			if got := s.waitFor(t, id, "REJECTED", nil); got.Task != "OPEN_ACCOUNT/REJECTED" || got.ErrorCode != 1026 {
+				t.Fatalf("got %+v", got)
+			}
+		})
+		t.Run("cancel by client while choosing, then by nobody", func(t *testing.T) {
+			t.Parallel()
+			id := s.register(t, "31234567890123")
+			s.waitFor(t, id, "PENDING", nil)
+			s.must(t, "/microloans/applications/cancel", map[string]any{"applicationId": id, "initiator": "CLIENT"})
+			if got := s.info(t, id); got.Status != "CANCELED" || got.Task != "PRE_SCORING_INFO/COMPLETED" {
+				t.Fatalf("got %+v", got)
+			}
+			if a := s.call(t, "/microloans/applications/cancel", map[string]any{"applicationId": id, "initiator": "PARTNER"}); a.code() != 1002 {
+				t.Fatalf("cancel twice: %s", a.Raw)
+			}
+		})
+		t.Run("partner cancels during issuance", func(t *testing.T) {
+			t.Parallel()
+			id := s.register(t, "31234567894444") // core banking never answers
+			s.waitFor(t, id, "PENDING", nil)
+			s.must(t, "/microloans/applications/verify", verifyParams(id, 1000))
+			s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567894444")})
+			if a := s.call(t, "/microloans/applications/cancel", map[string]any{"applicationId": id, "initiator": "CLIENT"}); a.code() != 1003 {
+				t.Fatalf("client during issuance: %s", a.Raw)
+			}
+			s.must(t, "/microloans/applications/cancel", map[string]any{"applicationId": id, "initiator": "PARTNER"})
+			if got := s.info(t, id); got.Status != "CANCELED" {
+				t.Fatalf("got %+v", got)
+			}
+		})
+		t.Run("same id twice is one application", func(t *testing.T) {
+			t.Parallel()
+			reqID := uuid.NewString()
+			params := map[string]any{"externalId": uuid.NewString(), "isAgreementAccepted": true, "phoneNumber": "998901234567", "clientData": clientData("31234567890123")}
+			first := s.callWith(t, s.key, reqID, "/microloans/applications/pre-scoring/register", params)
+			second := s.callWith(t, s.key, reqID, "/microloans/applications/pre-scoring/register", params)
+			if first.code() != 0 || !bytes.Equal(first.Raw, second.Raw) {
+				t.Fatalf("replay:\n%s\n%s", first.Raw, second.Raw)
+			}
+		})
+	})
+}
+
+// TestFlowsDrivenByTheClock moves the sandbox clock, so each dialect gets a server of its own.
+func TestFlowsDrivenByTheClock(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, d store.Dialect) {
+		s := start(t, d)
+		advance := func(dur string) { s.must(t, "/sandbox/clock/advance", map[string]any{"duration": dur}) }
+
+		failing := s.register(t, "31234567894444")
+		s.waitFor(t, failing, "PENDING", nil)
+		s.must(t, "/microloans/applications/verify", verifyParams(failing, 1000))
+		s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": failing, "clientData": clientData("31234567894444")})
+		// Retries wait on the clock: moving it makes them due at once.
+		got := s.waitFor(t, failing, "FAILED", func() { advance("2m") })
+		if got.Task != "OPEN_ACCOUNT/FAILED" || got.ErrorCode != 1027 {
+			t.Fatalf("got %+v", got)
+		}
+
+		waiting := s.register(t, "31234567890123")
+		s.waitFor(t, waiting, "PENDING", nil)
+		advance("71h")
+		if got := s.info(t, waiting); got.Status != "PENDING" {
+			t.Fatalf("expired early: %+v", got)
+		}
+		advance("2h")
+		if got := s.waitFor(t, waiting, "EXPIRED", nil); got.Task != "PRE_SCORING_INFO/EXPIRED" {
+			t.Fatalf("got %+v", got)
+		}
+	})
+}
+
+func TestPartnerCommands(t *testing.T) {
+	t.Parallel()
+	s := start(t, store.SQLite)
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, args...)
+		cmd.Env = s.env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("tiyin %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	var created struct{ ID, Name, APIKey string }
+	if err := json.Unmarshal([]byte(run("partner", "create", "--name", "acme bank", "--json")), &created); err != nil || created.APIKey == "" {
+		t.Fatalf("create: %+v %v", created, err)
+	}
+	info := map[string]any{"applicationId": uuid.NewString()}
+	if a := s.callWith(t, created.APIKey, uuid.NewString(), "/microloans/applications/info", info); a.code() != 1001 {
+		t.Fatalf("new key: %s", a.Raw)
+	}
+	if out := run("partner", "list"); !strings.Contains(out, "acme bank") || !strings.Contains(out, "sandbox") {
+		t.Fatalf("list: %s", out)
+	}
+	newKey := strings.TrimSpace(run("partner", "rotate-key", "acme bank", "--json"))
+	var rotated struct{ APIKey string }
+	_ = json.Unmarshal([]byte(newKey), &rotated)
+	// Keys are cached for up to 5 s: a rotated or disabled key stops working within that time.
+	eventually := func(key string, code int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			a := s.callWith(t, key, uuid.NewString(), "/microloans/applications/info", info)
+			if a.code() == code {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("want code %d, still %s", code, a.Raw)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	eventually(created.APIKey, 2)
+	run("partner", "disable", "acme bank")
+	eventually(rotated.APIKey, 3)
+	if out, err := exec.Command(binary, "partner", "disable", "nobody").CombinedOutput(); err == nil || !strings.Contains(string(out), `no partner named "nobody"`) {
+		t.Fatalf("unknown partner: %v %s", err, out)
+	}
+}
