@@ -175,11 +175,12 @@ func printBanner(addr, key string) {
   API key of partner "sandbox": %[2]s
 
     export TIYIN_URL=http://%[1]s TIYIN_KEY=%[2]s
-    curl -s $TIYIN_URL/microloans/applications/info -H "Authorization: Bearer $TIYIN_KEY" \
-      -H 'Content-Type: application/json' \
-      -d '{"id":"'$(cat /proc/sys/kernel/random/uuid)'","params":{"applicationId":"00000000-0000-0000-0000-000000000000"}}'
 
-  API reference: http://%[1]s/openapi.yaml
+  Check the key (answers the sandbox clock):
+    curl -s $TIYIN_URL/sandbox/clock/advance -H "Authorization: Bearer $TIYIN_KEY" \
+      -H 'Content-Type: application/json' -d '{"id":"'$(cat /proc/sys/kernel/random/uuid)'","params":{"duration":"0s"}}'
+
+  Walk through a microloan: README.md, "Walk-through". API document: http://%[1]s/openapi.yaml
 
 `, host, key)
 }
