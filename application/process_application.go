@@ -23,58 +23,79 @@ const maxStepsPerRun = 16
 // issuance stages) against the gateways. It is what the application worker calls.
 type ProcessApplicationHandler struct{ d Deps }
 
-// Handle runs every stage that is due now, one transaction to start a stage and one to record
-// its answer, with the gateway call in between and outside any transaction. It returns how
-// long until the next stage is due (zero when the application waits for nobody).
+// Handle runs every stage that is due now. Each stage is started in one transaction and its
+// answer recorded in the next, which also starts the following stage when it is due at once;
+// gateway calls happen between them, outside any transaction. It returns how long until the
+// next stage is due (zero when the application waits for nobody).
 func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (time.Duration, error) {
-	for range maxStepsPerRun {
-		a, err := h.d.Applications.Get(ctx, id)
-		if errors.Is(err, domain.ErrApplicationNotFound) {
-			return 0, nil
-		}
-		if err != nil {
-			return 0, err
-		}
-		now := h.d.Clock.Now()
-		stage, due := a.DueStep(now)
-		if !due {
-			if next := a.NextRunAt(); !next.IsZero() && (a.Status() == domain.StatusNew || a.Status() == domain.StatusInProgress) {
-				return max(next.Sub(now), time.Millisecond), nil
-			}
-			return 0, nil
-		}
-		err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
-			return h.d.Applications.Update(ctx, id, func(a *domain.Application) error {
-				return a.BeginStep(stage, h.d.Clock.Now())
-			})
+	a, err := h.d.Applications.Get(ctx, id)
+	if errors.Is(err, domain.ErrApplicationNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	stage, due := a.DueStep(h.d.Clock.Now())
+	if !due {
+		return h.wait(a), nil
+	}
+	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
+		return h.d.Applications.Update(ctx, id, func(x *domain.Application) error {
+			a = x
+			return x.BeginStep(stage, h.d.Clock.Now())
 		})
-		if errors.Is(err, domain.ErrStaleStep) {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
+	})
+	if errors.Is(err, domain.ErrStaleStep) {
+		return time.Millisecond, nil // another worker got there first; look again
+	}
+	if err != nil {
+		return 0, err
+	}
+	for range maxStepsPerRun {
 		result, err := h.call(ctx, a, stage)
 		if err != nil {
 			return 0, err
 		}
+		started := false
 		err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
 			var loan *domain.Loan
-			err := h.d.Applications.Update(ctx, id, func(a *domain.Application) error {
+			err := h.d.Applications.Update(ctx, id, func(x *domain.Application) error {
 				var err error
-				loan, err = a.CompleteStep(stage, result, domain.LoanIDs{LoanID: newID()}, h.d.Clock.Now())
-				return err
+				now := h.d.Clock.Now()
+				if loan, err = x.CompleteStep(stage, result, domain.LoanIDs{LoanID: newID()}, now); err != nil {
+					return err
+				}
+				a, started = x, false
+				if next, due := x.DueStep(now); due {
+					stage, started = next, x.BeginStep(next, now) == nil
+				}
+				return nil
 			})
 			if err != nil || loan == nil {
 				return err
 			}
 			return h.d.Loans.Create(ctx, loan)
 		})
-		if err != nil && !errors.Is(err, domain.ErrStaleStep) {
+		if errors.Is(err, domain.ErrStaleStep) {
+			return 0, nil // canceled meanwhile: the answer is dropped
+		}
+		if err != nil {
 			return 0, err
+		}
+		if !started {
+			return h.wait(a), nil
 		}
 	}
 	return time.Millisecond, nil
+}
+
+// wait is how long until the application's next stage is due; zero when none will be.
+func (h *ProcessApplicationHandler) wait(a *domain.Application) time.Duration {
+	next := a.NextRunAt()
+	if next.IsZero() || (a.Status() != domain.StatusNew && a.Status() != domain.StatusInProgress) {
+		return 0
+	}
+	return max(next.Sub(h.d.Clock.Now()), time.Millisecond)
 }
 
 // call makes the stage's gateway call. The idempotency key is the application and the stage,

@@ -21,6 +21,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/test/apicheck"
 )
 
@@ -28,6 +29,7 @@ import (
 // stages at once, so a registered application is PENDING when register answers.
 type harness struct {
 	srv      *httptest.Server
+	handler  http.Handler
 	app      *application.App
 	db       *store.DB
 	key      string
@@ -43,19 +45,32 @@ func (q *syncQueue) EnqueueApplication(ctx context.Context, id uuid.UUID) error 
 	return err
 }
 
-func setup(t *testing.T) *harness {
+// noQueue drops background work: benchmarks measure the request alone.
+type noQueue struct{}
+
+func (noQueue) EnqueueApplication(context.Context, uuid.UUID) error { return nil }
+
+func setup(t testing.TB) *harness {
+	return setupWith(t, true)
+}
+
+func setupWith(t testing.TB, runStages bool) *harness {
 	t.Helper()
 	db := storetest.Open(t, store.SQLite)
 	uow := store.NewUnitOfWork(db)
 	clock := store.NewSandboxClock(db)
 	q := &syncQueue{}
+	var queue ports.WorkQueue = q
+	if !runStages {
+		queue = noQueue{}
+	}
 	app := application.New(application.Deps{Clock: clock, UoW: uow, Applications: store.NewApplicationRepository(db),
-		Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Queue: q,
+		Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Queue: queue,
 		Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), SandboxClock: clock}, application.Config{})
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)
 	srv := httpadapter.New(httpadapter.Deps{App: app, Idempotency: uow, Clock: clock, Log: zap.New(core)}, httpadapter.Config{Sandbox: true})
-	h := &harness{srv: httptest.NewServer(srv.Handler()), app: app, db: db, logs: logs, check: apicheck.New(t)}
+	h := &harness{srv: httptest.NewServer(srv.Handler()), handler: srv.Handler(), app: app, db: db, logs: logs, check: apicheck.New(t)}
 	t.Cleanup(h.srv.Close)
 	ctx := context.Background()
 	a, err := app.CreatePartner.Handle(ctx, application.CreatePartner{Name: "acme"})

@@ -9,7 +9,7 @@ import (
 // Module provides the work queue (as ports.WorkQueue) and the job runner.
 var Module = fx.Module("jobs",
 	fx.Provide(
-		func() *Queue { return &Queue{} },
+		NewQueue,
 		func(q *Queue) ports.WorkQueue { return q },
 		NewRunner,
 	),

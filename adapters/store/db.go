@@ -77,6 +77,9 @@ func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
 		pc.MaxConns = cfg.MaxConns
 	}
 	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	// No statement waits for a lock longer than a duplicate request may wait for its first:
+	// past that the caller answers "in progress" (code 9) instead of hanging.
+	pc.ConnConfig.RuntimeParams["lock_timeout"] = fmt.Sprint(requestLockTimeout.Milliseconds())
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", redactURL(err, cfg.DatabaseURL))

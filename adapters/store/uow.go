@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,7 +12,8 @@ import (
 )
 
 // requestLockTimeout is how long a request waits for a concurrent request with the same
-// idempotency key before it answers "still in progress".
+// idempotency key before it answers "still in progress"; on PostgreSQL it is every
+// connection's lock_timeout.
 const requestLockTimeout = 5 * time.Second
 
 type txKey struct{}
@@ -111,12 +111,6 @@ func (u *UnitOfWork) begin(ctx context.Context, st *txState) error {
 		return interpretError(tx.Error, nil, nil)
 	}
 	if st.claim != nil {
-		if u.db.Dialect == Postgres {
-			if err := tx.Exec(fmt.Sprintf("SET LOCAL lock_timeout = '%dms'", requestLockTimeout.Milliseconds())).Error; err != nil {
-				tx.Rollback()
-				return interpretError(err, nil, nil)
-			}
-		}
 		err := tx.Create(toIdempotencyModel(*st.claim)).Error
 		if err != nil {
 			tx.Rollback()
