@@ -165,6 +165,7 @@ func startBaseline() string {
 	if err != nil {
 		panic(err)
 	}
-	go func() { _ = http.Serve(l, e) }()
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
 	return "http://" + l.Addr().String()
 }
