@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -328,14 +329,29 @@ func TestMicroloanApplicationFlows(t *testing.T) {
 				t.Fatalf("got %+v", got)
 			}
 		})
-		t.Run("same id twice is one application", func(t *testing.T) {
+		t.Run("racing duplicates make one application", func(t *testing.T) {
 			t.Parallel()
-			reqID := uuid.NewString()
-			params := map[string]any{"externalId": uuid.NewString(), "isAgreementAccepted": true, "phoneNumber": "998901234567", "clientData": clientData("31234567890123")}
-			first := s.callWith(t, s.key, reqID, "/microloans/applications/pre-scoring/register", params)
-			second := s.callWith(t, s.key, reqID, "/microloans/applications/pre-scoring/register", params)
-			if first.code() != 0 || !bytes.Equal(first.Raw, second.Raw) {
-				t.Fatalf("replay:\n%s\n%s", first.Raw, second.Raw)
+			reqID, ext := uuid.NewString(), uuid.NewString()
+			params := map[string]any{"externalId": ext, "isAgreementAccepted": true, "phoneNumber": "998901234567", "clientData": clientData("31234567890123")}
+			const n = 12
+			answers := make([]answer, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					answers[i] = s.callWith(t, s.key, reqID, "/microloans/applications/pre-scoring/register", params)
+				}()
+			}
+			wg.Wait()
+			for _, a := range answers {
+				if a.code() != 0 || !bytes.Equal(a.Raw, answers[0].Raw) {
+					t.Fatalf("answers differ:\n%s\n%s", answers[0].Raw, a.Raw)
+				}
+			}
+			// Exactly one application holds the externalId: a new request id with it is refused.
+			if a := s.call(t, "/microloans/applications/pre-scoring/register", params); a.code() != 1011 {
+				t.Fatalf("second application with the same externalId: %s", a.Raw)
 			}
 		})
 	})
