@@ -29,7 +29,9 @@ test-race: ## Run the tests with the race detector
 lint: ## Static checks: gofmt, go vet, the dependency rule, generated code up to date
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	@if command -v golangci-lint >/dev/null; then golangci-lint run ./...; else echo "golangci-lint not installed: skipped (go vet and the architecture test still run)"; fi
+	@if command -v golangci-lint >/dev/null; then golangci-lint run ./...; else echo "golangci-lint not installed: skipped (see .ci/run for the install line)"; fi
+	@$(MAKE) --no-print-directory generate >/dev/null
+	@git diff --exit-code --stat -- adapters/http/api ports/mocks || { echo "generated code is stale: run make generate and commit"; exit 1; }
 
 .PHONY: generate
 generate: ## Regenerate the API types (oapi-codegen) and the port mocks (mockgen)

@@ -258,7 +258,7 @@ type ClientData struct {
 	FirstName Name              `json:"firstName"`
 	Gender    *ClientDataGender `json:"gender,omitempty"`
 
-	// Inn Taxpayer number
+	// Inn Taxpayer number, 9 digits.
 	Inn *string `json:"inn,omitempty"`
 
 	// LastName Latin or Cyrillic letters, spaces, hyphens and the apostrophes used in Uzbek.
@@ -270,7 +270,7 @@ type ClientData struct {
 	// Phone 12 digits starting with 998, no plus sign.
 	Phone Phone `json:"phone"`
 
-	// Pinfl Personal identification number
+	// Pinfl Personal identification number, 14 digits.
 	Pinfl string `json:"pinfl"`
 }
 
