@@ -1,0 +1,195 @@
+package domain
+
+import (
+	"errors"
+	"math/big"
+	"math/bits"
+	"time"
+)
+
+// ScheduleType is how instalments are shaped.
+type ScheduleType struct{ s string }
+
+// The two schedule types: equal instalments (annuity) or equal principal (differentiated).
+var (
+	ScheduleAnnuity        = ScheduleType{"ANNUITY"}
+	ScheduleDifferentiated = ScheduleType{"DIFFERENTIATED"}
+)
+
+// ParseScheduleType reads ANNUITY or DIFFERENTIATED.
+func ParseScheduleType(s string) (ScheduleType, error) {
+	return parseEnum(s, []ScheduleType{ScheduleAnnuity, ScheduleDifferentiated})
+}
+
+// String returns the name.
+func (t ScheduleType) String() string { return t.s }
+
+// LoanTerms are what a loan's schedule is computed from. They are copied into the loan at
+// issuance, so later configuration changes never rewrite an existing loan.
+type LoanTerms struct {
+	Amount      Amount
+	MonthPeriod int
+	Rate        Percent // annual interest
+	ServiceRate Percent // annual service percent, accrued like interest
+	Type        ScheduleType
+	// IssuedOn is the issue date (a BusinessDate: midnight UTC of the Tashkent date).
+	IssuedOn time.Time
+}
+
+// ErrTermsInvalid means terms cannot produce a schedule.
+var ErrTermsInvalid = errors.New("loan terms are invalid")
+
+// ScheduleItem is one month of the schedule.
+type ScheduleItem struct {
+	// PaymentDate is the due date (a BusinessDate); the instalment is due by its end.
+	PaymentDate time.Time
+	// PeriodDays is the number of days since the previous payment date (or the issue date).
+	PeriodDays int
+	Principal  int64
+	Interest   int64
+	Service    int64
+	// Residue is the principal remaining after this item.
+	Residue int64
+}
+
+// Total is the instalment: principal + interest + service.
+func (i ScheduleItem) Total() int64 { return i.Principal + i.Interest + i.Service }
+
+// PaymentDates returns the n due dates of a loan issued on issuedOn: the issue day of each
+// following month, clipped to the month's end.
+func PaymentDates(issuedOn time.Time, n int) []time.Time {
+	y, m, d := issuedOn.Date()
+	out := make([]time.Time, n)
+	for k := 1; k <= n; k++ {
+		first := time.Date(y, m+time.Month(k), 1, 0, 0, 0, 0, time.UTC)
+		last := first.AddDate(0, 1, -1).Day()
+		out[k-1] = time.Date(first.Year(), first.Month(), min(d, last), 0, 0, 0, 0, time.UTC)
+	}
+	return out
+}
+
+// DaysBetween counts calendar days from a to b (dates at midnight UTC).
+func DaysBetween(a, b time.Time) int { return int(b.Sub(a).Hours() / 24) }
+
+// Accrue is the interest on principal at an annual rate for days, actual/365, rounded half up
+// to whole tiyin. It is exact for any int64 principal.
+func Accrue(principal int64, rate Percent, days int) int64 {
+	if principal <= 0 || days <= 0 || rate.hundredths == 0 {
+		return 0
+	}
+	const den = 10000 * 365 // hundredths of a percent, days a year
+	a, b := uint64(principal), uint64(rate.hundredths)*uint64(days)
+	hi, lo := bits.Mul64(a, b)
+	if hi == 0 && lo <= (1<<63)-den {
+		return int64((lo + den/2) / den)
+	}
+	n := new(big.Int).Mul(new(big.Int).SetUint64(a), new(big.Int).SetUint64(b))
+	n.Add(n, big.NewInt(den/2))
+	return n.Quo(n, big.NewInt(den)).Int64()
+}
+
+// BuildSchedule computes the schedule: one item per month; interest and service accrue daily
+// on the principal residue (actual/365), rounded half up once per item. An annuity's
+// instalment is the smallest whole-tiyin amount for which the last instalment, computed the
+// same way, is not larger; the last item takes the rest of the principal. A differentiated
+// schedule repays equal principal, the last item taking the remainder.
+func BuildSchedule(t LoanTerms) ([]ScheduleItem, error) {
+	if t.Amount <= 0 || t.MonthPeriod < 1 || t.MonthPeriod > MaxMonthPeriod {
+		return nil, ErrTermsInvalid
+	}
+	dates := PaymentDates(t.IssuedOn, t.MonthPeriod)
+	days := make([]int, len(dates))
+	prev := t.IssuedOn
+	for i, d := range dates {
+		days[i], prev = DaysBetween(prev, d), d
+	}
+	if t.Type == ScheduleDifferentiated {
+		return differentiated(t, dates, days), nil
+	}
+	return annuity(t, dates, days), nil
+}
+
+// simulate lays out the schedule for an instalment a and returns it; the last item takes the
+// whole remaining principal.
+func simulate(t LoanTerms, dates []time.Time, days []int, a int64, out []ScheduleItem) []ScheduleItem {
+	out = out[:0]
+	res := int64(t.Amount)
+	for i := range dates {
+		interest, service := Accrue(res, t.Rate, days[i]), Accrue(res, t.ServiceRate, days[i])
+		principal := a - interest - service
+		if i == len(dates)-1 || principal > res {
+			principal = res
+		}
+		res -= principal
+		out = append(out, ScheduleItem{PaymentDate: dates[i], PeriodDays: days[i], Principal: principal,
+			Interest: interest, Service: service, Residue: res})
+	}
+	return out
+}
+
+func annuity(t LoanTerms, dates []time.Time, days []int) []ScheduleItem {
+	n := int64(len(dates))
+	p := int64(t.Amount)
+	buf := make([]ScheduleItem, 0, len(dates))
+	lastFits := func(a int64) bool {
+		s := simulate(t, dates, days, a, buf)
+		return s[len(s)-1].Total() <= a
+	}
+	// The instalment lies between the interest-free one and one that repays everything with
+	// the first payment plus all interest the whole term could accrue.
+	lo := (p + n - 1) / n
+	total := 0
+	for _, d := range days {
+		total += d
+	}
+	hi := p + Accrue(p, t.Rate, total) + Accrue(p, t.ServiceRate, total) + 1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if lastFits(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return simulate(t, dates, days, lo, make([]ScheduleItem, 0, len(dates)))
+}
+
+func differentiated(t LoanTerms, dates []time.Time, days []int) []ScheduleItem {
+	p := int64(t.Amount)
+	part := p / int64(len(dates))
+	out := make([]ScheduleItem, 0, len(dates))
+	res := p
+	for i := range dates {
+		principal := part
+		if i == len(dates)-1 {
+			principal = res
+		}
+		interest, service := Accrue(res, t.Rate, days[i]), Accrue(res, t.ServiceRate, days[i])
+		res -= principal
+		out = append(out, ScheduleItem{PaymentDate: dates[i], PeriodDays: days[i], Principal: principal,
+			Interest: interest, Service: service, Residue: res})
+	}
+	return out
+}
+
+// CapShare is the Central Bank cap: interest + service + penalty accrued in any 365-day window
+// may not exceed half of the loan amount.
+const CapShare = 2
+
+// ScheduledChargesWithinCap reports whether the schedule's interest + service accrued in any
+// 365-day window (from the start of an item's period) stays within half of the amount. Verify
+// refuses an offer whose schedule alone already breaks the cap (DESIGN.md §8.3).
+func ScheduledChargesWithinCap(t LoanTerms, items []ScheduleItem) bool {
+	limit := int64(t.Amount) / CapShare
+	for i := range items {
+		start := items[i].PaymentDate.AddDate(0, 0, -items[i].PeriodDays)
+		var sum int64
+		for j := i; j < len(items) && DaysBetween(start, items[j].PaymentDate) <= 365; j++ {
+			sum += items[j].Interest + items[j].Service
+		}
+		if sum > limit {
+			return false
+		}
+	}
+	return true
+}
