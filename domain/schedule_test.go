@@ -37,8 +37,8 @@ func TestScheduleGoldenTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	var golden map[string][]struct {
-		Date                                    string
-		Days                                    int
+		Date                                  string
+		Days                                  int
 		Principal, Interest, Service, Residue int64
 	}
 	if err := json.Unmarshal(raw, &golden); err != nil {
