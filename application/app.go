@@ -19,6 +19,15 @@ type Config struct {
 	// SandboxCallDelay, when positive, completes a required phone call that long after it was
 	// requested (sandbox only); zero leaves it to the sandbox endpoint.
 	SandboxCallDelay time.Duration
+	// Product is the loan product's settings, copied into each loan at issuance.
+	Product Product
+}
+
+// Product is the loan product's settings.
+type Product struct {
+	ScheduleType domain.ScheduleType
+	ServiceRate  domain.Percent
+	PenaltyDaily domain.Percent
 }
 
 // Deps are the ports the use cases are built on.
@@ -31,6 +40,9 @@ type Deps struct {
 	Queue        ports.WorkQueue
 	Scoring      ports.Scoring
 	CoreBanking  ports.CoreBanking
+	Ledger       ports.LedgerRepository
+	Transfers    ports.TransferRepository
+	Processing   ports.Processing
 	// SandboxClock is the movable clock, nil outside the sandbox.
 	SandboxClock ports.SandboxClock
 }
@@ -46,6 +58,10 @@ type App struct {
 	Reconcile            *ReconcileHandler
 	CompleteVerification *CompleteVerificationHandler
 	AdvanceClock         *AdvanceClockHandler
+	CreateTransfer       *CreateTransferHandler
+	ConfirmTransfer      *ConfirmTransferHandler
+	GetTransfer          *GetTransferHandler
+	CheckLedger          *CheckLedgerHandler
 	CreatePartner        *CreatePartnerHandler
 	ListPartners         *ListPartnersHandler
 	DisablePartner       *DisablePartnerHandler
@@ -59,13 +75,17 @@ func New(d Deps, cfg Config) *App {
 	return &App{
 		RegisterApplication:  &RegisterApplicationHandler{d},
 		CancelApplication:    &CancelApplicationHandler{d},
-		VerifyApplication:    &VerifyApplicationHandler{d},
+		VerifyApplication:    &VerifyApplicationHandler{d, cfg.Product},
 		IssueApplication:     &IssueApplicationHandler{d},
 		GetApplication:       &GetApplicationHandler{d},
-		ProcessApplication:   &ProcessApplicationHandler{d},
+		ProcessApplication:   &ProcessApplicationHandler{d, cfg.Product},
 		Reconcile:            &ReconcileHandler{d, cfg},
 		CompleteVerification: &CompleteVerificationHandler{d},
 		AdvanceClock:         &AdvanceClockHandler{d},
+		CreateTransfer:       &CreateTransferHandler{d},
+		ConfirmTransfer:      &ConfirmTransferHandler{d},
+		GetTransfer:          &GetTransferHandler{d},
+		CheckLedger:          &CheckLedgerHandler{d},
 		CreatePartner:        &CreatePartnerHandler{d},
 		ListPartners:         &ListPartnersHandler{d},
 		DisablePartner:       &DisablePartnerHandler{d},

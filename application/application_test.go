@@ -21,16 +21,18 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, domain.Tashkent)
 // deps is the bundle of mocks behind the use cases. Applications live in a map that the
 // repository mock reads and writes, so tests can look at what a use case stored.
 type deps struct {
-	app      *application.App
-	clock    *mocks.MockClock
-	uow      *mocks.MockUnitOfWork
-	apps     *mocks.MockApplicationRepository
-	loans    *mocks.MockLoanRepository
-	partners *mocks.MockPartnerRepository
-	queue    *mocks.MockWorkQueue
-	scoring  *mocks.MockScoring
-	core     *mocks.MockCoreBanking
-	stored   map[uuid.UUID]*domain.Application
+	app       *application.App
+	clock     *mocks.MockClock
+	uow       *mocks.MockUnitOfWork
+	apps      *mocks.MockApplicationRepository
+	loans     *mocks.MockLoanRepository
+	partners  *mocks.MockPartnerRepository
+	queue     *mocks.MockWorkQueue
+	scoring   *mocks.MockScoring
+	core      *mocks.MockCoreBanking
+	ledger    *mocks.MockLedgerRepository
+	transfers *mocks.MockTransferRepository
+	stored    map[uuid.UUID]*domain.Application
 	// hooks are the after-commit functions registered in the current transaction.
 	hooks     []func(context.Context)
 	committed int
@@ -44,8 +46,9 @@ func setup(t *testing.T) *deps {
 		clock: mocks.NewMockClock(ctrl), uow: mocks.NewMockUnitOfWork(ctrl),
 		apps: mocks.NewMockApplicationRepository(ctrl), loans: mocks.NewMockLoanRepository(ctrl),
 		partners: mocks.NewMockPartnerRepository(ctrl), queue: mocks.NewMockWorkQueue(ctrl),
-		scoring: mocks.NewMockScoring(ctrl), core: mocks.NewMockCoreBanking(ctrl),
-		stored: map[uuid.UUID]*domain.Application{}, partner: uuid.New(),
+		scoring: mocks.NewMockScoring(ctrl), core: mocks.NewMockCoreBanking(ctrl), ledger: mocks.NewMockLedgerRepository(ctrl),
+		transfers: mocks.NewMockTransferRepository(ctrl),
+		stored:    map[uuid.UUID]*domain.Application{}, partner: uuid.New(),
 	}
 	d.clock.EXPECT().Now().Return(t0).AnyTimes()
 	d.uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error {
@@ -84,8 +87,8 @@ func setup(t *testing.T) *deps {
 		return nil
 	}).AnyTimes()
 	d.app = application.New(application.Deps{Clock: d.clock, UoW: d.uow, Applications: d.apps, Loans: d.loans,
-		Partners: d.partners, Queue: d.queue, Scoring: d.scoring, CoreBanking: d.core},
-		application.Config{ApplicationTTL: 72 * time.Hour})
+		Partners: d.partners, Queue: d.queue, Scoring: d.scoring, CoreBanking: d.core, Ledger: d.ledger, Transfers: d.transfers},
+		application.Config{ApplicationTTL: 72 * time.Hour, Product: application.Product{ScheduleType: domain.ScheduleAnnuity}})
 	return d
 }
 
@@ -112,7 +115,7 @@ func (d *deps) put(t *testing.T, point string) *domain.Application {
 	if point != "new" {
 		for _, s := range []domain.TaskName{domain.TaskPreScoring, domain.TaskPreScoringInfo} {
 			_ = a.BeginStep(s, t0)
-			_, _ = a.CompleteStep(s, done, domain.LoanIDs{}, t0)
+			_, _ = a.CompleteStep(s, done, domain.LoanProduct{}, t0)
 		}
 	}
 	if point == "issuing" {
@@ -310,6 +313,15 @@ func TestProcessIssuesTheLoanThroughFiveStages(t *testing.T) {
 	)
 	var loan *domain.Loan
 	d.loans.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, l *domain.Loan) error { loan = l; return nil })
+	d.ledger.EXPECT().OpenLoanAccounts(gomock.Any(), gomock.Any()).Return(nil)
+	d.ledger.EXPECT().Post(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p domain.Posting) error {
+		// The principal moves from the loan onto the client's demand account.
+		if p.Kind != domain.PostingIssuance || len(p.Entries) != 2 || p.Entries[0].Account != domain.LoanAccount(domain.AccountLoan, loan.ID()) ||
+			p.Entries[0].Debit != 1_000_000 || p.Entries[1].Account != domain.LoanAccount(domain.AccountDemand, loan.ID()) || p.Entries[1].Credit != 1_000_000 {
+			t.Errorf("issuance posting %+v", p)
+		}
+		return nil
+	})
 	next, err := d.app.ProcessApplication.Handle(context.Background(), a.ID())
 	if err != nil || next != 0 {
 		t.Fatalf("next %v err %v", next, err)
@@ -380,6 +392,8 @@ func TestReconcileEnqueuesDueWorkAndExpiresStaleApplications(t *testing.T) {
 	d.apps.EXPECT().ListDue(gomock.Any(), t0, gomock.Any()).Return([]uuid.UUID{due.ID()}, nil)
 	d.apps.EXPECT().ListPendingBefore(gomock.Any(), t0.Add(-72*time.Hour), gomock.Any()).Return([]uuid.UUID{stale.ID()}, nil)
 	d.queue.EXPECT().EnqueueApplication(gomock.Any(), due.ID()).Return(nil)
+	d.transfers.EXPECT().ListNewBefore(gomock.Any(), uuid.Nil, t0.Add(-domain.TransferTTL), gomock.Any()).Return(nil, nil)
+	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), t0.Add(-30*time.Second), gomock.Any()).Return(nil, nil)
 	// The pending application entered PENDING at t0, so at t0 it is not stale yet: the
 	// reconciler re-checks against the clock and changes nothing.
 	rep, err := d.app.Reconcile.Handle(context.Background())

@@ -19,11 +19,14 @@ type fxDeps struct {
 	Queue        ports.WorkQueue
 	Scoring      ports.Scoring
 	CoreBanking  ports.CoreBanking
+	Ledger       ports.LedgerRepository
+	Transfers    ports.TransferRepository
+	Processing   ports.Processing
 	SandboxClock ports.SandboxClock `optional:"true"`
 }
 
 func newFromFx(d fxDeps, cfg Config) *App {
 	return New(Deps{Clock: d.Clock, UoW: d.UoW, Applications: d.Applications, Loans: d.Loans,
 		Partners: d.Partners, Queue: d.Queue, Scoring: d.Scoring, CoreBanking: d.CoreBanking,
-		SandboxClock: d.SandboxClock}, cfg)
+		Ledger: d.Ledger, Transfers: d.Transfers, Processing: d.Processing, SandboxClock: d.SandboxClock}, cfg)
 }

@@ -21,7 +21,10 @@ const maxStepsPerRun = 16
 
 // ProcessApplicationHandler runs an application's background stages (pre-scoring and the five
 // issuance stages) against the gateways. It is what the application worker calls.
-type ProcessApplicationHandler struct{ d Deps }
+type ProcessApplicationHandler struct {
+	d       Deps
+	product Product
+}
 
 // Handle runs every stage that is due now. Each stage is started in one transaction and its
 // answer recorded in the next, which also starts the following stage when it is due at once;
@@ -62,7 +65,7 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 			err := h.d.Applications.Update(ctx, id, func(x *domain.Application) error {
 				var err error
 				now := h.d.Clock.Now()
-				if loan, err = x.CompleteStep(stage, result, domain.LoanIDs{LoanID: newID()}, now); err != nil {
+				if loan, err = x.CompleteStep(stage, result, h.loanProduct(), now); err != nil {
 					return err
 				}
 				a, started = x, false
@@ -74,7 +77,7 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 			if err != nil || loan == nil {
 				return err
 			}
-			return h.d.Loans.Create(ctx, loan)
+			return h.issue(ctx, loan)
 		})
 		if errors.Is(err, domain.ErrStaleStep) {
 			return 0, nil // canceled meanwhile: the answer is dropped
@@ -87,6 +90,27 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 		}
 	}
 	return time.Millisecond, nil
+}
+
+func (h *ProcessApplicationHandler) loanProduct() domain.LoanProduct {
+	return domain.LoanProduct{LoanID: newID(), ServiceRate: h.product.ServiceRate,
+		PenaltyDaily: h.product.PenaltyDaily, ScheduleType: h.product.ScheduleType}
+}
+
+// issue stores the new loan, opens its accounts and moves the principal onto the client's
+// demand account, in the transaction that completes the application.
+func (h *ProcessApplicationHandler) issue(ctx context.Context, loan *domain.Loan) error {
+	if err := h.d.Loans.Create(ctx, loan); err != nil {
+		return err
+	}
+	if err := h.d.Ledger.OpenLoanAccounts(ctx, loan.ID()); err != nil {
+		return err
+	}
+	p, err := loan.IssuancePosting(newID())
+	if err != nil {
+		return err
+	}
+	return h.d.Ledger.Post(ctx, p)
 }
 
 // wait is how long until the application's next stage is due; zero when none will be.

@@ -3,10 +3,12 @@ package application
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // reconcileBatch bounds the work of one reconciler pass; the next pass takes the rest.
@@ -14,8 +16,12 @@ const reconcileBatch = 500
 
 // ReconcileReport counts what one reconciler pass did.
 type ReconcileReport struct {
-	Enqueued, Expired, Verified int
+	Enqueued, Expired, Verified, TransfersSettled int
 }
+
+// unknownOutcomeAfter is how long a transfer may stay PROCESSING before the reconciler asks
+// the network for its outcome.
+const unknownOutcomeAfter = 30 * time.Second
 
 // ReconcileHandler is the periodic safety net of background work: it enqueues due stages
 // whose job was lost (a crash between commit and enqueue), expires applications that waited
@@ -56,6 +62,14 @@ func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) 
 			return rep, err
 		}
 	}
+	if err := releaseExpired(ctx, h.d, uuid.Nil, now); err != nil {
+		return rep, err
+	}
+	n, err := h.settleUnknownCredits(ctx, now)
+	rep.TransfersSettled = n
+	if err != nil {
+		return rep, err
+	}
 	if h.cfg.SandboxCallDelay > 0 {
 		ids, err := h.d.Applications.ListAwaitingCall(ctx, now.Add(-h.cfg.SandboxCallDelay), reconcileBatch)
 		if err != nil {
@@ -73,6 +87,36 @@ func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) 
 }
 
 var errUnchanged = errors.New("unchanged")
+
+// settleUnknownCredits asks the network for the outcome of credits whose answer was lost.
+func (h *ReconcileHandler) settleUnknownCredits(ctx context.Context, now time.Time) (int, error) {
+	ids, err := h.d.Transfers.ListProcessingBefore(ctx, now.Add(-unknownOutcomeAfter), reconcileBatch)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		t, err := h.d.Transfers.Get(ctx, id)
+		if err != nil {
+			return n, err
+		}
+		order := ports.CreditOrder{IdempotencyKey: t.ID().String() + ":CREDIT", Token: t.CreditToken(), Amount: t.Amount().Tiyin()}
+		cctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
+		result, err := h.d.Processing.CreditStatus(cctx, order)
+		cancel()
+		if err != nil {
+			continue // still unknown: ask again next pass
+		}
+		err = settleTransfer(ctx, h.d, id, func(t *domain.Transfer) (bool, error) {
+			return true, t.Settle(result.Credited, result.Reason, h.d.Clock.Now())
+		})
+		if err != nil && !errors.Is(err, domain.ErrTransferState) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
 
 // each applies fn to every application in its own transaction and counts the changes; an
 // application that moved on meanwhile is skipped.

@@ -27,7 +27,10 @@ type VerifyResult struct {
 
 // VerifyApplicationHandler checks the offer, asks post-scoring synchronously and records the
 // answer.
-type VerifyApplicationHandler struct{ d Deps }
+type VerifyApplicationHandler struct {
+	d       Deps
+	product Product
+}
 
 // Handle verifies the offer. The post-scoring call is made outside the transaction, with an
 // idempotency key derived from the application and the offer, so a retry asks the same question.
@@ -40,6 +43,9 @@ func (h *VerifyApplicationHandler) Handle(ctx context.Context, cmd VerifyApplica
 		return VerifyResult{}, err
 	}
 	o := cmd.Offer
+	if err := h.checkCap(o); err != nil {
+		return VerifyResult{}, err
+	}
 	answer, err := h.d.Scoring.PostScore(ctx, ports.PostScoreRequest{
 		IdempotencyKey: fmt.Sprintf("%s:POST_SCORING:%d:%d:%d:%s", a.ID(), o.Amount, o.Percent.Hundredths(), o.MonthPeriod, o.BackupPhone),
 		ApplicationID:  a.ID(), Offer: o, ClientData: a.ClientData(),
@@ -61,4 +67,19 @@ func (h *VerifyApplicationHandler) Handle(ctx context.Context, cmd VerifyApplica
 		Rejected:          !answer.Approved,
 		Reason:            answer.Reason,
 	}, nil
+}
+
+// checkCap refuses an offer whose scheduled interest and service alone would break the
+// Central Bank's cap (half of the amount in any 365 days), for a loan issued today.
+func (h *VerifyApplicationHandler) checkCap(o domain.Offer) error {
+	terms := domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent,
+		ServiceRate: h.product.ServiceRate, Type: h.product.ScheduleType, IssuedOn: domain.BusinessDate(h.d.Clock.Now())}
+	items, err := domain.BuildSchedule(terms)
+	if err != nil {
+		return fmt.Errorf("%w: %w", domain.ErrOfferOutOfRange, err)
+	}
+	if !domain.ScheduledChargesWithinCap(terms, items) {
+		return fmt.Errorf("%w: scheduled interest and service would exceed half of the amount within a year (Central Bank cap)", domain.ErrOfferOutOfRange)
+	}
+	return nil
 }

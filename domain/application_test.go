@@ -55,7 +55,7 @@ func stage(t *testing.T, name string) *domain.Application {
 		if err := a.BeginStep(task, now); err != nil {
 			t.Fatalf("begin %s: %v", task, err)
 		}
-		if _, err := a.CompleteStep(task, r, domain.LoanIDs{LoanID: uuid.New()}, now); err != nil {
+		if _, err := a.CompleteStep(task, r, domain.LoanProduct{LoanID: uuid.New()}, now); err != nil {
 			t.Fatalf("complete %s: %v", task, err)
 		}
 	}
@@ -104,7 +104,7 @@ func stage(t *testing.T, name string) *domain.Application {
 	}
 	if name == "failed" {
 		_ = a.BeginStep(domain.TaskOpenAccount, now)
-		_, _ = a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeFailed}, domain.LoanIDs{}, now)
+		_, _ = a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeFailed}, domain.LoanProduct{}, now)
 		return a
 	}
 	step(domain.TaskOpenAccount, done)
@@ -283,7 +283,7 @@ func TestTransientFailuresRetryThenFail(t *testing.T) {
 		if err := a.BeginStep(domain.TaskOpenAccount, now); err != nil {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
-		if _, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeTransient, Message: "timeout"}, domain.LoanIDs{}, now); err != nil {
+		if _, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeTransient, Message: "timeout"}, domain.LoanProduct{}, now); err != nil {
 			t.Fatal(err)
 		}
 		if i < domain.MaxStageAttempts {
@@ -307,7 +307,7 @@ func TestPendingAnswersArePolled(t *testing.T) {
 	if err := a.BeginStep(domain.TaskPreScoringInfo, t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.CompleteStep(domain.TaskPreScoringInfo, domain.StepResult{Outcome: domain.OutcomePending}, domain.LoanIDs{}, t0); err != nil {
+	if _, err := a.CompleteStep(domain.TaskPreScoringInfo, domain.StepResult{Outcome: domain.OutcomePending}, domain.LoanProduct{}, t0); err != nil {
 		t.Fatal(err)
 	}
 	if a.Task() != (domain.Task{Name: domain.TaskPreScoringInfo, Status: domain.TaskInProgress}) {
@@ -322,7 +322,7 @@ func TestPreScoringDeclineRejects(t *testing.T) {
 	t.Parallel()
 	a := stage(t, "polling")
 	_ = a.BeginStep(domain.TaskPreScoringInfo, t0)
-	_, _ = a.CompleteStep(domain.TaskPreScoringInfo, domain.StepResult{Outcome: domain.OutcomeRefused, Message: "SCORE_LOW"}, domain.LoanIDs{}, t0)
+	_, _ = a.CompleteStep(domain.TaskPreScoringInfo, domain.StepResult{Outcome: domain.OutcomeRefused, Message: "SCORE_LOW"}, domain.LoanProduct{}, t0)
 	want := domain.Task{Name: domain.TaskPreScoringInfo, Status: domain.TaskRejected, Error: domain.StageErrorPreScoringDeclined, Message: "SCORE_LOW"}
 	if a.Status() != domain.StatusRejected || a.Task() != want || a.PreScore() != nil {
 		t.Fatalf("got %s %+v", a.Status(), a.Task())
@@ -334,12 +334,12 @@ func TestCompletedIssuanceCreatesLoanFromOffer(t *testing.T) {
 	a := stage(t, "loan issuance")
 	done := domain.StepResult{Outcome: domain.OutcomeDone, Ref: "R"}
 	_ = a.BeginStep(domain.TaskLoanIssuance, t0)
-	if _, err := a.CompleteStep(domain.TaskLoanIssuance, done, domain.LoanIDs{}, t0); err != nil {
+	if _, err := a.CompleteStep(domain.TaskLoanIssuance, done, domain.LoanProduct{}, t0); err != nil {
 		t.Fatal(err)
 	}
 	_ = a.BeginStep(domain.TaskGetLoanIssuanceResult, t0)
 	id := uuid.New()
-	loan, err := a.CompleteStep(domain.TaskGetLoanIssuanceResult, done, domain.LoanIDs{LoanID: id}, t0)
+	loan, err := a.CompleteStep(domain.TaskGetLoanIssuanceResult, done, domain.LoanProduct{LoanID: id}, t0)
 	if err != nil || loan == nil {
 		t.Fatalf("loan %v err %v", loan, err)
 	}
@@ -355,7 +355,7 @@ func TestStaleStepResultIsDropped(t *testing.T) {
 	if err := a.Cancel(domain.InitiatorPartner, t0); err != nil {
 		t.Fatal(err)
 	}
-	_, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeDone}, domain.LoanIDs{}, t0)
+	_, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeDone}, domain.LoanProduct{}, t0)
 	if !errors.Is(err, domain.ErrStaleStep) || a.Status() != domain.StatusCanceled {
 		t.Fatalf("err %v status %s", err, a.Status())
 	}

@@ -10,28 +10,39 @@ import (
 // ErrLoanNotFound means no loan of the partner matches the given application or loan id.
 var ErrLoanNotFound = errors.New("loan not found")
 
-// LoanIDs are the identifiers a new loan gets, chosen by the caller so the domain stays free of
-// randomness.
-type LoanIDs struct {
-	LoanID uuid.UUID
+// LoanProduct is what a new loan gets besides the offer: its id (chosen by the caller, so the
+// domain stays free of randomness) and the product's current settings, which the loan keeps
+// for its whole life.
+type LoanProduct struct {
+	LoanID       uuid.UUID
+	ServiceRate  Percent
+	PenaltyDaily Percent // penalty per day on overdue principal, in percent
+	ScheduleType ScheduleType
 }
 
-// Loan is an issued microloan. Its terms are copied from the application at issuance and never
-// change afterwards; the contract number arrives later from core banking.
+// Loan is an issued microloan. Its terms are copied at issuance and never change afterwards;
+// the contract number arrives later from core banking.
 type Loan struct {
 	id, applicationID, partnerID uuid.UUID
 	amount                       Amount
 	monthPeriod                  int
-	rate                         Percent
+	rate, serviceRate            Percent
+	penaltyDaily                 Percent
+	scheduleType                 ScheduleType
 	accountNumber                string
 	contractNumber               string
 	issuedAt                     time.Time
 }
 
-func newLoan(a *Application, ids LoanIDs, now time.Time) *Loan {
+func newLoan(a *Application, p LoanProduct, now time.Time) *Loan {
+	st := p.ScheduleType
+	if st == (ScheduleType{}) {
+		st = ScheduleAnnuity
+	}
 	return &Loan{
-		id: ids.LoanID, applicationID: a.id, partnerID: a.partnerID,
+		id: p.LoanID, applicationID: a.id, partnerID: a.partnerID,
 		amount: a.offer.Amount, monthPeriod: a.offer.MonthPeriod, rate: a.offer.Percent,
+		serviceRate: p.ServiceRate, penaltyDaily: p.PenaltyDaily, scheduleType: st,
 		accountNumber: a.accountNumber, issuedAt: now,
 	}
 }
@@ -41,7 +52,9 @@ type LoanState struct {
 	ID, ApplicationID, PartnerID uuid.UUID
 	Amount                       Amount
 	MonthPeriod                  int
-	Rate                         Percent
+	Rate, ServiceRate            Percent
+	PenaltyDaily                 Percent
+	ScheduleType                 ScheduleType
 	AccountNumber                string
 	ContractNumber               string
 	IssuedAt                     time.Time
@@ -50,15 +63,32 @@ type LoanState struct {
 // RestoreLoan rebuilds a loan from storage. Only repositories may call it: it skips every rule.
 func RestoreLoan(s LoanState) *Loan {
 	return &Loan{id: s.ID, applicationID: s.ApplicationID, partnerID: s.PartnerID,
-		amount: s.Amount, monthPeriod: s.MonthPeriod, rate: s.Rate, accountNumber: s.AccountNumber,
+		amount: s.Amount, monthPeriod: s.MonthPeriod, rate: s.Rate, serviceRate: s.ServiceRate,
+		penaltyDaily: s.PenaltyDaily, scheduleType: s.ScheduleType, accountNumber: s.AccountNumber,
 		contractNumber: s.ContractNumber, issuedAt: s.IssuedAt}
 }
 
 // State returns every field, for repositories to store.
 func (l *Loan) State() LoanState {
 	return LoanState{ID: l.id, ApplicationID: l.applicationID, PartnerID: l.partnerID,
-		Amount: l.amount, MonthPeriod: l.monthPeriod, Rate: l.rate, AccountNumber: l.accountNumber,
+		Amount: l.amount, MonthPeriod: l.monthPeriod, Rate: l.rate, ServiceRate: l.serviceRate,
+		PenaltyDaily: l.penaltyDaily, ScheduleType: l.scheduleType, AccountNumber: l.accountNumber,
 		ContractNumber: l.contractNumber, IssuedAt: l.issuedAt}
+}
+
+// Terms returns what the schedule is computed from.
+func (l *Loan) Terms() LoanTerms {
+	return LoanTerms{Amount: l.amount, MonthPeriod: l.monthPeriod, Rate: l.rate, ServiceRate: l.serviceRate,
+		Type: l.scheduleType, IssuedOn: BusinessDate(l.issuedAt)}
+}
+
+// PartnerID returns the owning partner.
+func (l *Loan) PartnerID() uuid.UUID { return l.partnerID }
+
+// IssuancePosting moves the principal onto the client's demand account.
+func (l *Loan) IssuancePosting(id uuid.UUID) (Posting, error) {
+	return Move(id, PostingIssuance, l.id, l.issuedAt, int64(l.amount),
+		LoanAccount(AccountLoan, l.id), LoanAccount(AccountDemand, l.id))
 }
 
 // ID returns the loan's internal id.

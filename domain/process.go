@@ -75,7 +75,7 @@ func (a *Application) BeginStep(stage TaskName, now time.Time) error {
 
 // CompleteStep records a stage's gateway answer. When the application is issued it returns the
 // new loan, to be stored in the same transaction.
-func (a *Application) CompleteStep(stage TaskName, r StepResult, loanID LoanIDs, now time.Time) (*Loan, error) {
+func (a *Application) CompleteStep(stage TaskName, r StepResult, loanID LoanProduct, now time.Time) (*Loan, error) {
 	if a.status != StatusInProgress || a.task.Name != stage {
 		return nil, ErrStaleStep
 	}
@@ -112,7 +112,7 @@ func (a *Application) CompleteStep(stage TaskName, r StepResult, loanID LoanIDs,
 	return nil, nil
 }
 
-func (a *Application) advance(stage TaskName, r StepResult, ids LoanIDs, now time.Time) *Loan {
+func (a *Application) advance(stage TaskName, r StepResult, ids LoanProduct, now time.Time) *Loan {
 	a.attempts = 0
 	switch stage {
 	case TaskPreScoringInfo:

@@ -108,3 +108,40 @@ type CoreBanking interface {
 	// IssuanceResult tells whether the disbursement completed.
 	IssuanceResult(ctx context.Context, ref string) (Answer, error)
 }
+
+// CreditRequest prepares an account-to-card credit: the network checks the card and returns a
+// token for it, so tiyin never keeps the full card number.
+type CreditRequest struct {
+	IdempotencyKey string
+	PAN            domain.PAN
+	Network        domain.Network
+	Amount         int64
+	CardHolder     string
+}
+
+// CreditOrder executes a prepared credit.
+type CreditOrder struct {
+	IdempotencyKey string
+	Token          string
+	Amount         int64
+}
+
+// CreditResult is the settled outcome of a credit.
+type CreditResult struct {
+	Credited bool
+	// Reason says why the network refused, when it did.
+	Reason string
+}
+
+// Processing is the card processing networks (UZCARD, HUMO).
+type Processing interface {
+	// PrepareCredit checks that the network knows the card and returns a credit token;
+	// domain.ErrCardRejected (wrapped) when it does not, or the card is not of that network.
+	PrepareCredit(ctx context.Context, req CreditRequest) (token string, err error)
+	// Credit sends the money to the card. ErrGatewayTransient means the outcome is unknown: it
+	// is settled by CreditStatus with the same order, never by assuming failure.
+	Credit(ctx context.Context, order CreditOrder) (CreditResult, error)
+	// CreditStatus returns the outcome of the credit with the order's idempotency key;
+	// ErrGatewayTransient while the network cannot say.
+	CreditStatus(ctx context.Context, order CreditOrder) (CreditResult, error)
+}

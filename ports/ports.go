@@ -33,6 +33,11 @@ type UnitOfWork interface {
 	// AfterCommit runs fn once the transaction carried by ctx has committed, or at once when ctx
 	// carries none. It is how a use case enqueues background work for what it committed.
 	AfterCommit(ctx context.Context, fn func(ctx context.Context))
+	// Detach returns a context whose Do commits on its own, outside the request's transaction.
+	// A use case uses it for a change that must be durable before a gateway call (a transfer is
+	// PROCESSING before the network is asked to credit the card). It must be used before the
+	// request's transaction has begun: on SQLite's single connection the two cannot overlap.
+	Detach(ctx context.Context) context.Context
 }
 
 // WorkQueue starts background work. Enqueueing is best effort: the database row is the truth,
@@ -53,4 +58,4 @@ var (
 	ErrUnavailable = errors.New("service temporarily unavailable")
 )
 
-//go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,Scoring,CoreBanking
+//go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,LedgerRepository,TransferRepository,Scoring,CoreBanking,Processing

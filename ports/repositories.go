@@ -86,3 +86,47 @@ type RequestScope interface {
 	// Rollback discards the request's effects; the answer is not stored. Safe after Commit.
 	Rollback()
 }
+
+// LedgerRepository keeps the double-entry ledger. Postings are written in the caller's
+// transaction, so money moves exactly when the state change that caused it commits.
+type LedgerRepository interface {
+	// OpenLoanAccounts creates the loan's accounts (loan, demand, hold).
+	OpenLoanAccounts(ctx context.Context, loanID uuid.UUID) error
+	// Post writes a balanced posting; domain.ErrInsufficientFunds when a demand or hold account
+	// would go below zero.
+	Post(ctx context.Context, p domain.Posting) error
+	// Balance returns an account's debits minus credits.
+	Balance(ctx context.Context, a domain.Account) (int64, error)
+	// Check proves the ledger consistent.
+	Check(ctx context.Context) (LedgerCheck, error)
+}
+
+// LedgerCheck is the result of a ledger check; OK when every list is empty and the sums agree.
+type LedgerCheck struct {
+	Debits, Credits int64
+	// Unbalanced lists postings whose debits differ from their credits.
+	Unbalanced []string
+	// Drifted lists accounts whose stored balance differs from the sum of their entries.
+	Drifted []string
+	// BelowFloor lists demand or hold accounts debited beyond their credits.
+	BelowFloor []string
+}
+
+// OK reports whether the ledger is consistent.
+func (c LedgerCheck) OK() bool {
+	return c.Debits == c.Credits && len(c.Unbalanced) == 0 && len(c.Drifted) == 0 && len(c.BelowFloor) == 0
+}
+
+// TransferRepository stores account-to-card transfers.
+type TransferRepository interface {
+	// Create stores a new transfer; domain.ErrExternalIDUsed when the partner used the externalId.
+	Create(ctx context.Context, t *domain.Transfer) error
+	// Get returns the transfer; domain.ErrTransferNotFound when there is none.
+	Get(ctx context.Context, id uuid.UUID) (*domain.Transfer, error)
+	// Update locks the transfer's row, applies fn and saves it.
+	Update(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) error) error
+	// ListNewBefore returns NEW transfers created before t, of one loan or (uuid.Nil) of all.
+	ListNewBefore(ctx context.Context, loanID uuid.UUID, t time.Time, limit int) ([]uuid.UUID, error)
+	// ListProcessingBefore returns PROCESSING transfers last changed before t.
+	ListProcessingBefore(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error)
+}

@@ -36,6 +36,12 @@ var ErrorCodes = []ErrorCode{
 	{1004, "422", "offer outside the pre-scoring result (amount, percent or monthPeriod)"},
 	{1005, "422", "clientData differs from the data given at pre-scoring (message lists the fields)"},
 	{1011, "409", "externalId already used by this partner for another object"},
+	{1012, "404", "loan not found (by applicationId or loanId)"},
+	{1013, "409", "loan not issued yet, or already closed"},
+	{1014, "422", "insufficient funds on the demand account"},
+	{1015, "404", "transfer not found (externalId and transactionId must match)"},
+	{1016, "409", "transfer status does not allow this call"},
+	{1023, "422", "card rejected by the processing network (unknown card, expiry not the card's, blocked, phone differs, PAN not of the named network)"},
 	{1024, "–", "pre-scoring declined (reported only as `lastTask.errorCode`)"},
 	{1025, "–", "post-scoring declined (likewise)"},
 	{1026, "–", "core banking refused the issuance (likewise)"},
@@ -68,6 +74,12 @@ var businessErrors = []struct {
 	{domain.ErrOfferOutOfRange, 1004, http.StatusUnprocessableEntity},
 	{domain.ErrClientDataMismatch, 1005, http.StatusUnprocessableEntity},
 	{domain.ErrExternalIDUsed, 1011, http.StatusConflict},
+	{domain.ErrLoanNotFound, 1012, http.StatusNotFound},
+	{domain.ErrLoanNotIssued, 1013, http.StatusConflict},
+	{domain.ErrInsufficientFunds, 1014, http.StatusUnprocessableEntity},
+	{domain.ErrTransferNotFound, 1015, http.StatusNotFound},
+	{domain.ErrTransferState, 1016, http.StatusConflict},
+	{domain.ErrCardRejected, 1023, http.StatusUnprocessableEntity},
 }
 
 // stageErrorCodes maps a stage's error to lastTask.errorCode.

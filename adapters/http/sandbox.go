@@ -24,7 +24,7 @@ func (s *Server) advanceClock(ctx context.Context, _ domain.Partner, raw json.Ra
 	if err != nil {
 		return nil, err
 	}
-	return api.AdvanceClockResult{Now: now.In(domain.Tashkent).Truncate(time.Second)}, nil
+	return api.AdvanceClockResult{Now: businessTime(now)}, nil
 }
 
 func (s *Server) smsOutbox(_ context.Context, _ domain.Partner, raw json.RawMessage) (any, error) {

@@ -94,6 +94,9 @@ func (s *Server) endpoints() []endpoint {
 		{http.MethodPost, "/microloans/applications/verify", true, s.verifyApplication},
 		{http.MethodPost, "/microloans/applications/issue", true, s.issueApplication},
 		{http.MethodPost, "/microloans/applications/info", false, s.getApplication},
+		{http.MethodPost, "/transfers/account-to-card/create", true, s.createTransfer},
+		{http.MethodPost, "/transfers/account-to-card/confirm", true, s.confirmTransfer},
+		{http.MethodPost, "/transfers/check-status", false, s.checkTransfer},
 	}
 	if s.cfg.Sandbox {
 		eps = append(eps,

@@ -66,7 +66,8 @@ func setupWith(t testing.TB, runStages bool) *harness {
 	}
 	app := application.New(application.Deps{Clock: clock, UoW: uow, Applications: store.NewApplicationRepository(db),
 		Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Queue: queue,
-		Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), SandboxClock: clock}, application.Config{})
+		Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
+		Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db), SandboxClock: clock}, application.Config{})
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)
 	srv := httpadapter.New(httpadapter.Deps{App: app, Idempotency: uow, Clock: clock, Log: zap.New(core)}, httpadapter.Config{Sandbox: true})

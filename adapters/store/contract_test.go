@@ -19,19 +19,22 @@ var t0 = time.Date(2026, 11, 22, 9, 30, 15, 123456000, time.UTC)
 
 // suite is the repository contract: every test runs on SQLite and on PostgreSQL.
 type suite struct {
-	db       *store.DB
-	uow      *store.UnitOfWork
-	apps     *store.ApplicationRepository
-	loans    *store.LoanRepository
-	partners *store.PartnerRepository
-	partner  domain.Partner
+	db        *store.DB
+	uow       *store.UnitOfWork
+	apps      *store.ApplicationRepository
+	loans     *store.LoanRepository
+	partners  *store.PartnerRepository
+	ledger    *store.LedgerRepository
+	transfers *store.TransferRepository
+	partner   domain.Partner
 }
 
 func setup(t *testing.T, d store.Dialect) *suite {
 	t.Helper()
 	db := storetest.Open(t, d)
 	s := &suite{db: db, uow: store.NewUnitOfWork(db), apps: store.NewApplicationRepository(db),
-		loans: store.NewLoanRepository(db), partners: store.NewPartnerRepository(db)}
+		loans: store.NewLoanRepository(db), partners: store.NewPartnerRepository(db),
+		ledger: store.NewLedgerRepository(db), transfers: store.NewTransferRepository(db)}
 	s.partner = s.newPartner(t, "acme")
 	return s
 }
@@ -91,7 +94,7 @@ func (s *suite) approve(t *testing.T, id uuid.UUID, now time.Time) {
 				return err
 			}
 			_, err := a.CompleteStep(stage, domain.StepResult{Outcome: domain.OutcomeDone,
-				PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}, domain.LoanIDs{}, now)
+				PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}, domain.LoanProduct{}, now)
 			return err
 		})
 		if err != nil {
@@ -281,7 +284,9 @@ func TestLoanRoundTrip(t *testing.T) {
 		a := s.stored(t)
 		rate, _ := domain.PercentFromHundredths(2850)
 		l := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: a.ID(), PartnerID: s.partner.ID,
-			Amount: 1_000_000, MonthPeriod: 12, Rate: rate, AccountNumber: "20208000123456789012", IssuedAt: t0})
+			Amount: 1_000_000, MonthPeriod: 12, Rate: rate, ServiceRate: must(domain.PercentFromHundredths(120)),
+			PenaltyDaily: must(domain.PercentFromHundredths(5)), ScheduleType: domain.ScheduleDifferentiated,
+			AccountNumber: "20208000123456789012", IssuedAt: t0})
 		if err := s.loans.Create(ctx, l); err != nil {
 			t.Fatal(err)
 		}
@@ -441,4 +446,11 @@ func TestSandboxClockPersistsItsOffset(t *testing.T) {
 			t.Fatalf("other node sees offset %v", d)
 		}
 	})
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

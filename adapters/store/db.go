@@ -17,6 +17,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 
 	"github.com/tiyin/tiyin/migrations"
@@ -183,3 +184,6 @@ func redactURL(err error, raw string) error {
 	}
 	return err
 }
+
+// gormExpr is an SQL expression for an update.
+func gormExpr(sql string, args ...any) clause.Expr { return gorm.Expr(sql, args...) }

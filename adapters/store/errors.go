@@ -14,8 +14,9 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// constraintErrors maps the unique constraints a partner can hit to their domain errors. The
-// key is the constraint name on PostgreSQL and the column list SQLite names in its message.
+// constraintErrors maps the unique and check constraints a partner can hit to their domain
+// errors. The key is the constraint name (on SQLite, a unique constraint is named by the column
+// list its message gives).
 type constraintErrors map[string]error
 
 // interpretError translates a driver error into the errors the ports promise: a unique
@@ -31,7 +32,7 @@ func interpretError(err error, notFound error, unique constraintErrors) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
-		case "23505":
+		case "23505", "23514": // unique_violation, check_violation
 			if e, ok := unique[pgErr.ConstraintName]; ok {
 				return e
 			}
@@ -51,6 +52,13 @@ func interpretError(err error, notFound error, unique constraintErrors) error {
 		}
 		return err
 	}
+	if _, name, ok := strings.Cut(msg, "CHECK constraint failed: "); ok {
+		name, _, _ = strings.Cut(name, " (")
+		if e, ok := unique[strings.TrimSpace(name)]; ok {
+			return e
+		}
+		return err
+	}
 	if strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY") {
 		return ports.ErrRequestInProgress
 	}
@@ -63,3 +71,6 @@ func interpretError(err error, notFound error, unique constraintErrors) error {
 	}
 	return err
 }
+
+// errNoAccount is a ledger account that does not exist: a programming error, never input.
+func errNoAccount(key string) error { return fmt.Errorf("ledger account %s does not exist", key) }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +18,9 @@ type loanModel struct {
 	Amount         int64     `gorm:"column:amount"`
 	MonthPeriod    int       `gorm:"column:month_period"`
 	Rate           int64     `gorm:"column:rate"`
+	ServiceRate    int64     `gorm:"column:service_rate"`
+	PenaltyDaily   int64     `gorm:"column:penalty_daily"`
+	ScheduleType   string    `gorm:"column:schedule_type"`
 	AccountNumber  string    `gorm:"column:account_number"`
 	ContractNumber *string   `gorm:"column:contract_number"`
 	IssuedAt       time.Time `gorm:"column:issued_at"`
@@ -34,7 +39,8 @@ func (r *LoanRepository) Create(ctx context.Context, l *domain.Loan) error {
 	s := l.State()
 	m := loanModel{ID: s.ID, ApplicationID: s.ApplicationID, PartnerID: s.PartnerID,
 		Amount: s.Amount.Tiyin(), MonthPeriod: s.MonthPeriod, Rate: s.Rate.Hundredths(),
-		AccountNumber: s.AccountNumber, IssuedAt: s.IssuedAt.UTC()}
+		ServiceRate: s.ServiceRate.Hundredths(), PenaltyDaily: s.PenaltyDaily.Hundredths(),
+		ScheduleType: s.ScheduleType.String(), AccountNumber: s.AccountNumber, IssuedAt: s.IssuedAt.UTC()}
 	if s.ContractNumber != "" {
 		m.ContractNumber = &s.ContractNumber
 	}
@@ -47,13 +53,20 @@ func (r *LoanRepository) GetByApplication(ctx context.Context, applicationID uui
 	if err := r.db.conn(ctx).Where("application_id = ?", applicationID).Take(&m).Error; err != nil {
 		return nil, interpretError(err, domain.ErrLoanNotFound, nil)
 	}
-	rate, err := domain.PercentFromHundredths(m.Rate)
-	if err != nil {
-		return nil, err
+	return m.toDomain()
+}
+
+func (m *loanModel) toDomain() (*domain.Loan, error) {
+	rate, err1 := domain.PercentFromHundredths(m.Rate)
+	service, err2 := domain.PercentFromHundredths(m.ServiceRate)
+	penalty, err3 := domain.PercentFromHundredths(m.PenaltyDaily)
+	st, err4 := domain.ParseScheduleType(m.ScheduleType)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return nil, fmt.Errorf("stored loan %s: %w", m.ID, err)
 	}
 	s := domain.LoanState{ID: m.ID, ApplicationID: m.ApplicationID, PartnerID: m.PartnerID,
-		Amount: domain.Amount(m.Amount), MonthPeriod: m.MonthPeriod, Rate: rate,
-		AccountNumber: m.AccountNumber, IssuedAt: m.IssuedAt.UTC()}
+		Amount: domain.Amount(m.Amount), MonthPeriod: m.MonthPeriod, Rate: rate, ServiceRate: service,
+		PenaltyDaily: penalty, ScheduleType: st, AccountNumber: m.AccountNumber, IssuedAt: m.IssuedAt.UTC()}
 	if m.ContractNumber != nil {
 		s.ContractNumber = *m.ContractNumber
 	}

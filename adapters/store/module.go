@@ -16,6 +16,8 @@ var Module = fx.Module("store",
 		fx.Annotate(NewApplicationRepository, fx.As(new(ports.ApplicationRepository))),
 		fx.Annotate(NewLoanRepository, fx.As(new(ports.LoanRepository))),
 		fx.Annotate(NewPartnerRepository, fx.As(new(ports.PartnerRepository))),
+		fx.Annotate(NewLedgerRepository, fx.As(new(ports.LedgerRepository))),
+		fx.Annotate(NewTransferRepository, fx.As(new(ports.TransferRepository))),
 	),
 )
 

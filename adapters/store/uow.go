@@ -83,6 +83,11 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error)
 	return nil
 }
 
+// Detach implements ports.UnitOfWork.
+func (u *UnitOfWork) Detach(ctx context.Context) context.Context {
+	return context.WithValue(ctx, txKey{}, (*txState)(nil))
+}
+
 // AfterCommit implements ports.UnitOfWork.
 func (u *UnitOfWork) AfterCommit(ctx context.Context, fn func(context.Context)) {
 	if st := stateFrom(ctx); st != nil {
@@ -97,7 +102,7 @@ func (u *UnitOfWork) AfterCommit(ctx context.Context, fn func(context.Context)) 
 func runAfterCommit(ctx context.Context, st *txState) {
 	hooks := st.afterCommit
 	st.tx, st.afterCommit = nil, nil
-	detached := context.WithValue(context.WithoutCancel(ctx), txKey{}, (*txState)(nil))
+	detached := (&UnitOfWork{}).Detach(context.WithoutCancel(ctx))
 	for _, fn := range hooks {
 		fn(detached)
 	}

@@ -11,5 +11,6 @@ var Module = fx.Module("sandbox-gateways",
 	fx.Provide(
 		fx.Annotate(NewScoring, fx.As(new(ports.Scoring))),
 		fx.Annotate(NewCoreBanking, fx.As(new(ports.CoreBanking))),
+		fx.Annotate(NewProcessing, fx.As(new(ports.Processing))),
 	),
 )

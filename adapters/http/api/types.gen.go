@@ -81,6 +81,24 @@ func (e ClientDataGender) Valid() bool {
 	}
 }
 
+// Defines values for CreateTransferParamsReceiverCardType.
+const (
+	HUMO   CreateTransferParamsReceiverCardType = "HUMO"
+	UZCARD CreateTransferParamsReceiverCardType = "UZCARD"
+)
+
+// Valid indicates whether the value is a known member of the CreateTransferParamsReceiverCardType enum.
+func (e CreateTransferParamsReceiverCardType) Valid() bool {
+	switch e {
+	case HUMO:
+		return true
+	case UZCARD:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DocumentType.
 const (
 	IDCARD   DocumentType = "ID_CARD"
@@ -180,6 +198,33 @@ func (e TaskStatus) Valid() bool {
 	}
 }
 
+// Defines values for TransferStatus.
+const (
+	TransferStatusEXPIRED    TransferStatus = "EXPIRED"
+	TransferStatusFAILED     TransferStatus = "FAILED"
+	TransferStatusNEW        TransferStatus = "NEW"
+	TransferStatusPROCESSING TransferStatus = "PROCESSING"
+	TransferStatusSUCCESS    TransferStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the TransferStatus enum.
+func (e TransferStatus) Valid() bool {
+	switch e {
+	case TransferStatusEXPIRED:
+		return true
+	case TransferStatusFAILED:
+		return true
+	case TransferStatusNEW:
+		return true
+	case TransferStatusPROCESSING:
+		return true
+	case TransferStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
 // Address defines model for Address.
 type Address struct {
 	Address  Text `json:"address"`
@@ -244,6 +289,22 @@ type CancelApplicationResult struct {
 	Message       string `json:"message"`
 }
 
+// CheckTransferResponse defines model for CheckTransferResponse.
+type CheckTransferResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result CheckTransferResult     `json:"result"`
+}
+
+// CheckTransferResult defines model for CheckTransferResult.
+type CheckTransferResult struct {
+	ExternalId      string         `json:"externalId"`
+	Message         string         `json:"message"`
+	Status          TransferStatus `json:"status"`
+	TransactionDate time.Time      `json:"transactionDate"`
+	TransactionId   UUID           `json:"transactionId"`
+}
+
 // ClientData The client's identity from the identity provider (MyID). Personal data: never
 // returned by any endpoint.
 type ClientData struct {
@@ -298,6 +359,54 @@ type CompleteVerificationResponse struct {
 // CompleteVerificationResult defines model for CompleteVerificationResult.
 type CompleteVerificationResult struct {
 	Message string `json:"message"`
+}
+
+// ConfirmTransferResponse defines model for ConfirmTransferResponse.
+type ConfirmTransferResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result ConfirmTransferResult   `json:"result"`
+}
+
+// ConfirmTransferResult defines model for ConfirmTransferResult.
+type ConfirmTransferResult struct {
+	ExternalId string         `json:"externalId"`
+	Message    string         `json:"message"`
+	Status     TransferStatus `json:"status"`
+}
+
+// CreateTransferParams defines model for CreateTransferParams.
+type CreateTransferParams struct {
+	// Amount Tiyin; positive.
+	Amount         int64  `json:"amount"`
+	ApplicationId  UUID   `json:"applicationId"`
+	CardHolderName string `json:"cardHolderName"`
+	ExternalId     UUID   `json:"externalId"`
+
+	// Pan Full receiver card number, 16 digits.
+	Pan              string                               `json:"pan"`
+	ReceiverCardType CreateTransferParamsReceiverCardType `json:"receiverCardType"`
+}
+
+// CreateTransferParamsReceiverCardType defines model for CreateTransferParams.ReceiverCardType.
+type CreateTransferParamsReceiverCardType string
+
+// CreateTransferRequest defines model for CreateTransferRequest.
+type CreateTransferRequest struct {
+	Id     UUID                 `json:"id"`
+	Params CreateTransferParams `json:"params"`
+}
+
+// CreateTransferResponse defines model for CreateTransferResponse.
+type CreateTransferResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result CreateTransferResult    `json:"result"`
+}
+
+// CreateTransferResult defines model for CreateTransferResult.
+type CreateTransferResult struct {
+	TransactionId string `json:"transactionId"`
 }
 
 // Date A calendar date, yyyy-MM-dd.
@@ -493,6 +602,21 @@ type TaskStatus string
 // Text defines model for Text.
 type Text = string
 
+// TransferRefParams defines model for TransferRefParams.
+type TransferRefParams struct {
+	ExternalId    UUID `json:"externalId"`
+	TransactionId UUID `json:"transactionId"`
+}
+
+// TransferRefRequest defines model for TransferRefRequest.
+type TransferRefRequest struct {
+	Id     UUID              `json:"id"`
+	Params TransferRefParams `json:"params"`
+}
+
+// TransferStatus defines model for TransferStatus.
+type TransferStatus string
+
 // UUID defines model for UUID.
 type UUID = string
 
@@ -560,3 +684,12 @@ type AdvanceClockJSONRequestBody = AdvanceClockRequest
 
 // SmsOutboxJSONRequestBody defines body for SmsOutbox for application/json ContentType.
 type SmsOutboxJSONRequestBody = SMSOutboxRequest
+
+// ConfirmTransferJSONRequestBody defines body for ConfirmTransfer for application/json ContentType.
+type ConfirmTransferJSONRequestBody = TransferRefRequest
+
+// CreateTransferJSONRequestBody defines body for CreateTransfer for application/json ContentType.
+type CreateTransferJSONRequestBody = CreateTransferRequest
+
+// CheckTransferJSONRequestBody defines body for CheckTransfer for application/json ContentType.
+type CheckTransferJSONRequestBody = TransferRefRequest

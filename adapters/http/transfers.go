@@ -1,0 +1,81 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tiyin/tiyin/adapters/http/api"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+func (s *Server) createTransfer(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.CreateTransferParams](raw, &fs)
+	ext, err := parseUUID(in.ExternalId)
+	fs.Check("params.externalId", err)
+	app, err := parseUUID(in.ApplicationId)
+	fs.Check("params.applicationId", err)
+	pan, err := domain.ParsePAN(in.Pan)
+	fs.Check("params.pan", err)
+	network, err := domain.ParseNetwork(string(in.ReceiverCardType))
+	fs.Check("params.receiverCardType", err)
+	if n := utf8.RuneCountInString(in.CardHolderName); n < 1 || n > 100 {
+		fs.Add("params.cardHolderName", "must be 1 to 100 characters")
+	}
+	amount, err := domain.ParseAmount(in.Amount)
+	fs.Check("params.amount", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	id, err := s.d.App.CreateTransfer.Handle(ctx, application.CreateTransfer{PartnerID: p.ID, ApplicationID: app,
+		ExternalID: ext, PAN: pan, Network: network, CardHolder: in.CardHolderName, Amount: amount})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateTransferResult{TransactionId: id.String()}, nil
+}
+
+func (s *Server) transferRef(p domain.Partner, raw json.RawMessage) (application.TransferRef, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.TransferRefParams](raw, &fs)
+	ext, err := parseUUID(in.ExternalId)
+	fs.Check("params.externalId", err)
+	id, err := parseUUID(in.TransactionId)
+	fs.Check("params.transactionId", err)
+	return application.TransferRef{PartnerID: p.ID, TransactionID: id, ExternalID: ext}, fs.Err()
+}
+
+func (s *Server) confirmTransfer(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	ref, err := s.transferRef(p, raw)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.d.App.ConfirmTransfer.Handle(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	now := s.d.Clock.Now()
+	return api.ConfirmTransferResult{ExternalId: t.ExternalID().String(), Status: api.TransferStatus(t.StatusAt(now).String()),
+		Message: t.MessageAt(now)}, nil
+}
+
+func (s *Server) checkTransfer(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	ref, err := s.transferRef(p, raw)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.d.App.GetTransfer.Handle(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	now := s.d.Clock.Now()
+	return api.CheckTransferResult{ExternalId: t.ExternalID().String(), TransactionId: t.ID().String(),
+		TransactionDate: businessTime(t.TransactionDateAt(now)), Status: api.TransferStatus(t.StatusAt(now).String()),
+		Message: t.MessageAt(now)}, nil
+}
+
+// businessTime is a moment as the wire shows it: Tashkent time, whole seconds.
+func businessTime(t time.Time) time.Time { return t.In(domain.Tashkent).Truncate(time.Second) }

@@ -1,0 +1,57 @@
+package domain
+
+import (
+	"errors"
+	"strings"
+)
+
+// PAN is a full payment card number: 16 digits. It is never logged or returned; Masked is the
+// only form that leaves tiyin.
+type PAN struct{ digits string }
+
+// ParsePAN accepts exactly 16 digits, no spaces. There is no Luhn check: the sandbox's test
+// numbers do not follow it (DESIGN.md §8.3).
+func ParsePAN(s string) (PAN, error) {
+	if len(s) != 16 || !isDigits(s) {
+		return PAN{}, errors.New("must be 16 digits")
+	}
+	return PAN{digits: s}, nil
+}
+
+// Digits returns the full number, for gateways only.
+func (p PAN) Digits() string { return p.digits }
+
+// Masked returns the first six and last four digits: 860012******3456.
+func (p PAN) Masked() string {
+	if len(p.digits) != 16 {
+		return ""
+	}
+	return p.digits[:6] + strings.Repeat("*", 6) + p.digits[12:]
+}
+
+// String is the masked form, so a PAN printed by mistake does not leak.
+func (p PAN) String() string { return p.Masked() }
+
+// Network is a card processing network.
+type Network struct{ s string }
+
+// The two networks of Uzbekistan.
+var (
+	NetworkUzcard = Network{"UZCARD"}
+	NetworkHumo   = Network{"HUMO"}
+)
+
+// ParseNetwork accepts UZCARD or HUMO.
+func ParseNetwork(s string) (Network, error) {
+	n, err := parseEnum(s, []Network{NetworkUzcard, NetworkHumo})
+	if err != nil {
+		return Network{}, errors.New("must be one of UZCARD, HUMO")
+	}
+	return n, nil
+}
+
+// String returns the name.
+func (n Network) String() string { return n.s }
+
+// IsZero reports whether the network is unset.
+func (n Network) IsZero() bool { return n.s == "" }
