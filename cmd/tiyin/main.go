@@ -35,7 +35,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), migrateCmd(), partnerCmd())
+	root.AddCommand(serveCmd(), migrateCmd(), partnerCmd(), ledgerCmd())
 	return root
 }
 
@@ -194,6 +194,32 @@ func partnerCmd() *cobra.Command {
 	}
 	rotate.Flags().BoolVar(&asJSON, "json", false, `print {"name", "apiKey"} as JSON`)
 	cmd.AddCommand(create, list, disable, rotate)
+	return cmd
+}
+
+func ledgerCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "ledger", Short: "Inspect the double-entry ledger"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check",
+		Short: "Prove the ledger consistent: postings balanced, balances equal to entries, no demand account below zero",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
+				app := application.New(application.Deps{Ledger: store.NewLedgerRepository(db)}, application.Config{})
+				r, err := app.CheckLedger.Handle(ctx)
+				if err != nil {
+					return err
+				}
+				fmt.Printf("debits %d, credits %d\n", r.Debits, r.Credits)
+				if !r.OK() {
+					return fmt.Errorf("ledger inconsistent: unbalanced postings %v, drifted accounts %v, accounts below zero %v",
+						r.Unbalanced, r.Drifted, r.BelowFloor)
+				}
+				fmt.Println("ledger consistent")
+				return nil
+			})
+		},
+	})
 	return cmd
 }
 

@@ -436,3 +436,91 @@ func TestPartnerCommands(t *testing.T) {
 		t.Fatalf("unknown partner: %v %s", err, out)
 	}
 }
+
+func TestMoneyFlows(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, d store.Dialect) {
+		s := start(t, d)
+		issued := func(t *testing.T, amount int64) string {
+			t.Helper()
+			id := s.register(t, "31234567890123")
+			s.waitFor(t, id, "PENDING", nil)
+			s.must(t, "/microloans/applications/verify", verifyParams(id, amount))
+			s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567890123")})
+			s.waitFor(t, id, "COMPLETED", nil)
+			return id
+		}
+		transfer := func(app, pan, network string, amount int64) (map[string]any, answer) {
+			p := map[string]any{"externalId": uuid.NewString(), "applicationId": app, "pan": pan,
+				"receiverCardType": network, "cardHolderName": "AZIZ KARIMOV", "amount": amount}
+			return p, s.call(t, "/transfers/account-to-card/create", p)
+		}
+		t.Run("transfer to a card", func(t *testing.T) {
+			t.Parallel()
+			app := issued(t, 300_000_000)
+			p, a := transfer(app, "8600123456789012", "UZCARD", 300_000_000)
+			if a.code() != 0 {
+				t.Fatalf("create: %s", a.Raw)
+			}
+			ref := map[string]any{"externalId": p["externalId"], "transactionId": a.Result["transactionId"]}
+			if r := s.must(t, "/transfers/account-to-card/confirm", ref); r["status"] != "SUCCESS" {
+				t.Fatalf("confirm: %v", r)
+			}
+			if r := s.must(t, "/transfers/check-status", ref); r["status"] != "SUCCESS" || r["transactionId"] != a.Result["transactionId"] {
+				t.Fatalf("check: %v", r)
+			}
+			if _, a := transfer(app, "8600123456789012", "UZCARD", 1); a.code() != 1014 {
+				t.Fatalf("nothing left: %s", a.Raw)
+			}
+		})
+		t.Run("concurrent transfers never overdraw", func(t *testing.T) {
+			t.Parallel()
+			app := issued(t, 1_000_000)
+			const n = 10
+			codes := make([]int, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, a := transfer(app, "9860123456789012", "HUMO", 150_000)
+					codes[i] = a.code()
+				}()
+			}
+			wg.Wait()
+			ok := 0
+			for _, c := range codes {
+				if c == 0 {
+					ok++
+				} else if c != 1014 {
+					t.Fatalf("codes %v", codes)
+				}
+			}
+			if ok != 6 {
+				t.Fatalf("%d transfers held, want 6: %v", ok, codes)
+			}
+		})
+		t.Run("refused credit", func(t *testing.T) {
+			t.Parallel()
+			app := issued(t, 1_000_000)
+			p, a := transfer(app, "8600000000000014", "UZCARD", 1_000_000)
+			ref := map[string]any{"externalId": p["externalId"], "transactionId": a.Result["transactionId"]}
+			if r := s.must(t, "/transfers/account-to-card/confirm", ref); r["status"] != "FAILED" {
+				t.Fatalf("confirm: %v", r)
+			}
+			if _, a := transfer(app, "8600123456789012", "UZCARD", 1_000_000); a.code() != 0 {
+				t.Fatalf("released amount: %s", a.Raw)
+			}
+		})
+		// Cleanups run after every subtest, parallel ones included, and before the server stops.
+		t.Cleanup(func() {
+			cmd := exec.Command(binary, "ledger", "check")
+			cmd.Env = s.env
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "ledger consistent") || strings.Contains(string(out), "debits 0,") {
+				t.Errorf("ledger check: %v\n%s", err, out)
+			}
+			t.Logf("%s", out)
+		})
+	})
+}
