@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
 )
 
 // Config is every TIYIN_* variable (README, "Configuration"). The names are fixed: outside
@@ -20,6 +23,7 @@ type Config struct {
 	SandboxCallDelay time.Duration
 	ApplicationTTL   time.Duration
 	IdempotencyTTL   time.Duration
+	Product          application.Product
 	DBMaxConns       int
 	Workers          int
 	LogLevel         string
@@ -70,6 +74,20 @@ func loadConfig() (Config, error) {
 		Workers:          num("TIYIN_WORKERS", 10),
 		LogLevel:         str("TIYIN_LOG_LEVEL", "info"),
 	}
+	pct := func(name, def string) domain.Percent {
+		v := str(name, def)
+		p, err := domain.ParsePercent(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: want a percent from 0 to 99.99 with at most two decimals", name, v))
+		}
+		return p
+	}
+	st, err := domain.ParseScheduleType(str("TIYIN_SCHEDULE_TYPE", "ANNUITY"))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("TIYIN_SCHEDULE_TYPE=%q: want ANNUITY or DIFFERENTIATED", str("TIYIN_SCHEDULE_TYPE", "")))
+	}
+	c.Product = application.Product{ScheduleType: st, ServiceRate: pct("TIYIN_SERVICE_PERCENT", "0"),
+		PenaltyDaily: pct("TIYIN_PENALTY_DAILY_PERCENT", "0.05")}
 	c.Sandbox = c.DatabaseURL == ""
 	if v := str("TIYIN_SANDBOX", ""); v != "" {
 		b, err := strconv.ParseBool(v)
