@@ -21,6 +21,9 @@ type Config struct {
 	SandboxCallDelay time.Duration
 	// Product is the loan product's settings, copied into each loan at issuance.
 	Product Product
+	// LoanContractDelay is how long after issuance core banking is first asked for the loan's
+	// contract number.
+	LoanContractDelay time.Duration
 }
 
 // Product is the loan product's settings.
@@ -62,6 +65,8 @@ type App struct {
 	ConfirmTransfer      *ConfirmTransferHandler
 	GetTransfer          *GetTransferHandler
 	CheckLedger          *CheckLedgerHandler
+	GetLoan              *GetLoanHandler
+	GetSchedule          *GetScheduleHandler
 	CreatePartner        *CreatePartnerHandler
 	ListPartners         *ListPartnersHandler
 	DisablePartner       *DisablePartnerHandler
@@ -86,6 +91,8 @@ func New(d Deps, cfg Config) *App {
 		ConfirmTransfer:      &ConfirmTransferHandler{d},
 		GetTransfer:          &GetTransferHandler{d},
 		CheckLedger:          &CheckLedgerHandler{d},
+		GetLoan:              &GetLoanHandler{d},
+		GetSchedule:          &GetScheduleHandler{d},
 		CreatePartner:        &CreatePartnerHandler{d},
 		ListPartners:         &ListPartnersHandler{d},
 		DisablePartner:       &DisablePartnerHandler{d},

@@ -88,7 +88,7 @@ func setup(t *testing.T) *deps {
 	}).AnyTimes()
 	d.app = application.New(application.Deps{Clock: d.clock, UoW: d.uow, Applications: d.apps, Loans: d.loans,
 		Partners: d.partners, Queue: d.queue, Scoring: d.scoring, CoreBanking: d.core, Ledger: d.ledger, Transfers: d.transfers},
-		application.Config{ApplicationTTL: 72 * time.Hour, Product: application.Product{ScheduleType: domain.ScheduleAnnuity}})
+		application.Config{ApplicationTTL: 72 * time.Hour, LoanContractDelay: 30 * time.Minute, Product: application.Product{ScheduleType: domain.ScheduleAnnuity}})
 	return d
 }
 
@@ -394,6 +394,7 @@ func TestReconcileEnqueuesDueWorkAndExpiresStaleApplications(t *testing.T) {
 	d.queue.EXPECT().EnqueueApplication(gomock.Any(), due.ID()).Return(nil)
 	d.transfers.EXPECT().ListNewBefore(gomock.Any(), uuid.Nil, t0.Add(-domain.TransferTTL), gomock.Any()).Return(nil, nil)
 	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), t0.Add(-30*time.Second), gomock.Any()).Return(nil, nil)
+	d.loans.EXPECT().ListAwaitingContract(gomock.Any(), t0.Add(-30*time.Minute), gomock.Any()).Return(nil, nil)
 	// The pending application entered PENDING at t0, so at t0 it is not stale yet: the
 	// reconciler re-checks against the clock and changes nothing.
 	rep, err := d.app.Reconcile.Handle(context.Background())
@@ -436,5 +437,34 @@ func TestAuthenticateRefusesADisabledPartner(t *testing.T) {
 	d.partners.EXPECT().ByKeyHash(gomock.Any(), gomock.Any()).Return(domain.Partner{ID: uuid.New(), KeyHash: application.HashAPIKey(key), Disabled: true}, nil)
 	if _, err := d.app.Authenticate.Handle(context.Background(), key); !errors.Is(err, application.ErrPartnerDisabled) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestReconcileAssignsContractNumbersAfterTheDelay(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: uuid.New(), Amount: 1000, MonthPeriod: 1,
+		ScheduleType: domain.ScheduleAnnuity, IssuedAt: t0.Add(-31 * time.Minute)})
+	d.apps.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.apps.EXPECT().ListPendingBefore(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.transfers.EXPECT().ListNewBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.loans.EXPECT().ListAwaitingContract(gomock.Any(), t0.Add(-30*time.Minute), gomock.Any()).Return([]uuid.UUID{loan.ID()}, nil)
+	d.loans.EXPECT().Get(gomock.Any(), loan.ID()).Return(loan, nil)
+	d.core.EXPECT().ContractNumber(gomock.Any(), gomock.Cond(func(r ports.ContractRequest) bool {
+		return r.IdempotencyKey == loan.ID().String()+":CONTRACT" && r.ApplicationID == loan.ApplicationID()
+	})).Return("4829105736", nil)
+	var saved string
+	d.loans.EXPECT().Update(gomock.Any(), loan.ID(), gomock.Any()).DoAndReturn(func(_ context.Context, _ uuid.UUID, fn func(*domain.Loan) error) error {
+		l := domain.RestoreLoan(loan.State())
+		if err := fn(l); err != nil {
+			return err
+		}
+		saved = l.ContractNumber()
+		return nil
+	})
+	rep, err := d.app.Reconcile.Handle(context.Background())
+	if err != nil || rep.Contracts != 1 || saved != "4829105736" {
+		t.Fatalf("report %+v, saved %q, err %v", rep, saved, err)
 	}
 }

@@ -16,7 +16,7 @@ const reconcileBatch = 500
 
 // ReconcileReport counts what one reconciler pass did.
 type ReconcileReport struct {
-	Enqueued, Expired, Verified, TransfersSettled int
+	Enqueued, Expired, Verified, TransfersSettled, Contracts int
 }
 
 // unknownOutcomeAfter is how long a transfer may stay PROCESSING before the reconciler asks
@@ -70,6 +70,9 @@ func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) 
 	if err != nil {
 		return rep, err
 	}
+	if rep.Contracts, err = h.assignContracts(ctx, now); err != nil {
+		return rep, err
+	}
 	if h.cfg.SandboxCallDelay > 0 {
 		ids, err := h.d.Applications.ListAwaitingCall(ctx, now.Add(-h.cfg.SandboxCallDelay), reconcileBatch)
 		if err != nil {
@@ -87,6 +90,45 @@ func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) 
 }
 
 var errUnchanged = errors.New("unchanged")
+
+// assignContracts asks core banking for the contract numbers of loans issued longer ago than
+// the contract delay; a loan whose number is not ready is asked again on the next pass.
+func (h *ReconcileHandler) assignContracts(ctx context.Context, now time.Time) (int, error) {
+	ids, err := h.d.Loans.ListAwaitingContract(ctx, now.Add(-h.cfg.LoanContractDelay), reconcileBatch)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		l, err := h.d.Loans.Get(ctx, id)
+		if err != nil {
+			return n, err
+		}
+		cctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
+		number, err := h.d.CoreBanking.ContractNumber(cctx, ports.ContractRequest{IdempotencyKey: id.String() + ":CONTRACT",
+			ApplicationID: l.ApplicationID(), AccountNumber: l.State().AccountNumber})
+		cancel()
+		if err != nil {
+			continue // not assigned yet: ask again on the next pass
+		}
+		err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
+			return h.d.Loans.Update(ctx, id, func(l *domain.Loan) error {
+				if l.ContractNumber() != "" {
+					return errUnchanged
+				}
+				return l.AssignContract(number)
+			})
+		})
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, errUnchanged):
+		default:
+			return n, err
+		}
+	}
+	return n, nil
+}
 
 // settleUnknownCredits asks the network for the outcome of credits whose answer was lost.
 func (h *ReconcileHandler) settleUnknownCredits(ctx context.Context, now time.Time) (int, error) {

@@ -107,6 +107,16 @@ type CoreBanking interface {
 	IssueLoan(ctx context.Context, req IssueLoanRequest) (ref string, err error)
 	// IssuanceResult tells whether the disbursement completed.
 	IssuanceResult(ctx context.Context, ref string) (Answer, error)
+	// ContractNumber returns the loan's contract number (digits only); ErrGatewayTransient
+	// while core banking has not assigned it yet.
+	ContractNumber(ctx context.Context, req ContractRequest) (string, error)
+}
+
+// ContractRequest asks core banking for an issued loan's contract number.
+type ContractRequest struct {
+	IdempotencyKey string
+	ApplicationID  uuid.UUID
+	AccountNumber  string
 }
 
 // CreditRequest prepares an account-to-card credit: the network checks the card and returns a

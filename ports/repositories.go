@@ -34,9 +34,18 @@ type ApplicationRepository interface {
 type LoanRepository interface {
 	// Create stores a new loan.
 	Create(ctx context.Context, l *domain.Loan) error
+	// Get returns the loan; domain.ErrLoanNotFound when there is none.
+	Get(ctx context.Context, id uuid.UUID) (*domain.Loan, error)
 	// GetByApplication returns the loan issued on the application; domain.ErrLoanNotFound when
 	// there is none.
 	GetByApplication(ctx context.Context, applicationID uuid.UUID) (*domain.Loan, error)
+	// GetByContract returns the loan with that contract number; domain.ErrLoanNotFound when
+	// there is none.
+	GetByContract(ctx context.Context, number string) (*domain.Loan, error)
+	// ListAwaitingContract returns loans without a contract number issued before t.
+	ListAwaitingContract(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error)
+	// Update locks the loan's row, applies fn and saves it.
+	Update(ctx context.Context, id uuid.UUID, fn func(l *domain.Loan) error) error
 }
 
 // PartnerRepository stores partners and their hashed keys.

@@ -97,6 +97,8 @@ func (s *Server) endpoints() []endpoint {
 		{http.MethodPost, "/transfers/account-to-card/create", true, s.createTransfer},
 		{http.MethodPost, "/transfers/account-to-card/confirm", true, s.confirmTransfer},
 		{http.MethodPost, "/transfers/check-status", false, s.checkTransfer},
+		{http.MethodPost, "/microloans/info", false, s.getLoan},
+		{http.MethodPost, "/microloans/schedule", false, s.getSchedule},
 	}
 	if s.cfg.Sandbox {
 		eps = append(eps,

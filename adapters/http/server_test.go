@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -21,6 +22,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/test/apicheck"
 )
@@ -67,7 +69,8 @@ func setupWith(t testing.TB, runStages bool) *harness {
 	app := application.New(application.Deps{Clock: clock, UoW: uow, Applications: store.NewApplicationRepository(db),
 		Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Queue: queue,
 		Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
-		Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db), SandboxClock: clock}, application.Config{})
+		Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db), SandboxClock: clock},
+		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}})
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)
 	srv := httpadapter.New(httpadapter.Deps{App: app, Idempotency: uow, Clock: clock, Log: zap.New(core)}, httpadapter.Config{Sandbox: true})
@@ -593,4 +596,11 @@ func TestEveryDocumentedOperationIsServed(t *testing.T) {
 			t.Errorf("%s is documented but not served", op)
 		}
 	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

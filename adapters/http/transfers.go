@@ -79,3 +79,9 @@ func (s *Server) checkTransfer(ctx context.Context, p domain.Partner, raw json.R
 
 // businessTime is a moment as the wire shows it: Tashkent time, whole seconds.
 func businessTime(t time.Time) time.Time { return t.In(domain.Tashkent).Truncate(time.Second) }
+
+// midnight is the start of a business date (midnight UTC of the date) in Tashkent.
+func midnight(date time.Time) time.Time {
+	y, m, d := date.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, domain.Tashkent)
+}

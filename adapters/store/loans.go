@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"gorm.io/gorm/clause"
 
 	"github.com/tiyin/tiyin/domain"
 )
@@ -23,7 +24,7 @@ type loanModel struct {
 	ScheduleType   string    `gorm:"column:schedule_type"`
 	AccountNumber  string    `gorm:"column:account_number"`
 	ContractNumber *string   `gorm:"column:contract_number"`
-	IssuedAt       time.Time `gorm:"column:issued_at"`
+	IssuedAt       time.Time `gorm:"column:issued_at;autoCreateTime:false"`
 }
 
 func (loanModel) TableName() string { return "loans" }
@@ -36,15 +37,19 @@ func NewLoanRepository(db *DB) *LoanRepository { return &LoanRepository{db: db} 
 
 // Create implements ports.LoanRepository.
 func (r *LoanRepository) Create(ctx context.Context, l *domain.Loan) error {
+	return interpretError(r.db.conn(ctx).Create(toLoanModel(l)).Error, nil, nil)
+}
+
+func toLoanModel(l *domain.Loan) *loanModel {
 	s := l.State()
-	m := loanModel{ID: s.ID, ApplicationID: s.ApplicationID, PartnerID: s.PartnerID,
+	m := &loanModel{ID: s.ID, ApplicationID: s.ApplicationID, PartnerID: s.PartnerID,
 		Amount: s.Amount.Tiyin(), MonthPeriod: s.MonthPeriod, Rate: s.Rate.Hundredths(),
 		ServiceRate: s.ServiceRate.Hundredths(), PenaltyDaily: s.PenaltyDaily.Hundredths(),
 		ScheduleType: s.ScheduleType.String(), AccountNumber: s.AccountNumber, IssuedAt: s.IssuedAt.UTC()}
 	if s.ContractNumber != "" {
 		m.ContractNumber = &s.ContractNumber
 	}
-	return interpretError(r.db.conn(ctx).Create(&m).Error, nil, nil)
+	return m
 }
 
 // GetByApplication implements ports.LoanRepository.
@@ -55,6 +60,52 @@ func (r *LoanRepository) GetByApplication(ctx context.Context, applicationID uui
 	}
 	return m.toDomain()
 }
+
+// Get implements ports.LoanRepository.
+func (r *LoanRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Loan, error) {
+	var m loanModel
+	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
+		return nil, interpretError(err, domain.ErrLoanNotFound, nil)
+	}
+	return m.toDomain()
+}
+
+// GetByContract implements ports.LoanRepository.
+func (r *LoanRepository) GetByContract(ctx context.Context, number string) (*domain.Loan, error) {
+	var m loanModel
+	if err := r.db.conn(ctx).Where("contract_number = ?", number).Take(&m).Error; err != nil {
+		return nil, interpretError(err, domain.ErrLoanNotFound, nil)
+	}
+	return m.toDomain()
+}
+
+// ListAwaitingContract implements ports.LoanRepository.
+func (r *LoanRepository) ListAwaitingContract(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := r.db.conn(ctx).Model(&loanModel{}).Where("contract_number IS NULL AND issued_at < ?", t.UTC()).
+		Order("issued_at").Limit(limit).Pluck("id", &ids).Error
+	return ids, interpretError(err, nil, nil)
+}
+
+// Update implements ports.LoanRepository.
+func (r *LoanRepository) Update(ctx context.Context, id uuid.UUID, fn func(l *domain.Loan) error) error {
+	return NewUnitOfWork(r.db).Do(ctx, func(ctx context.Context) error {
+		var m loanModel
+		if err := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
+			return interpretError(err, domain.ErrLoanNotFound, nil)
+		}
+		l, err := m.toDomain()
+		if err != nil {
+			return err
+		}
+		if err := fn(l); err != nil {
+			return err
+		}
+		return interpretError(r.db.conn(ctx).Select("*").Updates(toLoanModel(l)).Error, nil, loanUnique)
+	})
+}
+
+var loanUnique = constraintErrors{"loans_contract_number_key": errors.New("contract number already used by another loan")}
 
 func (m *loanModel) toDomain() (*domain.Loan, error) {
 	rate, err1 := domain.PercentFromHundredths(m.Rate)

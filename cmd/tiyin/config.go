@@ -22,6 +22,7 @@ type Config struct {
 	SandboxAPIKey    string
 	SandboxCallDelay time.Duration
 	ApplicationTTL   time.Duration
+	ContractDelay    time.Duration
 	IdempotencyTTL   time.Duration
 	Product          application.Product
 	DBMaxConns       int
@@ -69,6 +70,7 @@ func loadConfig() (Config, error) {
 		SandboxAPIKey:    str("TIYIN_SANDBOX_API_KEY", ""),
 		SandboxCallDelay: dur("TIYIN_SANDBOX_CALL_DELAY", 0),
 		ApplicationTTL:   dur("TIYIN_APPLICATION_TTL", 72*time.Hour),
+		ContractDelay:    dur("TIYIN_LOAN_CONTRACT_DELAY", 30*time.Minute),
 		IdempotencyTTL:   dur("TIYIN_IDEMPOTENCY_TTL", 24*time.Hour),
 		DBMaxConns:       num("TIYIN_DB_MAX_CONNS", 20),
 		Workers:          num("TIYIN_WORKERS", 10),

@@ -47,7 +47,8 @@ func serve(cfg Config) error {
 				return store.Config{DatabaseURL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxConns: int32(c.DBMaxConns)}
 			},
 			func(c Config) application.Config {
-				return application.Config{ApplicationTTL: c.ApplicationTTL, SandboxCallDelay: c.SandboxCallDelay, Product: c.Product}
+				return application.Config{ApplicationTTL: c.ApplicationTTL, SandboxCallDelay: c.SandboxCallDelay, Product: c.Product,
+					LoanContractDelay: c.ContractDelay}
 			},
 			func(c Config) jobs.Config {
 				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL}

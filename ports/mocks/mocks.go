@@ -363,6 +363,21 @@ func (mr *MockLoanRepositoryMockRecorder) Create(ctx, l any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Create", reflect.TypeOf((*MockLoanRepository)(nil).Create), ctx, l)
 }
 
+// Get mocks base method.
+func (m *MockLoanRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Loan, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Get", ctx, id)
+	ret0, _ := ret[0].(*domain.Loan)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Get indicates an expected call of Get.
+func (mr *MockLoanRepositoryMockRecorder) Get(ctx, id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Get", reflect.TypeOf((*MockLoanRepository)(nil).Get), ctx, id)
+}
+
 // GetByApplication mocks base method.
 func (m *MockLoanRepository) GetByApplication(ctx context.Context, applicationID uuid.UUID) (*domain.Loan, error) {
 	m.ctrl.T.Helper()
@@ -376,6 +391,50 @@ func (m *MockLoanRepository) GetByApplication(ctx context.Context, applicationID
 func (mr *MockLoanRepositoryMockRecorder) GetByApplication(ctx, applicationID any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "GetByApplication", reflect.TypeOf((*MockLoanRepository)(nil).GetByApplication), ctx, applicationID)
+}
+
+// GetByContract mocks base method.
+func (m *MockLoanRepository) GetByContract(ctx context.Context, number string) (*domain.Loan, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "GetByContract", ctx, number)
+	ret0, _ := ret[0].(*domain.Loan)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// GetByContract indicates an expected call of GetByContract.
+func (mr *MockLoanRepositoryMockRecorder) GetByContract(ctx, number any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "GetByContract", reflect.TypeOf((*MockLoanRepository)(nil).GetByContract), ctx, number)
+}
+
+// ListAwaitingContract mocks base method.
+func (m *MockLoanRepository) ListAwaitingContract(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ListAwaitingContract", ctx, t, limit)
+	ret0, _ := ret[0].([]uuid.UUID)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ListAwaitingContract indicates an expected call of ListAwaitingContract.
+func (mr *MockLoanRepositoryMockRecorder) ListAwaitingContract(ctx, t, limit any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListAwaitingContract", reflect.TypeOf((*MockLoanRepository)(nil).ListAwaitingContract), ctx, t, limit)
+}
+
+// Update mocks base method.
+func (m *MockLoanRepository) Update(ctx context.Context, id uuid.UUID, fn func(*domain.Loan) error) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Update", ctx, id, fn)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Update indicates an expected call of Update.
+func (mr *MockLoanRepositoryMockRecorder) Update(ctx, id, fn any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Update", reflect.TypeOf((*MockLoanRepository)(nil).Update), ctx, id, fn)
 }
 
 // MockPartnerRepository is a mock of PartnerRepository interface.
@@ -813,6 +872,21 @@ func NewMockCoreBanking(ctrl *gomock.Controller) *MockCoreBanking {
 // EXPECT returns an object that allows the caller to indicate expected use.
 func (m *MockCoreBanking) EXPECT() *MockCoreBankingMockRecorder {
 	return m.recorder
+}
+
+// ContractNumber mocks base method.
+func (m *MockCoreBanking) ContractNumber(ctx context.Context, req ports.ContractRequest) (string, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ContractNumber", ctx, req)
+	ret0, _ := ret[0].(string)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ContractNumber indicates an expected call of ContractNumber.
+func (mr *MockCoreBankingMockRecorder) ContractNumber(ctx, req any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ContractNumber", reflect.TypeOf((*MockCoreBanking)(nil).ContractNumber), ctx, req)
 }
 
 // IssuanceResult mocks base method.

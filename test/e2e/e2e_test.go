@@ -374,6 +374,36 @@ func TestFlowsDrivenByTheClock(t *testing.T) {
 			t.Fatalf("got %+v", got)
 		}
 
+		// The contract number appears once the clock passes 30 minutes after issuance.
+		issued := s.register(t, "31234567890123")
+		s.waitFor(t, issued, "PENDING", nil)
+		s.must(t, "/microloans/applications/verify", verifyParams(issued, 500_000_000))
+		s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": issued, "clientData": clientData("31234567890123")})
+		s.waitFor(t, issued, "COMPLETED", nil)
+		if r := s.must(t, "/microloans/info", map[string]any{"applicationId": issued}); r["loanId"] != nil || r["totalResidue"].(float64) != 500_000_000 {
+			t.Fatalf("just issued: %v", r)
+		}
+		advance("31m")
+		var loanID string
+		deadline := time.Now().Add(20 * time.Second)
+		for loanID == "" && time.Now().Before(deadline) {
+			if id, ok := s.must(t, "/microloans/info", map[string]any{"applicationId": issued})["loanId"].(string); ok {
+				loanID = id
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if loanID == "" {
+			t.Fatal("loanId never appeared")
+		}
+		sched := s.must(t, "/microloans/schedule", map[string]any{"loanId": loanID})["schedule"].([]any)
+		var principal float64
+		for _, it := range sched {
+			principal += it.(map[string]any)["loanRepaymentAmount"].(float64)
+		}
+		if len(sched) != 12 || principal != 500_000_000 {
+			t.Fatalf("schedule: %d items, principal %v", len(sched), principal)
+		}
+
 		waiting := s.register(t, "31234567890123")
 		s.waitFor(t, waiting, "PENDING", nil)
 		advance("71h")

@@ -45,3 +45,9 @@ func (CoreBanking) IssueLoan(_ context.Context, req ports.IssueLoanRequest) (str
 func (CoreBanking) IssuanceResult(context.Context, string) (ports.Answer, error) {
 	return ports.Answer{Status: ports.AnswerApproved}, nil
 }
+
+// ContractNumber implements ports.CoreBanking: a 10-digit number derived from the request, so
+// it is the same however often it is asked for.
+func (CoreBanking) ContractNumber(_ context.Context, req ports.ContractRequest) (string, error) {
+	return digitsOf(req.ApplicationID.String()+":CONTRACT", 10), nil
+}

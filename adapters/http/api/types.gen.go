@@ -472,6 +472,36 @@ type GetApplicationResult struct {
 	Status         ApplicationStatus `json:"status"`
 }
 
+// GetLoanResponse defines model for GetLoanResponse.
+type GetLoanResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result GetLoanResult           `json:"result"`
+}
+
+// GetLoanResult defines model for GetLoanResult.
+type GetLoanResult struct {
+	Amount        Long    `json:"amount"`
+	ApplicationId UUID    `json:"applicationId"`
+	LoanId        *string `json:"loanId"`
+	MonthPeriod   int     `json:"monthPeriod"`
+	Rate          float64 `json:"rate"`
+	TotalFine     Long    `json:"totalFine"`
+	TotalResidue  Long    `json:"totalResidue"`
+}
+
+// GetScheduleResponse defines model for GetScheduleResponse.
+type GetScheduleResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result GetScheduleResult       `json:"result"`
+}
+
+// GetScheduleResult defines model for GetScheduleResult.
+type GetScheduleResult struct {
+	Schedule []ScheduleItem `json:"schedule"`
+}
+
 // IssueApplicationParams defines model for IssueApplicationParams.
 type IssueApplicationParams struct {
 	ApplicationId UUID `json:"applicationId"`
@@ -506,6 +536,18 @@ type LastTask struct {
 	ErrorMessage *string    `json:"errorMessage"`
 	Name         TaskName   `json:"name"`
 	Status       TaskStatus `json:"status"`
+}
+
+// LoanIdParams defines model for LoanIdParams.
+type LoanIdParams struct {
+	// LoanId The loan contract number, digits only.
+	LoanId string `json:"loanId"`
+}
+
+// LoanIdRequest defines model for LoanIdRequest.
+type LoanIdRequest struct {
+	Id     UUID         `json:"id"`
+	Params LoanIdParams `json:"params"`
 }
 
 // Long defines model for Long.
@@ -593,6 +635,17 @@ type SMSOutboxResult struct {
 	Messages []SMSMessage `json:"messages"`
 }
 
+// ScheduleItem defines model for ScheduleItem.
+type ScheduleItem struct {
+	AccruedInterestAmount   Long      `json:"accruedInterestAmount"`
+	LoanRepaymentAmount     Long      `json:"loanRepaymentAmount"`
+	PaymentDate             time.Time `json:"paymentDate"`
+	PeriodDays              int       `json:"periodDays"`
+	ServicePercentageAmount Long      `json:"servicePercentageAmount"`
+	TotalRepaymentAmount    Long      `json:"totalRepaymentAmount"`
+	TotalResidue            Long      `json:"totalResidue"`
+}
+
 // TaskName defines model for TaskName.
 type TaskName string
 
@@ -675,6 +728,12 @@ type RegisterApplicationJSONRequestBody = RegisterApplicationRequest
 
 // VerifyApplicationJSONRequestBody defines body for VerifyApplication for application/json ContentType.
 type VerifyApplicationJSONRequestBody = VerifyApplicationRequest
+
+// GetLoanJSONRequestBody defines body for GetLoan for application/json ContentType.
+type GetLoanJSONRequestBody = GetApplicationRequest
+
+// GetScheduleJSONRequestBody defines body for GetSchedule for application/json ContentType.
+type GetScheduleJSONRequestBody = LoanIdRequest
 
 // CompleteVerificationJSONRequestBody defines body for CompleteVerification for application/json ContentType.
 type CompleteVerificationJSONRequestBody = CompleteVerificationRequest

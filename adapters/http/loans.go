@@ -1,0 +1,68 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tiyin/tiyin/adapters/http/api"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+func (s *Server) getLoan(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.GetApplicationParams](raw, &fs)
+	id, err := parseUUID(in.ApplicationId)
+	fs.Check("params.applicationId", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	v, err := s.d.App.GetLoan.Handle(ctx, application.GetLoan{PartnerID: p.ID, ApplicationID: id})
+	if err != nil {
+		return nil, err
+	}
+	l := v.Loan
+	r := api.GetLoanResult{ApplicationId: l.ApplicationID().String(), Amount: l.Amount().Tiyin(), MonthPeriod: l.MonthPeriod(),
+		Rate: l.Rate().Float(), TotalResidue: v.Position.Payoff(), TotalFine: v.Position.Fine()}
+	if n := l.ContractNumber(); n != "" {
+		r.LoanId = &n
+	}
+	return r, nil
+}
+
+// parseLoanID reads a contract number: digits only.
+func parseLoanID(fs *domain.Fieldset, path, s string) string {
+	if s == "" || len(s) > 32 || !digitsOnly(s) {
+		fs.Add(path, "must be the loan contract number: 1 to 32 digits")
+	}
+	return s
+}
+
+func digitsOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) getSchedule(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.LoanIdParams](raw, &fs)
+	loanID := parseLoanID(&fs, "params.loanId", in.LoanId)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	v, err := s.d.App.GetSchedule.Handle(ctx, application.GetSchedule{PartnerID: p.ID, LoanID: loanID})
+	if err != nil {
+		return nil, err
+	}
+	items := make([]api.ScheduleItem, len(v.Schedule))
+	for i, it := range v.Schedule {
+		items[i] = api.ScheduleItem{PaymentDate: businessTime(midnight(it.PaymentDate)), PeriodDays: it.PeriodDays,
+			TotalResidue: it.Residue, TotalRepaymentAmount: it.Total(), LoanRepaymentAmount: it.Principal,
+			AccruedInterestAmount: it.Interest, ServicePercentageAmount: it.Service}
+	}
+	return api.GetScheduleResult{Schedule: items}, nil
+}

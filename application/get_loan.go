@@ -1,0 +1,55 @@
+package application
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// GetLoan reads a loan by its application (endpoint 9).
+type GetLoan struct {
+	PartnerID     uuid.UUID
+	ApplicationID uuid.UUID
+}
+
+// LoanView is a loan with its schedule and its position now.
+type LoanView struct {
+	Loan     *domain.Loan
+	Schedule []domain.ScheduleItem
+	Position domain.Position
+}
+
+// GetLoanHandler answers loan info; it stores nothing.
+type GetLoanHandler struct{ d Deps }
+
+// Handle returns the partner's loan issued on the application.
+func (h *GetLoanHandler) Handle(ctx context.Context, q GetLoan) (LoanView, error) {
+	a, err := getOwned(ctx, h.d.Applications, q.PartnerID, q.ApplicationID)
+	if errors.Is(err, domain.ErrApplicationNotFound) {
+		return LoanView{}, domain.ErrLoanNotFound
+	}
+	if err != nil {
+		return LoanView{}, err
+	}
+	if a.Status() != domain.StatusCompleted {
+		return LoanView{}, fmt.Errorf("%w: application status is %s", domain.ErrLoanNotIssued, a.Status())
+	}
+	loan, err := h.d.Loans.GetByApplication(ctx, a.ID())
+	if err != nil {
+		return LoanView{}, err
+	}
+	return view(loan, h.d.Clock)
+}
+
+func view(loan *domain.Loan, clock interface{ Now() time.Time }) (LoanView, error) {
+	schedule, err := domain.BuildSchedule(loan.Terms())
+	if err != nil {
+		return LoanView{}, err
+	}
+	return LoanView{Loan: loan, Schedule: schedule, Position: loan.PositionAt(schedule, clock.Now())}, nil
+}
