@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.uber.org/fx"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -33,8 +34,11 @@ type Product struct {
 	PenaltyDaily domain.Percent
 }
 
-// Deps are the ports the use cases are built on.
+// Deps are the ports the use cases are built on. fx fills them by type; tests and the CLI
+// build them by hand.
 type Deps struct {
+	fx.In
+
 	Clock        ports.Clock
 	UoW          ports.UnitOfWork
 	Applications ports.ApplicationRepository
@@ -47,7 +51,7 @@ type Deps struct {
 	Transfers    ports.TransferRepository
 	Processing   ports.Processing
 	// SandboxClock is the movable clock, nil outside the sandbox.
-	SandboxClock ports.SandboxClock
+	SandboxClock ports.SandboxClock `optional:"true"`
 }
 
 // App groups every use case, so adapters depend on one value.

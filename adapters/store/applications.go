@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"gorm.io/gorm/clause"
 
 	"github.com/tiyin/tiyin/domain"
 )
@@ -198,21 +197,8 @@ func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.
 
 // Update implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error {
-	return NewUnitOfWork(r.db).Do(ctx, func(ctx context.Context) error {
-		var m applicationModel
-		err := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error
-		if err != nil {
-			return interpretError(err, domain.ErrApplicationNotFound, nil)
-		}
-		a, err := m.toDomain()
-		if err != nil {
-			return err
-		}
-		if err := fn(a); err != nil {
-			return err
-		}
-		return interpretError(r.db.conn(ctx).Select("*").Updates(toApplicationModel(a)).Error, nil, applicationUnique)
-	})
+	return lockedUpdate(ctx, r.db, id, domain.ErrApplicationNotFound, applicationUnique,
+		(*applicationModel).toDomain, toApplicationModel, fn)
 }
 
 // ListDue implements ports.ApplicationRepository.

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"gorm.io/gorm/clause"
 
 	"github.com/tiyin/tiyin/domain"
 )
@@ -89,20 +88,7 @@ func (r *LoanRepository) ListAwaitingContract(ctx context.Context, t time.Time, 
 
 // Update implements ports.LoanRepository.
 func (r *LoanRepository) Update(ctx context.Context, id uuid.UUID, fn func(l *domain.Loan) error) error {
-	return NewUnitOfWork(r.db).Do(ctx, func(ctx context.Context) error {
-		var m loanModel
-		if err := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
-			return interpretError(err, domain.ErrLoanNotFound, nil)
-		}
-		l, err := m.toDomain()
-		if err != nil {
-			return err
-		}
-		if err := fn(l); err != nil {
-			return err
-		}
-		return interpretError(r.db.conn(ctx).Select("*").Updates(toLoanModel(l)).Error, nil, loanUnique)
-	})
+	return lockedUpdate(ctx, r.db, id, domain.ErrLoanNotFound, loanUnique, (*loanModel).toDomain, toLoanModel, fn)
 }
 
 var loanUnique = constraintErrors{"loans_contract_number_key": errors.New("contract number already used by another loan")}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"gorm.io/gorm/clause"
 
 	"github.com/tiyin/tiyin/domain"
 )
@@ -81,20 +80,7 @@ func (r *TransferRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Tra
 
 // Update implements ports.TransferRepository.
 func (r *TransferRepository) Update(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) error) error {
-	return NewUnitOfWork(r.db).Do(ctx, func(ctx context.Context) error {
-		var m transferModel
-		if err := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
-			return interpretError(err, domain.ErrTransferNotFound, nil)
-		}
-		t, err := m.toDomain()
-		if err != nil {
-			return err
-		}
-		if err := fn(t); err != nil {
-			return err
-		}
-		return interpretError(r.db.conn(ctx).Select("*").Updates(toTransferModel(t)).Error, nil, nil)
-	})
+	return lockedUpdate(ctx, r.db, id, domain.ErrTransferNotFound, nil, (*transferModel).toDomain, toTransferModel, fn)
 }
 
 // ListNewBefore implements ports.TransferRepository.

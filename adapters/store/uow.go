@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/tiyin/tiyin/ports"
 )
@@ -214,4 +215,25 @@ func (r *requestScope) Rollback() {
 	}
 	r.done = true
 	r.st.tx, r.st.afterCommit = nil, nil
+}
+
+// lockedUpdate is the body of every repository's Update: in the transaction of ctx (or a new
+// one) it locks the row of model M with that id, rebuilds the aggregate, applies fn and saves
+// every column. An error from fn leaves the row unchanged.
+func lockedUpdate[M any, A any](ctx context.Context, db *DB, id uuid.UUID, notFound error, unique constraintErrors,
+	load func(*M) (A, error), save func(A) *M, fn func(A) error) error {
+	return NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
+		var m M
+		if err := db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
+			return interpretError(err, notFound, nil)
+		}
+		a, err := load(&m)
+		if err != nil {
+			return err
+		}
+		if err := fn(a); err != nil {
+			return err
+		}
+		return interpretError(db.conn(ctx).Select("*").Updates(save(a)).Error, nil, unique)
+	})
 }
