@@ -468,3 +468,26 @@ func TestReconcileAssignsContractNumbersAfterTheDelay(t *testing.T) {
 		t.Fatalf("report %+v, saved %q, err %v", rep, saved, err)
 	}
 }
+
+func TestReconcileCompletesSandboxCallsAfterTheDelay(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "choosing")
+	if err := d.stored[a.ID()].Verify(offer(2_000_000_000, 12), domain.PostScoreResult{Approved: true, PhoneCallRequired: true}, t0.Add(-3*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	app := application.New(application.Deps{Clock: d.clock, UoW: d.uow, Applications: d.apps, Loans: d.loans, Queue: d.queue,
+		Transfers: d.transfers}, application.Config{SandboxCallDelay: 2 * time.Minute})
+	d.apps.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.transfers.EXPECT().ListNewBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.loans.EXPECT().ListAwaitingContract(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.apps.EXPECT().ListAwaitingCall(gomock.Any(), t0.Add(-2*time.Minute), gomock.Any()).Return([]uuid.UUID{a.ID()}, nil)
+	rep, err := app.Reconcile.Handle(context.Background())
+	if err != nil || rep.Verified != 1 {
+		t.Fatalf("report %+v err %v", rep, err)
+	}
+	if got := d.stored[a.ID()].Task(); got != (domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskCompleted}) {
+		t.Fatalf("task %+v", got)
+	}
+}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // GetLoan reads a loan by its application (endpoint 9).
@@ -46,7 +46,7 @@ func (h *GetLoanHandler) Handle(ctx context.Context, q GetLoan) (LoanView, error
 	return view(loan, h.d.Clock)
 }
 
-func view(loan *domain.Loan, clock interface{ Now() time.Time }) (LoanView, error) {
+func view(loan *domain.Loan, clock ports.Clock) (LoanView, error) {
 	schedule, err := domain.BuildSchedule(loan.Terms())
 	if err != nil {
 		return LoanView{}, err

@@ -171,9 +171,6 @@ func (a *Application) PreScore() *PreScoreResult { return a.preScore }
 // Offer returns the offer the client chose at verify, nil before.
 func (a *Application) Offer() *Offer { return a.offer }
 
-// CallCentrePhone returns the number the client must call, when a call is required.
-func (a *Application) CallCentrePhone() string { return a.callCentrePhone }
-
 // AccountNumber returns the demand account core banking opened, empty before.
 func (a *Application) AccountNumber() string { return a.accountNumber }
 
@@ -183,15 +180,6 @@ func (a *Application) CoreRef() string { return a.coreRef }
 
 // NextRunAt returns when background work is next due; zero when none is.
 func (a *Application) NextRunAt() time.Time { return a.nextRunAt }
-
-// PendingSince returns when the application last entered PENDING.
-func (a *Application) PendingSince() time.Time { return a.pendingSince }
-
-// VerificationRequestedAt returns when a phone call was last required.
-func (a *Application) VerificationRequestedAt() time.Time { return a.verificationRequestedAt }
-
-// CreatedAt returns the registration time.
-func (a *Application) CreatedAt() time.Time { return a.createdAt }
 
 func (a *Application) set(status ApplicationStatus, task Task, now time.Time) {
 	if status == StatusPending && a.status != StatusPending {

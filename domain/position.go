@@ -29,8 +29,16 @@ func (p Position) Payoff() int64 {
 // (totalFine).
 func (p Position) Fine() int64 { return p.OverduePrincipal + p.OverdueInterest + p.Penalty }
 
-// ErrContractNumber means a contract number is not digits only.
-var ErrContractNumber = errors.New("loan contract number must be digits only")
+// ErrContractNumber means a contract number is not 1 to 32 digits.
+var ErrContractNumber = errors.New("must be the loan contract number: 1 to 32 digits")
+
+// ParseContractNumber accepts a loan contract number (loanId): 1 to 32 digits.
+func ParseContractNumber(s string) (string, error) {
+	if len(s) > 32 || !isDigits(s) {
+		return "", ErrContractNumber
+	}
+	return s, nil
+}
 
 // PositionAt computes the loan's position at now from its schedule. An item is overdue from
 // the day after its due date; the penalty accrues daily on overdue principal at the loan's
@@ -73,9 +81,10 @@ func (l *Loan) PositionAt(schedule []ScheduleItem, now time.Time) Position {
 
 // AssignContract records the contract number core banking gave the loan (loanId).
 func (l *Loan) AssignContract(number string) error {
-	if !isDigits(number) {
-		return ErrContractNumber
+	n, err := ParseContractNumber(number)
+	if err != nil {
+		return err
 	}
-	l.contractNumber = number
+	l.contractNumber = n
 	return nil
 }

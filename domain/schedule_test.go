@@ -179,8 +179,8 @@ func checkSchedule(terms domain.LoanTerms, items []domain.ScheduleItem) error {
 
 func TestAnnuityInstalmentIsTheSmallestThatWorks(t *testing.T) {
 	t.Parallel()
-	// One tiyin less and the last instalment would exceed the others: equivalently, the last
-	// instalment is within the rounding of n items of the instalment.
+	// The golden tables prove minimality (the reference walks down to the smallest instalment);
+	// here: the last instalment fits and is within one tiyin per item of the others.
 	terms := domain.LoanTerms{Amount: 1_000_000_000, MonthPeriod: 12, Rate: pct("28"), Type: domain.ScheduleAnnuity, IssuedOn: date("2026-01-31")}
 	items, _ := domain.BuildSchedule(terms)
 	a, last := items[0].Total(), items[11].Total()

@@ -127,9 +127,6 @@ func (t *Transfer) Amount() Amount { return t.amount }
 // CreditToken returns the network's token for the prepared credit.
 func (t *Transfer) CreditToken() string { return t.creditToken }
 
-// Network returns the receiving card's network.
-func (t *Transfer) Network() Network { return t.network }
-
 // Status returns the stored status; see StatusAt for the status at a moment.
 func (t *Transfer) Status() TransferStatus { return t.status }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/adapters/http/api"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
@@ -98,12 +100,19 @@ func (s *Server) issueApplication(ctx context.Context, p domain.Partner, raw jso
 	return api.IssueApplicationResult{Message: "Loan issuance started; follow it with /microloans/applications/info"}, nil
 }
 
-func (s *Server) getApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+// applicationIDParams reads params that hold only an applicationId (info calls, the sandbox
+// call completion).
+func applicationIDParams(raw json.RawMessage) (uuid.UUID, error) {
 	var fs domain.Fieldset
 	in := decodeParams[api.GetApplicationParams](raw, &fs)
 	id, err := parseUUID(in.ApplicationId)
 	fs.Check("params.applicationId", err)
-	if err := fs.Err(); err != nil {
+	return id, fs.Err()
+}
+
+func (s *Server) getApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	id, err := applicationIDParams(raw)
+	if err != nil {
 		return nil, err
 	}
 	a, err := s.d.App.GetApplication.Handle(ctx, application.GetApplication{PartnerID: p.ID, ApplicationID: id})

@@ -53,7 +53,4 @@ func TestErrorCodeTablesAgree(t *testing.T) {
 			t.Errorf("%s: error code table differs from ErrorCodes; run with -update\n got:\n%s\nwant:\n%s", doc.path, got, want)
 		}
 	}
-	if string(httpadapter.OpenAPI) == "" {
-		t.Fatal("document not embedded")
-	}
 }

@@ -10,11 +10,8 @@ import (
 )
 
 func (s *Server) getLoan(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
-	var fs domain.Fieldset
-	in := decodeParams[api.GetApplicationParams](raw, &fs)
-	id, err := parseUUID(in.ApplicationId)
-	fs.Check("params.applicationId", err)
-	if err := fs.Err(); err != nil {
+	id, err := applicationIDParams(raw)
+	if err != nil {
 		return nil, err
 	}
 	v, err := s.d.App.GetLoan.Handle(ctx, application.GetLoan{PartnerID: p.ID, ApplicationID: id})
@@ -30,27 +27,11 @@ func (s *Server) getLoan(ctx context.Context, p domain.Partner, raw json.RawMess
 	return r, nil
 }
 
-// parseLoanID reads a contract number: digits only.
-func parseLoanID(fs *domain.Fieldset, path, s string) string {
-	if s == "" || len(s) > 32 || !digitsOnly(s) {
-		fs.Add(path, "must be the loan contract number: 1 to 32 digits")
-	}
-	return s
-}
-
-func digitsOnly(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 func (s *Server) getSchedule(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
 	var fs domain.Fieldset
 	in := decodeParams[api.LoanIdParams](raw, &fs)
-	loanID := parseLoanID(&fs, "params.loanId", in.LoanId)
+	loanID, err := domain.ParseContractNumber(in.LoanId)
+	fs.Check("params.loanId", err)
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}

@@ -39,11 +39,8 @@ func (s *Server) smsOutbox(_ context.Context, _ domain.Partner, raw json.RawMess
 }
 
 func (s *Server) completeVerification(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
-	var fs domain.Fieldset
-	in := decodeParams[api.CompleteVerificationParams](raw, &fs)
-	id, err := parseUUID(in.ApplicationId)
-	fs.Check("params.applicationId", err)
-	if err := fs.Err(); err != nil {
+	id, err := applicationIDParams(raw)
+	if err != nil {
 		return nil, err
 	}
 	if err := s.d.App.CompleteVerification.Handle(ctx, application.CompleteVerification{PartnerID: p.ID, ApplicationID: id}); err != nil {
