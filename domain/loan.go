@@ -32,6 +32,11 @@ type Loan struct {
 	accountNumber                string
 	contractNumber               string
 	issuedAt                     time.Time
+	// repayments counts posted repayments; a repayment request quotes it to detect change.
+	repayments int
+	closedAt   time.Time
+	bookState  *BookState // as stored; nil before the first repayment
+	book       *book      // built on first use
 }
 
 func newLoan(a *Application, p LoanProduct, now time.Time) *Loan {
@@ -58,6 +63,9 @@ type LoanState struct {
 	AccountNumber                string
 	ContractNumber               string
 	IssuedAt                     time.Time
+	Repayments                   int
+	ClosedAt                     time.Time // zero while open
+	Book                         *BookState
 }
 
 // RestoreLoan rebuilds a loan from storage. Only repositories may call it: it skips every rule.
@@ -65,15 +73,22 @@ func RestoreLoan(s LoanState) *Loan {
 	return &Loan{id: s.ID, applicationID: s.ApplicationID, partnerID: s.PartnerID,
 		amount: s.Amount, monthPeriod: s.MonthPeriod, rate: s.Rate, serviceRate: s.ServiceRate,
 		penaltyDaily: s.PenaltyDaily, scheduleType: s.ScheduleType, accountNumber: s.AccountNumber,
-		contractNumber: s.ContractNumber, issuedAt: s.IssuedAt}
+		contractNumber: s.ContractNumber, issuedAt: s.IssuedAt, repayments: s.Repayments, closedAt: s.ClosedAt,
+		bookState: s.Book}
 }
 
 // State returns every field, for repositories to store.
 func (l *Loan) State() LoanState {
-	return LoanState{ID: l.id, ApplicationID: l.applicationID, PartnerID: l.partnerID,
+	s := LoanState{ID: l.id, ApplicationID: l.applicationID, PartnerID: l.partnerID,
 		Amount: l.amount, MonthPeriod: l.monthPeriod, Rate: l.rate, ServiceRate: l.serviceRate,
 		PenaltyDaily: l.penaltyDaily, ScheduleType: l.scheduleType, AccountNumber: l.accountNumber,
-		ContractNumber: l.contractNumber, IssuedAt: l.issuedAt}
+		ContractNumber: l.contractNumber, IssuedAt: l.issuedAt, Repayments: l.repayments, ClosedAt: l.closedAt,
+		Book: l.bookState}
+	if l.book != nil && l.repayments > 0 {
+		b := l.book.BookState
+		s.Book = &b
+	}
+	return s
 }
 
 // Terms returns what the schedule is computed from.
@@ -111,3 +126,9 @@ func (l *Loan) ContractNumber() string { return l.contractNumber }
 
 // IssuedAt returns the moment the loan was issued.
 func (l *Loan) IssuedAt() time.Time { return l.issuedAt }
+
+// Repayments returns the number of posted repayments.
+func (l *Loan) Repayments() int { return l.repayments }
+
+// Closed reports whether the loan is paid off.
+func (l *Loan) Closed() bool { return !l.closedAt.IsZero() }

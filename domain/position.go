@@ -40,43 +40,46 @@ func ParseContractNumber(s string) (string, error) {
 	return s, nil
 }
 
-// PositionAt computes the loan's position at now from its schedule. An item is overdue from
-// the day after its due date; the penalty accrues daily on overdue principal at the loan's
-// daily penalty percent, and stops where interest, service and penalty accrued in the 365 days
-// up to today would exceed half of the amount.
-func (l *Loan) PositionAt(schedule []ScheduleItem, now time.Time) Position {
-	today := BusinessDate(now)
-	var p Position
-	var chargesInYear int64
-	yearAgo := today.AddDate(0, 0, -365)
-	var penalty int64
-	periodStart := BusinessDate(l.issuedAt)
-	current := -1
-	for i, it := range schedule {
-		if it.PaymentDate.Before(today) {
-			p.OverduePrincipal += it.Principal
-			p.OverdueInterest += it.Interest + it.Service
-			days := DaysBetween(it.PaymentDate, today)
-			penalty += Accrue(it.Principal, l.penaltyDaily, days*365)
-			if it.PaymentDate.After(yearAgo) {
-				chargesInYear += it.Interest + it.Service
-			}
-			periodStart = it.PaymentDate
-			continue
-		}
-		if current < 0 {
-			current = i
-		}
-		p.NotDuePrincipal += it.Principal
+// PositionAt computes the loan's position at now from its schedule and repayments. An item
+// not fully paid by the end of its payment date is overdue from the next day; the penalty
+// accrues daily on overdue principal at the loan's daily penalty percent, and stops where
+// interest, service and penalty accrued in the 365 days up to today would exceed half of the
+// amount. A closed loan owes nothing.
+func (l *Loan) PositionAt(now time.Time) (Position, error) {
+	b, err := l.ledgerBook()
+	if err != nil || !l.closedAt.IsZero() {
+		return Position{}, err
 	}
-	if current >= 0 {
-		days := DaysBetween(periodStart, today)
-		p.TermInterest = Accrue(p.NotDuePrincipal, l.rate, days) + Accrue(p.NotDuePrincipal, l.serviceRate, days)
-		chargesInYear += p.TermInterest
+	return b.at(BusinessDate(now)).Position, nil
+}
+
+// Schedule returns the loan's schedule as it stands: the original one, with the items that
+// repayments recomputed.
+func (l *Loan) Schedule() ([]ScheduleItem, error) {
+	b, err := l.ledgerBook()
+	if err != nil {
+		return nil, err
 	}
-	capRoom := int64(l.amount)/CapShare - chargesInYear
-	p.Penalty = max(0, min(penalty, capRoom))
-	return p
+	out := make([]ScheduleItem, len(b.Items))
+	for i := range b.Items {
+		out[i] = b.Items[i].ScheduleItem
+	}
+	return out, nil
+}
+
+// ledgerBook returns the loan's repayment book, built from its terms before the first repayment.
+func (l *Loan) ledgerBook() (*book, error) {
+	if l.book == nil && l.bookState != nil {
+		l.book = &book{BookState: *l.bookState, terms: l.Terms(), penaltyDaily: l.penaltyDaily}
+	}
+	if l.book == nil {
+		b, err := newBook(l.Terms(), l.penaltyDaily)
+		if err != nil {
+			return nil, err
+		}
+		l.book = b
+	}
+	return l.book, nil
 }
 
 // AssignContract records the contract number core banking gave the loan (loanId).

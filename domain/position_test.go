@@ -15,10 +15,6 @@ func TestPositionAtADate(t *testing.T) {
 	t.Parallel()
 	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 1_000_000_000, MonthPeriod: 12, Rate: pct("28"),
 		PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, IssuedAt: time.Date(2026, 1, 31, 12, 0, 0, 0, domain.Tashkent)})
-	schedule, err := domain.BuildSchedule(loan.Terms())
-	if err != nil {
-		t.Fatal(err)
-	}
 	tests := []struct {
 		name string
 		at   string
@@ -37,8 +33,8 @@ func TestPositionAtADate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			at := date(tt.at).Add(10 * time.Hour).In(domain.Tashkent)
-			got := loan.PositionAt(schedule, at)
-			if got != tt.want {
+			got, err := loan.PositionAt(at)
+			if err != nil || got != tt.want {
 				t.Fatalf("got %+v\nwant %+v", got, tt.want)
 			}
 			if got.Payoff() != got.NotDuePrincipal+got.OverduePrincipal+got.OverdueInterest+got.TermInterest+got.Penalty ||
@@ -63,10 +59,9 @@ func TestAssignContractTakesDigitsOnly(t *testing.T) {
 func BenchmarkPosition36Months(b *testing.B) {
 	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 5_000_000_000, MonthPeriod: 36, Rate: pct("28"),
 		PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, IssuedAt: date("2026-01-31")})
-	schedule, _ := domain.BuildSchedule(loan.Terms())
 	at := date("2027-06-15")
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = loan.PositionAt(schedule, at)
+		_, _ = loan.PositionAt(at)
 	}
 }

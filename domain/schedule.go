@@ -103,10 +103,24 @@ func BuildSchedule(t LoanTerms) ([]ScheduleItem, error) {
 	for i, d := range dates {
 		days[i], prev = DaysBetween(prev, d), d
 	}
+	items, _ := layout(t, dates, days, 0)
+	return items, nil
+}
+
+// layout lays out t.Amount over dates (days[i] days in period i) at the level of the schedule
+// type: the annuity's instalment or the differentiated schedule's principal part. A level of 0
+// means the fresh one for these terms. It returns the items and the level used.
+func layout(t LoanTerms, dates []time.Time, days []int, level int64) ([]ScheduleItem, int64) {
 	if t.Type == ScheduleDifferentiated {
-		return differentiated(t, dates, days), nil
+		if level == 0 {
+			level = int64(t.Amount) / int64(len(dates))
+		}
+		return differentiated(t, dates, days, level), level
 	}
-	return annuity(t, dates, days), nil
+	if level == 0 {
+		level = annuityInstalment(t, dates, days)
+	}
+	return simulate(t, dates, days, level, make([]ScheduleItem, 0, len(dates))), level
 }
 
 // simulate lays out the schedule for an instalment a and returns it; the last item takes the
@@ -127,7 +141,8 @@ func simulate(t LoanTerms, dates []time.Time, days []int, a int64, out []Schedul
 	return out
 }
 
-func annuity(t LoanTerms, dates []time.Time, days []int) []ScheduleItem {
+// annuityInstalment is the smallest instalment whose last item fits within it.
+func annuityInstalment(t LoanTerms, dates []time.Time, days []int) int64 {
 	n := int64(len(dates))
 	p := int64(t.Amount)
 	buf := make([]ScheduleItem, 0, len(dates))
@@ -151,16 +166,16 @@ func annuity(t LoanTerms, dates []time.Time, days []int) []ScheduleItem {
 			lo = mid + 1
 		}
 	}
-	return simulate(t, dates, days, lo, make([]ScheduleItem, 0, len(dates)))
+	return lo
 }
 
-func differentiated(t LoanTerms, dates []time.Time, days []int) []ScheduleItem {
-	p := int64(t.Amount)
-	part := p / int64(len(dates))
+// differentiated repays part of the principal with each item (less when less is left), the
+// last item taking the remainder.
+func differentiated(t LoanTerms, dates []time.Time, days []int, part int64) []ScheduleItem {
 	out := make([]ScheduleItem, 0, len(dates))
-	res := p
+	res := int64(t.Amount)
 	for i := range dates {
-		principal := part
+		principal := min(part, res)
 		if i == len(dates)-1 {
 			principal = res
 		}

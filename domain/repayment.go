@@ -1,0 +1,242 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Repayment errors.
+var (
+	// ErrRepaymentNotFound means no repayment request of the partner has that id (or the
+	// externalId given does not match its pay).
+	ErrRepaymentNotFound = errors.New("repayment request not found")
+	// ErrRepaymentExpired means the request can no longer be paid: older than its life, paid
+	// already, or the loan changed since check.
+	ErrRepaymentExpired = errors.New("repayment request expired")
+	// ErrDebitRejected means the card debit named by debitId cannot pay the request.
+	ErrDebitRejected = errors.New("debit rejected")
+	// ErrLoanClosed means the loan is paid off; it matches ErrLoanNotIssued (code 1013).
+	ErrLoanClosed = fmt.Errorf("%w: the loan is paid off", ErrLoanNotIssued)
+)
+
+// RepaymentTTL is how long a repayment request lives; it never lives past midnight in Tashkent.
+const RepaymentTTL = 30 * time.Minute
+
+// RepaymentStatus is where a repayment request is.
+type RepaymentStatus struct{ s string }
+
+// The repayment request statuses (DESIGN.md §8.4). A request is NEW until paid; SUCCESS once
+// its payment is posted; EXPIRED when its life ended unpaid; FAILED when the loan changed since
+// check (another payment was posted, or the loan closed), so it can never be paid. PROCESSING
+// is for gateways that confirm a debit later; the sandbox confirms at once.
+var (
+	RepaymentNew        = RepaymentStatus{"NEW"}
+	RepaymentProcessing = RepaymentStatus{"PROCESSING"}
+	RepaymentSuccess    = RepaymentStatus{"SUCCESS"}
+	RepaymentFailed     = RepaymentStatus{"FAILED"}
+	RepaymentExpired    = RepaymentStatus{"EXPIRED"}
+)
+
+// ParseRepaymentStatus reads a stored status.
+func ParseRepaymentStatus(s string) (RepaymentStatus, error) {
+	return parseEnum(s, []RepaymentStatus{RepaymentNew, RepaymentProcessing, RepaymentSuccess, RepaymentFailed, RepaymentExpired})
+}
+
+// String returns the name.
+func (s RepaymentStatus) String() string { return s.s }
+
+// Debit is a card debit as the processing network reports it.
+type Debit struct {
+	ID        string
+	Network   Network
+	Amount    int64
+	Succeeded bool
+}
+
+// Payment is a posted repayment: what was paid, with which debit, and how it was applied.
+type Payment struct {
+	Type          PaymentType
+	Amount        int64
+	DebitID       string
+	Network       Network
+	ExternalID    uuid.UUID // the pay request's envelope id
+	TransactionID uuid.UUID // the ledger posting
+	At            time.Time
+	Principal     int64
+	Interest      int64 // interest and service
+	Penalty       int64
+}
+
+// Repayment is a repayment request: a snapshot of the debt made by check, paid at most once.
+type Repayment struct {
+	id, partnerID, loanID uuid.UUID
+	contractNumber        string
+	// loanVersion is the loan's repayment count at check; a different count means the loan
+	// changed since.
+	loanVersion         int
+	quote               Position
+	accountBalance      int64
+	checkedAt, expireAt time.Time
+	payment             *Payment
+}
+
+// NewRepayment snapshots the loan's debt at now (check, endpoint 12).
+func NewRepayment(id uuid.UUID, loan *Loan, accountBalance int64, now time.Time) (*Repayment, error) {
+	if loan.Closed() {
+		return nil, ErrLoanClosed
+	}
+	pos, err := loan.PositionAt(now)
+	if err != nil {
+		return nil, err
+	}
+	expire := now.Add(RepaymentTTL)
+	if midnight := BusinessDate(now).AddDate(0, 0, 1).Add(-5 * time.Hour); midnight.Before(expire) {
+		expire = midnight // 00:00 in Tashkent, as UTC
+	}
+	return &Repayment{id: id, partnerID: loan.partnerID, loanID: loan.id, contractNumber: loan.contractNumber,
+		loanVersion: loan.repayments, quote: pos, accountBalance: accountBalance, checkedAt: now, expireAt: expire}, nil
+}
+
+// RepaymentState is every stored field of a repayment request, for repositories only.
+type RepaymentState struct {
+	ID, PartnerID, LoanID uuid.UUID
+	ContractNumber        string
+	LoanVersion           int
+	Quote                 Position
+	AccountBalance        int64
+	CheckedAt, ExpireAt   time.Time
+	Payment               *Payment
+}
+
+// RestoreRepayment rebuilds a request from storage. Only repositories may call it.
+func RestoreRepayment(s RepaymentState) *Repayment {
+	return &Repayment{id: s.ID, partnerID: s.PartnerID, loanID: s.LoanID, contractNumber: s.ContractNumber,
+		loanVersion: s.LoanVersion, quote: s.Quote, accountBalance: s.AccountBalance, checkedAt: s.CheckedAt,
+		expireAt: s.ExpireAt, payment: s.Payment}
+}
+
+// State returns every field, for repositories to store.
+func (r *Repayment) State() RepaymentState {
+	return RepaymentState{ID: r.id, PartnerID: r.partnerID, LoanID: r.loanID, ContractNumber: r.contractNumber,
+		LoanVersion: r.loanVersion, Quote: r.quote, AccountBalance: r.accountBalance, CheckedAt: r.checkedAt,
+		ExpireAt: r.expireAt, Payment: r.payment}
+}
+
+// StatusAt returns the request's status at now, given the loan's current repayment count, and
+// a description of it.
+func (r *Repayment) StatusAt(now time.Time, loanVersion int) (RepaymentStatus, string) {
+	switch {
+	case r.payment != nil:
+		return RepaymentSuccess, "payment posted"
+	case loanVersion != r.loanVersion:
+		return RepaymentFailed, "the loan changed since check: another payment was posted; check again"
+	case !now.Before(r.expireAt):
+		return RepaymentExpired, "the request expired unpaid; check again"
+	}
+	return RepaymentNew, "checked, waiting for pay"
+}
+
+// Payable checks that the request can be paid with amount at now on a loan at loanVersion.
+func (r *Repayment) Payable(now time.Time, loanVersion int, amount int64) error {
+	if status, msg := r.StatusAt(now, loanVersion); status != RepaymentNew {
+		if status == RepaymentSuccess {
+			msg = "the request was paid already; check again"
+		}
+		return fmt.Errorf("%w: %s", ErrRepaymentExpired, msg)
+	}
+	if amount <= 0 || amount > r.quote.Payoff() {
+		return fmt.Errorf("%w (%d)", ErrRepaymentAmount, r.quote.Payoff())
+	}
+	return nil
+}
+
+// VerifyDebit checks that the network's debit is a successful debit of exactly amount on network.
+func VerifyDebit(d Debit, amount int64, network Network) error {
+	switch {
+	case !d.Succeeded:
+		return fmt.Errorf("%w: debit %s did not succeed", ErrDebitRejected, d.ID)
+	case d.Network != network:
+		return fmt.Errorf("%w: debit %s is on %s, not %s", ErrDebitRejected, d.ID, d.Network, network)
+	case d.Amount != amount:
+		return fmt.Errorf("%w: debit %s is of %d tiyin, not %d", ErrDebitRejected, d.ID, d.Amount, amount)
+	}
+	return nil
+}
+
+// Pay applies the payment to the loan in the legal order and records it on the request; it
+// returns the balanced posting that moves the money: the cleared card debit to the loan's
+// principal and the income accounts. The caller checked Payable and the debit.
+func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
+	if err := r.Payable(p.At, loan.repayments, p.Amount); err != nil {
+		return Posting{}, err
+	}
+	if loan.id != r.loanID {
+		return Posting{}, ErrRepaymentNotFound
+	}
+	split, err := loan.repay(p.At, p.Type, p.Amount)
+	if err != nil {
+		return Posting{}, err
+	}
+	p.Principal, p.Interest, p.Penalty = split.Principal(), split.Allocation.Interest(), split.Allocation.Penalty
+	entries := []Entry{{Account: BankAccount(AccountRepaymentClearing), Debit: p.Amount}}
+	for _, e := range []Entry{
+		{Account: LoanAccount(AccountLoan, loan.id), Credit: p.Principal},
+		{Account: BankAccount(AccountInterestIncome), Credit: split.Interest},
+		{Account: BankAccount(AccountServiceIncome), Credit: split.Service},
+		{Account: BankAccount(AccountPenaltyIncome), Credit: p.Penalty},
+	} {
+		if e.Credit > 0 {
+			entries = append(entries, e)
+		}
+	}
+	posting, err := NewPosting(p.TransactionID, PostingRepayment, r.id, p.At, entries...)
+	if err != nil {
+		return Posting{}, err
+	}
+	r.payment = &p
+	return posting, nil
+}
+
+// repay applies a repayment made at `at` to the loan's book.
+func (l *Loan) repay(at time.Time, typ PaymentType, amount int64) (RepaymentSplit, error) {
+	if l.Closed() {
+		return RepaymentSplit{}, ErrLoanClosed
+	}
+	b, err := l.ledgerBook()
+	if err != nil {
+		return RepaymentSplit{}, err
+	}
+	split, err := b.apply(BusinessDate(at), typ, amount)
+	if err != nil {
+		return RepaymentSplit{}, err
+	}
+	l.repayments++
+	if split.Closed {
+		l.closedAt = at
+	}
+	return split, nil
+}
+
+// ID returns the request id (requestId).
+func (r *Repayment) ID() uuid.UUID { return r.id }
+
+// PartnerID returns the owning partner.
+func (r *Repayment) PartnerID() uuid.UUID { return r.partnerID }
+
+// LoanID returns the loan's internal id.
+func (r *Repayment) LoanID() uuid.UUID { return r.loanID }
+
+// ContractNumber returns the loan's contract number (loanId).
+func (r *Repayment) ContractNumber() string { return r.contractNumber }
+
+// Quote returns the debt at check.
+func (r *Repayment) Quote() Position { return r.quote }
+
+// AccountBalance returns the demand account balance at check.
+func (r *Repayment) AccountBalance() int64 { return r.accountBalance }
+
+// Payment returns the posted payment, nil before pay.
+func (r *Repayment) Payment() *Payment { return r.payment }
