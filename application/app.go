@@ -50,6 +50,7 @@ type Deps struct {
 	Ledger       ports.LedgerRepository
 	Transfers    ports.TransferRepository
 	Processing   ports.Processing
+	Repayments   ports.RepaymentRepository
 	// SandboxClock is the movable clock, nil outside the sandbox.
 	SandboxClock ports.SandboxClock `optional:"true"`
 }
@@ -71,6 +72,10 @@ type App struct {
 	CheckLedger          *CheckLedgerHandler
 	GetLoan              *GetLoanHandler
 	GetSchedule          *GetScheduleHandler
+	ListPayments         *ListPaymentsHandler
+	CheckRepayment       *CheckRepaymentHandler
+	PayRepayment         *PayRepaymentHandler
+	GetRepayment         *GetRepaymentHandler
 	CreatePartner        *CreatePartnerHandler
 	ListPartners         *ListPartnersHandler
 	DisablePartner       *DisablePartnerHandler
@@ -97,6 +102,10 @@ func New(d Deps, cfg Config) *App {
 		CheckLedger:          &CheckLedgerHandler{d},
 		GetLoan:              &GetLoanHandler{d},
 		GetSchedule:          &GetScheduleHandler{d},
+		ListPayments:         &ListPaymentsHandler{d},
+		CheckRepayment:       &CheckRepaymentHandler{d},
+		PayRepayment:         &PayRepaymentHandler{d},
+		GetRepayment:         &GetRepaymentHandler{d},
 		CreatePartner:        &CreatePartnerHandler{d},
 		ListPartners:         &ListPartnersHandler{d},
 		DisablePartner:       &DisablePartnerHandler{d},

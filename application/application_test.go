@@ -32,6 +32,8 @@ type deps struct {
 	core      *mocks.MockCoreBanking
 	ledger    *mocks.MockLedgerRepository
 	transfers *mocks.MockTransferRepository
+	cards     *mocks.MockProcessing
+	payments  *mocks.MockRepaymentRepository
 	stored    map[uuid.UUID]*domain.Application
 	// hooks are the after-commit functions registered in the current transaction.
 	hooks     []func(context.Context)
@@ -47,8 +49,9 @@ func setup(t *testing.T) *deps {
 		apps: mocks.NewMockApplicationRepository(ctrl), loans: mocks.NewMockLoanRepository(ctrl),
 		partners: mocks.NewMockPartnerRepository(ctrl), queue: mocks.NewMockWorkQueue(ctrl),
 		scoring: mocks.NewMockScoring(ctrl), core: mocks.NewMockCoreBanking(ctrl), ledger: mocks.NewMockLedgerRepository(ctrl),
-		transfers: mocks.NewMockTransferRepository(ctrl),
-		stored:    map[uuid.UUID]*domain.Application{}, partner: uuid.New(),
+		transfers: mocks.NewMockTransferRepository(ctrl), cards: mocks.NewMockProcessing(ctrl),
+		payments: mocks.NewMockRepaymentRepository(ctrl),
+		stored:   map[uuid.UUID]*domain.Application{}, partner: uuid.New(),
 	}
 	d.clock.EXPECT().Now().Return(t0).AnyTimes()
 	d.uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error {
@@ -64,6 +67,7 @@ func setup(t *testing.T) *deps {
 		d.hooks = nil
 		return nil
 	}).AnyTimes()
+	d.uow.EXPECT().Detach(gomock.Any()).DoAndReturn(func(ctx context.Context) context.Context { return ctx }).AnyTimes()
 	d.uow.EXPECT().AfterCommit(gomock.Any(), gomock.Any()).Do(func(_ context.Context, fn func(context.Context)) {
 		d.hooks = append(d.hooks, fn)
 	}).AnyTimes()
@@ -87,7 +91,8 @@ func setup(t *testing.T) *deps {
 		return nil
 	}).AnyTimes()
 	d.app = application.New(application.Deps{Clock: d.clock, UoW: d.uow, Applications: d.apps, Loans: d.loans,
-		Partners: d.partners, Queue: d.queue, Scoring: d.scoring, CoreBanking: d.core, Ledger: d.ledger, Transfers: d.transfers},
+		Partners: d.partners, Queue: d.queue, Scoring: d.scoring, CoreBanking: d.core, Ledger: d.ledger, Transfers: d.transfers,
+		Processing: d.cards, Repayments: d.payments},
 		application.Config{ApplicationTTL: 72 * time.Hour, LoanContractDelay: 30 * time.Minute, Product: application.Product{ScheduleType: domain.ScheduleAnnuity}})
 	return d
 }

@@ -46,10 +46,15 @@ func (h *GetLoanHandler) Handle(ctx context.Context, q GetLoan) (LoanView, error
 	return view(loan, h.d.Clock)
 }
 
+// view is the loan with its schedule as repayments left it and its position now.
 func view(loan *domain.Loan, clock ports.Clock) (LoanView, error) {
-	schedule, err := domain.BuildSchedule(loan.Terms())
+	schedule, err := loan.Schedule()
 	if err != nil {
 		return LoanView{}, err
 	}
-	return LoanView{Loan: loan, Schedule: schedule, Position: loan.PositionAt(schedule, clock.Now())}, nil
+	pos, err := loan.PositionAt(clock.Now())
+	if err != nil {
+		return LoanView{}, err
+	}
+	return LoanView{Loan: loan, Schedule: schedule, Position: pos}, nil
 }

@@ -19,12 +19,22 @@ type GetScheduleHandler struct{ d Deps }
 
 // Handle returns the partner's loan with its schedule.
 func (h *GetScheduleHandler) Handle(ctx context.Context, q GetSchedule) (LoanView, error) {
-	loan, err := h.d.Loans.GetByContract(ctx, q.LoanID)
+	loan, err := getLoanByContract(ctx, h.d, q.PartnerID, q.LoanID)
 	if err != nil {
 		return LoanView{}, err
 	}
-	if loan.PartnerID() != q.PartnerID {
-		return LoanView{}, domain.ErrLoanNotFound
-	}
 	return view(loan, h.d.Clock)
+}
+
+// getLoanByContract returns the partner's loan with that contract number (loanId); a foreign
+// one is not found.
+func getLoanByContract(ctx context.Context, d Deps, partnerID uuid.UUID, number string) (*domain.Loan, error) {
+	loan, err := d.Loans.GetByContract(ctx, number)
+	if err != nil {
+		return nil, err
+	}
+	if loan.PartnerID() != partnerID {
+		return nil, domain.ErrLoanNotFound
+	}
+	return loan, nil
 }

@@ -170,6 +170,9 @@ func VerifyDebit(d Debit, amount int64, network Network) error {
 // returns the balanced posting that moves the money: the cleared card debit to the loan's
 // principal and the income accounts. The caller checked Payable and the debit.
 func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
+	if loan.Closed() {
+		return Posting{}, ErrLoanClosed
+	}
 	if err := r.Payable(p.At, loan.repayments, p.Amount); err != nil {
 		return Posting{}, err
 	}

@@ -154,4 +154,17 @@ type Processing interface {
 	// CreditStatus returns the outcome of the credit with the order's idempotency key;
 	// ErrGatewayTransient while the network cannot say.
 	CreditStatus(ctx context.Context, order CreditOrder) (CreditResult, error)
+	// LookupDebit returns a card debit as the network knows it; domain.ErrDebitRejected
+	// (wrapped) when the network does not know the debit id. It only reads: tiyin itself makes
+	// sure a debit pays one repayment at most.
+	LookupDebit(ctx context.Context, q DebitQuery) (domain.Debit, error)
+}
+
+// DebitQuery names a card debit a partner made to repay a loan.
+type DebitQuery struct {
+	DebitID string
+	Network domain.Network
+	// Amount is what the partner says was debited. A real adapter answers the network's own
+	// figures; the sandbox, which keeps no debits, answers a debit of this amount.
+	Amount int64
 }

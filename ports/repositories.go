@@ -139,3 +139,16 @@ type TransferRepository interface {
 	// ListProcessingBefore returns PROCESSING transfers last changed before t.
 	ListProcessingBefore(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error)
 }
+
+// RepaymentRepository stores repayment requests and the payments posted on them.
+type RepaymentRepository interface {
+	// Create stores a new request.
+	Create(ctx context.Context, r *domain.Repayment) error
+	// Get returns the request; domain.ErrRepaymentNotFound when there is none.
+	Get(ctx context.Context, id uuid.UUID) (*domain.Repayment, error)
+	// Update locks the request's row, applies fn and saves it; domain.ErrDebitRejected
+	// (wrapped) when the payment's debit paid another request already.
+	Update(ctx context.Context, id uuid.UUID, fn func(r *domain.Repayment) error) error
+	// ListPayments returns the loan's posted payments in date order.
+	ListPayments(ctx context.Context, loanID uuid.UUID) ([]domain.Payment, error)
+}

@@ -198,7 +198,7 @@ func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.
 // Update implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error {
 	return lockedUpdate(ctx, r.db, id, domain.ErrApplicationNotFound, applicationUnique,
-		(*applicationModel).toDomain, toApplicationModel, fn)
+		(*applicationModel).toDomain, infallible(toApplicationModel), fn)
 }
 
 // ListDue implements ports.ApplicationRepository.

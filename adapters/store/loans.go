@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -24,6 +25,9 @@ type loanModel struct {
 	AccountNumber  string    `gorm:"column:account_number"`
 	ContractNumber *string   `gorm:"column:contract_number"`
 	IssuedAt       time.Time `gorm:"column:issued_at;autoCreateTime:false"`
+	Repayments     int        `gorm:"column:repayments"`
+	ClosedAt       *time.Time `gorm:"column:closed_at"`
+	Book           *string    `gorm:"column:book"`
 }
 
 func (loanModel) TableName() string { return "loans" }
@@ -36,19 +40,32 @@ func NewLoanRepository(db *DB) *LoanRepository { return &LoanRepository{db: db} 
 
 // Create implements ports.LoanRepository.
 func (r *LoanRepository) Create(ctx context.Context, l *domain.Loan) error {
-	return interpretError(r.db.conn(ctx).Create(toLoanModel(l)).Error, nil, nil)
+	m, err := toLoanModel(l)
+	if err != nil {
+		return err
+	}
+	return interpretError(r.db.conn(ctx).Create(m).Error, nil, nil)
 }
 
-func toLoanModel(l *domain.Loan) *loanModel {
+func toLoanModel(l *domain.Loan) (*loanModel, error) {
 	s := l.State()
 	m := &loanModel{ID: s.ID, ApplicationID: s.ApplicationID, PartnerID: s.PartnerID,
 		Amount: s.Amount.Tiyin(), MonthPeriod: s.MonthPeriod, Rate: s.Rate.Hundredths(),
 		ServiceRate: s.ServiceRate.Hundredths(), PenaltyDaily: s.PenaltyDaily.Hundredths(),
-		ScheduleType: s.ScheduleType.String(), AccountNumber: s.AccountNumber, IssuedAt: s.IssuedAt.UTC()}
+		ScheduleType: s.ScheduleType.String(), AccountNumber: s.AccountNumber, IssuedAt: s.IssuedAt.UTC(),
+		Repayments: s.Repayments, ClosedAt: optTime(s.ClosedAt)}
 	if s.ContractNumber != "" {
 		m.ContractNumber = &s.ContractNumber
 	}
-	return m
+	if s.Book != nil {
+		b, err := json.Marshal(s.Book)
+		if err != nil {
+			return nil, fmt.Errorf("loan %s: book: %w", s.ID, err)
+		}
+		book := string(b)
+		m.Book = &book
+	}
+	return m, nil
 }
 
 // GetByApplication implements ports.LoanRepository.
@@ -103,9 +120,16 @@ func (m *loanModel) toDomain() (*domain.Loan, error) {
 	}
 	s := domain.LoanState{ID: m.ID, ApplicationID: m.ApplicationID, PartnerID: m.PartnerID,
 		Amount: domain.Amount(m.Amount), MonthPeriod: m.MonthPeriod, Rate: rate, ServiceRate: service,
-		PenaltyDaily: penalty, ScheduleType: st, AccountNumber: m.AccountNumber, IssuedAt: m.IssuedAt.UTC()}
+		PenaltyDaily: penalty, ScheduleType: st, AccountNumber: m.AccountNumber, IssuedAt: m.IssuedAt.UTC(),
+		Repayments: m.Repayments, ClosedAt: fromOptTime(m.ClosedAt)}
 	if m.ContractNumber != nil {
 		s.ContractNumber = *m.ContractNumber
+	}
+	if m.Book != nil {
+		s.Book = new(domain.BookState)
+		if err := json.Unmarshal([]byte(*m.Book), s.Book); err != nil {
+			return nil, fmt.Errorf("stored loan %s: book: %w", m.ID, err)
+		}
 	}
 	return domain.RestoreLoan(s), nil
 }

@@ -18,6 +18,7 @@ var Module = fx.Module("store",
 		fx.Annotate(NewPartnerRepository, fx.As(new(ports.PartnerRepository))),
 		fx.Annotate(NewLedgerRepository, fx.As(new(ports.LedgerRepository))),
 		fx.Annotate(NewTransferRepository, fx.As(new(ports.TransferRepository))),
+		fx.Annotate(NewRepaymentRepository, fx.As(new(ports.RepaymentRepository))),
 	),
 )
 

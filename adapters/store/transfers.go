@@ -80,7 +80,7 @@ func (r *TransferRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Tra
 
 // Update implements ports.TransferRepository.
 func (r *TransferRepository) Update(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrTransferNotFound, nil, (*transferModel).toDomain, toTransferModel, fn)
+	return lockedUpdate(ctx, r.db, id, domain.ErrTransferNotFound, nil, (*transferModel).toDomain, infallible(toTransferModel), fn)
 }
 
 // ListNewBefore implements ports.TransferRepository.

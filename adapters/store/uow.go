@@ -221,7 +221,7 @@ func (r *requestScope) Rollback() {
 // one) it locks the row of model M with that id, rebuilds the aggregate, applies fn and saves
 // every column. An error from fn leaves the row unchanged.
 func lockedUpdate[M any, A any](ctx context.Context, db *DB, id uuid.UUID, notFound error, unique constraintErrors,
-	load func(*M) (A, error), save func(A) *M, fn func(A) error) error {
+	load func(*M) (A, error), save func(A) (*M, error), fn func(A) error) error {
 	return NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
 		var m M
 		if err := db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
@@ -234,6 +234,15 @@ func lockedUpdate[M any, A any](ctx context.Context, db *DB, id uuid.UUID, notFo
 		if err := fn(a); err != nil {
 			return err
 		}
-		return interpretError(db.conn(ctx).Select("*").Updates(save(a)).Error, nil, unique)
+		saved, err := save(a)
+		if err != nil {
+			return err
+		}
+		return interpretError(db.conn(ctx).Select("*").Updates(saved).Error, nil, unique)
 	})
+}
+
+// infallible adapts a mapping that cannot fail to lockedUpdate's save.
+func infallible[A, M any](f func(A) *M) func(A) (*M, error) {
+	return func(a A) (*M, error) { return f(a), nil }
 }

@@ -1,0 +1,22 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// DebitUnknownPrefix starts every debitId the sandbox network does not know.
+const DebitUnknownPrefix = "FAIL"
+
+// LookupDebit implements ports.Processing: a debitId starting FAIL is unknown; any other is a
+// successful debit of the amount asked, on the network asked.
+func (Processing) LookupDebit(_ context.Context, q ports.DebitQuery) (domain.Debit, error) {
+	if strings.HasPrefix(q.DebitID, DebitUnknownPrefix) {
+		return domain.Debit{}, fmt.Errorf("%w: debit %s is unknown to %s", domain.ErrDebitRejected, q.DebitID, q.Network)
+	}
+	return domain.Debit{ID: q.DebitID, Network: q.Network, Amount: q.Amount, Succeeded: true}, nil
+}

@@ -1,0 +1,49 @@
+package application
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// CheckRepayment snapshots a loan's debt for a repayment (endpoint 12).
+type CheckRepayment struct {
+	PartnerID uuid.UUID
+	LoanID    string
+}
+
+// RepaymentQuote is a new repayment request with the client's name.
+type RepaymentQuote struct {
+	Repayment  *domain.Repayment
+	ClientName string
+}
+
+// CheckRepaymentHandler stores a repayment request quoting the debt now, the demand account's
+// balance and the loan's repayment count.
+type CheckRepaymentHandler struct{ d Deps }
+
+// Handle returns the new request.
+func (h *CheckRepaymentHandler) Handle(ctx context.Context, cmd CheckRepayment) (RepaymentQuote, error) {
+	loan, err := getLoanByContract(ctx, h.d, cmd.PartnerID, cmd.LoanID)
+	if err != nil {
+		return RepaymentQuote{}, err
+	}
+	a, err := h.d.Applications.Get(ctx, loan.ApplicationID())
+	if err != nil {
+		return RepaymentQuote{}, err
+	}
+	balance, err := h.d.Ledger.Balance(ctx, domain.LoanAccount(domain.AccountDemand, loan.ID()))
+	if err != nil {
+		return RepaymentQuote{}, err
+	}
+	r, err := domain.NewRepayment(newID(), loan, -balance, h.d.Clock.Now())
+	if err != nil {
+		return RepaymentQuote{}, err
+	}
+	if err := h.d.UoW.Do(ctx, func(ctx context.Context) error { return h.d.Repayments.Create(ctx, r) }); err != nil {
+		return RepaymentQuote{}, err
+	}
+	return RepaymentQuote{Repayment: r, ClientName: a.ClientData().FullName()}, nil
+}

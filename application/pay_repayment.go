@@ -1,0 +1,98 @@
+package application
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// PayRepayment pays a checked repayment request with a card debit (endpoint 13).
+type PayRepayment struct {
+	PartnerID uuid.UUID
+	// ExternalID is the pay request's envelope id; status quotes it back.
+	ExternalID uuid.UUID
+	LoanID     string
+	RequestID  uuid.UUID
+	Type       domain.PaymentType
+	DebitID    string
+	Amount     int64
+	Network    domain.Network
+}
+
+// PayRepaymentHandler verifies the debit with the processing network and then, in one
+// transaction under the request's and the loan's row locks, applies the payment in the legal
+// order, posts it and records it on the request. A refused pay changes nothing: neither the
+// request nor the debit is used up.
+type PayRepaymentHandler struct{ d Deps }
+
+// Handle returns the paid request.
+func (h *PayRepaymentHandler) Handle(ctx context.Context, cmd PayRepayment) (*domain.Repayment, error) {
+	// Refuse what can be refused before asking the network, outside the request's transaction.
+	read := h.d.UoW.Detach(ctx)
+	r, err := getRepayment(read, h.d, cmd.PartnerID, cmd.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	if r.ContractNumber() != cmd.LoanID {
+		return nil, domain.ErrRepaymentNotFound
+	}
+	loan, err := h.d.Loans.Get(read, r.LoanID())
+	if err != nil {
+		return nil, err
+	}
+	if loan.Closed() {
+		return nil, domain.ErrLoanClosed
+	}
+	if err := r.Payable(h.d.Clock.Now(), loan.Repayments(), cmd.Amount); err != nil {
+		return nil, err
+	}
+	gctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
+	debit, err := h.d.Processing.LookupDebit(gctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount})
+	cancel()
+	if err != nil {
+		if errors.Is(err, domain.ErrDebitRejected) {
+			return nil, err
+		}
+		return nil, gatewayError(err)
+	}
+	if err := domain.VerifyDebit(debit, cmd.Amount, cmd.Network); err != nil {
+		return nil, err
+	}
+	var paid *domain.Repayment
+	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
+		var posting domain.Posting
+		err := h.d.Repayments.Update(ctx, r.ID(), func(r *domain.Repayment) error {
+			paid = r
+			return h.d.Loans.Update(ctx, r.LoanID(), func(loan *domain.Loan) error {
+				var err error
+				posting, err = r.Pay(loan, domain.Payment{Type: cmd.Type, Amount: cmd.Amount, DebitID: cmd.DebitID,
+					Network: cmd.Network, ExternalID: cmd.ExternalID, TransactionID: newID(), At: h.d.Clock.Now()})
+				return err
+			})
+		})
+		if err != nil {
+			return err
+		}
+		return h.d.Ledger.Post(ctx, posting)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return paid, nil
+}
+
+// getRepayment returns the partner's repayment request; a foreign one is not found.
+func getRepayment(ctx context.Context, d Deps, partnerID, id uuid.UUID) (*domain.Repayment, error) {
+	r, err := d.Repayments.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if r.PartnerID() != partnerID {
+		return nil, domain.ErrRepaymentNotFound
+	}
+	return r, nil
+}
