@@ -19,14 +19,15 @@ var t0 = time.Date(2026, 11, 22, 9, 30, 15, 123456000, time.UTC)
 
 // suite is the repository contract: every test runs on SQLite and on PostgreSQL.
 type suite struct {
-	db        *store.DB
-	uow       *store.UnitOfWork
-	apps      *store.ApplicationRepository
-	loans     *store.LoanRepository
-	partners  *store.PartnerRepository
-	ledger    *store.LedgerRepository
-	transfers *store.TransferRepository
-	partner   domain.Partner
+	db         *store.DB
+	uow        *store.UnitOfWork
+	apps       *store.ApplicationRepository
+	loans      *store.LoanRepository
+	partners   *store.PartnerRepository
+	ledger     *store.LedgerRepository
+	transfers  *store.TransferRepository
+	repayments *store.RepaymentRepository
+	partner    domain.Partner
 }
 
 func setup(t *testing.T, d store.Dialect) *suite {
@@ -34,7 +35,8 @@ func setup(t *testing.T, d store.Dialect) *suite {
 	db := storetest.Open(t, d)
 	s := &suite{db: db, uow: store.NewUnitOfWork(db), apps: store.NewApplicationRepository(db),
 		loans: store.NewLoanRepository(db), partners: store.NewPartnerRepository(db),
-		ledger: store.NewLedgerRepository(db), transfers: store.NewTransferRepository(db)}
+		ledger: store.NewLedgerRepository(db), transfers: store.NewTransferRepository(db),
+		repayments: store.NewRepaymentRepository(db)}
 	s.partner = s.newPartner(t, "acme")
 	return s
 }

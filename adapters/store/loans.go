@@ -13,18 +13,18 @@ import (
 )
 
 type loanModel struct {
-	ID             uuid.UUID `gorm:"column:id;primaryKey"`
-	ApplicationID  uuid.UUID `gorm:"column:application_id"`
-	PartnerID      uuid.UUID `gorm:"column:partner_id"`
-	Amount         int64     `gorm:"column:amount"`
-	MonthPeriod    int       `gorm:"column:month_period"`
-	Rate           int64     `gorm:"column:rate"`
-	ServiceRate    int64     `gorm:"column:service_rate"`
-	PenaltyDaily   int64     `gorm:"column:penalty_daily"`
-	ScheduleType   string    `gorm:"column:schedule_type"`
-	AccountNumber  string    `gorm:"column:account_number"`
-	ContractNumber *string   `gorm:"column:contract_number"`
-	IssuedAt       time.Time `gorm:"column:issued_at;autoCreateTime:false"`
+	ID             uuid.UUID  `gorm:"column:id;primaryKey"`
+	ApplicationID  uuid.UUID  `gorm:"column:application_id"`
+	PartnerID      uuid.UUID  `gorm:"column:partner_id"`
+	Amount         int64      `gorm:"column:amount"`
+	MonthPeriod    int        `gorm:"column:month_period"`
+	Rate           int64      `gorm:"column:rate"`
+	ServiceRate    int64      `gorm:"column:service_rate"`
+	PenaltyDaily   int64      `gorm:"column:penalty_daily"`
+	ScheduleType   string     `gorm:"column:schedule_type"`
+	AccountNumber  string     `gorm:"column:account_number"`
+	ContractNumber *string    `gorm:"column:contract_number"`
+	IssuedAt       time.Time  `gorm:"column:issued_at;autoCreateTime:false"`
 	Repayments     int        `gorm:"column:repayments"`
 	ClosedAt       *time.Time `gorm:"column:closed_at"`
 	Book           *string    `gorm:"column:book"`

@@ -94,7 +94,7 @@ type RepaymentRepository struct{ db *DB }
 func NewRepaymentRepository(db *DB) *RepaymentRepository { return &RepaymentRepository{db: db} }
 
 var repaymentUnique = constraintErrors{
-	"repayments_debit_key":                   fmt.Errorf("%w: the debit paid another repayment already", domain.ErrDebitRejected),
+	"repayments_debit_key":                    fmt.Errorf("%w: the debit paid another repayment already", domain.ErrDebitRejected),
 	"repayments.network, repayments.debit_id": fmt.Errorf("%w: the debit paid another repayment already", domain.ErrDebitRejected),
 }
 
