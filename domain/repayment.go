@@ -148,7 +148,7 @@ func (r *Repayment) Payable(now time.Time, loanVersion int, amount int64) error 
 		return fmt.Errorf("%w: %s", ErrRepaymentExpired, msg)
 	}
 	if amount <= 0 || amount > r.quote.Payoff() {
-		return fmt.Errorf("%w (%d)", ErrRepaymentAmount, r.quote.Payoff())
+		return fmt.Errorf("%w: maxAmount is %d", ErrRepaymentAmount, r.quote.Payoff())
 	}
 	return nil
 }

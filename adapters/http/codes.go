@@ -41,6 +41,10 @@ var ErrorCodes = []ErrorCode{
 	{1014, "422", "insufficient funds on the demand account"},
 	{1015, "404", "transfer not found (externalId and transactionId must match)"},
 	{1016, "409", "transfer status does not allow this call"},
+	{1017, "404", "repayment request not found"},
+	{1018, "410", "repayment request expired (older than 30 min, or the loan changed since check)"},
+	{1019, "422", "amount above maxAmount, or not positive"},
+	{1020, "422", "debit rejected: unknown debitId, already used, failed, or amount/network differ"},
 	{1023, "422", "card rejected by the processing network (unknown card, expiry not the card's, blocked, phone differs, PAN not of the named network)"},
 	{1024, "–", "pre-scoring declined (reported only as `lastTask.errorCode`)"},
 	{1025, "–", "post-scoring declined (likewise)"},
@@ -79,6 +83,10 @@ var businessErrors = []struct {
 	{domain.ErrInsufficientFunds, 1014, http.StatusUnprocessableEntity},
 	{domain.ErrTransferNotFound, 1015, http.StatusNotFound},
 	{domain.ErrTransferState, 1016, http.StatusConflict},
+	{domain.ErrRepaymentNotFound, 1017, http.StatusNotFound},
+	{domain.ErrRepaymentExpired, 1018, http.StatusGone},
+	{domain.ErrRepaymentAmount, 1019, http.StatusUnprocessableEntity},
+	{domain.ErrDebitRejected, 1020, http.StatusUnprocessableEntity},
 	{domain.ErrCardRejected, 1023, http.StatusUnprocessableEntity},
 }
 

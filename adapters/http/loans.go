@@ -28,11 +28,8 @@ func (s *Server) getLoan(ctx context.Context, p domain.Partner, raw json.RawMess
 }
 
 func (s *Server) getSchedule(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
-	var fs domain.Fieldset
-	in := decodeParams[api.LoanIdParams](raw, &fs)
-	loanID, err := domain.ParseContractNumber(in.LoanId)
-	fs.Check("params.loanId", err)
-	if err := fs.Err(); err != nil {
+	loanID, err := loanIDParams(raw)
+	if err != nil {
 		return nil, err
 	}
 	v, err := s.d.App.GetSchedule.Handle(ctx, application.GetSchedule{PartnerID: p.ID, LoanID: loanID})

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
 
@@ -99,6 +100,10 @@ func (s *Server) endpoints() []endpoint {
 		{http.MethodPost, "/transfers/check-status", false, s.checkTransfer},
 		{http.MethodPost, "/microloans/info", false, s.getLoan},
 		{http.MethodPost, "/microloans/schedule", false, s.getSchedule},
+		{http.MethodPost, "/microloans/payments", false, s.listPayments},
+		{http.MethodPost, "/repayment/loans/check", true, s.checkRepayment},
+		{http.MethodPost, "/repayment/loans/pay", true, s.payRepayment},
+		{http.MethodPost, "/repayment/loans/status", false, s.getRepayment},
 	}
 	if s.cfg.Sandbox {
 		eps = append(eps,
@@ -110,11 +115,22 @@ func (s *Server) endpoints() []endpoint {
 	return eps
 }
 
+// envelopeIDKey carries the envelope id to the handlers that record it.
+type envelopeIDKey struct{}
+
+// envelopeID returns the request's envelope id (a UUID, checked by readRequest).
+func envelopeID(ctx context.Context) uuid.UUID {
+	id, _ := ctx.Value(envelopeIDKey{}).(string)
+	u, _ := uuid.Parse(id)
+	return u
+}
+
 func (s *Server) handle(ep endpoint) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req, err := readRequest(c)
 		if req.id != "" {
 			c.Set(ctxID, req.id)
+			c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), envelopeIDKey{}, req.id)))
 		}
 		if err != nil {
 			return s.answer(c, req.id, nil, err)

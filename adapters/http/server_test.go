@@ -69,7 +69,8 @@ func setupWith(t testing.TB, runStages bool) *harness {
 	app := application.New(application.Deps{Clock: clock, UoW: uow, Applications: store.NewApplicationRepository(db),
 		Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Queue: queue,
 		Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
-		Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db), SandboxClock: clock},
+		Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db),
+		Repayments: store.NewRepaymentRepository(db), SandboxClock: clock},
 		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}})
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)

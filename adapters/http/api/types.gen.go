@@ -83,16 +83,16 @@ func (e ClientDataGender) Valid() bool {
 
 // Defines values for CreateTransferParamsReceiverCardType.
 const (
-	HUMO   CreateTransferParamsReceiverCardType = "HUMO"
-	UZCARD CreateTransferParamsReceiverCardType = "UZCARD"
+	CreateTransferParamsReceiverCardTypeHUMO   CreateTransferParamsReceiverCardType = "HUMO"
+	CreateTransferParamsReceiverCardTypeUZCARD CreateTransferParamsReceiverCardType = "UZCARD"
 )
 
 // Valid indicates whether the value is a known member of the CreateTransferParamsReceiverCardType enum.
 func (e CreateTransferParamsReceiverCardType) Valid() bool {
 	switch e {
-	case HUMO:
+	case CreateTransferParamsReceiverCardTypeHUMO:
 		return true
-	case UZCARD:
+	case CreateTransferParamsReceiverCardTypeUZCARD:
 		return true
 	default:
 		return false
@@ -111,6 +111,69 @@ func (e DocumentType) Valid() bool {
 	case IDCARD:
 		return true
 	case PASSPORT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PayRepaymentParamsPaymentType.
+const (
+	EARLY PayRepaymentParamsPaymentType = "EARLY"
+	TERM  PayRepaymentParamsPaymentType = "TERM"
+)
+
+// Valid indicates whether the value is a known member of the PayRepaymentParamsPaymentType enum.
+func (e PayRepaymentParamsPaymentType) Valid() bool {
+	switch e {
+	case EARLY:
+		return true
+	case TERM:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PayRepaymentParamsProcessingType.
+const (
+	PayRepaymentParamsProcessingTypeHUMO   PayRepaymentParamsProcessingType = "HUMO"
+	PayRepaymentParamsProcessingTypeUZCARD PayRepaymentParamsProcessingType = "UZCARD"
+)
+
+// Valid indicates whether the value is a known member of the PayRepaymentParamsProcessingType enum.
+func (e PayRepaymentParamsProcessingType) Valid() bool {
+	switch e {
+	case PayRepaymentParamsProcessingTypeHUMO:
+		return true
+	case PayRepaymentParamsProcessingTypeUZCARD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RepaymentStatus.
+const (
+	RepaymentStatusEXPIRED    RepaymentStatus = "EXPIRED"
+	RepaymentStatusFAILED     RepaymentStatus = "FAILED"
+	RepaymentStatusNEW        RepaymentStatus = "NEW"
+	RepaymentStatusPROCESSING RepaymentStatus = "PROCESSING"
+	RepaymentStatusSUCCESS    RepaymentStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the RepaymentStatus enum.
+func (e RepaymentStatus) Valid() bool {
+	switch e {
+	case RepaymentStatusEXPIRED:
+		return true
+	case RepaymentStatusFAILED:
+		return true
+	case RepaymentStatusNEW:
+		return true
+	case RepaymentStatusPROCESSING:
+		return true
+	case RepaymentStatusSUCCESS:
 		return true
 	default:
 		return false
@@ -287,6 +350,28 @@ type CancelApplicationResponse struct {
 type CancelApplicationResult struct {
 	ApplicationId UUID   `json:"applicationId"`
 	Message       string `json:"message"`
+}
+
+// CheckRepaymentResponse defines model for CheckRepaymentResponse.
+type CheckRepaymentResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result CheckRepaymentResult    `json:"result"`
+}
+
+// CheckRepaymentResult defines model for CheckRepaymentResult.
+type CheckRepaymentResult struct {
+	AccountBalance        Long   `json:"accountBalance"`
+	ClientName            string `json:"clientName"`
+	InterestFineAmount    Long   `json:"interestFineAmount"`
+	LoanId                string `json:"loanId"`
+	MainDebtAmount        Long   `json:"mainDebtAmount"`
+	MaxAmount             Long   `json:"maxAmount"`
+	OverdueDebtAmount     Long   `json:"overdueDebtAmount"`
+	OverdueInterestAmount Long   `json:"overdueInterestAmount"`
+	RequestId             string `json:"requestId"`
+	TermInterestAmount    Long   `json:"termInterestAmount"`
+	TotalResidue          Long   `json:"totalResidue"`
 }
 
 // CheckTransferResponse defines model for CheckTransferResponse.
@@ -490,6 +575,36 @@ type GetLoanResult struct {
 	TotalResidue  Long    `json:"totalResidue"`
 }
 
+// GetRepaymentParams defines model for GetRepaymentParams.
+type GetRepaymentParams struct {
+	ExternalId *UUID `json:"externalId,omitempty"`
+	RequestId  UUID  `json:"requestId"`
+}
+
+// GetRepaymentRequest defines model for GetRepaymentRequest.
+type GetRepaymentRequest struct {
+	Id     UUID               `json:"id"`
+	Params GetRepaymentParams `json:"params"`
+}
+
+// GetRepaymentResponse defines model for GetRepaymentResponse.
+type GetRepaymentResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result GetRepaymentResult      `json:"result"`
+}
+
+// GetRepaymentResult defines model for GetRepaymentResult.
+type GetRepaymentResult struct {
+	ExternalId          *string         `json:"externalId"`
+	LoanId              string          `json:"loanId"`
+	Message             string          `json:"message"`
+	RequestErrorMessage *string         `json:"requestErrorMessage"`
+	RequestId           string          `json:"requestId"`
+	RequestStatus       RepaymentStatus `json:"requestStatus"`
+	TransactionId       *string         `json:"transactionId"`
+}
+
 // GetScheduleResponse defines model for GetScheduleResponse.
 type GetScheduleResponse struct {
 	Error  *map[string]interface{} `json:"error"`
@@ -538,6 +653,18 @@ type LastTask struct {
 	Status       TaskStatus `json:"status"`
 }
 
+// ListPaymentsResponse defines model for ListPaymentsResponse.
+type ListPaymentsResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result ListPaymentsResult      `json:"result"`
+}
+
+// ListPaymentsResult defines model for ListPaymentsResult.
+type ListPaymentsResult struct {
+	Payments []PaymentItem `json:"payments"`
+}
+
 // LoanIdParams defines model for LoanIdParams.
 type LoanIdParams struct {
 	// LoanId The loan contract number, digits only.
@@ -555,6 +682,56 @@ type Long = int64
 
 // Name Latin or Cyrillic letters, spaces, hyphens and the apostrophes used in Uzbek.
 type Name = string
+
+// PayRepaymentParams defines model for PayRepaymentParams.
+type PayRepaymentParams struct {
+	// Amount Tiyin; positive, not above maxAmount (1019).
+	Amount int64 `json:"amount"`
+
+	// DebitId The debit transaction in the card processing network; sandbox: any id not starting FAIL.
+	DebitId        string                           `json:"debitId"`
+	LoanId         string                           `json:"loanId"`
+	PaymentType    PayRepaymentParamsPaymentType    `json:"paymentType"`
+	ProcessingType PayRepaymentParamsProcessingType `json:"processingType"`
+
+	// RequestId The requestId returned by check.
+	RequestId string `json:"requestId"`
+}
+
+// PayRepaymentParamsPaymentType defines model for PayRepaymentParams.PaymentType.
+type PayRepaymentParamsPaymentType string
+
+// PayRepaymentParamsProcessingType defines model for PayRepaymentParams.ProcessingType.
+type PayRepaymentParamsProcessingType string
+
+// PayRepaymentRequest defines model for PayRepaymentRequest.
+type PayRepaymentRequest struct {
+	Id     UUID               `json:"id"`
+	Params PayRepaymentParams `json:"params"`
+}
+
+// PayRepaymentResponse defines model for PayRepaymentResponse.
+type PayRepaymentResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result PayRepaymentResult      `json:"result"`
+}
+
+// PayRepaymentResult defines model for PayRepaymentResult.
+type PayRepaymentResult struct {
+	LoanId    string          `json:"loanId"`
+	Message   string          `json:"message"`
+	RequestId string          `json:"requestId"`
+	Status    RepaymentStatus `json:"status"`
+}
+
+// PaymentItem defines model for PaymentItem.
+type PaymentItem struct {
+	AccruedInterestAmount Long      `json:"accruedInterestAmount"`
+	LoanRepaymentAmount   Long      `json:"loanRepaymentAmount"`
+	PaymentDate           time.Time `json:"paymentDate"`
+	TotalRepaymentAmount  Long      `json:"totalRepaymentAmount"`
+}
 
 // Percent Percent with at most two decimals.
 type Percent = Decimal
@@ -602,6 +779,9 @@ type RegisterApplicationResult struct {
 	ApplicationId UUID   `json:"applicationId"`
 	Message       string `json:"message"`
 }
+
+// RepaymentStatus defines model for RepaymentStatus.
+type RepaymentStatus string
 
 // SMSMessage defines model for SMSMessage.
 type SMSMessage struct {
@@ -732,8 +912,20 @@ type VerifyApplicationJSONRequestBody = VerifyApplicationRequest
 // GetLoanJSONRequestBody defines body for GetLoan for application/json ContentType.
 type GetLoanJSONRequestBody = GetApplicationRequest
 
+// ListPaymentsJSONRequestBody defines body for ListPayments for application/json ContentType.
+type ListPaymentsJSONRequestBody = LoanIdRequest
+
 // GetScheduleJSONRequestBody defines body for GetSchedule for application/json ContentType.
 type GetScheduleJSONRequestBody = LoanIdRequest
+
+// CheckRepaymentJSONRequestBody defines body for CheckRepayment for application/json ContentType.
+type CheckRepaymentJSONRequestBody = LoanIdRequest
+
+// PayRepaymentJSONRequestBody defines body for PayRepayment for application/json ContentType.
+type PayRepaymentJSONRequestBody = PayRepaymentRequest
+
+// GetRepaymentJSONRequestBody defines body for GetRepayment for application/json ContentType.
+type GetRepaymentJSONRequestBody = GetRepaymentRequest
 
 // CompleteVerificationJSONRequestBody defines body for CompleteVerification for application/json ContentType.
 type CompleteVerificationJSONRequestBody = CompleteVerificationRequest
