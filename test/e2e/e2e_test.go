@@ -542,6 +542,45 @@ func TestMoneyFlows(t *testing.T) {
 				t.Fatalf("released amount: %s", a.Raw)
 			}
 		})
+		// Not parallel: it moves the clock, so it runs before the parallel subtests resume.
+		t.Run("repayment to a closed loan", func(t *testing.T) {
+			app := issued(t, 300_000_000)
+			s.must(t, "/sandbox/clock/advance", map[string]any{"duration": "31m"})
+			var loanID string
+			for deadline := time.Now().Add(20 * time.Second); loanID == ""; time.Sleep(200 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("no contract number 31 minutes after issuance")
+				}
+				if id, ok := s.must(t, "/microloans/info", map[string]any{"applicationId": app})["loanId"].(string); ok {
+					loanID = id
+				}
+			}
+			s.must(t, "/sandbox/clock/advance", map[string]any{"duration": "240h"})
+			c := s.must(t, "/repayment/loans/check", map[string]any{"loanId": loanID})
+			pay := func(c map[string]any, typ string, amount any) map[string]any {
+				return s.must(t, "/repayment/loans/pay", map[string]any{"loanId": loanID, "paymentType": typ,
+					"requestId": c["requestId"], "debitId": "DBT-" + uuid.NewString(), "amount": amount, "processingType": "HUMO"})
+			}
+			if r := pay(c, "EARLY", 100_000_000); r["status"] != "SUCCESS" {
+				t.Fatalf("pay: %v", r)
+			}
+			if st := s.must(t, "/repayment/loans/status", map[string]any{"requestId": c["requestId"]}); st["requestStatus"] != "SUCCESS" || st["transactionId"] == nil {
+				t.Fatalf("status: %v", st)
+			}
+			c = s.must(t, "/repayment/loans/check", map[string]any{"loanId": loanID})
+			if r := pay(c, "TERM", c["maxAmount"]); r["status"] != "SUCCESS" {
+				t.Fatalf("payoff: %v", r)
+			}
+			if l := s.must(t, "/microloans/info", map[string]any{"applicationId": app}); l["totalResidue"] != float64(0) {
+				t.Fatalf("closed loan: %v", l)
+			}
+			if p := s.must(t, "/microloans/payments", map[string]any{"loanId": loanID})["payments"].([]any); len(p) != 2 {
+				t.Fatalf("payments: %v", p)
+			}
+			if a := s.call(t, "/repayment/loans/check", map[string]any{"loanId": loanID}); a.code() != 1013 {
+				t.Fatalf("check on a closed loan: %s", a.Raw)
+			}
+		})
 		// Cleanups run after every subtest, parallel ones included, and before the server stops.
 		t.Cleanup(func() {
 			cmd := exec.Command(binary, "ledger", "check")
