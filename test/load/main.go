@@ -36,13 +36,17 @@ func main() {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conc * 2}}
 	baseline := startBaseline()
 
-	app := register(client, *base, *key)
+	api := caller{client: client, base: *base, key: *key}
+	app, loanID := api.issuedLoan()
 	infoBody := func() []byte { return envelope(map[string]any{"applicationId": app}) }
+	loanBody := func() []byte { return envelope(map[string]any{"loanId": loanID}) }
 	registerBody := func() []byte { return envelope(registerParams()) }
 
 	results := []result{
 		run(client, "baseline (bare echo)", baseline+"/x", "", *conc, *dur, infoBody),
 		run(client, "application info", *base+"/microloans/applications/info", *key, *conc, *dur, infoBody),
+		run(client, "loan schedule", *base+"/microloans/schedule", *key, *conc, *dur, loanBody),
+		run(client, "repayment check", *base+"/repayment/loans/check", *key, *conc, *dur, loanBody),
 		run(client, "pre-scoring register", *base+"/microloans/applications/pre-scoring/register", *key, *conc, *dur, registerBody),
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -126,25 +130,62 @@ func registerParams() map[string]any {
 			"phone":   "998901234567"}}
 }
 
-func register(client *http.Client, base, key string) string {
-	req, _ := http.NewRequest(http.MethodPost, base+"/microloans/applications/pre-scoring/register", bytes.NewReader(envelope(registerParams())))
+// caller sends one request at a time to tiyin and decodes the result.
+type caller struct {
+	client    *http.Client
+	base, key string
+}
+
+func (c caller) post(path string, params any) map[string]any {
+	req, _ := http.NewRequest(http.MethodPost, c.base+path, bytes.NewReader(envelope(params)))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := client.Do(req)
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	resp, err := c.client.Do(req)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "load: is tiyin running?", err)
 		os.Exit(1)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	var r struct {
-		Result struct{ ApplicationID string }
+		Result map[string]any
 		Error  any
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Result.ApplicationID == "" {
-		fmt.Fprintf(os.Stderr, "load: register failed (%v): %v\n", err, r.Error)
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Error != nil {
+		fmt.Fprintf(os.Stderr, "load: %s failed (%v): %v\n", path, err, r.Error)
 		os.Exit(1)
 	}
-	return r.Result.ApplicationID
+	return r.Result
+}
+
+// issuedLoan walks one application to an issued loan with its contract number, moving the
+// sandbox clock past the contract delay. It needs tiyin in sandbox mode.
+func (c caller) issuedLoan() (app, loanID string) {
+	app, _ = c.post("/microloans/applications/pre-scoring/register", registerParams())["applicationId"].(string)
+	c.waitFor(app, "PENDING")
+	c.post("/microloans/applications/verify", map[string]any{"applicationId": app, "amount": 300_000_000,
+		"percent": 28.0, "monthPeriod": 12, "backupPhone": "998911112233"})
+	c.post("/microloans/applications/issue", map[string]any{"applicationId": app,
+		"clientData": registerParams()["clientData"]})
+	c.waitFor(app, "COMPLETED")
+	c.post("/sandbox/clock/advance", map[string]any{"duration": "31m"})
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if id, ok := c.post("/microloans/info", map[string]any{"applicationId": app})["loanId"].(string); ok {
+			return app, id
+		}
+	}
+	fmt.Fprintln(os.Stderr, "load: no contract number 31 minutes after issuance")
+	os.Exit(1)
+	return "", ""
+}
+
+func (c caller) waitFor(app, status string) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if c.post("/microloans/applications/info", map[string]any{"applicationId": app})["status"] == status {
+			return
+		}
+	}
+	fmt.Fprintf(os.Stderr, "load: application %s never reached %s\n", app, status)
+	os.Exit(1)
 }
 
 // startBaseline serves the ceiling: decode the envelope, encode an answer, nothing else.
