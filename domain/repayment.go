@@ -183,7 +183,7 @@ func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
 	if err != nil {
 		return Posting{}, err
 	}
-	p.Principal, p.Interest, p.Penalty = split.Principal(), split.Allocation.Interest(), split.Allocation.Penalty
+	p.Principal, p.Interest, p.Penalty = split.Principal(), split.Allocation.Interest(), split.Penalty
 	entries := []Entry{{Account: BankAccount(AccountRepaymentClearing), Debit: p.Amount}}
 	for _, e := range []Entry{
 		{Account: LoanAccount(AccountLoan, loan.id), Credit: p.Principal},
