@@ -126,8 +126,8 @@ func (b *book) at(day time.Time) standing {
 // RepaymentSplit is how a posted repayment divides between the ledger's accounts.
 type RepaymentSplit struct {
 	Allocation
-	// Interest and Service split the allocation's interest (interest first).
-	Interest, Service int64
+	// InterestIncome and ServiceIncome split the allocation's interest (interest first).
+	InterestIncome, ServiceIncome int64
 	// Closed reports that the repayment paid the loan off.
 	Closed bool
 }
@@ -167,7 +167,7 @@ func (b *book) apply(day time.Time, typ PaymentType, amount int64) (RepaymentSpl
 		}
 		p := min(principal, it.Principal-it.PaidPrincipal)
 		c := min(interest, max(0, it.Interest+it.Service-it.PaidCharges))
-		split.Interest += min(c, max(0, it.Interest-it.PaidCharges))
+		split.InterestIncome += min(c, max(0, it.Interest-it.PaidCharges))
 		it.PaidPrincipal += p
 		it.PaidCharges += c
 		principal, interest = principal-p, interest-c
@@ -179,7 +179,7 @@ func (b *book) apply(day time.Time, typ PaymentType, amount int64) (RepaymentSpl
 		} else {
 			interestOwed = max(0, s.accruedInterest-cur.PaidCharges)
 		}
-		split.Interest += min(a.CurrentInterest, interestOwed)
+		split.InterestIncome += min(a.CurrentInterest, interestOwed)
 		cur.PaidCharges += a.CurrentInterest
 		cur.PaidPrincipal += a.CurrentPrincipal + a.Prepaid
 		switch {
@@ -189,7 +189,7 @@ func (b *book) apply(day time.Time, typ PaymentType, amount int64) (RepaymentSpl
 			b.recomputeTerm(s.current)
 		}
 	}
-	split.Service = a.Interest() - split.Interest
+	split.ServiceIncome = a.Interest() - split.InterestIncome
 	split.Closed = b.at(day).Payoff() == 0
 	return split, nil
 }

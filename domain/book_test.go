@@ -426,3 +426,20 @@ func BenchmarkFold50Repayments(b *testing.B) {
 		_ = repaidLoan(b)
 	}
 }
+
+func TestRepaymentSplitsInterestAndServiceIncome(t *testing.T) {
+	t.Parallel()
+	st := goldenLoan().State()
+	st.ServiceRate = pct("12")
+	loan := domain.RestoreLoan(st)
+	// 15 days: interest 1e9 × 28 % × 15/365 = 11 506 849.3, service 1e9 × 12 % × 15/365 = 4 931 506.8.
+	p, posting := repay(t, loan, at("2026-02-15"), domain.PaymentEarly, 100_000_000)
+	credits := map[domain.AccountKind]int64{}
+	for _, e := range posting.Entries {
+		credits[e.Account.Kind] += e.Credit
+	}
+	if credits[domain.AccountInterestIncome] != 11_506_849 || credits[domain.AccountServiceIncome] != 4_931_507 ||
+		credits[domain.AccountLoan] != p.Principal || p.Interest != 11_506_849+4_931_507 {
+		t.Fatalf("credits %v, payment %+v", credits, p)
+	}
+}

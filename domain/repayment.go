@@ -183,12 +183,12 @@ func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
 	if err != nil {
 		return Posting{}, err
 	}
-	p.Principal, p.Interest, p.Penalty = split.Principal(), split.Allocation.Interest(), split.Penalty
+	p.Principal, p.Interest, p.Penalty = split.Principal(), split.Interest(), split.Penalty
 	entries := []Entry{{Account: BankAccount(AccountRepaymentClearing), Debit: p.Amount}}
 	for _, e := range []Entry{
 		{Account: LoanAccount(AccountLoan, loan.id), Credit: p.Principal},
-		{Account: BankAccount(AccountInterestIncome), Credit: split.Interest},
-		{Account: BankAccount(AccountServiceIncome), Credit: split.Service},
+		{Account: BankAccount(AccountInterestIncome), Credit: split.InterestIncome},
+		{Account: BankAccount(AccountServiceIncome), Credit: split.ServiceIncome},
 		{Account: BankAccount(AccountPenaltyIncome), Credit: p.Penalty},
 	} {
 		if e.Credit > 0 {
