@@ -25,6 +25,12 @@ type Config struct {
 	// LoanContractDelay is how long after issuance core banking is first asked for the loan's
 	// contract number.
 	LoanContractDelay time.Duration
+	// OTPTTL is how long an SMS code lives.
+	OTPTTL time.Duration
+	// SandboxOTP, when set, is every SMS code's value (sandbox only).
+	SandboxOTP string
+	// DataKey keys the hashes of SMS codes and card numbers (TIYIN_DATA_KEY).
+	DataKey []byte
 }
 
 // Product is the loan product's settings.
@@ -51,6 +57,12 @@ type Deps struct {
 	Transfers    ports.TransferRepository
 	Processing   ports.Processing
 	Repayments   ports.RepaymentRepository
+	Cards        ports.CardRepository
+	CardOrders   ports.CardOrderRepository
+	CardIssuer   ports.CardIssuer
+	SMS          ports.SMSSender
+	// SMSOutbox is the sandbox SMS gateway's outbox, nil outside the sandbox.
+	SMSOutbox ports.SMSOutbox `optional:"true"`
 	// SandboxClock is the movable clock, nil outside the sandbox.
 	SandboxClock ports.SandboxClock `optional:"true"`
 }
@@ -76,6 +88,14 @@ type App struct {
 	CheckRepayment       *CheckRepaymentHandler
 	PayRepayment         *PayRepaymentHandler
 	GetRepayment         *GetRepaymentHandler
+	OrderCard            *OrderCardHandler
+	GetCardOrder         *GetCardOrderHandler
+	ProcessCardOrder     *ProcessCardOrderHandler
+	GetCard              *GetCardHandler
+	ChangeCardStatus     *ChangeCardStatusHandler
+	AttachCard           *AttachCardHandler
+	ConfirmCard          *ConfirmCardHandler
+	ReadSMSOutbox        *ReadSMSOutboxHandler
 	CreatePartner        *CreatePartnerHandler
 	ListPartners         *ListPartnersHandler
 	DisablePartner       *DisablePartnerHandler
@@ -106,6 +126,14 @@ func New(d Deps, cfg Config) *App {
 		CheckRepayment:       &CheckRepaymentHandler{d},
 		PayRepayment:         &PayRepaymentHandler{d},
 		GetRepayment:         &GetRepaymentHandler{d},
+		OrderCard:            &OrderCardHandler{d},
+		GetCardOrder:         &GetCardOrderHandler{d},
+		ProcessCardOrder:     &ProcessCardOrderHandler{d},
+		GetCard:              &GetCardHandler{d},
+		ChangeCardStatus:     &ChangeCardStatusHandler{d},
+		AttachCard:           &AttachCardHandler{d, cfg},
+		ConfirmCard:          &ConfirmCardHandler{d, cfg},
+		ReadSMSOutbox:        &ReadSMSOutboxHandler{d},
 		CreatePartner:        &CreatePartnerHandler{d},
 		ListPartners:         &ListPartnersHandler{d},
 		DisablePartner:       &DisablePartnerHandler{d},

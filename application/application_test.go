@@ -34,6 +34,10 @@ type deps struct {
 	transfers *mocks.MockTransferRepository
 	cards     *mocks.MockProcessing
 	payments  *mocks.MockRepaymentRepository
+	cardRepo  *mocks.MockCardRepository
+	orders    *mocks.MockCardOrderRepository
+	issuer    *mocks.MockCardIssuer
+	sms       *mocks.MockSMSSender
 	stored    map[uuid.UUID]*domain.Application
 	// hooks are the after-commit functions registered in the current transaction.
 	hooks     []func(context.Context)
@@ -50,8 +54,9 @@ func setup(t *testing.T) *deps {
 		partners: mocks.NewMockPartnerRepository(ctrl), queue: mocks.NewMockWorkQueue(ctrl),
 		scoring: mocks.NewMockScoring(ctrl), core: mocks.NewMockCoreBanking(ctrl), ledger: mocks.NewMockLedgerRepository(ctrl),
 		transfers: mocks.NewMockTransferRepository(ctrl), cards: mocks.NewMockProcessing(ctrl),
-		payments: mocks.NewMockRepaymentRepository(ctrl),
-		stored:   map[uuid.UUID]*domain.Application{}, partner: uuid.New(),
+		payments: mocks.NewMockRepaymentRepository(ctrl), cardRepo: mocks.NewMockCardRepository(ctrl),
+		orders: mocks.NewMockCardOrderRepository(ctrl), issuer: mocks.NewMockCardIssuer(ctrl), sms: mocks.NewMockSMSSender(ctrl),
+		stored: map[uuid.UUID]*domain.Application{}, partner: uuid.New(),
 	}
 	d.clock.EXPECT().Now().Return(t0).AnyTimes()
 	d.uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error {
@@ -67,6 +72,7 @@ func setup(t *testing.T) *deps {
 		d.hooks = nil
 		return nil
 	}).AnyTimes()
+	d.orders.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes()
 	d.uow.EXPECT().Detach(gomock.Any()).DoAndReturn(func(ctx context.Context) context.Context { return ctx }).AnyTimes()
 	d.uow.EXPECT().AfterCommit(gomock.Any(), gomock.Any()).Do(func(_ context.Context, fn func(context.Context)) {
 		d.hooks = append(d.hooks, fn)
@@ -92,7 +98,7 @@ func setup(t *testing.T) *deps {
 	}).AnyTimes()
 	d.app = application.New(application.Deps{Clock: d.clock, UoW: d.uow, Applications: d.apps, Loans: d.loans,
 		Partners: d.partners, Queue: d.queue, Scoring: d.scoring, CoreBanking: d.core, Ledger: d.ledger, Transfers: d.transfers,
-		Processing: d.cards, Repayments: d.payments},
+		Processing: d.cards, Repayments: d.payments, Cards: d.cardRepo, CardOrders: d.orders, CardIssuer: d.issuer, SMS: d.sms},
 		application.Config{ApplicationTTL: 72 * time.Hour, LoanContractDelay: 30 * time.Minute, Product: application.Product{ScheduleType: domain.ScheduleAnnuity}})
 	return d
 }
@@ -482,7 +488,7 @@ func TestReconcileCompletesSandboxCallsAfterTheDelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	app := application.New(application.Deps{Clock: d.clock, UoW: d.uow, Applications: d.apps, Loans: d.loans, Queue: d.queue,
-		Transfers: d.transfers}, application.Config{SandboxCallDelay: 2 * time.Minute})
+		Transfers: d.transfers, CardOrders: d.orders}, application.Config{SandboxCallDelay: 2 * time.Minute})
 	d.apps.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
 	d.transfers.EXPECT().ListNewBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
 	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)

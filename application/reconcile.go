@@ -16,7 +16,7 @@ const reconcileBatch = 500
 
 // ReconcileReport counts what one reconciler pass did.
 type ReconcileReport struct {
-	Enqueued, Expired, Verified, TransfersSettled, Contracts int
+	Enqueued, Expired, Verified, TransfersSettled, Contracts, CardOrders int
 }
 
 // unknownOutcomeAfter is how long a transfer may stay PROCESSING before the reconciler asks
@@ -71,6 +71,9 @@ func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) 
 		return rep, err
 	}
 	if rep.Contracts, err = h.assignContracts(ctx, now); err != nil {
+		return rep, err
+	}
+	if rep.CardOrders, err = h.processCardOrders(ctx, now); err != nil {
 		return rep, err
 	}
 	if h.cfg.SandboxCallDelay > 0 {
@@ -175,4 +178,19 @@ func (h *ReconcileHandler) each(ctx context.Context, ids []uuid.UUID, fn func(a 
 		}
 	}
 	return n, nil
+}
+
+// processCardOrders takes every due card order a step; one order's failure does not hold up
+// the others.
+func (h *ReconcileHandler) processCardOrders(ctx context.Context, now time.Time) (int, error) {
+	ids, err := h.d.CardOrders.ListDue(ctx, now, reconcileBatch)
+	if err != nil {
+		return 0, err
+	}
+	step := &ProcessCardOrderHandler{h.d}
+	var errs []error
+	for _, id := range ids {
+		errs = append(errs, step.Handle(ctx, id))
+	}
+	return len(ids), errors.Join(errs...)
 }

@@ -321,3 +321,8 @@ func CheckReason(s string) error {
 	}
 	return nil
 }
+
+// RestoreExpiry reads a stored yyMM; repositories only (no check against today).
+func RestoreExpiry(s string) (Expiry, error) {
+	return ParseExpiry(s, time.Time{})
+}

@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -158,6 +159,83 @@ type Processing interface {
 	// (wrapped) when the network does not know the debit id. It only reads: tiyin itself makes
 	// sure a debit pays one repayment at most.
 	LookupDebit(ctx context.Context, q DebitQuery) (domain.Debit, error)
+	// LookupCard asks the network whether it knows the card with that expiry, registered to
+	// that phone; it returns the network's reference for tokenising it, or
+	// domain.ErrCardRejected (wrapped) saying why not.
+	LookupCard(ctx context.Context, q CardQuery) (ref string, err error)
+	// Tokenise returns the network's token for a card looked up with ref.
+	Tokenise(ctx context.Context, ref string) (token string, err error)
+	// SetCardState tells the network that a card issued through tiyin is blocked, unblocked or
+	// closed.
+	SetCardState(ctx context.Context, token string, status domain.CardStatus) error
+}
+
+// CardQuery names a card to attach.
+type CardQuery struct {
+	PAN     domain.PAN
+	Expiry  domain.Expiry
+	Network domain.Network
+	Phone   domain.Phone
+}
+
+// SMS is a text message with an SMS code.
+type SMS struct {
+	Phone domain.Phone
+	Text  string
+	// Code and Card (the masked PAN) describe the message for the sandbox outbox; a real
+	// gateway sends Text only.
+	Code, Card string
+}
+
+// SentSMS is a message the sandbox SMS gateway sent.
+type SentSMS struct {
+	SMS
+	SentAt time.Time
+}
+
+// SMSOutbox keeps what the sandbox SMS gateway sent, so automated partner tests can read the
+// codes (sandbox only).
+type SMSOutbox interface {
+	// Add records a sent message.
+	Add(ctx context.Context, m SentSMS) error
+	// List returns the messages sent to the phone, newest first.
+	List(ctx context.Context, phone domain.Phone, limit int) ([]SentSMS, error)
+}
+
+// SMSSender sends text messages to clients' phones.
+type SMSSender interface {
+	// Send sends the message; domain.ErrSMSNotSent (wrapped) when the gateway refused it.
+	Send(ctx context.Context, m SMS) error
+}
+
+// CardIssueRequest asks the card issuer for a client's card.
+type CardIssueRequest struct {
+	IdempotencyKey string
+	OrderID        uuid.UUID
+	Phone          domain.Phone
+	ClientData     domain.ClientData
+}
+
+// IssuedCard is the card an issuer made; tiyin never learns its full number.
+type IssuedCard struct {
+	Network   domain.Network
+	MaskedPAN string
+	Expiry    domain.Expiry
+	Token     string
+}
+
+// CardIssueAnswer is the issuer's answer to an order; Card is set when approved.
+type CardIssueAnswer struct {
+	Answer
+	Card IssuedCard
+}
+
+// CardIssuer makes payment cards for card orders.
+type CardIssuer interface {
+	// Order submits the order and returns the issuer's reference.
+	Order(ctx context.Context, req CardIssueRequest) (ref string, err error)
+	// Result returns the order's outcome.
+	Result(ctx context.Context, ref string) (CardIssueAnswer, error)
 }
 
 // DebitQuery names a card debit a partner made to repay a loan.

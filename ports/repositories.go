@@ -152,3 +152,31 @@ type RepaymentRepository interface {
 	// ListPayments returns the loan's posted payments in date order.
 	ListPayments(ctx context.Context, loanID uuid.UUID) ([]domain.Payment, error)
 }
+
+// CardRepository stores payment cards.
+type CardRepository interface {
+	// Create stores a new card; domain.ErrCardAttached when the partner has this card (by PAN
+	// hash) in a live status already.
+	Create(ctx context.Context, c *domain.Card) error
+	// Get returns the card; domain.ErrCardNotFound when there is none.
+	Get(ctx context.Context, id uuid.UUID) (*domain.Card, error)
+	// FindLive returns the partner's ACTIVE, BLOCKED or UNVERIFIED card with that PAN hash,
+	// domain.ErrCardNotFound when there is none.
+	FindLive(ctx context.Context, partnerID uuid.UUID, panHash []byte) (*domain.Card, error)
+	// ListIssuedLive returns the partner's ACTIVE or BLOCKED cards issued to the client.
+	ListIssuedLive(ctx context.Context, partnerID uuid.UUID, pinfl string) ([]uuid.UUID, error)
+	// Update locks the card's row, applies fn and saves it.
+	Update(ctx context.Context, id uuid.UUID, fn func(c *domain.Card) error) error
+}
+
+// CardOrderRepository stores card orders.
+type CardOrderRepository interface {
+	// Create stores a new order; domain.ErrExternalIDUsed when the partner used the externalId.
+	Create(ctx context.Context, o *domain.CardOrder) error
+	// Get returns the order; domain.ErrCardOrderNotFound when there is none.
+	Get(ctx context.Context, id uuid.UUID) (*domain.CardOrder, error)
+	// Update locks the order's row, applies fn and saves it.
+	Update(ctx context.Context, id uuid.UUID, fn func(o *domain.CardOrder) error) error
+	// ListDue returns NEW and IN_PROGRESS orders due at now, oldest first.
+	ListDue(ctx context.Context, now time.Time, limit int) ([]uuid.UUID, error)
+}

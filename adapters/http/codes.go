@@ -35,6 +35,11 @@ var ErrorCodes = []ErrorCode{
 	{1003, "409", "this initiator may not cancel at this stage (rule 3.5.1)"},
 	{1004, "422", "offer outside the pre-scoring result (amount, percent or monthPeriod)"},
 	{1005, "422", "clientData differs from the data given at pre-scoring (message lists the fields)"},
+	{1006, "502", "SMS code could not be sent (attach)"},
+	{1007, "404", "card not found by cardId"},
+	{1008, "410", "SMS code expired, or too many wrong codes"},
+	{1009, "422", "SMS code could not be verified (wrong code; message says attempts left)"},
+	{1010, "409", "card already attached"},
 	{1011, "409", "externalId already used by this partner for another object"},
 	{1012, "404", "loan not found (by applicationId or loanId)"},
 	{1013, "409", "loan not issued yet, or already closed"},
@@ -45,6 +50,8 @@ var ErrorCodes = []ErrorCode{
 	{1018, "410", "repayment request expired (older than 30 min, or the loan changed since check)"},
 	{1019, "422", "amount above maxAmount, or not positive"},
 	{1020, "422", "debit rejected: unknown debitId, already used, failed, or amount/network differ"},
+	{1021, "404", "card order not found"},
+	{1022, "409", "card status change not allowed from the current status"},
 	{1023, "422", "card rejected by the processing network (unknown card, expiry not the card's, blocked, phone differs, PAN not of the named network)"},
 	{1024, "–", "pre-scoring declined (reported only as `lastTask.errorCode`)"},
 	{1025, "–", "post-scoring declined (likewise)"},
@@ -77,6 +84,11 @@ var businessErrors = []struct {
 	{domain.ErrCancelNotAllowed, 1003, http.StatusConflict},
 	{domain.ErrOfferOutOfRange, 1004, http.StatusUnprocessableEntity},
 	{domain.ErrClientDataMismatch, 1005, http.StatusUnprocessableEntity},
+	{domain.ErrSMSNotSent, 1006, http.StatusBadGateway},
+	{domain.ErrCardNotFound, 1007, http.StatusNotFound},
+	{domain.ErrOTPExpired, 1008, http.StatusGone},
+	{domain.ErrOTPWrong, 1009, http.StatusUnprocessableEntity},
+	{domain.ErrCardAttached, 1010, http.StatusConflict},
 	{domain.ErrExternalIDUsed, 1011, http.StatusConflict},
 	{domain.ErrLoanNotFound, 1012, http.StatusNotFound},
 	{domain.ErrLoanNotIssued, 1013, http.StatusConflict},
@@ -87,6 +99,8 @@ var businessErrors = []struct {
 	{domain.ErrRepaymentExpired, 1018, http.StatusGone},
 	{domain.ErrRepaymentAmount, 1019, http.StatusUnprocessableEntity},
 	{domain.ErrDebitRejected, 1020, http.StatusUnprocessableEntity},
+	{domain.ErrCardOrderNotFound, 1021, http.StatusNotFound},
+	{domain.ErrCardStatus, 1022, http.StatusConflict},
 	{domain.ErrCardRejected, 1023, http.StatusUnprocessableEntity},
 }
 
@@ -125,6 +139,8 @@ func classify(err error) (code, status int, message string) {
 		return codeDisabled, http.StatusForbidden, "partner is disabled"
 	case errors.Is(err, ports.ErrRequestInProgress):
 		return codeInProgress, http.StatusConflict, "a request with this id is still in progress; retry later with the same id"
+	case errors.Is(err, domain.ErrResendTooSoon):
+		return codeRateLimited, http.StatusTooManyRequests, err.Error()
 	case errors.Is(err, ports.ErrUnavailable):
 		return codeUnavailable, http.StatusServiceUnavailable, "service temporarily unavailable; retry with the same id"
 	}

@@ -27,15 +27,23 @@ func (s *Server) advanceClock(ctx context.Context, _ domain.Partner, raw json.Ra
 	return api.AdvanceClockResult{Now: businessTime(now)}, nil
 }
 
-func (s *Server) smsOutbox(_ context.Context, _ domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) smsOutbox(ctx context.Context, _ domain.Partner, raw json.RawMessage) (any, error) {
 	var fs domain.Fieldset
 	in := decodeParams[api.SMSOutboxParams](raw, &fs)
-	_, err := domain.ParsePhone(in.PhoneNumber)
+	phone, err := domain.ParsePhone(in.PhoneNumber)
 	fs.Check("params.phoneNumber", err)
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	return api.SMSOutboxResult{Messages: []api.SMSMessage{}}, nil
+	sent, err := s.d.App.ReadSMSOutbox.Handle(ctx, phone)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.SMSMessage, len(sent))
+	for i, m := range sent {
+		out[i] = api.SMSMessage{PhoneNumber: m.Phone.String(), Text: m.Text, Code: m.Code, SentAt: businessTime(m.SentAt)}
+	}
+	return api.SMSOutboxResult{Messages: out}, nil
 }
 
 func (s *Server) completeVerification(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {

@@ -104,6 +104,12 @@ func (s *Server) endpoints() []endpoint {
 		{http.MethodPost, "/repayment/loans/check", true, s.checkRepayment},
 		{http.MethodPost, "/repayment/loans/pay", true, s.payRepayment},
 		{http.MethodPost, "/repayment/loans/status", false, s.getRepayment},
+		{http.MethodPost, "/cards/order", true, s.orderCard},
+		{http.MethodPost, "/cards/order/info", false, s.getCardOrder},
+		{http.MethodPost, "/cards/status", false, s.getCardStatus},
+		{http.MethodPut, "/cards/status", true, s.changeCardStatus},
+		{http.MethodPost, "/cards/attach", true, s.attachCard},
+		{http.MethodPost, "/cards/attach/confirm", true, s.confirmCard},
 	}
 	if s.cfg.Sandbox {
 		eps = append(eps,

@@ -70,8 +70,11 @@ func setupWith(t testing.TB, runStages bool) *harness {
 		Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Queue: queue,
 		Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
 		Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db),
-		Repayments: store.NewRepaymentRepository(db), SandboxClock: clock},
-		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}})
+		Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db),
+		CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock), SMSOutbox: store.NewSMSOutbox(db),
+		SandboxClock: clock},
+		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))},
+			DataKey: []byte("test-data-key")})
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)
 	srv := httpadapter.New(httpadapter.Deps{App: app, Idempotency: uow, Clock: clock, Log: zap.New(core)}, httpadapter.Config{Sandbox: true})

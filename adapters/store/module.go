@@ -19,6 +19,9 @@ var Module = fx.Module("store",
 		fx.Annotate(NewLedgerRepository, fx.As(new(ports.LedgerRepository))),
 		fx.Annotate(NewTransferRepository, fx.As(new(ports.TransferRepository))),
 		fx.Annotate(NewRepaymentRepository, fx.As(new(ports.RepaymentRepository))),
+		fx.Annotate(NewCardRepository, fx.As(new(ports.CardRepository))),
+		fx.Annotate(NewCardOrderRepository, fx.As(new(ports.CardOrderRepository))),
+		fx.Annotate(NewSMSOutbox, fx.As(new(ports.SMSOutbox))),
 	),
 )
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -28,7 +29,14 @@ type Config struct {
 	DBMaxConns       int
 	Workers          int
 	LogLevel         string
+	OTPTTL           time.Duration
+	SandboxOTP       string
+	DataKey          []byte
 }
+
+// sandboxDataKey keys hashes in the sandbox when TIYIN_DATA_KEY is not set. It is public, so
+// it is refused outside the sandbox.
+var sandboxDataKey = []byte("tiyin-sandbox-data-key-not-secret")
 
 // loadConfig reads the environment; every problem is reported at once.
 func loadConfig() (Config, error) {
@@ -97,6 +105,25 @@ func loadConfig() (Config, error) {
 			errs = append(errs, fmt.Errorf("TIYIN_SANDBOX=%q: want true or false", v))
 		}
 		c.Sandbox = b
+	}
+	c.OTPTTL = dur("TIYIN_OTP_TTL", domain.DefaultOTPTTL)
+	if c.SandboxOTP = str("TIYIN_SANDBOX_OTP", ""); c.SandboxOTP != "" {
+		if _, err := domain.ParseOTP(c.SandboxOTP); err != nil {
+			errs = append(errs, fmt.Errorf("TIYIN_SANDBOX_OTP: %w", err))
+		}
+	}
+	switch key := str("TIYIN_DATA_KEY", ""); {
+	case key != "":
+		b, err := hex.DecodeString(key)
+		if err != nil || len(b) != 32 {
+			errs = append(errs, errors.New("TIYIN_DATA_KEY must be 64 hex digits (32 random bytes, e.g. openssl rand -hex 32)"))
+		}
+		c.DataKey = b
+	case c.Sandbox:
+		c.DataKey = sandboxDataKey
+	}
+	if !c.Sandbox {
+		c.SandboxOTP = ""
 	}
 	if c.IdempotencyTTL < 24*time.Hour {
 		errs = append(errs, errors.New("TIYIN_IDEMPOTENCY_TTL must be at least 24h: partners may retry a request for a day"))

@@ -30,6 +30,9 @@ import (
 const shutdownTimeout = 20 * time.Second
 
 func serve(cfg Config) error {
+	if len(cfg.DataKey) == 0 {
+		return errors.New("TIYIN_DATA_KEY is required outside the sandbox: 64 hex digits (openssl rand -hex 32)")
+	}
 	log, err := newLogger(cfg.LogLevel)
 	if err != nil {
 		return err
@@ -48,7 +51,7 @@ func serve(cfg Config) error {
 			},
 			func(c Config) application.Config {
 				return application.Config{ApplicationTTL: c.ApplicationTTL, SandboxCallDelay: c.SandboxCallDelay, Product: c.Product,
-					LoanContractDelay: c.ContractDelay}
+					LoanContractDelay: c.ContractDelay, OTPTTL: c.OTPTTL, SandboxOTP: c.SandboxOTP, DataKey: c.DataKey}
 			},
 			func(c Config) jobs.Config {
 				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL}

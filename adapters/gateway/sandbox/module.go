@@ -12,5 +12,7 @@ var Module = fx.Module("sandbox-gateways",
 		fx.Annotate(NewScoring, fx.As(new(ports.Scoring))),
 		fx.Annotate(NewCoreBanking, fx.As(new(ports.CoreBanking))),
 		fx.Annotate(NewProcessing, fx.As(new(ports.Processing))),
+		fx.Annotate(NewSMSSender, fx.As(new(ports.SMSSender))),
+		fx.Annotate(NewCardIssuer, fx.As(new(ports.CardIssuer))),
 	),
 )

@@ -45,6 +45,24 @@ func (e ApplicationStatus) Valid() bool {
 	}
 }
 
+// Defines values for AttachCardParamsProcessingType.
+const (
+	AttachCardParamsProcessingTypeHUMO   AttachCardParamsProcessingType = "HUMO"
+	AttachCardParamsProcessingTypeUZCARD AttachCardParamsProcessingType = "UZCARD"
+)
+
+// Valid indicates whether the value is a known member of the AttachCardParamsProcessingType enum.
+func (e AttachCardParamsProcessingType) Valid() bool {
+	switch e {
+	case AttachCardParamsProcessingTypeHUMO:
+		return true
+	case AttachCardParamsProcessingTypeUZCARD:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CancelApplicationParamsInitiator.
 const (
 	CLIENT  CancelApplicationParamsInitiator = "CLIENT"
@@ -57,6 +75,60 @@ func (e CancelApplicationParamsInitiator) Valid() bool {
 	case CLIENT:
 		return true
 	case PARTNER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardOrderStatus.
+const (
+	CardOrderStatusCANCELED   CardOrderStatus = "CANCELED"
+	CardOrderStatusCOMPLETED  CardOrderStatus = "COMPLETED"
+	CardOrderStatusINPROGRESS CardOrderStatus = "IN_PROGRESS"
+	CardOrderStatusNEW        CardOrderStatus = "NEW"
+	CardOrderStatusPENDING    CardOrderStatus = "PENDING"
+)
+
+// Valid indicates whether the value is a known member of the CardOrderStatus enum.
+func (e CardOrderStatus) Valid() bool {
+	switch e {
+	case CardOrderStatusCANCELED:
+		return true
+	case CardOrderStatusCOMPLETED:
+		return true
+	case CardOrderStatusINPROGRESS:
+		return true
+	case CardOrderStatusNEW:
+		return true
+	case CardOrderStatusPENDING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardStatus.
+const (
+	ACTIVE     CardStatus = "ACTIVE"
+	BLOCKED    CardStatus = "BLOCKED"
+	CLOSED     CardStatus = "CLOSED"
+	DELETED    CardStatus = "DELETED"
+	UNVERIFIED CardStatus = "UNVERIFIED"
+)
+
+// Valid indicates whether the value is a known member of the CardStatus enum.
+func (e CardStatus) Valid() bool {
+	switch e {
+	case ACTIVE:
+		return true
+	case BLOCKED:
+		return true
+	case CLOSED:
+		return true
+	case DELETED:
+		return true
+	case UNVERIFIED:
 		return true
 	default:
 		return false
@@ -324,6 +396,38 @@ type AdvanceClockResult struct {
 // ApplicationStatus defines model for ApplicationStatus.
 type ApplicationStatus string
 
+// AttachCardParams defines model for AttachCardParams.
+type AttachCardParams struct {
+	// Expiry yyMM, a month not yet over.
+	Expiry string `json:"expiry"`
+	Pan    string `json:"pan"`
+
+	// PhoneNumber 12 digits starting with 998, no plus sign.
+	PhoneNumber    Phone                          `json:"phoneNumber"`
+	ProcessingType AttachCardParamsProcessingType `json:"processingType"`
+}
+
+// AttachCardParamsProcessingType defines model for AttachCardParams.ProcessingType.
+type AttachCardParamsProcessingType string
+
+// AttachCardRequest defines model for AttachCardRequest.
+type AttachCardRequest struct {
+	Id     UUID             `json:"id"`
+	Params AttachCardParams `json:"params"`
+}
+
+// AttachCardResponse defines model for AttachCardResponse.
+type AttachCardResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result AttachCardResult        `json:"result"`
+}
+
+// AttachCardResult defines model for AttachCardResult.
+type AttachCardResult struct {
+	CardId string `json:"cardId"`
+}
+
 // CancelApplicationParams defines model for CancelApplicationParams.
 type CancelApplicationParams struct {
 	ApplicationId UUID                             `json:"applicationId"`
@@ -350,6 +454,66 @@ type CancelApplicationResponse struct {
 type CancelApplicationResult struct {
 	ApplicationId UUID   `json:"applicationId"`
 	Message       string `json:"message"`
+}
+
+// CardIdParams defines model for CardIdParams.
+type CardIdParams struct {
+	CardId UUID `json:"cardId"`
+}
+
+// CardIdRequest defines model for CardIdRequest.
+type CardIdRequest struct {
+	Id     UUID         `json:"id"`
+	Params CardIdParams `json:"params"`
+}
+
+// CardInfo defines model for CardInfo.
+type CardInfo struct {
+	// Expiry yyMM.
+	Expiry string `json:"expiry"`
+	Id     string `json:"id"`
+
+	// Pan Masked: 860012******3456.
+	Pan string `json:"pan"`
+}
+
+// CardOrder defines model for CardOrder.
+type CardOrder struct {
+	Description string          `json:"description"`
+	Status      CardOrderStatus `json:"status"`
+}
+
+// CardOrderStatus defines model for CardOrder.Status.
+type CardOrderStatus string
+
+// CardStatus defines model for CardStatus.
+type CardStatus string
+
+// CardStatusResponse defines model for CardStatusResponse.
+type CardStatusResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result CardStatusResult        `json:"result"`
+}
+
+// CardStatusResult defines model for CardStatusResult.
+type CardStatusResult struct {
+	CardId string     `json:"cardId"`
+	Reason string     `json:"reason"`
+	Status CardStatus `json:"status"`
+}
+
+// ChangeCardStatusParams defines model for ChangeCardStatusParams.
+type ChangeCardStatusParams struct {
+	CardId UUID       `json:"cardId"`
+	Reason string     `json:"reason"`
+	Status CardStatus `json:"status"`
+}
+
+// ChangeCardStatusRequest defines model for ChangeCardStatusRequest.
+type ChangeCardStatusRequest struct {
+	Id     UUID                   `json:"id"`
+	Params ChangeCardStatusParams `json:"params"`
 }
 
 // CheckRepaymentResponse defines model for CheckRepaymentResponse.
@@ -444,6 +608,18 @@ type CompleteVerificationResponse struct {
 // CompleteVerificationResult defines model for CompleteVerificationResult.
 type CompleteVerificationResult struct {
 	Message string `json:"message"`
+}
+
+// ConfirmCardParams defines model for ConfirmCardParams.
+type ConfirmCardParams struct {
+	CardId  UUID   `json:"cardId"`
+	OtpCode string `json:"otpCode"`
+}
+
+// ConfirmCardRequest defines model for ConfirmCardRequest.
+type ConfirmCardRequest struct {
+	Id     UUID              `json:"id"`
+	Params ConfirmCardParams `json:"params"`
 }
 
 // ConfirmTransferResponse defines model for ConfirmTransferResponse.
@@ -555,6 +731,19 @@ type GetApplicationResult struct {
 	// PreScoreResult Null until pre-scoring approves.
 	PreScoreResult *PreScoreResult   `json:"preScoreResult"`
 	Status         ApplicationStatus `json:"status"`
+}
+
+// GetCardOrderResponse defines model for GetCardOrderResponse.
+type GetCardOrderResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result GetCardOrderResult      `json:"result"`
+}
+
+// GetCardOrderResult defines model for GetCardOrderResult.
+type GetCardOrderResult struct {
+	Card  *CardInfo `json:"card"`
+	Order CardOrder `json:"order"`
 }
 
 // GetLoanResponse defines model for GetLoanResponse.
@@ -680,8 +869,67 @@ type LoanIdRequest struct {
 // Long defines model for Long.
 type Long = int64
 
+// MessageResponse defines model for MessageResponse.
+type MessageResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result MessageResult           `json:"result"`
+}
+
+// MessageResult defines model for MessageResult.
+type MessageResult struct {
+	Message string `json:"message"`
+}
+
 // Name Latin or Cyrillic letters, spaces, hyphens and the apostrophes used in Uzbek.
 type Name = string
+
+// OrderCardParams defines model for OrderCardParams.
+type OrderCardParams struct {
+	// ClientData The client's identity from the identity provider (MyID). Personal data: never
+	// returned by any endpoint.
+	ClientData ClientData `json:"clientData"`
+	ExternalId string     `json:"externalId"`
+
+	// PhoneNumber 12 digits starting with 998, no plus sign.
+	PhoneNumber Phone `json:"phoneNumber"`
+
+	// PrivacyPolicyAccepted Must be true.
+	PrivacyPolicyAccepted bool `json:"privacyPolicyAccepted"`
+
+	// TermsAndConditionsAccepted Must be true.
+	TermsAndConditionsAccepted bool `json:"termsAndConditionsAccepted"`
+}
+
+// OrderCardRequest defines model for OrderCardRequest.
+type OrderCardRequest struct {
+	Id     UUID            `json:"id"`
+	Params OrderCardParams `json:"params"`
+}
+
+// OrderCardResponse defines model for OrderCardResponse.
+type OrderCardResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result OrderCardResult         `json:"result"`
+}
+
+// OrderCardResult defines model for OrderCardResult.
+type OrderCardResult struct {
+	ExternalId string `json:"externalId"`
+	OrderId    string `json:"orderId"`
+}
+
+// OrderIdParams defines model for OrderIdParams.
+type OrderIdParams struct {
+	OrderId UUID `json:"orderId"`
+}
+
+// OrderIdRequest defines model for OrderIdRequest.
+type OrderIdRequest struct {
+	Id     UUID          `json:"id"`
+	Params OrderIdParams `json:"params"`
+}
 
 // PayRepaymentParams defines model for PayRepaymentParams.
 type PayRepaymentParams struct {
@@ -893,6 +1141,24 @@ type VerifyApplicationResult struct {
 
 // Failure defines model for Failure.
 type Failure = ErrorResponse
+
+// AttachCardJSONRequestBody defines body for AttachCard for application/json ContentType.
+type AttachCardJSONRequestBody = AttachCardRequest
+
+// ConfirmCardJSONRequestBody defines body for ConfirmCard for application/json ContentType.
+type ConfirmCardJSONRequestBody = ConfirmCardRequest
+
+// OrderCardJSONRequestBody defines body for OrderCard for application/json ContentType.
+type OrderCardJSONRequestBody = OrderCardRequest
+
+// GetCardOrderJSONRequestBody defines body for GetCardOrder for application/json ContentType.
+type GetCardOrderJSONRequestBody = OrderIdRequest
+
+// GetCardStatusJSONRequestBody defines body for GetCardStatus for application/json ContentType.
+type GetCardStatusJSONRequestBody = CardIdRequest
+
+// ChangeCardStatusJSONRequestBody defines body for ChangeCardStatus for application/json ContentType.
+type ChangeCardStatusJSONRequestBody = ChangeCardStatusRequest
 
 // CancelApplicationJSONRequestBody defines body for CancelApplication for application/json ContentType.
 type CancelApplicationJSONRequestBody = CancelApplicationRequest

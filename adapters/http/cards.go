@@ -1,0 +1,130 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tiyin/tiyin/adapters/http/api"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+func (s *Server) orderCard(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.OrderCardParams](raw, &fs)
+	if n := len(in.ExternalId); n < 1 || n > 64 {
+		fs.Add("params.externalId", domain.ErrExternalIDInvalid.Error())
+	}
+	phone, err := domain.ParsePhone(in.PhoneNumber)
+	fs.Check("params.phoneNumber", err)
+	cd, err := s.clientData(in.ClientData)
+	fs.Check("params.clientData", err)
+	if !in.PrivacyPolicyAccepted {
+		fs.Add("params.privacyPolicyAccepted", "must be true")
+	}
+	if !in.TermsAndConditionsAccepted {
+		fs.Add("params.termsAndConditionsAccepted", "must be true")
+	}
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	o, err := s.d.App.OrderCard.Handle(ctx, application.OrderCard{PartnerID: p.ID, ExternalID: in.ExternalId, Phone: phone, ClientData: cd})
+	if err != nil {
+		return nil, err
+	}
+	return api.OrderCardResult{OrderId: o.ID().String(), ExternalId: o.ExternalID()}, nil
+}
+
+func (s *Server) getCardOrder(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.OrderIdParams](raw, &fs)
+	id, err := parseUUID(in.OrderId)
+	fs.Check("params.orderId", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	v, err := s.d.App.GetCardOrder.Handle(ctx, application.GetCardOrder{PartnerID: p.ID, OrderID: id})
+	if err != nil {
+		return nil, err
+	}
+	r := api.GetCardOrderResult{Order: api.CardOrder{Status: api.CardOrderStatus(v.Order.Status().String()),
+		Description: v.Order.Description()}}
+	if c := v.Card; c != nil {
+		r.Card = &api.CardInfo{Id: c.ID().String(), Pan: c.MaskedPAN(), Expiry: c.Expiry().String()}
+	}
+	return r, nil
+}
+
+func cardStatusResult(c *domain.Card) api.CardStatusResult {
+	return api.CardStatusResult{CardId: c.ID().String(), Status: api.CardStatus(c.Status().String()), Reason: c.Reason()}
+}
+
+func (s *Server) getCardStatus(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.CardIdParams](raw, &fs)
+	id, err := parseUUID(in.CardId)
+	fs.Check("params.cardId", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	c, err := s.d.App.GetCard.Handle(ctx, application.GetCard{PartnerID: p.ID, CardID: id})
+	if err != nil {
+		return nil, err
+	}
+	return cardStatusResult(c), nil
+}
+
+func (s *Server) changeCardStatus(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.ChangeCardStatusParams](raw, &fs)
+	id, err := parseUUID(in.CardId)
+	fs.Check("params.cardId", err)
+	status, err := domain.ParseCardStatus(string(in.Status))
+	fs.Check("params.status", err)
+	fs.Check("params.reason", domain.CheckReason(in.Reason))
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	c, err := s.d.App.ChangeCardStatus.Handle(ctx, application.ChangeCardStatus{PartnerID: p.ID, CardID: id, Status: status, Reason: in.Reason})
+	if err != nil {
+		return nil, err
+	}
+	return cardStatusResult(c), nil
+}
+
+func (s *Server) attachCard(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.AttachCardParams](raw, &fs)
+	pan, err := domain.ParsePAN(in.Pan)
+	fs.Check("params.pan", err)
+	expiry, err := domain.ParseExpiry(in.Expiry, s.d.Clock.Now())
+	fs.Check("params.expiry", err)
+	network, err := domain.ParseNetwork(string(in.ProcessingType))
+	fs.Check("params.processingType", err)
+	phone, err := domain.ParsePhone(in.PhoneNumber)
+	fs.Check("params.phoneNumber", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	id, err := s.d.App.AttachCard.Handle(ctx, application.AttachCard{PartnerID: p.ID, PAN: pan, Expiry: expiry, Network: network, Phone: phone})
+	if err != nil {
+		return nil, err
+	}
+	return api.AttachCardResult{CardId: id.String()}, nil
+}
+
+func (s *Server) confirmCard(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.ConfirmCardParams](raw, &fs)
+	id, err := parseUUID(in.CardId)
+	fs.Check("params.cardId", err)
+	code, err := domain.ParseOTP(in.OtpCode)
+	fs.Check("params.otpCode", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.d.App.ConfirmCard.Handle(ctx, application.ConfirmCard{PartnerID: p.ID, CardID: id, Code: code}); err != nil {
+		return nil, err
+	}
+	return api.MessageResult{Message: "Card attached; it is ACTIVE"}, nil
+}

@@ -1,0 +1,33 @@
+package application
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// OrderCard orders a card for a client, or a new card replacing the client's (endpoint 15).
+type OrderCard struct {
+	PartnerID  uuid.UUID
+	ExternalID string
+	Phone      domain.Phone
+	ClientData domain.ClientData
+}
+
+// OrderCardHandler stores the order; the reconciler takes it to the card issuer.
+type OrderCardHandler struct{ d Deps }
+
+// Handle returns the new order.
+func (h *OrderCardHandler) Handle(ctx context.Context, cmd OrderCard) (*domain.CardOrder, error) {
+	o, err := domain.NewCardOrder(domain.NewCardOrderParams{ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID,
+		Phone: cmd.Phone, ClientData: cmd.ClientData, Now: h.d.Clock.Now()})
+	if err != nil {
+		return nil, err
+	}
+	if err := h.d.UoW.Do(ctx, func(ctx context.Context) error { return h.d.CardOrders.Create(ctx, o) }); err != nil {
+		return nil, err
+	}
+	return o, nil
+}

@@ -1,0 +1,90 @@
+package application
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// ProcessCardOrderHandler takes one due card order a step: NEW is submitted to the card issuer,
+// IN_PROGRESS asks for the result. An issued card replaces the client's previous card from
+// this partner, which is CLOSED (and the network told) in the same transaction.
+type ProcessCardOrderHandler struct{ d Deps }
+
+// Handle runs the order's due step.
+func (h *ProcessCardOrderHandler) Handle(ctx context.Context, id uuid.UUID) error {
+	o, err := h.d.CardOrders.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	gctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
+	defer cancel()
+	switch o.Status() {
+	case domain.CardOrderNew:
+		ref, err := h.d.CardIssuer.Order(gctx, ports.CardIssueRequest{IdempotencyKey: o.ID().String() + ":ORDER",
+			OrderID: o.ID(), Phone: o.Phone(), ClientData: o.ClientData()})
+		return h.update(ctx, id, err, func(o *domain.CardOrder) error { return o.Submitted(ref, h.d.Clock.Now()) })
+	case domain.CardOrderInProgress:
+		answer, err := h.d.CardIssuer.Result(gctx, o.IssuerRef())
+		if err != nil || answer.Status != ports.AnswerApproved {
+			return h.update(ctx, id, err, func(o *domain.CardOrder) error {
+				if answer.Status == ports.AnswerDeclined {
+					return o.Cancel(answer.Reason, h.d.Clock.Now())
+				}
+				o.Pending(h.d.Clock.Now())
+				return nil
+			})
+		}
+		return h.complete(ctx, o, answer.Card)
+	}
+	return nil
+}
+
+// update records a step's outcome; a gateway error counts a failed attempt instead.
+func (h *ProcessCardOrderHandler) update(ctx context.Context, id uuid.UUID, gatewayErr error, fn func(o *domain.CardOrder) error) error {
+	return h.d.UoW.Do(ctx, func(ctx context.Context) error {
+		return h.d.CardOrders.Update(ctx, id, func(o *domain.CardOrder) error {
+			if gatewayErr != nil {
+				o.Failed(gatewayErr.Error(), h.d.Clock.Now())
+				return nil
+			}
+			return fn(o)
+		})
+	})
+}
+
+func (h *ProcessCardOrderHandler) complete(ctx context.Context, o *domain.CardOrder, issued ports.IssuedCard) error {
+	err := h.d.UoW.Do(ctx, func(ctx context.Context) error {
+		now := h.d.Clock.Now()
+		card := o.IssuedCard(domain.IssuedCardParams{ID: newID(), Network: issued.Network, MaskedPAN: issued.MaskedPAN,
+			Expiry: issued.Expiry, Token: issued.Token, Now: now})
+		err := h.d.CardOrders.Update(ctx, o.ID(), func(o *domain.CardOrder) error { return o.Complete(card.ID(), now) })
+		if err != nil {
+			return err
+		}
+		old, err := h.d.Cards.ListIssuedLive(ctx, o.PartnerID(), o.ClientData().PINFL())
+		if err != nil {
+			return err
+		}
+		for _, id := range old {
+			err := h.d.Cards.Update(ctx, id, func(c *domain.Card) error {
+				if _, err := c.ChangeStatus(domain.CardClosed, "replaced by the card of order "+o.ExternalID(), now); err != nil {
+					return err
+				}
+				return h.d.Processing.SetCardState(ctx, c.Token(), domain.CardClosed)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return h.d.Cards.Create(ctx, card)
+	})
+	if errors.Is(err, domain.ErrCardOrderFinished) {
+		return nil // another node completed it
+	}
+	return err
+}
