@@ -177,7 +177,9 @@ func TestConcurrentConfirmsOfOneCard(t *testing.T) {
 	codes := make([]int, 4)
 	var wg sync.WaitGroup
 	for i := range codes {
-		wg.Go(func() { codes[i] = h.call(t, "/cards/attach/confirm", map[string]any{"cardId": id, "otpCode": code}).code() })
+		wg.Go(func() {
+			codes[i] = h.call(t, "/cards/attach/confirm", map[string]any{"cardId": id, "otpCode": code}).code()
+		})
 	}
 	wg.Wait()
 	ok := 0

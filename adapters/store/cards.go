@@ -68,7 +68,7 @@ type CardRepository struct{ db *DB }
 func NewCardRepository(db *DB) *CardRepository { return &CardRepository{db: db} }
 
 var cardUnique = constraintErrors{
-	"cards_partner_pan_live_key":      domain.ErrCardAttached,
+	"cards_partner_pan_live_key":       domain.ErrCardAttached,
 	"cards.partner_id, cards.pan_hash": domain.ErrCardAttached,
 }
 
