@@ -27,6 +27,7 @@ type suite struct {
 	ledger     *store.LedgerRepository
 	transfers  *store.TransferRepository
 	repayments *store.RepaymentRepository
+	cards      *store.CardRepository
 	partner    domain.Partner
 }
 
@@ -36,7 +37,7 @@ func setup(t *testing.T, d store.Dialect) *suite {
 	s := &suite{db: db, uow: store.NewUnitOfWork(db), apps: store.NewApplicationRepository(db),
 		loans: store.NewLoanRepository(db), partners: store.NewPartnerRepository(db),
 		ledger: store.NewLedgerRepository(db), transfers: store.NewTransferRepository(db),
-		repayments: store.NewRepaymentRepository(db)}
+		repayments: store.NewRepaymentRepository(db), cards: store.NewCardRepository(db)}
 	s.partner = s.newPartner(t, "acme")
 	return s
 }

@@ -131,8 +131,13 @@ func (a answer) code() int {
 
 func (s *server) callWith(t *testing.T, key, id, path string, params any) answer {
 	t.Helper()
+	return s.send(t, http.MethodPost, key, id, path, params)
+}
+
+func (s *server) send(t *testing.T, method, key, id, path string, params any) answer {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"id": id, "params": params})
-	req, _ := http.NewRequest(http.MethodPost, s.url+path, bytes.NewReader(body))
+	req, _ := http.NewRequest(method, s.url+path, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+key)
 	resp, err := http.DefaultClient.Do(req)
@@ -590,6 +595,66 @@ func TestMoneyFlows(t *testing.T) {
 				t.Errorf("ledger check: %v\n%s", err, out)
 			}
 			t.Logf("%s", out)
+		})
+	})
+}
+
+func TestCards(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, d store.Dialect) {
+		s := start(t, d)
+		t.Run("attach, concurrent confirms, block", func(t *testing.T) {
+			t.Parallel()
+			card := s.must(t, "/cards/attach", map[string]any{"pan": "9860123456789012", "expiry": "3012",
+				"processingType": "HUMO", "phoneNumber": "998909876543"})["cardId"]
+			msgs := s.must(t, "/sandbox/sms/outbox", map[string]any{"phoneNumber": "998909876543"})["messages"].([]any)
+			code := msgs[0].(map[string]any)["code"]
+			codes := make([]int, 4)
+			var wg sync.WaitGroup
+			for i := range codes {
+				wg.Go(func() { codes[i] = s.call(t, "/cards/attach/confirm", map[string]any{"cardId": card, "otpCode": code}).code() })
+			}
+			wg.Wait()
+			ok := 0
+			for _, c := range codes {
+				if c == 0 {
+					ok++
+				} else if c != 1010 {
+					t.Fatalf("codes %v", codes)
+				}
+			}
+			if ok != 1 {
+				t.Fatalf("codes %v: want exactly one success", codes)
+			}
+			a := s.send(t, http.MethodPut, s.key, uuid.NewString(), "/cards/status", map[string]any{"cardId": card, "status": "BLOCKED", "reason": "lost"})
+			if a.code() != 0 || a.Result["status"] != "BLOCKED" {
+				t.Fatalf("block: %s", a.Raw)
+			}
+		})
+		t.Run("order and replace", func(t *testing.T) {
+			t.Parallel()
+			order := func(ext string) string {
+				return s.must(t, "/cards/order", map[string]any{"externalId": ext, "phoneNumber": "998901234567",
+					"clientData": clientData("31234567890777"), "privacyPolicyAccepted": true, "termsAndConditionsAccepted": true})["orderId"].(string)
+			}
+			completed := func(id string) map[string]any {
+				for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+					r := s.must(t, "/cards/order/info", map[string]any{"orderId": id})
+					if r["order"].(map[string]any)["status"] == "COMPLETED" {
+						return r["card"].(map[string]any)
+					}
+				}
+				t.Fatalf("order %s not completed", id)
+				return nil
+			}
+			first := completed(order("E2E-" + uuid.NewString()))
+			second := completed(order("E2E-" + uuid.NewString()))
+			if first["id"] == second["id"] {
+				t.Fatal("the replacement is the same card")
+			}
+			if st := s.must(t, "/cards/status", map[string]any{"cardId": first["id"]}); st["status"] != "CLOSED" {
+				t.Fatalf("replaced card: %v", st)
+			}
 		})
 	})
 }
