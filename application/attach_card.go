@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -68,7 +69,7 @@ func (h *AttachCardHandler) Handle(ctx context.Context, cmd AttachCard) (uuid.UU
 			return err
 		}
 		text := fmt.Sprintf("tiyin: %s is the code to attach card %s. It is valid for %s. Never share it.",
-			code, cmd.PAN.Masked(), ttl)
+			code, cmd.PAN.Masked(), humanDuration(ttl))
 		if err := h.d.SMS.Send(ctx, ports.SMS{Phone: cmd.Phone, Text: text, Code: code, Card: cmd.PAN.Masked()}); err != nil {
 			if errors.Is(err, domain.ErrSMSNotSent) {
 				return err
@@ -81,4 +82,12 @@ func (h *AttachCardHandler) Handle(ctx context.Context, cmd AttachCard) (uuid.UU
 		return uuid.Nil, err
 	}
 	return id, nil
+}
+
+// humanDuration writes whole minutes as "3 minutes", anything else as Go does.
+func humanDuration(d time.Duration) string {
+	if d%time.Minute == 0 && d >= time.Minute {
+		return fmt.Sprintf("%d minutes", int(d.Minutes()))
+	}
+	return d.String()
 }
