@@ -17,10 +17,12 @@ type CreateTransfer struct {
 	PartnerID     uuid.UUID
 	ApplicationID uuid.UUID
 	ExternalID    uuid.UUID
-	PAN           domain.PAN
-	Network       domain.Network
-	CardHolder    string
-	Amount        domain.Amount
+	// PAN or CardID (an ACTIVE card of the partner) names the receiving card.
+	PAN        domain.PAN
+	CardID     uuid.UUID
+	Network    domain.Network
+	CardHolder string
+	Amount     domain.Amount
 }
 
 // CreateTransferHandler checks the card with the network, then, in one transaction, releases
@@ -41,9 +43,21 @@ func (h *CreateTransferHandler) Handle(ctx context.Context, cmd CreateTransfer) 
 		return uuid.Nil, err
 	}
 	id := newID()
+	req := ports.CreditRequest{IdempotencyKey: id.String() + ":PREPARE", PAN: cmd.PAN, Network: cmd.Network,
+		Amount: cmd.Amount.Tiyin(), CardHolder: cmd.CardHolder}
+	masked := cmd.PAN.Masked()
+	if cmd.CardID != uuid.Nil {
+		card, err := getCard(ctx, h.d, cmd.PartnerID, cmd.CardID)
+		if err != nil {
+			return uuid.Nil, err
+		}
+		if card.Status() != domain.CardActive || card.Network() != cmd.Network {
+			return uuid.Nil, fmt.Errorf("%w: card %s is a %s card, %s", domain.ErrCardRejected, card.MaskedPAN(), card.Network(), card.Status())
+		}
+		req.CardToken, masked = card.Token(), card.MaskedPAN()
+	}
 	pctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
-	token, err := h.d.Processing.PrepareCredit(pctx, ports.CreditRequest{IdempotencyKey: id.String() + ":PREPARE",
-		PAN: cmd.PAN, Network: cmd.Network, Amount: cmd.Amount.Tiyin(), CardHolder: cmd.CardHolder})
+	token, err := h.d.Processing.PrepareCredit(pctx, req)
 	cancel()
 	if err != nil {
 		if errors.Is(err, domain.ErrCardRejected) {
@@ -53,7 +67,7 @@ func (h *CreateTransferHandler) Handle(ctx context.Context, cmd CreateTransfer) 
 	}
 	now := h.d.Clock.Now()
 	t := domain.NewTransfer(domain.NewTransferParams{ID: id, PartnerID: cmd.PartnerID, ApplicationID: a.ID(),
-		LoanID: loan.ID(), ExternalID: cmd.ExternalID, PAN: cmd.PAN, Network: cmd.Network, CardHolder: cmd.CardHolder,
+		LoanID: loan.ID(), ExternalID: cmd.ExternalID, MaskedPAN: masked, Network: cmd.Network, CardHolder: cmd.CardHolder,
 		Amount: cmd.Amount, CreditToken: token, Now: now})
 	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
 		if err := releaseExpired(ctx, h.d, loan.ID(), now); err != nil {

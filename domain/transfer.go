@@ -65,7 +65,7 @@ type Transfer struct {
 // NewTransferParams are a transfer's inputs.
 type NewTransferParams struct {
 	ID, PartnerID, ApplicationID, LoanID, ExternalID uuid.UUID
-	PAN                                              PAN
+	MaskedPAN                                        string
 	Network                                          Network
 	CardHolder                                       string
 	Amount                                           Amount
@@ -76,7 +76,7 @@ type NewTransferParams struct {
 // NewTransfer registers a transfer in NEW; the caller holds its amount in the same transaction.
 func NewTransfer(p NewTransferParams) *Transfer {
 	return &Transfer{id: p.ID, partnerID: p.PartnerID, applicationID: p.ApplicationID, loanID: p.LoanID,
-		externalID: p.ExternalID, maskedPAN: p.PAN.Masked(), network: p.Network, cardHolder: p.CardHolder,
+		externalID: p.ExternalID, maskedPAN: p.MaskedPAN, network: p.Network, cardHolder: p.CardHolder,
 		amount: p.Amount, creditToken: p.CreditToken, status: TransferNew, createdAt: p.Now, updatedAt: p.Now}
 }
 

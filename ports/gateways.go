@@ -124,10 +124,12 @@ type ContractRequest struct {
 // token for it, so tiyin never keeps the full card number.
 type CreditRequest struct {
 	IdempotencyKey string
-	PAN            domain.PAN
-	Network        domain.Network
-	Amount         int64
-	CardHolder     string
+	// PAN, or CardToken (the network's token of a card tiyin knows), names the card.
+	PAN        domain.PAN
+	CardToken  string
+	Network    domain.Network
+	Amount     int64
+	CardHolder string
 }
 
 // CreditOrder executes a prepared credit.

@@ -296,3 +296,38 @@ func TestNoFullPANOrCodeLeaves(t *testing.T) {
 		}
 	}
 }
+
+func TestTransferToACardByCardID(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	app := h.issued(t, 1_000_000)
+	id, code := h.attach(t, "9860123456789012", "HUMO")
+	p := transferParams(app, "", "HUMO", 400_000)
+	delete(p, "pan")
+	p["cardId"] = id
+	if a := h.call(t, "/transfers/account-to-card/create", p); a.code() != 1023 {
+		t.Fatalf("to an UNVERIFIED card: %s", a.Raw)
+	}
+	if a := h.call(t, "/cards/attach/confirm", map[string]any{"cardId": id, "otpCode": code}); a.code() != 0 {
+		t.Fatalf("confirm: %s", a.Raw)
+	}
+	p["externalId"] = uuid.NewString()
+	tr := h.createTransfer(t, p)
+	a := h.call(t, "/transfers/account-to-card/confirm", tr.ref())
+	if a.code() != 0 || !strings.Contains(string(a.Raw), `"SUCCESS"`) {
+		t.Fatalf("confirm transfer: %s", a.Raw)
+	}
+	p["externalId"], p["receiverCardType"] = uuid.NewString(), "UZCARD"
+	if a := h.call(t, "/transfers/account-to-card/create", p); a.code() != 1023 {
+		t.Fatalf("network not the card's: %s", a.Raw)
+	}
+	p["receiverCardType"], p["pan"] = "HUMO", "9860123456789012"
+	if a := h.call(t, "/transfers/account-to-card/create", p); a.code() != 4 {
+		t.Fatalf("both pan and cardId: %s", a.Raw)
+	}
+	if a := h.callAs(t, h.otherKey, uuid.NewString(), "/transfers/account-to-card/create", map[string]any{"externalId": uuid.NewString(),
+		"applicationId": app, "cardId": id, "receiverCardType": "HUMO", "cardHolderName": "X", "amount": 1}); a.code() != 1001 && a.code() != 1007 {
+		t.Fatalf("another partner: %s", a.Raw)
+	}
+	h.checkLedger(t)
+}

@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/adapters/http/api"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
@@ -18,8 +20,20 @@ func (s *Server) createTransfer(ctx context.Context, p domain.Partner, raw json.
 	fs.Check("params.externalId", err)
 	app, err := parseUUID(in.ApplicationId)
 	fs.Check("params.applicationId", err)
-	pan, err := domain.ParsePAN(in.Pan)
-	fs.Check("params.pan", err)
+	var pan domain.PAN
+	var cardID uuid.UUID
+	switch {
+	case in.Pan != nil && in.CardId != nil:
+		fs.Add("params.cardId", "give either pan or cardId, not both")
+	case in.Pan != nil:
+		pan, err = domain.ParsePAN(*in.Pan)
+		fs.Check("params.pan", err)
+	case in.CardId != nil:
+		cardID, err = parseUUID(*in.CardId)
+		fs.Check("params.cardId", err)
+	default:
+		fs.Add("params.pan", "must not be empty (or give cardId)")
+	}
 	network, err := domain.ParseNetwork(string(in.ReceiverCardType))
 	fs.Check("params.receiverCardType", err)
 	if n := utf8.RuneCountInString(in.CardHolderName); n < 1 || n > 100 {
@@ -31,7 +45,7 @@ func (s *Server) createTransfer(ctx context.Context, p domain.Partner, raw json.
 		return nil, err
 	}
 	id, err := s.d.App.CreateTransfer.Handle(ctx, application.CreateTransfer{PartnerID: p.ID, ApplicationID: app,
-		ExternalID: ext, PAN: pan, Network: network, CardHolder: in.CardHolderName, Amount: amount})
+		ExternalID: ext, PAN: pan, CardID: cardID, Network: network, CardHolder: in.CardHolderName, Amount: amount})
 	if err != nil {
 		return nil, err
 	}

@@ -136,15 +136,14 @@ func TestTransferRoundTripAndLists(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
 		l := s.fundedLoan(t, 1_000_000)
-		pan, _ := domain.ParsePAN("8600123456789012")
 		tr := domain.NewTransfer(domain.NewTransferParams{ID: uuid.New(), PartnerID: s.partner.ID, ApplicationID: l.ApplicationID(),
-			LoanID: l.ID(), ExternalID: uuid.New(), PAN: pan, Network: domain.NetworkUzcard, CardHolder: "AZIZ KARIMOV",
+			LoanID: l.ID(), ExternalID: uuid.New(), MaskedPAN: "860012******9012", Network: domain.NetworkUzcard, CardHolder: "AZIZ KARIMOV",
 			Amount: 100, CreditToken: "CT-1", Now: t0})
 		if err := s.transfers.Create(ctx, tr); err != nil {
 			t.Fatal(err)
 		}
 		dup := domain.NewTransfer(domain.NewTransferParams{ID: uuid.New(), PartnerID: s.partner.ID, ApplicationID: l.ApplicationID(),
-			LoanID: l.ID(), ExternalID: tr.ExternalID(), PAN: pan, Network: domain.NetworkUzcard, CardHolder: "X", Amount: 1, CreditToken: "CT-2", Now: t0})
+			LoanID: l.ID(), ExternalID: tr.ExternalID(), MaskedPAN: "860012******9012", Network: domain.NetworkUzcard, CardHolder: "X", Amount: 1, CreditToken: "CT-2", Now: t0})
 		if err := s.transfers.Create(ctx, dup); !errors.Is(err, domain.ErrExternalIDUsed) {
 			t.Fatalf("duplicate externalId: %v", err)
 		}

@@ -612,7 +612,9 @@ func TestCards(t *testing.T) {
 			codes := make([]int, 4)
 			var wg sync.WaitGroup
 			for i := range codes {
-				wg.Go(func() { codes[i] = s.call(t, "/cards/attach/confirm", map[string]any{"cardId": card, "otpCode": code}).code() })
+				wg.Go(func() {
+					codes[i] = s.call(t, "/cards/attach/confirm", map[string]any{"cardId": card, "otpCode": code}).code()
+				})
 			}
 			wg.Wait()
 			ok := 0

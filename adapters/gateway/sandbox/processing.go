@@ -37,6 +37,9 @@ const failMark = "F"
 
 // PrepareCredit implements ports.Processing.
 func (Processing) PrepareCredit(_ context.Context, req ports.CreditRequest) (string, error) {
+	if req.CardToken != "" {
+		return refOf("CTS", req.IdempotencyKey), nil
+	}
 	if networkOf(req.PAN.Digits()) != req.Network {
 		return "", fmt.Errorf("%w: card %s is not a %s card", domain.ErrCardRejected, req.PAN.Masked(), req.Network)
 	}

@@ -636,16 +636,17 @@ type ConfirmTransferResult struct {
 	Status     TransferStatus `json:"status"`
 }
 
-// CreateTransferParams defines model for CreateTransferParams.
+// CreateTransferParams Exactly one of pan and cardId names the receiving card.
 type CreateTransferParams struct {
 	// Amount Tiyin; positive.
 	Amount         int64  `json:"amount"`
 	ApplicationId  UUID   `json:"applicationId"`
 	CardHolderName string `json:"cardHolderName"`
+	CardId         *UUID  `json:"cardId,omitempty"`
 	ExternalId     UUID   `json:"externalId"`
 
 	// Pan Full receiver card number, 16 digits.
-	Pan              string                               `json:"pan"`
+	Pan              *string                              `json:"pan,omitempty"`
 	ReceiverCardType CreateTransferParamsReceiverCardType `json:"receiverCardType"`
 }
 
@@ -654,7 +655,9 @@ type CreateTransferParamsReceiverCardType string
 
 // CreateTransferRequest defines model for CreateTransferRequest.
 type CreateTransferRequest struct {
-	Id     UUID                 `json:"id"`
+	Id UUID `json:"id"`
+
+	// Params Exactly one of pan and cardId names the receiving card.
 	Params CreateTransferParams `json:"params"`
 }
 
