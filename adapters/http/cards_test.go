@@ -182,19 +182,7 @@ func TestConcurrentConfirmsOfOneCard(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	ok := 0
-	for _, c := range codes {
-		switch c {
-		case 0:
-			ok++
-		case 1010:
-		default:
-			t.Fatalf("codes %v", codes)
-		}
-	}
-	if ok != 1 {
-		t.Fatalf("codes %v: want exactly one success", codes)
-	}
+	exactlyOneSucceeds(t, codes, 1010)
 }
 
 func TestCardOrder(t *testing.T) {
