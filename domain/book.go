@@ -201,13 +201,10 @@ func (b *book) recomputeEarly(s standing, day time.Time) {
 	c := s.current
 	items := b.Items[c:]
 	var left int64
-	dates := make([]time.Time, len(items))
-	days := make([]int, len(items))
-	prev := day
 	for i := range items {
 		left += items[i].Principal - items[i].PaidPrincipal
-		dates[i], days[i], prev = items[i].PaymentDate, DaysBetween(prev, items[i].PaymentDate), items[i].PaymentDate
 	}
+	dates, days := periods(items, day)
 	cur := &items[0]
 	left = max(0, left)
 	t := b.terms
@@ -242,12 +239,7 @@ func (b *book) recomputeTerm(c int) {
 	if len(later) == 0 {
 		return
 	}
-	dates := make([]time.Time, len(later))
-	days := make([]int, len(later))
-	prev := cur.PaymentDate
-	for i := range later {
-		dates[i], days[i], prev = later[i].PaymentDate, DaysBetween(prev, later[i].PaymentDate), later[i].PaymentDate
-	}
+	dates, days := periods(later, cur.PaymentDate)
 	t := b.terms
 	t.Amount = Amount(cur.Residue)
 	fresh, _ := layout(t, dates, days, b.Level)
@@ -257,4 +249,15 @@ func (b *book) recomputeTerm(c int) {
 			later[i].AccrualFrom = dates[i-1]
 		}
 	}
+}
+
+// periods returns the items' payment dates and the days of each period, the first counted
+// from `from`.
+func periods(items []BookItem, from time.Time) ([]time.Time, []int) {
+	dates := make([]time.Time, len(items))
+	days := make([]int, len(items))
+	for i := range items {
+		dates[i], days[i], from = items[i].PaymentDate, DaysBetween(from, items[i].PaymentDate), items[i].PaymentDate
+	}
+	return dates, days
 }
