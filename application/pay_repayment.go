@@ -29,40 +29,38 @@ type PayRepayment struct {
 // request nor the debit is used up.
 type PayRepaymentHandler struct{ d Deps }
 
-// Handle returns the paid request.
-func (h *PayRepaymentHandler) Handle(ctx context.Context, cmd PayRepayment) (*domain.Repayment, error) {
+// Handle returns the paid request with its status.
+func (h *PayRepaymentHandler) Handle(ctx context.Context, cmd PayRepayment) (RepaymentView, error) {
 	// Refuse what can be refused before asking the network, outside the request's transaction.
 	read := h.d.UoW.Detach(ctx)
 	r, err := getRepayment(read, h.d, cmd.PartnerID, cmd.RequestID)
 	if err != nil {
-		return nil, err
+		return RepaymentView{}, err
 	}
 	if r.ContractNumber() != cmd.LoanID {
-		return nil, domain.ErrRepaymentNotFound
+		return RepaymentView{}, domain.ErrRepaymentNotFound
 	}
 	loan, err := h.d.Loans.Get(read, r.LoanID())
 	if err != nil {
-		return nil, err
+		return RepaymentView{}, err
 	}
-	if loan.Closed() {
-		return nil, domain.ErrLoanClosed
-	}
-	if err := r.Payable(h.d.Clock.Now(), loan.Repayments(), cmd.Amount); err != nil {
-		return nil, err
+	if err := r.Payable(loan, h.d.Clock.Now(), cmd.Amount); err != nil {
+		return RepaymentView{}, err
 	}
 	gctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
 	debit, err := h.d.Processing.LookupDebit(gctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount})
 	cancel()
 	if err != nil {
 		if errors.Is(err, domain.ErrDebitRejected) {
-			return nil, err
+			return RepaymentView{}, err
 		}
-		return nil, gatewayError(err)
+		return RepaymentView{}, gatewayError(err)
 	}
 	if err := domain.VerifyDebit(debit, cmd.Amount, cmd.Network); err != nil {
-		return nil, err
+		return RepaymentView{}, err
 	}
 	var paid *domain.Repayment
+	var version int
 	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
 		var posting domain.Posting
 		err := h.d.Repayments.Update(ctx, r.ID(), func(r *domain.Repayment) error {
@@ -71,6 +69,7 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, cmd PayRepayment) (*do
 				var err error
 				posting, err = r.Pay(loan, domain.Payment{Type: cmd.Type, Amount: cmd.Amount, DebitID: cmd.DebitID,
 					Network: cmd.Network, ExternalID: cmd.ExternalID, TransactionID: newID(), At: h.d.Clock.Now()})
+				version = loan.Repayments()
 				return err
 			})
 		})
@@ -80,9 +79,10 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, cmd PayRepayment) (*do
 		return h.d.Ledger.Post(ctx, posting)
 	})
 	if err != nil {
-		return nil, err
+		return RepaymentView{}, err
 	}
-	return paid, nil
+	status, msg := paid.StatusAt(h.d.Clock.Now(), version)
+	return RepaymentView{Repayment: paid, Status: status, Message: msg}, nil
 }
 
 // getRepayment returns the partner's repayment request; a foreign one is not found.

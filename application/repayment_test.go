@@ -72,7 +72,7 @@ func (s *repayable) expectPosting(d *deps) {
 	})
 }
 
-func (s *repayable) pay(d *deps, amount int64, debitID string) (*domain.Repayment, error) {
+func (s *repayable) pay(d *deps, amount int64, debitID string) (application.RepaymentView, error) {
 	return d.app.PayRepayment.Handle(context.Background(), application.PayRepayment{PartnerID: d.partner, ExternalID: uuid.New(),
 		LoanID: "7001", RequestID: s.request.ID(), Type: domain.PaymentTerm, DebitID: debitID, Amount: amount, Network: domain.NetworkHumo})
 }
@@ -84,9 +84,13 @@ func TestPayPostsTheVerifiedDebitInOneTransaction(t *testing.T) {
 	d.cards.EXPECT().LookupDebit(gomock.Any(), ports.DebitQuery{DebitID: "D-1", Network: domain.NetworkHumo, Amount: 500_000}).
 		Return(domain.Debit{ID: "D-1", Network: domain.NetworkHumo, Amount: 500_000, Succeeded: true}, nil)
 	s.expectPosting(d)
-	r, err := s.pay(d, 500_000, "D-1")
+	v, err := s.pay(d, 500_000, "D-1")
 	if err != nil {
 		t.Fatal(err)
+	}
+	r := v.Repayment
+	if v.Status != domain.RepaymentSuccess {
+		t.Fatalf("status %s", v.Status)
 	}
 	if r.Payment() == nil || r.Payment().DebitID != "D-1" || d.committed != 1 || len(s.posted) != 1 {
 		t.Fatalf("payment %+v, commits %d, postings %d", r.Payment(), d.committed, len(s.posted))

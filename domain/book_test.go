@@ -275,7 +275,7 @@ func TestRepaymentRequestRules(t *testing.T) {
 		t.Fatalf("after another payment %s, want FAILED", s)
 	}
 	for _, amount := range []int64{0, -1, r.Quote().Payoff() + 1} {
-		if err := r.Payable(checked, 0, amount); !errors.Is(err, domain.ErrRepaymentAmount) {
+		if err := r.Payable(loan, checked, amount); !errors.Is(err, domain.ErrRepaymentAmount) {
 			t.Fatalf("amount %d: %v", amount, err)
 		}
 	}

@@ -139,9 +139,14 @@ func (r *Repayment) StatusAt(now time.Time, loanVersion int) (RepaymentStatus, s
 	return RepaymentNew, "checked, waiting for pay"
 }
 
-// Payable checks that the request can be paid with amount at now on a loan at loanVersion.
-func (r *Repayment) Payable(now time.Time, loanVersion int, amount int64) error {
-	if status, msg := r.StatusAt(now, loanVersion); status != RepaymentNew {
+// Payable checks that the request can be paid with amount at now on the loan as it stands:
+// the loan is open and unchanged since check, the request unpaid and alive, the amount within
+// the quote.
+func (r *Repayment) Payable(loan *Loan, now time.Time, amount int64) error {
+	if loan.Closed() {
+		return ErrLoanClosed
+	}
+	if status, msg := r.StatusAt(now, loan.repayments); status != RepaymentNew {
 		if status == RepaymentSuccess {
 			msg = "the request was paid already; check again"
 		}
@@ -170,10 +175,7 @@ func VerifyDebit(d Debit, amount int64, network Network) error {
 // returns the balanced posting that moves the money: the cleared card debit to the loan's
 // principal and the income accounts. The caller checked Payable and the debit.
 func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
-	if loan.Closed() {
-		return Posting{}, ErrLoanClosed
-	}
-	if err := r.Payable(p.At, loan.repayments, p.Amount); err != nil {
+	if err := r.Payable(loan, p.At, p.Amount); err != nil {
 		return Posting{}, err
 	}
 	if loan.id != r.loanID {
@@ -203,11 +205,8 @@ func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
 	return posting, nil
 }
 
-// repay applies a repayment made at `at` to the loan's book.
+// repay applies a repayment made at `at` to the loan's book; Payable checked the loan is open.
 func (l *Loan) repay(at time.Time, typ PaymentType, amount int64) (RepaymentSplit, error) {
-	if l.Closed() {
-		return RepaymentSplit{}, ErrLoanClosed
-	}
 	b, err := l.ledgerBook()
 	if err != nil {
 		return RepaymentSplit{}, err

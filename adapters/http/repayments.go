@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/google/uuid"
-
 	"github.com/tiyin/tiyin/adapters/http/api"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
@@ -72,18 +70,17 @@ func (s *Server) payRepayment(ctx context.Context, p domain.Partner, raw json.Ra
 		return nil, err
 	}
 	// Every requestId tiyin issues is a UUID: anything else names no request.
-	requestID, err := uuid.Parse(in.RequestId)
-	if err != nil || !isUUID(in.RequestId) {
+	requestID, err := parseUUID(in.RequestId)
+	if err != nil {
 		return nil, domain.ErrRepaymentNotFound
 	}
-	r, err := s.d.App.PayRepayment.Handle(ctx, application.PayRepayment{PartnerID: p.ID, ExternalID: envelopeID(ctx),
+	v, err := s.d.App.PayRepayment.Handle(ctx, application.PayRepayment{PartnerID: p.ID, ExternalID: envelopeID(ctx),
 		LoanID: loanID, RequestID: requestID, Type: typ, DebitID: in.DebitId, Amount: in.Amount, Network: network})
 	if err != nil {
 		return nil, err
 	}
-	status, msg := r.StatusAt(s.d.Clock.Now(), 0)
-	return api.PayRepaymentResult{LoanId: r.ContractNumber(), RequestId: r.ID().String(),
-		Status: api.RepaymentStatus(status.String()), Message: msg}, nil
+	return api.PayRepaymentResult{LoanId: v.Repayment.ContractNumber(), RequestId: v.Repayment.ID().String(),
+		Status: api.RepaymentStatus(v.Status.String()), Message: v.Message}, nil
 }
 
 func (s *Server) getRepayment(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
