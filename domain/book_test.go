@@ -328,9 +328,8 @@ func TestRepaymentProperties(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			typ = domain.ScheduleDifferentiated
 		}
-		loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: domain.Amount(1_000_000 + rng.Int64N(5_000_000_000)),
-			MonthPeriod: 1 + rng.IntN(36), Rate: domain.Percent{}, ScheduleType: typ, PenaltyDaily: pct("0.05"), IssuedAt: issued})
-		loan = domain.RestoreLoan(withRates(loan.State(), rng))
+		loan := domain.RestoreLoan(withRates(domain.LoanState{ID: uuid.New(), Amount: domain.Amount(1_000_000 + rng.Int64N(5_000_000_000)),
+			MonthPeriod: 1 + rng.IntN(36), ScheduleType: typ, PenaltyDaily: pct("0.05"), IssuedAt: issued}, rng))
 		original := schedule(t, loan)
 		var paidPrincipal int64
 		when := issued

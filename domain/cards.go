@@ -196,14 +196,14 @@ func (c *Card) setOTP(hash []byte, ttl time.Duration, now time.Time) {
 
 // Resend replaces the SMS code of a card still UNVERIFIED: the old code is void and the
 // attempts start again, at most once per OTPResendInterval.
-func (c *Card) Resend(network string, hash []byte, ttl time.Duration, now time.Time) error {
+func (c *Card) Resend(networkRef string, hash []byte, ttl time.Duration, now time.Time) error {
 	if c.status != CardUnverified {
 		return fmt.Errorf("%w: the card is %s", ErrCardAttached, c.status)
 	}
 	if now.Sub(c.otpSentAt) < OTPResendInterval {
 		return ErrResendTooSoon
 	}
-	c.networkRef = network
+	c.networkRef = networkRef
 	c.setOTP(hash, ttl, now)
 	return nil
 }

@@ -46,7 +46,7 @@ func ParseContractNumber(s string) (string, error) {
 // interest, service and penalty accrued in the 365 days up to today would exceed half of the
 // amount. A closed loan owes nothing.
 func (l *Loan) PositionAt(now time.Time) (Position, error) {
-	b, err := l.ledgerBook()
+	b, err := l.repaymentBook()
 	if err != nil || !l.closedAt.IsZero() {
 		return Position{}, err
 	}
@@ -56,7 +56,7 @@ func (l *Loan) PositionAt(now time.Time) (Position, error) {
 // Schedule returns the loan's schedule as it stands: the original one, with the items that
 // repayments recomputed.
 func (l *Loan) Schedule() ([]ScheduleItem, error) {
-	b, err := l.ledgerBook()
+	b, err := l.repaymentBook()
 	if err != nil {
 		return nil, err
 	}
@@ -67,8 +67,8 @@ func (l *Loan) Schedule() ([]ScheduleItem, error) {
 	return out, nil
 }
 
-// ledgerBook returns the loan's repayment book, built from its terms before the first repayment.
-func (l *Loan) ledgerBook() (*book, error) {
+// repaymentBook returns the loan's repayment book, built from its terms before the first repayment.
+func (l *Loan) repaymentBook() (*book, error) {
 	if l.book == nil && l.bookState != nil {
 		l.book = &book{BookState: *l.bookState, terms: l.Terms(), penaltyDaily: l.penaltyDaily}
 	}

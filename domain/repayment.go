@@ -207,7 +207,7 @@ func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
 
 // repay applies a repayment made at `at` to the loan's book; Payable checked the loan is open.
 func (l *Loan) repay(at time.Time, typ PaymentType, amount int64) (RepaymentSplit, error) {
-	b, err := l.ledgerBook()
+	b, err := l.repaymentBook()
 	if err != nil {
 		return RepaymentSplit{}, err
 	}

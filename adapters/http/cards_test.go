@@ -92,7 +92,7 @@ func TestAttachAndConfirmACard(t *testing.T) {
 func TestSMSCodeLimits(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
-	id, code := h.attach(t, "9860123456789012", "HUMO")
+	id, _ := h.attach(t, "9860123456789012", "HUMO")
 	// Again within a minute: code 7; after a minute: the same card, a new code.
 	if a := h.call(t, "/cards/attach", map[string]any{"pan": "9860123456789012", "expiry": "3012", "processingType": "HUMO", "phoneNumber": "998901234567"}); a.code() != 7 {
 		t.Fatalf("resend within a minute: %s", a.Raw)
@@ -102,7 +102,6 @@ func TestSMSCodeLimits(t *testing.T) {
 	if again != id {
 		t.Fatalf("a second card %s for the same PAN", again)
 	}
-	_ = code
 	// Three wrong codes, then even the right one is 1008.
 	wrong := "000000"
 	if newCode == wrong {

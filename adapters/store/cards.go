@@ -86,7 +86,12 @@ func (r *CardRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Card, e
 	return m.toDomain()
 }
 
-var liveStatuses = []string{domain.CardActive.String(), domain.CardBlocked.String(), domain.CardUnverified.String()}
+// liveStatuses are the statuses of a card in use or being attached; issuedLiveStatuses those an
+// issued card can be in before it is replaced.
+var (
+	liveStatuses       = []string{domain.CardActive.String(), domain.CardBlocked.String(), domain.CardUnverified.String()}
+	issuedLiveStatuses = []string{domain.CardActive.String(), domain.CardBlocked.String()}
+)
 
 // FindLive implements ports.CardRepository.
 func (r *CardRepository) FindLive(ctx context.Context, partnerID uuid.UUID, panHash []byte) (*domain.Card, error) {
@@ -102,7 +107,7 @@ func (r *CardRepository) FindLive(ctx context.Context, partnerID uuid.UUID, panH
 func (r *CardRepository) ListIssuedLive(ctx context.Context, partnerID uuid.UUID, pinfl string) ([]uuid.UUID, error) {
 	var ids []uuid.UUID
 	err := r.db.conn(ctx).Model(&cardModel{}).Where("partner_id = ? AND pinfl = ? AND origin = ? AND status IN ?",
-		partnerID, pinfl, domain.CardIssued.String(), liveStatuses[:2]).Order("created_at").Pluck("id", &ids).Error
+		partnerID, pinfl, domain.CardIssued.String(), issuedLiveStatuses).Order("created_at").Pluck("id", &ids).Error
 	return ids, interpretError(err, nil, nil)
 }
 
