@@ -72,3 +72,29 @@ func TestConfirmKeepsAWrongAttempt(t *testing.T) {
 		t.Fatalf("err %v, saved %v, commits %d", err, saved != nil, d.committed)
 	}
 }
+
+// TestNetworkIsToldOfChangesToIssuedCardsOnly: blocks and closes of a card issued through
+// tiyin go to the processing network; an attached card's change is tiyin's own.
+func TestNetworkIsToldOfChangesToIssuedCardsOnly(t *testing.T) {
+	t.Parallel()
+	phone, _ := domain.ParsePhone("998901234567")
+	for _, origin := range []domain.CardOrigin{domain.CardIssued, domain.CardAttached} {
+		d := setup(t)
+		card := domain.RestoreCard(domain.CardState{ID: uuid.New(), PartnerID: d.partner, Origin: origin, Network: domain.NetworkUzcard,
+			Phone: phone, Token: "TOK-1", Status: domain.CardActive})
+		d.cardRepo.EXPECT().Update(gomock.Any(), card.ID(), gomock.Any()).DoAndReturn(func(_ context.Context, _ uuid.UUID, fn func(*domain.Card) error) error {
+			return fn(domain.RestoreCard(card.State()))
+		}).Times(2)
+		if origin == domain.CardIssued {
+			d.cards.EXPECT().SetCardState(gomock.Any(), "TOK-1", domain.CardBlocked).Return(nil)
+		}
+		for range 2 { // the second is a no-op: the network is told once at most
+			c, err := d.app.ChangeCardStatus.Handle(context.Background(), application.ChangeCardStatus{PartnerID: d.partner,
+				CardID: card.ID(), Status: domain.CardBlocked, Reason: "lost"})
+			if err != nil || c.Status() != domain.CardBlocked {
+				t.Fatalf("%s: %v", origin, err)
+			}
+			card = c
+		}
+	}
+}
