@@ -61,6 +61,8 @@ type Deps struct {
 	CardOrders   ports.CardOrderRepository
 	CardIssuer   ports.CardIssuer
 	SMS          ports.SMSSender
+	Events       ports.EventOutbox
+	Webhooks     ports.WebhookSender
 	// SMSOutbox is the sandbox SMS gateway's outbox, nil outside the sandbox.
 	SMSOutbox ports.SMSOutbox `optional:"true"`
 	// SandboxClock is the movable clock, nil outside the sandbox.
@@ -96,6 +98,8 @@ type App struct {
 	AttachCard           *AttachCardHandler
 	ConfirmCard          *ConfirmCardHandler
 	ReadSMSOutbox        *ReadSMSOutboxHandler
+	DeliverEvents        *DeliverEventsHandler
+	SetWebhook           *SetWebhookHandler
 	CreatePartner        *CreatePartnerHandler
 	ListPartners         *ListPartnersHandler
 	DisablePartner       *DisablePartnerHandler
@@ -134,6 +138,8 @@ func New(d Deps, cfg Config) *App {
 		AttachCard:           &AttachCardHandler{d, cfg},
 		ConfirmCard:          &ConfirmCardHandler{d, cfg},
 		ReadSMSOutbox:        &ReadSMSOutboxHandler{d},
+		DeliverEvents:        &DeliverEventsHandler{d, cfg},
+		SetWebhook:           &SetWebhookHandler{d, cfg},
 		CreatePartner:        &CreatePartnerHandler{d},
 		ListPartners:         &ListPartnersHandler{d},
 		DisablePartner:       &DisablePartnerHandler{d},

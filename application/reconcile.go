@@ -119,7 +119,7 @@ func (h *ReconcileHandler) assignContracts(ctx context.Context, now time.Time) (
 				if l.ContractNumber() != "" {
 					return errUnchanged
 				}
-				return l.AssignContract(number)
+				return l.AssignContract(number, h.d.Clock.Now())
 			})
 		})
 		switch {

@@ -68,6 +68,7 @@ type Application struct {
 	pendingSince              time.Time
 	verificationRequestedAt   time.Time
 	createdAt, updatedAt      time.Time
+	events
 }
 
 // NewApplicationParams are the inputs of pre-scoring registration.
@@ -181,11 +182,19 @@ func (a *Application) CoreRef() string { return a.coreRef }
 // NextRunAt returns when background work is next due; zero when none is.
 func (a *Application) NextRunAt() time.Time { return a.nextRunAt }
 
+// set moves the application to status and task. A new status is told to the partner, and so
+// is a new stage while the application waits in PENDING: that is when the partner or the client
+// has something to do next.
 func (a *Application) set(status ApplicationStatus, task Task, now time.Time) {
 	if status == StatusPending && a.status != StatusPending {
 		a.pendingSince = now
 	}
+	told := status != a.status || (status == StatusPending && task != a.task)
 	a.status, a.task, a.updatedAt = status, task, now
+	if told {
+		a.record(a.partnerID, now, ApplicationChanged{ApplicationID: a.id, ExternalID: a.externalID, Status: status,
+			LoanIssued: status == StatusCompleted, Task: task})
+	}
 }
 
 func (a *Application) refuse(op string) error {

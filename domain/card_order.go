@@ -46,6 +46,7 @@ type CardOrder struct {
 	nextRunAt     time.Time
 	createdAt     time.Time
 	updatedAt     time.Time
+	events
 }
 
 // NewCardOrderParams are an order's inputs.
@@ -76,6 +77,7 @@ func (o *CardOrder) Submitted(ref string, now time.Time) error {
 	}
 	o.status, o.issuerRef, o.description = CardOrderInProgress, ref, "the card issuer is making the card"
 	o.attempts, o.nextRunAt, o.updatedAt = 0, now.Add(PollInterval), now
+	o.told(now)
 	return nil
 }
 
@@ -117,6 +119,16 @@ func (o *CardOrder) Cancel(reason string, now time.Time) error {
 
 func (o *CardOrder) finish(s CardOrderStatus, description string, now time.Time) {
 	o.status, o.description, o.nextRunAt, o.updatedAt = s, description, time.Time{}, now
+	o.told(now)
+}
+
+// told records the order's new status for the partner.
+func (o *CardOrder) told(now time.Time) {
+	d := CardOrderChanged{OrderID: o.id, ExternalID: o.externalID, Status: o.status, CardID: o.cardID}
+	if o.status == CardOrderCanceled {
+		d.Reason = o.description
+	}
+	o.record(o.partnerID, now, d)
 }
 
 // IssuedCardParams describe a card the issuer made for an order.

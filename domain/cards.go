@@ -165,6 +165,7 @@ type Card struct {
 	otpAttempts   int
 	createdAt     time.Time
 	updatedAt     time.Time
+	events
 }
 
 // NewAttachedCardParams are an attach's inputs; the caller made the code and hashed it.
@@ -232,6 +233,7 @@ func (c *Card) Confirm(hash []byte, now time.Time) error {
 // Activate records the network's token after a confirmed code: the card is ACTIVE.
 func (c *Card) Activate(token string, now time.Time) {
 	c.token, c.status, c.reason, c.otpHash, c.updatedAt = token, CardActive, "attached", nil, now
+	c.record(c.partnerID, now, CardAttachment{CardID: c.id, Network: c.network, MaskedPAN: c.maskedPAN})
 }
 
 // ChangeStatus moves the card to status `to` by the transition table. The same status again

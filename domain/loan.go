@@ -37,6 +37,7 @@ type Loan struct {
 	closedAt   time.Time
 	bookState  *BookState // as stored; nil before the first repayment
 	book       *book      // built on first use
+	events
 }
 
 func newLoan(a *Application, p LoanProduct, now time.Time) *Loan {

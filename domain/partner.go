@@ -2,6 +2,7 @@ package domain
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -17,6 +18,25 @@ type Partner struct {
 	KeyHash   []byte
 	Disabled  bool
 	CreatedAt time.Time
+	// WebhookURL is where the partner's events go; empty when it has none.
+	WebhookURL string
+	// WebhookSecret signs the events. It is kept sealed with the data key and opened only to
+	// sign a delivery.
+	WebhookSecret string
+}
+
+// ErrWebhookURL means a webhook address is not an absolute http(s) URL.
+var ErrWebhookURL = errors.New("webhook URL must be an absolute http:// or https:// URL of at most 2000 characters, without credentials or fragment")
+
+// ParseWebhookURL accepts an absolute http or https URL with a host, no user info and no
+// fragment.
+func ParseWebhookURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || len(s) > 2000 || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.User != nil || u.Fragment != "" {
+		return "", ErrWebhookURL
+	}
+	return u.String(), nil
 }
 
 // ParsePartnerName accepts 1–100 printable characters without surrounding spaces.

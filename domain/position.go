@@ -83,11 +83,12 @@ func (l *Loan) repaymentBook() (*book, error) {
 }
 
 // AssignContract records the contract number core banking gave the loan (loanId).
-func (l *Loan) AssignContract(number string) error {
+func (l *Loan) AssignContract(number string, now time.Time) error {
 	n, err := ParseContractNumber(number)
 	if err != nil {
 		return err
 	}
 	l.contractNumber = n
+	l.record(l.partnerID, now, LoanContractAssigned{ApplicationID: l.applicationID, ContractNumber: n})
 	return nil
 }

@@ -48,10 +48,10 @@ func TestPositionAtADate(t *testing.T) {
 func TestAssignContractTakesDigitsOnly(t *testing.T) {
 	t.Parallel()
 	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New()})
-	if err := loan.AssignContract("12A4"); err == nil {
+	if err := loan.AssignContract("12A4", time.Time{}); err == nil {
 		t.Fatal("letters accepted")
 	}
-	if err := loan.AssignContract("0012345678"); err != nil || loan.ContractNumber() != "0012345678" {
+	if err := loan.AssignContract("0012345678", time.Time{}); err != nil || loan.ContractNumber() != "0012345678" {
 		t.Fatalf("%v %q", err, loan.ContractNumber())
 	}
 }

@@ -81,6 +81,7 @@ type Repayment struct {
 	accountBalance      int64
 	checkedAt, expireAt time.Time
 	payment             *Payment
+	events
 }
 
 // NewRepayment snapshots the loan's debt at now (check, endpoint 12).
@@ -202,6 +203,9 @@ func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
 		return Posting{}, err
 	}
 	r.payment = &p
+	r.record(r.partnerID, p.At, RepaymentChanged{RequestID: r.id, ApplicationID: loan.applicationID,
+		ContractNumber: loan.contractNumber, Status: RepaymentSuccess, Amount: p.Amount, PaymentType: p.Type,
+		LoanClosed: split.Closed})
 	return posting, nil
 }
 

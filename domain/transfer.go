@@ -60,6 +60,7 @@ type Transfer struct {
 	status                                           TransferStatus
 	message                                          string
 	createdAt, finishedAt, updatedAt                 time.Time
+	events
 }
 
 // NewTransferParams are a transfer's inputs.
@@ -179,6 +180,7 @@ func (t *Transfer) Expire(now time.Time) bool {
 		return false
 	}
 	t.status, t.finishedAt, t.updatedAt = TransferExpired, t.expiresAt(), now
+	t.told(now)
 	return true
 }
 
@@ -188,6 +190,7 @@ func (t *Transfer) StartProcessing(now time.Time) error {
 		return t.refuse("confirm", now)
 	}
 	t.status, t.updatedAt = TransferProcessing, now
+	t.told(now)
 	return nil
 }
 
@@ -201,5 +204,12 @@ func (t *Transfer) Settle(success bool, reason string, now time.Time) error {
 	if success {
 		t.status, t.message = TransferSuccess, ""
 	}
+	t.told(now)
 	return nil
+}
+
+// told records the transfer's new status for the partner.
+func (t *Transfer) told(now time.Time) {
+	t.record(t.partnerID, now, TransferChanged{TransactionID: t.id, ExternalID: t.externalID, Status: t.status,
+		Amount: t.amount.Tiyin(), Message: t.message})
 }

@@ -248,3 +248,19 @@ type DebitQuery struct {
 	// figures; the sandbox, which keeps no debits, answers a debit of this amount.
 	Amount int64
 }
+
+// Webhook is one event on its way to a partner's webhook.
+type Webhook struct {
+	URL string
+	// Secret signs the body (X-Tiyin-Signature); it is the partner's webhook secret in clear.
+	Secret  []byte
+	EventID uuid.UUID
+	Type    string
+	Body    []byte
+}
+
+// WebhookSender delivers events to partners' webhooks. A nil error means the partner
+// acknowledged the event (a 2xx answer); any error is retried with backoff.
+type WebhookSender interface {
+	Send(ctx context.Context, w Webhook) error
+}

@@ -58,4 +58,4 @@ var (
 	ErrUnavailable = errors.New("service temporarily unavailable")
 )
 
-//go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,LedgerRepository,TransferRepository,RepaymentRepository,CardRepository,CardOrderRepository,Scoring,CoreBanking,Processing,SMSSender,SMSOutbox,CardIssuer
+//go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,LedgerRepository,TransferRepository,RepaymentRepository,CardRepository,CardOrderRepository,EventOutbox,Scoring,CoreBanking,Processing,SMSSender,SMSOutbox,CardIssuer,WebhookSender

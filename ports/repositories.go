@@ -180,3 +180,43 @@ type CardOrderRepository interface {
 	// ListDue returns NEW and IN_PROGRESS orders due at now, oldest first.
 	ListDue(ctx context.Context, now time.Time, limit int) ([]uuid.UUID, error)
 }
+
+// OutboundEvent is a recorded event due for delivery to its partner's webhook.
+type OutboundEvent struct {
+	ID, PartnerID uuid.UUID
+	Type          string
+	// Body is the webhook's body, fixed when the event was recorded, so every attempt sends
+	// the same bytes.
+	Body      []byte
+	CreatedAt time.Time
+	// Attempts counts the deliveries tried before this one.
+	Attempts int
+	// URL and SealedSecret are the partner's webhook as it is now; URL is empty when the
+	// partner removed it since.
+	URL, SealedSecret string
+}
+
+// EventOutcome is what became of one delivery attempt.
+type EventOutcome struct {
+	Attempts int
+	// DeliveredAt is set when the partner acknowledged the event.
+	DeliveredAt time.Time
+	// NextAttemptAt is when to try again; zero, with DeliveredAt zero, means given up.
+	NextAttemptAt time.Time
+	// Error says why the attempt failed, for operators.
+	Error string
+}
+
+// EventOutbox holds the events aggregates recorded, until their partners' webhooks take them.
+// Repositories append events with the change that recorded them, in its transaction, for
+// partners that have a webhook; the outbox only hands them out and records the outcome.
+type EventOutbox interface {
+	// ClaimDue returns up to limit events due at now, oldest first, and leases them until
+	// now+lease: another node, or this one after a crash, takes them again only when the lease
+	// ends without an outcome.
+	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboundEvent, error)
+	// Settle records the outcome of an attempt.
+	Settle(ctx context.Context, id uuid.UUID, o EventOutcome) error
+	// Purge deletes settled events recorded before before; it returns how many went.
+	Purge(ctx context.Context, before time.Time) (int64, error)
+}

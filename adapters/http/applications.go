@@ -123,13 +123,7 @@ func (s *Server) getApplication(ctx context.Context, p domain.Partner, raw json.
 }
 
 func applicationResult(a *domain.Application) api.GetApplicationResult {
-	t := a.Task()
-	task := api.LastTask{Name: api.TaskName(t.Name.String()), Status: api.TaskStatus(t.Status.String())}
-	if code, ok := stageErrorCodes[t.Error]; ok {
-		msg := t.Message
-		task.ErrorCode, task.ErrorMessage = &code, &msg
-	}
-	r := api.GetApplicationResult{ApplicationId: a.ID().String(), Status: api.ApplicationStatus(a.Status().String()), LastTask: task}
+	r := api.GetApplicationResult{ApplicationId: a.ID().String(), Status: api.ApplicationStatus(a.Status().String()), LastTask: lastTask(a.Task())}
 	if pr := a.PreScore(); pr != nil {
 		r.PreScoreResult = &api.PreScoreResult{ExternalId: a.ExternalID().String(), AmountLimit: pr.AmountLimit,
 			Percent: pr.Percent.Float(), MonthPeriod: pr.MonthPeriod}

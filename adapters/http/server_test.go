@@ -59,6 +59,7 @@ func setup(t testing.TB) *harness {
 func setupWith(t testing.TB, runStages bool) *harness {
 	t.Helper()
 	db := storetest.Open(t, store.SQLite)
+	db.EventBody = httpadapter.EventBody
 	uow := store.NewUnitOfWork(db)
 	clock := store.NewSandboxClock(db)
 	q := &syncQueue{}

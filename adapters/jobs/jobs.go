@@ -67,6 +67,35 @@ func (ReconcileArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: waitingStates}}
 }
 
+// DeliverEventsArgs is the periodic job that delivers due events to partners' webhooks.
+type DeliverEventsArgs struct{}
+
+// Kind implements river.JobArgs.
+func (DeliverEventsArgs) Kind() string { return "events.deliver" }
+
+// InsertOpts keeps at most one delivery pass waiting or running.
+func (DeliverEventsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: waitingStates}}
+}
+
+// eventRetention is how long settled events are kept, for operators to look into.
+const eventRetention = 7 * 24 * time.Hour
+
+type deliverEventsWorker struct {
+	river.WorkerDefaults[DeliverEventsArgs]
+	app *application.App
+	log *zap.Logger
+}
+
+func (w *deliverEventsWorker) Work(ctx context.Context, _ *river.Job[DeliverEventsArgs]) error {
+	rep, err := w.app.DeliverEvents.Handle(ctx)
+	if rep.Failed+rep.GivenUp > 0 {
+		w.log.Warn("webhook deliveries failed", zap.Int("delivered", rep.Delivered), zap.Int("failed", rep.Failed),
+			zap.Int("given_up", rep.GivenUp))
+	}
+	return err
+}
+
 type applicationWorker struct {
 	river.WorkerDefaults[ApplicationArgs]
 	app *application.App
@@ -94,10 +123,11 @@ func (w *applicationWorker) Timeout(*river.Job[ApplicationArgs]) time.Duration {
 
 type reconcileWorker struct {
 	river.WorkerDefaults[ReconcileArgs]
-	app  *application.App
-	idem ports.IdempotencyStore
-	ttl  time.Duration
-	log  *zap.Logger
+	app    *application.App
+	idem   ports.IdempotencyStore
+	events ports.EventOutbox
+	ttl    time.Duration
+	log    *zap.Logger
 }
 
 func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs]) error {
@@ -109,8 +139,11 @@ func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs])
 		return err
 	}
 	if w.ttl > 0 {
-		_, err = w.idem.Purge(ctx, time.Now().Add(-w.ttl))
+		if _, err = w.idem.Purge(ctx, time.Now().Add(-w.ttl)); err != nil {
+			return err
+		}
 	}
+	_, err = w.events.Purge(ctx, time.Now().Add(-eventRetention))
 	return err
 }
 
@@ -212,18 +245,22 @@ func (r *Runner) insert(ctx context.Context, batch []river.InsertManyParams) {
 
 // NewRunner builds the River client on db with the workers bound to app; its dispatcher
 // inserts what q collects.
-func NewRunner(db *store.DB, app *application.App, idem ports.IdempotencyStore, q *Queue, cfg Config, log *zap.Logger) (*Runner, error) {
+func NewRunner(db *store.DB, app *application.App, idem ports.IdempotencyStore, events ports.EventOutbox, q *Queue, cfg Config,
+	log *zap.Logger) (*Runner, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &applicationWorker{app: app})
-	river.AddWorker(workers, &reconcileWorker{app: app, idem: idem, ttl: cfg.IdempotencyTTL, log: log})
+	river.AddWorker(workers, &reconcileWorker{app: app, idem: idem, events: events, ttl: cfg.IdempotencyTTL, log: log})
+	river.AddWorker(workers, &deliverEventsWorker{app: app, log: log})
+	every := river.PeriodicInterval(max(cfg.ReconcileEvery, 100*time.Millisecond))
 	rc := &river.Config{
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(cfg.Workers, 1)}},
 		Workers: workers,
-		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(
-			river.PeriodicInterval(max(cfg.ReconcileEvery, 100*time.Millisecond)),
-			func() (river.JobArgs, *river.InsertOpts) { return ReconcileArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true},
-		)},
+		PeriodicJobs: []*river.PeriodicJob{
+			river.NewPeriodicJob(every, func() (river.JobArgs, *river.InsertOpts) { return ReconcileArgs{}, nil },
+				&river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(every, func() (river.JobArgs, *river.InsertOpts) { return DeliverEventsArgs{}, nil },
+				&river.PeriodicJobOpts{RunOnStart: true}),
+		},
 		FetchPollInterval:           max(cfg.PollInterval, 50*time.Millisecond),
 		FetchCooldown:               20 * time.Millisecond,
 		CompletedJobRetentionPeriod: time.Hour,

@@ -183,7 +183,7 @@ var applicationUnique = constraintErrors{
 
 // Create implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Create(ctx context.Context, a *domain.Application) error {
-	return interpretError(r.db.conn(ctx).Create(toApplicationModel(a)).Error, nil, applicationUnique)
+	return createWithEvents(ctx, r.db, toApplicationModel(a), a, applicationUnique)
 }
 
 // Get implements ports.ApplicationRepository.

@@ -74,7 +74,7 @@ var cardUnique = constraintErrors{
 
 // Create implements ports.CardRepository.
 func (r *CardRepository) Create(ctx context.Context, c *domain.Card) error {
-	return interpretError(r.db.conn(ctx).Create(toCardModel(c)).Error, nil, cardUnique)
+	return createWithEvents(ctx, r.db, toCardModel(c), c, cardUnique)
 }
 
 // Get implements ports.CardRepository.
@@ -175,7 +175,7 @@ var cardOrderUnique = constraintErrors{
 
 // Create implements ports.CardOrderRepository.
 func (r *CardOrderRepository) Create(ctx context.Context, o *domain.CardOrder) error {
-	return interpretError(r.db.conn(ctx).Create(toCardOrderModel(o)).Error, nil, cardOrderUnique)
+	return createWithEvents(ctx, r.db, toCardOrderModel(o), o, cardOrderUnique)
 }
 
 // Get implements ports.CardOrderRepository.

@@ -20,6 +20,7 @@ import (
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/migrations"
 )
 
@@ -40,6 +41,9 @@ type Config struct {
 	SQLitePath string
 	// MaxConns is the PostgreSQL pool size; SQLite always uses one connection.
 	MaxConns int32
+	// EventBody renders an event as the body its webhook delivery sends; the HTTP edge owns
+	// that form. Without it, storing a change that recorded an event fails.
+	EventBody func(domain.Event) ([]byte, error)
 }
 
 // DB is an open database: GORM for the repositories and, on PostgreSQL, the pgx pool that the
@@ -49,14 +53,24 @@ type DB struct {
 	SQL     *sql.DB
 	Pool    *pgxpool.Pool
 	Dialect Dialect
+	// EventBody is Config.EventBody.
+	EventBody func(domain.Event) ([]byte, error)
 }
 
 // Open connects to PostgreSQL when cfg.DatabaseURL is set, else opens the SQLite file.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
+	var db *DB
+	var err error
 	if cfg.DatabaseURL != "" {
-		return openPostgres(ctx, cfg)
+		db, err = openPostgres(ctx, cfg)
+	} else {
+		db, err = openSQLite(cfg.SQLitePath)
 	}
-	return openSQLite(cfg.SQLitePath)
+	if err != nil {
+		return nil, err
+	}
+	db.EventBody = cfg.EventBody
+	return db, nil
 }
 
 func gormConfig() *gorm.Config {

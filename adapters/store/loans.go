@@ -44,7 +44,7 @@ func (r *LoanRepository) Create(ctx context.Context, l *domain.Loan) error {
 	if err != nil {
 		return err
 	}
-	return interpretError(r.db.conn(ctx).Create(m).Error, nil, nil)
+	return createWithEvents(ctx, r.db, m, l, nil)
 }
 
 func toLoanModel(l *domain.Loan) (*loanModel, error) {

@@ -22,6 +22,7 @@ var Module = fx.Module("store",
 		fx.Annotate(NewCardRepository, fx.As(new(ports.CardRepository))),
 		fx.Annotate(NewCardOrderRepository, fx.As(new(ports.CardOrderRepository))),
 		fx.Annotate(NewSMSOutbox, fx.As(new(ports.SMSOutbox))),
+		fx.Annotate(NewEventOutbox, fx.As(new(ports.EventOutbox))),
 	),
 )
 

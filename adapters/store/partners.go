@@ -16,12 +16,16 @@ type partnerModel struct {
 	KeyHash   []byte    `gorm:"column:key_hash"`
 	Disabled  bool      `gorm:"column:disabled"`
 	CreatedAt time.Time `gorm:"column:created_at;autoCreateTime:false"`
+	// WebhookURL and WebhookSecret (sealed by the application) are the partner's webhook.
+	WebhookURL    string `gorm:"column:webhook_url"`
+	WebhookSecret string `gorm:"column:webhook_secret"`
 }
 
 func (partnerModel) TableName() string { return "partners" }
 
 func (m partnerModel) toDomain() domain.Partner {
-	return domain.Partner{ID: m.ID, Name: m.Name, KeyHash: m.KeyHash, Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC()}
+	return domain.Partner{ID: m.ID, Name: m.Name, KeyHash: m.KeyHash, Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC(),
+		WebhookURL: m.WebhookURL, WebhookSecret: m.WebhookSecret}
 }
 
 // PartnerRepository implements ports.PartnerRepository.
@@ -37,7 +41,8 @@ var partnerUnique = constraintErrors{
 
 // Create implements ports.PartnerRepository.
 func (r *PartnerRepository) Create(ctx context.Context, p domain.Partner) error {
-	m := partnerModel{ID: p.ID, Name: p.Name, KeyHash: p.KeyHash, Disabled: p.Disabled, CreatedAt: p.CreatedAt.UTC()}
+	m := partnerModel{ID: p.ID, Name: p.Name, KeyHash: p.KeyHash, Disabled: p.Disabled, CreatedAt: p.CreatedAt.UTC(),
+		WebhookURL: p.WebhookURL, WebhookSecret: p.WebhookSecret}
 	return interpretError(r.db.conn(ctx).Create(&m).Error, nil, partnerUnique)
 }
 
@@ -84,7 +89,7 @@ func (r *PartnerRepository) Update(ctx context.Context, name string, fn func(p *
 		if err := fn(&p); err != nil {
 			return err
 		}
-		m.KeyHash, m.Disabled = p.KeyHash, p.Disabled
-		return interpretError(r.db.conn(ctx).Select("key_hash", "disabled").Updates(&m).Error, nil, partnerUnique)
+		m.KeyHash, m.Disabled, m.WebhookURL, m.WebhookSecret = p.KeyHash, p.Disabled, p.WebhookURL, p.WebhookSecret
+		return interpretError(r.db.conn(ctx).Select("key_hash", "disabled", "webhook_url", "webhook_secret").Updates(&m).Error, nil, partnerUnique)
 	})
 }

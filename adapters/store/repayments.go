@@ -100,7 +100,7 @@ var repaymentUnique = constraintErrors{
 
 // Create implements ports.RepaymentRepository.
 func (r *RepaymentRepository) Create(ctx context.Context, rp *domain.Repayment) error {
-	return interpretError(r.db.conn(ctx).Create(toRepaymentModel(rp)).Error, nil, repaymentUnique)
+	return createWithEvents(ctx, r.db, toRepaymentModel(rp), rp, repaymentUnique)
 }
 
 // Get implements ports.RepaymentRepository.

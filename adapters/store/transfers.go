@@ -66,7 +66,7 @@ var transferUnique = constraintErrors{
 
 // Create implements ports.TransferRepository.
 func (r *TransferRepository) Create(ctx context.Context, t *domain.Transfer) error {
-	return interpretError(r.db.conn(ctx).Create(toTransferModel(t)).Error, nil, transferUnique)
+	return createWithEvents(ctx, r.db, toTransferModel(t), t, transferUnique)
 }
 
 // Get implements ports.TransferRepository.

@@ -238,7 +238,10 @@ func lockedUpdate[M any, A any](ctx context.Context, db *DB, id uuid.UUID, notFo
 		if err != nil {
 			return err
 		}
-		return interpretError(db.conn(ctx).Select("*").Updates(saved).Error, nil, unique)
+		if err := interpretError(db.conn(ctx).Select("*").Updates(saved).Error, nil, unique); err != nil {
+			return err
+		}
+		return appendEvents(ctx, db, a)
 	})
 }
 

@@ -193,8 +193,55 @@ func partnerCmd() *cobra.Command {
 		},
 	}
 	rotate.Flags().BoolVar(&asJSON, "json", false, `print {"name", "apiKey"} as JSON`)
-	cmd.AddCommand(create, list, disable, rotate)
+	cmd.AddCommand(create, list, disable, rotate, setWebhookCmd())
 	return cmd
+}
+
+func setWebhookCmd() *cobra.Command {
+	var url string
+	var remove, asJSON bool
+	c := &cobra.Command{
+		Use:   "set-webhook NAME --url URL",
+		Short: "Send a partner's events to URL, with a new signing secret printed once (--remove stops them)",
+		Long: `Sets the URL tiyin POSTs the partner's events to, and a new signing secret, printed once.
+Every call carries X-Tiyin-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, t + "." + body)>.
+Setting it again replaces the secret at once. The secret is kept sealed under TIYIN_DATA_KEY,
+so serve must run with the same data key.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if remove == (url != "") {
+				return errors.New("give either --url URL or --remove")
+			}
+			cfg, err := loadConfig()
+			if err != nil {
+				return err
+			}
+			if len(cfg.DataKey) == 0 {
+				return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
+			}
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
+				app := application.New(application.Deps{Clock: systemClock{}, Partners: store.NewPartnerRepository(db)},
+					application.Config{DataKey: cfg.DataKey})
+				secret, err := app.SetWebhook.Handle(ctx, application.SetWebhook{Name: args[0], URL: url})
+				if err != nil {
+					return partnerErr(err, args[0])
+				}
+				switch {
+				case asJSON:
+					return json.NewEncoder(os.Stdout).Encode(map[string]string{"name": args[0], "webhookUrl": url, "secret": secret})
+				case remove:
+					fmt.Printf("webhook of %q removed; events not yet delivered are dropped\n", args[0])
+				default:
+					fmt.Printf("webhook of %q set to %s\nsigning secret (shown once, keep it secret): %s\n", args[0], url, secret)
+				}
+				return nil
+			})
+		},
+	}
+	c.Flags().StringVar(&url, "url", "", "absolute http(s) URL the events are POSTed to")
+	c.Flags().BoolVar(&remove, "remove", false, "stop sending the partner's events")
+	c.Flags().BoolVar(&asJSON, "json", false, `print {"name", "webhookUrl", "secret"} as JSON`)
+	return c
 }
 
 func ledgerCmd() *cobra.Command {

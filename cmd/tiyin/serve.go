@@ -21,6 +21,7 @@ import (
 	httpadapter "github.com/tiyin/tiyin/adapters/http"
 	"github.com/tiyin/tiyin/adapters/jobs"
 	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/adapters/webhook"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -47,7 +48,8 @@ func serve(cfg Config) error {
 		fx.Supply(cfg, log),
 		fx.Provide(
 			func(c Config) store.Config {
-				return store.Config{DatabaseURL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxConns: int32(c.DBMaxConns)}
+				return store.Config{DatabaseURL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxConns: int32(c.DBMaxConns),
+					EventBody: httpadapter.EventBody}
 			},
 			func(c Config) application.Config {
 				return application.Config{ApplicationTTL: c.ApplicationTTL, SandboxCallDelay: c.SandboxCallDelay, Product: c.Product,
@@ -59,7 +61,7 @@ func serve(cfg Config) error {
 			func(c Config) httpadapter.Config { return httpadapter.Config{Sandbox: c.Sandbox} },
 			readiness,
 		),
-		store.Module, clock, sandbox.Module, application.Module, jobs.Module, httpadapter.Module,
+		store.Module, clock, sandbox.Module, webhook.Module, application.Module, jobs.Module, httpadapter.Module,
 		fx.Invoke(run),
 	)
 	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -4,8 +4,10 @@
 package api
 
 import (
+	"encoding/json"
 	"time"
 
+	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
@@ -39,6 +41,42 @@ func (e ApplicationStatus) Valid() bool {
 	case ApplicationStatusPENDING:
 		return true
 	case ApplicationStatusREJECTED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApplicationStatusChangedEventDataStatus.
+const (
+	ApplicationStatusChangedEventDataStatusCANCELED   ApplicationStatusChangedEventDataStatus = "CANCELED"
+	ApplicationStatusChangedEventDataStatusEXPIRED    ApplicationStatusChangedEventDataStatus = "EXPIRED"
+	ApplicationStatusChangedEventDataStatusFAILED     ApplicationStatusChangedEventDataStatus = "FAILED"
+	ApplicationStatusChangedEventDataStatusINPROGRESS ApplicationStatusChangedEventDataStatus = "IN_PROGRESS"
+	ApplicationStatusChangedEventDataStatusLOANISSUED ApplicationStatusChangedEventDataStatus = "LOAN_ISSUED"
+	ApplicationStatusChangedEventDataStatusNEW        ApplicationStatusChangedEventDataStatus = "NEW"
+	ApplicationStatusChangedEventDataStatusPENDING    ApplicationStatusChangedEventDataStatus = "PENDING"
+	ApplicationStatusChangedEventDataStatusREJECTED   ApplicationStatusChangedEventDataStatus = "REJECTED"
+)
+
+// Valid indicates whether the value is a known member of the ApplicationStatusChangedEventDataStatus enum.
+func (e ApplicationStatusChangedEventDataStatus) Valid() bool {
+	switch e {
+	case ApplicationStatusChangedEventDataStatusCANCELED:
+		return true
+	case ApplicationStatusChangedEventDataStatusEXPIRED:
+		return true
+	case ApplicationStatusChangedEventDataStatusFAILED:
+		return true
+	case ApplicationStatusChangedEventDataStatusINPROGRESS:
+		return true
+	case ApplicationStatusChangedEventDataStatusLOANISSUED:
+		return true
+	case ApplicationStatusChangedEventDataStatusNEW:
+		return true
+	case ApplicationStatusChangedEventDataStatusPENDING:
+		return true
+	case ApplicationStatusChangedEventDataStatusREJECTED:
 		return true
 	default:
 		return false
@@ -81,6 +119,24 @@ func (e CancelApplicationParamsInitiator) Valid() bool {
 	}
 }
 
+// Defines values for CardAttachedEventDataProcessingType.
+const (
+	CardAttachedEventDataProcessingTypeHUMO   CardAttachedEventDataProcessingType = "HUMO"
+	CardAttachedEventDataProcessingTypeUZCARD CardAttachedEventDataProcessingType = "UZCARD"
+)
+
+// Valid indicates whether the value is a known member of the CardAttachedEventDataProcessingType enum.
+func (e CardAttachedEventDataProcessingType) Valid() bool {
+	switch e {
+	case CardAttachedEventDataProcessingTypeHUMO:
+		return true
+	case CardAttachedEventDataProcessingTypeUZCARD:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardOrderStatus.
 const (
 	CardOrderStatusCANCELED   CardOrderStatus = "CANCELED"
@@ -102,6 +158,33 @@ func (e CardOrderStatus) Valid() bool {
 	case CardOrderStatusNEW:
 		return true
 	case CardOrderStatusPENDING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardOrderStatusChangedEventDataStatus.
+const (
+	CardOrderStatusChangedEventDataStatusCANCELED   CardOrderStatusChangedEventDataStatus = "CANCELED"
+	CardOrderStatusChangedEventDataStatusCOMPLETED  CardOrderStatusChangedEventDataStatus = "COMPLETED"
+	CardOrderStatusChangedEventDataStatusINPROGRESS CardOrderStatusChangedEventDataStatus = "IN_PROGRESS"
+	CardOrderStatusChangedEventDataStatusNEW        CardOrderStatusChangedEventDataStatus = "NEW"
+	CardOrderStatusChangedEventDataStatusPENDING    CardOrderStatusChangedEventDataStatus = "PENDING"
+)
+
+// Valid indicates whether the value is a known member of the CardOrderStatusChangedEventDataStatus enum.
+func (e CardOrderStatusChangedEventDataStatus) Valid() bool {
+	switch e {
+	case CardOrderStatusChangedEventDataStatusCANCELED:
+		return true
+	case CardOrderStatusChangedEventDataStatusCOMPLETED:
+		return true
+	case CardOrderStatusChangedEventDataStatusINPROGRESS:
+		return true
+	case CardOrderStatusChangedEventDataStatusNEW:
+		return true
+	case CardOrderStatusChangedEventDataStatusPENDING:
 		return true
 	default:
 		return false
@@ -189,18 +272,48 @@ func (e DocumentType) Valid() bool {
 	}
 }
 
+// Defines values for EventType.
+const (
+	APPLICATIONSTATUSCHANGED EventType = "APPLICATION_STATUS_CHANGED"
+	CARDATTACHED             EventType = "CARD_ATTACHED"
+	CARDORDERSTATUSCHANGED   EventType = "CARD_ORDER_STATUS_CHANGED"
+	LOANCONTRACTASSIGNED     EventType = "LOAN_CONTRACT_ASSIGNED"
+	REPAYMENTSTATUSCHANGED   EventType = "REPAYMENT_STATUS_CHANGED"
+	TRANSFERSTATUSCHANGED    EventType = "TRANSFER_STATUS_CHANGED"
+)
+
+// Valid indicates whether the value is a known member of the EventType enum.
+func (e EventType) Valid() bool {
+	switch e {
+	case APPLICATIONSTATUSCHANGED:
+		return true
+	case CARDATTACHED:
+		return true
+	case CARDORDERSTATUSCHANGED:
+		return true
+	case LOANCONTRACTASSIGNED:
+		return true
+	case REPAYMENTSTATUSCHANGED:
+		return true
+	case TRANSFERSTATUSCHANGED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PayRepaymentParamsPaymentType.
 const (
-	EARLY PayRepaymentParamsPaymentType = "EARLY"
-	TERM  PayRepaymentParamsPaymentType = "TERM"
+	PayRepaymentParamsPaymentTypeEARLY PayRepaymentParamsPaymentType = "EARLY"
+	PayRepaymentParamsPaymentTypeTERM  PayRepaymentParamsPaymentType = "TERM"
 )
 
 // Valid indicates whether the value is a known member of the PayRepaymentParamsPaymentType enum.
 func (e PayRepaymentParamsPaymentType) Valid() bool {
 	switch e {
-	case EARLY:
+	case PayRepaymentParamsPaymentTypeEARLY:
 		return true
-	case TERM:
+	case PayRepaymentParamsPaymentTypeTERM:
 		return true
 	default:
 		return false
@@ -246,6 +359,24 @@ func (e RepaymentStatus) Valid() bool {
 	case RepaymentStatusPROCESSING:
 		return true
 	case RepaymentStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RepaymentStatusChangedEventDataPaymentType.
+const (
+	RepaymentStatusChangedEventDataPaymentTypeEARLY RepaymentStatusChangedEventDataPaymentType = "EARLY"
+	RepaymentStatusChangedEventDataPaymentTypeTERM  RepaymentStatusChangedEventDataPaymentType = "TERM"
+)
+
+// Valid indicates whether the value is a known member of the RepaymentStatusChangedEventDataPaymentType enum.
+func (e RepaymentStatusChangedEventDataPaymentType) Valid() bool {
+	switch e {
+	case RepaymentStatusChangedEventDataPaymentTypeEARLY:
+		return true
+	case RepaymentStatusChangedEventDataPaymentTypeTERM:
 		return true
 	default:
 		return false
@@ -396,6 +527,19 @@ type AdvanceClockResult struct {
 // ApplicationStatus defines model for ApplicationStatus.
 type ApplicationStatus string
 
+// ApplicationStatusChangedEventData APPLICATION_STATUS_CHANGED: the status changed, or, in PENDING, the last stage did.
+// `status` is LOAN_ISSUED where the info call shows COMPLETED: the loan exists and its money
+// is on the client's demand account.
+type ApplicationStatusChangedEventData struct {
+	ApplicationId UUID                                    `json:"applicationId"`
+	ExternalId    UUID                                    `json:"externalId"`
+	LastTask      LastTask                                `json:"lastTask"`
+	Status        ApplicationStatusChangedEventDataStatus `json:"status"`
+}
+
+// ApplicationStatusChangedEventDataStatus defines model for ApplicationStatusChangedEventData.Status.
+type ApplicationStatusChangedEventDataStatus string
+
 // AttachCardParams defines model for AttachCardParams.
 type AttachCardParams struct {
 	// Expiry yyMM, a month not yet over.
@@ -456,6 +600,18 @@ type CancelApplicationResult struct {
 	Message       string `json:"message"`
 }
 
+// CardAttachedEventData CARD_ATTACHED — the client confirmed an attach with the SMS code; the card is ACTIVE.
+type CardAttachedEventData struct {
+	CardId UUID `json:"cardId"`
+
+	// MaskedPan Masked: 860012******3456.
+	MaskedPan      string                              `json:"maskedPan"`
+	ProcessingType CardAttachedEventDataProcessingType `json:"processingType"`
+}
+
+// CardAttachedEventDataProcessingType defines model for CardAttachedEventData.ProcessingType.
+type CardAttachedEventDataProcessingType string
+
 // CardIdParams defines model for CardIdParams.
 type CardIdParams struct {
 	CardId UUID `json:"cardId"`
@@ -485,6 +641,18 @@ type CardOrder struct {
 
 // CardOrderStatus defines model for CardOrder.Status.
 type CardOrderStatus string
+
+// CardOrderStatusChangedEventData CARD_ORDER_STATUS_CHANGED — the issuer took the order (IN_PROGRESS), made the card (COMPLETED, with `cardId`) or refused it (CANCELED, with `reason`).
+type CardOrderStatusChangedEventData struct {
+	CardId     *UUID                                 `json:"cardId"`
+	ExternalId string                                `json:"externalId"`
+	OrderId    UUID                                  `json:"orderId"`
+	Reason     *string                               `json:"reason,omitempty"`
+	Status     CardOrderStatusChangedEventDataStatus `json:"status"`
+}
+
+// CardOrderStatusChangedEventDataStatus defines model for CardOrderStatusChangedEventData.Status.
+type CardOrderStatusChangedEventDataStatus string
 
 // CardStatus defines model for CardStatus.
 type CardStatus string
@@ -708,6 +876,9 @@ type ErrorResponse struct {
 	Result *map[string]interface{} `json:"result"`
 }
 
+// EventType defines model for EventType.
+type EventType string
+
 // GetApplicationParams defines model for GetApplicationParams.
 type GetApplicationParams struct {
 	ApplicationId UUID `json:"applicationId"`
@@ -855,6 +1026,12 @@ type ListPaymentsResponse struct {
 // ListPaymentsResult defines model for ListPaymentsResult.
 type ListPaymentsResult struct {
 	Payments []PaymentItem `json:"payments"`
+}
+
+// LoanContractAssignedEventData LOAN_CONTRACT_ASSIGNED — core banking gave the loan its contract number, the `loanId` of the loan calls.
+type LoanContractAssignedEventData struct {
+	ApplicationId UUID   `json:"applicationId"`
+	LoanId        string `json:"loanId"`
 }
 
 // LoanIdParams defines model for LoanIdParams.
@@ -1034,6 +1211,20 @@ type RegisterApplicationResult struct {
 // RepaymentStatus defines model for RepaymentStatus.
 type RepaymentStatus string
 
+// RepaymentStatusChangedEventData REPAYMENT_STATUS_CHANGED — a repayment was posted to the loan (SUCCESS); `loanClosed` says it paid the loan off.
+type RepaymentStatusChangedEventData struct {
+	Amount        Long                                       `json:"amount"`
+	ApplicationId UUID                                       `json:"applicationId"`
+	LoanClosed    bool                                       `json:"loanClosed"`
+	LoanId        *string                                    `json:"loanId"`
+	PaymentType   RepaymentStatusChangedEventDataPaymentType `json:"paymentType"`
+	RequestId     UUID                                       `json:"requestId"`
+	Status        RepaymentStatus                            `json:"status"`
+}
+
+// RepaymentStatusChangedEventDataPaymentType defines model for RepaymentStatusChangedEventData.PaymentType.
+type RepaymentStatusChangedEventDataPaymentType string
+
 // SMSMessage defines model for SMSMessage.
 type SMSMessage struct {
 	Code        string    `json:"code"`
@@ -1101,6 +1292,17 @@ type TransferRefRequest struct {
 // TransferStatus defines model for TransferStatus.
 type TransferStatus string
 
+// TransferStatusChangedEventData TRANSFER_STATUS_CHANGED — a transfer was confirmed (PROCESSING), settled (SUCCESS, FAILED) or expired.
+type TransferStatusChangedEventData struct {
+	Amount     Long `json:"amount"`
+	ExternalId UUID `json:"externalId"`
+
+	// Message Why the network refused a FAILED transfer.
+	Message       *string        `json:"message,omitempty"`
+	Status        TransferStatus `json:"status"`
+	TransactionId UUID           `json:"transactionId"`
+}
+
 // UUID defines model for UUID.
 type UUID = string
 
@@ -1140,6 +1342,22 @@ type VerifyApplicationResult struct {
 
 	// PhoneNumber Call-centre number; empty when no call is required.
 	PhoneNumber string `json:"phoneNumber"`
+}
+
+// WebhookEvent The body of every webhook call. `data` depends on `type`: see the *EventData schemas.
+// The same event may come more than once (at-least-once delivery): deduplicate by `id`.
+//
+// Example: {"createdAt":"2026-11-22T10:15:30+05:00","data":{"applicationId":"5f0c6a52-1b7e-4a8c-9d3e-2f1a0b9c8d7e","externalId":"7d9e2c4a-3b1f-4e6d-8a2c-9b0e1f3d5a7c","lastTask":{"errorCode":null,"errorMessage":null,"name":"GET_LOAN_ISSUANCE_RESULT","status":"COMPLETED"},"status":"LOAN_ISSUED"},"id":"019a8b7c-6d5e-7f40-8a1b-2c3d4e5f6a7b","type":"APPLICATION_STATUS_CHANGED"}
+type WebhookEvent struct {
+	CreatedAt time.Time         `json:"createdAt"`
+	Data      WebhookEvent_Data `json:"data"`
+	Id        UUID              `json:"id"`
+	Type      EventType         `json:"type"`
+}
+
+// WebhookEvent_Data defines model for WebhookEvent.Data.
+type WebhookEvent_Data struct {
+	union json.RawMessage
 }
 
 // Failure defines model for Failure.
@@ -1213,3 +1431,169 @@ type CreateTransferJSONRequestBody = CreateTransferRequest
 
 // CheckTransferJSONRequestBody defines body for CheckTransfer for application/json ContentType.
 type CheckTransferJSONRequestBody = TransferRefRequest
+
+// AsApplicationStatusChangedEventData returns the union data inside the WebhookEvent_Data as a ApplicationStatusChangedEventData
+func (t WebhookEvent_Data) AsApplicationStatusChangedEventData() (ApplicationStatusChangedEventData, error) {
+	var body ApplicationStatusChangedEventData
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromApplicationStatusChangedEventData overwrites any union data inside the WebhookEvent_Data as the provided ApplicationStatusChangedEventData
+func (t *WebhookEvent_Data) FromApplicationStatusChangedEventData(v ApplicationStatusChangedEventData) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeApplicationStatusChangedEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided ApplicationStatusChangedEventData
+func (t *WebhookEvent_Data) MergeApplicationStatusChangedEventData(v ApplicationStatusChangedEventData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsLoanContractAssignedEventData returns the union data inside the WebhookEvent_Data as a LoanContractAssignedEventData
+func (t WebhookEvent_Data) AsLoanContractAssignedEventData() (LoanContractAssignedEventData, error) {
+	var body LoanContractAssignedEventData
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromLoanContractAssignedEventData overwrites any union data inside the WebhookEvent_Data as the provided LoanContractAssignedEventData
+func (t *WebhookEvent_Data) FromLoanContractAssignedEventData(v LoanContractAssignedEventData) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeLoanContractAssignedEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided LoanContractAssignedEventData
+func (t *WebhookEvent_Data) MergeLoanContractAssignedEventData(v LoanContractAssignedEventData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTransferStatusChangedEventData returns the union data inside the WebhookEvent_Data as a TransferStatusChangedEventData
+func (t WebhookEvent_Data) AsTransferStatusChangedEventData() (TransferStatusChangedEventData, error) {
+	var body TransferStatusChangedEventData
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransferStatusChangedEventData overwrites any union data inside the WebhookEvent_Data as the provided TransferStatusChangedEventData
+func (t *WebhookEvent_Data) FromTransferStatusChangedEventData(v TransferStatusChangedEventData) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTransferStatusChangedEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided TransferStatusChangedEventData
+func (t *WebhookEvent_Data) MergeTransferStatusChangedEventData(v TransferStatusChangedEventData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRepaymentStatusChangedEventData returns the union data inside the WebhookEvent_Data as a RepaymentStatusChangedEventData
+func (t WebhookEvent_Data) AsRepaymentStatusChangedEventData() (RepaymentStatusChangedEventData, error) {
+	var body RepaymentStatusChangedEventData
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRepaymentStatusChangedEventData overwrites any union data inside the WebhookEvent_Data as the provided RepaymentStatusChangedEventData
+func (t *WebhookEvent_Data) FromRepaymentStatusChangedEventData(v RepaymentStatusChangedEventData) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRepaymentStatusChangedEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided RepaymentStatusChangedEventData
+func (t *WebhookEvent_Data) MergeRepaymentStatusChangedEventData(v RepaymentStatusChangedEventData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCardOrderStatusChangedEventData returns the union data inside the WebhookEvent_Data as a CardOrderStatusChangedEventData
+func (t WebhookEvent_Data) AsCardOrderStatusChangedEventData() (CardOrderStatusChangedEventData, error) {
+	var body CardOrderStatusChangedEventData
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCardOrderStatusChangedEventData overwrites any union data inside the WebhookEvent_Data as the provided CardOrderStatusChangedEventData
+func (t *WebhookEvent_Data) FromCardOrderStatusChangedEventData(v CardOrderStatusChangedEventData) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCardOrderStatusChangedEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided CardOrderStatusChangedEventData
+func (t *WebhookEvent_Data) MergeCardOrderStatusChangedEventData(v CardOrderStatusChangedEventData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCardAttachedEventData returns the union data inside the WebhookEvent_Data as a CardAttachedEventData
+func (t WebhookEvent_Data) AsCardAttachedEventData() (CardAttachedEventData, error) {
+	var body CardAttachedEventData
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCardAttachedEventData overwrites any union data inside the WebhookEvent_Data as the provided CardAttachedEventData
+func (t *WebhookEvent_Data) FromCardAttachedEventData(v CardAttachedEventData) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCardAttachedEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided CardAttachedEventData
+func (t *WebhookEvent_Data) MergeCardAttachedEventData(v CardAttachedEventData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t WebhookEvent_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *WebhookEvent_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}

@@ -4,6 +4,8 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/domain"
 )
 
 // Dialects lists the databases a contract suite runs on.
@@ -73,7 +76,7 @@ func URL(t testing.TB, d store.Dialect) (databaseURL, sqlitePath string) {
 func Open(t testing.TB, d store.Dialect) *store.DB {
 	t.Helper()
 	dbURL, path := URL(t, d)
-	db, err := store.Open(context.Background(), store.Config{DatabaseURL: dbURL, SQLitePath: path, MaxConns: 8})
+	db, err := store.Open(context.Background(), store.Config{DatabaseURL: dbURL, SQLitePath: path, MaxConns: 8, EventBody: EventBody})
 	if err != nil {
 		t.Fatalf("open %s: %v", d, err)
 	}
@@ -82,4 +85,10 @@ func Open(t testing.TB, d store.Dialect) *store.DB {
 		t.Fatalf("migrate %s: %v", d, err)
 	}
 	return db
+}
+
+// EventBody is a plain rendering of an event for the store's tests, which do not depend on the
+// HTTP edge that owns the real one.
+func EventBody(e domain.Event) ([]byte, error) {
+	return json.Marshal(map[string]string{"id": e.ID.String(), "type": e.Type().String(), "data": fmt.Sprintf("%+v", e.Data)})
 }

@@ -1,0 +1,78 @@
+package http
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/http/api"
+	"github.com/tiyin/tiyin/domain"
+)
+
+// EventBody renders an event as its webhook body (DESIGN.md §11), from the document's
+// WebhookEvent types. The store calls it when it records the event, so every delivery attempt
+// sends the same bytes.
+func EventBody(e domain.Event) ([]byte, error) {
+	var data api.WebhookEvent_Data
+	var err error
+	switch d := e.Data.(type) {
+	case domain.ApplicationChanged:
+		status := d.Status.String()
+		if d.LoanIssued {
+			status = "LOAN_ISSUED"
+		}
+		err = data.FromApplicationStatusChangedEventData(api.ApplicationStatusChangedEventData{
+			ApplicationId: d.ApplicationID.String(), ExternalId: d.ExternalID.String(),
+			Status: api.ApplicationStatusChangedEventDataStatus(status), LastTask: lastTask(d.Task)})
+	case domain.LoanContractAssigned:
+		err = data.FromLoanContractAssignedEventData(api.LoanContractAssignedEventData{
+			ApplicationId: d.ApplicationID.String(), LoanId: d.ContractNumber})
+	case domain.TransferChanged:
+		ev := api.TransferStatusChangedEventData{TransactionId: d.TransactionID.String(), ExternalId: d.ExternalID.String(),
+			Status: api.TransferStatus(d.Status.String()), Amount: d.Amount}
+		if d.Message != "" {
+			ev.Message = &d.Message
+		}
+		err = data.FromTransferStatusChangedEventData(ev)
+	case domain.RepaymentChanged:
+		ev := api.RepaymentStatusChangedEventData{RequestId: d.RequestID.String(), ApplicationId: d.ApplicationID.String(),
+			Status: api.RepaymentStatus(d.Status.String()), Amount: d.Amount,
+			PaymentType: api.RepaymentStatusChangedEventDataPaymentType(d.PaymentType.String()), LoanClosed: d.LoanClosed}
+		if d.ContractNumber != "" {
+			ev.LoanId = &d.ContractNumber
+		}
+		err = data.FromRepaymentStatusChangedEventData(ev)
+	case domain.CardOrderChanged:
+		ev := api.CardOrderStatusChangedEventData{OrderId: d.OrderID.String(), ExternalId: d.ExternalID,
+			Status: api.CardOrderStatusChangedEventDataStatus(d.Status.String())}
+		if d.CardID != uuid.Nil {
+			id := d.CardID.String()
+			ev.CardId = &id
+		}
+		if d.Reason != "" {
+			ev.Reason = &d.Reason
+		}
+		err = data.FromCardOrderStatusChangedEventData(ev)
+	case domain.CardAttachment:
+		err = data.FromCardAttachedEventData(api.CardAttachedEventData{CardId: d.CardID.String(),
+			ProcessingType: api.CardAttachedEventDataProcessingType(d.Network.String()), MaskedPan: d.MaskedPAN})
+	default:
+		return nil, fmt.Errorf("event %s: no wire form for %T", e.Type(), e.Data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(api.WebhookEvent{Id: e.ID.String(), Type: api.EventType(e.Type().String()),
+		CreatedAt: businessTime(e.At), Data: data})
+}
+
+// lastTask is a stage as the wire shows it.
+func lastTask(t domain.Task) api.LastTask {
+	task := api.LastTask{Name: api.TaskName(t.Name.String()), Status: api.TaskStatus(t.Status.String())}
+	if code, ok := stageErrorCodes[t.Error]; ok {
+		msg := t.Message
+		task.ErrorCode, task.ErrorMessage = &code, &msg
+	}
+	return task
+}

@@ -1,0 +1,142 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// eventSource is an aggregate that records events as it changes.
+type eventSource interface {
+	TakeEvents() []domain.Event
+}
+
+// appendEvents stores what agg recorded, in ctx's transaction, for partners that have a
+// webhook: one statement per event, which is also the check that the partner wants it, so a
+// partner without a webhook costs nothing more than that statement.
+func appendEvents(ctx context.Context, db *DB, agg any) error {
+	return insertEvents(ctx, db, takeEvents(agg))
+}
+
+func insertEvents(ctx context.Context, db *DB, evs []domain.Event) error {
+	for _, e := range evs {
+		if db.EventBody == nil {
+			return fmt.Errorf("event %s recorded on a database opened without an event renderer", e.Type())
+		}
+		body, err := db.EventBody(e)
+		if err != nil {
+			return err
+		}
+		at := e.At.UTC()
+		err = db.conn(ctx).Exec(`INSERT INTO events (id, partner_id, type, body, created_at, attempts, next_attempt_at, last_error)
+			SELECT ?, ?, ?, ?, ?, 0, ?, '' WHERE EXISTS (SELECT 1 FROM partners WHERE id = ? AND webhook_url <> '')`,
+			e.ID, e.PartnerID, e.Type().String(), string(body), at, at, e.PartnerID).Error
+		if err != nil {
+			return interpretError(err, nil, nil)
+		}
+	}
+	return nil
+}
+
+func takeEvents(agg any) []domain.Event {
+	if src, ok := agg.(eventSource); ok {
+		return src.TakeEvents()
+	}
+	return nil
+}
+
+// createWithEvents inserts an aggregate's row and the events it recorded, in one transaction.
+func createWithEvents(ctx context.Context, db *DB, m any, agg any, unique constraintErrors) error {
+	evs := takeEvents(agg)
+	if len(evs) == 0 {
+		return interpretError(db.conn(ctx).Create(m).Error, nil, unique)
+	}
+	return NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
+		if err := interpretError(db.conn(ctx).Create(m).Error, nil, unique); err != nil {
+			return err
+		}
+		return insertEvents(ctx, db, evs)
+	})
+}
+
+// EventOutbox implements ports.EventOutbox.
+type EventOutbox struct{ db *DB }
+
+// NewEventOutbox returns the outbox on db.
+func NewEventOutbox(db *DB) *EventOutbox { return &EventOutbox{db: db} }
+
+type outboundRow struct {
+	ID            uuid.UUID
+	PartnerID     uuid.UUID
+	Type          string
+	Body          string
+	CreatedAt     time.Time
+	Attempts      int
+	WebhookURL    string
+	WebhookSecret string
+}
+
+// ClaimDue implements ports.EventOutbox. On PostgreSQL concurrent claimers skip each other's
+// rows; on SQLite the immediate transaction serialises them.
+func (o *EventOutbox) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ports.OutboundEvent, error) {
+	var out []ports.OutboundEvent
+	err := NewUnitOfWork(o.db).Do(ctx, func(ctx context.Context) error {
+		q := `SELECT e.id, e.partner_id, e.type, e.body, e.created_at, e.attempts, p.webhook_url, p.webhook_secret
+			FROM events e JOIN partners p ON p.id = e.partner_id
+			WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ? ORDER BY e.next_attempt_at LIMIT ?`
+		if o.db.Dialect == Postgres {
+			q += ` FOR UPDATE OF e SKIP LOCKED`
+		}
+		var rows []outboundRow
+		if err := o.db.conn(ctx).Raw(q, now.UTC(), limit).Scan(&rows).Error; err != nil {
+			return interpretError(err, nil, nil)
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		ids := make([]uuid.UUID, len(rows))
+		out = make([]ports.OutboundEvent, len(rows))
+		for i, r := range rows {
+			ids[i] = r.ID
+			out[i] = ports.OutboundEvent{ID: r.ID, PartnerID: r.PartnerID, Type: r.Type, Body: []byte(r.Body),
+				CreatedAt: r.CreatedAt.UTC(), Attempts: r.Attempts, URL: r.WebhookURL, SealedSecret: r.WebhookSecret}
+		}
+		err := o.db.conn(ctx).Exec(`UPDATE events SET next_attempt_at = ? WHERE id IN ?`, now.Add(lease).UTC(), ids).Error
+		return interpretError(err, nil, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Settle implements ports.EventOutbox.
+func (o *EventOutbox) Settle(ctx context.Context, id uuid.UUID, oc ports.EventOutcome) error {
+	var delivered, next any
+	if !oc.DeliveredAt.IsZero() {
+		delivered = oc.DeliveredAt.UTC()
+	}
+	if !oc.NextAttemptAt.IsZero() {
+		next = oc.NextAttemptAt.UTC()
+	}
+	msg := oc.Error
+	if len(msg) > 500 {
+		msg = msg[:500]
+	}
+	err := o.db.conn(ctx).Exec(`UPDATE events SET attempts = ?, delivered_at = ?, next_attempt_at = ?, last_error = ? WHERE id = ?`,
+		oc.Attempts, delivered, next, msg, id).Error
+	return interpretError(err, nil, nil)
+}
+
+// Purge implements ports.EventOutbox.
+func (o *EventOutbox) Purge(ctx context.Context, before time.Time) (int64, error) {
+	res := o.db.conn(ctx).Exec(`DELETE FROM events WHERE next_attempt_at IS NULL AND created_at < ?`, before.UTC())
+	return res.RowsAffected, interpretError(res.Error, nil, nil)
+}
+
+var _ ports.EventOutbox = (*EventOutbox)(nil)

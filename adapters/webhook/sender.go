@@ -1,0 +1,87 @@
+// Package webhook delivers partners' events to their webhooks over HTTP, signed with the
+// partner's secret (DESIGN.md §11).
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// SignatureHeader carries "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>".
+const SignatureHeader = "X-Tiyin-Signature"
+
+// Sign returns the signature header's value for body sent at t.
+func Sign(secret, body []byte, t time.Time) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(ts))
+	m.Write([]byte{'.'})
+	m.Write(body)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// Sender implements ports.WebhookSender with an HTTP client that follows no redirects: a
+// webhook answers 2xx where it is registered, or the attempt failed.
+type Sender struct {
+	client *http.Client
+	// now is the wall clock the signature's timestamp comes from: receivers compare it with
+	// their own clock, so it is never the sandbox's moved one.
+	now func() time.Time
+}
+
+// NewSender returns a sender; the caller's context bounds each delivery.
+func NewSender() *Sender {
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ResponseHeaderTimeout: 10 * time.Second,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	return &Sender{
+		client: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		now:    time.Now,
+	}
+}
+
+// Send implements ports.WebhookSender.
+func (s *Sender) Send(ctx context.Context, w ports.Webhook) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(w.Body))
+	if err != nil {
+		return fmt.Errorf("webhook request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "tiyin-webhooks/1")
+	req.Header.Set("X-Tiyin-Event-Id", w.EventID.String())
+	req.Header.Set("X-Tiyin-Event-Type", w.Type)
+	req.Header.Set(SignatureHeader, Sign(w.Secret, w.Body, s.now()))
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("webhook unreachable: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("webhook answered HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// Module provides the sender as ports.WebhookSender.
+var Module = fx.Module("webhook", fx.Provide(fx.Annotate(NewSender, fx.As(new(ports.WebhookSender)))))
+
+var _ ports.WebhookSender = (*Sender)(nil)

@@ -1,0 +1,111 @@
+package application
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// Webhook delivery settings (DESIGN.md §11).
+const (
+	// WebhookTimeout bounds one delivery: a partner's webhook answers within it or the attempt
+	// failed.
+	WebhookTimeout = 10 * time.Second
+	// EventRetryFor is how long after an event was recorded delivery is still tried.
+	EventRetryFor = 24 * time.Hour
+	// eventLease is how long a claimed event is left to its deliverer before another takes it.
+	eventLease = WebhookTimeout + 20*time.Second
+	// eventBatch bounds the events one pass claims; eventParallel how many go out at once.
+	eventBatch    = 100
+	eventParallel = 8
+	// firstRetry and lastRetry bound the exponential backoff between attempts.
+	firstRetry = time.Second
+	lastRetry  = time.Hour
+)
+
+// EventRetryAfter is the wait after the given number of failed attempts: 1 s, doubling, at
+// most an hour.
+func EventRetryAfter(failures int) time.Duration {
+	if failures < 1 {
+		return 0
+	}
+	d := firstRetry
+	for i := 1; i < failures && d < lastRetry; i++ {
+		d *= 2
+	}
+	return min(d, lastRetry)
+}
+
+// DeliveryReport counts what one delivery pass did.
+type DeliveryReport struct {
+	Delivered, Failed, GivenUp int
+}
+
+// DeliverEventsHandler delivers due events to their partners' webhooks: at least once, in the
+// order they are due, retrying a failed delivery with exponential backoff for EventRetryFor.
+// Every time is read from the Clock, so advancing the sandbox clock also brings retries forward.
+type DeliverEventsHandler struct {
+	d   Deps
+	cfg Config
+}
+
+// Handle runs one pass.
+func (h *DeliverEventsHandler) Handle(ctx context.Context) (DeliveryReport, error) {
+	var rep DeliveryReport
+	due, err := h.d.Events.ClaimDue(ctx, h.d.Clock.Now(), eventLease, eventBatch)
+	if err != nil || len(due) == 0 {
+		return rep, err
+	}
+	outcomes := make([]ports.EventOutcome, len(due))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, eventParallel)
+	for i, ev := range due {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			outcomes[i] = h.attempt(ctx, ev)
+		}()
+	}
+	wg.Wait()
+	for i, o := range outcomes {
+		if err := h.d.Events.Settle(ctx, due[i].ID, o); err != nil {
+			return rep, err // the rest stay leased and are taken again when the lease ends
+		}
+		switch {
+		case !o.DeliveredAt.IsZero():
+			rep.Delivered++
+		case o.NextAttemptAt.IsZero():
+			rep.GivenUp++
+		default:
+			rep.Failed++
+		}
+	}
+	return rep, nil
+}
+
+func (h *DeliverEventsHandler) attempt(ctx context.Context, ev ports.OutboundEvent) ports.EventOutcome {
+	o := ports.EventOutcome{Attempts: ev.Attempts + 1}
+	if ev.URL == "" {
+		o.Error = "the partner removed its webhook"
+		return o
+	}
+	secret, err := unseal(h.cfg.DataKey, ev.SealedSecret)
+	if err == nil {
+		cctx, cancel := context.WithTimeout(ctx, WebhookTimeout)
+		err = h.d.Webhooks.Send(cctx, ports.Webhook{URL: ev.URL, Secret: secret, EventID: ev.ID, Type: ev.Type, Body: ev.Body})
+		cancel()
+	}
+	now := h.d.Clock.Now()
+	if err == nil {
+		o.DeliveredAt = now
+		return o
+	}
+	o.Error = err.Error()
+	if next := now.Add(EventRetryAfter(o.Attempts)); next.Sub(ev.CreatedAt) <= EventRetryFor {
+		o.NextAttemptAt = next
+	}
+	return o
+}
