@@ -8,11 +8,13 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
@@ -31,6 +33,36 @@ func Sign(secret, body []byte, t time.Time) string {
 	m.Write([]byte{'.'})
 	m.Write(body)
 	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// ErrBadSignature means a webhook's signature does not verify, or is older than allowed.
+var ErrBadSignature = errors.New("webhook signature does not verify")
+
+// Verify checks a signature header against the body, as a receiver does: the HMAC must match
+// and the timestamp be within tolerance of now (which stops replays of old deliveries).
+func Verify(secret, body []byte, header string, now time.Time, tolerance time.Duration) error {
+	var ts, sig string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			sig = v
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || sig == "" {
+		return ErrBadSignature
+	}
+	if d := now.Sub(time.Unix(sec, 0)); d > tolerance || d < -tolerance {
+		return fmt.Errorf("%w: timestamp %s is outside %s of now", ErrBadSignature, ts, tolerance)
+	}
+	want := Sign(secret, body, time.Unix(sec, 0))
+	if !hmac.Equal([]byte(want), []byte("t="+ts+",v1="+sig)) {
+		return ErrBadSignature
+	}
+	return nil
 }
 
 // Sender implements ports.WebhookSender with an HTTP client that follows no redirects: a

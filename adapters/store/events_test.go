@@ -1,0 +1,171 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+const lease = 30 * time.Second
+
+func (s *suite) setWebhook(t *testing.T, name, url string) {
+	t.Helper()
+	err := s.partners.Update(context.Background(), name, func(p *domain.Partner) error {
+		p.WebhookURL, p.WebhookSecret = url, "sealed-"+name
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func eventTypes(t *testing.T, evs []ports.OutboundEvent) []string {
+	t.Helper()
+	var out []string
+	for _, e := range evs {
+		var body struct{ ID, Type string }
+		if err := json.Unmarshal(e.Body, &body); err != nil || body.ID != e.ID.String() || body.Type != e.Type {
+			t.Fatalf("body %s does not carry event %s %s: %v", e.Body, e.ID, e.Type, err)
+		}
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func TestEventsAreStoredWithTheirChangeForPartnersWithAWebhook(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		outbox := store.NewEventOutbox(s.db)
+		s.setWebhook(t, "acme", "https://acme.example/hooks")
+		quiet := s.newPartner(t, "quiet")
+
+		mine := s.stored(t)
+		s.approve(t, mine.ID(), t0)
+		theirs := s.newApplication(t, quiet, uuid.New())
+		if err := s.apps.Create(ctx, theirs); err != nil {
+			t.Fatal(err)
+		}
+		s.approve(t, theirs.ID(), t0)
+		// A change rolled back takes its event with it.
+		boom := errors.New("boom")
+		err := s.uow.Do(ctx, func(ctx context.Context) error {
+			if err := s.apps.Update(ctx, mine.ID(), func(a *domain.Application) error { return a.Cancel(domain.InitiatorPartner, t0) }); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatal(err)
+		}
+
+		due := must(outbox.ClaimDue(ctx, t0, lease, 100))
+		types := eventTypes(t, due)
+		if len(types) != 2 || types[0] != "APPLICATION_STATUS_CHANGED" || types[1] != "APPLICATION_STATUS_CHANGED" {
+			t.Fatalf("claimed %v, want the two changes of acme's application only", types)
+		}
+		for _, e := range due {
+			if e.PartnerID != s.partner.ID || e.URL != "https://acme.example/hooks" || e.SealedSecret != "sealed-acme" ||
+				e.Attempts != 0 || !e.CreatedAt.Equal(t0) {
+				t.Fatalf("claimed %+v", e)
+			}
+		}
+	})
+}
+
+func TestClaimLeasesAndSettleRecordsTheOutcome(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		outbox := store.NewEventOutbox(s.db)
+		s.setWebhook(t, "acme", "https://acme.example/hooks")
+		s.approve(t, s.stored(t).ID(), t0)
+		due := must(outbox.ClaimDue(ctx, t0, lease, 100))
+		if len(due) != 2 {
+			t.Fatalf("claimed %d", len(due))
+		}
+		if again := must(outbox.ClaimDue(ctx, t0.Add(lease-time.Second), lease, 100)); len(again) != 0 {
+			t.Fatalf("leased events claimed again: %d", len(again))
+		}
+		// The deliverer crashed: the lease ends and the events are due again.
+		due = must(outbox.ClaimDue(ctx, t0.Add(lease), lease, 100))
+		if len(due) != 2 {
+			t.Fatalf("after the lease %d", len(due))
+		}
+		now := t0.Add(lease)
+		if err := outbox.Settle(ctx, due[0].ID, ports.EventOutcome{Attempts: 1, DeliveredAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		if err := outbox.Settle(ctx, due[1].ID, ports.EventOutcome{Attempts: 1, NextAttemptAt: now.Add(time.Minute), Error: "HTTP 503"}); err != nil {
+			t.Fatal(err)
+		}
+		if early := must(outbox.ClaimDue(ctx, now.Add(59*time.Second), lease, 100)); len(early) != 0 {
+			t.Fatalf("retry claimed before its time: %d", len(early))
+		}
+		retry := must(outbox.ClaimDue(ctx, now.Add(time.Minute), lease, 100))
+		if len(retry) != 1 || retry[0].ID != due[1].ID || retry[0].Attempts != 1 {
+			t.Fatalf("retry %+v", retry)
+		}
+		if err := outbox.Settle(ctx, retry[0].ID, ports.EventOutcome{Attempts: 2, Error: "given up"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := must(outbox.Purge(ctx, t0)); n != 0 {
+			t.Fatalf("purged %d events recorded at the cut-off", n)
+		}
+		if n := must(outbox.Purge(ctx, t0.Add(time.Second))); n != 2 {
+			t.Fatalf("purged %d settled events, want 2", n)
+		}
+	})
+}
+
+func TestConcurrentClaimersNeverShareAnEvent(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		outbox := store.NewEventOutbox(s.db)
+		s.setWebhook(t, "acme", "https://acme.example/hooks")
+		for range 10 {
+			s.approve(t, s.stored(t).ID(), t0)
+		}
+		var mu sync.Mutex
+		seen := map[uuid.UUID]int{}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for {
+					due, err := outbox.ClaimDue(ctx, t0, lease, 3)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if len(due) == 0 {
+						return
+					}
+					mu.Lock()
+					for _, e := range due {
+						seen[e.ID]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if len(seen) != 20 {
+			t.Fatalf("claimed %d distinct events, want 20", len(seen))
+		}
+		for id, n := range seen {
+			if n != 1 {
+				t.Fatalf("event %s claimed %d times", id, n)
+			}
+		}
+	})
+}

@@ -1,0 +1,95 @@
+package webhook_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/webhook"
+	"github.com/tiyin/tiyin/ports"
+)
+
+func TestSendSignsTheBodyAndReceiversVerifyIt(t *testing.T) {
+	t.Parallel()
+	secret := []byte("whsec_test")
+	body := []byte(`{"id":"e1","type":"CARD_ATTACHED","createdAt":"2026-11-22T10:00:00+05:00","data":{}}`)
+	id := uuid.New()
+	got := make(chan *http.Request, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if err := webhook.Verify(secret, b, r.Header.Get(webhook.SignatureHeader), time.Now(), 5*time.Minute); err != nil {
+			t.Errorf("signature: %v", err)
+		}
+		if err := webhook.Verify([]byte("other"), b, r.Header.Get(webhook.SignatureHeader), time.Now(), 5*time.Minute); err == nil {
+			t.Error("a signature verified under another secret")
+		}
+		if err := webhook.Verify(secret, append(b, ' '), r.Header.Get(webhook.SignatureHeader), time.Now(), 5*time.Minute); err == nil {
+			t.Error("a signature verified for another body")
+		}
+		if err := webhook.Verify(secret, b, r.Header.Get(webhook.SignatureHeader), time.Now().Add(time.Hour), 5*time.Minute); err == nil {
+			t.Error("an hour-old signature verified")
+		}
+		got <- r
+	}))
+	defer srv.Close()
+	err := webhook.NewSender().Send(context.Background(), ports.Webhook{URL: srv.URL, Secret: secret, EventID: id, Type: "CARD_ATTACHED", Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := <-got
+	if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" ||
+		r.Header.Get("X-Tiyin-Event-Id") != id.String() || r.Header.Get("X-Tiyin-Event-Type") != "CARD_ATTACHED" {
+		t.Fatalf("request %s %v", r.Method, r.Header)
+	}
+}
+
+func TestSendFailsOnAnythingButA2xx(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+	}{
+		{"server error", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }},
+		{"redirect is not followed", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/elsewhere", http.StatusFound)
+		}},
+		{"too slow", func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(time.Second):
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(tt.handler)
+			defer srv.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			err := webhook.NewSender().Send(ctx, ports.Webhook{URL: srv.URL, Secret: []byte("s"), EventID: uuid.New(), Type: "X", Body: []byte(`{}`)})
+			if err == nil {
+				t.Fatal("delivery counted as acknowledged")
+			}
+		})
+	}
+	err := webhook.NewSender().Send(context.Background(), ports.Webhook{URL: "http://127.0.0.1:1/", Secret: []byte("s"), Body: []byte(`{}`)})
+	if err == nil {
+		t.Fatal("an unreachable webhook acknowledged")
+	}
+}
+
+func TestVerifyRefusesMalformedHeaders(t *testing.T) {
+	t.Parallel()
+	for _, h := range []string{"", "t=abc,v1=00", "v1=00", "t=1700000000", "garbage"} {
+		if err := webhook.Verify([]byte("s"), []byte("{}"), h, time.Unix(1700000000, 0), time.Minute); !errors.Is(err, webhook.ErrBadSignature) {
+			t.Errorf("%q: %v", h, err)
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/mock/gomock"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+	"github.com/tiyin/tiyin/ports/mocks"
+)
+
+type webhookDeps struct {
+	app      *application.App
+	partners *mocks.MockPartnerRepository
+	outbox   *mocks.MockEventOutbox
+	sender   *mocks.MockWebhookSender
+	partner  domain.Partner
+}
+
+func webhookSetup(t *testing.T, dataKey string) *webhookDeps {
+	t.Helper()
+	ctrl := gomock.NewController(t)
+	clock := mocks.NewMockClock(ctrl)
+	clock.EXPECT().Now().Return(t0).AnyTimes()
+	d := &webhookDeps{partners: mocks.NewMockPartnerRepository(ctrl), outbox: mocks.NewMockEventOutbox(ctrl),
+		sender: mocks.NewMockWebhookSender(ctrl), partner: domain.Partner{ID: uuid.New(), Name: "acme"}}
+	d.partners.EXPECT().Update(gomock.Any(), "acme", gomock.Any()).DoAndReturn(func(_ context.Context, _ string, fn func(*domain.Partner) error) error {
+		return fn(&d.partner)
+	}).AnyTimes()
+	d.app = application.New(application.Deps{Clock: clock, Partners: d.partners, Events: d.outbox, Webhooks: d.sender},
+		application.Config{DataKey: []byte(dataKey)})
+	return d
+}
+
+func TestSetWebhookKeepsTheSecretSealedAndDeliveryOpensIt(t *testing.T) {
+	t.Parallel()
+	d := webhookSetup(t, "key-1")
+	secret, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "https://partner.example/hooks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(secret, "whsec_") || len(secret) != len("whsec_")+64 {
+		t.Fatalf("secret %q", secret)
+	}
+	if d.partner.WebhookURL != "https://partner.example/hooks" || d.partner.WebhookSecret == "" ||
+		strings.Contains(d.partner.WebhookSecret, secret[6:]) {
+		t.Fatalf("stored %q / %q", d.partner.WebhookURL, d.partner.WebhookSecret)
+	}
+	ev := ports.OutboundEvent{ID: uuid.New(), PartnerID: d.partner.ID, Type: "CARD_ATTACHED", Body: []byte(`{}`),
+		CreatedAt: t0, URL: d.partner.WebhookURL, SealedSecret: d.partner.WebhookSecret}
+	d.outbox.EXPECT().ClaimDue(gomock.Any(), t0, gomock.Any(), gomock.Any()).Return([]ports.OutboundEvent{ev}, nil)
+	d.sender.EXPECT().Send(gomock.Any(), ports.Webhook{URL: ev.URL, Secret: []byte(secret), EventID: ev.ID, Type: ev.Type, Body: ev.Body}).Return(nil)
+	d.outbox.EXPECT().Settle(gomock.Any(), ev.ID, ports.EventOutcome{Attempts: 1, DeliveredAt: t0})
+	rep, err := d.app.DeliverEvents.Handle(context.Background())
+	if err != nil || rep.Delivered != 1 {
+		t.Fatalf("report %+v, %v", rep, err)
+	}
+
+	again, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "https://partner.example/hooks"})
+	if err != nil || again == secret {
+		t.Fatalf("setting the webhook again must make a new secret: %v", err)
+	}
+	if none, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme"}); err != nil || none != "" ||
+		d.partner.WebhookURL != "" || d.partner.WebhookSecret != "" {
+		t.Fatalf("remove: %q %v %+v", none, err, d.partner)
+	}
+}
+
+func TestSetWebhookRefusesABadURL(t *testing.T) {
+	t.Parallel()
+	for _, url := range []string{"partner.example/hooks", "ftp://partner.example/", "https://user:pw@partner.example/",
+		"https:///path", "https://partner.example/#frag", "https://partner.example/" + strings.Repeat("a", 2000)} {
+		d := webhookSetup(t, "key-1")
+		if _, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: url}); !errors.Is(err, domain.ErrWebhookURL) {
+			t.Errorf("%.40q: %v", url, err)
+		}
+		if d.partner.WebhookURL != "" {
+			t.Errorf("%.40q stored", url)
+		}
+	}
+}
+
+func TestDeliveryOutcomes(t *testing.T) {
+	t.Parallel()
+	errDown := errors.New("webhook answered HTTP 503")
+	tests := []struct {
+		name      string
+		attempts  int
+		createdAt time.Time
+		noURL     bool
+		otherKey  bool
+		sendErr   error
+		want      ports.EventOutcome
+	}{
+		{name: "delivered", want: ports.EventOutcome{Attempts: 1, DeliveredAt: t0}},
+		{name: "first failure retries after a second", sendErr: errDown,
+			want: ports.EventOutcome{Attempts: 1, NextAttemptAt: t0.Add(time.Second), Error: errDown.Error()}},
+		{name: "third failure waits four seconds", attempts: 2, sendErr: errDown,
+			want: ports.EventOutcome{Attempts: 3, NextAttemptAt: t0.Add(4 * time.Second), Error: errDown.Error()}},
+		{name: "a day old: given up", attempts: 30, createdAt: t0.Add(-23*time.Hour - 30*time.Minute), sendErr: errDown,
+			want: ports.EventOutcome{Attempts: 31, Error: errDown.Error()}},
+		{name: "webhook removed: given up unsent", noURL: true,
+			want: ports.EventOutcome{Attempts: 1, Error: "the partner removed its webhook"}},
+		{name: "sealed under another data key: retried unsent", otherKey: true,
+			want: ports.EventOutcome{Attempts: 1, NextAttemptAt: t0.Add(time.Second)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := webhookSetup(t, "key-1")
+			if tt.otherKey {
+				other := webhookSetup(t, "key-2")
+				other.partner = d.partner
+				if _, err := other.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://127.0.0.1:9/h"}); err != nil {
+					t.Fatal(err)
+				}
+				d.partner = other.partner
+			} else if _, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://127.0.0.1:9/h"}); err != nil {
+				t.Fatal(err)
+			}
+			created := tt.createdAt
+			if created.IsZero() {
+				created = t0
+			}
+			ev := ports.OutboundEvent{ID: uuid.New(), Type: "X", Body: []byte(`{}`), CreatedAt: created, Attempts: tt.attempts,
+				URL: d.partner.WebhookURL, SealedSecret: d.partner.WebhookSecret}
+			if tt.noURL {
+				ev.URL = ""
+			}
+			d.outbox.EXPECT().ClaimDue(gomock.Any(), t0, gomock.Any(), gomock.Any()).Return([]ports.OutboundEvent{ev}, nil)
+			if !tt.noURL && !tt.otherKey {
+				d.sender.EXPECT().Send(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, _ ports.Webhook) error {
+					if dl, ok := ctx.Deadline(); !ok || dl.Sub(time.Now()) > application.WebhookTimeout {
+						t.Errorf("delivery without the %s timeout", application.WebhookTimeout)
+					}
+					return tt.sendErr
+				})
+			}
+			var got ports.EventOutcome
+			d.outbox.EXPECT().Settle(gomock.Any(), ev.ID, gomock.Any()).DoAndReturn(func(_ context.Context, _ uuid.UUID, o ports.EventOutcome) error {
+				got = o
+				return nil
+			})
+			if _, err := d.app.DeliverEvents.Handle(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if tt.otherKey {
+				if !strings.Contains(got.Error, "another data key") {
+					t.Errorf("error %q does not say the key differs", got.Error)
+				}
+				got.Error = ""
+			}
+			if got != tt.want {
+				t.Errorf("outcome %+v\nwant    %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEventRetryAfterDoublesUpToAnHour(t *testing.T) {
+	t.Parallel()
+	for failures, want := range map[int]time.Duration{0: 0, 1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second,
+		12: 2048 * time.Second, 13: time.Hour, 40: time.Hour} {
+		if got := application.EventRetryAfter(failures); got != want {
+			t.Errorf("after %d failures: %s, want %s", failures, got, want)
+		}
+	}
+}
