@@ -62,10 +62,13 @@ type ReconcileArgs struct{}
 // Kind implements river.JobArgs.
 func (ReconcileArgs) Kind() string { return "reconcile" }
 
-// InsertOpts keeps at most one reconciler waiting or running.
-func (ReconcileArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: waitingStates}}
-}
+// InsertOpts makes the reconciler unique per period (see periodicOpts).
+func (ReconcileArgs) InsertOpts() river.InsertOpts { return periodicOpts }
+
+// periodicOpts make a periodic job unique per second rather than while one waits or runs: a
+// pass whose process was killed stays "running" until River rescues it, and must not hold up
+// the passes after it. Passes that overlap are safe: each claims or locks what it works on.
+var periodicOpts = river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: time.Second}}
 
 // DeliverEventsArgs is the periodic job that delivers due events to partners' webhooks.
 type DeliverEventsArgs struct{}
@@ -73,10 +76,8 @@ type DeliverEventsArgs struct{}
 // Kind implements river.JobArgs.
 func (DeliverEventsArgs) Kind() string { return "events.deliver" }
 
-// InsertOpts keeps at most one delivery pass waiting or running.
-func (DeliverEventsArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: waitingStates}}
-}
+// InsertOpts makes the delivery pass unique per period (see periodicOpts).
+func (DeliverEventsArgs) InsertOpts() river.InsertOpts { return periodicOpts }
 
 // eventRetention is how long settled events are kept, for operators to look into.
 const eventRetention = 7 * 24 * time.Hour
@@ -118,8 +119,16 @@ func (w *applicationWorker) Work(ctx context.Context, job *river.Job[Application
 }
 
 func (w *applicationWorker) Timeout(*river.Job[ApplicationArgs]) time.Duration {
-	return 5 * time.Minute
+	return jobTimeout
 }
+
+// jobTimeout bounds every job (a run makes a few gateway calls of GatewayTimeout each);
+// rescueAfter is when a job still marked running is taken for lost: its process died. A lost
+// job holds its application's uniqueness until then, so it is kept short.
+const (
+	jobTimeout  = time.Minute
+	rescueAfter = 2 * time.Minute
+)
 
 type reconcileWorker struct {
 	river.WorkerDefaults[ReconcileArgs]
@@ -264,6 +273,8 @@ func NewRunner(db *store.DB, app *application.App, idem ports.IdempotencyStore, 
 		FetchPollInterval:           max(cfg.PollInterval, 50*time.Millisecond),
 		FetchCooldown:               20 * time.Millisecond,
 		CompletedJobRetentionPeriod: time.Hour,
+		JobTimeout:                  jobTimeout,
+		RescueStuckJobsAfter:        rescueAfter,
 		Logger:                      slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	var (

@@ -104,3 +104,16 @@ func (v *Validator) Paths() []string {
 	}
 	return out
 }
+
+// CheckEvent validates a webhook body against the document's WebhookEvent schema.
+func (v *Validator) CheckEvent(t testing.TB, body []byte) {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Errorf("webhook body is not JSON: %s", body)
+		return
+	}
+	if err := v.doc.Components.Schemas["WebhookEvent"].Value.VisitJSON(doc); err != nil {
+		t.Errorf("webhook body breaks WebhookEvent: %v\n%s", err, body)
+	}
+}

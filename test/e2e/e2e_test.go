@@ -97,19 +97,23 @@ func start(t *testing.T, d store.Dialect, extraEnv ...string) *server {
 			t.Logf("server output:\n%s", s.out)
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	s.waitReady(t)
+	return s
+}
+
+// waitReady waits until the server answers /readyz.
+func (s *server) waitReady(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		resp, err := http.Get(s.url + "/readyz")
 		if err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return s
+				return
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("tiyin never became ready:\n%s", s.out)
-	return nil
 }
 
 type answer struct {
