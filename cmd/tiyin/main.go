@@ -35,7 +35,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), migrateCmd(), partnerCmd(), ledgerCmd())
+	root.AddCommand(serveCmd(), migrateCmd(), partnerCmd(), ledgerCmd(), demoCmd())
 	return root
 }
 

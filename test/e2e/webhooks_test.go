@@ -235,3 +235,28 @@ func TestWebhooks(t *testing.T) {
 		rec.await(t, lost, has("APPLICATION_STATUS_CHANGED IN_PROGRESS", "APPLICATION_STATUS_CHANGED PENDING"))
 	})
 }
+
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	s := start(t, store.SQLite)
+	cmd := exec.Command(binary, "demo", "--url", s.url, "--key", s.key)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "demo complete") {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	for _, step := range []string{"pre-scoring register", "verify", "issue", "transfer to a card", "advance clock, loan info",
+		"schedule", "repayment check", "repayment pay", "payments", "card order", "card attach", "card attach confirm"} {
+		if !strings.Contains(string(out), step) {
+			t.Errorf("demo printed no %q step:\n%s", step, out)
+		}
+	}
+	// A second run on the same server meets nothing of the first.
+	if out, err := exec.Command(binary, "demo", "--url", s.url, "--key", s.key).CombinedOutput(); err != nil {
+		t.Fatalf("second demo: %v\n%s", err, out)
+	}
+	bad := exec.Command(binary, "demo", "--url", s.url)
+	bad.Env = append(bad.Environ(), "TIYIN_KEY=not-a-key")
+	if out, err := bad.CombinedOutput(); err == nil || !strings.Contains(string(out), "code 2") {
+		t.Fatalf("a wrong key must fail the demo: %v\n%s", err, out)
+	}
+}
