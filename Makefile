@@ -2,6 +2,9 @@
 SHELL := /bin/bash
 GO    ?= go
 BIN   := bin/tiyin
+# npm packages, pinned: the API document's linter and the /docs page's renderer.
+REDOCLY       := npx --yes @redocly/cli@2.77.0
+REDOC_VERSION := 2.5.4
 
 .DEFAULT_GOAL := help
 
@@ -26,12 +29,23 @@ test-race: ## Run the tests with the race detector
 	$(GO) test -count=1 -race -timeout 20m ./...
 
 .PHONY: lint
-lint: ## Static checks: gofmt, go vet, the dependency rule, generated code up to date
+lint: ## Static checks: gofmt, go vet, the dependency rule, the API document, generated code up to date
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	@if command -v golangci-lint >/dev/null; then golangci-lint run ./...; else echo "golangci-lint not installed: skipped (see .ci/run for the install line)"; fi
+	@if command -v npx >/dev/null; then $(MAKE) --no-print-directory lint-api; else echo "npx not installed: API document lint skipped"; fi
 	@$(MAKE) --no-print-directory generate >/dev/null
-	@git diff --exit-code --stat -- adapters/http/api ports/mocks || { echo "generated code is stale: run make generate and commit"; exit 1; }
+	@git diff --exit-code --stat -- adapters/http/api ports/mocks postman || { echo "generated code is stale: run make generate and commit"; exit 1; }
+
+.PHONY: lint-api
+lint-api: ## Lint the API document with Redocly CLI (from npm; rules in redocly.yaml)
+	$(REDOCLY) lint --config redocly.yaml --format=summary adapters/http/openapi.yaml
+
+.PHONY: docs-assets
+docs-assets: ## Fetch the Redoc bundle that /docs serves from npm (commit the result)
+	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent redoc@$(REDOC_VERSION) >/dev/null && tar xzf redoc-$(REDOC_VERSION).tgz && \
+	  cp package/bundles/redoc.standalone.js $(CURDIR)/adapters/http/docs/ && cp package/LICENSE $(CURDIR)/adapters/http/docs/redoc.LICENSE && \
+	  rm -rf $$tmp && echo "adapters/http/docs/redoc.standalone.js: redoc $(REDOC_VERSION)"
 
 .PHONY: generate
 generate: ## Regenerate the API types (oapi-codegen) and the port mocks (mockgen)

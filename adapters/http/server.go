@@ -59,7 +59,8 @@ const (
 )
 
 // publicPaths need no API key.
-var publicPaths = map[string]bool{"/healthz": true, "/readyz": true, "/openapi.yaml": true}
+var publicPaths = map[string]bool{"/healthz": true, "/readyz": true, "/openapi.yaml": true, "/docs": true,
+	"/docs/redoc.standalone.js": true}
 
 // New builds the server and its routes.
 func New(d Deps, cfg Config) *Server {
@@ -71,6 +72,7 @@ func New(d Deps, cfg Config) *Server {
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 	e.GET("/readyz", s.readyz)
 	e.GET("/openapi.yaml", func(c echo.Context) error { return c.Blob(http.StatusOK, "application/yaml", OpenAPI) })
+	s.docsRoutes(e)
 	for _, ep := range s.endpoints() {
 		e.Add(ep.method, ep.path, s.handle(ep))
 	}

@@ -117,3 +117,14 @@ func (v *Validator) CheckEvent(t testing.TB, body []byte) {
 		t.Errorf("webhook body breaks WebhookEvent: %v\n%s", err, body)
 	}
 }
+
+// Summaries lists the summaries of the document's operations, webhooks included.
+func (v *Validator) Summaries() []string {
+	var out []string
+	for _, item := range v.doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			out = append(out, op.Summary)
+		}
+	}
+	return out
+}

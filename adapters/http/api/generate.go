@@ -3,3 +3,5 @@
 package api
 
 //go:generate go tool oapi-codegen -config oapi-codegen.yaml ../openapi.yaml
+
+//go:generate go run ../../../tools/postman -in ../openapi.yaml -o ../../../postman/tiyin.postman_collection.json

@@ -644,7 +644,7 @@ type CardOrderStatus string
 
 // CardOrderStatusChangedEventData CARD_ORDER_STATUS_CHANGED — the issuer took the order (IN_PROGRESS), made the card (COMPLETED, with `cardId`) or refused it (CANCELED, with `reason`).
 type CardOrderStatusChangedEventData struct {
-	CardId     *UUID                                 `json:"cardId"`
+	CardId     *string                               `json:"cardId"`
 	ExternalId string                                `json:"externalId"`
 	OrderId    UUID                                  `json:"orderId"`
 	Reason     *string                               `json:"reason,omitempty"`
