@@ -56,7 +56,10 @@ func setup(t testing.TB) *harness {
 	return setupWith(t, true)
 }
 
-func setupWith(t testing.TB, runStages bool) *harness {
+// option changes a harness's ports before the server is built.
+type option func(d *application.Deps, idem *ports.IdempotencyStore)
+
+func setupWith(t testing.TB, runStages bool, opts ...option) *harness {
 	t.Helper()
 	db := storetest.Open(t, store.SQLite)
 	db.EventBody = httpadapter.EventBody
@@ -67,18 +70,23 @@ func setupWith(t testing.TB, runStages bool) *harness {
 	if !runStages {
 		queue = noQueue{}
 	}
-	app := application.New(application.Deps{Clock: clock, UoW: uow, Applications: store.NewApplicationRepository(db),
+	deps := application.Deps{Clock: clock, UoW: uow, Applications: store.NewApplicationRepository(db),
 		Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Queue: queue,
 		Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
 		Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db),
 		Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db),
 		CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock), SMSOutbox: store.NewSMSOutbox(db),
-		SandboxClock: clock},
+		SandboxClock: clock}
+	var idem ports.IdempotencyStore = uow
+	for _, o := range opts {
+		o(&deps, &idem)
+	}
+	app := application.New(deps,
 		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))},
 			DataKey: []byte("test-data-key")})
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)
-	srv := httpadapter.New(httpadapter.Deps{App: app, Idempotency: uow, Clock: clock, Log: zap.New(core)}, httpadapter.Config{Sandbox: true})
+	srv := httpadapter.New(httpadapter.Deps{App: app, Idempotency: idem, Clock: clock, Log: zap.New(core)}, httpadapter.Config{Sandbox: true})
 	h := &harness{srv: httptest.NewServer(srv.Handler()), handler: srv.Handler(), app: app, db: db, logs: logs, check: apicheck.New(t)}
 	t.Cleanup(h.srv.Close)
 	ctx := context.Background()
@@ -561,6 +569,7 @@ func TestPanicAnswersInternalErrorWithoutDetails(t *testing.T) {
 	}
 	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
+	apicheck.New(t).Check(t, req, nil, resp.StatusCode, resp.Header, b)
 	if resp.StatusCode != 500 || string(b) != `{"id":null,"result":null,"error":{"code":1,"message":"internal error"}}` {
 		t.Fatalf("got %d %s", resp.StatusCode, b)
 	}

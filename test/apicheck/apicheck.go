@@ -19,11 +19,13 @@ import (
 	httpadapter "github.com/tiyin/tiyin/adapters/http"
 )
 
-// Validator checks exchanges against the document.
+// Validator checks exchanges against the document, and records the error codes it saw.
 type Validator struct {
 	doc    *openapi3.T
 	router routers.Router
 	errors *openapi3.Schema
+	mu     sync.Mutex
+	seen   map[int]bool
 }
 
 var (
@@ -52,7 +54,7 @@ func New(t testing.TB) *Validator {
 		if err != nil {
 			return
 		}
-		shared = &Validator{doc: doc, router: r, errors: doc.Components.Schemas["ErrorResponse"].Value}
+		shared = &Validator{doc: doc, router: r, errors: doc.Components.Schemas["ErrorResponse"].Value, seen: map[int]bool{}}
 	})
 	if err != nil {
 		t.Fatalf("OpenAPI document: %v", err)
@@ -64,6 +66,7 @@ func New(t testing.TB) *Validator {
 // with the documented result; an error answer must be a documented error envelope.
 func (v *Validator) Check(t testing.TB, req *http.Request, reqBody []byte, status int, header http.Header, body []byte) {
 	t.Helper()
+	v.record(body)
 	if status != http.StatusOK {
 		var doc any
 		if err := json.Unmarshal(body, &doc); err != nil {
@@ -127,4 +130,32 @@ func (v *Validator) Summaries() []string {
 		}
 	}
 	return out
+}
+
+// record notes the envelope's error code, and a stage's errorCode (1024–1027) in a result.
+func (v *Validator) record(body []byte) {
+	var env struct {
+		Error  *struct{ Code int }
+		Result struct {
+			LastTask *struct{ ErrorCode *int }
+		}
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if env.Error != nil {
+		v.seen[env.Error.Code] = true
+	}
+	if lt := env.Result.LastTask; lt != nil && lt.ErrorCode != nil {
+		v.seen[*lt.ErrorCode] = true
+	}
+}
+
+// Seen reports whether an answer with the error code went through Check.
+func (v *Validator) Seen(code int) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.seen[code]
 }

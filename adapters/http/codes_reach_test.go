@@ -1,0 +1,144 @@
+package http_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// registerAs registers an application for a client whose PINFL ends in ending (the sandbox's
+// magic values) and returns its id.
+func (h *harness) registerAs(t *testing.T, ending string) string {
+	t.Helper()
+	p := registerParams()
+	cd := clientData()
+	cd["pinfl"] = "3123456789" + ending
+	p["clientData"] = cd
+	a := h.call(t, "/microloans/applications/pre-scoring/register", p)
+	if a.code() != 0 {
+		t.Fatalf("register: %s", a.Raw)
+	}
+	var r struct{ ApplicationID string }
+	_ = json.Unmarshal(a.Result, &r)
+	return r.ApplicationID
+}
+
+func (h *harness) lastTaskCode(t *testing.T, id string) (string, int) {
+	t.Helper()
+	var r struct {
+		Status   string
+		LastTask struct{ ErrorCode *int }
+	}
+	_ = json.Unmarshal(h.call(t, "/microloans/applications/info", map[string]any{"applicationId": id}).Result, &r)
+	if r.LastTask.ErrorCode == nil {
+		return r.Status, 0
+	}
+	return r.Status, *r.LastTask.ErrorCode
+}
+
+func TestStageRefusalsReportTheirCodes(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	issue := func(id, ending string) {
+		t.Helper()
+		h.call(t, "/microloans/applications/verify", verifyParams(id, 100_000_000))
+		cd := clientData()
+		cd["pinfl"] = "3123456789" + ending
+		h.call(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": cd})
+	}
+	tests := []struct {
+		ending, status string
+		code           int
+		drive          func(id, ending string)
+	}{
+		{"0000", "REJECTED", 1024, func(string, string) {}},
+		{"2222", "REJECTED", 1025, func(id, _ string) { h.call(t, "/microloans/applications/verify", verifyParams(id, 100_000_000)) }},
+		{"3333", "REJECTED", 1026, issue},
+		{"4444", "FAILED", 1027, func(id, ending string) {
+			issue(id, ending)
+			// Core banking stays down: each retry is due later on the clock; the fifth fails it.
+			for range domain.MaxStageAttempts + 1 {
+				h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "2h"})
+				if _, err := h.app.ProcessApplication.Handle(context.Background(), uuid.MustParse(id)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ending, func(t *testing.T) {
+			id := h.registerAs(t, tt.ending)
+			tt.drive(id, tt.ending)
+			if status, code := h.lastTaskCode(t, id); status != tt.status || code != tt.code {
+				t.Fatalf("status %s, errorCode %d; want %s, %d", status, code, tt.status, tt.code)
+			}
+		})
+	}
+}
+
+func TestGatewayDownAnswersCode10AndARetryRuns(t *testing.T) {
+	t.Parallel()
+	down := true
+	h := setupWith(t, true, func(d *application.Deps, _ *ports.IdempotencyStore) {
+		up := d.Scoring
+		d.Scoring = switchScoring{up: up, down: &down}
+	})
+	id := h.register(t)
+	req := uuid.NewString()
+	if a := h.callAs(t, h.key, req, "/microloans/applications/verify", verifyParams(id, 100_000_000)); a.code() != 10 || a.Status != 503 {
+		t.Fatalf("gateway down: %s", a.Raw)
+	}
+	down = false
+	if a := h.callAs(t, h.key, req, "/microloans/applications/verify", verifyParams(id, 100_000_000)); a.code() != 0 {
+		t.Fatalf("the retry with the same id: %s", a.Raw)
+	}
+}
+
+// switchScoring is the sandbox's scoring whose post-scoring stops answering while down is set.
+type switchScoring struct {
+	up   ports.Scoring
+	down *bool
+}
+
+func (s switchScoring) RequestPreScore(ctx context.Context, r ports.PreScoreRequest) error {
+	return s.up.RequestPreScore(ctx, r)
+}
+
+func (s switchScoring) PreScoreResult(ctx context.Context, r ports.PreScoreRequest) (ports.PreScoreAnswer, error) {
+	return s.up.PreScoreResult(ctx, r)
+}
+
+func (s switchScoring) PostScore(ctx context.Context, r ports.PostScoreRequest) (domain.PostScoreResult, error) {
+	if *s.down {
+		return domain.PostScoreResult{}, fmt.Errorf("%w: post-scoring timed out", ports.ErrUnavailable)
+	}
+	return s.up.PostScore(ctx, r)
+}
+
+// busyIdempotency answers every write as if a request with its id were still running.
+type busyIdempotency struct{ ports.IdempotencyStore }
+
+func (busyIdempotency) Begin(ctx context.Context, _ ports.IdempotencyRecord) (context.Context, ports.RequestScope) {
+	return ctx, busyScope{}
+}
+
+type busyScope struct{}
+
+func (busyScope) Commit(context.Context, int, []byte) error { return ports.ErrRequestInProgress }
+func (busyScope) Rollback()                                 {}
+
+func TestDuplicateStillRunningAnswersCode9(t *testing.T) {
+	t.Parallel()
+	h := setupWith(t, false, func(_ *application.Deps, idem *ports.IdempotencyStore) { *idem = busyIdempotency{*idem} })
+	a := h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "0s"})
+	if a.code() != 9 || a.Status != 409 {
+		t.Fatalf("got %s", a.Raw)
+	}
+}
