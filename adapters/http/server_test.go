@@ -618,3 +618,12 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestEveryOperationHasExamples: partners copy the document's examples; the document's loader
+// validates each against its schema.
+func TestEveryOperationHasExamples(t *testing.T) {
+	t.Parallel()
+	if missing := apicheck.New(t).MissingExamples(); len(missing) > 0 {
+		t.Fatalf("operations without a request or answer example: %v", missing)
+	}
+}

@@ -45,7 +45,7 @@ func New(t testing.TB) *Validator {
 		if err != nil {
 			return
 		}
-		if err = doc.Validate(context.Background()); err != nil {
+		if err = doc.Validate(context.Background(), openapi3.EnableExamplesValidation()); err != nil {
 			return
 		}
 		doc.Servers = nil // match any host
@@ -158,4 +158,21 @@ func (v *Validator) Seen(code int) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.seen[code]
+}
+
+// MissingExamples lists the operations without a request example or a 200 answer example.
+func (v *Validator) MissingExamples() []string {
+	var out []string
+	for path, item := range v.doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			req := op.RequestBody != nil && op.RequestBody.Value.Content.Get("application/json") != nil &&
+				op.RequestBody.Value.Content.Get("application/json").Example != nil
+			ok := op.Responses.Status(200)
+			resp := ok != nil && ok.Value.Content.Get("application/json") != nil && ok.Value.Content.Get("application/json").Example != nil
+			if !req || !resp {
+				out = append(out, method+" "+path)
+			}
+		}
+	}
+	return out
 }
