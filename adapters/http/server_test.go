@@ -627,3 +627,27 @@ func TestEveryOperationHasExamples(t *testing.T) {
 		t.Fatalf("operations without a request or answer example: %v", missing)
 	}
 }
+
+func TestDocsPageIsPublicAndSelfContained(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	for path, want := range map[string]string{"/docs": "text/html", "/docs/redoc.standalone.js": "text/javascript", "/openapi.yaml": "application/yaml"} {
+		resp, err := http.Get(h.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), want) || len(b) == 0 {
+			t.Fatalf("%s: %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		if path == "/docs" {
+			if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
+				t.Errorf("/docs CSP %q lets the page load from elsewhere", csp)
+			}
+			if strings.Contains(string(b), "https://") {
+				t.Errorf("/docs refers to another site:\n%s", b)
+			}
+		}
+	}
+}

@@ -141,18 +141,23 @@ func partnerCmd() *cobra.Command {
 				if asJSON {
 					out := make([]map[string]any, len(ps))
 					for i, p := range ps {
-						out[i] = map[string]any{"id": p.ID.String(), "name": p.Name, "disabled": p.Disabled, "createdAt": p.CreatedAt.In(domain.Tashkent).Format(time.RFC3339)}
+						out[i] = map[string]any{"id": p.ID.String(), "name": p.Name, "disabled": p.Disabled,
+							"createdAt": p.CreatedAt.In(domain.Tashkent).Format(time.RFC3339), "webhookUrl": p.WebhookURL}
 					}
 					return json.NewEncoder(os.Stdout).Encode(out)
 				}
 				w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "NAME\tID\tSTATUS\tCREATED")
+				fmt.Fprintln(w, "NAME\tID\tSTATUS\tCREATED\tWEBHOOK")
 				for _, p := range ps {
 					status := "enabled"
 					if p.Disabled {
 						status = "disabled"
 					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, p.ID, status, p.CreatedAt.In(domain.Tashkent).Format(time.RFC3339))
+					hook := p.WebhookURL
+					if hook == "" {
+						hook = "-"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", p.Name, p.ID, status, p.CreatedAt.In(domain.Tashkent).Format(time.RFC3339), hook)
 				}
 				return w.Flush()
 			})
