@@ -474,6 +474,17 @@ func TestPartnerCommands(t *testing.T) {
 	if out, err := exec.Command(binary, "partner", "disable", "nobody").CombinedOutput(); err == nil || !strings.Contains(string(out), `no partner named "nobody"`) {
 		t.Fatalf("unknown partner: %v %s", err, out)
 	}
+	bad := exec.Command(binary, "partner", "set-webhook", "acme bank", "--url", "ftp://partner.example/hook")
+	bad.Env = s.env
+	if out, err := bad.CombinedOutput(); err == nil || !strings.Contains(string(out), "webhook URL must be an absolute http") {
+		t.Fatalf("a bad webhook URL: %v %s", err, out)
+	}
+	if out := run("partner", "set-webhook", "acme bank", "--url", "https://partner.example/hook"); !strings.Contains(out, "signing secret (shown once") {
+		t.Fatalf("set-webhook: %s", out)
+	}
+	if out := run("partner", "list"); !strings.Contains(out, "https://partner.example/hook") {
+		t.Fatalf("list does not show the webhook: %s", out)
+	}
 }
 
 func TestMoneyFlows(t *testing.T) {
