@@ -137,7 +137,7 @@ func TestDeliveryOutcomes(t *testing.T) {
 			d.outbox.EXPECT().ClaimDue(gomock.Any(), t0, gomock.Any(), gomock.Any()).Return([]ports.OutboundEvent{ev}, nil)
 			if !tt.noURL && !tt.otherKey {
 				d.sender.EXPECT().Send(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, _ ports.Webhook) error {
-					if dl, ok := ctx.Deadline(); !ok || dl.Sub(time.Now()) > application.WebhookTimeout {
+					if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > application.WebhookTimeout {
 						t.Errorf("delivery without the %s timeout", application.WebhookTimeout)
 					}
 					return tt.sendErr
