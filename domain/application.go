@@ -192,8 +192,7 @@ func (a *Application) set(status ApplicationStatus, task Task, now time.Time) {
 	told := status != a.status || (status == StatusPending && task != a.task)
 	a.status, a.task, a.updatedAt = status, task, now
 	if told {
-		a.record(a.partnerID, now, ApplicationChanged{ApplicationID: a.id, ExternalID: a.externalID, Status: status,
-			LoanIssued: status == StatusCompleted, Task: task})
+		a.record(a.partnerID, now, ApplicationChanged{ApplicationID: a.id, ExternalID: a.externalID, Status: status, Task: task})
 	}
 }
 

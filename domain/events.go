@@ -58,12 +58,11 @@ type EventData interface {
 	EventType() EventType
 }
 
-// ApplicationChanged tells an application's new status and last stage. LoanIssued is set when
-// the status became COMPLETED: the loan exists and its money is on the client's account.
+// ApplicationChanged tells an application's new status and last stage. COMPLETED means the
+// loan exists and its money is on the client's account; partners are told it as LOAN_ISSUED.
 type ApplicationChanged struct {
 	ApplicationID, ExternalID uuid.UUID
 	Status                    ApplicationStatus
-	LoanIssued                bool
 	Task                      Task
 }
 

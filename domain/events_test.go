@@ -23,7 +23,7 @@ func told(t *testing.T, partnerID uuid.UUID, evs []domain.Event) []string {
 		switch d := e.Data.(type) {
 		case domain.ApplicationChanged:
 			s := d.Status.String()
-			if d.LoanIssued {
+			if d.Status == domain.StatusCompleted {
 				s = "LOAN_ISSUED"
 			}
 			out = append(out, fmt.Sprintf("%s %s/%s", s, d.Task.Name, d.Task.Status))

@@ -87,8 +87,7 @@ func TestGatewayDownAnswersCode10AndARetryRuns(t *testing.T) {
 	t.Parallel()
 	down := true
 	h := setupWith(t, true, func(d *application.Deps, _ *ports.IdempotencyStore) {
-		up := d.Scoring
-		d.Scoring = switchScoring{up: up, down: &down}
+		d.Scoring = switchScoring{Scoring: d.Scoring, down: &down}
 	})
 	id := h.register(t)
 	req := uuid.NewString()
@@ -103,23 +102,15 @@ func TestGatewayDownAnswersCode10AndARetryRuns(t *testing.T) {
 
 // switchScoring is the sandbox's scoring whose post-scoring stops answering while down is set.
 type switchScoring struct {
-	up   ports.Scoring
+	ports.Scoring
 	down *bool
-}
-
-func (s switchScoring) RequestPreScore(ctx context.Context, r ports.PreScoreRequest) error {
-	return s.up.RequestPreScore(ctx, r)
-}
-
-func (s switchScoring) PreScoreResult(ctx context.Context, r ports.PreScoreRequest) (ports.PreScoreAnswer, error) {
-	return s.up.PreScoreResult(ctx, r)
 }
 
 func (s switchScoring) PostScore(ctx context.Context, r ports.PostScoreRequest) (domain.PostScoreResult, error) {
 	if *s.down {
 		return domain.PostScoreResult{}, fmt.Errorf("%w: post-scoring timed out", ports.ErrUnavailable)
 	}
-	return s.up.PostScore(ctx, r)
+	return s.Scoring.PostScore(ctx, r)
 }
 
 // busyIdempotency answers every write as if a request with its id were still running.

@@ -19,7 +19,7 @@ func EventBody(e domain.Event) ([]byte, error) {
 	switch d := e.Data.(type) {
 	case domain.ApplicationChanged:
 		status := d.Status.String()
-		if d.LoanIssued {
+		if d.Status == domain.StatusCompleted {
 			status = "LOAN_ISSUED"
 		}
 		err = data.FromApplicationStatusChangedEventData(api.ApplicationStatusChangedEventData{

@@ -16,13 +16,9 @@ type eventSource interface {
 	TakeEvents() []domain.Event
 }
 
-// appendEvents stores what agg recorded, in ctx's transaction, for partners that have a
-// webhook: one statement per event, which is also the check that the partner wants it, so a
-// partner without a webhook costs nothing more than that statement.
-func appendEvents(ctx context.Context, db *DB, agg any) error {
-	return insertEvents(ctx, db, takeEvents(agg))
-}
-
+// insertEvents stores events in ctx's transaction, for partners that have a webhook: one
+// statement per event, which is also the check that the partner wants it, so a partner without
+// a webhook costs nothing more than that statement.
 func insertEvents(ctx context.Context, db *DB, evs []domain.Event) error {
 	for _, e := range evs {
 		if db.EventBody == nil {
@@ -43,6 +39,7 @@ func insertEvents(ctx context.Context, db *DB, evs []domain.Event) error {
 	return nil
 }
 
+// takeEvents returns what agg recorded, if it records events.
 func takeEvents(agg any) []domain.Event {
 	if src, ok := agg.(eventSource); ok {
 		return src.TakeEvents()
@@ -124,12 +121,12 @@ func (o *EventOutbox) Settle(ctx context.Context, id uuid.UUID, oc ports.EventOu
 	if !oc.NextAttemptAt.IsZero() {
 		next = oc.NextAttemptAt.UTC()
 	}
-	msg := oc.Error
+	msg := []rune(oc.Error) // cut on a character, never inside one: PostgreSQL refuses broken UTF-8
 	if len(msg) > 500 {
 		msg = msg[:500]
 	}
 	err := o.db.conn(ctx).Exec(`UPDATE events SET attempts = ?, delivered_at = ?, next_attempt_at = ?, last_error = ? WHERE id = ?`,
-		oc.Attempts, delivered, next, msg, id).Error
+		oc.Attempts, delivered, next, string(msg), id).Error
 	return interpretError(err, nil, nil)
 }
 

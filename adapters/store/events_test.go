@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -166,6 +167,22 @@ func TestConcurrentClaimersNeverShareAnEvent(t *testing.T) {
 			if n != 1 {
 				t.Fatalf("event %s claimed %d times", id, n)
 			}
+		}
+	})
+}
+
+func TestSettleCutsALongErrorOnACharacter(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		outbox := store.NewEventOutbox(s.db)
+		s.setWebhook(t, "acme", "https://acme.example/hooks")
+		s.approve(t, s.stored(t).ID(), t0)
+		due := must(outbox.ClaimDue(ctx, t0, lease, 1))
+		// One byte, then 600 two-byte characters: a cut at 500 bytes would split one.
+		long := "x" + strings.Repeat("ў", 600)
+		if err := outbox.Settle(ctx, due[0].ID, ports.EventOutcome{Attempts: 1, NextAttemptAt: t0, Error: long}); err != nil {
+			t.Fatalf("settle with a long error: %v", err)
 		}
 	})
 }

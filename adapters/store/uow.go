@@ -241,7 +241,7 @@ func lockedUpdate[M any, A any](ctx context.Context, db *DB, id uuid.UUID, notFo
 		if err := interpretError(db.conn(ctx).Select("*").Updates(saved).Error, nil, unique); err != nil {
 			return err
 		}
-		return appendEvents(ctx, db, a)
+		return insertEvents(ctx, db, takeEvents(a))
 	})
 }
 

@@ -60,7 +60,7 @@ func migrateCmd() *cobra.Command {
 		Short: "Apply the database schema",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withDB(cmd.Context(), func(context.Context, *store.DB) error {
+			return withDB(cmd.Context(), func(context.Context, *store.DB, Config) error {
 				fmt.Println("migrations applied")
 				return nil
 			})
@@ -69,7 +69,7 @@ func migrateCmd() *cobra.Command {
 }
 
 // withDB opens and migrates the configured database for a one-shot command.
-func withDB(ctx context.Context, fn func(context.Context, *store.DB) error) error {
+func withDB(ctx context.Context, fn func(context.Context, *store.DB, Config) error) error {
 	cfg, err := loadConfig()
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func withDB(ctx context.Context, fn func(context.Context, *store.DB) error) erro
 	if err := migrate(ctx, db); err != nil {
 		return err
 	}
-	return fn(ctx, db)
+	return fn(ctx, db, cfg)
 }
 
 func migrate(ctx context.Context, db *store.DB) error {
@@ -97,9 +97,10 @@ func migrate(ctx context.Context, db *store.DB) error {
 	return jobs.Migrate(ctx, db)
 }
 
-// partnerApp builds the use cases the partner commands need.
-func partnerApp(db *store.DB) *application.App {
-	return application.New(application.Deps{Clock: systemClock{}, Partners: store.NewPartnerRepository(db)}, application.Config{})
+// partnerApp builds the use cases the partner commands need; the data key seals webhook secrets.
+func partnerApp(db *store.DB, cfg Config) *application.App {
+	return application.New(application.Deps{Clock: systemClock{}, Partners: store.NewPartnerRepository(db)},
+		application.Config{DataKey: cfg.DataKey})
 }
 
 func partnerCmd() *cobra.Command {
@@ -111,8 +112,8 @@ func partnerCmd() *cobra.Command {
 		Short: "Create a partner and print its API key (shown once)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
-				np, err := partnerApp(db).CreatePartner.Handle(ctx, application.CreatePartner{Name: name})
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
+				np, err := partnerApp(db, cfg).CreatePartner.Handle(ctx, application.CreatePartner{Name: name})
 				if err != nil {
 					return err
 				}
@@ -133,8 +134,8 @@ func partnerCmd() *cobra.Command {
 		Short: "List partners",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
-				ps, err := partnerApp(db).ListPartners.Handle(ctx)
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
+				ps, err := partnerApp(db, cfg).ListPartners.Handle(ctx)
 				if err != nil {
 					return err
 				}
@@ -170,8 +171,8 @@ func partnerCmd() *cobra.Command {
 		Short: "Disable a partner: its calls answer code 3 within 5 seconds",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
-				if err := partnerApp(db).DisablePartner.Handle(ctx, application.DisablePartner{Name: args[0]}); err != nil {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
+				if err := partnerApp(db, cfg).DisablePartner.Handle(ctx, application.DisablePartner{Name: args[0]}); err != nil {
 					return partnerErr(err, args[0])
 				}
 				fmt.Printf("partner %q disabled\n", args[0])
@@ -184,8 +185,8 @@ func partnerCmd() *cobra.Command {
 		Short: "Replace a partner's API key and print the new one (the old key stops working within 5 seconds)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
-				key, err := partnerApp(db).RotatePartnerKey.Handle(ctx, application.RotatePartnerKey{Name: args[0]})
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
+				key, err := partnerApp(db, cfg).RotatePartnerKey.Handle(ctx, application.RotatePartnerKey{Name: args[0]})
 				if err != nil {
 					return partnerErr(err, args[0])
 				}
@@ -217,17 +218,11 @@ so serve must run with the same data key.`,
 			if remove == (url != "") {
 				return errors.New("give either --url URL or --remove")
 			}
-			cfg, err := loadConfig()
-			if err != nil {
-				return err
-			}
-			if len(cfg.DataKey) == 0 {
-				return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
-			}
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
-				app := application.New(application.Deps{Clock: systemClock{}, Partners: store.NewPartnerRepository(db)},
-					application.Config{DataKey: cfg.DataKey})
-				secret, err := app.SetWebhook.Handle(ctx, application.SetWebhook{Name: args[0], URL: url})
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
+				if len(cfg.DataKey) == 0 {
+					return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
+				}
+				secret, err := partnerApp(db, cfg).SetWebhook.Handle(ctx, application.SetWebhook{Name: args[0], URL: url})
 				if err != nil {
 					return partnerErr(err, args[0])
 				}
@@ -256,7 +251,7 @@ func ledgerCmd() *cobra.Command {
 		Short: "Prove the ledger consistent: postings balanced, balances equal to entries, no demand account below zero",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
 				app := application.New(application.Deps{Ledger: store.NewLedgerRepository(db)}, application.Config{})
 				r, err := app.CheckLedger.Handle(ctx)
 				if err != nil {

@@ -74,12 +74,7 @@ func start(t *testing.T, d store.Dialect, extraEnv ...string) *server {
 		"TIYIN_DATABASE_URL="+dbURL, "TIYIN_SQLITE_PATH="+sqlitePath)
 	env = append(env, extraEnv...)
 	s := &server{url: "http://" + addr, key: sandboxKey, env: env, out: &bytes.Buffer{}, check: apicheck.New(t)}
-	s.cmd = exec.Command(binary, "serve")
-	s.cmd.Env = env
-	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	s.launch(t)
 	t.Cleanup(func() {
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan error, 1)
@@ -99,6 +94,17 @@ func start(t *testing.T, d store.Dialect, extraEnv ...string) *server {
 	})
 	s.waitReady(t)
 	return s
+}
+
+// launch starts `tiyin serve` with the server's environment; the caller waits for it.
+func (s *server) launch(t *testing.T) {
+	t.Helper()
+	s.cmd = exec.Command(binary, "serve")
+	s.cmd.Env = s.env
+	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // waitReady waits until the server answers /readyz.

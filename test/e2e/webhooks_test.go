@@ -127,12 +127,7 @@ func (s *server) restart(t *testing.T) {
 	t.Helper()
 	_ = s.cmd.Process.Signal(syscall.SIGKILL)
 	_ = s.cmd.Wait()
-	s.cmd = exec.Command(binary, "serve")
-	s.cmd.Env = s.env
-	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	s.launch(t)
 	s.waitReady(t)
 }
 
