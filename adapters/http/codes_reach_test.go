@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -86,8 +85,8 @@ func TestStageRefusalsReportTheirCodes(t *testing.T) {
 func TestGatewayDownAnswersCode10AndARetryRuns(t *testing.T) {
 	t.Parallel()
 	down := true
-	h := setupWith(t, true, func(d *application.Deps, _ *ports.IdempotencyStore) {
-		d.Scoring = switchScoring{Scoring: d.Scoring, down: &down}
+	h := setupWith(t, true, func(s *harnessSetup) {
+		s.deps.Scoring = switchScoring{Scoring: s.deps.Scoring, down: &down}
 	})
 	id := h.register(t)
 	req := uuid.NewString()
@@ -127,7 +126,7 @@ func (busyScope) Rollback()                                 {}
 
 func TestDuplicateStillRunningAnswersCode9(t *testing.T) {
 	t.Parallel()
-	h := setupWith(t, false, func(_ *application.Deps, idem *ports.IdempotencyStore) { *idem = busyIdempotency{*idem} })
+	h := setupWith(t, false, func(s *harnessSetup) { s.idem = busyIdempotency{s.idem} })
 	a := h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "0s"})
 	if a.code() != 9 || a.Status != 409 {
 		t.Fatalf("got %s", a.Raw)

@@ -6,6 +6,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"github.com/tiyin/tiyin/adapters/observe"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -20,11 +21,12 @@ type fxDeps struct {
 	Clock       ports.Clock
 	Log         *zap.Logger
 	Ready       ReadyFunc
+	Metrics     *observe.Metrics `optional:"true"`
 }
 
 // ReadyFunc reports whether the service can take traffic (/readyz).
 type ReadyFunc func(ctx context.Context) error
 
 func newFromFx(d fxDeps, cfg Config) *Server {
-	return New(Deps{App: d.App, Idempotency: d.Idempotency, Clock: d.Clock, Log: d.Log, Ready: d.Ready}, cfg)
+	return New(Deps{App: d.App, Idempotency: d.Idempotency, Clock: d.Clock, Log: d.Log, Ready: d.Ready, Metrics: d.Metrics}, cfg)
 }

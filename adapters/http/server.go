@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
 
+	"github.com/tiyin/tiyin/adapters/observe"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -33,6 +34,8 @@ var OpenAPI []byte
 type Config struct {
 	// Sandbox exposes the /sandbox/* endpoints.
 	Sandbox bool
+	// RateLimit is each partner's requests per second (bursts of twice that); 0 = no limit.
+	RateLimit int
 }
 
 // Deps are what the edge calls.
@@ -43,13 +46,16 @@ type Deps struct {
 	Log         *zap.Logger
 	// Ready reports whether the service can take traffic (/readyz).
 	Ready ReadyFunc
+	// Metrics records requests; nil records nothing and serves no /metrics.
+	Metrics *observe.Metrics
 }
 
 // Server is the echo application.
 type Server struct {
-	e   *echo.Echo
-	d   Deps
-	cfg Config
+	e     *echo.Echo
+	d     Deps
+	cfg   Config
+	limit *limiter
 }
 
 const (
@@ -59,18 +65,21 @@ const (
 )
 
 // publicPaths need no API key.
-var publicPaths = map[string]bool{"/healthz": true, "/readyz": true, "/openapi.yaml": true, "/docs": true,
-	"/docs/redoc.standalone.js": true}
+var publicPaths = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true, "/openapi.yaml": true,
+	"/docs": true, "/docs/redoc.standalone.js": true}
 
 // New builds the server and its routes.
 func New(d Deps, cfg Config) *Server {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{e: e, d: d, cfg: cfg}
+	s := &Server{e: e, d: d, cfg: cfg, limit: newLimiter(cfg.RateLimit)}
 	e.HTTPErrorHandler = s.httpError
-	e.Use(s.accessLog, s.recoverPanic, s.authenticate)
+	e.Use(s.accessLog, s.recoverPanic, s.authenticate, s.rateLimit)
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 	e.GET("/readyz", s.readyz)
+	if d.Metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(d.Metrics.Handler()))
+	}
 	e.GET("/openapi.yaml", func(c echo.Context) error { return c.Blob(http.StatusOK, "application/yaml", OpenAPI) })
 	s.docsRoutes(e)
 	for _, ep := range s.endpoints() {
@@ -258,8 +267,10 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if publicPaths[c.Request().URL.Path] {
 			return nil
 		}
+		took := time.Since(start)
 		id, _ := c.Get(ctxID).(string)
 		code, _ := c.Get(ctxCode).(int)
+		s.d.Metrics.Request(routeOf(c), c.Response().Status, code, took)
 		partner, _ := c.Get(ctxPartner).(domain.Partner)
 		s.d.Log.Info("request",
 			zap.String("request_id", id),
@@ -268,10 +279,21 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			zap.String("endpoint", c.Request().URL.Path),
 			zap.Int("status", c.Response().Status),
 			zap.Int("code", code),
-			zap.Duration("latency", time.Since(start)),
+			zap.Duration("latency", took),
 		)
 		return nil
 	}
+}
+
+// routeOf is the endpoint label of a request: its route, or "unmatched" for an unknown path,
+// so that random paths cannot grow the metrics without bound.
+func routeOf(c echo.Context) string {
+	for _, r := range c.Echo().Routes() {
+		if r.Path == c.Path() && r.Method == c.Request().Method {
+			return c.Request().Method + " " + r.Path
+		}
+	}
+	return "unmatched"
 }
 
 func (s *Server) readyz(c echo.Context) error {

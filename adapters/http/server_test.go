@@ -19,6 +19,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
 	httpadapter "github.com/tiyin/tiyin/adapters/http"
+	"github.com/tiyin/tiyin/adapters/observe"
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/application"
@@ -56,8 +57,15 @@ func setup(t testing.TB) *harness {
 	return setupWith(t, true)
 }
 
-// option changes a harness's ports before the server is built.
-type option func(d *application.Deps, idem *ports.IdempotencyStore)
+// harnessSetup is what a harness is built from; an option changes it before the server is built.
+type harnessSetup struct {
+	deps    application.Deps
+	idem    ports.IdempotencyStore
+	http    httpadapter.Config
+	metrics *observe.Metrics
+}
+
+type option func(s *harnessSetup)
 
 func setupWith(t testing.TB, runStages bool, opts ...option) *harness {
 	t.Helper()
@@ -70,23 +78,24 @@ func setupWith(t testing.TB, runStages bool, opts ...option) *harness {
 	if !runStages {
 		queue = noQueue{}
 	}
-	deps := application.Deps{Clock: clock, UoW: uow, Applications: store.NewApplicationRepository(db),
+	s := harnessSetup{http: httpadapter.Config{Sandbox: true}}
+	s.deps = application.Deps{Clock: clock, UoW: uow, Applications: store.NewApplicationRepository(db),
 		Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Queue: queue,
 		Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
 		Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db),
 		Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db),
 		CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock), SMSOutbox: store.NewSMSOutbox(db),
 		SandboxClock: clock}
-	var idem ports.IdempotencyStore = uow
+	s.idem = uow
 	for _, o := range opts {
-		o(&deps, &idem)
+		o(&s)
 	}
-	app := application.New(deps,
+	app := application.New(s.deps,
 		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))},
 			DataKey: []byte("test-data-key")})
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)
-	srv := httpadapter.New(httpadapter.Deps{App: app, Idempotency: idem, Clock: clock, Log: zap.New(core)}, httpadapter.Config{Sandbox: true})
+	srv := httpadapter.New(httpadapter.Deps{App: app, Idempotency: s.idem, Clock: clock, Log: zap.New(core), Metrics: s.metrics}, s.http)
 	h := &harness{srv: httptest.NewServer(srv.Handler()), handler: srv.Handler(), app: app, db: db, logs: logs, check: apicheck.New(t)}
 	t.Cleanup(h.srv.Close)
 	ctx := context.Background()

@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/zap"
 
+	"github.com/tiyin/tiyin/adapters/observe"
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/ports"
@@ -84,12 +85,14 @@ const eventRetention = 7 * 24 * time.Hour
 
 type deliverEventsWorker struct {
 	river.WorkerDefaults[DeliverEventsArgs]
-	app *application.App
-	log *zap.Logger
+	app     *application.App
+	log     *zap.Logger
+	metrics *observe.Metrics
 }
 
 func (w *deliverEventsWorker) Work(ctx context.Context, _ *river.Job[DeliverEventsArgs]) error {
 	rep, err := w.app.DeliverEvents.Handle(ctx)
+	w.metrics.Webhooks(rep.Delivered, rep.Failed, rep.GivenUp)
 	if rep.Failed+rep.GivenUp > 0 {
 		w.log.Warn("webhook deliveries failed", zap.Int("delivered", rep.Delivered), zap.Int("failed", rep.Failed),
 			zap.Int("given_up", rep.GivenUp))
@@ -255,11 +258,11 @@ func (r *Runner) insert(ctx context.Context, batch []river.InsertManyParams) {
 // NewRunner builds the River client on db with the workers bound to app; its dispatcher
 // inserts what q collects.
 func NewRunner(db *store.DB, app *application.App, idem ports.IdempotencyStore, events ports.EventOutbox, q *Queue, cfg Config,
-	log *zap.Logger) (*Runner, error) {
+	log *zap.Logger, metrics *observe.Metrics) (*Runner, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &applicationWorker{app: app})
 	river.AddWorker(workers, &reconcileWorker{app: app, idem: idem, events: events, ttl: cfg.IdempotencyTTL, log: log})
-	river.AddWorker(workers, &deliverEventsWorker{app: app, log: log})
+	river.AddWorker(workers, &deliverEventsWorker{app: app, log: log, metrics: metrics})
 	every := river.PeriodicInterval(max(cfg.ReconcileEvery, 100*time.Millisecond))
 	rc := &river.Config{
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(cfg.Workers, 1)}},
@@ -275,6 +278,7 @@ func NewRunner(db *store.DB, app *application.App, idem ports.IdempotencyStore, 
 		CompletedJobRetentionPeriod: time.Hour,
 		JobTimeout:                  jobTimeout,
 		RescueStuckJobsAfter:        rescueAfter,
+		Middleware:                  []rivertype.Middleware{&measure{m: metrics}},
 		Logger:                      slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	var (

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tiyin/tiyin/adapters/gateway/guard"
+	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 )
@@ -32,6 +34,9 @@ type Config struct {
 	OTPTTL           time.Duration
 	SandboxOTP       string
 	DataKey          []byte
+	RateLimit        int
+	GatewayTimeout   time.Duration
+	SandboxFaults    sandbox.Faults
 }
 
 // sandboxDataKey keys hashes in the sandbox when TIYIN_DATA_KEY is not set. It is public, so
@@ -83,6 +88,18 @@ func loadConfig() (Config, error) {
 		DBMaxConns:       num("TIYIN_DB_MAX_CONNS", 20),
 		Workers:          num("TIYIN_WORKERS", 10),
 		LogLevel:         str("TIYIN_LOG_LEVEL", "info"),
+		RateLimit:        num("TIYIN_RATE_LIMIT", 1000),
+		GatewayTimeout:   dur("TIYIN_GATEWAY_TIMEOUT", guard.DefaultTimeout),
+	}
+	if c.GatewayTimeout < 100*time.Millisecond {
+		errs = append(errs, errors.New("TIYIN_GATEWAY_TIMEOUT must be at least 100ms"))
+	}
+	if v := str("TIYIN_SANDBOX_FAULTS", ""); v != "" {
+		f, err := sandbox.ParseFaults(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("TIYIN_SANDBOX_FAULTS=%q: %w", v, err))
+		}
+		c.SandboxFaults = f
 	}
 	pct := func(name, def string) domain.Percent {
 		v := str(name, def)
@@ -124,6 +141,7 @@ func loadConfig() (Config, error) {
 	}
 	if !c.Sandbox {
 		c.SandboxOTP = ""
+		c.SandboxFaults = sandbox.Faults{}
 	}
 	if c.IdempotencyTTL < 24*time.Hour {
 		errs = append(errs, errors.New("TIYIN_IDEMPOTENCY_TTL must be at least 24h: partners may retry a request for a day"))

@@ -17,9 +17,11 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/tiyin/tiyin/adapters/gateway/guard"
 	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
 	httpadapter "github.com/tiyin/tiyin/adapters/http"
 	"github.com/tiyin/tiyin/adapters/jobs"
+	"github.com/tiyin/tiyin/adapters/observe"
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/webhook"
 	"github.com/tiyin/tiyin/application"
@@ -58,10 +60,20 @@ func serve(cfg Config) error {
 			func(c Config) jobs.Config {
 				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL}
 			},
-			func(c Config) httpadapter.Config { return httpadapter.Config{Sandbox: c.Sandbox} },
+			func(c Config) httpadapter.Config {
+				return httpadapter.Config{Sandbox: c.Sandbox, RateLimit: c.RateLimit}
+			},
+			func(c Config) guard.Config {
+				g := guard.Config{Timeout: c.GatewayTimeout}
+				if c.SandboxFaults.Active() {
+					g.Faults = c.SandboxFaults
+				}
+				return g
+			},
 			readiness,
 		),
-		store.Module, clock, sandbox.Module, webhook.Module, application.Module, jobs.Module, httpadapter.Module,
+		observe.Module, store.Module, clock, sandbox.Module, guard.Module, webhook.Module, application.Module, jobs.Module,
+		httpadapter.Module,
 		fx.Invoke(run),
 	)
 	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -153,7 +165,11 @@ func run(d runDeps) {
 				db = "PostgreSQL"
 			}
 			d.Log.Info("tiyin started", zap.String("addr", ln.Addr().String()), zap.String("database", db),
-				zap.Bool("sandbox", d.Cfg.Sandbox), zap.String("gateways", "sandbox"))
+				zap.Bool("sandbox", d.Cfg.Sandbox), zap.String("gateways", "sandbox"), zap.Int("rate_limit", d.Cfg.RateLimit),
+				zap.Duration("gateway_timeout", d.Cfg.GatewayTimeout))
+			if d.Cfg.SandboxFaults.Active() {
+				d.Log.Warn("sandbox gateway faults are on", zap.Stringer("faults", d.Cfg.SandboxFaults))
+			}
 			if d.Cfg.Sandbox {
 				printBanner(ln.Addr().String(), key)
 			} else {

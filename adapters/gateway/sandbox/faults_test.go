@@ -1,0 +1,57 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
+	"github.com/tiyin/tiyin/ports"
+)
+
+func TestParseFaults(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    sandbox.Faults
+		wantErr bool
+	}{
+		{"", sandbox.Faults{}, false},
+		{"error=0.2", sandbox.Faults{ErrorRate: 0.2}, false},
+		{" error=0.2 , timeout=0.05,latency=150ms ", sandbox.Faults{ErrorRate: 0.2, TimeoutRate: 0.05, Latency: 150 * time.Millisecond}, false},
+		{"error=1", sandbox.Faults{ErrorRate: 1}, false},
+		{"error=1.5", sandbox.Faults{}, true},
+		{"error=-0.1", sandbox.Faults{}, true},
+		{"error=NaN", sandbox.Faults{}, true},
+		{"error=0.6,timeout=0.6", sandbox.Faults{}, true},
+		{"latency=-1s", sandbox.Faults{}, true},
+		{"latency=soon", sandbox.Faults{}, true},
+		{"explode=1", sandbox.Faults{}, true},
+		{"error", sandbox.Faults{}, true},
+	}
+	for _, tt := range tests {
+		got, err := sandbox.ParseFaults(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ParseFaults(%q) = %+v, %v; want %+v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestFaultRatesAreHonoured(t *testing.T) {
+	t.Parallel()
+	f := sandbox.Faults{ErrorRate: 0.3}
+	failed := 0
+	const n = 4000
+	for range n {
+		if err := f.Before(context.Background()); err != nil {
+			if !errors.Is(err, ports.ErrGatewayTransient) {
+				t.Fatalf("a fault is transient: %v", err)
+			}
+			failed++
+		}
+	}
+	if rate := float64(failed) / n; rate < 0.25 || rate > 0.35 {
+		t.Fatalf("error rate %.3f, want about 0.3", rate)
+	}
+}

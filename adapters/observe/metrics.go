@@ -1,0 +1,113 @@
+// Package observe holds tiyin's Prometheus metrics: one registry, built once per process,
+// that the HTTP edge, the workers and the gateway guard record into and /metrics serves.
+package observe
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/fx"
+)
+
+// Module provides the process's metrics.
+var Module = fx.Module("observe", fx.Provide(New))
+
+// Metrics are the collectors, each described in README ("Operations", "Metrics").
+type Metrics struct {
+	reg       *prometheus.Registry
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	jobs      *prometheus.CounterVec
+	jobTime   *prometheus.HistogramVec
+	gateway   *prometheus.HistogramVec
+	webhooks  *prometheus.CounterVec
+	rateLimit *prometheus.CounterVec
+}
+
+// latencyBuckets span 1 ms to 10 s: the API answers in milliseconds, gateways in up to their
+// timeout.
+var latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+// New registers every collector, the Go runtime's and the process's included.
+func New() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tiyin_http_requests_total",
+			Help: "API requests by endpoint (route), HTTP status and envelope code (0 = success)."},
+			[]string{"endpoint", "status", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tiyin_http_request_duration_seconds",
+			Help: "Time to answer an API request, by endpoint (route).", Buckets: latencyBuckets},
+			[]string{"endpoint"}),
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tiyin_jobs_total",
+			Help: "Background jobs run, by kind and outcome (ok, snoozed, error)."},
+			[]string{"kind", "outcome"}),
+		jobTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tiyin_job_duration_seconds",
+			Help: "Time one background job ran, by kind.", Buckets: latencyBuckets},
+			[]string{"kind"}),
+		gateway: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tiyin_gateway_call_duration_seconds",
+			Help: "Time of one gateway call, by gateway, operation and outcome (ok, error, timeout).", Buckets: latencyBuckets},
+			[]string{"gateway", "op", "outcome"}),
+		webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tiyin_webhook_deliveries_total",
+			Help: "Webhook delivery attempts by outcome (delivered, failed = retried later, given_up = past 24 h)."},
+			[]string{"outcome"}),
+		rateLimit: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tiyin_rate_limited_total",
+			Help: "Requests refused with code 7 by the per-partner rate limit, by partner name."},
+			[]string{"partner"}),
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.jobs, m.jobTime, m.gateway, m.webhooks, m.rateLimit,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the registry in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// Request records one API request.
+func (m *Metrics) Request(endpoint string, status, code int, took time.Duration) {
+	if m == nil {
+		return
+	}
+	m.requests.WithLabelValues(endpoint, strconv.Itoa(status), strconv.Itoa(code)).Inc()
+	m.latency.WithLabelValues(endpoint).Observe(took.Seconds())
+}
+
+// Job records one run of a background job.
+func (m *Metrics) Job(kind, outcome string, took time.Duration) {
+	if m == nil {
+		return
+	}
+	m.jobs.WithLabelValues(kind, outcome).Inc()
+	m.jobTime.WithLabelValues(kind).Observe(took.Seconds())
+}
+
+// GatewayCall records one call to a gateway.
+func (m *Metrics) GatewayCall(gateway, op, outcome string, took time.Duration) {
+	if m == nil {
+		return
+	}
+	m.gateway.WithLabelValues(gateway, op, outcome).Observe(took.Seconds())
+}
+
+// Webhooks records the outcome of one delivery run.
+func (m *Metrics) Webhooks(delivered, failed, givenUp int) {
+	if m == nil {
+		return
+	}
+	m.webhooks.WithLabelValues("delivered").Add(float64(delivered))
+	m.webhooks.WithLabelValues("failed").Add(float64(failed))
+	m.webhooks.WithLabelValues("given_up").Add(float64(givenUp))
+}
+
+// RateLimited records a request refused by the rate limit.
+func (m *Metrics) RateLimited(partner string) {
+	if m == nil {
+		return
+	}
+	m.rateLimit.WithLabelValues(partner).Inc()
+}
