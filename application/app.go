@@ -29,8 +29,6 @@ type Config struct {
 	OTPTTL time.Duration
 	// SandboxOTP, when set, is every SMS code's value (sandbox only).
 	SandboxOTP string
-	// DataKey keys the hashes of SMS codes and card numbers (TIYIN_DATA_KEY).
-	DataKey []byte
 }
 
 // Product is the loan product's settings.
@@ -63,6 +61,8 @@ type Deps struct {
 	SMS          ports.SMSSender
 	Events       ports.EventOutbox
 	Webhooks     ports.WebhookSender
+	// Sealer seals webhook secrets and hashes SMS codes and card numbers (TIYIN_DATA_KEY).
+	Sealer ports.Sealer
 	// SMSOutbox is the sandbox SMS gateway's outbox, nil outside the sandbox.
 	SMSOutbox ports.SMSOutbox `optional:"true"`
 	// SandboxClock is the movable clock, nil outside the sandbox.

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/mock/gomock"
 
+	"github.com/tiyin/tiyin/adapters/keyring"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -98,10 +99,20 @@ func setup(t *testing.T) *deps {
 	}).AnyTimes()
 	d.app = application.New(application.Deps{Clock: d.clock, UoW: d.uow, Applications: d.apps, Loans: d.loans,
 		Partners: d.partners, Queue: d.queue, Scoring: d.scoring, CoreBanking: d.core, Ledger: d.ledger, Transfers: d.transfers,
-		Processing: d.cards, Repayments: d.payments, Cards: d.cardRepo, CardOrders: d.orders, CardIssuer: d.issuer, SMS: d.sms},
+		Processing: d.cards, Repayments: d.payments, Cards: d.cardRepo, CardOrders: d.orders, CardIssuer: d.issuer, SMS: d.sms,
+		Sealer: testSealer},
 		application.Config{ApplicationTTL: 72 * time.Hour, LoanContractDelay: 30 * time.Minute, Product: application.Product{ScheduleType: domain.ScheduleAnnuity}})
 	return d
 }
+
+// testSealer seals and blinds under a fixed test key.
+var testSealer = func() *keyring.Keyring {
+	k, err := keyring.New([]byte("tiyin-test-data-key-0123456789ab"))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
 
 func clientData(t *testing.T, pinfl string) domain.ClientData {
 	t.Helper()

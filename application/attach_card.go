@@ -48,22 +48,22 @@ func (h *AttachCardHandler) Handle(ctx context.Context, cmd AttachCard) (uuid.UU
 	if ttl <= 0 {
 		ttl = domain.DefaultOTPTTL
 	}
-	pan := panHash(h.cfg.DataKey, cmd.PAN)
+	pans := panHashes(h.d.Sealer, cmd.PAN)
 	var id uuid.UUID
 	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
 		now := h.d.Clock.Now()
-		existing, err := h.d.Cards.FindLive(ctx, cmd.PartnerID, pan)
+		existing, err := h.d.Cards.FindLive(ctx, cmd.PartnerID, pans)
 		switch {
 		case err == nil:
 			id = existing.ID()
 			err = h.d.Cards.Update(ctx, id, func(c *domain.Card) error {
-				return c.Resend(ref, otpHash(h.cfg.DataKey, id, code), ttl, now)
+				return c.Resend(ref, otpHash(h.d.Sealer, id, code), ttl, now)
 			})
 		case errors.Is(err, domain.ErrCardNotFound):
 			id = newID()
 			err = h.d.Cards.Create(ctx, domain.NewAttachedCard(domain.NewAttachedCardParams{ID: id, PartnerID: cmd.PartnerID,
-				PAN: cmd.PAN, PANHash: pan, Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone, NetworkRef: ref,
-				OTPHash: otpHash(h.cfg.DataKey, id, code), OTPTTL: ttl, Now: now}))
+				PAN: cmd.PAN, PANHash: pans[0], Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone, NetworkRef: ref,
+				OTPHash: otpHash(h.d.Sealer, id, code), OTPTTL: ttl, Now: now}))
 		}
 		if err != nil {
 			return err

@@ -29,7 +29,7 @@ func (h *ConfirmCardHandler) Handle(ctx context.Context, cmd ConfirmCard) error 
 	var outcome error
 	err := h.d.UoW.Do(h.d.UoW.Detach(ctx), func(tx context.Context) error {
 		return updateCard(tx, h.d, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
-			outcome = c.Confirm(otpHash(h.cfg.DataKey, c.ID(), cmd.Code), h.d.Clock.Now())
+			outcome = c.Confirm(otpHash(h.d.Sealer, c.ID(), cmd.Code), h.d.Clock.Now())
 			if errors.Is(outcome, domain.ErrOTPWrong) {
 				return nil // keep the attempt
 			}

@@ -92,7 +92,7 @@ func (h *DeliverEventsHandler) attempt(ctx context.Context, ev ports.OutboundEve
 		o.Error = "the partner removed its webhook"
 		return o
 	}
-	secret, err := unseal(h.cfg.DataKey, ev.SealedSecret)
+	secret, err := h.d.Sealer.Open(ev.SealedSecret, "")
 	if err == nil {
 		cctx, cancel := context.WithTimeout(ctx, WebhookTimeout)
 		err = h.d.Webhooks.Send(cctx, ports.Webhook{URL: ev.URL, Secret: secret, EventID: ev.ID, Type: ev.Type, Body: ev.Body})

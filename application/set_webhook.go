@@ -37,7 +37,7 @@ func (h *SetWebhookHandler) Handle(ctx context.Context, cmd SetWebhook) (string,
 			return "", err
 		}
 		secret = webhookSecretPrefix + hex.EncodeToString(b)
-		if sealed, err = seal(h.cfg.DataKey, []byte(secret)); err != nil {
+		if sealed, err = h.d.Sealer.Seal([]byte(secret), ""); err != nil {
 			return "", err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/mock/gomock"
 
+	"github.com/tiyin/tiyin/adapters/keyring"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -34,8 +35,12 @@ func webhookSetup(t *testing.T, dataKey string) *webhookDeps {
 	d.partners.EXPECT().Update(gomock.Any(), "acme", gomock.Any()).DoAndReturn(func(_ context.Context, _ string, fn func(*domain.Partner) error) error {
 		return fn(&d.partner)
 	}).AnyTimes()
-	d.app = application.New(application.Deps{Clock: clock, Partners: d.partners, Events: d.outbox, Webhooks: d.sender},
-		application.Config{DataKey: []byte(dataKey)})
+	sealer, err := keyring.New([]byte(dataKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.app = application.New(application.Deps{Clock: clock, Partners: d.partners, Events: d.outbox, Webhooks: d.sender,
+		Sealer: sealer}, application.Config{})
 	return d
 }
 
@@ -152,7 +157,7 @@ func TestDeliveryOutcomes(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.otherKey {
-				if !strings.Contains(got.Error, "another data key") {
+				if !strings.Contains(got.Error, "neither current nor retired") {
 					t.Errorf("error %q does not say the key differs", got.Error)
 				}
 				got.Error = ""

@@ -59,3 +59,17 @@ var (
 )
 
 //go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,LedgerRepository,TransferRepository,RepaymentRepository,CardRepository,CardOrderRepository,EventOutbox,Scoring,CoreBanking,Processing,SMSSender,SMSOutbox,CardIssuer,WebhookSender
+
+// Sealer protects secrets and personal data at rest under the data key (TIYIN_DATA_KEY).
+// Seal encrypts (AES-256-GCM) under the current key and names that key in its result, so a
+// value sealed before a rotation still opens while its key is kept as retired; the context is
+// authenticated with the value, so a sealed value copied to another row does not open. Blind
+// returns keyed hashes of the parts, one per key, the current key's first: a value kept only
+// as a hash is looked up by any of them.
+type Sealer interface {
+	Seal(plain []byte, context string) (string, error)
+	Open(sealed, context string) ([]byte, error)
+	Blind(label string, parts ...string) [][]byte
+	// KeyID names the current key, as sealed values carry it.
+	KeyID() string
+}

@@ -162,7 +162,7 @@ type CardRepository interface {
 	Get(ctx context.Context, id uuid.UUID) (*domain.Card, error)
 	// FindLive returns the partner's ACTIVE, BLOCKED or UNVERIFIED card with that PAN hash,
 	// domain.ErrCardNotFound when there is none.
-	FindLive(ctx context.Context, partnerID uuid.UUID, panHash []byte) (*domain.Card, error)
+	FindLive(ctx context.Context, partnerID uuid.UUID, panHashes [][]byte) (*domain.Card, error)
 	// ListIssuedLive returns the partner's ACTIVE or BLOCKED cards issued to the client.
 	ListIssuedLive(ctx context.Context, partnerID uuid.UUID, pinfl string) ([]uuid.UUID, error)
 	// Update locks the card's row, applies fn and saves it.

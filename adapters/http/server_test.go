@@ -85,14 +85,13 @@ func setupWith(t testing.TB, runStages bool, opts ...option) *harness {
 		Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db),
 		Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db),
 		CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock), SMSOutbox: store.NewSMSOutbox(db),
-		SandboxClock: clock}
+		SandboxClock: clock, Sealer: storetest.Sealer}
 	s.idem = uow
 	for _, o := range opts {
 		o(&s)
 	}
 	app := application.New(s.deps,
-		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))},
-			DataKey: []byte("test-data-key")})
+		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}})
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)
 	srv := httpadapter.New(httpadapter.Deps{App: app, Idempotency: s.idem, Clock: clock, Log: zap.New(core), Metrics: s.metrics}, s.http)

@@ -64,6 +64,23 @@ type clientDataJSON struct {
 	Phone          string `json:"phone"`
 }
 
+// toModel maps the application to its row, clientData sealed.
+func (r *ApplicationRepository) toModel(a *domain.Application) (*applicationModel, error) {
+	m := toApplicationModel(a)
+	var err error
+	m.ClientData, err = r.db.sealText(m.ClientData, "applications", m.ID)
+	return m, err
+}
+
+// load maps a row to the application, clientData opened.
+func (r *ApplicationRepository) load(m *applicationModel) (*domain.Application, error) {
+	var err error
+	if m.ClientData, err = r.db.openText(m.ClientData, "applications", m.ID); err != nil {
+		return nil, fmt.Errorf("stored application %s: clientData: %w", m.ID, err)
+	}
+	return m.toDomain()
+}
+
 func encodeClientData(c domain.ClientData) string {
 	f := c.Fields()
 	b, _ := json.Marshal(clientDataJSON{PINFL: f.PINFL, INN: f.INN, LastName: f.LastName,
@@ -183,7 +200,11 @@ var applicationUnique = constraintErrors{
 
 // Create implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Create(ctx context.Context, a *domain.Application) error {
-	return createWithEvents(ctx, r.db, toApplicationModel(a), a, applicationUnique)
+	m, err := r.toModel(a)
+	if err != nil {
+		return err
+	}
+	return createWithEvents(ctx, r.db, m, a, applicationUnique)
 }
 
 // Get implements ports.ApplicationRepository.
@@ -192,13 +213,13 @@ func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.
 	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
 		return nil, interpretError(err, domain.ErrApplicationNotFound, nil)
 	}
-	return m.toDomain()
+	return r.load(&m)
 }
 
 // Update implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error {
 	return lockedUpdate(ctx, r.db, id, domain.ErrApplicationNotFound, applicationUnique,
-		(*applicationModel).toDomain, infallible(toApplicationModel), fn)
+		r.load, r.toModel, fn)
 }
 
 // ListDue implements ports.ApplicationRepository.

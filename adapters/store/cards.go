@@ -74,7 +74,11 @@ var cardUnique = constraintErrors{
 
 // Create implements ports.CardRepository.
 func (r *CardRepository) Create(ctx context.Context, c *domain.Card) error {
-	return createWithEvents(ctx, r.db, toCardModel(c), c, cardUnique)
+	m, err := r.toModel(c)
+	if err != nil {
+		return err
+	}
+	return createWithEvents(ctx, r.db, m, c, cardUnique)
 }
 
 // Get implements ports.CardRepository.
@@ -93,10 +97,18 @@ var (
 	issuedLiveStatuses = []string{domain.CardActive.String(), domain.CardBlocked.String()}
 )
 
+// toModel maps the card to its row, the PINFL as its blind index.
+func (r *CardRepository) toModel(c *domain.Card) (*cardModel, error) {
+	m := toCardModel(c)
+	var err error
+	m.PINFL, err = r.db.blindPINFL(m.PINFL)
+	return m, err
+}
+
 // FindLive implements ports.CardRepository.
-func (r *CardRepository) FindLive(ctx context.Context, partnerID uuid.UUID, panHash []byte) (*domain.Card, error) {
+func (r *CardRepository) FindLive(ctx context.Context, partnerID uuid.UUID, panHashes [][]byte) (*domain.Card, error) {
 	var m cardModel
-	err := r.db.conn(ctx).Where("partner_id = ? AND pan_hash = ? AND status IN ?", partnerID, panHash, liveStatuses).Take(&m).Error
+	err := r.db.conn(ctx).Where("partner_id = ? AND pan_hash IN ? AND status IN ?", partnerID, panHashes, liveStatuses).Take(&m).Error
 	if err != nil {
 		return nil, interpretError(err, domain.ErrCardNotFound, nil)
 	}
@@ -106,14 +118,14 @@ func (r *CardRepository) FindLive(ctx context.Context, partnerID uuid.UUID, panH
 // ListIssuedLive implements ports.CardRepository.
 func (r *CardRepository) ListIssuedLive(ctx context.Context, partnerID uuid.UUID, pinfl string) ([]uuid.UUID, error) {
 	var ids []uuid.UUID
-	err := r.db.conn(ctx).Model(&cardModel{}).Where("partner_id = ? AND pinfl = ? AND origin = ? AND status IN ?",
-		partnerID, pinfl, domain.CardIssued.String(), issuedLiveStatuses).Order("created_at").Pluck("id", &ids).Error
+	err := r.db.conn(ctx).Model(&cardModel{}).Where("partner_id = ? AND pinfl IN ? AND origin = ? AND status IN ?",
+		partnerID, r.db.blindPINFLs(pinfl), domain.CardIssued.String(), issuedLiveStatuses).Order("created_at").Pluck("id", &ids).Error
 	return ids, interpretError(err, nil, nil)
 }
 
 // Update implements ports.CardRepository.
 func (r *CardRepository) Update(ctx context.Context, id uuid.UUID, fn func(c *domain.Card) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrCardNotFound, cardUnique, (*cardModel).toDomain, infallible(toCardModel), fn)
+	return lockedUpdate(ctx, r.db, id, domain.ErrCardNotFound, cardUnique, (*cardModel).toDomain, r.toModel, fn)
 }
 
 type cardOrderModel struct {
@@ -162,6 +174,23 @@ func (m *cardOrderModel) toDomain() (*domain.CardOrder, error) {
 	return domain.RestoreCardOrder(s), nil
 }
 
+// toModel maps the order to its row, clientData sealed.
+func (r *CardOrderRepository) toModel(o *domain.CardOrder) (*cardOrderModel, error) {
+	m := toCardOrderModel(o)
+	var err error
+	m.ClientData, err = r.db.sealText(m.ClientData, "card_orders", m.ID)
+	return m, err
+}
+
+// load maps a row to the order, clientData opened.
+func (r *CardOrderRepository) load(m *cardOrderModel) (*domain.CardOrder, error) {
+	var err error
+	if m.ClientData, err = r.db.openText(m.ClientData, "card_orders", m.ID); err != nil {
+		return nil, fmt.Errorf("stored card order %s: clientData: %w", m.ID, err)
+	}
+	return m.toDomain()
+}
+
 // CardOrderRepository implements ports.CardOrderRepository.
 type CardOrderRepository struct{ db *DB }
 
@@ -175,7 +204,11 @@ var cardOrderUnique = constraintErrors{
 
 // Create implements ports.CardOrderRepository.
 func (r *CardOrderRepository) Create(ctx context.Context, o *domain.CardOrder) error {
-	return createWithEvents(ctx, r.db, toCardOrderModel(o), o, cardOrderUnique)
+	m, err := r.toModel(o)
+	if err != nil {
+		return err
+	}
+	return createWithEvents(ctx, r.db, m, o, cardOrderUnique)
 }
 
 // Get implements ports.CardOrderRepository.
@@ -184,13 +217,12 @@ func (r *CardOrderRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Ca
 	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
 		return nil, interpretError(err, domain.ErrCardOrderNotFound, nil)
 	}
-	return m.toDomain()
+	return r.load(&m)
 }
 
 // Update implements ports.CardOrderRepository.
 func (r *CardOrderRepository) Update(ctx context.Context, id uuid.UUID, fn func(o *domain.CardOrder) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrCardOrderNotFound, cardOrderUnique, (*cardOrderModel).toDomain,
-		infallible(toCardOrderModel), fn)
+	return lockedUpdate(ctx, r.db, id, domain.ErrCardOrderNotFound, cardOrderUnique, r.load, r.toModel, fn)
 }
 
 // ListDue implements ports.CardOrderRepository.

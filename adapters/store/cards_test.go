@@ -32,7 +32,7 @@ func TestCardRoundTripAndOneLiveCardPerPAN(t *testing.T) {
 		if !reflect.DeepEqual(got.State(), c.State()) {
 			t.Fatalf("got %+v\nwant %+v", got.State(), c.State())
 		}
-		if found := must(s.cards.FindLive(ctx, s.partner.ID, []byte("hash-1"))); found.ID() != c.ID() {
+		if found := must(s.cards.FindLive(ctx, s.partner.ID, [][]byte{[]byte("hash-0"), []byte("hash-1")})); found.ID() != c.ID() {
 			t.Fatal("FindLive missed the card")
 		}
 		// Concurrent attaches of another card: exactly one is stored.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/migrations"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // Dialect names the SQL database in use.
@@ -44,6 +45,9 @@ type Config struct {
 	// EventBody renders an event as the body its webhook delivery sends; the HTTP edge owns
 	// that form. Without it, storing a change that recorded an event fails.
 	EventBody func(domain.Event) ([]byte, error)
+	// Sealer seals clientData and blinds PINFLs at rest. Without it, storing or reading
+	// personal data fails.
+	Sealer ports.Sealer
 }
 
 // DB is an open database: GORM for the repositories and, on PostgreSQL, the pgx pool that the
@@ -55,6 +59,8 @@ type DB struct {
 	Dialect Dialect
 	// EventBody is Config.EventBody.
 	EventBody func(domain.Event) ([]byte, error)
+	// Sealer is Config.Sealer.
+	Sealer ports.Sealer
 }
 
 // Open connects to PostgreSQL when cfg.DatabaseURL is set, else opens the SQLite file.
@@ -69,7 +75,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.EventBody = cfg.EventBody
+	db.EventBody, db.Sealer = cfg.EventBody, cfg.Sealer
 	return db, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/gateway/guard"
 	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
+	"github.com/tiyin/tiyin/adapters/keyring"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 )
@@ -34,6 +35,7 @@ type Config struct {
 	OTPTTL           time.Duration
 	SandboxOTP       string
 	DataKey          []byte
+	RetiredDataKeys  [][]byte
 	RateLimit        int
 	GatewayTimeout   time.Duration
 	SandboxFaults    sandbox.Faults
@@ -139,6 +141,16 @@ func loadConfig() (Config, error) {
 	case c.Sandbox:
 		c.DataKey = sandboxDataKey
 	}
+	if v := str("TIYIN_DATA_KEY_RETIRED", ""); v != "" {
+		for i, k := range strings.Split(v, ",") {
+			b, err := hex.DecodeString(strings.TrimSpace(k))
+			if err != nil || len(b) != 32 {
+				errs = append(errs, fmt.Errorf("TIYIN_DATA_KEY_RETIRED: key %d is not 64 hex digits", i+1))
+				continue
+			}
+			c.RetiredDataKeys = append(c.RetiredDataKeys, b)
+		}
+	}
 	if !c.Sandbox {
 		c.SandboxOTP = ""
 		c.SandboxFaults = sandbox.Faults{}
@@ -150,4 +162,20 @@ func loadConfig() (Config, error) {
 		errs = append(errs, errors.New("TIYIN_SANDBOX_API_KEY must be at least 16 characters"))
 	}
 	return c, errors.Join(errs...)
+}
+
+// errNoDataKey: the data key seals personal data and secrets at rest; outside the sandbox there
+// is no default.
+var errNoDataKey = errors.New("TIYIN_DATA_KEY is required outside the sandbox: 64 hex digits (openssl rand -hex 32)")
+
+// keyring is the sealer over the data keys: nil without TIYIN_DATA_KEY.
+func (c Config) keyring() *keyring.Keyring {
+	if len(c.DataKey) == 0 {
+		return nil
+	}
+	k, err := keyring.New(c.DataKey, c.RetiredDataKeys...)
+	if err != nil {
+		panic(err) // the keys are 32 bytes each: loadConfig checked them
+	}
+	return k
 }

@@ -35,7 +35,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), migrateCmd(), partnerCmd(), ledgerCmd(), demoCmd())
+	root.AddCommand(serveCmd(), migrateCmd(), partnerCmd(), ledgerCmd(), resealCmd(), demoCmd())
 	return root
 }
 
@@ -79,7 +79,11 @@ func withDB(ctx context.Context, fn func(context.Context, *store.DB, Config) err
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	db, err := store.Open(ctx, store.Config{DatabaseURL: cfg.DatabaseURL, SQLitePath: cfg.SQLitePath, MaxConns: 4})
+	sc := store.Config{DatabaseURL: cfg.DatabaseURL, SQLitePath: cfg.SQLitePath, MaxConns: 4}
+	if k := cfg.keyring(); k != nil {
+		sc.Sealer = k
+	}
+	db, err := store.Open(ctx, sc)
 	if err != nil {
 		return err
 	}
@@ -99,8 +103,11 @@ func migrate(ctx context.Context, db *store.DB) error {
 
 // partnerApp builds the use cases the partner commands need; the data key seals webhook secrets.
 func partnerApp(db *store.DB, cfg Config) *application.App {
-	return application.New(application.Deps{Clock: systemClock{}, Partners: store.NewPartnerRepository(db)},
-		application.Config{DataKey: cfg.DataKey})
+	d := application.Deps{Clock: systemClock{}, Partners: store.NewPartnerRepository(db)}
+	if k := cfg.keyring(); k != nil {
+		d.Sealer = k
+	}
+	return application.New(d, application.Config{})
 }
 
 func partnerCmd() *cobra.Command {
@@ -268,6 +275,32 @@ func ledgerCmd() *cobra.Command {
 		},
 	})
 	return cmd
+}
+
+func resealCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "reseal",
+		Short: "Re-encrypt personal data and secrets under the current TIYIN_DATA_KEY (after a key rotation)",
+		Long: `Moves every sealed value (clientData, webhook secrets) to the current TIYIN_DATA_KEY and
+stores any card PINFL as its blind index. Run it after rotating the key with the old key in
+TIYIN_DATA_KEY_RETIRED; once it has run, the retired key can be dropped. It works in batches and
+may run while tiyin serves, and again at any time.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
+				if db.Sealer == nil {
+					return errNoDataKey
+				}
+				r, err := db.Reseal(ctx)
+				if err != nil {
+					return err
+				}
+				fmt.Printf("resealed under key %s: %d clientData, %d card PINFLs, %d webhook secrets\n",
+					db.Sealer.KeyID(), r.ClientData, r.PINFLs, r.WebhookSecrets)
+				return nil
+			})
+		},
+	}
 }
 
 func partnerErr(err error, name string) error {

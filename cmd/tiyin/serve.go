@@ -34,7 +34,7 @@ const shutdownTimeout = 20 * time.Second
 
 func serve(cfg Config) error {
 	if len(cfg.DataKey) == 0 {
-		return errors.New("TIYIN_DATA_KEY is required outside the sandbox: 64 hex digits (openssl rand -hex 32)")
+		return errNoDataKey
 	}
 	log, err := newLogger(cfg.LogLevel)
 	if err != nil {
@@ -47,15 +47,15 @@ func serve(cfg Config) error {
 	}
 	app := fx.New(
 		fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger }),
-		fx.Supply(cfg, log),
+		fx.Supply(cfg, log, fx.Annotate(cfg.keyring(), fx.As(new(ports.Sealer)))),
 		fx.Provide(
-			func(c Config) store.Config {
+			func(c Config, s ports.Sealer) store.Config {
 				return store.Config{DatabaseURL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxConns: int32(c.DBMaxConns),
-					EventBody: httpadapter.EventBody}
+					EventBody: httpadapter.EventBody, Sealer: s}
 			},
 			func(c Config) application.Config {
 				return application.Config{ApplicationTTL: c.ApplicationTTL, SandboxCallDelay: c.SandboxCallDelay, Product: c.Product,
-					LoanContractDelay: c.ContractDelay, OTPTTL: c.OTPTTL, SandboxOTP: c.SandboxOTP, DataKey: c.DataKey}
+					LoanContractDelay: c.ContractDelay, OTPTTL: c.OTPTTL, SandboxOTP: c.SandboxOTP}
 			},
 			func(c Config) jobs.Config {
 				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL}

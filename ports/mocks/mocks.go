@@ -903,18 +903,18 @@ func (mr *MockCardRepositoryMockRecorder) Create(ctx, c any) *gomock.Call {
 }
 
 // FindLive mocks base method.
-func (m *MockCardRepository) FindLive(ctx context.Context, partnerID uuid.UUID, panHash []byte) (*domain.Card, error) {
+func (m *MockCardRepository) FindLive(ctx context.Context, partnerID uuid.UUID, panHashes [][]byte) (*domain.Card, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "FindLive", ctx, partnerID, panHash)
+	ret := m.ctrl.Call(m, "FindLive", ctx, partnerID, panHashes)
 	ret0, _ := ret[0].(*domain.Card)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // FindLive indicates an expected call of FindLive.
-func (mr *MockCardRepositoryMockRecorder) FindLive(ctx, partnerID, panHash any) *gomock.Call {
+func (mr *MockCardRepositoryMockRecorder) FindLive(ctx, partnerID, panHashes any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindLive", reflect.TypeOf((*MockCardRepository)(nil).FindLive), ctx, partnerID, panHash)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FindLive", reflect.TypeOf((*MockCardRepository)(nil).FindLive), ctx, partnerID, panHashes)
 }
 
 // Get mocks base method.

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tiyin/tiyin/adapters/keyring"
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/domain"
 )
@@ -76,7 +77,8 @@ func URL(t testing.TB, d store.Dialect) (databaseURL, sqlitePath string) {
 func Open(t testing.TB, d store.Dialect) *store.DB {
 	t.Helper()
 	dbURL, path := URL(t, d)
-	db, err := store.Open(context.Background(), store.Config{DatabaseURL: dbURL, SQLitePath: path, MaxConns: 8, EventBody: EventBody})
+	db, err := store.Open(context.Background(), store.Config{DatabaseURL: dbURL, SQLitePath: path, MaxConns: 8, EventBody: EventBody,
+		Sealer: Sealer})
 	if err != nil {
 		t.Fatalf("open %s: %v", d, err)
 	}
@@ -85,6 +87,16 @@ func Open(t testing.TB, d store.Dialect) *store.DB {
 		t.Fatalf("migrate %s: %v", d, err)
 	}
 	return db
+}
+
+// Sealer is the tests' keyring.
+var Sealer = must(keyring.New([]byte("tiyin-test-data-key-0123456789ab")))
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // EventBody is a plain rendering of an event for the store's tests, which do not depend on the
