@@ -21,8 +21,9 @@ build: ## Build the binary into bin/tiyin
 	$(GO) build -o $(BIN) ./cmd/tiyin
 
 .PHONY: test
-test: ## Run every test (PostgreSQL ones need TIYIN_TEST_DATABASE_URL)
+test: ## Run every test (PostgreSQL ones need TIYIN_TEST_DATABASE_URL), then each fuzz target for 3s
 	$(GO) test -count=1 -timeout 15m ./...
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
 
 .PHONY: test-race
 test-race: ## Run the tests with the race detector
@@ -51,9 +52,16 @@ docs-assets: ## Fetch the Redoc bundle that /docs serves from npm (commit the re
 generate: ## Regenerate the API types (oapi-codegen) and the port mocks (mockgen)
 	$(GO) generate ./...
 
+# Fuzz targets as package:target: the envelope decoder, every handler's params, every value parser.
+FUZZ_TARGETS := adapters/http:FuzzReadRequest adapters/http:FuzzHandlerParams \
+	$(addprefix domain:,FuzzParseClientData FuzzParsePercent FuzzParsePhone FuzzParsePAN FuzzParseExpiry FuzzParseOTP \
+	  FuzzParseWebhookURL FuzzParsePartnerName FuzzParseContractNumber FuzzParseAmount FuzzParseEnums FuzzParseCardHolder)
+
 .PHONY: fuzz
-fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
-	@for t in FuzzParseClientData FuzzParsePercent FuzzParsePhone; do $(GO) test ./domain -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} || exit 1; done
+fuzz: ## Run each fuzz target for FUZZTIME (default 30s; a long run: make fuzz FUZZTIME=10m)
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+	  out=$$($(GO) test ./$$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $${FUZZTIME:-30s} 2>&1) || { echo "$$out"; exit 1; }; \
+	  n=$$(echo "$$out" | grep -o "execs: [0-9]*" | tail -1 | cut -d" " -f2); echo "$$name: $${n:+$$n executions}$${n:-its seed corpus}, no failure"; done
 
 .PHONY: clean
 clean: ## Remove the binary and the local SQLite database

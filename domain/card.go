@@ -3,6 +3,8 @@ package domain
 import (
 	"errors"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // PAN is a full payment card number: 16 digits. It is never logged or returned; Masked is the
@@ -55,3 +57,19 @@ func (n Network) String() string { return n.s }
 
 // IsZero reports whether the network is unset.
 func (n Network) IsZero() bool { return n.s == "" }
+
+// ParseCardHolder accepts the name on a card: 1 to 100 Latin or Cyrillic letters, spaces,
+// hyphens, apostrophes and dots, as networks emboss them; runs of spaces fold into one.
+func ParseCardHolder(s string) (string, error) {
+	s = collapse(s)
+	if s == "" || utf8.RuneCountInString(s) > 100 {
+		return "", errors.New("must be 1 to 100 characters")
+	}
+	for _, r := range s {
+		letter := unicode.IsLetter(r) && (unicode.Is(unicode.Latin, r) || unicode.Is(unicode.Cyrillic, r))
+		if !letter && r != ' ' && r != '-' && r != '\'' && r != '.' {
+			return "", errors.New("must contain only Latin or Cyrillic letters, spaces, hyphens, apostrophes and dots")
+		}
+	}
+	return s, nil
+}

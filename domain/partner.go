@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -42,8 +43,8 @@ func ParseWebhookURL(s string) (string, error) {
 // ParsePartnerName accepts 1–100 printable characters without surrounding spaces.
 func ParsePartnerName(s string) (string, error) {
 	s = strings.TrimSpace(s)
-	if s == "" || utf8.RuneCountInString(s) > 100 {
-		return "", errors.New("partner name must be 1 to 100 characters")
+	if s == "" || utf8.RuneCountInString(s) > 100 || !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
+		return "", errors.New("partner name must be 1 to 100 printable characters")
 	}
 	return s, nil
 }

@@ -54,6 +54,9 @@ func readRequest(c echo.Context) (request, error) {
 		}
 		return request{}, malformed("request body is not valid JSON")
 	}
+	if err := checkJSON(body); err != nil {
+		return request{}, malformed(err.Error())
+	}
 	var (
 		req request
 		fs  domain.Fieldset

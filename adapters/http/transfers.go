@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -36,16 +35,15 @@ func (s *Server) createTransfer(ctx context.Context, p domain.Partner, raw json.
 	}
 	network, err := domain.ParseNetwork(string(in.ReceiverCardType))
 	fs.Check("params.receiverCardType", err)
-	if n := utf8.RuneCountInString(in.CardHolderName); n < 1 || n > 100 {
-		fs.Add("params.cardHolderName", "must be 1 to 100 characters")
-	}
+	holder, err := domain.ParseCardHolder(in.CardHolderName)
+	fs.Check("params.cardHolderName", err)
 	amount, err := domain.ParseAmount(in.Amount)
 	fs.Check("params.amount", err)
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
 	id, err := s.d.App.CreateTransfer.Handle(ctx, application.CreateTransfer{PartnerID: p.ID, ApplicationID: app,
-		ExternalID: ext, PAN: pan, CardID: cardID, Network: network, CardHolder: in.CardHolderName, Amount: amount})
+		ExternalID: ext, PAN: pan, CardID: cardID, Network: network, CardHolder: holder, Amount: amount})
 	if err != nil {
 		return nil, err
 	}

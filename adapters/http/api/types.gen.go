@@ -807,8 +807,10 @@ type ConfirmTransferResult struct {
 // CreateTransferParams Exactly one of pan and cardId names the receiving card.
 type CreateTransferParams struct {
 	// Amount Tiyin; positive.
-	Amount         int64  `json:"amount"`
-	ApplicationId  UUID   `json:"applicationId"`
+	Amount        int64 `json:"amount"`
+	ApplicationId UUID  `json:"applicationId"`
+
+	// CardHolderName The name on the card: Latin or Cyrillic letters, spaces, hyphens, apostrophes and dots.
 	CardHolderName string `json:"cardHolderName"`
 	CardId         *UUID  `json:"cardId,omitempty"`
 	ExternalId     UUID   `json:"externalId"`
