@@ -157,4 +157,3 @@ func with2(p map[string]any, k string, v any) map[string]any {
 	p[k] = v
 	return p
 }
-
