@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	reportScan()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -51,6 +52,7 @@ type server struct {
 	cmd      *exec.Cmd
 	out      *bytes.Buffer
 	check    *apicheck.Validator
+	secrets  secrets
 }
 
 const sandboxKey = "e2e-sandbox-key-0123456789"
@@ -88,6 +90,7 @@ func start(t *testing.T, d store.Dialect, extraEnv ...string) *server {
 			_ = s.cmd.Process.Kill()
 			t.Errorf("tiyin did not stop within 30 s")
 		}
+		s.secrets.scan(t, s.out.String())
 		if t.Failed() {
 			t.Logf("server output:\n%s", s.out)
 		}
@@ -147,6 +150,9 @@ func (s *server) callWith(t *testing.T, key, id, path string, params any) answer
 func (s *server) send(t *testing.T, method, key, id, path string, params any) answer {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"id": id, "params": params})
+	var generic any
+	_ = json.Unmarshal(body, &generic)
+	s.secrets.remember(key, generic)
 	req, _ := http.NewRequest(method, s.url+path, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+key)
