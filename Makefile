@@ -52,6 +52,11 @@ docs-assets: ## Fetch the Redoc bundle that /docs serves from npm (commit the re
 generate: ## Regenerate the API types (oapi-codegen) and the port mocks (mockgen)
 	$(GO) generate ./...
 
+.PHONY: crash-test
+crash-test: ## Crash harness on PostgreSQL: KILLS SIGKILLs (default 25) of NODES processes (2) under WORKERS flows (8)
+	TIYIN_CRASH_KILLS=$${KILLS:-25} TIYIN_CRASH_NODES=$${NODES:-2} TIYIN_CRASH_WORKERS=$${WORKERS:-8} \
+	  $(GO) test -count=1 -v -timeout 60m -run '^TestCrashSafety$$' ./test/crash/
+
 # Fuzz targets as package:target: the envelope decoder, every handler's params, every value parser.
 FUZZ_TARGETS := adapters/http:FuzzReadRequest adapters/http:FuzzHandlerParams \
 	$(addprefix domain:,FuzzParseClientData FuzzParsePercent FuzzParsePhone FuzzParsePAN FuzzParseExpiry FuzzParseOTP \

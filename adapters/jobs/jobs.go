@@ -125,12 +125,14 @@ func (w *applicationWorker) Timeout(*river.Job[ApplicationArgs]) time.Duration {
 	return jobTimeout
 }
 
-// jobTimeout bounds every job (a run makes a few gateway calls of GatewayTimeout each);
-// rescueAfter is when a job still marked running is taken for lost: its process died. A lost
-// job holds its application's uniqueness until then, so it is kept short.
+// jobTimeout bounds every job (a run makes a few gateway calls of TIYIN_GATEWAY_TIMEOUT each,
+// and a call that times out ends the run with a retry later); rescueAfter is when a job still
+// marked running is taken for lost: its process died. A lost job holds its application's
+// uniqueness until then, so it is kept short: an application whose worker was killed moves on
+// within about 45 s (the crash harness, test/crash, measures it).
 const (
-	jobTimeout  = time.Minute
-	rescueAfter = 2 * time.Minute
+	jobTimeout  = 30 * time.Second
+	rescueAfter = 45 * time.Second
 )
 
 type reconcileWorker struct {
