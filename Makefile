@@ -35,8 +35,19 @@ lint: ## Static checks: gofmt, go vet, the dependency rule, the API document, ge
 	$(GO) vet ./...
 	@if command -v golangci-lint >/dev/null; then golangci-lint run ./...; else echo "golangci-lint not installed: skipped (see .ci/run for the install line)"; fi
 	@if command -v npx >/dev/null; then $(MAKE) --no-print-directory lint-api; else echo "npx not installed: API document lint skipped"; fi
+	@$(MAKE) --no-print-directory vuln
 	@$(MAKE) --no-print-directory generate >/dev/null
 	@git diff --exit-code --stat -- adapters/http/api ports/mocks postman || { echo "generated code is stale: run make generate and commit"; exit 1; }
+
+.PHONY: vuln
+vuln: ## Known vulnerabilities in the code's call graph (govulncheck; needs vuln.go.dev)
+	@if ! command -v govulncheck >/dev/null; then echo "govulncheck not installed: skipped (see .ci/run for the install line)"; exit 0; fi; \
+	out=$$(govulncheck ./... 2>&1); rc=$$?; \
+	if [ $$rc -eq 0 ]; then echo "govulncheck: no known vulnerability reaches the code"; \
+	elif echo "$$out" | grep -q "fetching vulnerabilities"; then \
+	  echo "govulncheck BLOCKED: the vulnerability database (vuln.go.dev) is unreachable from this machine; nothing was checked"; \
+	  echo "$$out" | tail -1; \
+	else echo "$$out"; exit 1; fi
 
 .PHONY: lint-api
 lint-api: ## Lint the API document with Redocly CLI (from npm; rules in redocly.yaml)
