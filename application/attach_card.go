@@ -72,9 +72,9 @@ func (h *AttachCardHandler) Handle(ctx context.Context, cmd AttachCard) (uuid.UU
 			code, cmd.PAN.Masked(), humanDuration(ttl))
 		if err := h.d.SMS.Send(ctx, ports.SMS{Phone: cmd.Phone, Text: text, Code: code, Card: cmd.PAN.Masked()}); err != nil {
 			if errors.Is(err, domain.ErrSMSNotSent) {
-				return err
+				return err // the gateway refused it: 1006, the partner's answer
 			}
-			return fmt.Errorf("%w: %w", domain.ErrSMSNotSent, err)
+			return gatewayError(err) // the outcome is unknown: code 10, the same id may retry
 		}
 		return nil
 	})

@@ -3,6 +3,7 @@ package application_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -32,23 +33,39 @@ func TestAttachRefusedByTheNetworkStoresNothing(t *testing.T) {
 
 func TestAttachWhoseSMSFailsStoresNothing(t *testing.T) {
 	t.Parallel()
-	d := setup(t)
-	d.cards.EXPECT().LookupCard(gomock.Any(), gomock.Any()).Return("REF", nil)
-	d.cardRepo.EXPECT().FindLive(gomock.Any(), d.partner, gomock.Any()).Return(nil, domain.ErrCardNotFound)
-	var stored *domain.Card
-	d.cardRepo.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, c *domain.Card) error { stored = c; return nil })
-	d.sms.EXPECT().Send(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, m ports.SMS) error {
-		if len(m.Code) != 6 || m.Card != "860012******9012" {
-			t.Errorf("message %+v", m)
-		}
-		return errors.New("operator down")
-	})
-	_, err := d.app.AttachCard.Handle(context.Background(), attachCmd(t, d))
-	if !errors.Is(err, domain.ErrSMSNotSent) || d.committed != 0 || stored == nil {
-		t.Fatalf("err %v, commits %d", err, d.committed)
+	tests := []struct {
+		name    string
+		sendErr error
+		want    error
+	}{
+		{"the gateway refuses: 1006", fmt.Errorf("%w: number barred", domain.ErrSMSNotSent), domain.ErrSMSNotSent},
+		{"the gateway is down: code 10, retry", fmt.Errorf("%w: operator down", ports.ErrGatewayTransient), ports.ErrUnavailable},
 	}
-	if st := stored.State(); st.Status != domain.CardUnverified || len(st.OTPHash) != 32 || st.Token != "" {
-		t.Fatalf("card %+v", st)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := setup(t)
+			d.cards.EXPECT().LookupCard(gomock.Any(), gomock.Any()).Return("REF", nil)
+			d.cardRepo.EXPECT().FindLive(gomock.Any(), d.partner, gomock.Any()).Return(nil, domain.ErrCardNotFound)
+			var stored *domain.Card
+			d.cardRepo.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, c *domain.Card) error { stored = c; return nil })
+			d.sms.EXPECT().Send(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, m ports.SMS) error {
+				if len(m.Code) != 6 || m.Card != "860012******9012" {
+					t.Errorf("message %+v", m)
+				}
+				return tt.sendErr
+			})
+			_, err := d.app.AttachCard.Handle(context.Background(), attachCmd(t, d))
+			if !errors.Is(err, tt.want) || d.committed != 0 || stored == nil {
+				t.Fatalf("err %v, commits %d", err, d.committed)
+			}
+			if errors.Is(tt.want, ports.ErrUnavailable) && errors.Is(err, domain.ErrSMSNotSent) {
+				t.Fatal("a transient failure answered as a refusal (1006 is stored and replayed)")
+			}
+			if st := stored.State(); st.Status != domain.CardUnverified || len(st.OTPHash) != 32 || st.Token != "" {
+				t.Fatalf("card %+v", st)
+			}
+		})
 	}
 }
 

@@ -292,36 +292,39 @@ func (c *cluster) waitStatus(t *testing.T, app, want string) string {
 	return st
 }
 
-func TestCrashSafety(t *testing.T) {
+// setup builds the binary and starts nodes processes on a fresh PostgreSQL schema.
+func setup(t *testing.T, nodes int, env ...string) (c *cluster, bin, dbURL string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("crash harness: not in -short")
 	}
-	dbURL, _ := storetest.URL(t, store.Postgres)
+	dbURL, _ = storetest.URL(t, store.Postgres)
 	if dbURL == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("the crash harness needs PostgreSQL: set TIYIN_TEST_DATABASE_URL")
 		}
 		t.Skip("SKIPPED LOUDLY: the crash harness needs PostgreSQL (TIYIN_TEST_DATABASE_URL)")
 	}
-	kills, workers, nodes := setting("TIYIN_CRASH_KILLS", 4), setting("TIYIN_CRASH_WORKERS", 6), setting("TIYIN_CRASH_NODES", 2)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "tiyin")
+	bin = filepath.Join(t.TempDir(), "tiyin")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/tiyin").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	c := &cluster{}
+	c = &cluster{}
 	for range nodes {
 		l, _ := net.Listen("tcp", "127.0.0.1:0")
 		addr := l.Addr().String()
 		_ = l.Close()
-		n := &node{url: "http://" + addr, bin: bin, env: append(os.Environ(), "TIYIN_HTTP_ADDR="+addr, "TIYIN_SANDBOX=true",
+		n := &node{url: "http://" + addr, bin: bin, env: append(append(os.Environ(), "TIYIN_HTTP_ADDR="+addr, "TIYIN_SANDBOX=true",
 			"TIYIN_SANDBOX_API_KEY="+key, "TIYIN_DATABASE_URL="+dbURL, "TIYIN_LOAN_CONTRACT_DELAY=1s", "TIYIN_RATE_LIMIT=0",
-			"TIYIN_DB_MAX_CONNS=8", "TIYIN_LOG_LEVEL=warn")}
+			"TIYIN_DB_MAX_CONNS=8", "TIYIN_LOG_LEVEL=warn"), env...)}
 		n.start(t)
 		c.nodes = append(c.nodes, n)
 	}
+	return c, bin, dbURL
+}
 
-	// Flows run until the last kill, then the ones under way finish.
+// run keeps workers flows going while during runs, then lets the ones under way finish.
+func (c *cluster) run(t *testing.T, workers int, during func()) []outcome {
 	ctx, stopFlows := context.WithCancel(context.Background())
 	var (
 		mu       sync.Mutex
@@ -340,21 +343,20 @@ func TestCrashSafety(t *testing.T) {
 			}
 		}()
 	}
-	for i := range kills {
-		time.Sleep(time.Duration(800+rand.IntN(2500)) * time.Millisecond)
-		n := c.nodes[rand.IntN(len(c.nodes))]
-		n.kill()
-		time.Sleep(time.Duration(rand.IntN(500)) * time.Millisecond)
-		n.start(t)
-		t.Logf("kill %d of %d survived", i+1, kills)
-	}
+	during()
 	stopFlows()
 	wg.Wait()
+	return outcomes
+}
 
-	// Every flow finished, each of its steps exactly once.
-	finished := 0
+// verify checks how the flows ended and what the database holds, once the nodes stopped; a
+// failed issuance counts as ended when failedOK (it is a documented end: FAILED, 1027).
+func (c *cluster) verify(t *testing.T, outcomes []outcome, bin, dbURL string, failedOK bool) (finished, failed int, ledger string) {
+	t.Helper()
 	for _, o := range outcomes {
 		switch {
+		case failedOK && o.err != nil && strings.Contains(o.err.Error(), "issuance ended FAILED"):
+			failed++
 		case o.err != nil:
 			t.Errorf("flow %s: %v", o.app, o.err)
 		case o.transferStatus != "SUCCESS" || o.repayment != "SUCCESS" || o.card != "ACTIVE":
@@ -397,6 +399,38 @@ func TestCrashSafety(t *testing.T) {
 			t.Errorf("%d %s", n, what)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "crash harness: %d nodes, %d SIGKILLs survived, %d flows finished of %d, %d requests retried after a kill, %d answers replayed byte-for-byte; %s",
-		nodes, kills, finished, len(outcomes), c.retries.Load(), c.replays.Load(), out)
+	return finished, failed, strings.ReplaceAll(strings.TrimSpace(string(out)), "\n", "; ")
+}
+
+func TestCrashSafety(t *testing.T) {
+	kills, workers, nodes := setting("TIYIN_CRASH_KILLS", 4), setting("TIYIN_CRASH_WORKERS", 6), setting("TIYIN_CRASH_NODES", 2)
+	c, bin, dbURL := setup(t, nodes)
+	outcomes := c.run(t, workers, func() {
+		for i := range kills {
+			time.Sleep(time.Duration(800+rand.IntN(2500)) * time.Millisecond)
+			n := c.nodes[rand.IntN(len(c.nodes))]
+			n.kill()
+			time.Sleep(time.Duration(rand.IntN(500)) * time.Millisecond)
+			n.start(t)
+			t.Logf("kill %d of %d survived", i+1, kills)
+		}
+	})
+	finished, _, ledger := c.verify(t, outcomes, bin, dbURL, false)
+	fmt.Fprintf(os.Stderr, "crash harness: %d nodes, %d SIGKILLs survived, %d flows finished of %d, %d requests retried after a kill, %d answers replayed byte-for-byte; %s\n",
+		nodes, kills, finished, len(outcomes), c.retries.Load(), c.replays.Load(), ledger)
+}
+
+// TestUnderGatewayFaults: with the sandbox gateways failing and hanging at random, every
+// request that meets a fault answers code 10 within the gateway timeout and its retry with the
+// same id goes through; background stages retry and every flow ends (issuance COMPLETED, or
+// FAILED after its retries), nothing stuck, the ledger consistent.
+func TestUnderGatewayFaults(t *testing.T) {
+	c, bin, dbURL := setup(t, 1, "TIYIN_SANDBOX_FAULTS=error=0.2,timeout=0.05,latency=5ms", "TIYIN_GATEWAY_TIMEOUT=400ms")
+	outcomes := c.run(t, 6, func() { time.Sleep(12 * time.Second) })
+	finished, failed, ledger := c.verify(t, outcomes, bin, dbURL, true)
+	if finished == 0 || c.retries.Load() == 0 {
+		t.Fatalf("%d flows finished, %d requests met a fault: the faults did not reach the requests", finished, c.retries.Load())
+	}
+	fmt.Fprintf(os.Stderr, "gateway faults (error 20%%, timeout 5%%): %d flows finished, %d issuances FAILED after their retries, %d requests answered code 10 and retried with the same id; %s\n",
+		finished, failed, c.retries.Load(), ledger)
 }

@@ -48,8 +48,10 @@ func New(cfg Config, metrics *observe.Metrics) *Guard {
 	return &Guard{timeout: cfg.Timeout, faults: cfg.Faults, metrics: metrics}
 }
 
-// Module decorates the gateway ports that another module provides.
-var Module = fx.Module("gateway-guard",
+// Module decorates the gateway ports that another module provides. It is plain options, not
+// an fx.Module: a module's decorations reach only its own scope, and these must reach every
+// use case.
+var Module = fx.Options(
 	fx.Provide(New),
 	fx.Decorate((*Guard).Scoring, (*Guard).CoreBanking, (*Guard).Processing, (*Guard).SMSSender, (*Guard).CardIssuer),
 )
