@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"bufio"
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tiyin/tiyin/adapters/store"
+)
+
+// TestSlowClientIsCutOff: a client that opens a connection and sends its headers slowly does
+// not hold the server: the connection is closed once the read-header timeout (5 s) passes.
+func TestSlowClientIsCutOff(t *testing.T) {
+	t.Parallel()
+	s := start(t, store.SQLite)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	if _, err := conn.Write([]byte("POST /microloans/applications/info HTTP/1.1\r\nHost: x\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	took := time.Since(start)
+	// The server either answers 408 or just closes; either way it does so at the timeout, not
+	// at the 20 s the client would wait.
+	if took < 4*time.Second || took > 10*time.Second {
+		t.Fatalf("the half-sent request was held %s (answer %q, %v)", took, line, err)
+	}
+}
+
+// TestShutdownFinishesRequestsInFlight: SIGTERM while a request waits for a slow gateway lets
+// the request finish with its answer, then the process exits cleanly.
+func TestShutdownFinishesRequestsInFlight(t *testing.T) {
+	t.Parallel()
+	s := start(t, store.SQLite, "TIYIN_SANDBOX_FAULTS=latency=1500ms")
+	done := make(chan answer, 1)
+	go func() {
+		done <- s.call(t, "/cards/attach", map[string]any{"pan": "8600123456789012", "expiry": "3012",
+			"processingType": "UZCARD", "phoneNumber": "998901234567"})
+	}()
+	time.Sleep(500 * time.Millisecond) // the attach is waiting for the network
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case a := <-done:
+		if a.code() != 0 || a.Result["cardId"] == nil {
+			t.Fatalf("the request in flight at SIGTERM: %s", a.Raw)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the request in flight never got its answer")
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- s.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, s.out)
+		}
+	case <-time.After(25 * time.Second):
+		t.Fatal("no exit within 25 s of SIGTERM")
+	}
+	if !strings.Contains(s.out.String(), "shutting down: draining requests and jobs") {
+		t.Fatalf("no drain logged:\n%s", s.out)
+	}
+	s.launch(t) // the cleanup stops a running process
+	s.waitReady(t)
+}
