@@ -5,6 +5,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -78,17 +79,8 @@ func start(t *testing.T, d store.Dialect, extraEnv ...string) *server {
 	s := &server{url: "http://" + addr, key: sandboxKey, env: env, out: &bytes.Buffer{}, check: apicheck.New(t)}
 	s.launch(t)
 	t.Cleanup(func() {
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- s.cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("tiyin did not stop cleanly: %v\n%s", err, s.out)
-			}
-		case <-time.After(30 * time.Second):
-			_ = s.cmd.Process.Kill()
-			t.Errorf("tiyin did not stop within 30 s")
+		if err := s.stop(); err != nil {
+			t.Errorf("tiyin did not stop cleanly: %v\n%s", err, s.out)
 		}
 		s.secrets.scan(t, s.out.String())
 		if t.Failed() {
@@ -97,6 +89,20 @@ func start(t *testing.T, d store.Dialect, extraEnv ...string) *server {
 	})
 	s.waitReady(t)
 	return s
+}
+
+// stop sends SIGTERM and waits up to 30 s for a clean exit; past that it kills the process.
+func (s *server) stop() error {
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		return errors.New("no exit within 30 s of SIGTERM")
+	}
 }
 
 // launch starts `tiyin serve` with the server's environment; the caller waits for it.
