@@ -77,7 +77,7 @@ FUZZ_TARGETS := adapters/http:FuzzReadRequest adapters/http:FuzzHandlerParams \
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s; a long run: make fuzz FUZZTIME=10m)
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
 	  out=$$($(GO) test ./$$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $${FUZZTIME:-30s} 2>&1) || { echo "$$out"; exit 1; }; \
-	  n=$$(echo "$$out" | grep -o "execs: [0-9]*" | tail -1 | cut -d" " -f2); echo "$$name: $${n:+$$n executions}$${n:-its seed corpus}, no failure"; done
+	  n=$$(echo "$$out" | grep -o "execs: [0-9]*" | tail -1 | cut -d" " -f2); if [ -n "$$n" ]; then n="$$n executions"; else n="its seed corpus"; fi; echo "$$name: $$n, no failure"; done
 
 .PHONY: clean
 clean: ## Remove the binary and the local SQLite database
