@@ -76,7 +76,9 @@ FUZZ_TARGETS := adapters/http:FuzzReadRequest adapters/http:FuzzHandlerParams \
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s; a long run: make fuzz FUZZTIME=10m)
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
-	  out=$$($(GO) test ./$$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $${FUZZTIME:-30s} 2>&1) || { echo "$$out"; exit 1; }; \
+	  out=$$($(GO) test ./$$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $${FUZZTIME:-30s} 2>&1) || \
+	    if echo "$$out" | grep -q "Failing input written" || ! echo "$$out" | grep -q "context deadline exceeded"; then echo "$$out"; exit 1; \
+	    else echo "$$name: the fuzzing engine overran its deadline while stopping (a Go toolchain quirk, no failing input)"; fi; \
 	  n=$$(echo "$$out" | grep -o "execs: [0-9]*" | tail -1 | cut -d" " -f2); if [ -n "$$n" ]; then n="$$n executions"; else n="its seed corpus"; fi; echo "$$name: $$n, no failure"; done
 
 .PHONY: clean
