@@ -56,6 +56,8 @@ type Server struct {
 	d     Deps
 	cfg   Config
 	limit *limiter
+	// routes are the metrics labels of the registered routes, "METHOD /path".
+	routes map[string]bool
 }
 
 const (
@@ -84,6 +86,10 @@ func New(d Deps, cfg Config) *Server {
 	s.docsRoutes(e)
 	for _, ep := range s.endpoints() {
 		e.Add(ep.method, ep.path, s.handle(ep))
+	}
+	s.routes = map[string]bool{}
+	for _, r := range e.Routes() {
+		s.routes[r.Method+" "+r.Path] = true
 	}
 	return s
 }
@@ -270,7 +276,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		took := time.Since(start)
 		id, _ := c.Get(ctxID).(string)
 		code, _ := c.Get(ctxCode).(int)
-		s.d.Metrics.Request(routeOf(c), c.Response().Status, code, took)
+		s.d.Metrics.Request(s.routeOf(c), c.Response().Status, code, took)
 		partner, _ := c.Get(ctxPartner).(domain.Partner)
 		s.d.Log.Info("request",
 			zap.String("request_id", id),
@@ -287,11 +293,9 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 
 // routeOf is the endpoint label of a request: its route, or "unmatched" for an unknown path,
 // so that random paths cannot grow the metrics without bound.
-func routeOf(c echo.Context) string {
-	for _, r := range c.Echo().Routes() {
-		if r.Path == c.Path() && r.Method == c.Request().Method {
-			return c.Request().Method + " " + r.Path
-		}
+func (s *Server) routeOf(c echo.Context) string {
+	if key := c.Request().Method + " " + c.Path(); s.routes[key] {
+		return key
 	}
 	return "unmatched"
 }
