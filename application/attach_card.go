@@ -31,9 +31,7 @@ type AttachCardHandler struct {
 
 // Handle returns the card's id.
 func (h *AttachCardHandler) Handle(ctx context.Context, cmd AttachCard) (uuid.UUID, error) {
-	gctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
-	ref, err := h.d.Processing.LookupCard(gctx, ports.CardQuery{PAN: cmd.PAN, Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone})
-	cancel()
+	ref, err := h.d.Processing.LookupCard(ctx, ports.CardQuery{PAN: cmd.PAN, Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone})
 	if err != nil {
 		if errors.Is(err, domain.ErrCardRejected) {
 			return uuid.Nil, err

@@ -30,9 +30,7 @@ func (h *ChangeCardStatusHandler) Handle(ctx context.Context, cmd ChangeCardStat
 			if err != nil || !changed || c.Origin() != domain.CardIssued {
 				return err
 			}
-			gctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
-			defer cancel()
-			if err := h.d.Processing.SetCardState(gctx, c.Token(), cmd.Status); err != nil {
+			if err := h.d.Processing.SetCardState(ctx, c.Token(), cmd.Status); err != nil {
 				return gatewayError(err)
 			}
 			return nil

@@ -36,9 +36,7 @@ func (h *ConfirmCardHandler) Handle(ctx context.Context, cmd ConfirmCard) error 
 			if outcome != nil {
 				return outcome
 			}
-			gctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
-			defer cancel()
-			token, err := h.d.Processing.Tokenise(gctx, c.NetworkRef())
+			token, err := h.d.Processing.Tokenise(ctx, c.NetworkRef())
 			if err != nil {
 				return gatewayError(err)
 			}

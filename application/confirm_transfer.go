@@ -56,9 +56,7 @@ func (h *ConfirmTransferHandler) Handle(ctx context.Context, ref TransferRef) (*
 		return nil, err
 	}
 	order := ports.CreditOrder{IdempotencyKey: t.ID().String() + ":CREDIT", Token: t.CreditToken(), Amount: t.Amount().Tiyin()}
-	cctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
-	result, err := h.d.Processing.Credit(cctx, order)
-	cancel()
+	result, err := h.d.Processing.Credit(ctx, order)
 	if err == nil {
 		err = settleTransfer(ctx, h.d, t.ID(), func(t *domain.Transfer) (bool, error) {
 			return true, t.Settle(result.Credited, result.Reason, h.d.Clock.Now())

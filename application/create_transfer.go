@@ -56,9 +56,7 @@ func (h *CreateTransferHandler) Handle(ctx context.Context, cmd CreateTransfer) 
 		}
 		req.CardToken, masked = card.Token(), card.MaskedPAN()
 	}
-	pctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
-	token, err := h.d.Processing.PrepareCredit(pctx, req)
-	cancel()
+	token, err := h.d.Processing.PrepareCredit(ctx, req)
 	if err != nil {
 		if errors.Is(err, domain.ErrCardRejected) {
 			return uuid.Nil, err

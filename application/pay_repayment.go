@@ -47,9 +47,7 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, cmd PayRepayment) (Rep
 	if err := r.Payable(loan, h.d.Clock.Now(), cmd.Amount); err != nil {
 		return RepaymentView{}, err
 	}
-	gctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
-	debit, err := h.d.Processing.LookupDebit(gctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount})
-	cancel()
+	debit, err := h.d.Processing.LookupDebit(ctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount})
 	if err != nil {
 		if errors.Is(err, domain.ErrDebitRejected) {
 			return RepaymentView{}, err

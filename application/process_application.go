@@ -12,9 +12,9 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// GatewayTimeout bounds every gateway call a stage makes; a call that runs out is treated as
-// an unknown outcome and repeated with the same idempotency key.
-const GatewayTimeout = 10 * time.Second
+// Every gateway call is bounded by the gateway guard (adapters/gateway/guard,
+// TIYIN_GATEWAY_TIMEOUT); a call that runs out is an unknown outcome (ports.ErrGatewayTransient)
+// and is repeated with the same idempotency key.
 
 // maxStepsPerRun bounds one run of the worker, so a misbehaving gateway cannot pin a worker.
 const maxStepsPerRun = 16
@@ -125,8 +125,6 @@ func (h *ProcessApplicationHandler) wait(a *domain.Application) time.Duration {
 // call makes the stage's gateway call. The idempotency key is the application and the stage,
 // so a repeated stage (after a crash or a lost answer) asks the gateway the same question.
 func (h *ProcessApplicationHandler) call(ctx context.Context, a *domain.Application, stage domain.TaskName) (domain.StepResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
-	defer cancel()
 	key := func(s domain.TaskName) string { return fmt.Sprintf("%s:%s", a.ID(), s) }
 	preScore := ports.PreScoreRequest{IdempotencyKey: key(domain.TaskPreScoring),
 		ApplicationID: a.ID(), Phone: a.Phone(), ClientData: a.ClientData()}

@@ -21,15 +21,13 @@ func (h *ProcessCardOrderHandler) Handle(ctx context.Context, id uuid.UUID) erro
 	if err != nil {
 		return err
 	}
-	gctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
-	defer cancel()
 	switch o.Status() {
 	case domain.CardOrderNew:
-		ref, err := h.d.CardIssuer.Order(gctx, ports.CardIssueRequest{IdempotencyKey: o.ID().String() + ":ORDER",
+		ref, err := h.d.CardIssuer.Order(ctx, ports.CardIssueRequest{IdempotencyKey: o.ID().String() + ":ORDER",
 			OrderID: o.ID(), Phone: o.Phone(), ClientData: o.ClientData()})
 		return h.update(ctx, id, err, func(o *domain.CardOrder) error { return o.Submitted(ref, h.d.Clock.Now()) })
 	case domain.CardOrderInProgress:
-		answer, err := h.d.CardIssuer.Result(gctx, o.IssuerRef())
+		answer, err := h.d.CardIssuer.Result(ctx, o.IssuerRef())
 		if err != nil || answer.Status != ports.AnswerApproved {
 			return h.update(ctx, id, err, func(o *domain.CardOrder) error {
 				if answer.Status == ports.AnswerDeclined {

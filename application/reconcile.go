@@ -107,10 +107,8 @@ func (h *ReconcileHandler) assignContracts(ctx context.Context, now time.Time) (
 		if err != nil {
 			return n, err
 		}
-		cctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
-		number, err := h.d.CoreBanking.ContractNumber(cctx, ports.ContractRequest{IdempotencyKey: id.String() + ":CONTRACT",
+		number, err := h.d.CoreBanking.ContractNumber(ctx, ports.ContractRequest{IdempotencyKey: id.String() + ":CONTRACT",
 			ApplicationID: l.ApplicationID(), AccountNumber: l.State().AccountNumber})
-		cancel()
 		if err != nil {
 			continue // not assigned yet: ask again on the next pass
 		}
@@ -146,9 +144,7 @@ func (h *ReconcileHandler) settleUnknownCredits(ctx context.Context, now time.Ti
 			return n, err
 		}
 		order := ports.CreditOrder{IdempotencyKey: t.ID().String() + ":CREDIT", Token: t.CreditToken(), Amount: t.Amount().Tiyin()}
-		cctx, cancel := context.WithTimeout(ctx, GatewayTimeout)
-		result, err := h.d.Processing.CreditStatus(cctx, order)
-		cancel()
+		result, err := h.d.Processing.CreditStatus(ctx, order)
 		if err != nil {
 			continue // still unknown: ask again next pass
 		}

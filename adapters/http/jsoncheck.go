@@ -56,7 +56,11 @@ func checkJSON(body []byte) error {
 			}
 			key, _ := tok.(string)
 			if f.keys[key] {
-				return fmt.Errorf("request body has the key %q twice in %s", key, f.path)
+				where := f.path
+				if where == "" {
+					where = "the body"
+				}
+				return fmt.Errorf("request body has the key %q twice in %s", key, where)
 			}
 			f.keys[key], f.key, f.expectKey = true, key, false
 			continue
@@ -66,15 +70,15 @@ func checkJSON(body []byte) error {
 			if len(stack) >= maxDepth {
 				return fmt.Errorf("request body is nested deeper than %d levels", maxDepth)
 			}
-			path := "the body"
-			if f != nil {
-				path = f.path + "." + f.key
-				if f.keys == nil {
-					path = f.path + "[]"
-				}
-				path = trimBody(path)
+			n := &frame{} // the body's path is ""
+			switch {
+			case f != nil && f.keys == nil:
+				n.path = f.path + "[]"
+			case f != nil && f.path == "":
+				n.path = f.key
+			case f != nil:
+				n.path = f.path + "." + f.key
 			}
-			n := &frame{path: path}
 			if tok == json.Delim('{') {
 				n.keys, n.expectKey = map[string]bool{}, true
 			}
@@ -85,12 +89,4 @@ func checkJSON(body []byte) error {
 		}
 		valueEnded()
 	}
-}
-
-// trimBody turns "the body.params.x" into "params.x".
-func trimBody(p string) string {
-	if len(p) > len("the body.") && p[:len("the body.")] == "the body." {
-		return p[len("the body."):]
-	}
-	return p
 }

@@ -46,10 +46,8 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		s.d.Metrics.RateLimited(p.Name)
-		id := peekID(c)
-		c.Set(ctxID, id)
 		c.Response().Header().Set("Retry-After", "1")
-		return s.answer(c, id, nil, &apiError{codeRateLimited, http.StatusTooManyRequests,
+		return s.refuse(c, &apiError{codeRateLimited, http.StatusTooManyRequests,
 			fmt.Sprintf("rate limit exceeded: at most %d requests per second per partner (bursts of %d); retry later with the same id",
 				s.limit.perSecond, 2*s.limit.perSecond)})
 	}

@@ -218,13 +218,18 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		p, err := s.d.App.Authenticate.Handle(c.Request().Context(), strings.TrimSpace(key))
 		if err != nil {
-			id := peekID(c)
-			c.Set(ctxID, id)
-			return s.answer(c, id, nil, err)
+			return s.refuse(c, err)
 		}
 		c.Set(ctxPartner, p)
 		return next(c)
 	}
+}
+
+// refuse answers a request turned away before its body was read, echoing its id if it has one.
+func (s *Server) refuse(c echo.Context, err error) error {
+	id := peekID(c)
+	c.Set(ctxID, id)
+	return s.answer(c, id, nil, err)
 }
 
 // peekID reads the envelope id of a request refused before its body was read, so the error

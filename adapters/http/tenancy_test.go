@@ -75,7 +75,7 @@ func TestTenantIsolation(t *testing.T) {
 		theirs, none map[string]any
 	}{
 		{http.MethodPost, "/microloans/applications/pre-scoring/register",
-			with2(registerParams(), "externalId", rp["externalId"]), registerParams()},
+			set(registerParams(), "externalId", rp["externalId"]), registerParams()},
 		{http.MethodPost, "/microloans/applications/cancel",
 			map[string]any{"applicationId": pending, "initiator": "PARTNER"}, map[string]any{"applicationId": unknownApp, "initiator": "PARTNER"}},
 		{http.MethodPost, "/microloans/applications/verify", verifyParams(pending, 100_000_000), verifyParams(unknownApp, 100_000_000)},
@@ -153,7 +153,8 @@ func sortedKeys(m map[string]json.RawMessage) string {
 	return strings.Join(ks, ",")
 }
 
-func with2(p map[string]any, k string, v any) map[string]any {
+// set returns p with p[k] = v.
+func set(p map[string]any, k string, v any) map[string]any {
 	p[k] = v
 	return p
 }

@@ -128,8 +128,8 @@ func (db *DB) Reseal(ctx context.Context) (ResealReport, error) {
 			rep.ClientData += len(rows)
 		}
 	}
-	var cards []cardModel
-	if err := db.Gorm.WithContext(ctx).Select("id, pinfl").Where("pinfl <> ''").Find(&cards).Error; err != nil {
+	var cards []cardModel // a plain PINFL has 14 characters, a blind index 64
+	if err := db.Gorm.WithContext(ctx).Select("id, pinfl").Where("length(pinfl) = 14").Find(&cards).Error; err != nil {
 		return rep, err
 	}
 	for _, c := range cards {

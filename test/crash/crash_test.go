@@ -120,7 +120,7 @@ func (c *cluster) call(t *testing.T, path string, params any, write bool) (map[s
 	body, _ := json.Marshal(map[string]any{"id": id, "params": params})
 	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); {
 		n := c.nodes[rand.IntN(len(c.nodes))]
-		resp, err := http.Post(n.url+path, "application/json", withKey(body))
+		resp, err := client.Post(n.url+path, "application/json", bytes.NewReader(body))
 		if err != nil {
 			c.retries.Add(1)
 			time.Sleep(100 * time.Millisecond)
@@ -159,8 +159,7 @@ func (c *cluster) call(t *testing.T, path string, params any, write bool) (map[s
 	return nil, 0, errGaveUp
 }
 
-// keyed adds the Authorization header by wrapping the body; http.Post cannot set headers, so
-// the transport does.
+// keyed sends the sandbox partner's key with every request.
 type keyed struct{ http.RoundTripper }
 
 func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -168,12 +167,8 @@ func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
 	return k.RoundTripper.RoundTrip(r)
 }
 
-func withKey(b []byte) io.Reader { return bytes.NewReader(b) }
-
-func init() {
-	http.DefaultTransport = keyed{http.DefaultTransport}
-	http.DefaultClient.Timeout = 20 * time.Second
-}
+// client is the partner's HTTP client: keyed, and bounded so a killed node cannot hang it.
+var client = &http.Client{Transport: keyed{http.DefaultTransport}, Timeout: 20 * time.Second}
 
 func digits(n int) string {
 	var b strings.Builder
