@@ -13,16 +13,13 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +27,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
+	"github.com/tiyin/tiyin/test/tiyintest"
 )
 
 const key = "crash-sandbox-key-0123456789"
@@ -43,67 +41,10 @@ func setting(name string, def int) int {
 	return def
 }
 
-// node is one tiyin process.
-type node struct {
-	mu   sync.Mutex
-	url  string
-	env  []string
-	cmd  *exec.Cmd
-	out  *bytes.Buffer
-	bin  string
-	down atomic.Bool
-}
-
-func (n *node) start(t *testing.T) {
-	n.mu.Lock()
-	n.out = &bytes.Buffer{}
-	n.cmd = exec.Command(n.bin, "serve")
-	n.cmd.Env, n.cmd.Stdout, n.cmd.Stderr = n.env, n.out, n.out
-	if err := n.cmd.Start(); err != nil {
-		n.mu.Unlock()
-		t.Fatal(err)
-	}
-	n.mu.Unlock()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if resp, err := http.Get(n.url + "/readyz"); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				n.down.Store(false)
-				return
-			}
-		}
-	}
-	t.Fatalf("tiyin never became ready:\n%s", n.out)
-}
-
-func (n *node) kill() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.down.Store(true)
-	_ = n.cmd.Process.Signal(syscall.SIGKILL)
-	_ = n.cmd.Wait()
-}
-
-func (n *node) stop(t *testing.T) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	_ = n.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- n.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("graceful stop: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		_ = n.cmd.Process.Kill()
-		t.Error("tiyin did not stop within 30 s of SIGTERM")
-	}
-}
-
 // cluster is the nodes and what the flows saw.
 type cluster struct {
-	nodes    []*node
+	t        *testing.T
+	nodes    []*tiyintest.Node
 	replays  atomic.Int64
 	retries  atomic.Int64
 	answered sync.Map // request id → first answer body
@@ -115,12 +56,12 @@ var errGaveUp = errors.New("no answer within 3 minutes")
 // connection, a 503 (code 10) or a 409 code 9, the same request goes again, to any node,
 // until it is answered. Some answered writes are replayed at once, and the replay must be
 // byte-for-byte the first answer.
-func (c *cluster) call(t *testing.T, path string, params any, write bool) (map[string]any, int, error) {
+func (c *cluster) Call(path string, params any, write bool) (map[string]any, int, error) {
 	id := uuid.NewString()
 	body, _ := json.Marshal(map[string]any{"id": id, "params": params})
 	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); {
 		n := c.nodes[rand.IntN(len(c.nodes))]
-		resp, err := client.Post(n.url+path, "application/json", bytes.NewReader(body))
+		resp, err := client.Post(n.URL+path, "application/json", bytes.NewReader(body))
 		if err != nil {
 			c.retries.Add(1)
 			time.Sleep(100 * time.Millisecond)
@@ -147,7 +88,7 @@ func (c *cluster) call(t *testing.T, path string, params any, write bool) (map[s
 		}
 		if write {
 			if first, loaded := c.answered.LoadOrStore(id, string(b)); loaded && first.(string) != string(b) {
-				t.Errorf("%s %s: a retry got another answer:\n  first %s\n  now   %s", path, id, first, b)
+				c.t.Errorf("%s %s: a retry got another answer:\n  first %s\n  now   %s", path, id, first, b)
 			}
 			if rand.IntN(4) == 0 {
 				c.replays.Add(1)
@@ -170,123 +111,6 @@ func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
 // client is the partner's HTTP client: keyed, and bounded so a killed node cannot hang it.
 var client = &http.Client{Transport: keyed{http.DefaultTransport}, Timeout: 20 * time.Second}
 
-func digits(n int) string {
-	var b strings.Builder
-	for range n {
-		b.WriteByte(byte('0' + rand.IntN(10)))
-	}
-	return b.String()
-}
-
-func clientData(pinfl string) map[string]any {
-	return map[string]any{
-		"pinfl": pinfl, "lastName": "Karimov", "firstName": "Aziz", "birthDate": "1990-05-17",
-		"document": map[string]any{"type": "PASSPORT", "series": "AA", "number": "1234567",
-			"issuedBy": "Toshkent IIB", "issuedDate": "2020-01-10", "expiryDate": "2035-01-09"},
-		"address": map[string]any{"region": "Toshkent", "district": "Chilonzor", "address": "Bunyodkor 1"},
-		"phone":   "998901234567",
-	}
-}
-
-// outcome is how one flow ended.
-type outcome struct {
-	app, loanID, transferStatus, repayment, card string
-	err                                          error
-}
-
-// flow walks one client through everything: application, issuance, transfer, repayment, card.
-func (c *cluster) flow(t *testing.T) (o outcome) {
-	fail := func(format string, a ...any) outcome { o.err = fmt.Errorf(format, a...); return o }
-	pinfl := "3" + digits(9) + "7" + digits(3)
-	r, code, err := c.call(t, "/microloans/applications/pre-scoring/register", map[string]any{"externalId": uuid.NewString(),
-		"isAgreementAccepted": true, "phoneNumber": "998901234567", "clientData": clientData(pinfl)}, true)
-	if err != nil || code != 0 {
-		return fail("register: %d %v", code, err)
-	}
-	o.app = r["applicationId"].(string)
-	if st := c.waitStatus(t, o.app, "PENDING"); st != "PENDING" {
-		return fail("pre-scoring ended %s", st)
-	}
-	if _, code, err = c.call(t, "/microloans/applications/verify", map[string]any{"applicationId": o.app, "amount": 100_000_000,
-		"percent": 28, "monthPeriod": 12, "backupPhone": "998911112233"}, true); err != nil || code != 0 {
-		return fail("verify: %d %v", code, err)
-	}
-	if _, code, err = c.call(t, "/microloans/applications/issue", map[string]any{"applicationId": o.app, "clientData": clientData(pinfl)}, true); err != nil || code != 0 {
-		return fail("issue: %d %v", code, err)
-	}
-	if st := c.waitStatus(t, o.app, "COMPLETED"); st != "COMPLETED" {
-		return fail("issuance ended %s", st)
-	}
-	ext := uuid.NewString()
-	r, code, err = c.call(t, "/transfers/account-to-card/create", map[string]any{"externalId": ext, "applicationId": o.app,
-		"pan": "8600" + digits(11) + "9", "receiverCardType": "UZCARD", "cardHolderName": "AZIZ KARIMOV", "amount": 60_000_000}, true)
-	if err != nil || code != 0 {
-		return fail("transfer: %d %v", code, err)
-	}
-	ref := map[string]any{"externalId": ext, "transactionId": r["transactionId"]}
-	if _, code, err = c.call(t, "/transfers/account-to-card/confirm", ref, true); err != nil || (code != 0 && code != 1016) {
-		return fail("confirm: %d %v", code, err)
-	}
-	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
-		if r, _, _ = c.call(t, "/transfers/check-status", ref, false); r != nil && (r["status"] == "SUCCESS" || r["status"] == "FAILED") {
-			o.transferStatus = r["status"].(string)
-			break
-		}
-	}
-	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end) && o.loanID == ""; time.Sleep(300 * time.Millisecond) {
-		if r, _, _ = c.call(t, "/microloans/info", map[string]any{"applicationId": o.app}, false); r != nil && r["loanId"] != nil {
-			o.loanID = r["loanId"].(string)
-		}
-	}
-	if o.loanID == "" {
-		return fail("no loanId after 2 minutes")
-	}
-	chk, code, err := c.call(t, "/repayment/loans/check", map[string]any{"loanId": o.loanID}, true)
-	if err != nil || code != 0 {
-		return fail("check: %d %v", code, err)
-	}
-	r, code, err = c.call(t, "/repayment/loans/pay", map[string]any{"loanId": o.loanID, "paymentType": "EARLY", "requestId": chk["requestId"],
-		"debitId": "DBT-" + uuid.NewString(), "amount": 10_000_000, "processingType": "UZCARD"}, true)
-	if err != nil || code != 0 {
-		return fail("pay: %d %v", code, err)
-	}
-	o.repayment = r["status"].(string)
-	phone := "99890" + digits(7)
-	r, code, err = c.call(t, "/cards/attach", map[string]any{"pan": "8600" + digits(11) + "7", "expiry": "3012",
-		"processingType": "UZCARD", "phoneNumber": phone}, true)
-	if err != nil || code != 0 {
-		return fail("attach: %d %v", code, err)
-	}
-	card := r["cardId"]
-	box, _, err := c.call(t, "/sandbox/sms/outbox", map[string]any{"phoneNumber": phone}, false)
-	if err != nil || len(box["messages"].([]any)) == 0 {
-		return fail("no SMS code: %v", err)
-	}
-	otp := box["messages"].([]any)[0].(map[string]any)["code"]
-	if _, code, err = c.call(t, "/cards/attach/confirm", map[string]any{"cardId": card, "otpCode": otp}, true); err != nil || code != 0 {
-		return fail("confirm card: %d %v", code, err)
-	}
-	r, _, _ = c.call(t, "/cards/status", map[string]any{"cardId": card}, false)
-	o.card, _ = r["status"].(string)
-	return o
-}
-
-// waitStatus polls an application until it reaches want or a final status.
-func (c *cluster) waitStatus(t *testing.T, app, want string) string {
-	st := ""
-	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		r, _, err := c.call(t, "/microloans/applications/info", map[string]any{"applicationId": app}, false)
-		if err != nil || r == nil {
-			continue
-		}
-		st, _ = r["status"].(string)
-		if st == want || st == "REJECTED" || st == "FAILED" || st == "CANCELLED" || st == "EXPIRED" {
-			return st
-		}
-	}
-	return st
-}
-
 // setup builds the binary and starts nodes processes on a fresh PostgreSQL schema.
 func setup(t *testing.T, nodes int, env ...string) (c *cluster, bin, dbURL string) {
 	t.Helper()
@@ -300,30 +124,28 @@ func setup(t *testing.T, nodes int, env ...string) (c *cluster, bin, dbURL strin
 		}
 		t.Skip("SKIPPED LOUDLY: the crash harness needs PostgreSQL (TIYIN_TEST_DATABASE_URL)")
 	}
-	bin = filepath.Join(t.TempDir(), "tiyin")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/tiyin").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	bin, err := tiyintest.Build("../..", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	c = &cluster{}
+	c = &cluster{t: t}
 	for range nodes {
-		l, _ := net.Listen("tcp", "127.0.0.1:0")
-		addr := l.Addr().String()
-		_ = l.Close()
-		n := &node{url: "http://" + addr, bin: bin, env: append(append(os.Environ(), "TIYIN_HTTP_ADDR="+addr, "TIYIN_SANDBOX=true",
-			"TIYIN_SANDBOX_API_KEY="+key, "TIYIN_DATABASE_URL="+dbURL, "TIYIN_LOAN_CONTRACT_DELAY=1s", "TIYIN_RATE_LIMIT=0",
-			"TIYIN_DB_MAX_CONNS=8", "TIYIN_LOG_LEVEL=warn"), env...)}
-		n.start(t)
+		n := tiyintest.NewNode(bin, append([]string{"TIYIN_SANDBOX=true", "TIYIN_SANDBOX_API_KEY=" + key, "TIYIN_DATABASE_URL=" + dbURL,
+			"TIYIN_LOAN_CONTRACT_DELAY=1s", "TIYIN_RATE_LIMIT=0", "TIYIN_DB_MAX_CONNS=8", "TIYIN_LOG_LEVEL=warn"}, env...)...)
+		if err := n.Start(); err != nil {
+			t.Fatal(err)
+		}
 		c.nodes = append(c.nodes, n)
 	}
 	return c, bin, dbURL
 }
 
 // run keeps workers flows going while during runs, then lets the ones under way finish.
-func (c *cluster) run(t *testing.T, workers int, during func()) []outcome {
+func (c *cluster) run(workers int, during func()) []tiyintest.Outcome {
 	ctx, stopFlows := context.WithCancel(context.Background())
 	var (
 		mu       sync.Mutex
-		outcomes []outcome
+		outcomes []tiyintest.Outcome
 		wg       sync.WaitGroup
 	)
 	for range workers {
@@ -331,7 +153,7 @@ func (c *cluster) run(t *testing.T, workers int, during func()) []outcome {
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				o := c.flow(t)
+				o := tiyintest.Flow(c, 250*time.Millisecond)
 				mu.Lock()
 				outcomes = append(outcomes, o)
 				mu.Unlock()
@@ -346,26 +168,28 @@ func (c *cluster) run(t *testing.T, workers int, during func()) []outcome {
 
 // verify checks how the flows ended and what the database holds, once the nodes stopped; a
 // failed issuance counts as ended when failedOK (it is a documented end: FAILED, 1027).
-func (c *cluster) verify(t *testing.T, outcomes []outcome, bin, dbURL string, failedOK bool) (finished, failed int, ledger string) {
+func (c *cluster) verify(t *testing.T, outcomes []tiyintest.Outcome, bin, dbURL string, failedOK bool) (finished, failed int, ledger string) {
 	t.Helper()
 	for _, o := range outcomes {
 		switch {
-		case failedOK && o.err != nil && strings.Contains(o.err.Error(), "issuance ended FAILED"):
+		case failedOK && o.Err != nil && strings.Contains(o.Err.Error(), "issuance ended FAILED"):
 			failed++
-		case o.err != nil:
-			t.Errorf("flow %s: %v", o.app, o.err)
-		case o.transferStatus != "SUCCESS" || o.repayment != "SUCCESS" || o.card != "ACTIVE":
-			t.Errorf("flow %s ended transfer %s, repayment %s, card %s", o.app, o.transferStatus, o.repayment, o.card)
+		case o.Err != nil:
+			t.Errorf("flow %s: %v", o.App, o.Err)
+		case o.TransferStatus != "SUCCESS" || o.Repayment != "SUCCESS" || o.Card != "ACTIVE":
+			t.Errorf("flow %s ended transfer %s, repayment %s, card %s", o.App, o.TransferStatus, o.Repayment, o.Card)
 		default:
 			finished++
-			p, _, err := c.call(t, "/microloans/payments", map[string]any{"loanId": o.loanID}, false)
+			p, _, err := c.Call("/microloans/payments", map[string]any{"loanId": o.LoanID}, false)
 			if err != nil || len(p["payments"].([]any)) != 1 {
-				t.Errorf("loan %s: payments %v, %v; want exactly one", o.loanID, p, err)
+				t.Errorf("loan %s: payments %v, %v; want exactly one", o.LoanID, p, err)
 			}
 		}
 	}
 	for _, n := range c.nodes {
-		n.stop(t)
+		if err := n.Stop(); err != nil {
+			t.Error(err)
+		}
 	}
 	// No money lost or duplicated, no work stuck.
 	check := exec.Command(bin, "ledger", "check")
@@ -400,13 +224,15 @@ func (c *cluster) verify(t *testing.T, outcomes []outcome, bin, dbURL string, fa
 func TestCrashSafety(t *testing.T) {
 	kills, workers, nodes := setting("TIYIN_CRASH_KILLS", 4), setting("TIYIN_CRASH_WORKERS", 6), setting("TIYIN_CRASH_NODES", 2)
 	c, bin, dbURL := setup(t, nodes)
-	outcomes := c.run(t, workers, func() {
+	outcomes := c.run(workers, func() {
 		for i := range kills {
 			time.Sleep(time.Duration(800+rand.IntN(2500)) * time.Millisecond)
 			n := c.nodes[rand.IntN(len(c.nodes))]
-			n.kill()
+			n.Kill()
 			time.Sleep(time.Duration(rand.IntN(500)) * time.Millisecond)
-			n.start(t)
+			if err := n.Start(); err != nil {
+				t.Fatal(err)
+			}
 			t.Logf("kill %d of %d survived", i+1, kills)
 		}
 	})
@@ -421,7 +247,7 @@ func TestCrashSafety(t *testing.T) {
 // FAILED after its retries), nothing stuck, the ledger consistent.
 func TestUnderGatewayFaults(t *testing.T) {
 	c, bin, dbURL := setup(t, 1, "TIYIN_SANDBOX_FAULTS=error=0.2,timeout=0.05,latency=5ms", "TIYIN_GATEWAY_TIMEOUT=400ms")
-	outcomes := c.run(t, 6, func() { time.Sleep(12 * time.Second) })
+	outcomes := c.run(6, func() { time.Sleep(12 * time.Second) })
 	finished, failed, ledger := c.verify(t, outcomes, bin, dbURL, true)
 	if finished == 0 || c.retries.Load() == 0 {
 		t.Fatalf("%d flows finished, %d requests met a fault: the faults did not reach the requests", finished, c.retries.Load())
