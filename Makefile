@@ -68,6 +68,14 @@ crash-test: ## Crash harness on PostgreSQL: KILLS SIGKILLs (default 25) of NODES
 	TIYIN_CRASH_KILLS=$${KILLS:-25} TIYIN_CRASH_NODES=$${NODES:-2} TIYIN_CRASH_WORKERS=$${WORKERS:-8} \
 	  $(GO) test -count=1 -v -timeout 60m -run '^TestCrashSafety$$' ./test/crash/
 
+.PHONY: bench
+bench: build ## Load harness on PostgreSQL (DB=sqlite for SQLite): scenarios vs ceilings of the same run; JSON in artifacts/bench.json
+	$(GO) run ./test/bench -bin $(BIN) -db $${DB:-postgres} $(BENCH_FLAGS)
+
+.PHONY: soak
+soak: build ## Memory: register APPS applications (100000), then a SOAK-long (10m) mixed load, sampling tiyin's memory
+	$(GO) run ./test/bench -bin $(BIN) -db $${DB:-postgres} -apps $${APPS:-100000} -soak $${SOAK:-10m} $(BENCH_FLAGS)
+
 # Fuzz targets as package:target: the envelope decoder, every handler's params, every value parser.
 FUZZ_TARGETS := adapters/http:FuzzReadRequest adapters/http:FuzzHandlerParams \
 	$(addprefix domain:,FuzzParseClientData FuzzParsePercent FuzzParsePhone FuzzParsePAN FuzzParseExpiry FuzzParseOTP \

@@ -20,6 +20,7 @@ import (
 // test suites drive the binary through them.
 type Config struct {
 	HTTPAddr         string
+	AdminAddr        string
 	DatabaseURL      string
 	SQLitePath       string
 	Sandbox          bool
@@ -80,6 +81,7 @@ func loadConfig() (Config, error) {
 	}
 	c := Config{
 		HTTPAddr:         str("TIYIN_HTTP_ADDR", ":8080"),
+		AdminAddr:        str("TIYIN_ADMIN_ADDR", ""),
 		DatabaseURL:      str("TIYIN_DATABASE_URL", ""),
 		SQLitePath:       str("TIYIN_SQLITE_PATH", "tiyin.db"),
 		SandboxAPIKey:    str("TIYIN_SANDBOX_API_KEY", ""),

@@ -74,7 +74,7 @@ func serve(cfg Config) error {
 		),
 		observe.Module, store.Module, clock, sandbox.Module, guard.Module, webhook.Module, application.Module, jobs.Module,
 		httpadapter.Module,
-		fx.Invoke(run),
+		fx.Invoke(run, startAdmin),
 	)
 	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	_ "github.com/glebarez/sqlite" // the driver tiyin's store uses for SQLite
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+)
+
+// startEcho serves the HTTP ceiling: decode the envelope, encode an answer, nothing else.
+func startEcho() (base string, stop func()) {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.POST("/x", func(c echo.Context) error {
+		var env struct {
+			ID     string          `json:"id"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.NewDecoder(c.Request().Body).Decode(&env); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]any{"id": env.ID, "result": map[string]any{"ok": true}, "error": nil})
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	return "http://" + l.Addr().String(), func() { _ = srv.Close() }
+}
+
+// rawDB is the database ceiling: single-row insert transactions and primary-key selects on a
+// table of its own, in the database tiyin uses, with tiyin's pool size.
+type rawDB struct {
+	pool *pgxpool.Pool // PostgreSQL, through pgx
+	sql  *sql.DB       // SQLite, through the store's driver
+	ids  []uuid.UUID
+	body []byte
+}
+
+const rawRows = 10_000
+
+func openRaw(ctx context.Context, dbURL, sqlitePath string, poolSize int, body []byte) (*rawDB, error) {
+	r := &rawDB{body: body}
+	ddl := "CREATE TABLE bench_raw (id uuid PRIMARY KEY, payload text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())"
+	if dbURL != "" {
+		pc, err := pgxpool.ParseConfig(dbURL)
+		if err != nil {
+			return nil, err
+		}
+		pc.MaxConns = int32(poolSize)
+		if r.pool, err = pgxpool.NewWithConfig(ctx, pc); err != nil {
+			return nil, err
+		}
+		if _, err := r.pool.Exec(ctx, ddl); err != nil {
+			return nil, err
+		}
+	} else {
+		q := url.Values{}
+		for _, p := range []string{"busy_timeout(5000)", "journal_mode(WAL)", "synchronous(NORMAL)"} {
+			q.Add("_pragma", p)
+		}
+		q.Set("_txlock", "immediate")
+		db, err := sql.Open("sqlite", "file:"+sqlitePath+"?"+q.Encode())
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(1) // as the store: one connection
+		r.sql = db
+		if _, err := db.ExecContext(ctx, "CREATE TABLE bench_raw (id TEXT PRIMARY KEY, payload TEXT NOT NULL, created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"); err != nil {
+			return nil, err
+		}
+	}
+	for range rawRows {
+		id := uuid.New()
+		if err := r.insert(ctx, id); err != nil {
+			return nil, fmt.Errorf("fill bench_raw: %w", err)
+		}
+		r.ids = append(r.ids, id)
+	}
+	if r.pool != nil {
+		_, _ = r.pool.Exec(ctx, "ANALYZE bench_raw")
+	}
+	return r, nil
+}
+
+// insert is one transaction: BEGIN, one INSERT, COMMIT.
+func (r *rawDB) insert(ctx context.Context, id uuid.UUID) error {
+	if r.pool != nil {
+		return pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, "INSERT INTO bench_raw (id, payload) VALUES ($1, $2)", id, r.body)
+			return err
+		})
+	}
+	tx, err := r.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO bench_raw (id, payload) VALUES (?, ?)", id.String(), string(r.body)); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Insert inserts a new row.
+func (r *rawDB) Insert(ctx context.Context) error { return r.insert(ctx, uuid.New()) }
+
+// Select reads one row by its primary key.
+func (r *rawDB) Select(ctx context.Context) error {
+	id := r.ids[rand.IntN(len(r.ids))]
+	var payload string
+	if r.pool != nil {
+		return r.pool.QueryRow(ctx, "SELECT payload FROM bench_raw WHERE id = $1", id).Scan(&payload)
+	}
+	return r.sql.QueryRowContext(ctx, "SELECT payload FROM bench_raw WHERE id = ?", id.String()).Scan(&payload)
+}
+
+// Backlog counts the job queue's work not yet done, so a scenario starts once the last one's
+// background work is over.
+func (r *rawDB) Backlog(ctx context.Context) (n int64, err error) {
+	const q = "SELECT count(*) FROM river_job WHERE state IN ('available', 'running', 'retryable')"
+	if r.pool != nil {
+		err = r.pool.QueryRow(ctx, q).Scan(&n)
+	} else {
+		err = r.sql.QueryRowContext(ctx, q).Scan(&n)
+	}
+	return n, err
+}
+
+func (r *rawDB) Close() {
+	if r.pool != nil {
+		r.pool.Close()
+	}
+	if r.sql != nil {
+		_ = r.sql.Close()
+	}
+}

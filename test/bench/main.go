@@ -1,0 +1,244 @@
+// Command bench is tiyin's load harness (`make bench`). It starts the tiyin binary on a fresh
+// PostgreSQL schema (or, with -db sqlite, a fresh SQLite file) in sandbox mode, measures in the
+// same run the ceilings — a bare echo handler that decodes and encodes the same envelope, and raw
+// single-row insert and primary-key select transactions through pgx on the same database — and
+// then tiyin's scenarios, each at its saturation rate (closed loop) and at half of it (open
+// loop, where p99 is judged). It prints one table and writes it as JSON for comparison
+// between commits.
+//
+//	go run ./test/bench -bin bin/tiyin                    # PostgreSQL at $TIYIN_BENCH_DATABASE_URL
+//	go run ./test/bench -bin bin/tiyin -db sqlite
+//	go run ./test/bench -bin bin/tiyin -apps 100000 -soak 10m
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tiyin/tiyin/test/tiyintest"
+)
+
+type config struct {
+	bin, db, dbURL, jsonPath string
+	conc, flows, pool, apps  int
+	dur, flowDur, soak       time.Duration
+}
+
+func main() {
+	var cfg config
+	flag.StringVar(&cfg.bin, "bin", "", "the tiyin binary (empty: build one)")
+	flag.StringVar(&cfg.db, "db", "postgres", "postgres or sqlite")
+	flag.StringVar(&cfg.dbURL, "database-url", firstOf(os.Getenv("TIYIN_BENCH_DATABASE_URL"), os.Getenv("TIYIN_TEST_DATABASE_URL"),
+		"postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "PostgreSQL to use (a fresh schema is made in it and dropped)")
+	flag.IntVar(&cfg.conc, "c", 16, "concurrent clients of the saturation runs")
+	flag.IntVar(&cfg.flows, "flows", 8, "concurrent lifecycle flows")
+	flag.IntVar(&cfg.pool, "pool", 20, "database pool size, of tiyin (TIYIN_DB_MAX_CONNS) and of the raw baselines")
+	flag.DurationVar(&cfg.dur, "d", 8*time.Second, "duration of each measurement")
+	flag.DurationVar(&cfg.flowDur, "flow-d", 20*time.Second, "duration of the lifecycle measurement")
+	flag.IntVar(&cfg.apps, "apps", 0, "after the table: register this many applications and report tiyin's memory")
+	flag.DurationVar(&cfg.soak, "soak", 0, "after the table: this long a mixed load at half the register rate, sampling tiyin's memory")
+	flag.StringVar(&cfg.jsonPath, "json", "artifacts/bench.json", "where the results go as JSON (empty: nowhere)")
+	flag.Parse()
+	if err := run(cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func firstOf(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+const key = "bench-sandbox-key-0123456789abcdef"
+
+// environment is the running tiyin, its database and the ceilings' database handle.
+type environment struct {
+	node   *tiyintest.Node
+	raw    *rawDB
+	api    *client
+	report report
+}
+
+func run(cfg config) error {
+	ctx := context.Background()
+	tmp, err := os.MkdirTemp("", "tiyin-bench-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+	if cfg.bin == "" {
+		if cfg.bin, err = tiyintest.Build(".", tmp); err != nil {
+			return err
+		}
+	}
+	env := []string{"TIYIN_SANDBOX=true", "TIYIN_SANDBOX_API_KEY=" + key, "TIYIN_RATE_LIMIT=0", "TIYIN_LOAN_CONTRACT_DELAY=1s",
+		fmt.Sprintf("TIYIN_DB_MAX_CONNS=%d", cfg.pool)}
+	var dbURL, sqlitePath string
+	switch cfg.db {
+	case "postgres":
+		var drop func()
+		if dbURL, drop, err = freshSchema(ctx, cfg.dbURL); err != nil {
+			return err
+		}
+		defer drop()
+		env = append(env, "TIYIN_DATABASE_URL="+dbURL)
+	case "sqlite":
+		sqlitePath = filepath.Join(tmp, "tiyin.db")
+		env = append(env, "TIYIN_SQLITE_PATH="+sqlitePath)
+	default:
+		return fmt.Errorf("-db %q: want postgres or sqlite", cfg.db)
+	}
+	log, err := os.Create(filepath.Join(tmp, "tiyin.log"))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Close() }()
+	node := tiyintest.NewNode(cfg.bin, env...)
+	node.Out = log
+	if err := node.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = node.Stop() }()
+
+	e := &environment{node: node, api: newClient(node.URL, key)}
+	e.report = newReport(cfg)
+	register := tiyintest.RegisterParams()
+	body, _ := json.Marshal(register["clientData"])
+	if e.raw, err = openRaw(ctx, dbURL, sqlitePath, cfg.pool, body); err != nil {
+		return fmt.Errorf("raw baseline table: %w", err)
+	}
+	defer e.raw.Close()
+	if err := e.measure(ctx, cfg); err != nil {
+		return err
+	}
+	e.report.print(os.Stdout)
+	if cfg.apps > 0 || cfg.soak > 0 {
+		if err := e.memory(ctx, cfg); err != nil {
+			return err
+		}
+	}
+	if cfg.jsonPath != "" {
+		if err := e.report.write(cfg.jsonPath); err != nil {
+			return err
+		}
+		fmt.Println("results written to", cfg.jsonPath)
+	}
+	return nil
+}
+
+// measure runs every ceiling and scenario.
+func (e *environment) measure(ctx context.Context, cfg config) error {
+	echoURL, stopEcho := startEcho()
+	defer stopEcho()
+	echo := &client{http: e.api.http, base: echoURL}
+	envelope := func() any { return map[string]any{"applicationId": uuid.NewString()} }
+	e.report.add(measureBoth(cfg, "bare echo (HTTP ceiling)", kindCeiling, echo.op("/x", envelope), e.drain))
+	e.report.add(measureBoth(cfg, "raw primary-key select (DB ceiling)", kindCeiling, e.raw.Select, e.drain))
+	e.report.add(measureBoth(cfg, "raw single-row insert (DB ceiling)", kindCeiling, e.raw.Insert, e.drain))
+
+	app, loanID, err := e.api.issuedLoan()
+	if err != nil {
+		return err
+	}
+	byApp := func() any { return map[string]any{"applicationId": app} }
+	byLoan := func() any { return map[string]any{"loanId": loanID} }
+	e.report.add(measureBoth(cfg, "application info", kindRead, e.api.op("/microloans/applications/info", byApp), e.drain))
+	e.report.add(measureBoth(cfg, "loan schedule (12 months)", kindRead, e.api.op("/microloans/schedule", byLoan), e.drain))
+	e.report.add(measureBoth(cfg, "repayment check", kindWrite, e.api.op("/repayment/loans/check", byLoan), e.drain))
+	e.report.add(measureBoth(cfg, "pre-scoring register", kindWrite,
+		e.api.op("/microloans/applications/pre-scoring/register", func() any { return tiyintest.RegisterParams() }), e.drain))
+
+	flow := func(context.Context) error {
+		if o := tiyintest.Flow(e.api, 25*time.Millisecond); o.Err != nil {
+			return o.Err
+		}
+		return nil
+	}
+	r := row{Scenario: "microloan lifecycle (flows/s)", Kind: kindFlow, Max: saturate(cfg.flows, cfg.flowDur, flow)}
+	e.report.add(r)
+	e.report.RSSAfter = e.node.RSS()
+	return e.drain()
+}
+
+// drain waits, up to a minute, until the job queue has caught up with the last scenario's
+// background work, so it does not weigh on the next one.
+func (e *environment) drain() error {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		n, err := e.raw.Backlog(context.Background())
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+	return nil
+}
+
+// measureBoth measures do at saturation, then at half that rate.
+func measureBoth(cfg config, name, kind string, do op, drain func() error) row {
+	r := row{Scenario: name, Kind: kind}
+	r.Max = saturate(cfg.conc, cfg.dur, do)
+	_ = drain()
+	half := pace(r.Max.Rate()/2, cfg.dur, do)
+	r.Half = &half
+	_ = drain()
+	return r
+}
+
+// freshSchema makes a schema for this run and returns a URL whose search_path is it.
+func freshSchema(ctx context.Context, base string) (string, func(), error) {
+	schema := "bench_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return "", nil, fmt.Errorf("PostgreSQL at -database-url: %w", err)
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		return "", nil, err
+	}
+	drop := func() {
+		if c, err := pgx.Connect(context.Background(), base); err == nil {
+			_, _ = c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			_ = c.Close(context.Background())
+		}
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", nil, err
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), drop, nil
+}
+
+// commit names the code measured.
+func commit() string {
+	out, err := exec.Command("git", "describe", "--always", "--dirty").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func machine() map[string]any {
+	return map[string]any{"cpus": runtime.NumCPU(), "os": runtime.GOOS, "arch": runtime.GOARCH, "go": runtime.Version()}
+}

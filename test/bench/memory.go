@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/test/tiyintest"
+)
+
+// rssTarget is the most tiyin may hold after 100 000 applications; a soak may grow it by at
+// most soakGrowth between its first and last sample.
+const (
+	rssTarget  = 200 << 20
+	soakGrowth = 1.10
+)
+
+// memory is what the memory run saw.
+type memory struct {
+	Applications int     `json:"applications"`
+	RSSAfterApps int64   `json:"rssAfterApplicationsBytes,omitempty"`
+	Soak         string  `json:"soak,omitempty"`
+	SoakRate     float64 `json:"soakRate,omitempty"`
+	SoakStats    *stats  `json:"soakStats,omitempty"`
+	Samples      []int64 `json:"rssSamplesBytes,omitempty"`
+	Pass         bool    `json:"pass"`
+}
+
+// memory registers cfg.apps applications, lets their background work end and reads tiyin's
+// resident memory; then runs a mixed load for cfg.soak at half the register rate, sampling it.
+func (e *environment) memory(ctx context.Context, cfg config) error {
+	m := &memory{Applications: cfg.apps, Pass: true}
+	e.report.Memory = m
+	if cfg.apps > 0 {
+		var (
+			left   atomic.Int64
+			failed atomic.Int64
+			wg     sync.WaitGroup
+		)
+		left.Store(int64(cfg.apps))
+		start := time.Now()
+		for range cfg.conc {
+			wg.Go(func() {
+				for left.Add(-1) >= 0 {
+					if _, code, err := e.api.post(ctx, "/microloans/applications/pre-scoring/register", tiyintest.RegisterParams()); err != nil || code != 0 {
+						failed.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if err := e.drain(); err != nil {
+			return err
+		}
+		m.RSSAfterApps = e.node.RSS()
+		m.Pass = m.RSSAfterApps <= rssTarget && failed.Load() == 0
+		fmt.Printf("%d applications registered in %s (%d failed), background work done: resident memory %.0f MB (target ≤ %d MB)\n",
+			cfg.apps, time.Since(start).Round(time.Second), failed.Load(), float64(m.RSSAfterApps)/(1<<20), rssTarget>>20)
+	}
+	if cfg.soak <= 0 {
+		return nil
+	}
+	reg := e.report.find("pre-scoring register")
+	app, loanID, err := e.api.issuedLoan()
+	if err != nil {
+		return err
+	}
+	ops := []op{
+		e.api.op("/microloans/applications/info", func() any { return map[string]any{"applicationId": app} }),
+		e.api.op("/microloans/schedule", func() any { return map[string]any{"loanId": loanID} }),
+		e.api.op("/repayment/loans/check", func() any { return map[string]any{"loanId": loanID} }),
+		e.api.op("/microloans/applications/pre-scoring/register", func() any { return tiyintest.RegisterParams() }),
+		e.api.op("/cards/status", func() any { return map[string]any{"cardId": uuid.NewString()} }),
+	}
+	var i atomic.Int64
+	mixed := func(ctx context.Context) error {
+		err := ops[i.Add(1)%int64(len(ops))](ctx)
+		if i.Load()%int64(len(ops)) == 0 {
+			return nil // the unknown card answers its not-found code by design
+		}
+		return err
+	}
+	m.Soak, m.SoakRate = cfg.soak.String(), reg.Max.Rate()/2
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(10 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				m.Samples = append(m.Samples, e.node.RSS())
+			}
+		}
+	}()
+	s := pace(m.SoakRate, cfg.soak, mixed)
+	close(stop)
+	<-done
+	m.SoakStats = &s
+	if len(m.Samples) >= 7 {
+		first, last := m.Samples[5], m.Samples[len(m.Samples)-1] // the first minute warms up
+		grew := float64(last) / float64(first)
+		m.Pass = m.Pass && grew <= soakGrowth && s.Errors == 0
+		fmt.Printf("soak %s at %.0f req/s (mixed): p99 %s, %d errors; resident memory %.0f MB after the first minute, %.0f MB at the end (×%.2f, allowed ×%.2f)\n",
+			cfg.soak, m.SoakRate, ms(s.P99), s.Errors, float64(first)/(1<<20), float64(last)/(1<<20), grew, soakGrowth)
+	} else {
+		fmt.Fprintln(os.Stderr, "bench: the soak is too short to judge growth (want at least 70 s)")
+	}
+	return nil
+}

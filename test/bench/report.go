@@ -1,0 +1,137 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+const (
+	kindCeiling = "ceiling"
+	kindRead    = "read"
+	kindWrite   = "write"
+	kindFlow    = "flow"
+)
+
+// The targets: a read endpoint does at least readTarget × the raw select, a write endpoint
+// writeTarget × the raw insert, and at half its saturation rate p99 stays within p99Target
+// with no error.
+const (
+	readTarget  = 0.40
+	writeTarget = 0.35
+	p99Target   = 25 * time.Millisecond
+)
+
+// row is one scenario's figures.
+type row struct {
+	Scenario string  `json:"scenario"`
+	Kind     string  `json:"kind"`
+	Max      stats   `json:"saturation"`
+	Half     *stats  `json:"halfRate,omitempty"`
+	VsEcho   float64 `json:"vsEcho,omitempty"`
+	Baseline string  `json:"baseline,omitempty"`
+	Ratio    float64 `json:"ratio,omitempty"`
+	Target   float64 `json:"target,omitempty"`
+	Pass     *bool   `json:"pass,omitempty"`
+}
+
+// report is the whole run.
+type report struct {
+	Commit      string         `json:"commit"`
+	At          time.Time      `json:"at"`
+	Machine     map[string]any `json:"machine"`
+	Database    string         `json:"database"`
+	Concurrency int            `json:"concurrency"`
+	Flows       int            `json:"flows"`
+	Pool        int            `json:"pool"`
+	Duration    string         `json:"duration"`
+	Rows        []row          `json:"rows"`
+	RSSAfter    int64          `json:"rssAfterTableBytes"`
+	Memory      *memory        `json:"memory,omitempty"`
+}
+
+func newReport(cfg config) report {
+	return report{Commit: commit(), At: time.Now().UTC(), Machine: machine(), Database: cfg.db, Concurrency: cfg.conc,
+		Flows: cfg.flows, Pool: cfg.pool, Duration: cfg.dur.String()}
+}
+
+func (r *report) find(name string) *row {
+	for i := range r.Rows {
+		if strings.HasPrefix(r.Rows[i].Scenario, name) {
+			return &r.Rows[i]
+		}
+	}
+	return nil
+}
+
+// add judges a row against its baseline and keeps it.
+func (r *report) add(x row) {
+	if echo := r.find("bare echo"); echo != nil && x.Kind != kindFlow && x.Kind != kindCeiling {
+		x.VsEcho = x.Max.Rate() / echo.Max.Rate()
+	}
+	var base *row
+	switch x.Kind {
+	case kindRead:
+		base, x.Target = r.find("raw primary-key select"), readTarget
+	case kindWrite:
+		base, x.Target = r.find("raw single-row insert"), writeTarget
+	}
+	if base != nil {
+		x.Baseline, x.Ratio = base.Scenario, x.Max.Rate()/base.Max.Rate()
+		pass := x.Ratio >= x.Target && x.Max.Errors == 0 && x.Half != nil && x.Half.P99 <= p99Target && x.Half.Errors == 0
+		x.Pass = &pass
+	}
+	r.Rows = append(r.Rows, x)
+	fmt.Fprintf(os.Stderr, "bench: %-40s %8.0f/s  p99 %v\n", x.Scenario, x.Max.Rate(), x.Max.P99.Round(10*time.Microsecond))
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+// print writes the table.
+func (r *report) print(w io.Writer) {
+	fmt.Fprintf(w, "\ntiyin %s on %s, %d cores; %d clients (%d flows), pool %d, %s per measurement\n\n",
+		r.Commit, r.Database, r.Machine["cpus"], r.Concurrency, r.Flows, r.Pool, r.Duration)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\trate\tp50\tp99\terrors\tvs echo\tvs DB ceiling\ttarget\tp99 at ½ rate\terrors at ½\tverdict")
+	for _, x := range r.Rows {
+		unit := "req/s"
+		if x.Kind == kindFlow {
+			unit = "flows/s"
+		}
+		vsEcho, ratio, target, half, halfErr, verdict := "", "", "", "", "", ""
+		if x.VsEcho > 0 {
+			vsEcho = fmt.Sprintf("%.2f", x.VsEcho)
+		}
+		if x.Baseline != "" {
+			ratio = fmt.Sprintf("%.2f", x.Ratio)
+			target = fmt.Sprintf("≥ %.2f", x.Target)
+		}
+		if x.Half != nil {
+			half, halfErr = ms(x.Half.P99), fmt.Sprint(x.Half.Errors)
+		}
+		if x.Pass != nil {
+			verdict = map[bool]string{true: "pass", false: "MISSED"}[*x.Pass]
+		}
+		fmt.Fprintf(tw, "%s\t%.1f %s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", x.Scenario, x.Max.Rate(), unit, ms(x.Max.P50), ms(x.Max.P99),
+			x.Max.Errors, vsEcho, ratio, target, half, halfErr, verdict)
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "\ntiyin's resident memory after the table: %.0f MB\n", float64(r.RSSAfter)/(1<<20))
+}
+
+// write saves the report as JSON.
+func (r *report) write(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

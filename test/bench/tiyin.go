@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/test/tiyintest"
+)
+
+// client calls tiyin as a partner's backend does: keep-alive connections, one key.
+type client struct {
+	http *http.Client
+	base string
+	key  string
+}
+
+func newClient(base, key string) *client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost = 2048, 2048
+	return &client{http: &http.Client{Transport: t, Timeout: 60 * time.Second}, base: base, key: key}
+}
+
+var errAnswer = errors.New("answered with an error")
+
+// post sends params under a fresh id and decodes the answer's result and error code.
+func (c *client) post(ctx context.Context, path string, params any) (map[string]any, int, error) {
+	body, _ := json.Marshal(map[string]any{"id": uuid.NewString(), "params": params})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, 0, err
+	}
+	var env struct {
+		Result map[string]any
+		Error  *struct{ Code int }
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, 0, fmt.Errorf("%s: HTTP %d, not an envelope", path, resp.StatusCode)
+	}
+	if env.Error != nil {
+		return nil, env.Error.Code, nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, 0, fmt.Errorf("%s: HTTP %d", path, resp.StatusCode)
+	}
+	return env.Result, 0, nil
+}
+
+// op is a request whose answer must be a success.
+func (c *client) op(path string, params func() any) op {
+	return func(ctx context.Context) error {
+		_, code, err := c.post(ctx, path, params())
+		if err == nil && code != 0 {
+			err = fmt.Errorf("%s: code %d: %w", path, code, errAnswer)
+		}
+		return err
+	}
+}
+
+// Call is tiyintest.Caller, for the lifecycle flows.
+func (c *client) Call(path string, params any, _ bool) (map[string]any, int, error) {
+	return c.post(context.Background(), path, params)
+}
+
+// issuedLoan walks one application to a loan with its contract number (tiyin runs with a
+// short contract delay).
+func (c *client) issuedLoan() (app, loanID string, err error) {
+	o := tiyintest.Flow(c, 20*time.Millisecond)
+	if o.Err != nil {
+		return "", "", fmt.Errorf("a first flow to have a loan to read: %w", o.Err)
+	}
+	return o.App, o.LoanID, nil
+}
