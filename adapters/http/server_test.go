@@ -69,7 +69,12 @@ type option func(s *harnessSetup)
 
 func setupWith(t testing.TB, runStages bool, opts ...option) *harness {
 	t.Helper()
-	db := storetest.Open(t, store.SQLite)
+	return setupOn(t, storetest.Open(t, store.SQLite), runStages, opts...)
+}
+
+// setupOn builds the harness on a database of the test's choosing.
+func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harness {
+	t.Helper()
 	db.EventBody = httpadapter.EventBody
 	uow := store.NewUnitOfWork(db)
 	clock := store.NewSandboxClock(db)

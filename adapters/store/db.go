@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -48,6 +49,9 @@ type Config struct {
 	// Sealer seals clientData and blinds PINFLs at rest. Without it, storing or reading
 	// personal data fails.
 	Sealer ports.Sealer
+	// Tracer sees every statement sent to PostgreSQL (tests use it to EXPLAIN them); nil in
+	// production.
+	Tracer pgx.QueryTracer
 }
 
 // DB is an open database: GORM for the repositories and, on PostgreSQL, the pgx pool that the
@@ -98,6 +102,7 @@ func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
 		pc.MaxConns = cfg.MaxConns
 	}
 	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	pc.ConnConfig.Tracer = cfg.Tracer
 	// No statement waits for a lock longer than a duplicate request may wait for its first:
 	// past that the caller answers "in progress" (code 9) instead of hanging.
 	pc.ConnConfig.RuntimeParams["lock_timeout"] = fmt.Sprint(requestLockTimeout.Milliseconds())

@@ -76,9 +76,16 @@ func URL(t testing.TB, d store.Dialect) (databaseURL, sqlitePath string) {
 // Open returns a migrated database of the dialect, closed at the end of the test.
 func Open(t testing.TB, d store.Dialect) *store.DB {
 	t.Helper()
+	return OpenWith(t, d, func(*store.Config) {})
+}
+
+// OpenWith is Open with the store's configuration changed by change first.
+func OpenWith(t testing.TB, d store.Dialect, change func(*store.Config)) *store.DB {
+	t.Helper()
 	dbURL, path := URL(t, d)
-	db, err := store.Open(context.Background(), store.Config{DatabaseURL: dbURL, SQLitePath: path, MaxConns: 8, EventBody: EventBody,
-		Sealer: Sealer})
+	cfg := store.Config{DatabaseURL: dbURL, SQLitePath: path, MaxConns: 8, EventBody: EventBody, Sealer: Sealer}
+	change(&cfg)
+	db, err := store.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("open %s: %v", d, err)
 	}
