@@ -16,12 +16,16 @@ import (
 
 // idempotent runs a state-changing call once per (partner, id): a stored answer is replayed
 // byte for byte; otherwise the call runs in a request-owned transaction that stores its answer
-// (a success or a business error) together with its effects.
+// (a success or a business error) together with its effects. The transaction's first write
+// claims the id: a duplicate finds the stored answer when its claim conflicts, or, for an
+// operation that calls a gateway first, by looking before it starts.
 func (s *Server) idempotent(c echo.Context, ep endpoint, partner domain.Partner, req request) error {
 	ctx := c.Request().Context()
 	fp := fingerprint(ep.path, req.params)
-	if done, err := s.replay(c, partner, req.id, ep.path, fp, false); done {
-		return err
+	if ep.access == callsGateway {
+		if done, err := s.replay(c, partner, req.id, ep.path, fp, false); done {
+			return err
+		}
 	}
 	tctx, scope := s.d.Idempotency.Begin(ctx, ports.IdempotencyRecord{
 		PartnerID: partner.ID, Key: req.id, Endpoint: ep.path, Fingerprint: fp, CreatedAt: time.Now(),

@@ -100,39 +100,53 @@ func (s *Server) Handler() http.Handler { return s.e }
 // endpoint is one API operation.
 type endpoint struct {
 	method, path string
-	// write marks a state-changing call: idempotent on the envelope id.
-	write bool
-	serve func(ctx context.Context, p domain.Partner, params json.RawMessage) (any, error)
+	access       access
+	serve        func(ctx context.Context, p domain.Partner, params json.RawMessage) (any, error)
 }
+
+// access is what an operation does to state.
+type access int
+
+const (
+	// reads changes nothing.
+	reads access = iota
+	// writes changes state, idempotent on the envelope id: its transaction starts by claiming
+	// the id, and a stored answer is found when that claim conflicts (one round trip less for
+	// every first request than looking first).
+	writes
+	// callsGateway is a write that calls a gateway before its transaction: a stored answer is
+	// looked up first, so a replay never calls the gateway again.
+	callsGateway
+)
 
 func (s *Server) endpoints() []endpoint {
 	eps := []endpoint{
-		{http.MethodPost, "/microloans/applications/pre-scoring/register", true, s.registerApplication},
-		{http.MethodPost, "/microloans/applications/cancel", true, s.cancelApplication},
-		{http.MethodPost, "/microloans/applications/verify", true, s.verifyApplication},
-		{http.MethodPost, "/microloans/applications/issue", true, s.issueApplication},
-		{http.MethodPost, "/microloans/applications/info", false, s.getApplication},
-		{http.MethodPost, "/transfers/account-to-card/create", true, s.createTransfer},
-		{http.MethodPost, "/transfers/account-to-card/confirm", true, s.confirmTransfer},
-		{http.MethodPost, "/transfers/check-status", false, s.checkTransfer},
-		{http.MethodPost, "/microloans/info", false, s.getLoan},
-		{http.MethodPost, "/microloans/schedule", false, s.getSchedule},
-		{http.MethodPost, "/microloans/payments", false, s.listPayments},
-		{http.MethodPost, "/repayment/loans/check", true, s.checkRepayment},
-		{http.MethodPost, "/repayment/loans/pay", true, s.payRepayment},
-		{http.MethodPost, "/repayment/loans/status", false, s.getRepayment},
-		{http.MethodPost, "/cards/order", true, s.orderCard},
-		{http.MethodPost, "/cards/order/info", false, s.getCardOrder},
-		{http.MethodPost, "/cards/status", false, s.getCardStatus},
-		{http.MethodPut, "/cards/status", true, s.changeCardStatus},
-		{http.MethodPost, "/cards/attach", true, s.attachCard},
-		{http.MethodPost, "/cards/attach/confirm", true, s.confirmCard},
+		{http.MethodPost, "/microloans/applications/pre-scoring/register", writes, s.registerApplication},
+		{http.MethodPost, "/microloans/applications/cancel", writes, s.cancelApplication},
+		{http.MethodPost, "/microloans/applications/verify", callsGateway, s.verifyApplication},
+		{http.MethodPost, "/microloans/applications/issue", writes, s.issueApplication},
+		{http.MethodPost, "/microloans/applications/info", reads, s.getApplication},
+		{http.MethodPost, "/transfers/account-to-card/create", callsGateway, s.createTransfer},
+		{http.MethodPost, "/transfers/account-to-card/confirm", callsGateway, s.confirmTransfer},
+		{http.MethodPost, "/transfers/check-status", reads, s.checkTransfer},
+		{http.MethodPost, "/microloans/info", reads, s.getLoan},
+		{http.MethodPost, "/microloans/schedule", reads, s.getSchedule},
+		{http.MethodPost, "/microloans/payments", reads, s.listPayments},
+		{http.MethodPost, "/repayment/loans/check", writes, s.checkRepayment},
+		{http.MethodPost, "/repayment/loans/pay", callsGateway, s.payRepayment},
+		{http.MethodPost, "/repayment/loans/status", reads, s.getRepayment},
+		{http.MethodPost, "/cards/order", writes, s.orderCard},
+		{http.MethodPost, "/cards/order/info", reads, s.getCardOrder},
+		{http.MethodPost, "/cards/status", reads, s.getCardStatus},
+		{http.MethodPut, "/cards/status", callsGateway, s.changeCardStatus},
+		{http.MethodPost, "/cards/attach", callsGateway, s.attachCard},
+		{http.MethodPost, "/cards/attach/confirm", callsGateway, s.confirmCard},
 	}
 	if s.cfg.Sandbox {
 		eps = append(eps,
-			endpoint{http.MethodPost, "/sandbox/clock/advance", true, s.advanceClock},
-			endpoint{http.MethodPost, "/sandbox/sms/outbox", false, s.smsOutbox},
-			endpoint{http.MethodPost, "/sandbox/applications/verification/complete", true, s.completeVerification},
+			endpoint{http.MethodPost, "/sandbox/clock/advance", writes, s.advanceClock},
+			endpoint{http.MethodPost, "/sandbox/sms/outbox", reads, s.smsOutbox},
+			endpoint{http.MethodPost, "/sandbox/applications/verification/complete", writes, s.completeVerification},
 		)
 	}
 	return eps
@@ -159,7 +173,7 @@ func (s *Server) handle(ep endpoint) echo.HandlerFunc {
 			return s.answer(c, req.id, nil, err)
 		}
 		partner, _ := c.Get(ctxPartner).(domain.Partner)
-		if !ep.write {
+		if ep.access == reads {
 			res, err := ep.serve(c.Request().Context(), partner, req.params)
 			return s.answer(c, req.id, res, err)
 		}

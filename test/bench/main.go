@@ -32,6 +32,7 @@ import (
 
 type config struct {
 	bin, db, dbURL, jsonPath string
+	only, admin              string
 	conc, flows, pool, apps  int
 	dur, flowDur, soak       time.Duration
 }
@@ -50,6 +51,8 @@ func main() {
 	flag.IntVar(&cfg.apps, "apps", 0, "after the table: register this many applications and report tiyin's memory")
 	flag.DurationVar(&cfg.soak, "soak", 0, "after the table: this long a mixed load at half the register rate, sampling tiyin's memory")
 	flag.StringVar(&cfg.jsonPath, "json", "artifacts/bench.json", "where the results go as JSON (empty: nowhere)")
+	flag.StringVar(&cfg.only, "only", "", "run only the scenarios whose name contains this (the ceilings always run)")
+	flag.StringVar(&cfg.admin, "admin", "", "TIYIN_ADMIN_ADDR for tiyin, to profile it while the bench runs")
 	flag.Parse()
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -89,7 +92,7 @@ func run(cfg config) error {
 		}
 	}
 	env := []string{"TIYIN_SANDBOX=true", "TIYIN_SANDBOX_API_KEY=" + key, "TIYIN_RATE_LIMIT=0", "TIYIN_LOAN_CONTRACT_DELAY=1s",
-		fmt.Sprintf("TIYIN_DB_MAX_CONNS=%d", cfg.pool)}
+		fmt.Sprintf("TIYIN_DB_MAX_CONNS=%d", cfg.pool), "TIYIN_ADMIN_ADDR=" + cfg.admin}
 	var dbURL, sqlitePath string
 	switch cfg.db {
 	case "postgres":
@@ -159,11 +162,24 @@ func (e *environment) measure(ctx context.Context, cfg config) error {
 	}
 	byApp := func() any { return map[string]any{"applicationId": app} }
 	byLoan := func() any { return map[string]any{"loanId": loanID} }
-	e.report.add(measureBoth(cfg, "application info", kindRead, e.api.op("/microloans/applications/info", byApp), e.drain))
-	e.report.add(measureBoth(cfg, "loan schedule (12 months)", kindRead, e.api.op("/microloans/schedule", byLoan), e.drain))
-	e.report.add(measureBoth(cfg, "repayment check", kindWrite, e.api.op("/repayment/loans/check", byLoan), e.drain))
-	e.report.add(measureBoth(cfg, "pre-scoring register", kindWrite,
-		e.api.op("/microloans/applications/pre-scoring/register", func() any { return tiyintest.RegisterParams() }), e.drain))
+	scenarios := []struct {
+		name, kind string
+		do         op
+	}{
+		{"application info", kindRead, e.api.op("/microloans/applications/info", byApp)},
+		{"loan schedule (12 months)", kindRead, e.api.op("/microloans/schedule", byLoan)},
+		{"repayment check", kindWrite, e.api.op("/repayment/loans/check", byLoan)},
+		{"pre-scoring register", kindWrite,
+			e.api.op("/microloans/applications/pre-scoring/register", func() any { return tiyintest.RegisterParams() })},
+	}
+	for _, sc := range scenarios {
+		if strings.Contains(sc.name, cfg.only) {
+			e.report.add(measureBoth(cfg, sc.name, sc.kind, sc.do, e.drain))
+		}
+	}
+	if !strings.Contains("microloan lifecycle", cfg.only) {
+		return e.drain()
+	}
 
 	flow := func(context.Context) error {
 		if o := tiyintest.Flow(e.api, 25*time.Millisecond); o.Err != nil {
