@@ -195,8 +195,10 @@ func (e *environment) measure(ctx context.Context, cfg config) error {
 
 // drain waits, up to a minute, until the job queue has caught up with the last scenario's
 // background work, so it does not weigh on the next one.
-func (e *environment) drain() error {
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+func (e *environment) drain() error { return e.drainWithin(time.Minute) }
+
+func (e *environment) drainWithin(limit time.Duration) error {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		n, err := e.raw.Backlog(context.Background())
 		if err != nil {
 			return err

@@ -54,7 +54,7 @@ func (e *environment) memory(ctx context.Context, cfg config) error {
 			})
 		}
 		wg.Wait()
-		if err := e.drain(); err != nil {
+		if err := e.drainWithin(30 * time.Minute); err != nil {
 			return err
 		}
 		m.RSSAfterApps = e.node.RSS()

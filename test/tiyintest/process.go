@@ -44,9 +44,9 @@ func FreeAddr() string {
 
 // Node is one `tiyin serve` process; its output is kept for when it misbehaves.
 type Node struct {
-	URL  string   // base URL, from TIYIN_HTTP_ADDR
-	Bin  string   // the binary
-	Env  []string // the process environment
+	URL  string    // base URL, from TIYIN_HTTP_ADDR
+	Bin  string    // the binary
+	Env  []string  // the process environment
 	Out  io.Writer // where its output goes; nil keeps it in memory (see Output)
 	Down atomic.Bool
 
