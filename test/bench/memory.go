@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/tiyin/tiyin/test/tiyintest"
 )
 
@@ -75,16 +73,10 @@ func (e *environment) memory(ctx context.Context, cfg config) error {
 		e.api.op("/microloans/schedule", func() any { return map[string]any{"loanId": loanID} }),
 		e.api.op("/repayment/loans/check", func() any { return map[string]any{"loanId": loanID} }),
 		e.api.op("/microloans/applications/pre-scoring/register", func() any { return tiyintest.RegisterParams() }),
-		e.api.op("/cards/status", func() any { return map[string]any{"cardId": uuid.NewString()} }),
+		e.api.op("/microloans/payments", func() any { return map[string]any{"loanId": loanID} }),
 	}
 	var i atomic.Int64
-	mixed := func(ctx context.Context) error {
-		err := ops[i.Add(1)%int64(len(ops))](ctx)
-		if i.Load()%int64(len(ops)) == 0 {
-			return nil // the unknown card answers its not-found code by design
-		}
-		return err
-	}
+	mixed := func(ctx context.Context) error { return ops[i.Add(1)%int64(len(ops))](ctx) }
 	m.Soak, m.SoakRate = cfg.soak.String(), reg.Max.Rate()/2
 	stop := make(chan struct{})
 	done := make(chan struct{})

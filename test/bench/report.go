@@ -38,6 +38,7 @@ type row struct {
 	Ratio    float64 `json:"ratio,omitempty"`
 	Target   float64 `json:"target,omitempty"`
 	Pass     *bool   `json:"pass,omitempty"`
+	CPU      *cpuUse `json:"cpuPerOp,omitempty"`
 }
 
 // report is the whole run.
@@ -97,7 +98,7 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "\ntiyin %s on %s, %d cores; %d clients (%d flows), pool %d, %s per measurement\n\n",
 		r.Commit, r.Database, r.Machine["cpus"], r.Concurrency, r.Flows, r.Pool, r.Duration)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\trate\tp50\tp99\terrors\tvs echo\tvs DB ceiling\ttarget\tp99 at ½ rate\terrors at ½\tverdict")
+	fmt.Fprintln(tw, "scenario\trate\tp50\tp99\terrors\tvs echo\tvs DB ceiling\ttarget\tp99 at ½ rate\terrors at ½\tverdict\tCPU µs/op tiyin+PG+load")
 	for _, x := range r.Rows {
 		unit := "req/s"
 		if x.Kind == kindFlow {
@@ -117,8 +118,13 @@ func (r *report) print(w io.Writer) {
 		if x.Pass != nil {
 			verdict = map[bool]string{true: "pass", false: "MISSED"}[*x.Pass]
 		}
-		fmt.Fprintf(tw, "%s\t%.1f %s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", x.Scenario, x.Max.Rate(), unit, ms(x.Max.P50), ms(x.Max.P99),
-			x.Max.Errors, vsEcho, ratio, target, half, halfErr, verdict)
+		cpu := ""
+		if c := x.CPU; c != nil {
+			us := func(d time.Duration) int64 { return d.Microseconds() }
+			cpu = fmt.Sprintf("%d+%d+%d", us(c.Tiyin), us(c.Postgres), us(c.Load))
+		}
+		fmt.Fprintf(tw, "%s\t%.1f %s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x.Scenario, x.Max.Rate(), unit, ms(x.Max.P50), ms(x.Max.P99),
+			x.Max.Errors, vsEcho, ratio, target, half, halfErr, verdict, cpu)
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "\ntiyin's resident memory after the table: %.0f MB\n", float64(r.RSSAfter)/(1<<20))

@@ -123,15 +123,19 @@ func (n *Node) Stop() error {
 	}
 }
 
+// PID is the process id of the running process.
+func (n *Node) PID() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cmd.Process.Pid
+}
+
 // RSS is the process's resident memory in bytes (Linux), 0 where it cannot be read.
 func (n *Node) RSS() int64 {
 	if runtime.GOOS != "linux" {
 		return 0
 	}
-	n.mu.Lock()
-	pid := n.cmd.Process.Pid
-	n.mu.Unlock()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", n.PID()))
 	if err != nil {
 		return 0
 	}
