@@ -1,5 +1,35 @@
 package ports
 
+// The gateway ports are the bank's systems as tiyin sees them: Scoring, CoreBanking,
+// Processing (UZCARD/HUMO), SMSSender and CardIssuer. A bank team replaces a sandbox adapter
+// (adapters/gateway/sandbox) with its own by implementing the port; the exported suites in
+// ports/porttest check an adapter against the contract written here, and docs/gateways.md
+// walks through it. What holds for every method of every gateway port:
+//
+//   - Timeout. Every call's context carries a deadline of TIYIN_GATEWAY_TIMEOUT (default 5 s),
+//     set by the gateway guard (adapters/gateway/guard) around the adapter. An adapter must
+//     return when the context ends; the guard turns a call that runs out into
+//     ErrGatewayTransient whatever the adapter does.
+//   - Errors. An adapter wraps every failure in exactly one of ErrGatewayTransient (the call
+//     failed or its outcome is unknown: tiyin asks again, with the same idempotency key),
+//     ErrGatewayFailed (the system definitely refused the call for a technical reason: final)
+//     or ErrGatewayRefused (the bank refused on business grounds; its message is shown to the
+//     partner), or in the domain error a method names (domain.ErrCardRejected,
+//     domain.ErrDebitRejected, domain.ErrSMSNotSent). Any other error counts as transient.
+//   - Who retries. The adapter may retry inside its deadline; tiyin retries too: a request
+//     answers code 10 and the partner repeats it with the same envelope id, which reaches the
+//     adapter with the same idempotency key; a background stage is repeated with backoff
+//     (domain.Backoff: 1 s doubling to 1 min, domain.MaxStageAttempts = 5 attempts, then the
+//     application is FAILED with code 1027); a reconciler asks again on its next pass (1 s).
+//   - Idempotency. Every request that changes something in the bank's system carries an
+//     IdempotencyKey, derived from tiyin's own ids as each method says, so the same question
+//     always carries the same key. The system must answer a repeated key with the first
+//     call's outcome and must not act twice; an HTTP adapter sends it as an Idempotency-Key header.
+//   - No state is changed in tiyin before a gateway answers: a call that fails leaves every
+//     aggregate as it was, so an unknown outcome is always safe to ask again.
+//   - Personal data. Requests carry client data and card numbers; an adapter must not log
+//     them (tiyin's own logs never hold them).
+
 import (
 	"context"
 	"errors"
@@ -62,13 +92,25 @@ type PostScoreRequest struct {
 
 // Scoring is the bank's credit scoring.
 type Scoring interface {
-	// RequestPreScore submits the client for pre-scoring; the answer comes from PreScoreResult.
+	// RequestPreScore submits the client for pre-scoring; the answer comes from
+	// PreScoreResult. Called by the application's background stage PRE_SCORING with
+	// IdempotencyKey "<applicationId>:PRE_SCORING". nil: the stage moves on to
+	// PRE_SCORING_INFO. ErrGatewayRefused: the application is REJECTED (stage error 1024) with
+	// the message. ErrGatewayFailed: FAILED (1027). Transient: the stage is repeated with backoff.
 	RequestPreScore(ctx context.Context, req PreScoreRequest) error
 	// PreScoreResult returns the pre-scoring answer to the request submitted with
 	// req.IdempotencyKey. The whole request is passed again so that an adapter whose system
-	// lost it can resubmit it instead of failing the application.
+	// lost it can resubmit it instead of failing the application. Called by the stage
+	// PRE_SCORING_INFO. AnswerPending: asked again later (task PENDING); AnswerApproved with
+	// Result (the offer range): the application becomes PENDING for the client's choice;
+	// AnswerDeclined: REJECTED (1024) with Reason. Errors as RequestPreScore.
 	PreScoreResult(ctx context.Context, req PreScoreRequest) (PreScoreAnswer, error)
-	// PostScore decides on the chosen offer, synchronously.
+	// PostScore decides on the chosen offer, synchronously, inside the partner's
+	// /microloans/applications/verify request. IdempotencyKey
+	// "<applicationId>:POST_SCORING:<amount>:<percent in hundredths>:<months>:<backupPhone>",
+	// so the same offer asks the same question. Approved (with PhoneCallRequired and the call
+	// centre's phone when a call is needed) or not approved with a Reason: the verify answer
+	// says so. Any error: the request answers code 10 and changes nothing.
 	PostScore(ctx context.Context, req PostScoreRequest) (domain.PostScoreResult, error)
 }
 
@@ -96,20 +138,34 @@ type IssueLoanRequest struct {
 	LoanApplicationRef string
 }
 
-// CoreBanking is the bank's core system: accounts and loans.
+// CoreBanking is the bank's core system: accounts and loans. Its first five methods are the
+// issuance stages of an application, run in the background after /issue, in this order; each
+// stage's idempotency key is "<applicationId>:<STAGE>". In every stage ErrGatewayRefused makes
+// the application REJECTED (stage error 1026) with the message, ErrGatewayFailed makes it
+// FAILED (1027), and a transient error repeats the stage with backoff (FAILED after 5 attempts).
 type CoreBanking interface {
-	// OpenAccount opens (or returns the already opened) demand account.
+	// OpenAccount opens (or returns the already opened) demand account: stage OPEN_ACCOUNT.
+	// The account number is kept on the application and the loan.
 	OpenAccount(ctx context.Context, req OpenAccountRequest) (accountNumber string, err error)
-	// OpenLoanApplication files the loan application and returns its reference.
+	// OpenLoanApplication files the loan application and returns its reference: stage
+	// OPEN_LOAN_APPLICATION.
 	OpenLoanApplication(ctx context.Context, req LoanApplicationRequest) (ref string, err error)
-	// LoanApplicationResult tells whether the filed loan application was approved.
+	// LoanApplicationResult tells whether the filed loan application (ref from
+	// OpenLoanApplication) was approved: stage GET_OPEN_LOAN_APPLICATION_RESULT. Pending: asked
+	// again later; Declined: REJECTED (1026) with Reason.
 	LoanApplicationResult(ctx context.Context, ref string) (Answer, error)
-	// IssueLoan starts disbursement and returns its reference.
+	// IssueLoan starts disbursement onto the demand account and returns its reference: stage
+	// LOAN_ISSUANCE.
 	IssueLoan(ctx context.Context, req IssueLoanRequest) (ref string, err error)
-	// IssuanceResult tells whether the disbursement completed.
+	// IssuanceResult tells whether the disbursement completed: stage
+	// GET_LOAN_ISSUANCE_RESULT. Approved: the application is COMPLETED and the loan, its
+	// accounts and the issuance posting are written in the same transaction. Pending: asked
+	// again; Declined: REJECTED (1026).
 	IssuanceResult(ctx context.Context, ref string) (Answer, error)
-	// ContractNumber returns the loan's contract number (digits only); ErrGatewayTransient
-	// while core banking has not assigned it yet.
+	// ContractNumber returns the loan's contract number (digits only, the partner's loanId);
+	// ErrGatewayTransient while core banking has not assigned it yet. Asked by the reconciler
+	// on every pass (1 s) for loans issued longer than TIYIN_LOAN_CONTRACT_DELAY ago, with
+	// IdempotencyKey "<loanId>:CONTRACT"; any error just means "ask again next pass".
 	ContractNumber(ctx context.Context, req ContractRequest) (string, error)
 }
 
@@ -150,25 +206,40 @@ type CreditResult struct {
 type Processing interface {
 	// PrepareCredit checks that the network knows the card and returns a credit token;
 	// domain.ErrCardRejected (wrapped) when it does not, or the card is not of that network.
+	// Called inside /transfers/account-to-card/create with IdempotencyKey
+	// "<transactionId>:PREPARE". ErrCardRejected: the request answers its business code and
+	// no transfer is created. Any other error: code 10, nothing created.
 	PrepareCredit(ctx context.Context, req CreditRequest) (token string, err error)
-	// Credit sends the money to the card. ErrGatewayTransient means the outcome is unknown: it
-	// is settled by CreditStatus with the same order, never by assuming failure.
+	// Credit sends the money to the card. Called inside /transfers/account-to-card/confirm
+	// after the transfer is marked PROCESSING, with IdempotencyKey "<transactionId>:CREDIT".
+	// Credited: SUCCESS and the ledger moves the money out; not credited: FAILED with Reason
+	// and the hold is released. ErrGatewayTransient means the outcome is unknown: the transfer
+	// stays PROCESSING and is settled by CreditStatus with the same order, never by assuming
+	// failure.
 	Credit(ctx context.Context, order CreditOrder) (CreditResult, error)
 	// CreditStatus returns the outcome of the credit with the order's idempotency key;
-	// ErrGatewayTransient while the network cannot say.
+	// ErrGatewayTransient while the network cannot say. Asked by the reconciler for transfers
+	// PROCESSING for a while; an error means "ask again next pass".
 	CreditStatus(ctx context.Context, order CreditOrder) (CreditResult, error)
 	// LookupDebit returns a card debit as the network knows it; domain.ErrDebitRejected
 	// (wrapped) when the network does not know the debit id. It only reads: tiyin itself makes
-	// sure a debit pays one repayment at most.
+	// sure a debit pays one repayment at most. Called inside /repayment/loans/pay (no
+	// idempotency key: it changes nothing). ErrDebitRejected: the repayment request answers
+	// its business code. Any other error: code 10, nothing paid.
 	LookupDebit(ctx context.Context, q DebitQuery) (domain.Debit, error)
 	// LookupCard asks the network whether it knows the card with that expiry, registered to
 	// that phone; it returns the network's reference for tokenising it, or
-	// domain.ErrCardRejected (wrapped) saying why not.
+	// domain.ErrCardRejected (wrapped) saying why not. Called inside /cards/attach, before the
+	// SMS code is sent (reads only). ErrCardRejected: business code, no card kept; any other
+	// error: code 10.
 	LookupCard(ctx context.Context, q CardQuery) (ref string, err error)
-	// Tokenise returns the network's token for a card looked up with ref.
+	// Tokenise returns the network's token for a card looked up with ref; called inside
+	// /cards/attach/confirm once the SMS code matched. The same ref must give the same token.
+	// Any error: code 10 and the card stays UNVERIFIED (the same code may be sent again).
 	Tokenise(ctx context.Context, ref string) (token string, err error)
 	// SetCardState tells the network that a card issued through tiyin is blocked, unblocked or
-	// closed.
+	// closed; called inside PUT /cards/status before the status changes in tiyin. Setting the
+	// state a card already has must succeed. Any error: code 10, the status is unchanged.
 	SetCardState(ctx context.Context, token string, status domain.CardStatus) error
 }
 
@@ -206,7 +277,11 @@ type SMSOutbox interface {
 
 // SMSSender sends text messages to clients' phones.
 type SMSSender interface {
-	// Send sends the message; domain.ErrSMSNotSent (wrapped) when the gateway refused it.
+	// Send sends the message; domain.ErrSMSNotSent (wrapped) when the gateway refused it (an
+	// unknown or barred number): /cards/attach answers 1006 and that answer is final for the
+	// envelope id. Any other error means the outcome is unknown: code 10, and the partner's
+	// retry with the same id sends a new code. There is no idempotency key: a repeated call may
+	// send the message twice, which is harmless (the newest code counts).
 	Send(ctx context.Context, m SMS) error
 }
 
@@ -232,11 +307,15 @@ type CardIssueAnswer struct {
 	Card IssuedCard
 }
 
-// CardIssuer makes payment cards for card orders.
+// CardIssuer makes payment cards for card orders, in the background after /cards/order.
 type CardIssuer interface {
-	// Order submits the order and returns the issuer's reference.
+	// Order submits the order and returns the issuer's reference. IdempotencyKey
+	// "<orderId>:ORDER". nil: the order is IN_PROGRESS; any error counts a failed attempt and
+	// the order is tried again later.
 	Order(ctx context.Context, req CardIssueRequest) (ref string, err error)
-	// Result returns the order's outcome.
+	// Result returns the order's outcome. Approved with Card: the order is done and the card is
+	// kept (token, masked number, expiry; never the full number), attached to the client.
+	// Declined: the order is cancelled with Reason. Pending or an error: asked again later.
 	Result(ctx context.Context, ref string) (CardIssueAnswer, error)
 }
 
