@@ -40,6 +40,8 @@ type Config struct {
 	RateLimit        int
 	GatewayTimeout   time.Duration
 	SandboxFaults    sandbox.Faults
+	// Gateways is each gateway port's adapter: TIYIN_<PORT>_URL and _TOKEN (docs/gateways.md).
+	Gateways []gateway
 }
 
 // sandboxDataKey keys hashes in the sandbox when TIYIN_DATA_KEY is not set. It is public, so
@@ -153,6 +155,8 @@ func loadConfig() (Config, error) {
 			c.RetiredDataKeys = append(c.RetiredDataKeys, b)
 		}
 	}
+	gs, gErrs := loadGateways(str)
+	c.Gateways, errs = gs, append(errs, gErrs...)
 	if !c.Sandbox {
 		c.SandboxOTP = ""
 		c.SandboxFaults = sandbox.Faults{}

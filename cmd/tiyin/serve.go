@@ -18,7 +18,6 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/tiyin/tiyin/adapters/gateway/guard"
-	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
 	httpadapter "github.com/tiyin/tiyin/adapters/http"
 	"github.com/tiyin/tiyin/adapters/jobs"
 	"github.com/tiyin/tiyin/adapters/observe"
@@ -35,6 +34,11 @@ const shutdownTimeout = 20 * time.Second
 func serve(cfg Config) error {
 	if len(cfg.DataKey) == 0 {
 		return errNoDataKey
+	}
+	if !cfg.Sandbox {
+		if err := missingGateways(cfg.Gateways); err != nil {
+			return err
+		}
 	}
 	log, err := newLogger(cfg.LogLevel)
 	if err != nil {
@@ -72,7 +76,7 @@ func serve(cfg Config) error {
 			},
 			readiness,
 		),
-		observe.Module, store.Module, clock, sandbox.Module, guard.Module, webhook.Module, application.Module, jobs.Module,
+		observe.Module, store.Module, clock, gatewaysModule(cfg.Gateways), guard.Module, webhook.Module, application.Module, jobs.Module,
 		httpadapter.Module,
 		fx.Invoke(run, startAdmin),
 	)
@@ -165,15 +169,14 @@ func run(d runDeps) {
 				db = "PostgreSQL"
 			}
 			d.Log.Info("tiyin started", zap.String("addr", ln.Addr().String()), zap.String("database", db),
-				zap.Bool("sandbox", d.Cfg.Sandbox), zap.String("gateways", "sandbox"), zap.Int("rate_limit", d.Cfg.RateLimit),
+				zap.Bool("sandbox", d.Cfg.Sandbox), zap.Int("rate_limit", d.Cfg.RateLimit),
 				zap.Duration("gateway_timeout", d.Cfg.GatewayTimeout))
 			if d.Cfg.SandboxFaults.Active() {
 				d.Log.Warn("sandbox gateway faults are on", zap.Stringer("faults", d.Cfg.SandboxFaults))
 			}
+			logGateways(d.Log, d.Cfg.Gateways)
 			if d.Cfg.Sandbox {
 				printBanner(ln.Addr().String(), key)
-			} else {
-				d.Log.Warn("no real gateway adapters exist yet: the sandbox gateways answer even though TIYIN_SANDBOX=false")
 			}
 			return nil
 		},

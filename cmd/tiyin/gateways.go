@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/tiyin/tiyin/adapters/gateway/httpgw"
+	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// gateway is one port's adapter choice: the HTTP adapter when its URL is set, else the sandbox.
+type gateway struct {
+	port, urlVar, tokenVar string
+	cfg                    httpgw.Config
+}
+
+// gatewayPorts lists the ports in the order they are logged and checked.
+var gatewayPorts = []struct{ port, prefix string }{
+	{"scoring", "TIYIN_SCORING"}, {"core_banking", "TIYIN_CORE_BANKING"}, {"processing", "TIYIN_PROCESSING"},
+	{"sms", "TIYIN_SMS"}, {"card_issuer", "TIYIN_CARD_ISSUER"},
+}
+
+// loadGateways reads TIYIN_<PORT>_URL and TIYIN_<PORT>_TOKEN of every port.
+func loadGateways(str func(name, def string) string) ([]gateway, []error) {
+	var (
+		out  []gateway
+		errs []error
+	)
+	for _, p := range gatewayPorts {
+		g := gateway{port: p.port, urlVar: p.prefix + "_URL", tokenVar: p.prefix + "_TOKEN"}
+		g.cfg.URL, g.cfg.Token = str(g.urlVar, ""), str(g.tokenVar, "")
+		if g.cfg.URL != "" {
+			u, err := url.Parse(g.cfg.URL)
+			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+				errs = append(errs, fmt.Errorf("%s: want an http(s) URL without credentials (the token goes in %s)", g.urlVar, g.tokenVar))
+			}
+		}
+		out = append(out, g)
+	}
+	return out, errs
+}
+
+// errMissingGateways names the ports that have no real adapter outside the sandbox.
+func missingGateways(gs []gateway) error {
+	var missing []string
+	for _, g := range gs {
+		if g.cfg.URL == "" {
+			missing = append(missing, fmt.Sprintf("%s (%s)", g.port, g.urlVar))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("TIYIN_SANDBOX=false but these gateways have no real adapter: %s; set their URLs "+
+		"(docs/gateways.md), or run with TIYIN_SANDBOX=true to use the sandbox gateways", strings.Join(missing, ", "))
+}
+
+// gatewaysModule provides each port's adapter.
+func gatewaysModule(gs []gateway) fx.Option {
+	byPort := map[string]httpgw.Config{}
+	for _, g := range gs {
+		if g.cfg.URL != "" {
+			byPort[g.port] = g.cfg
+		}
+	}
+	choose := func(port string, real, fake any) fx.Option {
+		if cfg, ok := byPort[port]; ok {
+			return fx.Options(fx.Provide(func() httpgw.Config { return cfg }, fx.Private), fx.Provide(real))
+		}
+		return fx.Provide(fake)
+	}
+	return fx.Options(
+		fx.Module("scoring", choose("scoring", fx.Annotate(httpgw.NewScoring, fx.As(new(ports.Scoring))),
+			fx.Annotate(sandbox.NewScoring, fx.As(new(ports.Scoring))))),
+		fx.Module("core_banking", choose("core_banking", fx.Annotate(httpgw.NewCoreBanking, fx.As(new(ports.CoreBanking))),
+			fx.Annotate(sandbox.NewCoreBanking, fx.As(new(ports.CoreBanking))))),
+		fx.Module("processing", choose("processing", fx.Annotate(httpgw.NewProcessing, fx.As(new(ports.Processing))),
+			fx.Annotate(sandbox.NewProcessing, fx.As(new(ports.Processing))))),
+		fx.Module("sms", choose("sms", fx.Annotate(httpgw.NewSMSSender, fx.As(new(ports.SMSSender))),
+			fx.Annotate(sandbox.NewSMSSender, fx.As(new(ports.SMSSender))))),
+		fx.Module("card_issuer", choose("card_issuer", fx.Annotate(httpgw.NewCardIssuer, fx.As(new(ports.CardIssuer))),
+			fx.Annotate(sandbox.NewCardIssuer, fx.As(new(ports.CardIssuer))))),
+	)
+}
+
+// logGateways writes one line per port naming the adapter in use.
+func logGateways(log *zap.Logger, gs []gateway) {
+	for _, g := range gs {
+		if g.cfg.URL == "" {
+			log.Info("gateway", zap.String("port", g.port), zap.String("adapter", "sandbox"))
+			continue
+		}
+		log.Info("gateway", zap.String("port", g.port), zap.String("adapter", "http"), zap.String("url", g.cfg.URL),
+			zap.Bool("token", g.cfg.Token != ""))
+	}
+}
