@@ -50,8 +50,8 @@ vuln: ## Known vulnerabilities in the code's call graph (govulncheck; needs vuln
 	else echo "$$out"; exit 1; fi
 
 .PHONY: lint-api
-lint-api: ## Lint the API document with Redocly CLI (from npm; rules in redocly.yaml)
-	$(REDOCLY) lint --config redocly.yaml --format=summary adapters/http/openapi.yaml
+lint-api: ## Lint the API document and the gateway protocol with Redocly CLI (from npm; rules in redocly.yaml)
+	$(REDOCLY) lint --config redocly.yaml --format=summary adapters/http/openapi.yaml adapters/gateway/httpgw/gateway.yaml
 
 .PHONY: docs-assets
 docs-assets: ## Fetch the Redoc bundle that /docs serves from npm (commit the result)

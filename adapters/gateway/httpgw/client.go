@@ -1,5 +1,5 @@
 // Package httpgw is the HTTP/JSON adapter of every gateway port: a bank that puts its systems
-// behind the small protocol of gateway.yaml (served by tiyin at /gateway.yaml) switches a port
+// behind the small protocol of gateway.yaml (Protocol; docs/gateways.md) switches a port
 // from the sandbox to its system with one variable (TIYIN_SCORING_URL, TIYIN_CORE_BANKING_URL,
 // TIYIN_PROCESSING_URL, TIYIN_SMS_URL, TIYIN_CARD_ISSUER_URL) and its token.
 //

@@ -1,8 +1,10 @@
 package httpgw_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -10,6 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/adapters/gateway/httpgw"
@@ -39,9 +45,67 @@ func stub(t *testing.T, fault porttest.Fault) (httpgw.Config, *atomic.Int64) {
 			return map[porttest.Fault]httpgw.Misbehaviour{porttest.Healthy: httpgw.Behave, porttest.FailTransiently: httpgw.Unavailable,
 				porttest.Hang: httpgw.Hang}[fault]
 		}}
-	srv := httptest.NewServer(s)
+	var h http.Handler = s
+	if fault == porttest.Healthy {
+		h = conforming(t, s)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return httpgw.Config{URL: srv.URL, Token: "test-token", Backoff: 5 * time.Millisecond}, calls
+}
+
+var (
+	protocolOnce   sync.Once
+	protocolRouter routers.Router
+	protocolErr    error
+)
+
+// conforming checks every exchange against gateway.yaml: what the adapters send and what the
+// stub answers.
+func conforming(t *testing.T, next http.Handler) http.Handler {
+	protocolOnce.Do(func() {
+		doc, err := openapi3.NewLoader().LoadFromData(httpgw.Protocol)
+		if err == nil {
+			err = doc.Validate(context.Background())
+		}
+		if err != nil {
+			protocolErr = err
+			return
+		}
+		doc.Servers = nil
+		protocolRouter, protocolErr = gorillamux.NewRouter(doc)
+	})
+	if protocolErr != nil {
+		t.Fatalf("gateway.yaml: %v", protocolErr)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		route, params, err := protocolRouter.FindRoute(r)
+		if err != nil {
+			t.Errorf("%s is not in gateway.yaml: %v", r.URL.Path, err)
+		} else {
+			opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true, MultiError: true}
+			r2 := r.Clone(context.Background())
+			r2.Body = io.NopCloser(bytes.NewReader(body))
+			in := &openapi3filter.RequestValidationInput{Request: r2, PathParams: params, Route: route, Options: opts}
+			if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+				t.Errorf("%s: the adapter's request breaks gateway.yaml: %v\n%s", r.URL.Path, err, body)
+			}
+			out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: rec.Code, Header: rec.Header(),
+				Body: io.NopCloser(bytes.NewReader(rec.Body.Bytes())), Options: opts}
+			if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+				t.Errorf("%s: the stub's answer breaks gateway.yaml: %v\n%s", r.URL.Path, err, rec.Body.Bytes())
+			}
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	})
 }
 
 func must[T any](v T, err error) T {
