@@ -14,6 +14,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/gateway/httpgw"
 	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
+	"github.com/tiyin/tiyin/adapters/gateway/sandbox/sandboxtest"
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/test/tiyintest"
 )
@@ -29,10 +30,6 @@ func (c flowCaller) Call(path string, params any, _ bool) (map[string]any, int, 
 	return a.Result, a.code(), nil
 }
 
-type wallClock struct{}
-
-func (wallClock) Now() time.Time { return time.Now() }
-
 // bankStub is the bank's systems behind the gateway protocol: the sandbox gateways served by
 // httpgw.Stub, counting the calls per operation and checking the token.
 func bankStub(t *testing.T) (url string, calls func() map[string]int) {
@@ -40,7 +37,7 @@ func bankStub(t *testing.T) (url string, calls func() map[string]int) {
 	var mu sync.Mutex
 	seen := map[string]int{}
 	s := &httpgw.Stub{Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
-		CardIssuer: sandbox.NewCardIssuer(wallClock{}), Token: "bank-token",
+		CardIssuer: sandbox.NewCardIssuer(sandboxtest.Clock{}), Token: "bank-token",
 		Fault: func(op string) httpgw.Misbehaviour {
 			mu.Lock()
 			defer mu.Unlock()

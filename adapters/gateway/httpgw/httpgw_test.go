@@ -20,26 +20,18 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/gateway/httpgw"
 	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
+	"github.com/tiyin/tiyin/adapters/gateway/sandbox/sandboxtest"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/ports/porttest"
 )
-
-type clock struct{}
-
-func (clock) Now() time.Time { return time.Now() }
-
-type outbox struct{}
-
-func (o *outbox) Add(context.Context, ports.SentSMS) error                         { return nil }
-func (o *outbox) List(context.Context, domain.Phone, int) ([]ports.SentSMS, error) { return nil, nil }
 
 // stub serves the sandbox gateways over the protocol, misbehaving on every call as fault says.
 func stub(t *testing.T, fault porttest.Fault) (httpgw.Config, *atomic.Int64) {
 	t.Helper()
 	calls := &atomic.Int64{}
 	s := &httpgw.Stub{Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
-		SMS: sandbox.NewSMSSender(&outbox{}, clock{}), CardIssuer: sandbox.NewCardIssuer(clock{}), Token: "test-token",
+		SMS: sandbox.NewSMSSender(sandboxtest.Outbox{}, sandboxtest.Clock{}), CardIssuer: sandbox.NewCardIssuer(sandboxtest.Clock{}), Token: "test-token",
 		Fault: func(string) httpgw.Misbehaviour {
 			calls.Add(1)
 			return map[porttest.Fault]httpgw.Misbehaviour{porttest.Healthy: httpgw.Behave, porttest.FailTransiently: httpgw.Unavailable,
@@ -108,92 +100,41 @@ func conforming(t *testing.T, next http.Handler) http.Handler {
 	})
 }
 
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-var (
-	phone = must(domain.ParsePhone("998901234567"))
-	today = time.Now()
-)
-
-func client(t *testing.T, pinfl string) domain.ClientData {
-	t.Helper()
-	return must(domain.ParseClientData(domain.ClientDataInput{PINFL: pinfl, LastName: "Karimov", FirstName: "Aziz",
-		BirthDate: "1990-05-17", DocumentType: "PASSPORT", DocumentSeries: "AA", DocumentNumber: "1234567",
-		DocumentIssuedBy: "IIB", DocumentIssued: "2020-01-10", DocumentExpiry: "2035-01-09",
-		Region: "Toshkent", District: "Chilonzor", Address: "Bunyodkor 1", Phone: "998901234567"}, today))
-}
-
 // The HTTP adapters keep every port's contract, talking to the sandbox through the stub.
 
 func TestProcessingContract(t *testing.T) {
-	pan := func(s string) domain.PAN { return must(domain.ParsePAN(s)) }
-	credit := func(p string) ports.CreditRequest {
-		return ports.CreditRequest{PAN: pan(p), Network: domain.NetworkUzcard, Amount: 1_000_000, CardHolder: "AZIZ KARIMOV"}
-	}
-	expiry := must(domain.ParseExpiry("3012", today))
 	porttest.RunProcessing(t, func(t *testing.T, f porttest.Fault) ports.Processing {
 		cfg, _ := stub(t, f)
 		return httpgw.NewProcessing(cfg)
-	}, porttest.ProcessingCases{
-		Credit: credit("8600123456789012"), RefusedCredit: credit("8600000000000014"), UnknownCard: credit("5555123456789012"),
-		Attach:       ports.CardQuery{PAN: pan("8600123456789013"), Expiry: expiry, Network: domain.NetworkUzcard, Phone: phone},
-		RejectedCard: ports.CardQuery{PAN: pan("9860000000000002"), Expiry: expiry, Network: domain.NetworkHumo, Phone: phone},
-		Debit:        ports.DebitQuery{DebitID: "DBT-" + uuid.NewString(), Network: domain.NetworkUzcard, Amount: 1_000_000},
-		UnknownDebit: ports.DebitQuery{DebitID: "FAIL-1", Network: domain.NetworkUzcard, Amount: 1_000_000},
-	})
+	}, sandboxtest.ProcessingCases())
 }
 
 func TestScoringContract(t *testing.T) {
-	offer := domain.Offer{Amount: 100_000_000, Percent: must(domain.ParsePercent("28")), MonthPeriod: 12}
 	porttest.RunScoring(t, func(t *testing.T, f porttest.Fault) ports.Scoring {
 		cfg, _ := stub(t, f)
 		return httpgw.NewScoring(cfg)
-	}, porttest.ScoringCases{
-		Approved:     ports.PreScoreRequest{ApplicationID: uuid.New(), Phone: phone, ClientData: client(t, "31234567890123")},
-		Declined:     ports.PreScoreRequest{ApplicationID: uuid.New(), Phone: phone, ClientData: client(t, "31234567890000")},
-		PostApproved: ports.PostScoreRequest{ApplicationID: uuid.New(), Offer: offer, ClientData: client(t, "31234567890123")},
-		PostDeclined: ports.PostScoreRequest{ApplicationID: uuid.New(), Offer: offer, ClientData: client(t, "31234567892222")},
-	})
+	}, sandboxtest.ScoringCases())
 }
 
 func TestCoreBankingContract(t *testing.T) {
-	app := uuid.New()
 	porttest.RunCoreBanking(t, func(t *testing.T, f porttest.Fault) ports.CoreBanking {
 		cfg, _ := stub(t, f)
 		return httpgw.NewCoreBanking(cfg)
-	}, porttest.CoreBankingCases{
-		Account:        ports.OpenAccountRequest{ApplicationID: app, Phone: phone, ClientData: client(t, "31234567890123")},
-		RefusedAccount: ports.OpenAccountRequest{ApplicationID: uuid.New(), Phone: phone, ClientData: client(t, "31234567893333")},
-		Application: ports.LoanApplicationRequest{ApplicationID: app,
-			Offer: domain.Offer{Amount: 100_000_000, Percent: must(domain.ParsePercent("28")), MonthPeriod: 12}},
-		Issue: ports.IssueLoanRequest{ApplicationID: app}, Contract: ports.ContractRequest{ApplicationID: app},
-	})
+	}, sandboxtest.CoreBankingCases())
 }
 
 func TestSMSSenderContract(t *testing.T) {
-	masked := func(p string) string { return must(domain.ParsePAN(p)).Masked() }
 	porttest.RunSMSSender(t, func(t *testing.T, f porttest.Fault) ports.SMSSender {
 		cfg, _ := stub(t, f)
 		return httpgw.NewSMSSender(cfg)
-	}, porttest.SMSCases{
-		Delivered: ports.SMS{Phone: phone, Text: "Code 123456", Card: masked("8600123456789013")},
-		Refused:   ports.SMS{Phone: phone, Text: "Code 123456", Card: masked(sandbox.PANSMSFails)},
-	})
+	}, sandboxtest.SMSCases())
 }
 
 func TestCardIssuerContract(t *testing.T) {
 	porttest.RunCardIssuer(t, func(t *testing.T, f porttest.Fault) ports.CardIssuer {
 		cfg, _ := stub(t, f)
 		return httpgw.NewCardIssuer(cfg)
-	}, porttest.CardIssuerCases{
-		Issued:   ports.CardIssueRequest{OrderID: uuid.New(), Phone: phone, ClientData: client(t, "31234567890123")},
-		Declined: ports.CardIssueRequest{OrderID: uuid.New(), Phone: phone, ClientData: client(t, "3123456789"+sandbox.PINFLCardDeclined)},
-	})
+	}, sandboxtest.CardIssuerCases())
 }
 
 // TestBadAnswersAreClassified: every way a system can answer badly is transient (the outcome
@@ -229,8 +170,9 @@ func TestBadAnswersAreClassified(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer cancel()
 			start := time.Now()
-			_, err := p.PrepareCredit(ctx, ports.CreditRequest{IdempotencyKey: "k", PAN: must(domain.ParsePAN("8600123456789012")),
-				Network: domain.NetworkUzcard, Amount: 1})
+			req := sandboxtest.ProcessingCases().Credit
+			req.IdempotencyKey = "k"
+			_, err := p.PrepareCredit(ctx, req)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("error %v, want %v", err, tt.want)
 			}
@@ -262,7 +204,7 @@ func TestRetryThenSuccess(t *testing.T) {
 	defer srv.Close()
 	cb := httpgw.NewCoreBanking(httpgw.Config{URL: srv.URL, Token: "secret", Backoff: 5 * time.Millisecond})
 	n, err := cb.OpenAccount(context.Background(), ports.OpenAccountRequest{IdempotencyKey: "app:OPEN_ACCOUNT", ApplicationID: uuid.New(),
-		Phone: phone, ClientData: client(t, "31234567890123")})
+		Phone: sandboxtest.Phone, ClientData: sandboxtest.Client("31234567890123")})
 	if err != nil || n == "" || calls.Load() != 2 {
 		t.Fatalf("OpenAccount: %q, %v after %d attempts; want an account after 2", n, err, calls.Load())
 	}
