@@ -45,7 +45,7 @@ func loadGateways(str func(name, def string) string) ([]gateway, []error) {
 	return out, errs
 }
 
-// errMissingGateways names the ports that have no real adapter outside the sandbox.
+// missingGateways names the ports that have no real adapter, which outside the sandbox is a refusal to start.
 func missingGateways(gs []gateway) error {
 	var missing []string
 	for _, g := range gs {

@@ -33,15 +33,13 @@ func (a answer) port() (ports.Answer, error) {
 
 // RequestPreScore implements ports.Scoring.
 func (s *Scoring) RequestPreScore(ctx context.Context, req ports.PreScoreRequest) error {
-	return s.c.call(ctx, "pre-score/request", req.IdempotencyKey, true, preScoreRequest{ApplicationID: req.ApplicationID,
-		Phone: req.Phone.String(), ClientData: wireClient(req.ClientData)}, nil)
+	return s.c.call(ctx, "pre-score/request", req.IdempotencyKey, true, wireApplicant(req.ApplicationID, req.Phone, req.ClientData), nil)
 }
 
 // PreScoreResult implements ports.Scoring.
 func (s *Scoring) PreScoreResult(ctx context.Context, req ports.PreScoreRequest) (ports.PreScoreAnswer, error) {
 	var out preScoreAnswer
-	err := s.c.call(ctx, "pre-score/result", req.IdempotencyKey, true, preScoreRequest{ApplicationID: req.ApplicationID,
-		Phone: req.Phone.String(), ClientData: wireClient(req.ClientData)}, &out)
+	err := s.c.call(ctx, "pre-score/result", req.IdempotencyKey, true, wireApplicant(req.ApplicationID, req.Phone, req.ClientData), &out)
 	if err != nil {
 		return ports.PreScoreAnswer{}, err
 	}
@@ -82,8 +80,7 @@ func nonEmpty(v string, err error) (string, error) {
 // OpenAccount implements ports.CoreBanking.
 func (cb *CoreBanking) OpenAccount(ctx context.Context, req ports.OpenAccountRequest) (string, error) {
 	var out accountBody
-	err := cb.c.call(ctx, "accounts/open", req.IdempotencyKey, true, openAccountRequest{ApplicationID: req.ApplicationID,
-		Phone: req.Phone.String(), ClientData: wireClient(req.ClientData)}, &out)
+	err := cb.c.call(ctx, "accounts/open", req.IdempotencyKey, true, wireApplicant(req.ApplicationID, req.Phone, req.ClientData), &out)
 	return nonEmpty(out.AccountNumber, err)
 }
 

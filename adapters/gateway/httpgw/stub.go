@@ -159,15 +159,15 @@ func (s *Stub) handlers() map[string]handler {
 	}
 	network := func(n string) domain.Network { v, _ := domain.ParseNetwork(n); return v }
 	pan := func(p string) domain.PAN { v, _ := domain.ParsePAN(p); return v }
-	pre := func(in preScoreRequest, key string) ports.PreScoreRequest {
+	pre := func(in applicant, key string) ports.PreScoreRequest {
 		return ports.PreScoreRequest{IdempotencyKey: key, ApplicationID: in.ApplicationID, Phone: phone(in.Phone), ClientData: client(in.ClientData)}
 	}
 	h := map[string]handler{}
 	if s.Scoring != nil {
-		h["pre-score/request"] = decode(func(ctx context.Context, in preScoreRequest, key string) (any, error) {
+		h["pre-score/request"] = decode(func(ctx context.Context, in applicant, key string) (any, error) {
 			return struct{}{}, s.Scoring.RequestPreScore(ctx, pre(in, key))
 		})
-		h["pre-score/result"] = decode(func(ctx context.Context, in preScoreRequest, key string) (any, error) {
+		h["pre-score/result"] = decode(func(ctx context.Context, in applicant, key string) (any, error) {
 			a, err := s.Scoring.PreScoreResult(ctx, pre(in, key))
 			out := preScoreAnswer{answer: wireAnswer(a.Answer)}
 			if a.Status == ports.AnswerApproved {
@@ -182,7 +182,7 @@ func (s *Stub) handlers() map[string]handler {
 		})
 	}
 	if cb := s.CoreBanking; cb != nil {
-		h["accounts/open"] = decode(func(ctx context.Context, in openAccountRequest, key string) (any, error) {
+		h["accounts/open"] = decode(func(ctx context.Context, in applicant, key string) (any, error) {
 			n, err := cb.OpenAccount(ctx, ports.OpenAccountRequest{IdempotencyKey: key, ApplicationID: in.ApplicationID,
 				Phone: phone(in.Phone), ClientData: client(in.ClientData)})
 			return accountBody{AccountNumber: n}, err

@@ -60,10 +60,15 @@ type answer struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-type preScoreRequest struct {
+// applicant is the body of pre-scoring and of opening the account: who applies.
+type applicant struct {
 	ApplicationID uuid.UUID  `json:"applicationId"`
 	Phone         string     `json:"phone"`
 	ClientData    clientData `json:"clientData"`
+}
+
+func wireApplicant(id uuid.UUID, phone domain.Phone, c domain.ClientData) applicant {
+	return applicant{ApplicationID: id, Phone: phone.String(), ClientData: wireClient(c)}
 }
 
 type preScoreAnswer struct {
@@ -84,12 +89,6 @@ type postScoreAnswer struct {
 	Reason            string `json:"reason,omitempty"`
 	PhoneCallRequired bool   `json:"phoneCallRequired,omitempty"`
 	CallCentrePhone   string `json:"callCentrePhone,omitempty"`
-}
-
-type openAccountRequest struct {
-	ApplicationID uuid.UUID  `json:"applicationId"`
-	Phone         string     `json:"phone"`
-	ClientData    clientData `json:"clientData"`
 }
 
 type loanApplicationRequest struct {
