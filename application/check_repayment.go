@@ -26,24 +26,20 @@ type CheckRepaymentHandler struct{ d Deps }
 
 // Handle returns the new request.
 func (h *CheckRepaymentHandler) Handle(ctx context.Context, cmd CheckRepayment) (RepaymentQuote, error) {
-	loan, err := getLoanByContract(ctx, h.d, cmd.PartnerID, cmd.LoanID)
+	// One read: this is the hottest write, and each statement in its transaction is a round trip.
+	got, err := h.d.Loans.GetForRepayment(ctx, cmd.LoanID)
 	if err != nil {
 		return RepaymentQuote{}, err
 	}
-	a, err := h.d.Applications.Get(ctx, loan.ApplicationID())
-	if err != nil {
-		return RepaymentQuote{}, err
+	if got.Loan.PartnerID() != cmd.PartnerID {
+		return RepaymentQuote{}, domain.ErrLoanNotFound
 	}
-	balance, err := h.d.Ledger.Balance(ctx, domain.LoanAccount(domain.AccountDemand, loan.ID()))
-	if err != nil {
-		return RepaymentQuote{}, err
-	}
-	r, err := domain.NewRepayment(newID(), loan, -balance, h.d.Clock.Now())
+	r, err := domain.NewRepayment(newID(), got.Loan, -got.DemandBalance, h.d.Clock.Now())
 	if err != nil {
 		return RepaymentQuote{}, err
 	}
 	if err := h.d.UoW.Do(ctx, func(ctx context.Context) error { return h.d.Repayments.Create(ctx, r) }); err != nil {
 		return RepaymentQuote{}, err
 	}
-	return RepaymentQuote{Repayment: r, ClientName: a.ClientData().FullName()}, nil
+	return RepaymentQuote{Repayment: r, ClientName: got.ClientName}, nil
 }

@@ -171,3 +171,38 @@ func TestRepaymentStatusChecksTheExternalID(t *testing.T) {
 		t.Fatalf("externalId of no pay: %v", err)
 	}
 }
+
+func TestCheckQuotesTheLoanFromOneRead(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	s := d.repayable(t)
+	read := ports.LoanForRepayment{Loan: s.loan, DemandBalance: -250_000, ClientName: "Oʻrinboyev Aziz"}
+	d.loans.EXPECT().GetForRepayment(gomock.Any(), "7001").Return(read, nil).Times(2)
+	d.loans.EXPECT().GetForRepayment(gomock.Any(), "7002").Return(ports.LoanForRepayment{}, domain.ErrLoanNotFound)
+	var created []*domain.Repayment
+	d.payments.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, r *domain.Repayment) error {
+		created = append(created, r)
+		return nil
+	})
+	check := func(partner uuid.UUID, loanID string) (application.RepaymentQuote, error) {
+		return d.app.CheckRepayment.Handle(context.Background(), application.CheckRepayment{PartnerID: partner, LoanID: loanID})
+	}
+	q, err := check(d.partner, "7001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := s.loan.PositionAt(t0)
+	if q.ClientName != "Oʻrinboyev Aziz" || q.Repayment.AccountBalance() != 250_000 || q.Repayment.Quote() != want ||
+		q.Repayment.LoanID() != s.loan.ID() || len(created) != 1 || created[0] != q.Repayment {
+		t.Errorf("quote %+v (balance %d), created %d", q, q.Repayment.AccountBalance(), len(created))
+	}
+	if _, err := check(uuid.New(), "7001"); !errors.Is(err, domain.ErrLoanNotFound) {
+		t.Errorf("foreign loan: %v", err)
+	}
+	if _, err := check(d.partner, "7002"); !errors.Is(err, domain.ErrLoanNotFound) {
+		t.Errorf("unknown loan: %v", err)
+	}
+	if len(created) != 1 {
+		t.Errorf("%d requests stored, want 1", len(created))
+	}
+}

@@ -42,10 +42,21 @@ type LoanRepository interface {
 	// GetByContract returns the loan with that contract number; domain.ErrLoanNotFound when
 	// there is none.
 	GetByContract(ctx context.Context, number string) (*domain.Loan, error)
+	// GetForRepayment returns, in one read, the loan with that contract number and what a
+	// repayment request quotes besides it; domain.ErrLoanNotFound when there is none.
+	GetForRepayment(ctx context.Context, number string) (LoanForRepayment, error)
 	// ListAwaitingContract returns loans without a contract number issued before t.
 	ListAwaitingContract(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error)
 	// Update locks the loan's row, applies fn and saves it.
 	Update(ctx context.Context, id uuid.UUID, fn func(l *domain.Loan) error) error
+}
+
+// LoanForRepayment is a loan with its demand account's balance (debits minus credits) and its
+// client's full name: what a repayment request is quoted from.
+type LoanForRepayment struct {
+	Loan          *domain.Loan
+	DemandBalance int64
+	ClientName    string
 }
 
 // PartnerRepository stores partners and their hashed keys.

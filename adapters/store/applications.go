@@ -81,6 +81,15 @@ func (r *ApplicationRepository) load(m *applicationModel) (*domain.Application, 
 	return m.toDomain()
 }
 
+// openClientData unseals and decodes the application's stored clientData.
+func (db *DB) openClientData(sealed string, applicationID uuid.UUID) (domain.ClientData, error) {
+	plain, err := db.openText(sealed, "applications", applicationID)
+	if err != nil {
+		return domain.ClientData{}, fmt.Errorf("stored application %s: clientData: %w", applicationID, err)
+	}
+	return decodeClientData(plain)
+}
+
 func encodeClientData(c domain.ClientData) string {
 	f := c.Fields()
 	b, _ := json.Marshal(clientDataJSON{PINFL: f.PINFL, INN: f.INN, LastName: f.LastName,

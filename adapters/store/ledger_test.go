@@ -12,14 +12,17 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-// fundedLoan stores an application, its loan and accounts, and the issuance posting.
+// fundedLoan stores an application, its loan (its id is its contract number) and accounts,
+// and the issuance posting.
 func (s *suite) fundedLoan(t *testing.T, amount int64) *domain.Loan {
 	t.Helper()
 	ctx := context.Background()
 	a := s.stored(t)
-	l := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: a.ID(), PartnerID: s.partner.ID,
+	id := uuid.New()
+	l := domain.RestoreLoan(domain.LoanState{ID: id, ApplicationID: a.ID(), PartnerID: s.partner.ID,
 		Amount: domain.Amount(amount), MonthPeriod: 12, Rate: must(domain.PercentFromHundredths(2800)),
-		ScheduleType: domain.ScheduleAnnuity, AccountNumber: "20208000000000000001", IssuedAt: t0})
+		ScheduleType: domain.ScheduleAnnuity, AccountNumber: "20208000000000000001", IssuedAt: t0,
+		ContractNumber: id.String()})
 	err := s.uow.Do(ctx, func(ctx context.Context) error {
 		if err := s.loans.Create(ctx, l); err != nil {
 			return err
@@ -47,6 +50,35 @@ func hold(t *testing.T, loanID uuid.UUID, amount int64) domain.Posting {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func TestLoanForRepaymentIsReadInOneStatement(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		l := s.fundedLoan(t, 1_000_000)
+		s.fundedLoan(t, 2_000_000) // another loan's accounts must not be joined
+		if err := s.ledger.Post(ctx, hold(t, l.ID(), 300_000)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.loans.GetForRepayment(ctx, l.ContractNumber())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.ledger.Balance(ctx, domain.LoanAccount(domain.AccountDemand, l.ID()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Loan.State() != l.State() || got.DemandBalance != want || want != -700_000 {
+			t.Errorf("got loan %+v, demand balance %d; want %+v, %d (-700000)", got.Loan.State(), got.DemandBalance, l.State(), want)
+		}
+		if name := clientData(t, "31234567890123").FullName(); got.ClientName != name || name == "" {
+			t.Errorf("client name %q, want %q", got.ClientName, name)
+		}
+		if _, err := s.loans.GetForRepayment(ctx, "no-such-contract"); !errors.Is(err, domain.ErrLoanNotFound) {
+			t.Errorf("unknown contract: %v", err)
+		}
+	})
 }
 
 func TestLedgerPostsBalancedMovements(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 type loanModel struct {
@@ -93,6 +94,42 @@ func (r *LoanRepository) GetByContract(ctx context.Context, number string) (*dom
 		return nil, interpretError(err, domain.ErrLoanNotFound, nil)
 	}
 	return m.toDomain()
+}
+
+// loanForRepaymentQuery joins the loan to its application (for the client's name) and to its
+// demand account, whose key is "DEMAND:<loan id>" (domain.Account.Key).
+const loanForRepaymentQuery = `SELECT l.*, a.client_data AS app_client_data, acc.balance AS demand_balance
+FROM loans l
+JOIN applications a ON a.id = l.application_id
+LEFT JOIN ledger_accounts acc ON acc.key = ? || CAST(l.id AS TEXT)
+WHERE l.contract_number = ? LIMIT 1`
+
+// GetForRepayment implements ports.LoanRepository.
+func (r *LoanRepository) GetForRepayment(ctx context.Context, number string) (ports.LoanForRepayment, error) {
+	var row struct {
+		Loan          loanModel `gorm:"embedded"`
+		AppClientData string `gorm:"column:app_client_data"`
+		DemandBalance *int64 `gorm:"column:demand_balance"`
+	}
+	res := r.db.conn(ctx).Raw(loanForRepaymentQuery, domain.AccountDemand.String()+":", number).Scan(&row)
+	if res.Error != nil {
+		return ports.LoanForRepayment{}, interpretError(res.Error, domain.ErrLoanNotFound, nil)
+	}
+	if res.RowsAffected == 0 {
+		return ports.LoanForRepayment{}, domain.ErrLoanNotFound
+	}
+	if row.DemandBalance == nil {
+		return ports.LoanForRepayment{}, errNoAccount(domain.LoanAccount(domain.AccountDemand, row.Loan.ID).Key())
+	}
+	loan, err := row.Loan.toDomain()
+	if err != nil {
+		return ports.LoanForRepayment{}, err
+	}
+	client, err := r.db.openClientData(row.AppClientData, row.Loan.ApplicationID)
+	if err != nil {
+		return ports.LoanForRepayment{}, err
+	}
+	return ports.LoanForRepayment{Loan: loan, DemandBalance: *row.DemandBalance, ClientName: client.FullName()}, nil
 }
 
 // ListAwaitingContract implements ports.LoanRepository.

@@ -408,6 +408,21 @@ func (mr *MockLoanRepositoryMockRecorder) GetByContract(ctx, number any) *gomock
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "GetByContract", reflect.TypeOf((*MockLoanRepository)(nil).GetByContract), ctx, number)
 }
 
+// GetForRepayment mocks base method.
+func (m *MockLoanRepository) GetForRepayment(ctx context.Context, number string) (ports.LoanForRepayment, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "GetForRepayment", ctx, number)
+	ret0, _ := ret[0].(ports.LoanForRepayment)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// GetForRepayment indicates an expected call of GetForRepayment.
+func (mr *MockLoanRepositoryMockRecorder) GetForRepayment(ctx, number any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "GetForRepayment", reflect.TypeOf((*MockLoanRepository)(nil).GetForRepayment), ctx, number)
+}
+
 // ListAwaitingContract mocks base method.
 func (m *MockLoanRepository) ListAwaitingContract(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
 	m.ctrl.T.Helper()

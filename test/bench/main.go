@@ -180,6 +180,7 @@ func (e *environment) measure(ctx context.Context, cfg config) error {
 		}
 	}
 	if !strings.Contains("microloan lifecycle", cfg.only) {
+		e.report.RSSAfter = e.node.RSS()
 		return e.drain()
 	}
 
