@@ -108,8 +108,8 @@ WHERE l.contract_number = ? LIMIT 1`
 func (r *LoanRepository) GetForRepayment(ctx context.Context, number string) (ports.LoanForRepayment, error) {
 	var row struct {
 		Loan          loanModel `gorm:"embedded"`
-		AppClientData string `gorm:"column:app_client_data"`
-		DemandBalance *int64 `gorm:"column:demand_balance"`
+		AppClientData string    `gorm:"column:app_client_data"`
+		DemandBalance *int64    `gorm:"column:demand_balance"`
 	}
 	res := r.db.conn(ctx).Raw(loanForRepaymentQuery, domain.AccountDemand.String()+":", number).Scan(&row)
 	if res.Error != nil {
