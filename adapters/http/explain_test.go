@@ -28,20 +28,36 @@ type queryRecorder struct {
 }
 
 func (r *queryRecorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	r.record(d.SQL, d.Args)
+	return ctx
+}
+
+func (r *queryRecorder) record(sql string, args []any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.count++
 	if r.seen == nil {
 		r.seen = map[string][]any{}
 	}
-	if _, ok := r.seen[d.SQL]; !ok {
-		r.seen[d.SQL] = d.Args
-		r.order = append(r.order, d.SQL)
+	if _, ok := r.seen[sql]; !ok {
+		r.seen[sql] = args
+		r.order = append(r.order, sql)
 	}
-	return ctx
 }
 
 func (r *queryRecorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// The statements of a pipeline (a transaction's BEGIN with its first statement, COMMIT with
+// its last) are recorded one by one.
+func (r *queryRecorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (r *queryRecorder) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	r.record(d.SQL, d.Args)
+}
+
+func (r *queryRecorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 func (r *queryRecorder) statements() int {
 	r.mu.Lock()

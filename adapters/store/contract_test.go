@@ -219,6 +219,43 @@ func TestFailedUnitOfWorkRollsEverythingBack(t *testing.T) {
 	})
 }
 
+// TestAFailedStatementFailsTheCommit: on PostgreSQL a failed statement aborts its transaction;
+// a use case that carried on regardless must not be told its changes were stored, and the
+// connection must come back to the pool usable (BEGIN and COMMIT travel in pipelines of their
+// own making there, outside database/sql's transaction bookkeeping).
+func TestAFailedStatementFailsTheCommit(t *testing.T) {
+	t.Parallel()
+	s := setup(t, store.Postgres)
+	ctx := context.Background()
+	ext := uuid.New()
+	s.newApplication(t, s.partner, ext)
+	first := s.newApplication(t, s.partner, ext)
+	if err := s.apps.Create(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	fresh, clash := s.newApplication(t, s.partner, uuid.New()), s.newApplication(t, s.partner, ext)
+	for range 30 { // more than the pool's connections: each must come back clean
+		err := s.uow.Do(ctx, func(ctx context.Context) error {
+			if err := s.apps.Create(ctx, fresh); err != nil {
+				return err
+			}
+			if err := s.apps.Create(ctx, clash); !errors.Is(err, domain.ErrExternalIDUsed) {
+				t.Errorf("clash: %v", err)
+			}
+			return nil // carries on regardless
+		})
+		if err == nil {
+			t.Fatal("the commit of an aborted transaction succeeded")
+		}
+	}
+	if _, err := s.apps.Get(ctx, fresh.ID()); !errors.Is(err, domain.ErrApplicationNotFound) {
+		t.Fatalf("a change of the aborted transaction was stored: %v", err)
+	}
+	if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.apps.Create(ctx, fresh) }); err != nil {
+		t.Fatalf("after the aborted transactions: %v", err)
+	}
+}
+
 func TestConcurrentUpdatesSerialise(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {

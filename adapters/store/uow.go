@@ -21,7 +21,9 @@ type txKey struct{}
 
 // txState is the transaction a context carries.
 type txState struct {
-	tx          *gorm.DB
+	tx *gorm.DB // the repositories' handle on the open transaction, nil when none is open
+	// end commits the open transaction, after running last (if any) in it, or rolls it back.
+	end         func(ctx context.Context, commit bool, last *statement) error
 	owned       bool // the HTTP edge owns it: Do joins, RequestScope commits
 	claim       *ports.IdempotencyRecord
 	poisoned    bool // a use case failed inside it: roll back before storing the answer
@@ -74,14 +76,29 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error)
 	}
 	inner := context.WithValue(ctx, txKey{}, st)
 	if err := fn(inner); err != nil {
-		st.tx.Rollback()
+		st.rollback(ctx)
 		return err
 	}
-	if err := st.tx.Commit().Error; err != nil {
-		return interpretError(err, nil, nil)
+	if err := st.commit(ctx, nil); err != nil {
+		return err
 	}
 	runAfterCommit(ctx, st)
 	return nil
+}
+
+// commit ends st's transaction, running last in it first; on failure it is rolled back.
+func (st *txState) commit(ctx context.Context, last *statement) error {
+	end := st.end
+	st.tx, st.end = nil, nil
+	return interpretError(end(ctx, true, last), nil, nil)
+}
+
+// rollback ends st's transaction, if one is open, discarding its effects and hooks.
+func (st *txState) rollback(ctx context.Context) {
+	if st.tx != nil {
+		_ = st.end(ctx, false, nil)
+	}
+	st.tx, st.end, st.afterCommit = nil, nil, nil
 }
 
 // Detach implements ports.UnitOfWork.
@@ -102,7 +119,7 @@ func (u *UnitOfWork) AfterCommit(ctx context.Context, fn func(context.Context)) 
 // carries it, so what they do runs in transactions of their own.
 func runAfterCommit(ctx context.Context, st *txState) {
 	hooks := st.afterCommit
-	st.tx, st.afterCommit = nil, nil
+	st.afterCommit = nil
 	detached := (&UnitOfWork{}).Detach(context.WithoutCancel(ctx))
 	for _, fn := range hooks {
 		fn(detached)
@@ -112,20 +129,27 @@ func runAfterCommit(ctx context.Context, st *txState) {
 // begin opens st's transaction; in a request scope its first statement claims the request's
 // idempotency key, so a concurrent duplicate blocks on that row until this one ends.
 func (u *UnitOfWork) begin(ctx context.Context, st *txState) error {
-	tx := u.db.Gorm.WithContext(ctx).Begin()
-	if tx.Error != nil {
-		return interpretError(tx.Error, nil, nil)
+	var first *statement
+	if c := st.claim; c != nil {
+		first = &statement{claimQuery, []any{c.PartnerID, c.Key, c.Endpoint, c.Fingerprint, c.HTTPStatus, c.Body, c.CreatedAt.UTC()}}
 	}
-	if st.claim != nil {
-		err := tx.Create(toIdempotencyModel(*st.claim)).Error
-		if err != nil {
-			tx.Rollback()
-			return interpretError(err, nil, idempotencyUnique)
-		}
+	var open opener = beginGorm
+	if u.db.Dialect == Postgres {
+		open = beginPipelined
 	}
-	st.tx = tx
+	tx, end, err := open(ctx, u.db, first)
+	if err != nil {
+		return interpretError(err, nil, idempotencyUnique)
+	}
+	st.tx, st.end = tx, end
 	return nil
 }
+
+// The claim of a request's idempotency key, and the answer stored under it at the end.
+var (
+	claimQuery  = newQuery("INSERT INTO idempotency_records (partner_id, key, endpoint, fingerprint, http_status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+	answerQuery = newQuery("UPDATE idempotency_records SET http_status = ?, body = ? WHERE partner_id = ? AND key = ?")
+)
 
 var idempotencyUnique = constraintErrors{
 	"idempotency_records_pkey":                                ports.ErrDuplicateRequest,
@@ -143,11 +167,6 @@ type idempotencyModel struct {
 }
 
 func (idempotencyModel) TableName() string { return "idempotency_records" }
-
-func toIdempotencyModel(r ports.IdempotencyRecord) *idempotencyModel {
-	return &idempotencyModel{PartnerID: r.PartnerID, Key: r.Key, Endpoint: r.Endpoint,
-		Fingerprint: r.Fingerprint, HTTPStatus: r.HTTPStatus, Body: r.Body, CreatedAt: r.CreatedAt.UTC()}
-}
 
 // Lookup implements ports.IdempotencyStore.
 func (u *UnitOfWork) Lookup(ctx context.Context, partnerID uuid.UUID, key string) (*ports.IdempotencyRecord, error) {
@@ -184,9 +203,8 @@ type requestScope struct {
 // Commit implements ports.RequestScope.
 func (r *requestScope) Commit(ctx context.Context, httpStatus int, body []byte) error {
 	st := r.st
-	if st.tx != nil && st.poisoned {
-		st.tx.Rollback()
-		st.tx, st.afterCommit = nil, nil
+	if st.poisoned {
+		st.rollback(ctx)
 	}
 	if st.tx == nil {
 		if err := r.u.begin(ctx, st); err != nil {
@@ -194,15 +212,9 @@ func (r *requestScope) Commit(ctx context.Context, httpStatus int, body []byte) 
 		}
 	}
 	r.done = true
-	err := st.tx.Model(&idempotencyModel{}).
-		Where("partner_id = ? AND key = ?", st.claim.PartnerID, st.claim.Key).
-		Updates(map[string]any{"http_status": httpStatus, "body": body}).Error
-	if err != nil {
-		st.tx.Rollback()
-		return interpretError(err, nil, nil)
-	}
-	if err := st.tx.Commit().Error; err != nil {
-		return interpretError(err, nil, nil)
+	answer := &statement{answerQuery, []any{httpStatus, body, st.claim.PartnerID, st.claim.Key}}
+	if err := st.commit(ctx, answer); err != nil {
+		return err
 	}
 	runAfterCommit(ctx, st)
 	return nil
@@ -210,11 +222,11 @@ func (r *requestScope) Commit(ctx context.Context, httpStatus int, body []byte) 
 
 // Rollback implements ports.RequestScope.
 func (r *requestScope) Rollback() {
-	if !r.done && r.st.tx != nil {
-		r.st.tx.Rollback()
+	if !r.done {
+		r.st.rollback(context.Background())
 	}
 	r.done = true
-	r.st.tx, r.st.afterCommit = nil, nil
+	r.st.tx, r.st.end, r.st.afterCommit = nil, nil, nil
 }
 
 // lockedUpdate is the body of every repository's Update: in the transaction of ctx (or a new

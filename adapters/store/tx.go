@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"gorm.io/gorm"
+)
+
+// query is SQL with ? placeholders, and the same with PostgreSQL's $1, $2, …
+type query struct{ sql, pg string }
+
+func newQuery(sql string) query { return query{sql: sql, pg: numbered(sql)} }
+
+// statement is a query and its arguments.
+type statement struct {
+	query
+	args []any
+}
+
+// opener opens a transaction, running first (if any) as its first statement, and returns the
+// repositories' handle on it and its end.
+type opener = func(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(ctx context.Context, commit bool, last *statement) error, error)
+
+// beginGorm opens a transaction through GORM: each statement, BEGIN and COMMIT included, is a
+// round trip of its own. SQLite's, in process, cost none.
+func beginGorm(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(context.Context, bool, *statement) error, error) {
+	tx := db.Gorm.WithContext(ctx).Begin()
+	if tx.Error != nil {
+		return nil, nil, tx.Error
+	}
+	if first != nil {
+		if err := tx.Exec(first.sql, first.args...).Error; err != nil {
+			tx.Rollback()
+			return nil, nil, err
+		}
+	}
+	end := func(_ context.Context, commit bool, last *statement) error {
+		if !commit {
+			return tx.Rollback().Error
+		}
+		if last != nil {
+			if err := tx.Exec(last.sql, last.args...).Error; err != nil {
+				tx.Rollback()
+				return err
+			}
+		}
+		return tx.Commit().Error
+	}
+	return tx, end, nil
+}
+
+// errRolledBack is a COMMIT that PostgreSQL answered with ROLLBACK: a statement of the
+// transaction had failed.
+var errRolledBack = errors.New("transaction rolled back by the database")
+
+// beginPipelined opens a transaction on one pooled PostgreSQL connection and sends BEGIN in
+// one pipeline with the first statement, and COMMIT in one with the last: a request's claim
+// and answer cost no round trip of their own. GORM runs the statements between on the same
+// connection. A connection given back while a transaction is still open on it is closed by the
+// pool, never reused.
+func beginPipelined(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(context.Context, bool, *statement) error, error) {
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	abort := func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_, _ = conn.ExecContext(rctx, "ROLLBACK")
+		_ = conn.Close()
+	}
+	if err := pipeline(ctx, conn.Raw, "BEGIN", first, ""); err != nil {
+		abort()
+		return nil, nil, err
+	}
+	tx := db.Gorm.Session(&gorm.Session{Context: ctx, NewDB: true})
+	tx.Statement.ConnPool = conn
+	end := func(ctx context.Context, commit bool, last *statement) error {
+		if !commit {
+			abort()
+			return nil
+		}
+		if err := pipeline(ctx, conn.Raw, "", last, "COMMIT"); err != nil {
+			abort()
+			return err
+		}
+		return conn.Close()
+	}
+	return tx, end, nil
+}
+
+// pipeline sends before, s and after (each when present) in one round trip and reads their
+// results; a COMMIT that did not commit is errRolledBack.
+func pipeline(ctx context.Context, raw func(func(any) error) error, before string, s *statement, after string) error {
+	b := &pgx.Batch{}
+	if before != "" {
+		b.Queue(before)
+	}
+	if s != nil {
+		b.Queue(s.pg, s.args...)
+	}
+	if after != "" {
+		b.Queue(after)
+	}
+	return raw(func(dc any) error {
+		br := dc.(*stdlib.Conn).Conn().SendBatch(ctx, b)
+		var tag string
+		for range b.Len() {
+			t, err := br.Exec()
+			if err != nil {
+				_ = br.Close()
+				return err
+			}
+			tag = t.String()
+		}
+		if err := br.Close(); err != nil {
+			return err
+		}
+		if after == "COMMIT" && tag != "COMMIT" {
+			return errRolledBack
+		}
+		return nil
+	})
+}
+
+// numbered rewrites ? placeholders as PostgreSQL's $1, $2, …
+func numbered(sql string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range sql {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
