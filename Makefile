@@ -76,8 +76,8 @@ bench: build ## Load harness on PostgreSQL (DB=sqlite for SQLite): scenarios vs 
 soak: build ## Memory: register APPS applications (100000), then a SOAK-long (10m) mixed load, sampling tiyin's memory
 	$(GO) run ./test/bench -bin $(BIN) -db $${DB:-postgres} -apps $${APPS:-100000} -soak $${SOAK:-10m} $(BENCH_FLAGS)
 
-# Fuzz targets as package:target: the envelope decoder, every handler's params, every value parser.
-FUZZ_TARGETS := adapters/http:FuzzReadRequest adapters/http:FuzzHandlerParams \
+# Fuzz targets as package:target: the envelope decoder, every handler's params, the stored loan book, every value parser.
+FUZZ_TARGETS := adapters/http:FuzzReadRequest adapters/http:FuzzHandlerParams adapters/store:FuzzDecodeBook \
 	$(addprefix domain:,FuzzParseClientData FuzzParsePercent FuzzParsePhone FuzzParsePAN FuzzParseExpiry FuzzParseOTP \
 	  FuzzParseWebhookURL FuzzParsePartnerName FuzzParseContractNumber FuzzParseAmount FuzzParseEnums FuzzParseCardHolder)
 

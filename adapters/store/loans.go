@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -59,11 +58,7 @@ func toLoanModel(l *domain.Loan) (*loanModel, error) {
 		m.ContractNumber = &s.ContractNumber
 	}
 	if s.Book != nil {
-		b, err := json.Marshal(s.Book)
-		if err != nil {
-			return nil, fmt.Errorf("loan %s: book: %w", s.ID, err)
-		}
-		book := string(b)
+		book := encodeBook(s.Book)
 		m.Book = &book
 	}
 	return m, nil
@@ -163,9 +158,9 @@ func (m *loanModel) toDomain() (*domain.Loan, error) {
 		s.ContractNumber = *m.ContractNumber
 	}
 	if m.Book != nil {
-		s.Book = new(domain.BookState)
-		if err := json.Unmarshal([]byte(*m.Book), s.Book); err != nil {
-			return nil, fmt.Errorf("stored loan %s: book: %w", m.ID, err)
+		var err error
+		if s.Book, err = decodeBook(*m.Book); err != nil {
+			return nil, fmt.Errorf("stored loan %s: %w", m.ID, err)
 		}
 	}
 	return domain.RestoreLoan(s), nil

@@ -133,7 +133,7 @@ func (u *UnitOfWork) begin(ctx context.Context, st *txState) error {
 	if c := st.claim; c != nil {
 		first = &statement{claimQuery, []any{c.PartnerID, c.Key, c.Endpoint, c.Fingerprint, c.HTTPStatus, c.Body, c.CreatedAt.UTC()}}
 	}
-	var open opener = beginGorm
+	open := opener(beginGorm)
 	if u.db.Dialect == Postgres {
 		open = beginPipelined
 	}
