@@ -16,6 +16,9 @@ type stats struct {
 	Done    int           `json:"done"`
 	Errors  int64         `json:"errors"`
 	Elapsed time.Duration `json:"elapsedNs"`
+	// CatchUp is the part of Elapsed after the last request, until the job queue had done the
+	// background work the requests left.
+	CatchUp time.Duration `json:"catchUpNs,omitempty"`
 	P50     time.Duration `json:"p50Ns"`
 	P99     time.Duration `json:"p99Ns"`
 }
