@@ -42,6 +42,21 @@ type applicationModel struct {
 
 func (applicationModel) TableName() string { return "applications" }
 
+// applicationColumns are applicationModel's columns in the order fields scans them.
+const applicationColumns = "id, partner_id, external_id, phone, client_data, status, task_name, task_status, " +
+	"task_error, task_message, pre_amount_limit, pre_percent, pre_month_period, offer_amount, offer_percent, " +
+	"offer_month_period, offer_backup_phone, call_centre_phone, account_number, core_ref, attempts, " +
+	"next_run_at, pending_since, verification_requested_at, created_at, updated_at"
+
+func (m *applicationModel) fields() []any {
+	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Phone, &m.ClientData, &m.Status, &m.TaskName, &m.TaskStatus,
+		&m.TaskError, &m.TaskMessage, &m.PreAmountLimit, &m.PrePercent, &m.PreMonthPeriod, &m.OfferAmount, &m.OfferPercent,
+		&m.OfferMonthPeriod, &m.OfferBackupPhone, &m.CallCentrePhone, &m.AccountNumber, &m.CoreRef, &m.Attempts,
+		&m.NextRunAt, &m.PendingSince, &m.VerificationRequestedAt, &m.CreatedAt, &m.UpdatedAt}
+}
+
+var applicationByID = newQuery("SELECT " + applicationColumns + " FROM applications WHERE id = ?")
+
 // clientDataJSON is the stored form of clientData.
 type clientDataJSON struct {
 	PINFL          string `json:"pinfl"`
@@ -219,8 +234,8 @@ func (r *ApplicationRepository) Create(ctx context.Context, a *domain.Applicatio
 // Get implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Application, error) {
 	var m applicationModel
-	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
-		return nil, interpretError(err, domain.ErrApplicationNotFound, nil)
+	if err := scanRow(r.db.queryRow(ctx, applicationByID, id), domain.ErrApplicationNotFound, m.fields()...); err != nil {
+		return nil, err
 	}
 	return r.load(&m)
 }

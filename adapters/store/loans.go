@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,6 +32,37 @@ type loanModel struct {
 }
 
 func (loanModel) TableName() string { return "loans" }
+
+// loanColumns are loanModel's columns in the order fields scans them.
+const loanColumns = "id, application_id, partner_id, amount, month_period, rate, service_rate, penalty_daily, " +
+	"schedule_type, account_number, contract_number, issued_at, repayments, closed_at, book"
+
+func (m *loanModel) fields() []any {
+	return []any{&m.ID, &m.ApplicationID, &m.PartnerID, &m.Amount, &m.MonthPeriod, &m.Rate, &m.ServiceRate, &m.PenaltyDaily,
+		&m.ScheduleType, &m.AccountNumber, &m.ContractNumber, &m.IssuedAt, &m.Repayments, &m.ClosedAt, &m.Book}
+}
+
+var (
+	loanByID          = newQuery("SELECT " + loanColumns + " FROM loans WHERE id = ?")
+	loanByApplication = newQuery("SELECT " + loanColumns + " FROM loans WHERE application_id = ?")
+	loanByContract    = newQuery("SELECT " + loanColumns + " FROM loans WHERE contract_number = ?")
+	// loanForRepayment joins the loan to its application (for the client's name) and to its
+	// demand account, whose key is "DEMAND:<loan id>" (domain.Account.Key).
+	loanForRepayment = newQuery("SELECT l." + strings.ReplaceAll(loanColumns, ", ", ", l.") + `, a.client_data, acc.balance
+FROM loans l
+JOIN applications a ON a.id = l.application_id
+LEFT JOIN ledger_accounts acc ON acc.key = ? || CAST(l.id AS TEXT)
+WHERE l.contract_number = ?`)
+)
+
+// getLoan reads the one loan q finds.
+func (r *LoanRepository) getLoan(ctx context.Context, q query, arg any) (*domain.Loan, error) {
+	var m loanModel
+	if err := scanRow(r.db.queryRow(ctx, q, arg), domain.ErrLoanNotFound, m.fields()...); err != nil {
+		return nil, err
+	}
+	return m.toDomain()
+}
 
 // LoanRepository implements ports.LoanRepository.
 type LoanRepository struct{ db *DB }
@@ -66,65 +98,43 @@ func toLoanModel(l *domain.Loan) (*loanModel, error) {
 
 // GetByApplication implements ports.LoanRepository.
 func (r *LoanRepository) GetByApplication(ctx context.Context, applicationID uuid.UUID) (*domain.Loan, error) {
-	var m loanModel
-	if err := r.db.conn(ctx).Where("application_id = ?", applicationID).Take(&m).Error; err != nil {
-		return nil, interpretError(err, domain.ErrLoanNotFound, nil)
-	}
-	return m.toDomain()
+	return r.getLoan(ctx, loanByApplication, applicationID)
 }
 
 // Get implements ports.LoanRepository.
 func (r *LoanRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Loan, error) {
-	var m loanModel
-	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
-		return nil, interpretError(err, domain.ErrLoanNotFound, nil)
-	}
-	return m.toDomain()
+	return r.getLoan(ctx, loanByID, id)
 }
 
 // GetByContract implements ports.LoanRepository.
 func (r *LoanRepository) GetByContract(ctx context.Context, number string) (*domain.Loan, error) {
-	var m loanModel
-	if err := r.db.conn(ctx).Where("contract_number = ?", number).Take(&m).Error; err != nil {
-		return nil, interpretError(err, domain.ErrLoanNotFound, nil)
-	}
-	return m.toDomain()
+	return r.getLoan(ctx, loanByContract, number)
 }
-
-// loanForRepaymentQuery joins the loan to its application (for the client's name) and to its
-// demand account, whose key is "DEMAND:<loan id>" (domain.Account.Key).
-const loanForRepaymentQuery = `SELECT l.*, a.client_data AS app_client_data, acc.balance AS demand_balance
-FROM loans l
-JOIN applications a ON a.id = l.application_id
-LEFT JOIN ledger_accounts acc ON acc.key = ? || CAST(l.id AS TEXT)
-WHERE l.contract_number = ? LIMIT 1`
 
 // GetForRepayment implements ports.LoanRepository.
 func (r *LoanRepository) GetForRepayment(ctx context.Context, number string) (ports.LoanForRepayment, error) {
-	var row struct {
-		Loan          loanModel `gorm:"embedded"`
-		AppClientData string    `gorm:"column:app_client_data"`
-		DemandBalance *int64    `gorm:"column:demand_balance"`
+	var got struct {
+		Loan          loanModel
+		AppClientData string
+		DemandBalance *int64
 	}
-	res := r.db.conn(ctx).Raw(loanForRepaymentQuery, domain.AccountDemand.String()+":", number).Scan(&row)
-	if res.Error != nil {
-		return ports.LoanForRepayment{}, interpretError(res.Error, domain.ErrLoanNotFound, nil)
+	dest := append(got.Loan.fields(), &got.AppClientData, &got.DemandBalance)
+	res := r.db.queryRow(ctx, loanForRepayment, domain.AccountDemand.String()+":", number)
+	if err := scanRow(res, domain.ErrLoanNotFound, dest...); err != nil {
+		return ports.LoanForRepayment{}, err
 	}
-	if res.RowsAffected == 0 {
-		return ports.LoanForRepayment{}, domain.ErrLoanNotFound
+	if got.DemandBalance == nil {
+		return ports.LoanForRepayment{}, errNoAccount(domain.LoanAccount(domain.AccountDemand, got.Loan.ID).Key())
 	}
-	if row.DemandBalance == nil {
-		return ports.LoanForRepayment{}, errNoAccount(domain.LoanAccount(domain.AccountDemand, row.Loan.ID).Key())
-	}
-	loan, err := row.Loan.toDomain()
+	loan, err := got.Loan.toDomain()
 	if err != nil {
 		return ports.LoanForRepayment{}, err
 	}
-	client, err := r.db.openClientData(row.AppClientData, row.Loan.ApplicationID)
+	client, err := r.db.openClientData(got.AppClientData, got.Loan.ApplicationID)
 	if err != nil {
 		return ports.LoanForRepayment{}, err
 	}
-	return ports.LoanForRepayment{Loan: loan, DemandBalance: *row.DemandBalance, ClientName: client.FullName()}, nil
+	return ports.LoanForRepayment{Loan: loan, DemandBalance: *got.DemandBalance, ClientName: client.FullName()}, nil
 }
 
 // ListAwaitingContract implements ports.LoanRepository.
