@@ -186,3 +186,51 @@ func TestSettleCutsALongErrorOnACharacter(t *testing.T) {
 		}
 	})
 }
+
+// TestARequestsEventsGoWithItsAnswer: events wait for the request's COMMIT (sent with it in one
+// round trip on PostgreSQL); those of a use case that failed are dropped with its effects while
+// its answer is stored, those of one that succeeded are stored with its answer.
+func TestARequestsEventsGoWithItsAnswer(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		outbox := store.NewEventOutbox(s.db)
+		s.setWebhook(t, "acme", "https://acme.example/hooks")
+		a := s.stored(t)
+		cancel := func(ctx context.Context) error {
+			return s.apps.Update(ctx, a.ID(), func(a *domain.Application) error { return a.Cancel(domain.InitiatorPartner, t0) })
+		}
+
+		rctx, scope := s.uow.Begin(ctx, record(s, "failed"))
+		err := s.uow.Do(rctx, func(ctx context.Context) error {
+			if err := cancel(ctx); err != nil {
+				return err
+			}
+			return domain.ErrWrongState
+		})
+		if !errors.Is(err, domain.ErrWrongState) {
+			t.Fatal(err)
+		}
+		if err := scope.Commit(rctx, 409, []byte(`{"error":1002}`)); err != nil {
+			t.Fatal(err)
+		}
+		if due := must(outbox.ClaimDue(ctx, t0, lease, 100)); len(due) != 0 {
+			t.Fatalf("a failed request left events %v", eventTypes(t, due))
+		}
+
+		rctx, scope = s.uow.Begin(ctx, record(s, "done"))
+		if err := s.uow.Do(rctx, cancel); err != nil {
+			t.Fatal(err)
+		}
+		if err := scope.Commit(rctx, 200, []byte(`{"result":{}}`)); err != nil {
+			t.Fatal(err)
+		}
+		due := must(outbox.ClaimDue(ctx, t0, lease, 100))
+		if types := eventTypes(t, due); len(types) != 1 || types[0] != "APPLICATION_STATUS_CHANGED" {
+			t.Fatalf("claimed %v, want the cancellation's status change", types)
+		}
+		if rec, _ := s.uow.Lookup(ctx, s.partner.ID, "done"); rec == nil || rec.HTTPStatus != 200 {
+			t.Fatalf("answer not stored: %+v", rec)
+		}
+	})
+}

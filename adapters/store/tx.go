@@ -25,11 +25,11 @@ type statement struct {
 
 // opener opens a transaction, running first (if any) as its first statement, and returns the
 // repositories' handle on it and its end.
-type opener = func(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(ctx context.Context, commit bool, last *statement) error, error)
+type opener = func(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(ctx context.Context, commit bool, last []statement) error, error)
 
 // beginGorm opens a transaction through GORM: each statement, BEGIN and COMMIT included, is a
 // round trip of its own. SQLite's, in process, cost none.
-func beginGorm(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(context.Context, bool, *statement) error, error) {
+func beginGorm(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(context.Context, bool, []statement) error, error) {
 	tx := db.Gorm.WithContext(ctx).Begin()
 	if tx.Error != nil {
 		return nil, nil, tx.Error
@@ -40,12 +40,12 @@ func beginGorm(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(co
 			return nil, nil, err
 		}
 	}
-	end := func(_ context.Context, commit bool, last *statement) error {
+	end := func(_ context.Context, commit bool, last []statement) error {
 		if !commit {
 			return tx.Rollback().Error
 		}
-		if last != nil {
-			if err := tx.Exec(last.sql, last.args...).Error; err != nil {
+		for _, s := range last {
+			if err := tx.Exec(s.sql, s.args...).Error; err != nil {
 				tx.Rollback()
 				return err
 			}
@@ -60,11 +60,11 @@ func beginGorm(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(co
 var errRolledBack = errors.New("transaction rolled back by the database")
 
 // beginPipelined opens a transaction on one pooled PostgreSQL connection and sends BEGIN in
-// one pipeline with the first statement, and COMMIT in one with the last: a request's claim
-// and answer cost no round trip of their own. GORM runs the statements between on the same
+// one pipeline with the first statement, and COMMIT in one with the last ones: a request's
+// claim, its events and its answer cost no round trip of their own. GORM runs the statements between on the same
 // connection. A connection given back while a transaction is still open on it is closed by the
 // pool, never reused.
-func beginPipelined(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(context.Context, bool, *statement) error, error) {
+func beginPipelined(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(context.Context, bool, []statement) error, error) {
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -75,13 +75,17 @@ func beginPipelined(ctx context.Context, db *DB, first *statement) (*gorm.DB, fu
 		_, _ = conn.ExecContext(rctx, "ROLLBACK")
 		_ = conn.Close()
 	}
-	if err := pipeline(ctx, conn.Raw, "BEGIN", first, ""); err != nil {
+	var firsts []statement
+	if first != nil {
+		firsts = []statement{*first}
+	}
+	if err := pipeline(ctx, conn.Raw, "BEGIN", firsts, ""); err != nil {
 		abort()
 		return nil, nil, err
 	}
 	tx := db.Gorm.Session(&gorm.Session{Context: ctx, NewDB: true})
 	tx.Statement.ConnPool = conn
-	end := func(ctx context.Context, commit bool, last *statement) error {
+	end := func(ctx context.Context, commit bool, last []statement) error {
 		if !commit {
 			abort()
 			return nil
@@ -95,14 +99,14 @@ func beginPipelined(ctx context.Context, db *DB, first *statement) (*gorm.DB, fu
 	return tx, end, nil
 }
 
-// pipeline sends before, s and after (each when present) in one round trip and reads their
-// results; a COMMIT that did not commit is errRolledBack.
-func pipeline(ctx context.Context, raw func(func(any) error) error, before string, s *statement, after string) error {
+// pipeline sends before, stmts and after (before and after when not empty) in one round trip
+// and reads their results; a COMMIT that did not commit is errRolledBack.
+func pipeline(ctx context.Context, raw func(func(any) error) error, before string, stmts []statement, after string) error {
 	b := &pgx.Batch{}
 	if before != "" {
 		b.Queue(before)
 	}
-	if s != nil {
+	for _, s := range stmts {
 		b.Queue(s.pg, s.args...)
 	}
 	if after != "" {

@@ -23,7 +23,10 @@ type txKey struct{}
 type txState struct {
 	tx *gorm.DB // the repositories' handle on the open transaction, nil when none is open
 	// end commits the open transaction, after running last (if any) in it, or rolls it back.
-	end         func(ctx context.Context, commit bool, last *statement) error
+	end func(ctx context.Context, commit bool, last []statement) error
+	// deferred are statements whose results nobody in the transaction reads (its events): they
+	// are sent with COMMIT, in one round trip with it on PostgreSQL.
+	deferred    []statement
 	owned       bool // the HTTP edge owns it: Do joins, RequestScope commits
 	claim       *ports.IdempotencyRecord
 	poisoned    bool // a use case failed inside it: roll back before storing the answer
@@ -86,11 +89,25 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error)
 	return nil
 }
 
-// commit ends st's transaction, running last in it first; on failure it is rolled back.
+// commit ends st's transaction, running its deferred statements and last in it first; on
+// failure it is rolled back.
 func (st *txState) commit(ctx context.Context, last *statement) error {
-	end := st.end
-	st.tx, st.end = nil, nil
-	return interpretError(end(ctx, true, last), nil, nil)
+	end, stmts := st.end, st.deferred
+	if last != nil {
+		stmts = append(stmts, *last)
+	}
+	st.tx, st.end, st.deferred = nil, nil, nil
+	return interpretError(end(ctx, true, stmts), nil, nil)
+}
+
+// deferUntilCommit adds s to the statements st's transaction sends with its COMMIT; it reports false
+// when no transaction is open.
+func (st *txState) deferUntilCommit(s statement) bool {
+	if st == nil || st.tx == nil {
+		return false
+	}
+	st.deferred = append(st.deferred, s)
+	return true
 }
 
 // rollback ends st's transaction, if one is open, discarding its effects and hooks.
@@ -98,7 +115,7 @@ func (st *txState) rollback(ctx context.Context) {
 	if st.tx != nil {
 		_ = st.end(ctx, false, nil)
 	}
-	st.tx, st.end, st.afterCommit = nil, nil, nil
+	st.tx, st.end, st.afterCommit, st.deferred = nil, nil, nil, nil
 }
 
 // Detach implements ports.UnitOfWork.
@@ -226,7 +243,7 @@ func (r *requestScope) Rollback() {
 		r.st.rollback(context.Background())
 	}
 	r.done = true
-	r.st.tx, r.st.end, r.st.afterCommit = nil, nil, nil
+	r.st.tx, r.st.end, r.st.afterCommit, r.st.deferred = nil, nil, nil, nil
 }
 
 // lockedUpdate is the body of every repository's Update: in the transaction of ctx (or a new
