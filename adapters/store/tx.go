@@ -61,8 +61,8 @@ var errRolledBack = errors.New("transaction rolled back by the database")
 
 // beginPipelined opens a transaction on one pooled PostgreSQL connection and sends BEGIN in
 // one pipeline with the first statement, and COMMIT in one with the last ones: a request's
-// claim, its events and its answer cost no round trip of their own. GORM runs the statements between on the same
-// connection. A connection given back while a transaction is still open on it is closed by the
+// claim, its events and its answer cost no round trip of their own. GORM runs the statements
+// between on the same connection. A connection given back while a transaction is still open on it is closed by the
 // pool, never reused.
 func beginPipelined(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(context.Context, bool, []statement) error, error) {
 	conn, err := db.SQL.Conn(ctx)

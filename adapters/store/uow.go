@@ -22,7 +22,7 @@ type txKey struct{}
 // txState is the transaction a context carries.
 type txState struct {
 	tx *gorm.DB // the repositories' handle on the open transaction, nil when none is open
-	// end commits the open transaction, after running last (if any) in it, or rolls it back.
+	// end commits the open transaction, after running last in it, or rolls it back.
 	end func(ctx context.Context, commit bool, last []statement) error
 	// deferred are statements whose results nobody in the transaction reads (its events): they
 	// are sent with COMMIT, in one round trip with it on PostgreSQL.
