@@ -372,6 +372,25 @@ func record(s *suite, key string) ports.IdempotencyRecord {
 	return ports.IdempotencyRecord{PartnerID: s.partner.ID, Key: key, Endpoint: "/x", Fingerprint: []byte{1, 2}, CreatedAt: t0}
 }
 
+// answerAfterFailure runs effect as the use case of request key, then fails the use case with
+// a business error and stores that error's answer, as the HTTP edge does.
+func (s *suite) answerAfterFailure(t *testing.T, key string, effect func(ctx context.Context) error) {
+	t.Helper()
+	rctx, scope := s.uow.Begin(context.Background(), record(s, key))
+	err := s.uow.Do(rctx, func(ctx context.Context) error {
+		if err := effect(ctx); err != nil {
+			return err
+		}
+		return domain.ErrWrongState
+	})
+	if !errors.Is(err, domain.ErrWrongState) {
+		t.Fatal(err)
+	}
+	if err := scope.Commit(rctx, 409, []byte(`{"error":1002}`)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestIdempotentAnswerIsStoredWithTheEffects(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {
@@ -412,19 +431,7 @@ func TestBusinessErrorAnswerDropsPartialEffects(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
 		a := s.newApplication(t, s.partner, uuid.New())
-		rctx, scope := s.uow.Begin(ctx, record(s, "k2"))
-		err := s.uow.Do(rctx, func(ctx context.Context) error {
-			if err := s.apps.Create(ctx, a); err != nil {
-				return err
-			}
-			return domain.ErrWrongState
-		})
-		if !errors.Is(err, domain.ErrWrongState) {
-			t.Fatal(err)
-		}
-		if err := scope.Commit(rctx, 409, []byte(`{"error":1002}`)); err != nil {
-			t.Fatal(err)
-		}
+		s.answerAfterFailure(t, "k2", func(ctx context.Context) error { return s.apps.Create(ctx, a) })
 		if _, err := s.apps.Get(ctx, a.ID()); !errors.Is(err, domain.ErrApplicationNotFound) {
 			t.Fatalf("a failed use case left its effect: %v", err)
 		}

@@ -201,24 +201,12 @@ func TestARequestsEventsGoWithItsAnswer(t *testing.T) {
 			return s.apps.Update(ctx, a.ID(), func(a *domain.Application) error { return a.Cancel(domain.InitiatorPartner, t0) })
 		}
 
-		rctx, scope := s.uow.Begin(ctx, record(s, "failed"))
-		err := s.uow.Do(rctx, func(ctx context.Context) error {
-			if err := cancel(ctx); err != nil {
-				return err
-			}
-			return domain.ErrWrongState
-		})
-		if !errors.Is(err, domain.ErrWrongState) {
-			t.Fatal(err)
-		}
-		if err := scope.Commit(rctx, 409, []byte(`{"error":1002}`)); err != nil {
-			t.Fatal(err)
-		}
+		s.answerAfterFailure(t, "failed", cancel)
 		if due := must(outbox.ClaimDue(ctx, t0, lease, 100)); len(due) != 0 {
 			t.Fatalf("a failed request left events %v", eventTypes(t, due))
 		}
 
-		rctx, scope = s.uow.Begin(ctx, record(s, "done"))
+		rctx, scope := s.uow.Begin(ctx, record(s, "done"))
 		if err := s.uow.Do(rctx, cancel); err != nil {
 			t.Fatal(err)
 		}
