@@ -234,7 +234,7 @@ func (r *ApplicationRepository) Create(ctx context.Context, a *domain.Applicatio
 // Get implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Application, error) {
 	var m applicationModel
-	if err := scanRow(r.db.queryRow(ctx, applicationByID, id), domain.ErrApplicationNotFound, m.fields()...); err != nil {
+	if err := interpretError(r.db.queryRow(ctx, applicationByID, id).Scan(m.fields()...), domain.ErrApplicationNotFound, nil); err != nil {
 		return nil, err
 	}
 	return r.load(&m)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -26,7 +27,7 @@ func interpretError(err error, notFound error, unique constraintErrors) error {
 	if err == nil {
 		return nil
 	}
-	if notFound != nil && errors.Is(err, gorm.ErrRecordNotFound) {
+	if notFound != nil && (errors.Is(err, gorm.ErrRecordNotFound) || errors.Is(err, sql.ErrNoRows)) {
 		return notFound
 	}
 	var pgErr *pgconn.PgError

@@ -58,7 +58,7 @@ WHERE l.contract_number = ?`)
 // getLoan reads the one loan q finds.
 func (r *LoanRepository) getLoan(ctx context.Context, q query, arg any) (*domain.Loan, error) {
 	var m loanModel
-	if err := scanRow(r.db.queryRow(ctx, q, arg), domain.ErrLoanNotFound, m.fields()...); err != nil {
+	if err := interpretError(r.db.queryRow(ctx, q, arg).Scan(m.fields()...), domain.ErrLoanNotFound, nil); err != nil {
 		return nil, err
 	}
 	return m.toDomain()
@@ -120,7 +120,7 @@ func (r *LoanRepository) GetForRepayment(ctx context.Context, number string) (po
 	}
 	dest := append(got.Loan.fields(), &got.AppClientData, &got.DemandBalance)
 	res := r.db.queryRow(ctx, loanForRepayment, domain.AccountDemand.String()+":", number)
-	if err := scanRow(res, domain.ErrLoanNotFound, dest...); err != nil {
+	if err := interpretError(res.Scan(dest...), domain.ErrLoanNotFound, nil); err != nil {
 		return ports.LoanForRepayment{}, err
 	}
 	if got.DemandBalance == nil {

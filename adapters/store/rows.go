@@ -3,9 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
-
-	"gorm.io/gorm"
 )
 
 // The hot single-row reads (an application's info, a loan's schedule, the repayment check)
@@ -24,13 +21,4 @@ func (db *DB) queryRow(ctx context.Context, q query, args ...any) *sql.Row {
 		return st.tx.Statement.ConnPool.QueryRowContext(ctx, text, args...)
 	}
 	return db.SQL.QueryRowContext(ctx, text, args...)
-}
-
-// scanRow scans row into dest, reporting no row as notFound.
-func scanRow(row *sql.Row, notFound error, dest ...any) error {
-	err := row.Scan(dest...)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = gorm.ErrRecordNotFound
-	}
-	return interpretError(err, notFound, nil)
 }

@@ -23,36 +23,42 @@ type statement struct {
 	args []any
 }
 
-// opener opens a transaction, running first (if any) as its first statement, and returns the
+// opener opens a transaction, running first as its first statements, and returns the
 // repositories' handle on it and its end.
-type opener = func(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(ctx context.Context, commit bool, last []statement) error, error)
+type opener = func(ctx context.Context, db *DB, first []statement) (*gorm.DB, func(ctx context.Context, commit bool, last []statement) error, error)
 
 // beginGorm opens a transaction through GORM: each statement, BEGIN and COMMIT included, is a
 // round trip of its own. SQLite's, in process, cost none.
-func beginGorm(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(context.Context, bool, []statement) error, error) {
+func beginGorm(ctx context.Context, db *DB, first []statement) (*gorm.DB, func(context.Context, bool, []statement) error, error) {
 	tx := db.Gorm.WithContext(ctx).Begin()
 	if tx.Error != nil {
 		return nil, nil, tx.Error
 	}
-	if first != nil {
-		if err := tx.Exec(first.sql, first.args...).Error; err != nil {
-			tx.Rollback()
-			return nil, nil, err
-		}
+	if err := execAll(tx, first); err != nil {
+		tx.Rollback()
+		return nil, nil, err
 	}
 	end := func(_ context.Context, commit bool, last []statement) error {
 		if !commit {
 			return tx.Rollback().Error
 		}
-		for _, s := range last {
-			if err := tx.Exec(s.sql, s.args...).Error; err != nil {
-				tx.Rollback()
-				return err
-			}
+		if err := execAll(tx, last); err != nil {
+			tx.Rollback()
+			return err
 		}
 		return tx.Commit().Error
 	}
 	return tx, end, nil
+}
+
+// execAll runs stmts in tx one after another, up to the first that fails.
+func execAll(tx *gorm.DB, stmts []statement) error {
+	for _, s := range stmts {
+		if err := tx.Exec(s.sql, s.args...).Error; err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errRolledBack is a COMMIT that PostgreSQL answered with ROLLBACK: a statement of the
@@ -60,11 +66,11 @@ func beginGorm(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(co
 var errRolledBack = errors.New("transaction rolled back by the database")
 
 // beginPipelined opens a transaction on one pooled PostgreSQL connection and sends BEGIN in
-// one pipeline with the first statement, and COMMIT in one with the last ones: a request's
+// one pipeline with the first statements, and COMMIT in one with the last ones: a request's
 // claim, its events and its answer cost no round trip of their own. GORM runs the statements
-// between on the same connection. A connection given back while a transaction is still open on it is closed by the
-// pool, never reused.
-func beginPipelined(ctx context.Context, db *DB, first *statement) (*gorm.DB, func(context.Context, bool, []statement) error, error) {
+// between on the same connection. A connection given back while a transaction is still open
+// on it is closed by the pool, never reused.
+func beginPipelined(ctx context.Context, db *DB, first []statement) (*gorm.DB, func(context.Context, bool, []statement) error, error) {
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -75,11 +81,7 @@ func beginPipelined(ctx context.Context, db *DB, first *statement) (*gorm.DB, fu
 		_, _ = conn.ExecContext(rctx, "ROLLBACK")
 		_ = conn.Close()
 	}
-	var firsts []statement
-	if first != nil {
-		firsts = []statement{*first}
-	}
-	if err := pipeline(ctx, conn.Raw, "BEGIN", firsts, ""); err != nil {
+	if err := pipeline(ctx, conn.Raw, "BEGIN", first, ""); err != nil {
 		abort()
 		return nil, nil, err
 	}

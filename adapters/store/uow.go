@@ -146,9 +146,9 @@ func runAfterCommit(ctx context.Context, st *txState) {
 // begin opens st's transaction; in a request scope its first statement claims the request's
 // idempotency key, so a concurrent duplicate blocks on that row until this one ends.
 func (u *UnitOfWork) begin(ctx context.Context, st *txState) error {
-	var first *statement
+	var first []statement
 	if c := st.claim; c != nil {
-		first = &statement{claimQuery, []any{c.PartnerID, c.Key, c.Endpoint, c.Fingerprint, c.HTTPStatus, c.Body, c.CreatedAt.UTC()}}
+		first = []statement{{claimQuery, []any{c.PartnerID, c.Key, c.Endpoint, c.Fingerprint, c.HTTPStatus, c.Body, c.CreatedAt.UTC()}}}
 	}
 	open := opener(beginGorm)
 	if u.db.Dialect == Postgres {
