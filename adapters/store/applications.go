@@ -42,11 +42,7 @@ type applicationModel struct {
 
 func (applicationModel) TableName() string { return "applications" }
 
-// applicationColumns are applicationModel's columns in the order fields scans them.
-const applicationColumns = "id, partner_id, external_id, phone, client_data, status, task_name, task_status, " +
-	"task_error, task_message, pre_amount_limit, pre_percent, pre_month_period, offer_amount, offer_percent, " +
-	"offer_month_period, offer_backup_phone, call_centre_phone, account_number, core_ref, attempts, " +
-	"next_run_at, pending_since, verification_requested_at, created_at, updated_at"
+var applicationColumns = columnsOf(applicationModel{})
 
 func (m *applicationModel) fields() []any {
 	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Phone, &m.ClientData, &m.Status, &m.TaskName, &m.TaskStatus,
@@ -55,7 +51,10 @@ func (m *applicationModel) fields() []any {
 		&m.NextRunAt, &m.PendingSince, &m.VerificationRequestedAt, &m.CreatedAt, &m.UpdatedAt}
 }
 
-var applicationByID = newQuery("SELECT " + applicationColumns + " FROM applications WHERE id = ?")
+var (
+	applicationByID   = newQuery("SELECT " + applicationColumns + " FROM applications WHERE id = ?")
+	applicationLocked = lockByID("applications", applicationColumns)
+)
 
 // clientDataJSON is the stored form of clientData.
 type clientDataJSON struct {
@@ -242,7 +241,7 @@ func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.
 
 // Update implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrApplicationNotFound, applicationUnique,
+	return lockedUpdate(ctx, r.db, applicationLocked, id, domain.ErrApplicationNotFound, applicationUnique,
 		r.load, r.toModel, fn)
 }
 

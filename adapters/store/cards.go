@@ -36,6 +36,14 @@ type cardModel struct {
 
 func (cardModel) TableName() string { return "cards" }
 
+func (m *cardModel) fields() []any {
+	return []any{&m.ID, &m.PartnerID, &m.Origin, &m.Network, &m.MaskedPAN, &m.PANHash, &m.Expiry, &m.Phone, &m.PINFL,
+		&m.NetworkRef, &m.Token, &m.Status, &m.Reason, &m.OTPHash, &m.OTPSentAt, &m.OTPExpiresAt, &m.OTPAttempts,
+		&m.CreatedAt, &m.UpdatedAt}
+}
+
+var cardLocked = lockByID("cards", columnsOf(cardModel{}))
+
 func toCardModel(c *domain.Card) *cardModel {
 	s := c.State()
 	return &cardModel{ID: s.ID, PartnerID: s.PartnerID, Origin: s.Origin.String(), Network: s.Network.String(),
@@ -125,7 +133,7 @@ func (r *CardRepository) ListIssuedLive(ctx context.Context, partnerID uuid.UUID
 
 // Update implements ports.CardRepository.
 func (r *CardRepository) Update(ctx context.Context, id uuid.UUID, fn func(c *domain.Card) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrCardNotFound, cardUnique, (*cardModel).toDomain, r.toModel, fn)
+	return lockedUpdate(ctx, r.db, cardLocked, id, domain.ErrCardNotFound, cardUnique, (*cardModel).toDomain, r.toModel, fn)
 }
 
 type cardOrderModel struct {
@@ -145,6 +153,13 @@ type cardOrderModel struct {
 }
 
 func (cardOrderModel) TableName() string { return "card_orders" }
+
+func (m *cardOrderModel) fields() []any {
+	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Phone, &m.ClientData, &m.Status, &m.Description,
+		&m.IssuerRef, &m.CardID, &m.Attempts, &m.NextRunAt, &m.CreatedAt, &m.UpdatedAt}
+}
+
+var cardOrderLocked = lockByID("card_orders", columnsOf(cardOrderModel{}))
 
 func toCardOrderModel(o *domain.CardOrder) *cardOrderModel {
 	s := o.State()
@@ -222,7 +237,7 @@ func (r *CardOrderRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Ca
 
 // Update implements ports.CardOrderRepository.
 func (r *CardOrderRepository) Update(ctx context.Context, id uuid.UUID, fn func(o *domain.CardOrder) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrCardOrderNotFound, cardOrderUnique, r.load, r.toModel, fn)
+	return lockedUpdate(ctx, r.db, cardOrderLocked, id, domain.ErrCardOrderNotFound, cardOrderUnique, r.load, r.toModel, fn)
 }
 
 // ListDue implements ports.CardOrderRepository.

@@ -426,6 +426,51 @@ func TestIdempotentAnswerIsStoredWithTheEffects(t *testing.T) {
 	})
 }
 
+// TestARequestThatStartsWithAnUpdate: the row an update reads travels with the BEGIN and the
+// claim of its request; a missing row is the use case's not-found, and a lost claim reads and
+// changes nothing.
+func TestARequestThatStartsWithAnUpdate(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		a := s.stored(t)
+		cancel := func(ctx context.Context) error {
+			return s.apps.Update(ctx, a.ID(), func(a *domain.Application) error { return a.Cancel(domain.InitiatorPartner, t0) })
+		}
+		rctx, scope := s.uow.Begin(ctx, record(s, "u1"))
+		if err := s.uow.Do(rctx, cancel); err != nil {
+			t.Fatal(err)
+		}
+		if err := scope.Commit(rctx, 200, []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.apps.Get(ctx, a.ID()); got == nil || got.Status() != domain.StatusCanceled {
+			t.Fatalf("update lost: %+v", got)
+		}
+
+		rctx, scope = s.uow.Begin(ctx, record(s, "u1"))
+		err := s.uow.Do(rctx, cancel)
+		scope.Rollback()
+		if !errors.Is(err, ports.ErrDuplicateRequest) {
+			t.Fatalf("duplicate: %v", err)
+		}
+
+		rctx, scope = s.uow.Begin(ctx, record(s, "u2"))
+		err = s.uow.Do(rctx, func(ctx context.Context) error {
+			return s.apps.Update(ctx, uuid.New(), func(*domain.Application) error { return nil })
+		})
+		if !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Fatalf("unknown id: %v", err)
+		}
+		if err := scope.Commit(rctx, 404, []byte(`{"error":1001}`)); err != nil {
+			t.Fatal(err)
+		}
+		if rec, _ := s.uow.Lookup(ctx, s.partner.ID, "u2"); rec == nil || rec.HTTPStatus != 404 {
+			t.Fatalf("answer not stored: %+v", rec)
+		}
+	})
+}
+
 func TestBusinessErrorAnswerDropsPartialEffects(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {

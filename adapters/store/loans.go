@@ -33,9 +33,7 @@ type loanModel struct {
 
 func (loanModel) TableName() string { return "loans" }
 
-// loanColumns are loanModel's columns in the order fields scans them.
-const loanColumns = "id, application_id, partner_id, amount, month_period, rate, service_rate, penalty_daily, " +
-	"schedule_type, account_number, contract_number, issued_at, repayments, closed_at, book"
+var loanColumns = columnsOf(loanModel{})
 
 func (m *loanModel) fields() []any {
 	return []any{&m.ID, &m.ApplicationID, &m.PartnerID, &m.Amount, &m.MonthPeriod, &m.Rate, &m.ServiceRate, &m.PenaltyDaily,
@@ -43,6 +41,7 @@ func (m *loanModel) fields() []any {
 }
 
 var (
+	loanLocked        = lockByID("loans", loanColumns)
 	loanByID          = newQuery("SELECT " + loanColumns + " FROM loans WHERE id = ?")
 	loanByApplication = newQuery("SELECT " + loanColumns + " FROM loans WHERE application_id = ?")
 	loanByContract    = newQuery("SELECT " + loanColumns + " FROM loans WHERE contract_number = ?")
@@ -147,7 +146,7 @@ func (r *LoanRepository) ListAwaitingContract(ctx context.Context, t time.Time, 
 
 // Update implements ports.LoanRepository.
 func (r *LoanRepository) Update(ctx context.Context, id uuid.UUID, fn func(l *domain.Loan) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrLoanNotFound, loanUnique, (*loanModel).toDomain, toLoanModel, fn)
+	return lockedUpdate(ctx, r.db, loanLocked, id, domain.ErrLoanNotFound, loanUnique, (*loanModel).toDomain, toLoanModel, fn)
 }
 
 var loanUnique = constraintErrors{"loans_contract_number_key": errors.New("contract number already used by another loan")}

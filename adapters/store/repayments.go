@@ -38,6 +38,15 @@ type repaymentModel struct {
 
 func (repaymentModel) TableName() string { return "repayments" }
 
+func (m *repaymentModel) fields() []any {
+	return []any{&m.ID, &m.PartnerID, &m.LoanID, &m.ContractNumber, &m.LoanVersion, &m.QuoteNotDuePrincipal,
+		&m.QuoteOverduePrincipal, &m.QuoteOverdueInterest, &m.QuoteTermInterest, &m.QuotePenalty, &m.AccountBalance,
+		&m.CheckedAt, &m.ExpireAt, &m.PaymentType, &m.Amount, &m.DebitID, &m.Network, &m.ExternalID, &m.TransactionID,
+		&m.PaidAt, &m.Principal, &m.Interest, &m.Penalty}
+}
+
+var repaymentLocked = lockByID("repayments", columnsOf(repaymentModel{}))
+
 func toRepaymentModel(r *domain.Repayment) *repaymentModel {
 	s := r.State()
 	m := &repaymentModel{ID: s.ID, PartnerID: s.PartnerID, LoanID: s.LoanID, ContractNumber: s.ContractNumber,
@@ -114,7 +123,7 @@ func (r *RepaymentRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Re
 
 // Update implements ports.RepaymentRepository.
 func (r *RepaymentRepository) Update(ctx context.Context, id uuid.UUID, fn func(r *domain.Repayment) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrRepaymentNotFound, repaymentUnique,
+	return lockedUpdate(ctx, r.db, repaymentLocked, id, domain.ErrRepaymentNotFound, repaymentUnique,
 		(*repaymentModel).toDomain, infallible(toRepaymentModel), fn)
 }
 

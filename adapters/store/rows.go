@@ -3,6 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"reflect"
+	"strings"
 )
 
 // The hot single-row reads (an application's info, a loan's schedule, the repayment check)
@@ -21,4 +24,52 @@ func (db *DB) queryRow(ctx context.Context, q query, args ...any) *sql.Row {
 		return st.tx.Statement.ConnPool.QueryRowContext(ctx, text, args...)
 	}
 	return db.SQL.QueryRowContext(ctx, text, args...)
+}
+
+// model is a row type whose fields method points at its fields in declaration order.
+type model[M any] interface {
+	*M
+	fields() []any
+}
+
+// columnsOf lists a model's columns, from its gorm tags, in the order its fields method
+// scans them.
+func columnsOf(m any) string {
+	typ := reflect.TypeOf(m)
+	cols := make([]string, 0, typ.NumField())
+	for i := range typ.NumField() {
+		for part := range strings.SplitSeq(typ.Field(i).Tag.Get("gorm"), ";") {
+			if col, ok := strings.CutPrefix(part, "column:"); ok {
+				cols = append(cols, col)
+			}
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
+// lockByID is the read of one row by id that lockedUpdate runs, locked against concurrent
+// updates on PostgreSQL; SQLite runs one transaction at a time and has no row locks.
+func lockByID(table, columns string) query {
+	s := "SELECT " + columns + " FROM " + table + " WHERE id = ?"
+	return query{sql: s, pg: numbered(s + " FOR UPDATE")}
+}
+
+// rowRead is a single-row read that a transaction's opener runs right after its first
+// statements, in the same round trip as BEGIN on PostgreSQL.
+type rowRead struct {
+	statement
+	dest []any
+	done bool  // it ran: err is its outcome
+	err  error // sql.ErrNoRows when there was no row; the transaction is still open
+}
+
+// settle records the outcome of running r: no row is an outcome (the caller's not-found);
+// any other error is returned, as the transaction's failure.
+func (r *rowRead) settle(err error) error {
+	r.done = true
+	if errors.Is(err, sql.ErrNoRows) {
+		r.err = err
+		return nil
+	}
+	return err
 }

@@ -23,13 +23,14 @@ type statement struct {
 	args []any
 }
 
-// opener opens a transaction, running first as its first statements, and returns the
-// repositories' handle on it and its end.
-type opener = func(ctx context.Context, db *DB, first []statement) (*gorm.DB, func(ctx context.Context, commit bool, last []statement) error, error)
+// opener opens a transaction, running first as its first statements and then read (when not
+// nil), and returns the repositories' handle on it and its end. A read that finds no row leaves
+// the transaction open, with sql.ErrNoRows as read.err.
+type opener = func(ctx context.Context, db *DB, first []statement, read *rowRead) (*gorm.DB, func(ctx context.Context, commit bool, last []statement) error, error)
 
 // beginGorm opens a transaction through GORM: each statement, BEGIN and COMMIT included, is a
 // round trip of its own. SQLite's, in process, cost none.
-func beginGorm(ctx context.Context, db *DB, first []statement) (*gorm.DB, func(context.Context, bool, []statement) error, error) {
+func beginGorm(ctx context.Context, db *DB, first []statement, read *rowRead) (*gorm.DB, func(context.Context, bool, []statement) error, error) {
 	tx := db.Gorm.WithContext(ctx).Begin()
 	if tx.Error != nil {
 		return nil, nil, tx.Error
@@ -37,6 +38,12 @@ func beginGorm(ctx context.Context, db *DB, first []statement) (*gorm.DB, func(c
 	if err := execAll(tx, first); err != nil {
 		tx.Rollback()
 		return nil, nil, err
+	}
+	if read != nil {
+		if err := read.settle(tx.Statement.ConnPool.QueryRowContext(ctx, read.sql, read.args...).Scan(read.dest...)); err != nil {
+			tx.Rollback()
+			return nil, nil, err
+		}
 	}
 	end := func(_ context.Context, commit bool, last []statement) error {
 		if !commit {
@@ -70,7 +77,7 @@ var errRolledBack = errors.New("transaction rolled back by the database")
 // claim, its events and its answer cost no round trip of their own. GORM runs the statements
 // between on the same connection. A connection given back while a transaction is still open
 // on it is closed by the pool, never reused.
-func beginPipelined(ctx context.Context, db *DB, first []statement) (*gorm.DB, func(context.Context, bool, []statement) error, error) {
+func beginPipelined(ctx context.Context, db *DB, first []statement, read *rowRead) (*gorm.DB, func(context.Context, bool, []statement) error, error) {
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -81,7 +88,7 @@ func beginPipelined(ctx context.Context, db *DB, first []statement) (*gorm.DB, f
 		_, _ = conn.ExecContext(rctx, "ROLLBACK")
 		_ = conn.Close()
 	}
-	if err := pipeline(ctx, conn.Raw, "BEGIN", first, ""); err != nil {
+	if err := pipeline(ctx, conn.Raw, "BEGIN", first, read, ""); err != nil {
 		abort()
 		return nil, nil, err
 	}
@@ -92,7 +99,7 @@ func beginPipelined(ctx context.Context, db *DB, first []statement) (*gorm.DB, f
 			abort()
 			return nil
 		}
-		if err := pipeline(ctx, conn.Raw, "", last, "COMMIT"); err != nil {
+		if err := pipeline(ctx, conn.Raw, "", last, nil, "COMMIT"); err != nil {
 			abort()
 			return err
 		}
@@ -101,27 +108,48 @@ func beginPipelined(ctx context.Context, db *DB, first []statement) (*gorm.DB, f
 	return tx, end, nil
 }
 
-// pipeline sends before, stmts and after (before and after when not empty) in one round trip
-// and reads their results; a COMMIT that did not commit is errRolledBack.
-func pipeline(ctx context.Context, raw func(func(any) error) error, before string, stmts []statement, after string) error {
+// pipeline sends before, stmts, read and after (before and after when not empty, read when
+// not nil) in one round trip and reads their results; a COMMIT that did not commit is
+// errRolledBack.
+func pipeline(ctx context.Context, raw func(func(any) error) error, before string, stmts []statement, read *rowRead, after string) error {
 	b := &pgx.Batch{}
+	execs := len(stmts)
 	if before != "" {
 		b.Queue(before)
+		execs++
 	}
 	for _, s := range stmts {
 		b.Queue(s.pg, s.args...)
+	}
+	if read != nil {
+		b.Queue(read.pg, read.args...)
 	}
 	if after != "" {
 		b.Queue(after)
 	}
 	return raw(func(dc any) error {
 		br := dc.(*stdlib.Conn).Conn().SendBatch(ctx, b)
+		fail := func(err error) error {
+			_ = br.Close()
+			return err
+		}
 		var tag string
-		for range b.Len() {
+		for range execs {
 			t, err := br.Exec()
 			if err != nil {
-				_ = br.Close()
-				return err
+				return fail(err)
+			}
+			tag = t.String()
+		}
+		if read != nil {
+			if err := read.settle(br.QueryRow().Scan(read.dest...)); err != nil {
+				return fail(err)
+			}
+		}
+		if after != "" {
+			t, err := br.Exec()
+			if err != nil {
+				return fail(err)
 			}
 			tag = t.String()
 		}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/tiyin/tiyin/ports"
 )
@@ -57,10 +56,16 @@ func NewUnitOfWork(db *DB) *UnitOfWork { return &UnitOfWork{db: db} }
 
 // Do implements ports.UnitOfWork.
 func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error) error {
+	return u.do(ctx, nil, fn)
+}
+
+// do is Do; when it opens the transaction, read (if any) runs in the round trip that opens
+// it, else read is left for fn to run (read.done is false).
+func (u *UnitOfWork) do(ctx context.Context, read *rowRead, fn func(ctx context.Context) error) error {
 	st := stateFrom(ctx)
 	if st != nil && st.owned {
 		if st.tx == nil {
-			if err := u.begin(ctx, st); err != nil {
+			if err := u.begin(ctx, st, read); err != nil {
 				return err
 			}
 		}
@@ -74,7 +79,7 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error)
 		return fn(ctx)
 	}
 	st = &txState{}
-	if err := u.begin(ctx, st); err != nil {
+	if err := u.begin(ctx, st, read); err != nil {
 		return err
 	}
 	inner := context.WithValue(ctx, txKey{}, st)
@@ -143,9 +148,10 @@ func runAfterCommit(ctx context.Context, st *txState) {
 	}
 }
 
-// begin opens st's transaction; in a request scope its first statement claims the request's
-// idempotency key, so a concurrent duplicate blocks on that row until this one ends.
-func (u *UnitOfWork) begin(ctx context.Context, st *txState) error {
+// begin opens st's transaction, and runs read in it when there is one; in a request scope its
+// first statement claims the request's idempotency key, so a concurrent duplicate blocks on
+// that row until this one ends.
+func (u *UnitOfWork) begin(ctx context.Context, st *txState, read *rowRead) error {
 	var first []statement
 	if c := st.claim; c != nil {
 		first = []statement{{claimQuery, []any{c.PartnerID, c.Key, c.Endpoint, c.Fingerprint, c.HTTPStatus, c.Body, c.CreatedAt.UTC()}}}
@@ -154,7 +160,7 @@ func (u *UnitOfWork) begin(ctx context.Context, st *txState) error {
 	if u.db.Dialect == Postgres {
 		open = beginPipelined
 	}
-	tx, end, err := open(ctx, u.db, first)
+	tx, end, err := open(ctx, u.db, first, read)
 	if err != nil {
 		return interpretError(err, nil, idempotencyUnique)
 	}
@@ -224,7 +230,7 @@ func (r *requestScope) Commit(ctx context.Context, httpStatus int, body []byte) 
 		st.rollback(ctx)
 	}
 	if st.tx == nil {
-		if err := r.u.begin(ctx, st); err != nil {
+		if err := r.u.begin(ctx, st, nil); err != nil {
 			return err
 		}
 	}
@@ -247,14 +253,19 @@ func (r *requestScope) Rollback() {
 }
 
 // lockedUpdate is the body of every repository's Update: in the transaction of ctx (or a new
-// one) it locks the row of model M with that id, rebuilds the aggregate, applies fn and saves
-// every column. An error from fn leaves the row unchanged.
-func lockedUpdate[M any, A any](ctx context.Context, db *DB, id uuid.UUID, notFound error, unique constraintErrors,
-	load func(*M) (A, error), save func(A) (*M, error), fn func(A) error) error {
-	return NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
-		var m M
-		if err := db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
-			return interpretError(err, notFound, nil)
+// one, whose BEGIN travels with the read) it reads the row of model M with that id through
+// lock, rebuilds the aggregate, applies fn and saves every column. An error from fn leaves
+// the row unchanged.
+func lockedUpdate[M any, PM model[M], A any](ctx context.Context, db *DB, lock query, id uuid.UUID, notFound error,
+	unique constraintErrors, load func(*M) (A, error), save func(A) (*M, error), fn func(A) error) error {
+	var m M
+	read := &rowRead{statement: statement{lock, []any{id}}, dest: PM(&m).fields()}
+	return NewUnitOfWork(db).do(ctx, read, func(ctx context.Context) error {
+		if !read.done {
+			read.err = db.queryRow(ctx, lock, id).Scan(read.dest...)
+		}
+		if err := interpretError(read.err, notFound, nil); err != nil {
+			return err
 		}
 		a, err := load(&m)
 		if err != nil {
