@@ -386,6 +386,39 @@ func TestProcessClassifiesGatewayFailures(t *testing.T) {
 	}
 }
 
+// TestProcessWithNothingDueChangesNothing: an unknown application, one waiting for its
+// partner, and one waiting for its retry make no gateway call and commit nothing.
+func TestProcessWithNothingDueChangesNothing(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	retrying := d.put(t, "issuing")
+	d.core.EXPECT().OpenAccount(gomock.Any(), gomock.Any()).Return("", ports.ErrGatewayTransient)
+	if next, err := d.app.ProcessApplication.Handle(context.Background(), retrying.ID()); err != nil || next != time.Second {
+		t.Fatalf("first run: next %v err %v", next, err)
+	}
+	tests := []struct {
+		name string
+		id   uuid.UUID
+		next time.Duration
+	}{
+		{"unknown", uuid.New(), 0},
+		{"waiting for its partner", d.put(t, "choosing").ID(), 0},
+		{"waiting for its retry", retrying.ID(), time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before, stored := d.committed, d.stored[tt.id]
+			next, err := d.app.ProcessApplication.Handle(context.Background(), tt.id)
+			if err != nil || next != tt.next {
+				t.Fatalf("next %v err %v, want %v", next, err, tt.next)
+			}
+			if d.committed != before || d.stored[tt.id] != stored {
+				t.Fatal("something was committed")
+			}
+		})
+	}
+}
+
 func TestProcessDropsTheAnswerOfACanceledApplication(t *testing.T) {
 	t.Parallel()
 	d := setup(t)

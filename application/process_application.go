@@ -16,6 +16,9 @@ import (
 // TIYIN_GATEWAY_TIMEOUT); a call that runs out is an unknown outcome (ports.ErrGatewayTransient)
 // and is repeated with the same idempotency key.
 
+// errNothingDue rolls back the read of an application none of whose stages is due.
+var errNothingDue = errors.New("no stage due")
+
 // maxStepsPerRun bounds one run of the worker, so a misbehaving gateway cannot pin a worker.
 const maxStepsPerRun = 16
 
@@ -31,27 +34,29 @@ type ProcessApplicationHandler struct {
 // gateway calls happen between them, outside any transaction. It returns how long until the
 // next stage is due (zero when the application waits for nobody).
 func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (time.Duration, error) {
-	a, err := h.d.Applications.Get(ctx, id)
-	if errors.Is(err, domain.ErrApplicationNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	stage, due := a.DueStep(h.d.Clock.Now())
-	if !due {
-		return h.wait(a), nil
-	}
-	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
+	var (
+		a     *domain.Application
+		stage domain.TaskName
+	)
+	err := h.d.UoW.Do(ctx, func(ctx context.Context) error {
 		return h.d.Applications.Update(ctx, id, func(x *domain.Application) error {
 			a = x
-			return x.BeginStep(stage, h.d.Clock.Now())
+			now := h.d.Clock.Now()
+			var due bool
+			if stage, due = x.DueStep(now); !due {
+				return errNothingDue
+			}
+			return x.BeginStep(stage, now)
 		})
 	})
-	if errors.Is(err, domain.ErrStaleStep) {
+	switch {
+	case errors.Is(err, errNothingDue):
+		return h.wait(a), nil
+	case errors.Is(err, domain.ErrApplicationNotFound):
+		return 0, nil
+	case errors.Is(err, domain.ErrStaleStep):
 		return time.Millisecond, nil // another worker got there first; look again
-	}
-	if err != nil {
+	case err != nil:
 		return 0, err
 	}
 	for range maxStepsPerRun {
