@@ -26,20 +26,26 @@ type CheckRepaymentHandler struct{ d Deps }
 
 // Handle returns the new request.
 func (h *CheckRepaymentHandler) Handle(ctx context.Context, cmd CheckRepayment) (RepaymentQuote, error) {
-	// One read: this is the hottest write, and each statement in its transaction is a round trip.
-	got, err := h.d.Loans.GetForRepayment(ctx, cmd.LoanID)
+	// One read, and it opens the transaction: this is the hottest write, and each statement in
+	// its transaction is a round trip.
+	var quote RepaymentQuote
+	err := h.d.UoW.Do(ctx, func(ctx context.Context) error {
+		got, err := h.d.Loans.GetForRepayment(ctx, cmd.LoanID)
+		if err != nil {
+			return err
+		}
+		if got.Loan.PartnerID() != cmd.PartnerID {
+			return domain.ErrLoanNotFound
+		}
+		r, err := domain.NewRepayment(newID(), got.Loan, -got.DemandBalance, h.d.Clock.Now())
+		if err != nil {
+			return err
+		}
+		quote = RepaymentQuote{Repayment: r, ClientName: got.ClientName}
+		return h.d.Repayments.Create(ctx, r)
+	})
 	if err != nil {
 		return RepaymentQuote{}, err
 	}
-	if got.Loan.PartnerID() != cmd.PartnerID {
-		return RepaymentQuote{}, domain.ErrLoanNotFound
-	}
-	r, err := domain.NewRepayment(newID(), got.Loan, -got.DemandBalance, h.d.Clock.Now())
-	if err != nil {
-		return RepaymentQuote{}, err
-	}
-	if err := h.d.UoW.Do(ctx, func(ctx context.Context) error { return h.d.Repayments.Create(ctx, r) }); err != nil {
-		return RepaymentQuote{}, err
-	}
-	return RepaymentQuote{Repayment: r, ClientName: got.ClientName}, nil
+	return quote, nil
 }

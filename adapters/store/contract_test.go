@@ -495,14 +495,17 @@ func TestConcurrentDuplicateWaitsForTheFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
-		go func() {
+		go func() { // its first statement, a read, claims the key
 			second, scope2 := s.uow.Begin(ctx, record(s, "k3"))
 			defer scope2.Rollback()
-			done <- s.uow.Do(second, func(context.Context) error { return nil })
+			done <- s.uow.Do(second, func(ctx context.Context) error {
+				_, err := s.apps.Get(ctx, uuid.New())
+				return err
+			})
 		}()
 		select {
 		case err := <-done:
-			t.Fatalf("the duplicate did not wait for the first: %v", err)
+			t.Errorf("the duplicate did not wait for the first: %v", err)
 		case <-time.After(200 * time.Millisecond):
 		}
 		if err := scope1.Commit(first, 200, []byte("{}")); err != nil {

@@ -14,16 +14,40 @@ import (
 // (TestScannedColumnsMatchTheModels holds the two together). The ORM's statement building and
 // reflective scanning were a tenth of such a request's CPU and a quarter of its garbage.
 
-// queryRow runs q on the context's transaction when there is one, else on the pool.
-func (db *DB) queryRow(ctx context.Context, q query, args ...any) *sql.Row {
+// row is a single-row read's result.
+type row interface{ Scan(dest ...any) error }
+
+// queryRow runs q on the context's transaction when there is one (opening it, in the same
+// round trip, when a unit of work is under way), else on the pool.
+func (db *DB) queryRow(ctx context.Context, q query, args ...any) row {
+	st := stateFrom(ctx)
+	if st.opening() {
+		return openingRow{ctx, st, statement{q, args}}
+	}
 	text := q.sql
 	if db.Dialect == Postgres {
 		text = q.pg
 	}
-	if st := stateFrom(ctx); st != nil && st.tx != nil {
+	if st != nil && st.tx != nil {
 		return st.tx.Statement.ConnPool.QueryRowContext(ctx, text, args...)
 	}
 	return db.SQL.QueryRowContext(ctx, text, args...)
+}
+
+// openingRow is a read that opens its unit of work's transaction: it is run when scanned,
+// right after BEGIN (and the request's claim).
+type openingRow struct {
+	ctx context.Context //nolint:containedctx // the read is run by Scan
+	st  *txState
+	s   statement
+}
+
+func (r openingRow) Scan(dest ...any) error {
+	read := &rowRead{statement: r.s, dest: dest}
+	if err := r.st.opener.begin(r.ctx, r.st, read); err != nil {
+		return err
+	}
+	return read.err
 }
 
 // model is a row type whose fields method points at its fields in declaration order.
@@ -59,14 +83,12 @@ func lockByID(table, columns string) query {
 type rowRead struct {
 	statement
 	dest []any
-	done bool  // it ran: err is its outcome
 	err  error // sql.ErrNoRows when there was no row; the transaction is still open
 }
 
 // settle records the outcome of running r: no row is an outcome (the caller's not-found);
 // any other error is returned, as the transaction's failure.
 func (r *rowRead) settle(err error) error {
-	r.done = true
 	if errors.Is(err, sql.ErrNoRows) {
 		r.err = err
 		return nil

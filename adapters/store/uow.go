@@ -25,8 +25,12 @@ type txState struct {
 	end func(ctx context.Context, commit bool, last []statement) error
 	// deferred are statements whose results nobody in the transaction reads (its events): they
 	// are sent with COMMIT, in one round trip with it on PostgreSQL.
-	deferred    []statement
-	owned       bool // the HTTP edge owns it: Do joins, RequestScope commits
+	deferred []statement
+	owned    bool // the HTTP edge owns it: Do joins, RequestScope commits
+	// opener is set while a unit of work is under way on it (in a request scope, from its
+	// first one on): the first statement opens the transaction, and when it is a single-row
+	// read it travels with the BEGIN.
+	opener      *UnitOfWork
 	claim       *ports.IdempotencyRecord
 	poisoned    bool // a use case failed inside it: roll back before storing the answer
 	afterCommit []func(context.Context)
@@ -38,13 +42,26 @@ func stateFrom(ctx context.Context) *txState {
 }
 
 // conn returns the handle every repository query must use: the context's transaction when
-// there is one (on SQLite's single connection anything else would deadlock), else the pool.
+// there is one (on SQLite's single connection anything else would deadlock), opening it when
+// a unit of work is under way, else the pool. A transaction that cannot be opened is the
+// handle's error.
 func (db *DB) conn(ctx context.Context) *gorm.DB {
-	if st := stateFrom(ctx); st != nil && st.tx != nil {
+	st := stateFrom(ctx)
+	if st.opening() {
+		if err := st.opener.begin(ctx, st, nil); err != nil {
+			g := db.Gorm.WithContext(ctx)
+			_ = g.AddError(err)
+			return g
+		}
+	}
+	if st != nil && st.tx != nil {
 		return st.tx.WithContext(ctx)
 	}
 	return db.Gorm.WithContext(ctx)
 }
+
+// opening reports whether st's next statement opens its transaction.
+func (st *txState) opening() bool { return st != nil && st.tx == nil && st.opener != nil }
 
 // UnitOfWork implements ports.UnitOfWork and ports.IdempotencyStore on one database.
 type UnitOfWork struct {
@@ -54,41 +71,31 @@ type UnitOfWork struct {
 // NewUnitOfWork returns the unit of work of db.
 func NewUnitOfWork(db *DB) *UnitOfWork { return &UnitOfWork{db: db} }
 
-// Do implements ports.UnitOfWork.
+// Do implements ports.UnitOfWork. The transaction opens with fn's first statement (a request's
+// claim and a first single-row read travel with its BEGIN); fn that runs none commits nothing.
 func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error) error {
-	return u.do(ctx, nil, fn)
-}
-
-// do is Do; when it opens the transaction, read (if any) runs in the round trip that opens
-// it, else read is left for fn to run (read.done is false).
-func (u *UnitOfWork) do(ctx context.Context, read *rowRead, fn func(ctx context.Context) error) error {
 	st := stateFrom(ctx)
 	if st != nil && st.owned {
-		if st.tx == nil {
-			if err := u.begin(ctx, st, read); err != nil {
-				return err
-			}
-		}
+		st.opener = u
 		if err := fn(ctx); err != nil {
 			st.poisoned = true
 			return err
 		}
 		return nil
 	}
-	if st != nil && st.tx != nil {
+	if st != nil && (st.tx != nil || st.opener != nil) {
 		return fn(ctx)
 	}
-	st = &txState{}
-	if err := u.begin(ctx, st, read); err != nil {
-		return err
-	}
+	st = &txState{opener: u}
 	inner := context.WithValue(ctx, txKey{}, st)
 	if err := fn(inner); err != nil {
 		st.rollback(ctx)
 		return err
 	}
-	if err := st.commit(ctx, nil); err != nil {
-		return err
+	if st.tx != nil {
+		if err := st.commit(ctx, nil); err != nil {
+			return err
+		}
 	}
 	runAfterCommit(ctx, st)
 	return nil
@@ -258,13 +265,9 @@ func (r *requestScope) Rollback() {
 // the row unchanged.
 func lockedUpdate[M any, PM model[M], A any](ctx context.Context, db *DB, lock query, id uuid.UUID, notFound error,
 	unique constraintErrors, load func(*M) (A, error), save func(A) (*M, error), fn func(A) error) error {
-	var m M
-	read := &rowRead{statement: statement{lock, []any{id}}, dest: PM(&m).fields()}
-	return NewUnitOfWork(db).do(ctx, read, func(ctx context.Context) error {
-		if !read.done {
-			read.err = db.queryRow(ctx, lock, id).Scan(read.dest...)
-		}
-		if err := interpretError(read.err, notFound, nil); err != nil {
+	return NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
+		var m M
+		if err := interpretError(db.queryRow(ctx, lock, id).Scan(PM(&m).fields()...), notFound, nil); err != nil {
 			return err
 		}
 		a, err := load(&m)
