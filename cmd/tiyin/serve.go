@@ -136,13 +136,24 @@ func run(d runDeps) {
 	}
 	clockCtx, stopClock := context.WithCancel(context.Background())
 	d.LC.Append(fx.Hook{
-		OnStart: func(ctx context.Context) error {
+		OnStart: func(ctx context.Context) (err error) {
+			// The port first: a taken port stops tiyin before anything else has started (a
+			// failed start is not stopped, so workers started before it would run on).
+			ln, err := net.Listen("tcp", d.Cfg.HTTPAddr)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", d.Cfg.HTTPAddr, err)
+			}
+			defer func() {
+				if err != nil {
+					stopClock()
+					_ = ln.Close()
+				}
+			}()
 			if err := migrate(ctx, d.DB); err != nil {
 				return err
 			}
 			var key string
 			if d.Cfg.Sandbox {
-				var err error
 				key, err = d.App.EnsurePartner.Handle(ctx, application.EnsurePartner{Name: domain.SandboxPartnerName, APIKey: d.Cfg.SandboxAPIKey})
 				if err != nil {
 					return fmt.Errorf("seed the sandbox partner: %w", err)
@@ -156,10 +167,6 @@ func run(d runDeps) {
 			}
 			if err := d.Runner.Start(context.WithoutCancel(ctx)); err != nil {
 				return fmt.Errorf("start workers: %w", err)
-			}
-			ln, err := net.Listen("tcp", d.Cfg.HTTPAddr)
-			if err != nil {
-				return fmt.Errorf("listen on %s: %w", d.Cfg.HTTPAddr, err)
 			}
 			go func() {
 				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -2,12 +2,16 @@ package e2e
 
 import (
 	"bufio"
+	"errors"
 	"net"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/adapters/store/storetest"
 )
 
 // TestSlowClientIsCutOff: a client that opens a connection and sends its headers slowly does
@@ -63,4 +67,32 @@ func TestShutdownFinishesRequestsInFlight(t *testing.T) {
 	}
 	s.launch(t) // the cleanup stops a running process
 	s.waitReady(t)
+}
+
+// TestATakenPortStopsTiyinBeforeItStarts: a second tiyin on a taken port says so and exits
+// with an error, having started nothing that outlives it (no worker polling a closed database).
+func TestATakenPortStopsTiyinBeforeItStarts(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	dbURL, sqlitePath := storetest.URL(t, store.SQLite)
+	cmd := exec.Command(binary, "serve")
+	cmd.Env = append(os.Environ(), "TIYIN_HTTP_ADDR="+ln.Addr().String(), "TIYIN_SANDBOX=true",
+		"TIYIN_SANDBOX_API_KEY="+sandboxKey, "TIYIN_DATABASE_URL="+dbURL, "TIYIN_SQLITE_PATH="+sqlitePath)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("tiyin on a taken port: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "listen on "+ln.Addr().String()) {
+		t.Errorf("the error does not name the port:\n%s", out)
+	}
+	for _, bad := range []string{"jobs", "database is closed", "panic"} {
+		if strings.Contains(string(out), bad) {
+			t.Errorf("output mentions %q:\n%s", bad, out)
+		}
+	}
 }
