@@ -16,7 +16,7 @@ import (
 
 // idempotent runs a state-changing call once per (partner, id): a stored answer is replayed
 // byte for byte; otherwise the call runs in a request-owned transaction that stores its answer
-// (a success or a business error) together with its effects. The transaction's first write
+// (a success or a business error) together with its effects. The transaction's first statement
 // claims the id: a duplicate finds the stored answer when its claim conflicts, or, for an
 // operation that calls a gateway first, by looking before it starts.
 func (s *Server) idempotent(c echo.Context, ep endpoint, partner domain.Partner, req request) error {
