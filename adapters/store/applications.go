@@ -52,7 +52,7 @@ func (m *applicationModel) fields() []any {
 }
 
 var (
-	applicationByID   = newQuery("SELECT " + applicationColumns + " FROM applications WHERE id = ?")
+	applicationByID   = newQuery(selectByID("applications", applicationColumns))
 	applicationLocked = lockByID("applications", applicationColumns)
 )
 

@@ -42,7 +42,7 @@ func (m *loanModel) fields() []any {
 
 var (
 	loanLocked        = lockByID("loans", loanColumns)
-	loanByID          = newQuery("SELECT " + loanColumns + " FROM loans WHERE id = ?")
+	loanByID          = newQuery(selectByID("loans", loanColumns))
 	loanByApplication = newQuery("SELECT " + loanColumns + " FROM loans WHERE application_id = ?")
 	loanByContract    = newQuery("SELECT " + loanColumns + " FROM loans WHERE contract_number = ?")
 	// loanForRepayment joins the loan to its application (for the client's name) and to its

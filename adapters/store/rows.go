@@ -72,10 +72,15 @@ func columnsOf(m any) string {
 	return strings.Join(cols, ", ")
 }
 
+// selectByID is the read of one row of table by id.
+func selectByID(table, columns string) string {
+	return "SELECT " + columns + " FROM " + table + " WHERE id = ?"
+}
+
 // lockByID is the read of one row by id that lockedUpdate runs, locked against concurrent
 // updates on PostgreSQL; SQLite runs one transaction at a time and has no row locks.
 func lockByID(table, columns string) query {
-	s := "SELECT " + columns + " FROM " + table + " WHERE id = ?"
+	s := selectByID(table, columns)
 	return query{sql: s, pg: numbered(s + " FOR UPDATE")}
 }
 
