@@ -34,6 +34,7 @@ type config struct {
 	bin, db, dbURL, jsonPath string
 	only, admin              string
 	conc, flows, pool, apps  int
+	loans                    int
 	dur, flowDur, soak       time.Duration
 }
 
@@ -45,6 +46,7 @@ func main() {
 		"postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "PostgreSQL to use (a fresh schema is made in it and dropped)")
 	flag.IntVar(&cfg.conc, "c", 16, "concurrent clients of the saturation runs")
 	flag.IntVar(&cfg.flows, "flows", 8, "concurrent lifecycle flows")
+	flag.IntVar(&cfg.loans, "loans", 16, "issued loans the read and check scenarios take turns on, as a partner's many clients would")
 	flag.IntVar(&cfg.pool, "pool", 20, "database pool size, of tiyin (TIYIN_DB_MAX_CONNS) and of the raw baselines")
 	flag.DurationVar(&cfg.dur, "d", 8*time.Second, "duration of each measurement")
 	flag.DurationVar(&cfg.flowDur, "flow-d", 20*time.Second, "duration of the lifecycle measurement")
@@ -158,19 +160,17 @@ func (e *environment) measure(ctx context.Context, cfg config) error {
 	e.report.add(e.saturate(cfg.conc, cfg.dur, "raw primary-key select (DB ceiling)", kindCeiling, e.raw.Select))
 	e.report.add(e.saturate(cfg.conc, cfg.dur, "raw single-row insert (DB ceiling)", kindCeiling, e.raw.Insert))
 
-	app, loanID, err := e.api.issuedLoan()
+	loans, err := e.api.issuedLoans(cfg.loans)
 	if err != nil {
 		return err
 	}
-	byApp := func() any { return map[string]any{"applicationId": app} }
-	byLoan := func() any { return map[string]any{"loanId": loanID} }
 	scenarios := []struct {
 		name, kind string
 		do         op
 	}{
-		{"application info", kindRead, e.api.op("/microloans/applications/info", byApp)},
-		{"loan schedule (12 months)", kindRead, e.api.op("/microloans/schedule", byLoan)},
-		{"repayment check", kindWrite, e.api.op("/repayment/loans/check", byLoan)},
+		{"application info", kindRead, e.api.op("/microloans/applications/info", loans.byApp)},
+		{"loan schedule (12 months)", kindRead, e.api.op("/microloans/schedule", loans.byLoan)},
+		{"repayment check", kindWrite, e.api.op("/repayment/loans/check", loans.byLoan)},
 		{"pre-scoring register", kindWrite,
 			e.api.op("/microloans/applications/pre-scoring/register", func() any { return tiyintest.RegisterParams() })},
 	}

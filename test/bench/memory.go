@@ -64,16 +64,16 @@ func (e *environment) memory(ctx context.Context, cfg config) error {
 		return nil
 	}
 	reg := e.report.find("pre-scoring register")
-	app, loanID, err := e.api.issuedLoan()
+	loans, err := e.api.issuedLoans(cfg.loans)
 	if err != nil {
 		return err
 	}
 	ops := []op{
-		e.api.op("/microloans/applications/info", func() any { return map[string]any{"applicationId": app} }),
-		e.api.op("/microloans/schedule", func() any { return map[string]any{"loanId": loanID} }),
-		e.api.op("/repayment/loans/check", func() any { return map[string]any{"loanId": loanID} }),
+		e.api.op("/microloans/applications/info", loans.byApp),
+		e.api.op("/microloans/schedule", loans.byLoan),
+		e.api.op("/repayment/loans/check", loans.byLoan),
 		e.api.op("/microloans/applications/pre-scoring/register", func() any { return tiyintest.RegisterParams() }),
-		e.api.op("/microloans/payments", func() any { return map[string]any{"loanId": loanID} }),
+		e.api.op("/microloans/payments", loans.byLoan),
 	}
 	var i atomic.Int64
 	mixed := func(ctx context.Context) error { return ops[i.Add(1)%int64(len(ops))](ctx) }

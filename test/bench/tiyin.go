@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -92,12 +94,36 @@ func (c *client) Call(path string, params any, _ bool) (map[string]any, int, err
 	return result, 0, nil
 }
 
-// issuedLoan walks one application to a loan with its contract number (tiyin runs with a
-// short contract delay).
-func (c *client) issuedLoan() (app, loanID string, err error) {
-	o := tiyintest.Flow(c, 20*time.Millisecond)
-	if o.Err != nil {
-		return "", "", fmt.Errorf("a first flow to have a loan to read: %w", o.Err)
+// issued is an application walked to a loan with its contract number.
+type issued struct{ app, loan string }
+
+// loans are issued loans that requests take turns on, as a partner's many clients would: a
+// bench hammering one loan would measure the contention on its row, not the endpoint.
+type loans struct {
+	all  []issued
+	turn atomic.Uint64
+}
+
+func (l *loans) next() issued { return l.all[l.turn.Add(1)%uint64(len(l.all))] }
+
+// byApp and byLoan are the params of a request for the next loan.
+func (l *loans) byApp() any  { return map[string]any{"applicationId": l.next().app} }
+func (l *loans) byLoan() any { return map[string]any{"loanId": l.next().loan} }
+
+// issuedLoans walks n applications to loans at once (tiyin runs with a short contract delay).
+func (c *client) issuedLoans(n int) (*loans, error) {
+	l := &loans{all: make([]issued, max(n, 1))}
+	errs := make([]error, len(l.all))
+	var wg sync.WaitGroup
+	for i := range l.all {
+		wg.Go(func() {
+			o := tiyintest.Flow(c, 20*time.Millisecond)
+			if o.Err != nil {
+				errs[i] = fmt.Errorf("a flow to have a loan to read: %w", o.Err)
+			}
+			l.all[i] = issued{app: o.App, loan: o.LoanID}
+		})
 	}
-	return o.App, o.LoanID, nil
+	wg.Wait()
+	return l, errors.Join(errs...)
 }
