@@ -42,7 +42,7 @@ type applicationModel struct {
 
 func (applicationModel) TableName() string { return "applications" }
 
-var applicationColumns = columnsOf(applicationModel{})
+var applications = tableOf("applications", applicationModel{})
 
 func (m *applicationModel) fields() []any {
 	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Phone, &m.ClientData, &m.Status, &m.TaskName, &m.TaskStatus,
@@ -50,11 +50,6 @@ func (m *applicationModel) fields() []any {
 		&m.OfferMonthPeriod, &m.OfferBackupPhone, &m.CallCentrePhone, &m.AccountNumber, &m.CoreRef, &m.Attempts,
 		&m.NextRunAt, &m.PendingSince, &m.VerificationRequestedAt, &m.CreatedAt, &m.UpdatedAt}
 }
-
-var (
-	applicationByID   = newQuery(selectByID("applications", applicationColumns))
-	applicationLocked = lockByID("applications", applicationColumns)
-)
 
 // clientDataJSON is the stored form of clientData.
 type clientDataJSON struct {
@@ -227,13 +222,13 @@ func (r *ApplicationRepository) Create(ctx context.Context, a *domain.Applicatio
 	if err != nil {
 		return err
 	}
-	return createWithEvents(ctx, r.db, m, a, applicationUnique)
+	return createWithEvents(ctx, r.db, applications, m, a, applicationUnique)
 }
 
 // Get implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Application, error) {
 	var m applicationModel
-	if err := interpretError(r.db.queryRow(ctx, applicationByID, id).Scan(m.fields()...), domain.ErrApplicationNotFound, nil); err != nil {
+	if err := interpretError(r.db.queryRow(ctx, applications.byID, id).Scan(m.fields()...), domain.ErrApplicationNotFound, nil); err != nil {
 		return nil, err
 	}
 	return r.load(&m)
@@ -241,7 +236,7 @@ func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.
 
 // Update implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error {
-	return lockedUpdate(ctx, r.db, applicationLocked, id, domain.ErrApplicationNotFound, applicationUnique,
+	return lockedUpdate(ctx, r.db, applications, id, domain.ErrApplicationNotFound, applicationUnique,
 		r.load, r.toModel, fn)
 }
 

@@ -42,7 +42,7 @@ func (m *cardModel) fields() []any {
 		&m.CreatedAt, &m.UpdatedAt}
 }
 
-var cardLocked = lockByID("cards", columnsOf(cardModel{}))
+var cards = tableOf("cards", cardModel{})
 
 func toCardModel(c *domain.Card) *cardModel {
 	s := c.State()
@@ -86,7 +86,7 @@ func (r *CardRepository) Create(ctx context.Context, c *domain.Card) error {
 	if err != nil {
 		return err
 	}
-	return createWithEvents(ctx, r.db, m, c, cardUnique)
+	return createWithEvents(ctx, r.db, cards, m, c, cardUnique)
 }
 
 // Get implements ports.CardRepository.
@@ -133,7 +133,7 @@ func (r *CardRepository) ListIssuedLive(ctx context.Context, partnerID uuid.UUID
 
 // Update implements ports.CardRepository.
 func (r *CardRepository) Update(ctx context.Context, id uuid.UUID, fn func(c *domain.Card) error) error {
-	return lockedUpdate(ctx, r.db, cardLocked, id, domain.ErrCardNotFound, cardUnique, (*cardModel).toDomain, r.toModel, fn)
+	return lockedUpdate(ctx, r.db, cards, id, domain.ErrCardNotFound, cardUnique, (*cardModel).toDomain, r.toModel, fn)
 }
 
 type cardOrderModel struct {
@@ -159,7 +159,7 @@ func (m *cardOrderModel) fields() []any {
 		&m.IssuerRef, &m.CardID, &m.Attempts, &m.NextRunAt, &m.CreatedAt, &m.UpdatedAt}
 }
 
-var cardOrderLocked = lockByID("card_orders", columnsOf(cardOrderModel{}))
+var cardOrders = tableOf("card_orders", cardOrderModel{})
 
 func toCardOrderModel(o *domain.CardOrder) *cardOrderModel {
 	s := o.State()
@@ -223,7 +223,7 @@ func (r *CardOrderRepository) Create(ctx context.Context, o *domain.CardOrder) e
 	if err != nil {
 		return err
 	}
-	return createWithEvents(ctx, r.db, m, o, cardOrderUnique)
+	return createWithEvents(ctx, r.db, cardOrders, m, o, cardOrderUnique)
 }
 
 // Get implements ports.CardOrderRepository.
@@ -237,7 +237,7 @@ func (r *CardOrderRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Ca
 
 // Update implements ports.CardOrderRepository.
 func (r *CardOrderRepository) Update(ctx context.Context, id uuid.UUID, fn func(o *domain.CardOrder) error) error {
-	return lockedUpdate(ctx, r.db, cardOrderLocked, id, domain.ErrCardOrderNotFound, cardOrderUnique, r.load, r.toModel, fn)
+	return lockedUpdate(ctx, r.db, cardOrders, id, domain.ErrCardOrderNotFound, cardOrderUnique, r.load, r.toModel, fn)
 }
 
 // ListDue implements ports.CardOrderRepository.

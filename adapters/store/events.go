@@ -53,14 +53,15 @@ func takeEvents(agg any) []domain.Event {
 	return nil
 }
 
-// createWithEvents inserts an aggregate's row and the events it recorded, in one transaction.
-func createWithEvents(ctx context.Context, db *DB, m any, agg any, unique constraintErrors) error {
+// createWithEvents inserts an aggregate's row m into t and the events it recorded, in one
+// transaction.
+func createWithEvents(ctx context.Context, db *DB, t table, m fielder, agg any, unique constraintErrors) error {
 	evs := takeEvents(agg)
 	if len(evs) == 0 {
-		return interpretError(db.conn(ctx).Create(m).Error, nil, unique)
+		return interpretError(db.exec(ctx, t.insertOf(m)), nil, unique)
 	}
 	return NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
-		if err := interpretError(db.conn(ctx).Create(m).Error, nil, unique); err != nil {
+		if err := interpretError(db.exec(ctx, t.insertOf(m)), nil, unique); err != nil {
 			return err
 		}
 		return insertEvents(ctx, db, evs)

@@ -33,7 +33,7 @@ type loanModel struct {
 
 func (loanModel) TableName() string { return "loans" }
 
-var loanColumns = columnsOf(loanModel{})
+var loans = tableOf("loans", loanModel{})
 
 func (m *loanModel) fields() []any {
 	return []any{&m.ID, &m.ApplicationID, &m.PartnerID, &m.Amount, &m.MonthPeriod, &m.Rate, &m.ServiceRate, &m.PenaltyDaily,
@@ -41,13 +41,11 @@ func (m *loanModel) fields() []any {
 }
 
 var (
-	loanLocked        = lockByID("loans", loanColumns)
-	loanByID          = newQuery(selectByID("loans", loanColumns))
-	loanByApplication = newQuery("SELECT " + loanColumns + " FROM loans WHERE application_id = ?")
-	loanByContract    = newQuery("SELECT " + loanColumns + " FROM loans WHERE contract_number = ?")
+	loanByApplication = newQuery("SELECT " + loans.columns + " FROM loans WHERE application_id = ?")
+	loanByContract    = newQuery("SELECT " + loans.columns + " FROM loans WHERE contract_number = ?")
 	// loanForRepayment joins the loan to its application (for the client's name) and to its
 	// demand account, whose key is "DEMAND:<loan id>" (domain.Account.Key).
-	loanForRepayment = newQuery("SELECT l." + strings.ReplaceAll(loanColumns, ", ", ", l.") + `, a.client_data, acc.balance
+	loanForRepayment = newQuery("SELECT l." + strings.ReplaceAll(loans.columns, ", ", ", l.") + `, a.client_data, acc.balance
 FROM loans l
 JOIN applications a ON a.id = l.application_id
 LEFT JOIN ledger_accounts acc ON acc.key = ? || CAST(l.id AS TEXT)
@@ -75,7 +73,7 @@ func (r *LoanRepository) Create(ctx context.Context, l *domain.Loan) error {
 	if err != nil {
 		return err
 	}
-	return createWithEvents(ctx, r.db, m, l, nil)
+	return createWithEvents(ctx, r.db, loans, m, l, nil)
 }
 
 func toLoanModel(l *domain.Loan) (*loanModel, error) {
@@ -102,7 +100,7 @@ func (r *LoanRepository) GetByApplication(ctx context.Context, applicationID uui
 
 // Get implements ports.LoanRepository.
 func (r *LoanRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Loan, error) {
-	return r.getLoan(ctx, loanByID, id)
+	return r.getLoan(ctx, loans.byID, id)
 }
 
 // GetByContract implements ports.LoanRepository.
@@ -146,7 +144,7 @@ func (r *LoanRepository) ListAwaitingContract(ctx context.Context, t time.Time, 
 
 // Update implements ports.LoanRepository.
 func (r *LoanRepository) Update(ctx context.Context, id uuid.UUID, fn func(l *domain.Loan) error) error {
-	return lockedUpdate(ctx, r.db, loanLocked, id, domain.ErrLoanNotFound, loanUnique, (*loanModel).toDomain, toLoanModel, fn)
+	return lockedUpdate(ctx, r.db, loans, id, domain.ErrLoanNotFound, loanUnique, (*loanModel).toDomain, toLoanModel, fn)
 }
 
 var loanUnique = constraintErrors{"loans_contract_number_key": errors.New("contract number already used by another loan")}

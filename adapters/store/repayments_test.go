@@ -155,3 +155,71 @@ func TestConcurrentPaysOnOneLoan(t *testing.T) {
 		}
 	})
 }
+
+// TestARepaymentRequestIsWrittenBehind: a new repayment request created in a request's
+// transaction goes with its COMMIT, or ahead of the transaction's next statement, which then
+// sees it; a request that fails drops it; and when it cannot be written, the commit fails and
+// nothing of the request is kept, its claim included, so the partner's retry runs it again.
+func TestARepaymentRequestIsWrittenBehind(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		l := s.fundedLoan(t, 1_000_000)
+		// request runs a check as the use case does (the loan's read opens the transaction),
+		// with the repayment's loan id replaced by loanID, then then, then stores the answer.
+		request := func(key string, loanID uuid.UUID, then func(ctx context.Context, r *domain.Repayment) error) (*domain.Repayment, error) {
+			var r *domain.Repayment
+			rctx, scope := s.uow.Begin(ctx, record(s, key))
+			defer scope.Rollback()
+			err := s.uow.Do(rctx, func(ctx context.Context) error {
+				loan, err := s.loans.Get(ctx, l.ID())
+				if err != nil {
+					return err
+				}
+				st := must(domain.NewRepayment(uuid.New(), loan, 0, t0)).State()
+				st.LoanID = loanID
+				r = domain.RestoreRepayment(st)
+				if err := s.repayments.Create(ctx, r); err != nil {
+					return err
+				}
+				return then(ctx, r)
+			})
+			if err != nil {
+				return r, scope.Commit(rctx, 409, []byte(`{"error":1002}`))
+			}
+			return r, scope.Commit(rctx, 200, []byte(`{"result":{}}`))
+		}
+		nothing := func(context.Context, *domain.Repayment) error { return nil }
+		exists := func(r *domain.Repayment) bool {
+			_, err := s.repayments.Get(ctx, r.ID())
+			return err == nil
+		}
+		answered := func(key string) bool { return must(s.uow.Lookup(ctx, s.partner.ID, key)) != nil }
+
+		r, err := request("last", l.ID(), nothing)
+		if err != nil || !exists(r) || !answered("last") {
+			t.Fatalf("written as the last statement: commit %v, stored %v, answered %v", err, exists(r), answered("last"))
+		}
+
+		r, err = request("read-after", l.ID(), func(ctx context.Context, r *domain.Repayment) error {
+			got, err := s.repayments.Get(ctx, r.ID())
+			if err == nil && !reflect.DeepEqual(got.State(), r.State()) {
+				t.Errorf("read in its transaction: got %+v, want %+v", got.State(), r.State())
+			}
+			return err
+		})
+		if err != nil || !exists(r) {
+			t.Fatalf("read after it in its transaction: commit %v, stored %v", err, exists(r))
+		}
+
+		r, err = request("failed", l.ID(), func(context.Context, *domain.Repayment) error { return domain.ErrWrongState })
+		if err != nil || exists(r) || !answered("failed") {
+			t.Fatalf("failed request: commit %v, stored %v (want dropped), answered %v", err, exists(r), answered("failed"))
+		}
+
+		r, err = request("refused", uuid.New(), nothing) // no such loan: its foreign key refuses it
+		if err == nil || exists(r) || answered("refused") {
+			t.Fatalf("unwritable: commit %v (want an error), stored %v, answered %v (want neither)", err, exists(r), answered("refused"))
+		}
+	})
+}

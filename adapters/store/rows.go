@@ -25,14 +25,46 @@ func (db *DB) queryRow(ctx context.Context, q query, args ...any) row {
 	if st.opening() {
 		return openingRow{ctx, st, statement{q, args}}
 	}
-	text := q.sql
+	if st != nil && st.tx != nil {
+		if err := st.flush(ctx, db); err != nil {
+			return failedRow{err}
+		}
+		return st.tx.Statement.ConnPool.QueryRowContext(ctx, db.text(q), args...)
+	}
+	return db.SQL.QueryRowContext(ctx, db.text(q), args...)
+}
+
+// text is q in db's dialect.
+func (db *DB) text(q query) string {
 	if db.Dialect == Postgres {
-		text = q.pg
+		return q.pg
+	}
+	return q.sql
+}
+
+// failedRow is a read that could not be sent.
+type failedRow struct{ err error }
+
+func (r failedRow) Scan(...any) error { return r.err }
+
+// exec runs s where queryRow runs a read: on the context's transaction (opening it when a
+// unit of work is under way), else on the pool.
+func (db *DB) exec(ctx context.Context, s statement) error {
+	st := stateFrom(ctx)
+	if st.opening() {
+		if err := st.opener.begin(ctx, st, nil); err != nil {
+			return err
+		}
 	}
 	if st != nil && st.tx != nil {
-		return st.tx.Statement.ConnPool.QueryRowContext(ctx, text, args...)
+		if err := st.flush(ctx, db); err != nil {
+			return err
+		}
+		_, err := st.tx.Statement.ConnPool.ExecContext(ctx, db.text(s.query), s.args...)
+		return err
 	}
-	return db.SQL.QueryRowContext(ctx, text, args...)
+	_, err := db.SQL.ExecContext(ctx, db.text(s.query), s.args...)
+	return err
 }
 
 // openingRow is a read that opens its unit of work's transaction: it is run when scanned,
@@ -54,7 +86,7 @@ func (r openingRow) Scan(dest ...any) error {
 // model is a row type whose fields method points at its fields in declaration order.
 type model[M any] interface {
 	*M
-	fields() []any
+	fielder
 }
 
 // columnsOf lists a model's columns, from its gorm tags, in the order its fields method
@@ -72,16 +104,51 @@ func columnsOf(m any) string {
 	return strings.Join(cols, ", ")
 }
 
-// selectByID is the read of one row of table by id.
-func selectByID(table, columns string) string {
-	return "SELECT " + columns + " FROM " + table + " WHERE id = ?"
+// table is the statements on one model's table that skip the ORM, written once from the
+// model's gorm tags (the model's first column must be its id): the read of a row by id, the
+// locked read of an update, the insert of a whole row and the update of every column but the id.
+type table struct {
+	columns                      string
+	byID, locked, insert, update query
 }
 
-// lockByID is the read of one row by id that lockedUpdate runs, locked against concurrent
-// updates on PostgreSQL; SQLite runs one transaction at a time and has no row locks.
-func lockByID(table, columns string) query {
-	s := selectByID(table, columns)
-	return query{sql: s, pg: numbered(s + " FOR UPDATE")}
+func tableOf(name string, m any) table {
+	columns := columnsOf(m)
+	cols := strings.Split(columns, ", ")
+	if cols[0] != "id" {
+		panic("store: the first column of " + name + " is not its id")
+	}
+	sel := "SELECT " + columns + " FROM " + name + " WHERE id = ?"
+	return table{
+		columns: columns,
+		byID:    newQuery(sel),
+		// Locked against concurrent updates on PostgreSQL; SQLite runs one transaction at a
+		// time and has no row locks.
+		locked: query{sql: sel, pg: numbered(sel + " FOR UPDATE")},
+		insert: newQuery("INSERT INTO " + name + " (" + columns + ") VALUES (" + strings.Repeat("?, ", len(cols)-1) + "?)"),
+		update: newQuery("UPDATE " + name + " SET " + strings.Join(cols[1:], " = ?, ") + " = ? WHERE id = ?"),
+	}
+}
+
+// fielder is a row whose fields method points at its fields in declaration order.
+type fielder interface{ fields() []any }
+
+// insertOf is the insert of m's whole row.
+func (t table) insertOf(m fielder) statement { return statement{t.insert, values(m)} }
+
+// updateOf is the update of every column of m's row but its id.
+func (t table) updateOf(m fielder) statement {
+	v := values(m)
+	return statement{t.update, append(v[1:], v[0])}
+}
+
+// values are the values of m's fields, in column order.
+func values(m fielder) []any {
+	ptrs := m.fields()
+	for i, p := range ptrs {
+		ptrs[i] = reflect.ValueOf(p).Elem().Interface()
+	}
+	return ptrs
 }
 
 // rowRead is a single-row read that a transaction's opener runs right after its first

@@ -50,3 +50,42 @@ func TestColumnsOfListsTheGormColumnsInFieldOrder(t *testing.T) {
 		t.Fatalf("applications: %d separators", got)
 	}
 }
+
+type testRow struct {
+	ID   string  `gorm:"column:id;primaryKey"`
+	Name *string `gorm:"column:name"`
+	N    int64   `gorm:"column:n"`
+}
+
+func (m *testRow) fields() []any { return []any{&m.ID, &m.Name, &m.N} }
+
+func TestTableStatementsWrittenFromTheModel(t *testing.T) {
+	tb := tableOf("things", testRow{})
+	for _, c := range []struct{ got, want string }{
+		{tb.byID.sql, "SELECT id, name, n FROM things WHERE id = ?"},
+		{tb.locked.pg, "SELECT id, name, n FROM things WHERE id = $1 FOR UPDATE"},
+		{tb.insert.pg, "INSERT INTO things (id, name, n) VALUES ($1, $2, $3)"},
+		{tb.update.pg, "UPDATE things SET name = $1, n = $2 WHERE id = $3"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got  %q\nwant %q", c.got, c.want)
+		}
+	}
+	name := "x"
+	m := &testRow{ID: "a", Name: &name, N: 7}
+	if got := tb.insertOf(m).args; !reflect.DeepEqual(got, []any{"a", &name, int64(7)}) {
+		t.Errorf("insert args %v", got)
+	}
+	if got := tb.updateOf(m).args; !reflect.DeepEqual(got, []any{&name, int64(7), "a"}) {
+		t.Errorf("update args %v: the id goes last", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a model whose first column is not its id was accepted")
+		}
+	}()
+	type noID struct {
+		Name string `gorm:"column:name"`
+	}
+	tableOf("things", noID{})
+}

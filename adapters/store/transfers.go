@@ -35,7 +35,7 @@ func (m *transferModel) fields() []any {
 		&m.CardHolder, &m.Amount, &m.CreditToken, &m.Status, &m.Message, &m.CreatedAt, &m.FinishedAt, &m.UpdatedAt}
 }
 
-var transferLocked = lockByID("transfers", columnsOf(transferModel{}))
+var transfers = tableOf("transfers", transferModel{})
 
 func toTransferModel(t *domain.Transfer) *transferModel {
 	s := t.State()
@@ -73,7 +73,7 @@ var transferUnique = constraintErrors{
 
 // Create implements ports.TransferRepository.
 func (r *TransferRepository) Create(ctx context.Context, t *domain.Transfer) error {
-	return createWithEvents(ctx, r.db, toTransferModel(t), t, transferUnique)
+	return createWithEvents(ctx, r.db, transfers, toTransferModel(t), t, transferUnique)
 }
 
 // Get implements ports.TransferRepository.
@@ -87,7 +87,7 @@ func (r *TransferRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Tra
 
 // Update implements ports.TransferRepository.
 func (r *TransferRepository) Update(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) error) error {
-	return lockedUpdate(ctx, r.db, transferLocked, id, domain.ErrTransferNotFound, nil, (*transferModel).toDomain, infallible(toTransferModel), fn)
+	return lockedUpdate(ctx, r.db, transfers, id, domain.ErrTransferNotFound, nil, (*transferModel).toDomain, infallible(toTransferModel), fn)
 }
 
 // ListNewBefore implements ports.TransferRepository.

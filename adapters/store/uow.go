@@ -23,9 +23,11 @@ type txState struct {
 	tx *gorm.DB // the repositories' handle on the open transaction, nil when none is open
 	// end commits the open transaction, after running last in it, or rolls it back.
 	end func(ctx context.Context, commit bool, last []statement) error
-	// deferred are statements whose results nobody in the transaction reads (its events): they
-	// are sent with COMMIT, in one round trip with it on PostgreSQL.
+	// deferred are statements sent with COMMIT, in one round trip with it on PostgreSQL: the
+	// transaction's events, which nothing in it reads, and its writes behind (writeBehind),
+	// which go ahead of its next statement instead when one comes.
 	deferred []statement
+	behind   bool // deferred holds a write behind
 	owned    bool // the HTTP edge owns it: Do joins, RequestScope commits
 	// opener is set while a unit of work is under way on it (in a request scope, from its
 	// first one on): the first statement opens the transaction, and when it is a single-row
@@ -55,7 +57,11 @@ func (db *DB) conn(ctx context.Context) *gorm.DB {
 		}
 	}
 	if st != nil && st.tx != nil {
-		return st.tx.WithContext(ctx)
+		tx := st.tx.WithContext(ctx)
+		if err := st.flush(ctx, db); err != nil {
+			_ = tx.AddError(err)
+		}
+		return tx
 	}
 	return db.Gorm.WithContext(ctx)
 }
@@ -108,12 +114,12 @@ func (st *txState) commit(ctx context.Context, last *statement) error {
 	if last != nil {
 		stmts = append(stmts, *last)
 	}
-	st.tx, st.end, st.deferred = nil, nil, nil
+	st.tx, st.end, st.deferred, st.behind = nil, nil, nil, false
 	return interpretError(end(ctx, true, stmts), nil, nil)
 }
 
-// deferUntilCommit adds s to the statements st's transaction sends with its COMMIT; it reports false
-// when no transaction is open.
+// deferUntilCommit adds s, a write nothing in the transaction reads, to the statements st's
+// transaction sends with its COMMIT; it reports false when no transaction is open.
 func (st *txState) deferUntilCommit(s statement) bool {
 	if st == nil || st.tx == nil {
 		return false
@@ -122,12 +128,41 @@ func (st *txState) deferUntilCommit(s statement) bool {
 	return true
 }
 
+// writeBehind adds s to the statements st's transaction sends with its COMMIT, or ahead of its
+// next statement when one comes first, so that a later read sees it; it reports false when no
+// transaction is open. s must be a write that nothing can refuse for a reason its caller would
+// answer (no unique key but a fresh id, references only to rows the transaction has read):
+// its failure surfaces at the next statement or at COMMIT, as the transaction's.
+func (st *txState) writeBehind(s statement) bool {
+	if !st.deferUntilCommit(s) {
+		return false
+	}
+	st.behind = true
+	return true
+}
+
+// flush sends st's deferred statements, when a write behind is among them, ahead of the
+// statement about to run in its open transaction.
+func (st *txState) flush(ctx context.Context, db *DB) error {
+	if st == nil || !st.behind {
+		return nil
+	}
+	stmts := st.deferred
+	st.deferred, st.behind = nil, false
+	for _, s := range stmts {
+		if _, err := st.tx.Statement.ConnPool.ExecContext(ctx, db.text(s.query), s.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // rollback ends st's transaction, if one is open, discarding its effects and hooks.
 func (st *txState) rollback(ctx context.Context) {
 	if st.tx != nil {
 		_ = st.end(ctx, false, nil)
 	}
-	st.tx, st.end, st.afterCommit, st.deferred = nil, nil, nil, nil
+	st.tx, st.end, st.afterCommit, st.deferred, st.behind = nil, nil, nil, nil, false
 }
 
 // Detach implements ports.UnitOfWork.
@@ -256,18 +291,18 @@ func (r *requestScope) Rollback() {
 		r.st.rollback(context.Background())
 	}
 	r.done = true
-	r.st.tx, r.st.end, r.st.afterCommit, r.st.deferred = nil, nil, nil, nil
+	r.st.tx, r.st.end, r.st.afterCommit, r.st.deferred, r.st.behind = nil, nil, nil, nil, false
 }
 
 // lockedUpdate is the body of every repository's Update: in the transaction of ctx (or a new
-// one, whose BEGIN travels with the read) it reads the row of model M with that id through
-// lock, rebuilds the aggregate, applies fn and saves every column. An error from fn leaves
+// one, whose BEGIN travels with the read) it reads the row of model M with that id from t,
+// locked, rebuilds the aggregate, applies fn and saves every column. An error from fn leaves
 // the row unchanged.
-func lockedUpdate[M any, PM model[M], A any](ctx context.Context, db *DB, lock query, id uuid.UUID, notFound error,
+func lockedUpdate[M any, PM model[M], A any](ctx context.Context, db *DB, t table, id uuid.UUID, notFound error,
 	unique constraintErrors, load func(*M) (A, error), save func(A) (*M, error), fn func(A) error) error {
 	return NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
 		var m M
-		if err := interpretError(db.queryRow(ctx, lock, id).Scan(PM(&m).fields()...), notFound, nil); err != nil {
+		if err := interpretError(db.queryRow(ctx, t.locked, id).Scan(PM(&m).fields()...), notFound, nil); err != nil {
 			return err
 		}
 		a, err := load(&m)
@@ -281,7 +316,7 @@ func lockedUpdate[M any, PM model[M], A any](ctx context.Context, db *DB, lock q
 		if err != nil {
 			return err
 		}
-		if err := interpretError(db.conn(ctx).Select("*").Updates(saved).Error, nil, unique); err != nil {
+		if err := interpretError(db.exec(ctx, t.updateOf(PM(saved))), nil, unique); err != nil {
 			return err
 		}
 		return insertEvents(ctx, db, takeEvents(a))
