@@ -426,6 +426,35 @@ func TestIdempotentAnswerIsStoredWithTheEffects(t *testing.T) {
 	})
 }
 
+// TestARequestThatStartsWithARefusedWrite: a write that opens its request's transaction
+// travels with the BEGIN and the claim, and when it is refused the use case still gets its
+// domain error, and the error's answer is stored without the write.
+func TestARequestThatStartsWithARefusedWrite(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		ext := uuid.New()
+		if err := s.apps.Create(ctx, s.newApplication(t, s.partner, ext)); err != nil {
+			t.Fatal(err)
+		}
+		again := s.newApplication(t, s.partner, ext)
+		rctx, scope := s.uow.Begin(ctx, record(s, "w1"))
+		err := s.uow.Do(rctx, func(ctx context.Context) error { return s.apps.Create(ctx, again) })
+		if !errors.Is(err, domain.ErrExternalIDUsed) {
+			t.Fatalf("used externalId: %v", err)
+		}
+		if err := scope.Commit(rctx, 409, []byte(`{"error":1009}`)); err != nil {
+			t.Fatal(err)
+		}
+		if rec, _ := s.uow.Lookup(ctx, s.partner.ID, "w1"); rec == nil || rec.HTTPStatus != 409 {
+			t.Fatalf("answer not stored: %+v", rec)
+		}
+		if _, err := s.apps.Get(ctx, again.ID()); !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Fatalf("refused write stored: %v", err)
+		}
+	})
+}
+
 // TestARequestThatStartsWithAnUpdate: the row an update reads travels with the BEGIN and the
 // claim of its request; a missing row is the use case's not-found, and a lost claim reads and
 // changes nothing.

@@ -47,14 +47,13 @@ type failedRow struct{ err error }
 
 func (r failedRow) Scan(...any) error { return r.err }
 
-// exec runs s where queryRow runs a read: on the context's transaction (opening it when a
-// unit of work is under way), else on the pool.
+// exec runs s where queryRow runs a read: on the context's transaction, else on the pool. When
+// s opens its unit of work's transaction it travels with the BEGIN (and the request's claim),
+// and its error is returned as it would be in an open transaction.
 func (db *DB) exec(ctx context.Context, s statement) error {
 	st := stateFrom(ctx)
 	if st.opening() {
-		if err := st.opener.begin(ctx, st, nil); err != nil {
-			return err
-		}
+		return st.opener.begin(ctx, st, nil, s)
 	}
 	if st != nil && st.tx != nil {
 		if err := st.flush(ctx, db); err != nil {

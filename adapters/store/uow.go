@@ -190,13 +190,15 @@ func runAfterCommit(ctx context.Context, st *txState) {
 	}
 }
 
-// begin opens st's transaction, and runs read in it when there is one; in a request scope its
-// first statement claims the request's idempotency key, so a concurrent duplicate blocks on
-// that row until this one ends.
-func (u *UnitOfWork) begin(ctx context.Context, st *txState, read *rowRead) error {
-	var first []statement
+// begin opens st's transaction and runs in it writes and then read (when not nil); in a
+// request scope its first statement claims the request's idempotency key, so a concurrent
+// duplicate blocks on that row until this one ends. A write that fails leaves no transaction
+// open.
+func (u *UnitOfWork) begin(ctx context.Context, st *txState, read *rowRead, writes ...statement) error {
+	first := writes
 	if c := st.claim; c != nil {
-		first = []statement{{claimQuery, []any{c.PartnerID, c.Key, c.Endpoint, c.Fingerprint, c.HTTPStatus, c.Body, c.CreatedAt.UTC()}}}
+		claim := statement{claimQuery, []any{c.PartnerID, c.Key, c.Endpoint, c.Fingerprint, c.HTTPStatus, c.Body, c.CreatedAt.UTC()}}
+		first = append([]statement{claim}, writes...)
 	}
 	open := opener(beginGorm)
 	if u.db.Dialect == Postgres {
