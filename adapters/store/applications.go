@@ -42,7 +42,9 @@ type applicationModel struct {
 
 func (applicationModel) TableName() string { return "applications" }
 
-var applications = tableOf("applications", applicationModel{})
+// An application's update is written behind: its one constraint, the unique externalId per
+// partner, is on columns no update changes.
+var applications = tableOf("applications", applicationModel{}).updatesBehind()
 
 func (m *applicationModel) fields() []any {
 	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Phone, &m.ClientData, &m.Status, &m.TaskName, &m.TaskStatus,

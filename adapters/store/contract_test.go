@@ -455,6 +455,32 @@ func TestARequestThatStartsWithARefusedWrite(t *testing.T) {
 	})
 }
 
+// TestAnApplicationsUpdateIsSeenInItsTransaction: an application's update, written behind, is
+// what the transaction's next read finds, and what it commits.
+func TestAnApplicationsUpdateIsSeenInItsTransaction(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		a := s.stored(t)
+		err := s.uow.Do(ctx, func(ctx context.Context) error {
+			err := s.apps.Update(ctx, a.ID(), func(a *domain.Application) error { return a.Cancel(domain.InitiatorPartner, t0) })
+			if err != nil {
+				return err
+			}
+			if got := must(s.apps.Get(ctx, a.ID())); got.Status() != domain.StatusCanceled {
+				t.Errorf("read in the transaction: %s, want CANCELED", got.Status())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := must(s.apps.Get(ctx, a.ID())); got.Status() != domain.StatusCanceled {
+			t.Fatalf("committed: %s, want CANCELED", got.Status())
+		}
+	})
+}
+
 // TestARequestThatStartsWithAnUpdate: the row an update reads travels with the BEGIN and the
 // claim of its request; a missing row is the use case's not-found, and a lost claim reads and
 // changes nothing.

@@ -109,6 +109,7 @@ func columnsOf(m any) string {
 type table struct {
 	columns                      string
 	byID, locked, insert, update query
+	behind                       bool // its updates are written behind (updatesBehind)
 }
 
 func tableOf(name string, m any) table {
@@ -127,6 +128,13 @@ func tableOf(name string, m any) table {
 		insert: newQuery("INSERT INTO " + name + " (" + columns + ") VALUES (" + strings.Repeat("?, ", len(cols)-1) + "?)"),
 		update: newQuery("UPDATE " + name + " SET " + strings.Join(cols[1:], " = ?, ") + " = ? WHERE id = ?"),
 	}
+}
+
+// updatesBehind marks t's updates as writes behind (txState.writeBehind), sent with the
+// transaction's COMMIT: for a table with no constraint that an update could break.
+func (t table) updatesBehind() table {
+	t.behind = true
+	return t
 }
 
 // fielder is a row whose fields method points at its fields in declaration order.

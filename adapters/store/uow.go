@@ -298,8 +298,8 @@ func (r *requestScope) Rollback() {
 
 // lockedUpdate is the body of every repository's Update: in the transaction of ctx (or a new
 // one, whose BEGIN travels with the read) it reads the row of model M with that id from t,
-// locked, rebuilds the aggregate, applies fn and saves every column. An error from fn leaves
-// the row unchanged.
+// locked, rebuilds the aggregate, applies fn and saves every column (written behind when t's
+// updates are). An error from fn leaves the row unchanged.
 func lockedUpdate[M any, PM model[M], A any](ctx context.Context, db *DB, t table, id uuid.UUID, notFound error,
 	unique constraintErrors, load func(*M) (A, error), save func(A) (*M, error), fn func(A) error) error {
 	return NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
@@ -318,7 +318,11 @@ func lockedUpdate[M any, PM model[M], A any](ctx context.Context, db *DB, t tabl
 		if err != nil {
 			return err
 		}
-		if err := interpretError(db.exec(ctx, t.updateOf(PM(saved))), nil, unique); err != nil {
+		update := t.updateOf(PM(saved))
+		if t.behind && stateFrom(ctx).writeBehind(update) {
+			return insertEvents(ctx, db, takeEvents(a))
+		}
+		if err := interpretError(db.exec(ctx, update), nil, unique); err != nil {
 			return err
 		}
 		return insertEvents(ctx, db, takeEvents(a))
