@@ -154,11 +154,16 @@ func (e *environment) measure(ctx context.Context, cfg config) error {
 	defer stopEcho()
 	echo := &client{http: e.api.http, base: echoURL}
 	envelope := func() any { return map[string]any{"applicationId": uuid.NewString()} }
-	// The ceilings are judged at saturation only: at their rates (tens of thousands a second)
-	// the open-loop sender, on the same two cores, would measure itself.
+	// The echo and the select are measured at saturation only: at their rates (tens of
+	// thousands a second) the open-loop sender, on the same two cores, would measure itself. The
+	// raw insert is also paced at half its rate: the tail a bare commit has on this machine, to
+	// read the writes' p99 at half rate against.
 	e.report.add(e.saturate(cfg.conc, cfg.dur, "bare echo (HTTP ceiling)", kindCeiling, echo.op("/x", envelope)))
 	e.report.add(e.saturate(cfg.conc, cfg.dur, "raw primary-key select (DB ceiling)", kindCeiling, e.raw.Select))
-	e.report.add(e.saturate(cfg.conc, cfg.dur, "raw single-row insert (DB ceiling)", kindCeiling, e.raw.Insert))
+	insert := e.saturate(cfg.conc, cfg.dur, "raw single-row insert (DB ceiling)", kindCeiling, e.raw.Insert)
+	half := pace(insert.Max.Rate()/2, cfg.dur, e.raw.Insert)
+	insert.Half = &half
+	e.report.add(insert)
 
 	loans, err := e.api.issuedLoans(cfg.loans)
 	if err != nil {
