@@ -26,7 +26,7 @@ func (db *DB) queryRow(ctx context.Context, q query, args ...any) row {
 		return openingRow{ctx, st, statement{q, args}}
 	}
 	if st != nil && st.tx != nil {
-		if err := st.flush(ctx, db); err != nil {
+		if err := st.flush(ctx); err != nil {
 			return failedRow{err}
 		}
 		return st.tx.Statement.ConnPool.QueryRowContext(ctx, db.text(q), args...)
@@ -56,7 +56,7 @@ func (db *DB) exec(ctx context.Context, s statement) error {
 		return st.opener.begin(ctx, st, nil, s)
 	}
 	if st != nil && st.tx != nil {
-		if err := st.flush(ctx, db); err != nil {
+		if err := st.flush(ctx); err != nil {
 			return err
 		}
 		_, err := st.tx.Statement.ConnPool.ExecContext(ctx, db.text(s.query), s.args...)

@@ -58,7 +58,7 @@ func (db *DB) conn(ctx context.Context) *gorm.DB {
 	}
 	if st != nil && st.tx != nil {
 		tx := st.tx.WithContext(ctx)
-		if err := st.flush(ctx, db); err != nil {
+		if err := st.flush(ctx); err != nil {
 			_ = tx.AddError(err)
 		}
 		return tx
@@ -143,18 +143,13 @@ func (st *txState) writeBehind(s statement) bool {
 
 // flush sends st's deferred statements, when a write behind is among them, ahead of the
 // statement about to run in its open transaction.
-func (st *txState) flush(ctx context.Context, db *DB) error {
+func (st *txState) flush(ctx context.Context) error {
 	if st == nil || !st.behind {
 		return nil
 	}
 	stmts := st.deferred
 	st.deferred, st.behind = nil, false
-	for _, s := range stmts {
-		if _, err := st.tx.Statement.ConnPool.ExecContext(ctx, db.text(s.query), s.args...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return execAll(st.tx.WithContext(ctx), stmts)
 }
 
 // rollback ends st's transaction, if one is open, discarding its effects and hooks.
