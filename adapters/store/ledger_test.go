@@ -100,6 +100,21 @@ func TestLedgerPostsBalancedMovements(t *testing.T) {
 		if err != nil || !c.OK() || c.Debits != 1_300_000 {
 			t.Fatalf("check %+v %v", c, err)
 		}
+		// In a transaction, the posting's record and entries go with the COMMIT, or ahead of the
+		// transaction's next statement, which sees them with the balances.
+		err = s.uow.Do(ctx, func(ctx context.Context) error {
+			if err := s.ledger.Post(ctx, hold(t, l.ID(), 100_000)); err != nil {
+				return err
+			}
+			c, err := s.ledger.Check(ctx)
+			if err == nil && (!c.OK() || c.Debits != 1_400_000) {
+				t.Errorf("check in the transaction %+v", c)
+			}
+			return err
+		})
+		if c := must(s.ledger.Check(ctx)); err != nil || !c.OK() || c.Debits != 1_400_000 {
+			t.Fatalf("check after the commit %+v %v", c, err)
+		}
 	})
 }
 
