@@ -44,7 +44,7 @@ func (applicationModel) TableName() string { return "applications" }
 
 // An application's update is written behind: its one constraint, the unique externalId per
 // partner, is on columns no update changes.
-var applications = tableOf("applications", applicationModel{}).updatesBehind()
+var applications = tableOf(applicationModel{}).updatesBehind()
 
 func (m *applicationModel) fields() []any {
 	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Phone, &m.ClientData, &m.Status, &m.TaskName, &m.TaskStatus,

@@ -42,7 +42,7 @@ func (m *cardModel) fields() []any {
 		&m.CreatedAt, &m.UpdatedAt}
 }
 
-var cards = tableOf("cards", cardModel{})
+var cards = tableOf(cardModel{})
 
 func toCardModel(c *domain.Card) *cardModel {
 	s := c.State()
@@ -159,7 +159,7 @@ func (m *cardOrderModel) fields() []any {
 		&m.IssuerRef, &m.CardID, &m.Attempts, &m.NextRunAt, &m.CreatedAt, &m.UpdatedAt}
 }
 
-var cardOrders = tableOf("card_orders", cardOrderModel{})
+var cardOrders = tableOf(cardOrderModel{})
 
 func toCardOrderModel(o *domain.CardOrder) *cardOrderModel {
 	s := o.State()

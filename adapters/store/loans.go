@@ -33,7 +33,7 @@ type loanModel struct {
 
 func (loanModel) TableName() string { return "loans" }
 
-var loans = tableOf("loans", loanModel{})
+var loans = tableOf(loanModel{})
 
 func (m *loanModel) fields() []any {
 	return []any{&m.ID, &m.ApplicationID, &m.PartnerID, &m.Amount, &m.MonthPeriod, &m.Rate, &m.ServiceRate, &m.PenaltyDaily,

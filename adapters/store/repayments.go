@@ -45,7 +45,7 @@ func (m *repaymentModel) fields() []any {
 		&m.PaidAt, &m.Principal, &m.Interest, &m.Penalty}
 }
 
-var repayments = tableOf("repayments", repaymentModel{})
+var repayments = tableOf(repaymentModel{})
 
 func toRepaymentModel(r *domain.Repayment) *repaymentModel {
 	s := r.State()

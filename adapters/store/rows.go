@@ -47,6 +47,15 @@ type failedRow struct{ err error }
 
 func (r failedRow) Scan(...any) error { return r.err }
 
+// execBehind writes s behind (txState.writeBehind) when a transaction is open, else runs it
+// now.
+func (db *DB) execBehind(ctx context.Context, s statement) error {
+	if stateFrom(ctx).writeBehind(s) {
+		return nil
+	}
+	return db.exec(ctx, s)
+}
+
 // exec runs s where queryRow runs a read: on the context's transaction, else on the pool. When
 // s opens its unit of work's transaction it travels with the BEGIN (and the request's claim),
 // and its error is returned as it would be in an open transaction.
@@ -104,7 +113,7 @@ func columnsOf(m any) string {
 }
 
 // table is the statements on one model's table that skip the ORM, written once from the
-// model's gorm tags (the model's first column must be its id): the read of a row by id, the
+// model's gorm tags and table name (the model's first column must be its id): the read of a row by id, the
 // locked read of an update, the insert of a whole row and the update of every column but the id.
 type table struct {
 	columns                      string
@@ -112,8 +121,8 @@ type table struct {
 	behind                       bool // its updates are written behind (updatesBehind)
 }
 
-func tableOf(name string, m any) table {
-	columns := columnsOf(m)
+func tableOf(m interface{ TableName() string }) table {
+	name, columns := m.TableName(), columnsOf(m)
 	cols := strings.Split(columns, ", ")
 	if cols[0] != "id" {
 		panic("store: the first column of " + name + " is not its id")

@@ -57,10 +57,18 @@ type testRow struct {
 	N    int64   `gorm:"column:n"`
 }
 
+func (testRow) TableName() string { return "things" }
+
 func (m *testRow) fields() []any { return []any{&m.ID, &m.Name, &m.N} }
 
+type noIDRow struct {
+	Name string `gorm:"column:name"`
+}
+
+func (noIDRow) TableName() string { return "things" }
+
 func TestTableStatementsWrittenFromTheModel(t *testing.T) {
-	tb := tableOf("things", testRow{})
+	tb := tableOf(testRow{})
 	for _, c := range []struct{ got, want string }{
 		{tb.byID.sql, "SELECT id, name, n FROM things WHERE id = ?"},
 		{tb.locked.pg, "SELECT id, name, n FROM things WHERE id = $1 FOR UPDATE"},
@@ -84,8 +92,5 @@ func TestTableStatementsWrittenFromTheModel(t *testing.T) {
 			t.Error("a model whose first column is not its id was accepted")
 		}
 	}()
-	type noID struct {
-		Name string `gorm:"column:name"`
-	}
-	tableOf("things", noID{})
+	tableOf(noIDRow{})
 }

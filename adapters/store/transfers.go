@@ -35,7 +35,7 @@ func (m *transferModel) fields() []any {
 		&m.CardHolder, &m.Amount, &m.CreditToken, &m.Status, &m.Message, &m.CreatedAt, &m.FinishedAt, &m.UpdatedAt}
 }
 
-var transfers = tableOf("transfers", transferModel{})
+var transfers = tableOf(transferModel{})
 
 func toTransferModel(t *domain.Transfer) *transferModel {
 	s := t.State()

@@ -114,7 +114,7 @@ func (st *txState) commit(ctx context.Context, last *statement) error {
 	if last != nil {
 		stmts = append(stmts, *last)
 	}
-	st.tx, st.end, st.deferred, st.behind = nil, nil, nil, false
+	st.dropTx()
 	return interpretError(end(ctx, true, stmts), nil, nil)
 }
 
@@ -157,8 +157,12 @@ func (st *txState) rollback(ctx context.Context) {
 	if st.tx != nil {
 		_ = st.end(ctx, false, nil)
 	}
-	st.tx, st.end, st.afterCommit, st.deferred, st.behind = nil, nil, nil, nil, false
+	st.dropTx()
+	st.afterCommit = nil
 }
+
+// dropTx forgets st's transaction and the statements it had yet to send.
+func (st *txState) dropTx() { st.tx, st.end, st.deferred, st.behind = nil, nil, nil, false }
 
 // Detach implements ports.UnitOfWork.
 func (u *UnitOfWork) Detach(ctx context.Context) context.Context {
@@ -257,9 +261,8 @@ func (u *UnitOfWork) Purge(ctx context.Context, before time.Time) (int64, error)
 }
 
 type requestScope struct {
-	u    *UnitOfWork
-	st   *txState
-	done bool
+	u  *UnitOfWork
+	st *txState
 }
 
 // Commit implements ports.RequestScope.
@@ -273,7 +276,6 @@ func (r *requestScope) Commit(ctx context.Context, httpStatus int, body []byte) 
 			return err
 		}
 	}
-	r.done = true
 	answer := &statement{answerQuery, []any{httpStatus, body, st.claim.PartnerID, st.claim.Key}}
 	if err := st.commit(ctx, answer); err != nil {
 		return err
@@ -284,11 +286,7 @@ func (r *requestScope) Commit(ctx context.Context, httpStatus int, body []byte) 
 
 // Rollback implements ports.RequestScope.
 func (r *requestScope) Rollback() {
-	if !r.done {
-		r.st.rollback(context.Background())
-	}
-	r.done = true
-	r.st.tx, r.st.end, r.st.afterCommit, r.st.deferred, r.st.behind = nil, nil, nil, nil, false
+	r.st.rollback(context.Background()) // after a commit, only hooks a failed one left are dropped
 }
 
 // lockedUpdate is the body of every repository's Update: in the transaction of ctx (or a new
@@ -313,11 +311,11 @@ func lockedUpdate[M any, PM model[M], A any](ctx context.Context, db *DB, t tabl
 		if err != nil {
 			return err
 		}
-		update := t.updateOf(PM(saved))
-		if t.behind && stateFrom(ctx).writeBehind(update) {
-			return insertEvents(ctx, db, takeEvents(a))
+		write := db.exec
+		if t.behind {
+			write = db.execBehind
 		}
-		if err := interpretError(db.exec(ctx, update), nil, unique); err != nil {
+		if err := interpretError(write(ctx, t.updateOf(PM(saved))), nil, unique); err != nil {
 			return err
 		}
 		return insertEvents(ctx, db, takeEvents(a))

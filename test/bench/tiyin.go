@@ -97,22 +97,22 @@ func (c *client) Call(path string, params any, _ bool) (map[string]any, int, err
 // issued is an application walked to a loan with its contract number.
 type issued struct{ app, loan string }
 
-// loans are issued loans that requests take turns on, as a partner's many clients would: a
+// loanPool is issued loans that requests take turns on, as a partner's many clients would: a
 // bench hammering one loan would measure the contention on its row, not the endpoint.
-type loans struct {
+type loanPool struct {
 	all  []issued
 	turn atomic.Uint64
 }
 
-func (l *loans) next() issued { return l.all[l.turn.Add(1)%uint64(len(l.all))] }
+func (l *loanPool) next() issued { return l.all[l.turn.Add(1)%uint64(len(l.all))] }
 
 // byApp and byLoan are the params of a request for the next loan.
-func (l *loans) byApp() any  { return map[string]any{"applicationId": l.next().app} }
-func (l *loans) byLoan() any { return map[string]any{"loanId": l.next().loan} }
+func (l *loanPool) byApp() any  { return map[string]any{"applicationId": l.next().app} }
+func (l *loanPool) byLoan() any { return map[string]any{"loanId": l.next().loan} }
 
 // issuedLoans walks n applications to loans at once (tiyin runs with a short contract delay).
-func (c *client) issuedLoans(n int) (*loans, error) {
-	l := &loans{all: make([]issued, max(n, 1))}
+func (c *client) issuedLoans(n int) (*loanPool, error) {
+	l := &loanPool{all: make([]issued, max(n, 1))}
 	errs := make([]error, len(l.all))
 	var wg sync.WaitGroup
 	for i := range l.all {
