@@ -45,6 +45,7 @@ type Deps struct {
 
 	Clock        ports.Clock
 	UoW          ports.UnitOfWork
+	Idempotency  ports.IdempotencyStore
 	Applications ports.ApplicationRepository
 	Loans        ports.LoanRepository
 	Partners     ports.PartnerRepository
@@ -110,33 +111,34 @@ type App struct {
 
 // New builds every use case on the given ports.
 func New(d Deps, cfg Config) *App {
+	rq := requests{uow: d.UoW, store: d.Idempotency}
 	return &App{
-		RegisterApplication:  &RegisterApplicationHandler{d},
-		CancelApplication:    &CancelApplicationHandler{d},
-		VerifyApplication:    &VerifyApplicationHandler{d, cfg.Product},
-		IssueApplication:     &IssueApplicationHandler{d},
+		RegisterApplication:  &RegisterApplicationHandler{d, rq},
+		CancelApplication:    &CancelApplicationHandler{d, rq},
+		VerifyApplication:    &VerifyApplicationHandler{d, rq, cfg.Product},
+		IssueApplication:     &IssueApplicationHandler{d, rq},
 		GetApplication:       &GetApplicationHandler{d},
 		ProcessApplication:   &ProcessApplicationHandler{d, cfg.Product},
 		Reconcile:            &ReconcileHandler{d, cfg},
-		CompleteVerification: &CompleteVerificationHandler{d},
-		AdvanceClock:         &AdvanceClockHandler{d},
-		CreateTransfer:       &CreateTransferHandler{d},
-		ConfirmTransfer:      &ConfirmTransferHandler{d},
+		CompleteVerification: &CompleteVerificationHandler{d, rq},
+		AdvanceClock:         &AdvanceClockHandler{d, rq},
+		CreateTransfer:       &CreateTransferHandler{d, rq},
+		ConfirmTransfer:      &ConfirmTransferHandler{d, rq},
 		GetTransfer:          &GetTransferHandler{d},
 		CheckLedger:          &CheckLedgerHandler{d},
 		GetLoan:              &GetLoanHandler{d},
 		GetSchedule:          &GetScheduleHandler{d},
 		ListPayments:         &ListPaymentsHandler{d},
-		CheckRepayment:       &CheckRepaymentHandler{d},
-		PayRepayment:         &PayRepaymentHandler{d},
+		CheckRepayment:       &CheckRepaymentHandler{d, rq},
+		PayRepayment:         &PayRepaymentHandler{d, rq},
 		GetRepayment:         &GetRepaymentHandler{d},
-		OrderCard:            &OrderCardHandler{d},
+		OrderCard:            &OrderCardHandler{d, rq},
 		GetCardOrder:         &GetCardOrderHandler{d},
 		ProcessCardOrder:     &ProcessCardOrderHandler{d},
 		GetCard:              &GetCardHandler{d},
-		ChangeCardStatus:     &ChangeCardStatusHandler{d},
-		AttachCard:           &AttachCardHandler{d, cfg},
-		ConfirmCard:          &ConfirmCardHandler{d, cfg},
+		ChangeCardStatus:     &ChangeCardStatusHandler{d, rq},
+		AttachCard:           &AttachCardHandler{d, rq, cfg},
+		ConfirmCard:          &ConfirmCardHandler{d, rq},
 		ReadSMSOutbox:        &ReadSMSOutboxHandler{d},
 		DeliverEvents:        &DeliverEventsHandler{d, cfg},
 		SetWebhook:           &SetWebhookHandler{d, cfg},

@@ -39,9 +39,12 @@ type deps struct {
 	orders    *mocks.MockCardOrderRepository
 	issuer    *mocks.MockCardIssuer
 	sms       *mocks.MockSMSSender
+	requests  *fakeRequests
 	stored    map[uuid.UUID]*domain.Application
 	// hooks are the after-commit functions registered in the current transaction.
-	hooks     []func(context.Context)
+	hooks []func(context.Context)
+	// committed counts the transactions committed, but for those that stored a refusal's
+	// answer (which change nothing else, unless the use case kept an effect with it).
 	committed int
 	partner   uuid.UUID
 }
@@ -57,16 +60,19 @@ func setup(t *testing.T) *deps {
 		transfers: mocks.NewMockTransferRepository(ctrl), cards: mocks.NewMockProcessing(ctrl),
 		payments: mocks.NewMockRepaymentRepository(ctrl), cardRepo: mocks.NewMockCardRepository(ctrl),
 		orders: mocks.NewMockCardOrderRepository(ctrl), issuer: mocks.NewMockCardIssuer(ctrl), sms: mocks.NewMockSMSSender(ctrl),
-		stored: map[uuid.UUID]*domain.Application{}, partner: uuid.New(),
+		stored: map[uuid.UUID]*domain.Application{}, partner: uuid.New(), requests: newFakeRequests(),
 	}
 	d.clock.EXPECT().Now().Return(t0).AnyTimes()
 	d.uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error {
 		d.hooks = nil
 		if err := fn(ctx); err != nil {
 			d.hooks = nil
+			d.requests.rollback()
 			return err
 		}
-		d.committed++
+		if !d.requests.commit() {
+			d.committed++
+		}
 		for _, h := range d.hooks {
 			h(ctx)
 		}
@@ -74,7 +80,6 @@ func setup(t *testing.T) *deps {
 		return nil
 	}).AnyTimes()
 	d.orders.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes()
-	d.uow.EXPECT().Detach(gomock.Any()).DoAndReturn(func(ctx context.Context) context.Context { return ctx }).AnyTimes()
 	d.uow.EXPECT().AfterCommit(gomock.Any(), gomock.Any()).Do(func(_ context.Context, fn func(context.Context)) {
 		d.hooks = append(d.hooks, fn)
 	}).AnyTimes()
@@ -97,7 +102,7 @@ func setup(t *testing.T) *deps {
 		d.stored[id] = cp
 		return nil
 	}).AnyTimes()
-	d.app = application.New(application.Deps{Clock: d.clock, UoW: d.uow, Applications: d.apps, Loans: d.loans,
+	d.app = application.New(application.Deps{Clock: d.clock, UoW: d.uow, Idempotency: d.requests, Applications: d.apps, Loans: d.loans,
 		Partners: d.partners, Queue: d.queue, Scoring: d.scoring, CoreBanking: d.core, Ledger: d.ledger, Transfers: d.transfers,
 		Processing: d.cards, Repayments: d.payments, Cards: d.cardRepo, CardOrders: d.orders, CardIssuer: d.issuer, SMS: d.sms,
 		Sealer: testSealer},
@@ -175,7 +180,7 @@ func TestRegisterStoresThenEnqueuesAfterCommit(t *testing.T) {
 	})
 	phone, _ := domain.ParsePhone("998901234567")
 	ext := uuid.New()
-	id, err := d.app.RegisterApplication.Handle(context.Background(), application.RegisterApplication{
+	id, err := run(d, d.app.RegisterApplication.Handle, application.RegisterApplication{
 		PartnerID: d.partner, ExternalID: ext, Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true})
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +196,7 @@ func TestRegisterReportsUsedExternalIDAndEnqueuesNothing(t *testing.T) {
 	d := setup(t)
 	d.apps.EXPECT().Create(gomock.Any(), gomock.Any()).Return(domain.ErrExternalIDUsed)
 	phone, _ := domain.ParsePhone("998901234567")
-	_, err := d.app.RegisterApplication.Handle(context.Background(), application.RegisterApplication{
+	_, err := run(d, d.app.RegisterApplication.Handle, application.RegisterApplication{
 		PartnerID: d.partner, ExternalID: uuid.New(), Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true})
 	if !errors.Is(err, domain.ErrExternalIDUsed) {
 		t.Fatalf("got %v", err)
@@ -202,7 +207,7 @@ func TestRegisterRefusesWithoutAgreement(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	phone, _ := domain.ParsePhone("998901234567")
-	_, err := d.app.RegisterApplication.Handle(context.Background(), application.RegisterApplication{
+	_, err := run(d, d.app.RegisterApplication.Handle, application.RegisterApplication{
 		PartnerID: d.partner, ExternalID: uuid.New(), Phone: phone, ClientData: clientData(t, "31234567890123")})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Error() != "params.isAgreementAccepted: must be true" {
@@ -215,7 +220,7 @@ func TestVerifyChecksTheOfferBeforeAskingPostScoring(t *testing.T) {
 	d := setup(t)
 	a := d.put(t, "choosing")
 	// No PostScore expectation: the mock fails the test if it is called.
-	_, err := d.app.VerifyApplication.Handle(context.Background(), application.VerifyApplication{
+	_, err := run(d, d.app.VerifyApplication.Handle, application.VerifyApplication{
 		PartnerID: d.partner, ApplicationID: a.ID(), Offer: offer(5_000_000_001, 12)})
 	if !errors.Is(err, domain.ErrOfferOutOfRange) {
 		t.Fatalf("got %v", err)
@@ -234,7 +239,7 @@ func TestVerifyRecordsPhoneCallRequirement(t *testing.T) {
 		}
 		return domain.PostScoreResult{Approved: true, PhoneCallRequired: true, CallCentrePhone: "998781400000"}, nil
 	})
-	r, err := d.app.VerifyApplication.Handle(context.Background(), application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: o})
+	r, err := run(d, d.app.VerifyApplication.Handle, application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +255,7 @@ func TestVerifyWithGatewayDownAnswersUnavailableAndChangesNothing(t *testing.T) 
 	d := setup(t)
 	a := d.put(t, "choosing")
 	d.scoring.EXPECT().PostScore(gomock.Any(), gomock.Any()).Return(domain.PostScoreResult{}, ports.ErrGatewayTransient)
-	_, err := d.app.VerifyApplication.Handle(context.Background(), application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: offer(1000, 6)})
+	_, err := run(d, d.app.VerifyApplication.Handle, application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: offer(1000, 6)})
 	if !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("got %v", err)
 	}
@@ -267,10 +272,10 @@ func TestAnotherPartnersApplicationIsNotFound(t *testing.T) {
 	ctx := context.Background()
 	calls := map[string]error{}
 	_, calls["info"] = d.app.GetApplication.Handle(ctx, application.GetApplication{PartnerID: other, ApplicationID: a.ID()})
-	calls["cancel"] = d.app.CancelApplication.Handle(ctx, application.CancelApplication{PartnerID: other, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner})
-	_, calls["verify"] = d.app.VerifyApplication.Handle(ctx, application.VerifyApplication{PartnerID: other, ApplicationID: a.ID(), Offer: offer(1000, 6)})
-	calls["issue"] = d.app.IssueApplication.Handle(ctx, application.IssueApplication{PartnerID: other, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")})
-	calls["complete verification"] = d.app.CompleteVerification.Handle(ctx, application.CompleteVerification{PartnerID: other, ApplicationID: a.ID()})
+	calls["cancel"] = runErr(d, d.app.CancelApplication.Handle, application.CancelApplication{PartnerID: other, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner})
+	_, calls["verify"] = run(d, d.app.VerifyApplication.Handle, application.VerifyApplication{PartnerID: other, ApplicationID: a.ID(), Offer: offer(1000, 6)})
+	calls["issue"] = runErr(d, d.app.IssueApplication.Handle, application.IssueApplication{PartnerID: other, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")})
+	calls["complete verification"] = runErr(d, d.app.CompleteVerification.Handle, application.CompleteVerification{PartnerID: other, ApplicationID: a.ID()})
 	for name, err := range calls {
 		if !errors.Is(err, domain.ErrApplicationNotFound) {
 			t.Errorf("%s: got %v", name, err)
@@ -286,7 +291,7 @@ func TestIssueStartsBackgroundWork(t *testing.T) {
 	d := setup(t)
 	a := d.put(t, "verified")
 	d.queue.EXPECT().EnqueueApplication(gomock.Any(), a.ID()).Return(nil)
-	if err := d.app.IssueApplication.Handle(context.Background(), application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")}); err != nil {
+	if err := runErr(d, d.app.IssueApplication.Handle, application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")}); err != nil {
 		t.Fatal(err)
 	}
 	if got := d.stored[a.ID()]; got.Status() != domain.StatusInProgress || got.Task().Name != domain.TaskOpenAccount {
@@ -425,7 +430,7 @@ func TestProcessDropsTheAnswerOfACanceledApplication(t *testing.T) {
 	a := d.put(t, "issuing")
 	d.core.EXPECT().OpenAccount(gomock.Any(), gomock.Any()).DoAndReturn(func(context.Context, ports.OpenAccountRequest) (string, error) {
 		// The partner cancels while core banking is working.
-		if err := d.app.CancelApplication.Handle(context.Background(), application.CancelApplication{PartnerID: d.partner, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner}); err != nil {
+		if err := runErr(d, d.app.CancelApplication.Handle, application.CancelApplication{PartnerID: d.partner, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner}); err != nil {
 			t.Errorf("cancel: %v", err)
 		}
 		return "20208000000000000001", nil

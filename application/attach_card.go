@@ -21,65 +21,119 @@ type AttachCard struct {
 	Phone     domain.Phone
 }
 
-// AttachCardHandler asks the network whether it knows the card, then, in one transaction,
-// stores the card UNVERIFIED with the hash of a new code (or gives the partner's card still
-// waiting for its code a new one) and sends the code. A code that cannot be sent leaves nothing.
+// AttachCardHandler asks the network whether it knows the card, stores it UNVERIFIED with the
+// hash of a new code (or gives the partner's card still waiting for its code a new one) and
+// sends the code. A code that cannot be sent is void.
 type AttachCardHandler struct {
 	d   Deps
+	rq  requests
 	cfg Config
 }
 
-// Handle returns the card's id.
-func (h *AttachCardHandler) Handle(ctx context.Context, cmd AttachCard) (uuid.UUID, error) {
-	ref, err := h.d.Processing.LookupCard(ctx, ports.CardQuery{PAN: cmd.PAN, Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone})
-	if err != nil {
-		if errors.Is(err, domain.ErrCardRejected) {
-			return uuid.Nil, err
-		}
-		return uuid.Nil, gatewayError(err)
+// Handle answers with the card's id.
+//
+// Steps, each transaction short and no gateway call inside one:
+//  1. the network looks the card up;
+//  2. one transaction claims the request and stores the card with the new code's hash;
+//  3. the SMS gateway sends the code;
+//  4. one transaction stores the answer: the card's id, or 1006 with the code voided when the
+//     SMS gateway refused it.
+//
+// A retry with the same id after a stop between 2 and 4 finds the claim unanswered: it gives
+// the card a new code (the one made before the stop is lost with it) and goes on at 3.
+func (h *AttachCardHandler) Handle(ctx context.Context, req Request[uuid.UUID], cmd AttachCard) Answer {
+	ans, done, resume := prior(ctx, h.rq, req)
+	if done {
+		return ans
 	}
 	code, err := newOTP(h.cfg.SandboxOTP)
 	if err != nil {
-		return uuid.Nil, err
+		return req.Render(uuid.Nil, err)
 	}
-	ttl := h.cfg.OTPTTL
-	if ttl <= 0 {
-		ttl = domain.DefaultOTPTTL
-	}
-	pans := panHashes(h.d.Sealer, cmd.PAN)
 	var id uuid.UUID
-	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
-		now := h.d.Clock.Now()
-		existing, err := h.d.Cards.FindLive(ctx, cmd.PartnerID, pans)
-		switch {
-		case err == nil:
-			id = existing.ID()
-			err = h.d.Cards.Update(ctx, id, func(c *domain.Card) error {
-				return c.Resend(ref, otpHash(h.d.Sealer, id, code), ttl, now)
-			})
-		case errors.Is(err, domain.ErrCardNotFound):
-			id = newID()
-			err = h.d.Cards.Create(ctx, domain.NewAttachedCard(domain.NewAttachedCardParams{ID: id, PartnerID: cmd.PartnerID,
-				PAN: cmd.PAN, PANHash: pans[0], Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone, NetworkRef: ref,
-				OTPHash: otpHash(h.d.Sealer, id, code), OTPTTL: ttl, Now: now}))
+	if resume {
+		id, err = h.renewCode(ctx, cmd, code)
+		if err != nil {
+			return finish(ctx, h.rq, req, true, func(context.Context) (uuid.UUID, error) { return uuid.Nil, err })
 		}
+	} else {
+		ref, err := h.d.Processing.LookupCard(ctx, ports.CardQuery{PAN: cmd.PAN, Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone})
+		if err != nil {
+			if !errors.Is(err, domain.ErrCardRejected) {
+				err = gatewayError(err)
+			}
+			return refuse(ctx, h.rq, req, err)
+		}
+		if ans, done := begin(ctx, h.rq, req, func(ctx context.Context) (err error) {
+			id, err = h.storeCode(ctx, cmd, ref, code)
+			return err
+		}); done {
+			return ans
+		}
+	}
+	text := fmt.Sprintf("tiyin: %s is the code to attach card %s. It is valid for %s. Never share it.",
+		code, cmd.PAN.Masked(), humanDuration(h.ttl()))
+	sendErr := h.d.SMS.Send(ctx, ports.SMS{Phone: cmd.Phone, Text: text, Code: code, Card: cmd.PAN.Masked()})
+	if sendErr != nil && !errors.Is(sendErr, domain.ErrSMSNotSent) {
+		return req.Render(uuid.Nil, gatewayError(sendErr)) // the outcome is unknown: code 10, a retry resumes
+	}
+	return finish(ctx, h.rq, req, true, func(ctx context.Context) (uuid.UUID, error) {
+		if sendErr == nil {
+			return id, nil
+		}
+		err := updateCard(ctx, h.d, cmd.PartnerID, id, func(c *domain.Card) error {
+			c.VoidOTP(h.d.Clock.Now())
+			return nil
+		})
+		if err != nil {
+			return uuid.Nil, err
+		}
+		return uuid.Nil, keep(sendErr) // 1006, and the voided code with it
+	})
+}
+
+func (h *AttachCardHandler) ttl() time.Duration {
+	if h.cfg.OTPTTL <= 0 {
+		return domain.DefaultOTPTTL
+	}
+	return h.cfg.OTPTTL
+}
+
+// storeCode is step 2: the partner's card waiting for its code gets a new one, or a new card
+// is stored with it.
+func (h *AttachCardHandler) storeCode(ctx context.Context, cmd AttachCard, ref, code string) (uuid.UUID, error) {
+	now := h.d.Clock.Now()
+	pans := panHashes(h.d.Sealer, cmd.PAN)
+	existing, err := h.d.Cards.FindLive(ctx, cmd.PartnerID, pans)
+	switch {
+	case err == nil:
+		id := existing.ID()
+		return id, h.d.Cards.Update(ctx, id, func(c *domain.Card) error {
+			return c.Resend(ref, otpHash(h.d.Sealer, id, code), h.ttl(), now)
+		})
+	case errors.Is(err, domain.ErrCardNotFound):
+		id := newID()
+		return id, h.d.Cards.Create(ctx, domain.NewAttachedCard(domain.NewAttachedCardParams{ID: id, PartnerID: cmd.PartnerID,
+			PAN: cmd.PAN, PANHash: pans[0], Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone, NetworkRef: ref,
+			OTPHash: otpHash(h.d.Sealer, id, code), OTPTTL: h.ttl(), Now: now}))
+	}
+	return uuid.Nil, err
+}
+
+// renewCode gives the card of an attach resumed after a stop a new code.
+func (h *AttachCardHandler) renewCode(ctx context.Context, cmd AttachCard, code string) (uuid.UUID, error) {
+	var id uuid.UUID
+	err := h.d.UoW.Do(ctx, func(ctx context.Context) error {
+		c, err := h.d.Cards.FindLive(ctx, cmd.PartnerID, panHashes(h.d.Sealer, cmd.PAN))
 		if err != nil {
 			return err
 		}
-		text := fmt.Sprintf("tiyin: %s is the code to attach card %s. It is valid for %s. Never share it.",
-			code, cmd.PAN.Masked(), humanDuration(ttl))
-		if err := h.d.SMS.Send(ctx, ports.SMS{Phone: cmd.Phone, Text: text, Code: code, Card: cmd.PAN.Masked()}); err != nil {
-			if errors.Is(err, domain.ErrSMSNotSent) {
-				return err // the gateway refused it: 1006, the partner's answer
-			}
-			return gatewayError(err) // the outcome is unknown: code 10, the same id may retry
-		}
-		return nil
+		id = c.ID()
+		return h.d.Cards.Update(ctx, id, func(c *domain.Card) error {
+			return c.RenewOTP(otpHash(h.d.Sealer, id, code), h.ttl(), h.d.Clock.Now())
+		})
 	})
-	if err != nil {
-		return uuid.Nil, err
-	}
-	return id, nil
+	return id, err
 }
 
 // humanDuration writes whole minutes as "3 minutes", anything else as Go does.

@@ -26,20 +26,26 @@ func TestAttachRefusedByTheNetworkStoresNothing(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	d.cards.EXPECT().LookupCard(gomock.Any(), gomock.Any()).Return("", domain.ErrCardRejected)
-	if _, err := d.app.AttachCard.Handle(context.Background(), attachCmd(t, d)); !errors.Is(err, domain.ErrCardRejected) || d.committed != 0 {
+	if _, err := run(d, d.app.AttachCard.Handle, attachCmd(t, d)); !errors.Is(err, domain.ErrCardRejected) || d.committed != 0 {
 		t.Fatalf("err %v, commits %d", err, d.committed)
 	}
 }
 
-func TestAttachWhoseSMSFailsStoresNothing(t *testing.T) {
+// TestAttachWhoseSMSFails: the card and its code's hash are stored (with the request's claim)
+// before the SMS gateway is called, outside any transaction. A refusal voids the code and is
+// the answer (1006); an unknown outcome is code 10, the claim left unanswered for a retry of
+// the same id to resume.
+func TestAttachWhoseSMSFails(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
 		sendErr error
 		want    error
+		voided  bool
+		answers []int
 	}{
-		{"the gateway refuses: 1006", fmt.Errorf("%w: number barred", domain.ErrSMSNotSent), domain.ErrSMSNotSent},
-		{"the gateway is down: code 10, retry", fmt.Errorf("%w: operator down", ports.ErrGatewayTransient), ports.ErrUnavailable},
+		{"the gateway refuses: 1006", fmt.Errorf("%w: number barred", domain.ErrSMSNotSent), domain.ErrSMSNotSent, true, []int{1000}},
+		{"the gateway is down: code 10, retry", fmt.Errorf("%w: operator down", ports.ErrGatewayTransient), ports.ErrUnavailable, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,17 +59,33 @@ func TestAttachWhoseSMSFailsStoresNothing(t *testing.T) {
 				if len(m.Code) != 6 || m.Card != "860012******9012" {
 					t.Errorf("message %+v", m)
 				}
+				if stored == nil || d.committed != 1 {
+					t.Errorf("the SMS was sent before the card and its code were committed (%d commits)", d.committed)
+				}
 				return tt.sendErr
 			})
-			_, err := d.app.AttachCard.Handle(context.Background(), attachCmd(t, d))
-			if !errors.Is(err, tt.want) || d.committed != 0 || stored == nil {
-				t.Fatalf("err %v, commits %d", err, d.committed)
+			var voided *domain.Card
+			if tt.voided {
+				d.cardRepo.EXPECT().Update(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, _ uuid.UUID, fn func(*domain.Card) error) error {
+					voided = domain.RestoreCard(stored.State())
+					return fn(voided)
+				})
+			}
+			_, err := run(d, d.app.AttachCard.Handle, attachCmd(t, d))
+			if !errors.Is(err, tt.want) || stored == nil {
+				t.Fatalf("err %v, stored %v", err, stored != nil)
 			}
 			if errors.Is(tt.want, ports.ErrUnavailable) && errors.Is(err, domain.ErrSMSNotSent) {
 				t.Fatal("a transient failure answered as a refusal (1006 is stored and replayed)")
 			}
 			if st := stored.State(); st.Status != domain.CardUnverified || len(st.OTPHash) != 32 || st.Token != "" {
 				t.Fatalf("card %+v", st)
+			}
+			if tt.voided && (voided == nil || voided.State().OTPHash != nil) {
+				t.Fatalf("a code that could not be sent is not void: %+v", voided)
+			}
+			if got := d.requests.answered(); len(got) != len(tt.answers) || (len(got) > 0 && got[0] != tt.answers[0]) {
+				t.Fatalf("answers stored %v, want %v", got, tt.answers)
 			}
 		})
 	}
@@ -84,9 +106,12 @@ func TestConfirmKeepsAWrongAttempt(t *testing.T) {
 		saved = c
 		return nil
 	})
-	err := d.app.ConfirmCard.Handle(context.Background(), application.ConfirmCard{PartnerID: d.partner, CardID: card.ID(), Code: "123456"})
-	if !errors.Is(err, domain.ErrOTPWrong) || saved == nil || saved.State().OTPAttempts != 1 || d.committed != 1 {
-		t.Fatalf("err %v, saved %v, commits %d", err, saved != nil, d.committed)
+	err := runErr(d, d.app.ConfirmCard.Handle, application.ConfirmCard{PartnerID: d.partner, CardID: card.ID(), Code: "123456"})
+	if !errors.Is(err, domain.ErrOTPWrong) || saved == nil || saved.State().OTPAttempts != 1 {
+		t.Fatalf("err %v, saved %v", err, saved != nil)
+	}
+	if got := d.requests.answered(); len(got) != 1 || got[0] != 1000 {
+		t.Fatalf("answers %v: the refusal must be stored with the attempt", got)
 	}
 }
 
@@ -99,6 +124,9 @@ func TestNetworkIsToldOfChangesToIssuedCardsOnly(t *testing.T) {
 		d := setup(t)
 		card := domain.RestoreCard(domain.CardState{ID: uuid.New(), PartnerID: d.partner, Origin: origin, Network: domain.NetworkUzcard,
 			Phone: phone, Token: "TOK-1", Status: domain.CardActive})
+		d.cardRepo.EXPECT().Get(gomock.Any(), card.ID()).DoAndReturn(func(context.Context, uuid.UUID) (*domain.Card, error) {
+			return domain.RestoreCard(card.State()), nil
+		}).Times(2)
 		d.cardRepo.EXPECT().Update(gomock.Any(), card.ID(), gomock.Any()).DoAndReturn(func(_ context.Context, _ uuid.UUID, fn func(*domain.Card) error) error {
 			return fn(domain.RestoreCard(card.State()))
 		}).Times(2)
@@ -106,7 +134,7 @@ func TestNetworkIsToldOfChangesToIssuedCardsOnly(t *testing.T) {
 			d.cards.EXPECT().SetCardState(gomock.Any(), "TOK-1", domain.CardBlocked).Return(nil)
 		}
 		for range 2 { // the second is a no-op: the network is told once at most
-			c, err := d.app.ChangeCardStatus.Handle(context.Background(), application.ChangeCardStatus{PartnerID: d.partner,
+			c, err := run(d, d.app.ChangeCardStatus.Handle, application.ChangeCardStatus{PartnerID: d.partner,
 				CardID: card.ID(), Status: domain.CardBlocked, Reason: "lost"})
 			if err != nil || c.Status() != domain.CardBlocked {
 				t.Fatalf("%s: %v", origin, err)

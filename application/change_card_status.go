@@ -17,27 +17,42 @@ type ChangeCardStatus struct {
 }
 
 // ChangeCardStatusHandler applies the transition table under the card's row lock; for a card
-// issued through tiyin the network is told of the change before it commits.
-type ChangeCardStatusHandler struct{ d Deps }
+// issued through tiyin the network is told of the change first.
+type ChangeCardStatusHandler struct {
+	d  Deps
+	rq requests
+}
 
-// Handle returns the card after the change.
-func (h *ChangeCardStatusHandler) Handle(ctx context.Context, cmd ChangeCardStatus) (*domain.Card, error) {
-	var card *domain.Card
-	err := h.d.UoW.Do(ctx, func(ctx context.Context) error {
-		return updateCard(ctx, h.d, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
+// Handle answers with the card after the change.
+//
+// Steps: a stored answer is replayed without telling the network again; for an issued card
+// whose status changes, the network is told the new status outside any transaction (setting
+// a state twice is setting it once); one transaction changes the card under its row lock and
+// stores the request's claim and answer. A crash between the two leaves the network ahead of
+// tiyin: a retry tells it again and records the change.
+func (h *ChangeCardStatusHandler) Handle(ctx context.Context, req Request[*domain.Card], cmd ChangeCardStatus) Answer {
+	if ans, done, _ := prior(ctx, h.rq, req); done {
+		return ans
+	}
+	c, err := getCard(ctx, h.d, cmd.PartnerID, cmd.CardID)
+	if err != nil {
+		return refuse(ctx, h.rq, req, err)
+	}
+	changed, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.d.Clock.Now())
+	if err != nil {
+		return refuse(ctx, h.rq, req, err)
+	}
+	if changed && c.Origin() == domain.CardIssued {
+		if err := h.d.Processing.SetCardState(ctx, c.Token(), cmd.Status); err != nil {
+			return req.Render(nil, gatewayError(err))
+		}
+	}
+	return once(ctx, h.rq, req, func(ctx context.Context) (*domain.Card, error) {
+		var card *domain.Card
+		return card, updateCard(ctx, h.d, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
 			card = c
-			changed, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.d.Clock.Now())
-			if err != nil || !changed || c.Origin() != domain.CardIssued {
-				return err
-			}
-			if err := h.d.Processing.SetCardState(ctx, c.Token(), cmd.Status); err != nil {
-				return gatewayError(err)
-			}
-			return nil
+			_, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.d.Clock.Now())
+			return err
 		})
 	})
-	if err != nil {
-		return nil, err
-	}
-	return card, nil
 }

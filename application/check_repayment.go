@@ -22,30 +22,25 @@ type RepaymentQuote struct {
 
 // CheckRepaymentHandler stores a repayment request quoting the debt now, the demand account's
 // balance and the loan's repayment count.
-type CheckRepaymentHandler struct{ d Deps }
+type CheckRepaymentHandler struct {
+	d  Deps
+	rq requests
+}
 
 // Handle returns the new request.
-func (h *CheckRepaymentHandler) Handle(ctx context.Context, cmd CheckRepayment) (RepaymentQuote, error) {
-	// One read, and it opens the transaction: this is the hottest write, and each statement in
-	// its transaction is a round trip.
-	var quote RepaymentQuote
-	err := h.d.UoW.Do(ctx, func(ctx context.Context) error {
+func (h *CheckRepaymentHandler) Handle(ctx context.Context, req Request[RepaymentQuote], cmd CheckRepayment) Answer {
+	return once(ctx, h.rq, req, func(ctx context.Context) (RepaymentQuote, error) {
 		got, err := h.d.Loans.GetForRepayment(ctx, cmd.LoanID)
 		if err != nil {
-			return err
+			return RepaymentQuote{}, err
 		}
 		if got.Loan.PartnerID() != cmd.PartnerID {
-			return domain.ErrLoanNotFound
+			return RepaymentQuote{}, domain.ErrLoanNotFound
 		}
 		r, err := domain.NewRepayment(newID(), got.Loan, -got.DemandBalance, h.d.Clock.Now())
 		if err != nil {
-			return err
+			return RepaymentQuote{}, err
 		}
-		quote = RepaymentQuote{Repayment: r, ClientName: got.ClientName}
-		return h.d.Repayments.Create(ctx, r)
+		return RepaymentQuote{Repayment: r, ClientName: got.ClientName}, h.d.Repayments.Create(ctx, r)
 	})
-	if err != nil {
-		return RepaymentQuote{}, err
-	}
-	return quote, nil
 }

@@ -16,12 +16,15 @@ type CompleteVerification struct {
 }
 
 // CompleteVerificationHandler completes a pending phone verification.
-type CompleteVerificationHandler struct{ d Deps }
+type CompleteVerificationHandler struct {
+	d  Deps
+	rq requests
+}
 
 // Handle completes the verification.
-func (h *CompleteVerificationHandler) Handle(ctx context.Context, cmd CompleteVerification) error {
-	return h.d.UoW.Do(ctx, func(ctx context.Context) error {
-		return updateOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
+func (h *CompleteVerificationHandler) Handle(ctx context.Context, req Request[struct{}], cmd CompleteVerification) Answer {
+	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, updateOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
 			return a.CompleteVerification(h.d.Clock.Now())
 		})
 	})

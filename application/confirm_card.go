@@ -17,35 +17,66 @@ type ConfirmCard struct {
 }
 
 // ConfirmCardHandler checks the code under the card's row lock; a right code gets the card
-// tokenised by the network and ACTIVE. A wrong code's attempt is stored even though the call
-// is refused, so it runs in its own transaction, before the request's.
+// tokenised by the network and ACTIVE.
 type ConfirmCardHandler struct {
-	d   Deps
-	cfg Config
+	d  Deps
+	rq requests
 }
 
 // Handle confirms the attach.
-func (h *ConfirmCardHandler) Handle(ctx context.Context, cmd ConfirmCard) error {
-	var outcome error
-	err := h.d.UoW.Do(h.d.UoW.Detach(ctx), func(tx context.Context) error {
-		return updateCard(tx, h.d, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
-			outcome = c.Confirm(otpHash(h.d.Sealer, c.ID(), cmd.Code), h.d.Clock.Now())
-			if errors.Is(outcome, domain.ErrOTPWrong) {
-				return nil // keep the attempt
-			}
-			if outcome != nil {
-				return outcome
-			}
-			token, err := h.d.Processing.Tokenise(ctx, c.NetworkRef())
-			if err != nil {
-				return gatewayError(err)
-			}
-			c.Activate(token, h.d.Clock.Now())
-			return nil
+//
+// Steps, each transaction short and no gateway call inside one:
+//  1. one transaction claims the request and checks the code under the card's row lock: a
+//     wrong code's attempt is stored with its answer (1009), any other refusal is the answer;
+//     the right code is used up and the card waits for its token;
+//  2. the network tokenises the card;
+//  3. one transaction makes the card ACTIVE with the token and stores the answer.
+//
+// A retry with the same id after a stop between 1 and 3 finds the claim unanswered and
+// resumes at 2; a concurrent duplicate waits for step 1's claim, so an attempt is counted
+// once.
+func (h *ConfirmCardHandler) Handle(ctx context.Context, req Request[struct{}], cmd ConfirmCard) Answer {
+	ans, done, resume := prior(ctx, h.rq, req)
+	if done {
+		return ans
+	}
+	if !resume {
+		if ans, done := h.checkCode(ctx, req, cmd); done {
+			return ans
+		}
+	}
+	c, err := getCard(ctx, h.d, cmd.PartnerID, cmd.CardID)
+	if err != nil {
+		return req.Render(struct{}{}, err)
+	}
+	token, tokenErr := h.d.Processing.Tokenise(ctx, c.NetworkRef())
+	if tokenErr != nil {
+		return req.Render(struct{}{}, gatewayError(tokenErr)) // not stored: a retry resumes here
+	}
+	return finish(ctx, h.rq, req, true, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, updateCard(ctx, h.d, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
+			return c.Activate(token, h.d.Clock.Now())
 		})
 	})
-	if err != nil {
-		return err
-	}
-	return outcome
+}
+
+// checkCode is step 1. It answers (done) unless the code was right.
+func (h *ConfirmCardHandler) checkCode(ctx context.Context, req Request[struct{}], cmd ConfirmCard) (Answer, bool) {
+	return begin(ctx, h.rq, req, func(ctx context.Context) error {
+		var refusal error
+		err := updateCard(ctx, h.d, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
+			refusal = c.Confirm(otpHash(h.d.Sealer, c.ID(), cmd.Code), h.d.Clock.Now())
+			if errors.Is(refusal, domain.ErrOTPWrong) {
+				return nil // the attempt is stored, with the refusal as the answer
+			}
+			return refusal
+		})
+		if err != nil {
+			return err
+		}
+		if refusal != nil {
+			return keep(refusal)
+		}
+		return nil
+	})
 }

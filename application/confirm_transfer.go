@@ -29,41 +29,75 @@ func getTransfer(ctx context.Context, d Deps, ref TransferRef) (*domain.Transfer
 	return t, nil
 }
 
-// ConfirmTransferHandler confirms a transfer (endpoint 7): it records PROCESSING durably, asks
-// the network to credit the card, and records the answer: SUCCESS captures the hold, FAILED
+// ConfirmTransferHandler confirms a transfer (endpoint 7): SUCCESS captures the hold, FAILED
 // releases it. An unknown outcome leaves the transfer PROCESSING; the reconciler settles it by
 // asking the network with the same key, never by releasing the hold.
-type ConfirmTransferHandler struct{ d Deps }
+type ConfirmTransferHandler struct {
+	d  Deps
+	rq requests
+}
 
-// Handle confirms and returns the transfer as it stands afterwards.
-func (h *ConfirmTransferHandler) Handle(ctx context.Context, ref TransferRef) (*domain.Transfer, error) {
+// Handle confirms and answers with the transfer as it stands afterwards.
+//
+// Steps, each transaction short and no gateway call inside one:
+//  1. one transaction claims the request and moves the transfer to PROCESSING (a refusal,
+//     1015 or 1016, is stored as the answer instead);
+//  2. the network is asked to credit the card, under the transfer's own key;
+//  3. one transaction records the network's answer (SUCCESS or FAILED, with the hold's
+//     posting) and stores the request's answer.
+//
+// A retry with the same id after a stop between 1 and 3 finds the claim unanswered and
+// resumes at 2: the network answers the same key the same way, so the answer is the one the
+// first run would have given. A concurrent duplicate does the same, and step 3 of whichever
+// run comes second finds the answer stored and gives it.
+func (h *ConfirmTransferHandler) Handle(ctx context.Context, req Request[*domain.Transfer], ref TransferRef) Answer {
+	ans, done, resume := prior(ctx, h.rq, req)
+	if done {
+		return ans
+	}
+	if !resume {
+		if ans, done := h.startProcessing(ctx, req, ref); done {
+			return ans
+		}
+	}
 	t, err := getTransfer(ctx, h.d, ref)
 	if err != nil {
-		return nil, err
+		return req.Render(nil, err)
 	}
-	now := h.d.Clock.Now()
-	if t.StatusAt(now) == domain.TransferExpired {
-		// Record the expiry (and release the hold) durably, then refuse.
-		if err := settleTransfer(h.d.UoW.Detach(ctx), h.d, t.ID(), func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
-			return nil, err
+	result, creditErr := h.d.Processing.Credit(ctx, creditOrder(t))
+	return finish(ctx, h.rq, req, true, func(ctx context.Context) (*domain.Transfer, error) {
+		if creditErr == nil {
+			err := settleTransfer(ctx, h.d, t.ID(), func(t *domain.Transfer) (bool, error) {
+				return true, t.Settle(result.Credited, result.Reason, h.d.Clock.Now())
+			})
+			if err != nil && !errors.Is(err, domain.ErrTransferState) {
+				return nil, err
+			}
 		}
-		return nil, t.StartProcessing(now)
+		return h.d.Transfers.Get(ctx, t.ID())
+	})
+}
+
+// startProcessing is step 1: the claim and PROCESSING in one transaction. It answers (done)
+// when the transfer cannot be confirmed.
+func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, req Request[*domain.Transfer], ref TransferRef) (Answer, bool) {
+	t, err := getTransfer(ctx, h.d, ref)
+	if err != nil {
+		return refuse(ctx, h.rq, req, err), true
 	}
-	err = h.d.UoW.Do(h.d.UoW.Detach(ctx), func(ctx context.Context) error {
+	if now := h.d.Clock.Now(); t.StatusAt(now) == domain.TransferExpired {
+		// The expiry is a fact of the clock: recorded, and the hold released, whatever the answer.
+		if err := settleTransfer(ctx, h.d, t.ID(), func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
+			return req.Render(nil, err), true
+		}
+	}
+	return begin(ctx, h.rq, req, func(ctx context.Context) error {
 		return h.d.Transfers.Update(ctx, t.ID(), func(t *domain.Transfer) error { return t.StartProcessing(h.d.Clock.Now()) })
 	})
-	if err != nil {
-		return nil, err
-	}
-	order := ports.CreditOrder{IdempotencyKey: t.ID().String() + ":CREDIT", Token: t.CreditToken(), Amount: t.Amount().Tiyin()}
-	result, err := h.d.Processing.Credit(ctx, order)
-	if err == nil {
-		err = settleTransfer(ctx, h.d, t.ID(), func(t *domain.Transfer) (bool, error) {
-			return true, t.Settle(result.Credited, result.Reason, h.d.Clock.Now())
-		})
-		if err != nil && !errors.Is(err, domain.ErrTransferState) {
-			return nil, err
-		}
-	}
-	return h.d.Transfers.Get(ctx, t.ID())
+}
+
+// creditOrder is the network's order to credit the transfer's card; its key is the
+// transfer's, so every run of a confirm and the reconciler ask the same question.
+func creditOrder(t *domain.Transfer) ports.CreditOrder {
+	return ports.CreditOrder{IdempotencyKey: t.ID().String() + ":CREDIT", Token: t.CreditToken(), Amount: t.Amount().Tiyin()}
 }

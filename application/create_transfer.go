@@ -27,20 +27,55 @@ type CreateTransfer struct {
 
 // CreateTransferHandler checks the card with the network, then, in one transaction, releases
 // the loan's expired holds, stores the transfer and holds its amount.
-type CreateTransferHandler struct{ d Deps }
+type CreateTransferHandler struct {
+	d  Deps
+	rq requests
+}
 
-// Handle returns the new transfer's id.
-func (h *CreateTransferHandler) Handle(ctx context.Context, cmd CreateTransfer) (uuid.UUID, error) {
+// Handle answers with the new transfer's id.
+//
+// Steps: a stored answer is replayed without asking the network again; the network prepares
+// the credit outside any transaction, under a key of the new transfer's id; one transaction
+// stores the transfer, its hold and the request's claim and answer. A crash before that
+// transaction leaves a prepared credit that nothing refers to: a retry prepares another.
+func (h *CreateTransferHandler) Handle(ctx context.Context, req Request[uuid.UUID], cmd CreateTransfer) Answer {
+	if ans, done, _ := prior(ctx, h.rq, req); done {
+		return ans
+	}
+	t, err := h.prepare(ctx, cmd)
+	if err != nil {
+		return refuse(ctx, h.rq, req, err)
+	}
+	return once(ctx, h.rq, req, func(ctx context.Context) (uuid.UUID, error) {
+		now := t.CreatedAt()
+		if err := releaseExpired(ctx, h.d, t.LoanID(), now); err != nil {
+			return uuid.Nil, err
+		}
+		if err := h.d.Transfers.Create(ctx, t); err != nil {
+			return uuid.Nil, err
+		}
+		hold, err := domain.Move(newID(), domain.PostingTransferHold, t.ID(), now, t.Amount().Tiyin(),
+			domain.LoanAccount(domain.AccountDemand, t.LoanID()), domain.LoanAccount(domain.AccountHold, t.LoanID()))
+		if err != nil {
+			return uuid.Nil, err
+		}
+		return t.ID(), h.d.Ledger.Post(ctx, hold)
+	})
+}
+
+// prepare checks the application, its loan and the card, and has the network prepare the
+// credit: the transfer to store.
+func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer) (*domain.Transfer, error) {
 	a, err := getOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID)
 	if err != nil {
-		return uuid.Nil, err
+		return nil, err
 	}
 	if a.Status() != domain.StatusCompleted {
-		return uuid.Nil, fmt.Errorf("%w: application status is %s", domain.ErrLoanNotIssued, a.Status())
+		return nil, fmt.Errorf("%w: application status is %s", domain.ErrLoanNotIssued, a.Status())
 	}
 	loan, err := h.d.Loans.GetByApplication(ctx, a.ID())
 	if err != nil {
-		return uuid.Nil, err
+		return nil, err
 	}
 	id := newID()
 	req := ports.CreditRequest{IdempotencyKey: id.String() + ":PREPARE", PAN: cmd.PAN, Network: cmd.Network,
@@ -49,42 +84,23 @@ func (h *CreateTransferHandler) Handle(ctx context.Context, cmd CreateTransfer) 
 	if cmd.CardID != uuid.Nil {
 		card, err := getCard(ctx, h.d, cmd.PartnerID, cmd.CardID)
 		if err != nil {
-			return uuid.Nil, err
+			return nil, err
 		}
 		if card.Status() != domain.CardActive || card.Network() != cmd.Network {
-			return uuid.Nil, fmt.Errorf("%w: card %s is a %s card, %s", domain.ErrCardRejected, card.MaskedPAN(), card.Network(), card.Status())
+			return nil, fmt.Errorf("%w: card %s is a %s card, %s", domain.ErrCardRejected, card.MaskedPAN(), card.Network(), card.Status())
 		}
 		req.CardToken, masked = card.Token(), card.MaskedPAN()
 	}
 	token, err := h.d.Processing.PrepareCredit(ctx, req)
 	if err != nil {
 		if errors.Is(err, domain.ErrCardRejected) {
-			return uuid.Nil, err
+			return nil, err
 		}
-		return uuid.Nil, gatewayError(err)
+		return nil, gatewayError(err)
 	}
-	now := h.d.Clock.Now()
-	t := domain.NewTransfer(domain.NewTransferParams{ID: id, PartnerID: cmd.PartnerID, ApplicationID: a.ID(),
+	return domain.NewTransfer(domain.NewTransferParams{ID: id, PartnerID: cmd.PartnerID, ApplicationID: a.ID(),
 		LoanID: loan.ID(), ExternalID: cmd.ExternalID, MaskedPAN: masked, Network: cmd.Network, CardHolder: cmd.CardHolder,
-		Amount: cmd.Amount, CreditToken: token, Now: now})
-	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
-		if err := releaseExpired(ctx, h.d, loan.ID(), now); err != nil {
-			return err
-		}
-		if err := h.d.Transfers.Create(ctx, t); err != nil {
-			return err
-		}
-		hold, err := domain.Move(newID(), domain.PostingTransferHold, t.ID(), now, t.Amount().Tiyin(),
-			domain.LoanAccount(domain.AccountDemand, loan.ID()), domain.LoanAccount(domain.AccountHold, loan.ID()))
-		if err != nil {
-			return err
-		}
-		return h.d.Ledger.Post(ctx, hold)
-	})
-	if err != nil {
-		return uuid.Nil, err
-	}
-	return id, nil
+		Amount: cmd.Amount, CreditToken: token, Now: h.d.Clock.Now()}), nil
 }
 
 // releaseExpired records the expiry of the loan's (or, with uuid.Nil, every) unconfirmed

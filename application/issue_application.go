@@ -17,18 +17,21 @@ type IssueApplication struct {
 
 // IssueApplicationHandler checks clientData against pre-scoring's and starts the issuance
 // stages in the background.
-type IssueApplicationHandler struct{ d Deps }
+type IssueApplicationHandler struct {
+	d  Deps
+	rq requests
+}
 
 // Handle starts issuance.
-func (h *IssueApplicationHandler) Handle(ctx context.Context, cmd IssueApplication) error {
-	return h.d.UoW.Do(ctx, func(ctx context.Context) error {
+func (h *IssueApplicationHandler) Handle(ctx context.Context, req Request[struct{}], cmd IssueApplication) Answer {
+	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
 		err := updateOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
 			return a.Issue(cmd.ClientData, h.d.Clock.Now())
 		})
 		if err != nil {
-			return err
+			return struct{}{}, err
 		}
 		enqueueAfterCommit(ctx, h.d, cmd.ApplicationID)
-		return nil
+		return struct{}{}, nil
 	})
 }

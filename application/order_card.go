@@ -17,17 +17,19 @@ type OrderCard struct {
 }
 
 // OrderCardHandler stores the order; the reconciler takes it to the card issuer.
-type OrderCardHandler struct{ d Deps }
+type OrderCardHandler struct {
+	d  Deps
+	rq requests
+}
 
 // Handle returns the new order.
-func (h *OrderCardHandler) Handle(ctx context.Context, cmd OrderCard) (*domain.CardOrder, error) {
-	o, err := domain.NewCardOrder(domain.NewCardOrderParams{ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID,
-		Phone: cmd.Phone, ClientData: cmd.ClientData, Now: h.d.Clock.Now()})
-	if err != nil {
-		return nil, err
-	}
-	if err := h.d.UoW.Do(ctx, func(ctx context.Context) error { return h.d.CardOrders.Create(ctx, o) }); err != nil {
-		return nil, err
-	}
-	return o, nil
+func (h *OrderCardHandler) Handle(ctx context.Context, req Request[*domain.CardOrder], cmd OrderCard) Answer {
+	return once(ctx, h.rq, req, func(ctx context.Context) (*domain.CardOrder, error) {
+		o, err := domain.NewCardOrder(domain.NewCardOrderParams{ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID,
+			Phone: cmd.Phone, ClientData: cmd.ClientData, Now: h.d.Clock.Now()})
+		if err != nil {
+			return nil, err
+		}
+		return o, h.d.CardOrders.Create(ctx, o)
+	})
 }

@@ -27,39 +27,28 @@ type PayRepayment struct {
 // transaction under the request's and the loan's row locks, applies the payment in the legal
 // order, posts it and records it on the request. A refused pay changes nothing: neither the
 // request nor the debit is used up.
-type PayRepaymentHandler struct{ d Deps }
+type PayRepaymentHandler struct {
+	d  Deps
+	rq requests
+}
 
-// Handle returns the paid request with its status.
-func (h *PayRepaymentHandler) Handle(ctx context.Context, cmd PayRepayment) (RepaymentView, error) {
-	// Refuse what can be refused before asking the network, outside the request's transaction.
-	read := h.d.UoW.Detach(ctx)
-	r, err := getRepayment(read, h.d, cmd.PartnerID, cmd.RequestID)
+// Handle answers with the paid request and its status.
+//
+// Steps: a stored answer is replayed without asking the network again; what can be refused is
+// refused before the network is asked (outside any transaction) to verify the debit; one
+// transaction applies the payment, posts it and stores the request's claim and answer. A
+// crash before that transaction leaves nothing: a retry asks the network again.
+func (h *PayRepaymentHandler) Handle(ctx context.Context, req Request[RepaymentView], cmd PayRepayment) Answer {
+	if ans, done, _ := prior(ctx, h.rq, req); done {
+		return ans
+	}
+	r, err := h.verifyDebit(ctx, cmd)
 	if err != nil {
-		return RepaymentView{}, err
+		return refuse(ctx, h.rq, req, err)
 	}
-	if r.ContractNumber() != cmd.LoanID {
-		return RepaymentView{}, domain.ErrRepaymentNotFound
-	}
-	loan, err := h.d.Loans.Get(read, r.LoanID())
-	if err != nil {
-		return RepaymentView{}, err
-	}
-	if err := r.Payable(loan, h.d.Clock.Now(), cmd.Amount); err != nil {
-		return RepaymentView{}, err
-	}
-	debit, err := h.d.Processing.LookupDebit(ctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount})
-	if err != nil {
-		if errors.Is(err, domain.ErrDebitRejected) {
-			return RepaymentView{}, err
-		}
-		return RepaymentView{}, gatewayError(err)
-	}
-	if err := domain.VerifyDebit(debit, cmd.Amount, cmd.Network); err != nil {
-		return RepaymentView{}, err
-	}
-	var paid *domain.Repayment
-	var version int
-	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
+	return once(ctx, h.rq, req, func(ctx context.Context) (RepaymentView, error) {
+		var paid *domain.Repayment
+		var version int
 		var posting domain.Posting
 		err := h.d.Repayments.Update(ctx, r.ID(), func(r *domain.Repayment) error {
 			paid = r
@@ -72,15 +61,41 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, cmd PayRepayment) (Rep
 			})
 		})
 		if err != nil {
-			return err
+			return RepaymentView{}, err
 		}
-		return h.d.Ledger.Post(ctx, posting)
+		if err := h.d.Ledger.Post(ctx, posting); err != nil {
+			return RepaymentView{}, err
+		}
+		status, msg := paid.StatusAt(h.d.Clock.Now(), version)
+		return RepaymentView{Repayment: paid, Status: status, Message: msg}, nil
 	})
+}
+
+// verifyDebit refuses what can be refused before asking the network, then has the network
+// verify the debit: the request to pay.
+func (h *PayRepaymentHandler) verifyDebit(ctx context.Context, cmd PayRepayment) (*domain.Repayment, error) {
+	r, err := getRepayment(ctx, h.d, cmd.PartnerID, cmd.RequestID)
 	if err != nil {
-		return RepaymentView{}, err
+		return nil, err
 	}
-	status, msg := paid.StatusAt(h.d.Clock.Now(), version)
-	return RepaymentView{Repayment: paid, Status: status, Message: msg}, nil
+	if r.ContractNumber() != cmd.LoanID {
+		return nil, domain.ErrRepaymentNotFound
+	}
+	loan, err := h.d.Loans.Get(ctx, r.LoanID())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Payable(loan, h.d.Clock.Now(), cmd.Amount); err != nil {
+		return nil, err
+	}
+	debit, err := h.d.Processing.LookupDebit(ctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount})
+	if err != nil {
+		if errors.Is(err, domain.ErrDebitRejected) {
+			return nil, err
+		}
+		return nil, gatewayError(err)
+	}
+	return r, domain.VerifyDebit(debit, cmd.Amount, cmd.Network)
 }
 
 // getRepayment returns the partner's repayment request; a foreign one is not found.

@@ -55,8 +55,25 @@ func (h *ProcessCardOrderHandler) update(ctx context.Context, id uuid.UUID, gate
 	})
 }
 
+// complete stores the issued card and closes the client's earlier cards from this partner.
+// The network is told of the closes first, outside any transaction (closing a card twice is
+// closing it once); one transaction then completes the order, closes the cards in tiyin and
+// stores the new one.
 func (h *ProcessCardOrderHandler) complete(ctx context.Context, o *domain.CardOrder, issued ports.IssuedCard) error {
-	err := h.d.UoW.Do(ctx, func(ctx context.Context) error {
+	old, err := h.d.Cards.ListIssuedLive(ctx, o.PartnerID(), o.ClientData().PINFL())
+	if err != nil {
+		return err
+	}
+	for _, id := range old {
+		c, err := h.d.Cards.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := h.d.Processing.SetCardState(ctx, c.Token(), domain.CardClosed); err != nil {
+			return err
+		}
+	}
+	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
 		now := h.d.Clock.Now()
 		card := o.IssuedCard(domain.IssuedCardParams{ID: newID(), Network: issued.Network, MaskedPAN: issued.MaskedPAN,
 			Expiry: issued.Expiry, Token: issued.Token, Now: now})
@@ -64,16 +81,10 @@ func (h *ProcessCardOrderHandler) complete(ctx context.Context, o *domain.CardOr
 		if err != nil {
 			return err
 		}
-		old, err := h.d.Cards.ListIssuedLive(ctx, o.PartnerID(), o.ClientData().PINFL())
-		if err != nil {
-			return err
-		}
 		for _, id := range old {
 			err := h.d.Cards.Update(ctx, id, func(c *domain.Card) error {
-				if _, err := c.ChangeStatus(domain.CardClosed, "replaced by the card of order "+o.ExternalID(), now); err != nil {
-					return err
-				}
-				return h.d.Processing.SetCardState(ctx, c.Token(), domain.CardClosed)
+				_, err := c.ChangeStatus(domain.CardClosed, "replaced by the card of order "+o.ExternalID(), now)
+				return err
 			})
 			if err != nil {
 				return err

@@ -143,7 +143,7 @@ func (h *ReconcileHandler) settleUnknownCredits(ctx context.Context, now time.Ti
 		if err != nil {
 			return n, err
 		}
-		order := ports.CreditOrder{IdempotencyKey: t.ID().String() + ":CREDIT", Token: t.CreditToken(), Amount: t.Amount().Tiyin()}
+		order := creditOrder(t)
 		result, err := h.d.Processing.CreditStatus(ctx, order)
 		if err != nil {
 			continue // still unknown: ask again next pass

@@ -18,26 +18,25 @@ type RegisterApplication struct {
 }
 
 // RegisterApplicationHandler registers applications and starts their pre-scoring.
-type RegisterApplicationHandler struct{ d Deps }
+type RegisterApplicationHandler struct {
+	d  Deps
+	rq requests
+}
 
-// Handle stores the new application and enqueues its pre-scoring.
-func (h *RegisterApplicationHandler) Handle(ctx context.Context, cmd RegisterApplication) (uuid.UUID, error) {
-	a, err := domain.NewApplication(domain.NewApplicationParams{
-		ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID, Phone: cmd.Phone,
-		ClientData: cmd.ClientData, AgreementAccepted: cmd.AgreementAccepted, Now: h.d.Clock.Now(),
-	})
-	if err != nil {
-		return uuid.Nil, err
-	}
-	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
+// Handle stores the new application with its answer (its id) and enqueues its pre-scoring.
+func (h *RegisterApplicationHandler) Handle(ctx context.Context, req Request[uuid.UUID], cmd RegisterApplication) Answer {
+	return once(ctx, h.rq, req, func(ctx context.Context) (uuid.UUID, error) {
+		a, err := domain.NewApplication(domain.NewApplicationParams{
+			ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID, Phone: cmd.Phone,
+			ClientData: cmd.ClientData, AgreementAccepted: cmd.AgreementAccepted, Now: h.d.Clock.Now(),
+		})
+		if err != nil {
+			return uuid.Nil, err
+		}
 		if err := h.d.Applications.Create(ctx, a); err != nil {
-			return err
+			return uuid.Nil, err
 		}
 		enqueueAfterCommit(ctx, h.d, a.ID())
-		return nil
+		return a.ID(), nil
 	})
-	if err != nil {
-		return uuid.Nil, err
-	}
-	return a.ID(), nil
 }

@@ -73,7 +73,7 @@ func (s *repayable) expectPosting(d *deps) {
 }
 
 func (s *repayable) pay(d *deps, amount int64, debitID string) (application.RepaymentView, error) {
-	return d.app.PayRepayment.Handle(context.Background(), application.PayRepayment{PartnerID: d.partner, ExternalID: uuid.New(),
+	return run(d, d.app.PayRepayment.Handle, application.PayRepayment{PartnerID: d.partner, ExternalID: uuid.New(),
 		LoanID: "7001", RequestID: s.request.ID(), Type: domain.PaymentTerm, DebitID: debitID, Amount: amount, Network: domain.NetworkHumo})
 }
 
@@ -141,7 +141,7 @@ func TestPayRefusesAForeignExpiredOrOtherLoansRequest(t *testing.T) {
 	d := setup(t)
 	s := d.repayable(t)
 	pay := func(partner uuid.UUID, loanID string) error {
-		_, err := d.app.PayRepayment.Handle(context.Background(), application.PayRepayment{PartnerID: partner, LoanID: loanID,
+		_, err := run(d, d.app.PayRepayment.Handle, application.PayRepayment{PartnerID: partner, LoanID: loanID,
 			RequestID: s.request.ID(), Type: domain.PaymentEarly, DebitID: "D", Amount: 1, Network: domain.NetworkUzcard})
 		return err
 	}
@@ -185,7 +185,7 @@ func TestCheckQuotesTheLoanFromOneRead(t *testing.T) {
 		return nil
 	})
 	check := func(partner uuid.UUID, loanID string) (application.RepaymentQuote, error) {
-		return d.app.CheckRepayment.Handle(context.Background(), application.CheckRepayment{PartnerID: partner, LoanID: loanID})
+		return run(d, d.app.CheckRepayment.Handle, application.CheckRepayment{PartnerID: partner, LoanID: loanID})
 	}
 	q, err := check(d.partner, "7001")
 	if err != nil {

@@ -29,44 +29,62 @@ type VerifyResult struct {
 // answer.
 type VerifyApplicationHandler struct {
 	d       Deps
+	rq      requests
 	product Product
 }
 
 // Handle verifies the offer. The post-scoring call is made outside the transaction, with an
 // idempotency key derived from the application and the offer, so a retry asks the same question.
-func (h *VerifyApplicationHandler) Handle(ctx context.Context, cmd VerifyApplication) (VerifyResult, error) {
+//
+// Steps: a stored answer is replayed without asking post-scoring again; post-scoring is asked
+// outside any transaction; one transaction records its answer on the application with the
+// request's claim and answer. A crash before that transaction leaves nothing: a retry asks
+// again, with the same key.
+func (h *VerifyApplicationHandler) Handle(ctx context.Context, req Request[VerifyResult], cmd VerifyApplication) Answer {
+	if ans, done, _ := prior(ctx, h.rq, req); done {
+		return ans
+	}
+	answer, err := h.postScore(ctx, cmd)
+	if err != nil {
+		return refuse(ctx, h.rq, req, err)
+	}
+	return once(ctx, h.rq, req, func(ctx context.Context) (VerifyResult, error) {
+		err := updateOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
+			return a.Verify(cmd.Offer, answer, h.d.Clock.Now())
+		})
+		if err != nil {
+			return VerifyResult{}, err
+		}
+		return VerifyResult{
+			PhoneCallRequired: answer.Approved && answer.PhoneCallRequired,
+			CallCentrePhone:   answer.CallCentrePhone,
+			Rejected:          !answer.Approved,
+			Reason:            answer.Reason,
+		}, nil
+	})
+}
+
+// postScore checks the offer against the application and the cap, then asks post-scoring.
+func (h *VerifyApplicationHandler) postScore(ctx context.Context, cmd VerifyApplication) (domain.PostScoreResult, error) {
 	a, err := getOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID)
 	if err != nil {
-		return VerifyResult{}, err
+		return domain.PostScoreResult{}, err
 	}
 	if err := a.CheckOffer(cmd.Offer); err != nil {
-		return VerifyResult{}, err
+		return domain.PostScoreResult{}, err
 	}
 	o := cmd.Offer
 	if err := h.checkCap(o); err != nil {
-		return VerifyResult{}, err
+		return domain.PostScoreResult{}, err
 	}
 	answer, err := h.d.Scoring.PostScore(ctx, ports.PostScoreRequest{
 		IdempotencyKey: fmt.Sprintf("%s:POST_SCORING:%d:%d:%d:%s", a.ID(), o.Amount, o.Percent.Hundredths(), o.MonthPeriod, o.BackupPhone),
 		ApplicationID:  a.ID(), Offer: o, ClientData: a.ClientData(),
 	})
 	if err != nil {
-		return VerifyResult{}, gatewayError(err)
+		return domain.PostScoreResult{}, gatewayError(err)
 	}
-	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
-		return updateOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.Verify(o, answer, h.d.Clock.Now())
-		})
-	})
-	if err != nil {
-		return VerifyResult{}, err
-	}
-	return VerifyResult{
-		PhoneCallRequired: answer.Approved && answer.PhoneCallRequired,
-		CallCentrePhone:   answer.CallCentrePhone,
-		Rejected:          !answer.Approved,
-		Reason:            answer.Reason,
-	}, nil
+	return answer, nil
 }
 
 // checkCap refuses an offer whose scheduled interest and service alone would break the

@@ -163,8 +163,11 @@ type Card struct {
 	otpSentAt     time.Time
 	otpExpiresAt  time.Time
 	otpAttempts   int
-	createdAt     time.Time
-	updatedAt     time.Time
+	// codeAcceptedAt is when the right SMS code was given; the card is being tokenised by the
+	// network, and turns ACTIVE with the token.
+	codeAcceptedAt time.Time
+	createdAt      time.Time
+	updatedAt      time.Time
 	events
 }
 
@@ -198,8 +201,8 @@ func (c *Card) setOTP(hash []byte, ttl time.Duration, now time.Time) {
 // Resend replaces the SMS code of a card still UNVERIFIED: the old code is void and the
 // attempts start again, at most once per OTPResendInterval.
 func (c *Card) Resend(networkRef string, hash []byte, ttl time.Duration, now time.Time) error {
-	if c.status != CardUnverified {
-		return fmt.Errorf("%w: the card is %s", ErrCardAttached, c.status)
+	if err := c.awaitingCode(); err != nil {
+		return err
 	}
 	if now.Sub(c.otpSentAt) < OTPResendInterval {
 		return ErrResendTooSoon
@@ -212,12 +215,13 @@ func (c *Card) Resend(networkRef string, hash []byte, ttl time.Duration, now tim
 // Confirm checks the SMS code's hash at now. A wrong code counts an attempt (the caller must
 // store the card even then); after OTPAttempts wrong codes, or once the code's life is over,
 // every code is ErrOTPExpired.
+//
+// The right code is used up: the card waits for the network's token (Activate).
 func (c *Card) Confirm(hash []byte, now time.Time) error {
+	if err := c.awaitingCode(); err != nil {
+		return err
+	}
 	switch {
-	case c.status == CardActive || c.status == CardBlocked:
-		return fmt.Errorf("%w: the card is %s", ErrCardAttached, c.status)
-	case c.status != CardUnverified:
-		return fmt.Errorf("%w: the card is %s", ErrCardStatus, c.status)
 	case c.otpAttempts >= OTPAttempts:
 		return fmt.Errorf("%w: too many wrong codes; attach again for a new one", ErrOTPExpired)
 	case !now.Before(c.otpExpiresAt):
@@ -227,13 +231,51 @@ func (c *Card) Confirm(hash []byte, now time.Time) error {
 		c.updatedAt = now
 		return OTPWrongError{Left: OTPAttempts - c.otpAttempts}
 	}
+	c.otpHash, c.codeAcceptedAt, c.updatedAt = nil, now, now
 	return nil
 }
 
-// Activate records the network's token after a confirmed code: the card is ACTIVE.
-func (c *Card) Activate(token string, now time.Time) {
-	c.token, c.status, c.reason, c.otpHash, c.updatedAt = token, CardActive, "attached", nil, now
+// awaitingCode refuses a card that does not wait for an SMS code: one attached already, one
+// whose code was accepted (being activated), or one in another status.
+func (c *Card) awaitingCode() error {
+	switch {
+	case c.status == CardActive || c.status == CardBlocked:
+		return fmt.Errorf("%w: the card is %s", ErrCardAttached, c.status)
+	case c.status != CardUnverified:
+		return fmt.Errorf("%w: the card is %s", ErrCardStatus, c.status)
+	case !c.codeAcceptedAt.IsZero():
+		return fmt.Errorf("%w: its code was accepted and the card is being activated", ErrCardAttached)
+	}
+	return nil
+}
+
+// CodeAccepted reports whether the card's SMS code was accepted and it waits for its token.
+func (c *Card) CodeAccepted() bool { return c.status == CardUnverified && !c.codeAcceptedAt.IsZero() }
+
+// RenewOTP gives a card that waits for its code a new one at once (the old one void, the
+// attempts reset): for the same attach run again after it stopped before its code was sent.
+func (c *Card) RenewOTP(hash []byte, ttl time.Duration, now time.Time) error {
+	if err := c.awaitingCode(); err != nil {
+		return err
+	}
+	c.setOTP(hash, ttl, now)
+	return nil
+}
+
+// VoidOTP voids a code that could not be sent: no code opens the card, and an attach may send
+// a new one at once.
+func (c *Card) VoidOTP(now time.Time) {
+	c.otpHash, c.otpSentAt, c.otpExpiresAt, c.updatedAt = nil, time.Time{}, time.Time{}, now
+}
+
+// Activate records the network's token after an accepted code: the card is ACTIVE.
+func (c *Card) Activate(token string, now time.Time) error {
+	if !c.CodeAccepted() {
+		return fmt.Errorf("%w: the card is %s without an accepted code", ErrCardStatus, c.status)
+	}
+	c.token, c.status, c.reason, c.otpHash, c.codeAcceptedAt, c.updatedAt = token, CardActive, "attached", nil, time.Time{}, now
 	c.record(c.partnerID, now, CardAttachment{CardID: c.id, Network: c.network, MaskedPAN: c.maskedPAN})
+	return nil
 }
 
 // ChangeStatus moves the card to status `to` by the transition table. The same status again
@@ -267,6 +309,7 @@ type CardState struct {
 	OTPHash                 []byte
 	OTPSentAt, OTPExpiresAt time.Time
 	OTPAttempts             int
+	CodeAcceptedAt          time.Time
 	CreatedAt, UpdatedAt    time.Time
 }
 
@@ -275,7 +318,7 @@ func RestoreCard(s CardState) *Card {
 	return &Card{id: s.ID, partnerID: s.PartnerID, origin: s.Origin, network: s.Network, maskedPAN: s.MaskedPAN,
 		panHash: s.PANHash, expiry: s.Expiry, phone: s.Phone, pinfl: s.PINFL, networkRef: s.NetworkRef, token: s.Token,
 		status: s.Status, reason: s.Reason, otpHash: s.OTPHash, otpSentAt: s.OTPSentAt, otpExpiresAt: s.OTPExpiresAt,
-		otpAttempts: s.OTPAttempts, createdAt: s.CreatedAt, updatedAt: s.UpdatedAt}
+		otpAttempts: s.OTPAttempts, codeAcceptedAt: s.CodeAcceptedAt, createdAt: s.CreatedAt, updatedAt: s.UpdatedAt}
 }
 
 // State returns every field, for repositories to store.
@@ -283,7 +326,7 @@ func (c *Card) State() CardState {
 	return CardState{ID: c.id, PartnerID: c.partnerID, Origin: c.origin, Network: c.network, MaskedPAN: c.maskedPAN,
 		PANHash: c.panHash, Expiry: c.expiry, Phone: c.phone, PINFL: c.pinfl, NetworkRef: c.networkRef, Token: c.token,
 		Status: c.status, Reason: c.reason, OTPHash: c.otpHash, OTPSentAt: c.otpSentAt, OTPExpiresAt: c.otpExpiresAt,
-		OTPAttempts: c.otpAttempts, CreatedAt: c.createdAt, UpdatedAt: c.updatedAt}
+		OTPAttempts: c.otpAttempts, CodeAcceptedAt: c.codeAcceptedAt, CreatedAt: c.createdAt, UpdatedAt: c.updatedAt}
 }
 
 // ID returns the card id (cardId).

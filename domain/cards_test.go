@@ -101,9 +101,51 @@ func TestSMSCodeRules(t *testing.T) {
 			t.Fatalf("the new code: %v", err)
 		}
 	})
+	t.Run("an accepted code is used up: the card waits for its token", func(t *testing.T) {
+		c := attachedCard(t, "123456")
+		if err := c.Activate("TOK", cardNow); !errors.Is(err, domain.ErrCardStatus) {
+			t.Fatalf("activated without an accepted code: %v", err)
+		}
+		if err := c.Confirm([]byte("123456"), cardNow); err != nil || !c.CodeAccepted() {
+			t.Fatalf("right code: %v, accepted %v", err, c.CodeAccepted())
+		}
+		if err := c.Confirm([]byte("123456"), cardNow); !errors.Is(err, domain.ErrCardAttached) {
+			t.Fatalf("the code again: %v", err)
+		}
+		if err := c.Resend("REF", []byte("654321"), time.Minute, cardNow.Add(time.Hour)); !errors.Is(err, domain.ErrCardAttached) {
+			t.Fatalf("a new code while being activated: %v", err)
+		}
+		if err := c.RenewOTP([]byte("654321"), time.Minute, cardNow); !errors.Is(err, domain.ErrCardAttached) {
+			t.Fatalf("renewed while being activated: %v", err)
+		}
+		if err := c.Activate("TOK", cardNow); err != nil || c.Status() != domain.CardActive || c.CodeAccepted() {
+			t.Fatalf("activate: %v, %s", err, c.Status())
+		}
+	})
+	t.Run("a renewed code needs no wait; a voided one opens nothing", func(t *testing.T) {
+		c := attachedCard(t, "123456")
+		if err := c.RenewOTP([]byte("654321"), time.Minute, cardNow.Add(time.Second)); err != nil {
+			t.Fatalf("renew at once: %v", err)
+		}
+		if err := c.Confirm([]byte("123456"), cardNow.Add(2*time.Second)); !errors.Is(err, domain.ErrOTPWrong) {
+			t.Fatalf("the old code after a renewal: %v", err)
+		}
+		c.VoidOTP(cardNow.Add(3 * time.Second))
+		if err := c.Confirm([]byte("654321"), cardNow.Add(4*time.Second)); err == nil {
+			t.Fatal("a voided code opened the card")
+		}
+		if err := c.Resend("REF", []byte("111111"), time.Minute, cardNow.Add(5*time.Second)); err != nil {
+			t.Fatalf("a new attach after a voided code must not wait: %v", err)
+		}
+	})
 	t.Run("an attached card is not confirmed again", func(t *testing.T) {
 		c := attachedCard(t, "123456")
-		c.Activate("TOK", cardNow)
+		if err := c.Confirm([]byte("123456"), cardNow); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Activate("TOK", cardNow); err != nil {
+			t.Fatal(err)
+		}
 		if err := c.Confirm([]byte("123456"), cardNow); !errors.Is(err, domain.ErrCardAttached) {
 			t.Fatalf("double confirm: %v", err)
 		}

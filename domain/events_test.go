@@ -108,7 +108,12 @@ func TestLoanTransferCardAndRepaymentEvents(t *testing.T) {
 	if evs := c.TakeEvents(); len(evs) != 0 {
 		t.Fatalf("an unconfirmed attach told %v", evs)
 	}
-	c.Activate("TOKEN", cardNow)
+	if err := c.Confirm([]byte("123456"), cardNow); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Activate("TOKEN", cardNow); err != nil {
+		t.Fatal(err)
+	}
 	evs = c.TakeEvents()
 	if len(evs) != 1 || evs[0].Type() != domain.EventCardAttached || evs[0].Data.(domain.CardAttachment).MaskedPAN != "860012******9012" {
 		t.Fatalf("attach events %+v", evs)

@@ -119,6 +119,9 @@ func (t *Transfer) PartnerID() uuid.UUID { return t.partnerID }
 // ExternalID returns the partner's id of the transfer.
 func (t *Transfer) ExternalID() uuid.UUID { return t.externalID }
 
+// CreatedAt returns when the transfer was created.
+func (t *Transfer) CreatedAt() time.Time { return t.createdAt }
+
 // LoanID returns the loan whose demand account pays.
 func (t *Transfer) LoanID() uuid.UUID { return t.loanID }
 

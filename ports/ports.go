@@ -26,18 +26,13 @@ type SandboxClock interface {
 // UnitOfWork runs a use case's changes in one database transaction. Repositories called with
 // the context that Do passes to fn take part in that transaction.
 type UnitOfWork interface {
-	// Do runs fn in a transaction and commits when fn returns nil. When ctx already carries a
-	// transaction (the HTTP edge opens one per write request, to store the idempotent answer
-	// with the effects), fn joins it and the owner commits.
+	// Do begins a transaction, runs fn in it and commits when fn returns nil, else rolls back.
+	// Called with a context that carries a transaction already, fn runs in that one, and the
+	// outermost Do commits. No gateway is called inside fn.
 	Do(ctx context.Context, fn func(ctx context.Context) error) error
 	// AfterCommit runs fn once the transaction carried by ctx has committed, or at once when ctx
 	// carries none. It is how a use case enqueues background work for what it committed.
 	AfterCommit(ctx context.Context, fn func(ctx context.Context))
-	// Detach returns a context whose Do commits on its own, outside the request's transaction.
-	// A use case uses it for a change that must be durable before a gateway call (a transfer is
-	// PROCESSING before the network is asked to credit the card). It must be used before the
-	// request's transaction has begun: on SQLite's single connection the two cannot overlap.
-	Detach(ctx context.Context) context.Context
 }
 
 // WorkQueue starts background work. Enqueueing is best effort: the database row is the truth,
@@ -54,7 +49,8 @@ var (
 	ErrDuplicateRequest = errors.New("request with this id was already executed")
 	// ErrRequestInProgress means another request with the same idempotency key is still running.
 	ErrRequestInProgress = errors.New("request with this id is still in progress")
-	// ErrUnavailable means the database or a gateway is unavailable; the call is safe to retry.
+	// ErrUnavailable means the database or a gateway is unavailable, or a lock was held past
+	// its wait by a concurrent request; the call is safe to retry.
 	ErrUnavailable = errors.New("service temporarily unavailable")
 )
 

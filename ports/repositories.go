@@ -73,38 +73,39 @@ type PartnerRepository interface {
 	Update(ctx context.Context, name string, fn func(p *domain.Partner) error) error
 }
 
-// IdempotencyRecord is the stored answer to a state-changing request, replayed when the same
-// request id comes again.
+// IdempotencyRecord is a state-changing request's claim on its idempotency key and, once it
+// has one, its answer, replayed when the same request id comes again.
 type IdempotencyRecord struct {
 	PartnerID   uuid.UUID
 	Key         string
 	Endpoint    string
 	Fingerprint []byte
-	HTTPStatus  int
-	Body        []byte
-	CreatedAt   time.Time
+	// Answered is set once the answer is stored. A claim without an answer is a request whose
+	// gateway step is under way, or was interrupted: a retry resumes it.
+	Answered bool
+	// Code is the answer's envelope code, 0 for a success; Body is the answer as sent.
+	Code      int
+	Body      []byte
+	CreatedAt time.Time
 }
 
-// IdempotencyStore keeps answers of state-changing requests together with their effects.
+// IdempotencyStore keeps the claims and answers of state-changing requests, written in the
+// transaction of the effects they answer for.
 type IdempotencyStore interface {
-	// Lookup returns the stored answer to the partner's request key, or nil when there is none.
+	// Lookup returns the claim on the partner's request key, or nil when there is none.
 	Lookup(ctx context.Context, partnerID uuid.UUID, key string) (*IdempotencyRecord, error)
-	// Begin returns a context whose first transaction (opened by UnitOfWork.Do or by Commit)
-	// starts by claiming rec's key, so a concurrent duplicate waits for this request and then
-	// fails with ErrDuplicateRequest, or with ErrRequestInProgress after five seconds.
-	Begin(ctx context.Context, rec IdempotencyRecord) (context.Context, RequestScope)
-	// Purge deletes answers stored before t.
+	// Claim records rec's key, unanswered, in the transaction of ctx. ErrDuplicateRequest when
+	// a request with that key committed its claim first; a concurrent one is waited for (five
+	// seconds at most, then ErrRequestInProgress).
+	Claim(ctx context.Context, rec IdempotencyRecord) error
+	// Resume locks the claim on the key in the transaction of ctx, for the step that ends a
+	// request claimed by an earlier transaction, and returns it (Answered when another run of
+	// the same request ended it first).
+	Resume(ctx context.Context, partnerID uuid.UUID, key string) (*IdempotencyRecord, error)
+	// Answer stores the answer to the request claimed under key, in the transaction of ctx.
+	Answer(ctx context.Context, partnerID uuid.UUID, key string, code int, body []byte) error
+	// Purge deletes claims and answers recorded before t.
 	Purge(ctx context.Context, before time.Time) (int64, error)
-}
-
-// RequestScope is the transaction of one write request.
-type RequestScope interface {
-	// Commit stores the answer with the request's effects and commits them together. When the
-	// use case failed after changing anything, its changes are rolled back first and only the
-	// answer is stored.
-	Commit(ctx context.Context, httpStatus int, body []byte) error
-	// Rollback discards the request's effects; the answer is not stored. Safe after Commit.
-	Rollback()
 }
 
 // LedgerRepository keeps the double-entry ledger. Postings are written in the caller's

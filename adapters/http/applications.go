@@ -11,7 +11,8 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) registerApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) registerApplication(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.RegisterApplicationParams](raw, &fs)
 	extID, err := parseUUID(in.ExternalId)
@@ -24,18 +25,17 @@ func (s *Server) registerApplication(ctx context.Context, p domain.Partner, raw 
 		fs.Add("params.isAgreementAccepted", "must be true")
 	}
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	id, err := s.d.App.RegisterApplication.Handle(ctx, application.RegisterApplication{
+	return s.d.App.RegisterApplication.Handle(ctx, requestOf(w, func(id uuid.UUID) any {
+		return api.RegisterApplicationResult{ApplicationId: id.String(), Message: "Application registered; pre-scoring started"}
+	}), application.RegisterApplication{
 		PartnerID: p.ID, ExternalID: extID, Phone: phone, ClientData: cd, AgreementAccepted: true,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return api.RegisterApplicationResult{ApplicationId: id.String(), Message: "Application registered; pre-scoring started"}, nil
+	}), nil
 }
 
-func (s *Server) cancelApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) cancelApplication(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.CancelApplicationParams](raw, &fs)
 	id, err := parseUUID(in.ApplicationId)
@@ -43,16 +43,15 @@ func (s *Server) cancelApplication(ctx context.Context, p domain.Partner, raw js
 	initiator, err := domain.ParseCancelInitiator(string(in.Initiator))
 	fs.Check("params.initiator", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	err = s.d.App.CancelApplication.Handle(ctx, application.CancelApplication{PartnerID: p.ID, ApplicationID: id, Initiator: initiator})
-	if err != nil {
-		return nil, err
-	}
-	return api.CancelApplicationResult{ApplicationId: id.String(), Message: "Application canceled"}, nil
+	return s.d.App.CancelApplication.Handle(ctx, requestOf(w, func(struct{}) any {
+		return api.CancelApplicationResult{ApplicationId: id.String(), Message: "Application canceled"}
+	}), application.CancelApplication{PartnerID: p.ID, ApplicationID: id, Initiator: initiator}), nil
 }
 
-func (s *Server) verifyApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) verifyApplication(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.VerifyApplicationParams](raw, &fs)
 	id, err := parseUUID(in.ApplicationId)
@@ -67,24 +66,25 @@ func (s *Server) verifyApplication(ctx context.Context, p domain.Partner, raw js
 	backup, err := domain.ParsePhone(in.BackupPhone)
 	fs.Check("params.backupPhone", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	r, err := s.d.App.VerifyApplication.Handle(ctx, application.VerifyApplication{PartnerID: p.ID, ApplicationID: id,
-		Offer: domain.Offer{Amount: amount, Percent: percent, MonthPeriod: in.MonthPeriod, BackupPhone: backup}})
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case r.Rejected:
-		return api.VerifyApplicationResult{Message: "Offer declined by post-scoring; the application is REJECTED", PhoneNumber: ""}, nil
-	case r.PhoneCallRequired:
-		return api.VerifyApplicationResult{Message: "Offer accepted; the client must call the bank to complete verification",
-			PhoneNumber: r.CallCentrePhone, PhoneCallRequired: true}, nil
-	}
-	return api.VerifyApplicationResult{Message: "Offer accepted; no phone call needed, issue may start"}, nil
+	return s.d.App.VerifyApplication.Handle(ctx, requestOf(w, verifyResult), application.VerifyApplication{PartnerID: p.ID,
+		ApplicationID: id, Offer: domain.Offer{Amount: amount, Percent: percent, MonthPeriod: in.MonthPeriod, BackupPhone: backup}}), nil
 }
 
-func (s *Server) issueApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func verifyResult(r application.VerifyResult) any {
+	switch {
+	case r.Rejected:
+		return api.VerifyApplicationResult{Message: "Offer declined by post-scoring; the application is REJECTED", PhoneNumber: ""}
+	case r.PhoneCallRequired:
+		return api.VerifyApplicationResult{Message: "Offer accepted; the client must call the bank to complete verification",
+			PhoneNumber: r.CallCentrePhone, PhoneCallRequired: true}
+	}
+	return api.VerifyApplicationResult{Message: "Offer accepted; no phone call needed, issue may start"}
+}
+
+func (s *Server) issueApplication(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.IssueApplicationParams](raw, &fs)
 	id, err := parseUUID(in.ApplicationId)
@@ -92,12 +92,11 @@ func (s *Server) issueApplication(ctx context.Context, p domain.Partner, raw jso
 	cd, err := s.clientData(in.ClientData)
 	fs.Check("params.clientData", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	if err := s.d.App.IssueApplication.Handle(ctx, application.IssueApplication{PartnerID: p.ID, ApplicationID: id, ClientData: cd}); err != nil {
-		return nil, err
-	}
-	return api.IssueApplicationResult{Message: "Loan issuance started; follow it with /microloans/applications/info"}, nil
+	return s.d.App.IssueApplication.Handle(ctx, requestOf(w, func(struct{}) any {
+		return api.IssueApplicationResult{Message: "Loan issuance started; follow it with /microloans/applications/info"}
+	}), application.IssueApplication{PartnerID: p.ID, ApplicationID: id, ClientData: cd}), nil
 }
 
 // applicationIDParams reads params that hold only an applicationId (info calls, the sandbox

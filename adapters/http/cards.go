@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/adapters/http/api"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) orderCard(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) orderCard(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.OrderCardParams](raw, &fs)
 	if n := len(in.ExternalId); n < 1 || n > 64 {
@@ -26,13 +29,11 @@ func (s *Server) orderCard(ctx context.Context, p domain.Partner, raw json.RawMe
 		fs.Add("params.termsAndConditionsAccepted", "must be true")
 	}
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	o, err := s.d.App.OrderCard.Handle(ctx, application.OrderCard{PartnerID: p.ID, ExternalID: in.ExternalId, Phone: phone, ClientData: cd})
-	if err != nil {
-		return nil, err
-	}
-	return api.OrderCardResult{OrderId: o.ID().String(), ExternalId: o.ExternalID()}, nil
+	return s.d.App.OrderCard.Handle(ctx, requestOf(w, func(o *domain.CardOrder) any {
+		return api.OrderCardResult{OrderId: o.ID().String(), ExternalId: o.ExternalID()}
+	}), application.OrderCard{PartnerID: p.ID, ExternalID: in.ExternalId, Phone: phone, ClientData: cd}), nil
 }
 
 func (s *Server) getCardOrder(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
@@ -74,7 +75,8 @@ func (s *Server) getCardStatus(ctx context.Context, p domain.Partner, raw json.R
 	return cardStatusResult(c), nil
 }
 
-func (s *Server) changeCardStatus(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) changeCardStatus(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.ChangeCardStatusParams](raw, &fs)
 	id, err := parseUUID(in.CardId)
@@ -83,16 +85,14 @@ func (s *Server) changeCardStatus(ctx context.Context, p domain.Partner, raw jso
 	fs.Check("params.status", err)
 	fs.Check("params.reason", domain.CheckReason(in.Reason))
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	c, err := s.d.App.ChangeCardStatus.Handle(ctx, application.ChangeCardStatus{PartnerID: p.ID, CardID: id, Status: status, Reason: in.Reason})
-	if err != nil {
-		return nil, err
-	}
-	return cardStatusResult(c), nil
+	return s.d.App.ChangeCardStatus.Handle(ctx, requestOf(w, func(c *domain.Card) any { return cardStatusResult(c) }),
+		application.ChangeCardStatus{PartnerID: p.ID, CardID: id, Status: status, Reason: in.Reason}), nil
 }
 
-func (s *Server) attachCard(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) attachCard(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.AttachCardParams](raw, &fs)
 	pan, err := domain.ParsePAN(in.Pan)
@@ -104,16 +104,14 @@ func (s *Server) attachCard(ctx context.Context, p domain.Partner, raw json.RawM
 	phone, err := domain.ParsePhone(in.PhoneNumber)
 	fs.Check("params.phoneNumber", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	id, err := s.d.App.AttachCard.Handle(ctx, application.AttachCard{PartnerID: p.ID, PAN: pan, Expiry: expiry, Network: network, Phone: phone})
-	if err != nil {
-		return nil, err
-	}
-	return api.AttachCardResult{CardId: id.String()}, nil
+	return s.d.App.AttachCard.Handle(ctx, requestOf(w, func(id uuid.UUID) any { return api.AttachCardResult{CardId: id.String()} }),
+		application.AttachCard{PartnerID: p.ID, PAN: pan, Expiry: expiry, Network: network, Phone: phone}), nil
 }
 
-func (s *Server) confirmCard(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) confirmCard(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.ConfirmCardParams](raw, &fs)
 	id, err := parseUUID(in.CardId)
@@ -121,10 +119,8 @@ func (s *Server) confirmCard(ctx context.Context, p domain.Partner, raw json.Raw
 	code, err := domain.ParseOTP(in.OtpCode)
 	fs.Check("params.otpCode", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	if err := s.d.App.ConfirmCard.Handle(ctx, application.ConfirmCard{PartnerID: p.ID, CardID: id, Code: code}); err != nil {
-		return nil, err
-	}
-	return api.MessageResult{Message: "Card attached; it is ACTIVE"}, nil
+	return s.d.App.ConfirmCard.Handle(ctx, requestOf(w, func(struct{}) any { return api.MessageResult{Message: "Card attached; it is ACTIVE"} }),
+		application.ConfirmCard{PartnerID: p.ID, CardID: id, Code: code}), nil
 }

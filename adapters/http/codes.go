@@ -137,6 +137,8 @@ func classify(err error) (code, status int, message string) {
 		return codeUnauthorized, http.StatusUnauthorized, "missing or invalid API key: send Authorization: Bearer <key>"
 	case errors.Is(err, application.ErrPartnerDisabled):
 		return codeDisabled, http.StatusForbidden, "partner is disabled"
+	case errors.Is(err, application.ErrRequestIDReused):
+		return codeIDReused, http.StatusConflict, "request id was already used with other params or another endpoint; use a new id"
 	case errors.Is(err, ports.ErrRequestInProgress):
 		return codeInProgress, http.StatusConflict, "a request with this id is still in progress; retry later with the same id"
 	case errors.Is(err, domain.ErrResendTooSoon):

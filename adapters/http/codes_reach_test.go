@@ -115,18 +115,13 @@ func (s switchScoring) PostScore(ctx context.Context, r ports.PostScoreRequest) 
 // busyIdempotency answers every write as if a request with its id were still running.
 type busyIdempotency struct{ ports.IdempotencyStore }
 
-func (busyIdempotency) Begin(ctx context.Context, _ ports.IdempotencyRecord) (context.Context, ports.RequestScope) {
-	return ctx, busyScope{}
+func (busyIdempotency) Claim(context.Context, ports.IdempotencyRecord) error {
+	return ports.ErrRequestInProgress
 }
-
-type busyScope struct{}
-
-func (busyScope) Commit(context.Context, int, []byte) error { return ports.ErrRequestInProgress }
-func (busyScope) Rollback()                                 {}
 
 func TestDuplicateStillRunningAnswersCode9(t *testing.T) {
 	t.Parallel()
-	h := setupWith(t, false, func(s *harnessSetup) { s.idem = busyIdempotency{s.idem} })
+	h := setupWith(t, false, func(s *harnessSetup) { s.deps.Idempotency = busyIdempotency{s.deps.Idempotency} })
 	a := h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "0s"})
 	if a.code() != 9 || a.Status != 409 {
 		t.Fatalf("got %s", a.Raw)

@@ -2,85 +2,69 @@ package http
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"net/http"
-	"time"
+	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
-	"github.com/tiyin/tiyin/ports"
 )
 
-// idempotent runs a state-changing call once per (partner, id): a stored answer is replayed
-// byte for byte; otherwise the call runs in a request-owned transaction that stores its answer
-// (a success or a business error) together with its effects. The transaction's first statement
-// claims the id: a duplicate finds the stored answer when its claim conflicts, or, for an
-// operation that calls a gateway first, by looking before it starts.
-func (s *Server) idempotent(c echo.Context, ep endpoint, partner domain.Partner, req request) error {
-	ctx := c.Request().Context()
-	fp := fingerprint(ep.path, req.params)
-	if ep.access == callsGateway {
-		if done, err := s.replay(c, partner, req.id, ep.path, fp, false); done {
-			return err
-		}
-	}
-	tctx, scope := s.d.Idempotency.Begin(ctx, ports.IdempotencyRecord{
-		PartnerID: partner.ID, Key: req.id, Endpoint: ep.path, Fingerprint: fp, CreatedAt: time.Now(),
-	})
-	defer scope.Rollback()
-	res, err := ep.serve(tctx, partner, req.params)
-	if errors.Is(err, ports.ErrDuplicateRequest) {
-		scope.Rollback()
-		_, err := s.replay(c, partner, req.id, ep.path, fp, true)
-		return err
-	}
-	code, status, msg := 0, http.StatusOK, ""
-	if err != nil {
-		code, status, msg = s.classify(c, err)
-	}
-	body := encodeResponse(req.id, res, code, msg)
-	if code == 0 || isBusiness(code) {
-		if err := scope.Commit(tctx, status, body); err != nil {
-			if errors.Is(err, ports.ErrDuplicateRequest) {
-				_, err := s.replay(c, partner, req.id, ep.path, fp, true)
-				return err
-			}
-			return s.answer(c, req.id, nil, err)
-		}
-	}
-	c.Set(ctxCode, code)
-	return writeJSON(c, status, body)
+// write is a state-changing call as the edge hands it to its use case: the use case claims
+// its envelope id, runs, and stores the answer with its effects (application.Request); the
+// edge opens and commits nothing.
+type write struct {
+	s       *Server
+	c       echo.Context
+	partner domain.Partner
+	path    string
+	req     request
 }
 
-// replay answers from a stored record. It reports whether it answered; after a lost race
-// (must) it always answers, with code 9 when the winner's answer is not readable yet.
-func (s *Server) replay(c echo.Context, partner domain.Partner, id, endpoint string, fp []byte, must bool) (bool, error) {
-	rec, err := s.d.Idempotency.Lookup(c.Request().Context(), partner.ID, id)
-	if err != nil {
-		return true, s.answer(c, id, nil, err)
+func (w write) ctx() context.Context    { return w.c.Request().Context() }
+func (w write) params() json.RawMessage { return w.req.params }
+
+// requestOf is w's idempotency request for a use case whose result is an R; result maps it to
+// the wire's result object. The answer is rendered here, in the form partners read, and the
+// use case stores it as rendered, so a replay is the same bytes.
+func requestOf[R any](w write, result func(R) any) application.Request[R] {
+	return application.Request[R]{
+		PartnerID: w.partner.ID, Key: w.req.id, Endpoint: w.path, Fingerprint: fingerprint(w.path, w.req.params),
+		Render: func(res R, err error) application.Answer {
+			if err != nil {
+				code, _, msg := w.s.classify(w.c, err)
+				return application.Answer{Code: code, Body: encodeResponse(w.req.id, nil, code, msg)}
+			}
+			return application.Answer{Body: encodeResponse(w.req.id, result(res), 0, "")}
+		},
 	}
-	if rec == nil {
-		if must {
-			return true, s.answer(c, id, nil, ports.ErrRequestInProgress)
-		}
-		return false, nil
-	}
-	if rec.Endpoint != endpoint || !bytes.Equal(rec.Fingerprint, fp) {
-		return true, s.answer(c, id, nil, &apiError{codeIDReused, http.StatusConflict,
-			"request id " + id + " was already used with other params or another endpoint; use a new id"})
-	}
-	var env struct {
-		Error *struct{ Code int } `json:"error"`
-	}
-	_ = json.Unmarshal(rec.Body, &env)
-	if env.Error != nil {
-		c.Set(ctxCode, env.Error.Code)
-	}
-	return true, writeJSON(c, rec.HTTPStatus, rec.Body)
 }
+
+// statusOf is the HTTP status of an answer with that code, from the code table: a stored
+// answer keeps its code, not a status.
+func statusOf(code int) int {
+	if code == 0 {
+		return http.StatusOK
+	}
+	return httpStatus[code]
+}
+
+var httpStatus = func() map[int]int {
+	m := make(map[int]int, len(ErrorCodes))
+	for _, c := range ErrorCodes {
+		status, err := strconv.Atoi(strings.SplitN(c.HTTP, "/", 2)[0])
+		if err != nil {
+			status = http.StatusInternalServerError // codes reported only in lastTask
+		}
+		m[c.Code] = status
+	}
+	return m
+}()
 
 // fingerprint identifies an endpoint and its params regardless of key order and spacing.
 func fingerprint(endpoint string, params json.RawMessage) []byte {

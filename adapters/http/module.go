@@ -16,17 +16,16 @@ var Module = fx.Module("http", fx.Provide(newFromFx))
 
 type fxDeps struct {
 	fx.In
-	App         *application.App
-	Idempotency ports.IdempotencyStore
-	Clock       ports.Clock
-	Log         *zap.Logger
-	Ready       ReadyFunc
-	Metrics     *observe.Metrics `optional:"true"`
+	App     *application.App
+	Clock   ports.Clock
+	Log     *zap.Logger
+	Ready   ReadyFunc
+	Metrics *observe.Metrics `optional:"true"`
 }
 
 // ReadyFunc reports whether the service can take traffic (/readyz).
 type ReadyFunc func(ctx context.Context) error
 
 func newFromFx(d fxDeps, cfg Config) *Server {
-	return New(Deps{App: d.App, Idempotency: d.Idempotency, Clock: d.Clock, Log: d.Log, Ready: d.Ready, Metrics: d.Metrics}, cfg)
+	return New(Deps{App: d.App, Clock: d.Clock, Log: d.Log, Ready: d.Ready, Metrics: d.Metrics}, cfg)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/adapters/http/api"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
@@ -35,23 +37,23 @@ func (s *Server) listPayments(ctx context.Context, p domain.Partner, raw json.Ra
 	return api.ListPaymentsResult{Payments: items}, nil
 }
 
-func (s *Server) checkRepayment(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) checkRepayment(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	loanID, err := loanIDParams(raw)
 	if err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	q, err := s.d.App.CheckRepayment.Handle(ctx, application.CheckRepayment{PartnerID: p.ID, LoanID: loanID})
-	if err != nil {
-		return nil, err
-	}
-	r, pos := q.Repayment, q.Repayment.Quote()
-	return api.CheckRepaymentResult{RequestId: r.ID().String(), LoanId: r.ContractNumber(), ClientName: q.ClientName,
-		AccountBalance: r.AccountBalance(), TotalResidue: pos.Payoff(), MainDebtAmount: pos.NotDuePrincipal,
-		OverdueDebtAmount: pos.OverduePrincipal, TermInterestAmount: pos.TermInterest,
-		OverdueInterestAmount: pos.OverdueInterest, InterestFineAmount: pos.Penalty, MaxAmount: pos.Payoff()}, nil
+	return s.d.App.CheckRepayment.Handle(ctx, requestOf(w, func(q application.RepaymentQuote) any {
+		r, pos := q.Repayment, q.Repayment.Quote()
+		return api.CheckRepaymentResult{RequestId: r.ID().String(), LoanId: r.ContractNumber(), ClientName: q.ClientName,
+			AccountBalance: r.AccountBalance(), TotalResidue: pos.Payoff(), MainDebtAmount: pos.NotDuePrincipal,
+			OverdueDebtAmount: pos.OverduePrincipal, TermInterestAmount: pos.TermInterest,
+			OverdueInterestAmount: pos.OverdueInterest, InterestFineAmount: pos.Penalty, MaxAmount: pos.Payoff()}
+	}), application.CheckRepayment{PartnerID: p.ID, LoanID: loanID}), nil
 }
 
-func (s *Server) payRepayment(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) payRepayment(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.PayRepaymentParams](raw, &fs)
 	loanID, err := domain.ParseContractNumber(in.LoanId)
@@ -67,20 +69,15 @@ func (s *Server) payRepayment(ctx context.Context, p domain.Partner, raw json.Ra
 		fs.Add("params.requestId", "must not be empty")
 	}
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	// Every requestId tiyin issues is a UUID: anything else names no request.
-	requestID, err := parseUUID(in.RequestId)
-	if err != nil {
-		return nil, domain.ErrRepaymentNotFound
-	}
-	v, err := s.d.App.PayRepayment.Handle(ctx, application.PayRepayment{PartnerID: p.ID, ExternalID: envelopeID(ctx),
-		LoanID: loanID, RequestID: requestID, Type: typ, DebitID: in.DebitId, Amount: in.Amount, Network: network})
-	if err != nil {
-		return nil, err
-	}
-	return api.PayRepaymentResult{LoanId: v.Repayment.ContractNumber(), RequestId: v.Repayment.ID().String(),
-		Status: api.RepaymentStatus(v.Status.String()), Message: v.Message}, nil
+	// Every requestId tiyin issues is a UUID: anything else names no request (uuid.Nil finds none).
+	requestID, _ := parseUUID(in.RequestId)
+	return s.d.App.PayRepayment.Handle(ctx, requestOf(w, func(v application.RepaymentView) any {
+		return api.PayRepaymentResult{LoanId: v.Repayment.ContractNumber(), RequestId: v.Repayment.ID().String(),
+			Status: api.RepaymentStatus(v.Status.String()), Message: v.Message}
+	}), application.PayRepayment{PartnerID: p.ID, ExternalID: uuid.MustParse(w.req.id),
+		LoanID: loanID, RequestID: requestID, Type: typ, DebitID: in.DebitId, Amount: in.Amount, Network: network}), nil
 }
 
 func (s *Server) getRepayment(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {

@@ -10,7 +10,8 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) advanceClock(ctx context.Context, _ domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) advanceClock(w write) (application.Answer, error) {
+	ctx, raw := w.ctx(), w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.AdvanceClockParams](raw, &fs)
 	d, err := time.ParseDuration(in.Duration)
@@ -18,13 +19,10 @@ func (s *Server) advanceClock(ctx context.Context, _ domain.Partner, raw json.Ra
 		fs.Add("params.duration", `must be a duration of 0 or more, such as "31m", "720h" or "0s"`)
 	}
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	now, err := s.d.App.AdvanceClock.Handle(ctx, application.AdvanceClock{By: d})
-	if err != nil {
-		return nil, err
-	}
-	return api.AdvanceClockResult{Now: businessTime(now)}, nil
+	return s.d.App.AdvanceClock.Handle(ctx, requestOf(w, func(now time.Time) any { return api.AdvanceClockResult{Now: businessTime(now)} }),
+		application.AdvanceClock{By: d}), nil
 }
 
 func (s *Server) smsOutbox(ctx context.Context, _ domain.Partner, raw json.RawMessage) (any, error) {
@@ -46,13 +44,13 @@ func (s *Server) smsOutbox(ctx context.Context, _ domain.Partner, raw json.RawMe
 	return api.SMSOutboxResult{Messages: out}, nil
 }
 
-func (s *Server) completeVerification(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) completeVerification(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	id, err := applicationIDParams(raw)
 	if err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	if err := s.d.App.CompleteVerification.Handle(ctx, application.CompleteVerification{PartnerID: p.ID, ApplicationID: id}); err != nil {
-		return nil, err
-	}
-	return api.CompleteVerificationResult{Message: "Phone verification completed; issue may start"}, nil
+	return s.d.App.CompleteVerification.Handle(ctx, requestOf(w, func(struct{}) any {
+		return api.CompleteVerificationResult{Message: "Phone verification completed; issue may start"}
+	}), application.CompleteVerification{PartnerID: p.ID, ApplicationID: id}), nil
 }

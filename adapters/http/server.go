@@ -40,10 +40,9 @@ type Config struct {
 
 // Deps are what the edge calls.
 type Deps struct {
-	App         *application.App
-	Idempotency ports.IdempotencyStore
-	Clock       ports.Clock
-	Log         *zap.Logger
+	App   *application.App
+	Clock ports.Clock
+	Log   *zap.Logger
 	// Ready reports whether the service can take traffic (/readyz).
 	Ready ReadyFunc
 	// Metrics records requests; nil records nothing and serves no /metrics.
@@ -97,56 +96,51 @@ func New(d Deps, cfg Config) *Server {
 // Handler returns the HTTP handler.
 func (s *Server) Handler() http.Handler { return s.e }
 
-// endpoint is one API operation.
+// endpoint is one API operation: a read (serve), which changes nothing and stores nothing, or
+// a write, idempotent on the envelope id. A write's params that do not validate are answered
+// by the edge (its error); anything else is the use case's answer.
 type endpoint struct {
 	method, path string
-	access       access
 	serve        func(ctx context.Context, p domain.Partner, params json.RawMessage) (any, error)
+	write        func(w write) (application.Answer, error)
 }
 
-// access is what an operation does to state.
-type access int
+func reads(method, path string, serve func(context.Context, domain.Partner, json.RawMessage) (any, error)) endpoint {
+	return endpoint{method: method, path: path, serve: serve}
+}
 
-const (
-	// reads changes nothing.
-	reads access = iota
-	// writes changes state, idempotent on the envelope id: its transaction starts by claiming
-	// the id, and a stored answer is found when that claim conflicts (one round trip less for
-	// every first request than looking first).
-	writes
-	// callsGateway is a write that calls a gateway before its transaction: a stored answer is
-	// looked up first, so a replay never calls the gateway again.
-	callsGateway
-)
+func writes(method, path string, write func(write) (application.Answer, error)) endpoint {
+	return endpoint{method: method, path: path, write: write}
+}
 
 func (s *Server) endpoints() []endpoint {
 	eps := []endpoint{
-		{http.MethodPost, "/microloans/applications/pre-scoring/register", writes, s.registerApplication},
-		{http.MethodPost, "/microloans/applications/cancel", writes, s.cancelApplication},
-		{http.MethodPost, "/microloans/applications/verify", callsGateway, s.verifyApplication},
-		{http.MethodPost, "/microloans/applications/issue", writes, s.issueApplication},
-		{http.MethodPost, "/microloans/applications/info", reads, s.getApplication},
-		{http.MethodPost, "/transfers/account-to-card/create", callsGateway, s.createTransfer},
-		{http.MethodPost, "/transfers/account-to-card/confirm", callsGateway, s.confirmTransfer},
-		{http.MethodPost, "/transfers/check-status", reads, s.checkTransfer},
-		{http.MethodPost, "/microloans/info", reads, s.getLoan},
-		{http.MethodPost, "/microloans/schedule", reads, s.getSchedule},
-		{http.MethodPost, "/microloans/payments", reads, s.listPayments},
-		{http.MethodPost, "/repayment/loans/check", writes, s.checkRepayment},
-		{http.MethodPost, "/repayment/loans/pay", callsGateway, s.payRepayment},
-		{http.MethodPost, "/repayment/loans/status", reads, s.getRepayment},
-		{http.MethodPost, "/cards/order", writes, s.orderCard},
-		{http.MethodPost, "/cards/order/info", reads, s.getCardOrder},
-		{http.MethodPost, "/cards/status", reads, s.getCardStatus},
-		{http.MethodPut, "/cards/status", callsGateway, s.changeCardStatus},
-		{http.MethodPost, "/cards/attach", callsGateway, s.attachCard},
-		{http.MethodPost, "/cards/attach/confirm", callsGateway, s.confirmCard},
+		writes(http.MethodPost, "/microloans/applications/pre-scoring/register", s.registerApplication),
+		writes(http.MethodPost, "/microloans/applications/cancel", s.cancelApplication),
+		writes(http.MethodPost, "/microloans/applications/verify", s.verifyApplication),
+		writes(http.MethodPost, "/microloans/applications/issue", s.issueApplication),
+		reads(http.MethodPost, "/microloans/applications/info", s.getApplication),
+		writes(http.MethodPost, "/transfers/account-to-card/create", s.createTransfer),
+		writes(http.MethodPost, "/transfers/account-to-card/confirm", s.confirmTransfer),
+		reads(http.MethodPost, "/transfers/check-status", s.checkTransfer),
+		reads(http.MethodPost, "/microloans/info", s.getLoan),
+		reads(http.MethodPost, "/microloans/schedule", s.getSchedule),
+		reads(http.MethodPost, "/microloans/payments", s.listPayments),
+		writes(http.MethodPost, "/repayment/loans/check", s.checkRepayment),
+		writes(http.MethodPost, "/repayment/loans/pay", s.payRepayment),
+		reads(http.MethodPost, "/repayment/loans/status", s.getRepayment),
+		writes(http.MethodPost, "/cards/order", s.orderCard),
+		reads(http.MethodPost, "/cards/order/info", s.getCardOrder),
+		reads(http.MethodPost, "/cards/status", s.getCardStatus),
+		writes(http.MethodPut, "/cards/status", s.changeCardStatus),
+		writes(http.MethodPost, "/cards/attach", s.attachCard),
+		writes(http.MethodPost, "/cards/attach/confirm", s.confirmCard),
 	}
 	if s.cfg.Sandbox {
 		eps = append(eps,
-			endpoint{http.MethodPost, "/sandbox/clock/advance", writes, s.advanceClock},
-			endpoint{http.MethodPost, "/sandbox/sms/outbox", reads, s.smsOutbox},
-			endpoint{http.MethodPost, "/sandbox/applications/verification/complete", writes, s.completeVerification},
+			writes(http.MethodPost, "/sandbox/clock/advance", s.advanceClock),
+			reads(http.MethodPost, "/sandbox/sms/outbox", s.smsOutbox),
+			writes(http.MethodPost, "/sandbox/applications/verification/complete", s.completeVerification),
 		)
 	}
 	return eps
@@ -173,11 +167,16 @@ func (s *Server) handle(ep endpoint) echo.HandlerFunc {
 			return s.answer(c, req.id, nil, err)
 		}
 		partner, _ := c.Get(ctxPartner).(domain.Partner)
-		if ep.access == reads {
+		if ep.write == nil {
 			res, err := ep.serve(c.Request().Context(), partner, req.params)
 			return s.answer(c, req.id, res, err)
 		}
-		return s.idempotent(c, ep, partner, req)
+		ans, err := ep.write(write{s: s, c: c, partner: partner, path: ep.path, req: req})
+		if err != nil {
+			return s.answer(c, req.id, nil, err)
+		}
+		c.Set(ctxCode, ans.Code)
+		return writeJSON(c, statusOf(ans.Code), ans.Body)
 	}
 }
 

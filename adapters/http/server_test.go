@@ -60,7 +60,6 @@ func setup(t testing.TB) *harness {
 // harnessSetup is what a harness is built from; an option changes it before the server is built.
 type harnessSetup struct {
 	deps    application.Deps
-	idem    ports.IdempotencyStore
 	http    httpadapter.Config
 	metrics *observe.Metrics
 }
@@ -91,7 +90,7 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 		Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db),
 		CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock), SMSOutbox: store.NewSMSOutbox(db),
 		SandboxClock: clock, Sealer: storetest.Sealer}
-	s.idem = uow
+	s.deps.Idempotency = uow
 	for _, o := range opts {
 		o(&s)
 	}
@@ -99,7 +98,7 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}})
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)
-	srv := httpadapter.New(httpadapter.Deps{App: app, Idempotency: s.idem, Clock: clock, Log: zap.New(core), Metrics: s.metrics}, s.http)
+	srv := httpadapter.New(httpadapter.Deps{App: app, Clock: clock, Log: zap.New(core), Metrics: s.metrics}, s.http)
 	h := &harness{srv: httptest.NewServer(srv.Handler()), handler: srv.Handler(), app: app, db: db, logs: logs, check: apicheck.New(t)}
 	t.Cleanup(h.srv.Close)
 	ctx := context.Background()

@@ -12,7 +12,8 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) createTransfer(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) createTransfer(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.CreateTransferParams](raw, &fs)
 	ext, err := parseUUID(in.ExternalId)
@@ -40,14 +41,12 @@ func (s *Server) createTransfer(ctx context.Context, p domain.Partner, raw json.
 	amount, err := domain.ParseAmount(in.Amount)
 	fs.Check("params.amount", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	id, err := s.d.App.CreateTransfer.Handle(ctx, application.CreateTransfer{PartnerID: p.ID, ApplicationID: app,
-		ExternalID: ext, PAN: pan, CardID: cardID, Network: network, CardHolder: holder, Amount: amount})
-	if err != nil {
-		return nil, err
-	}
-	return api.CreateTransferResult{TransactionId: id.String()}, nil
+	return s.d.App.CreateTransfer.Handle(ctx, requestOf(w, func(id uuid.UUID) any {
+		return api.CreateTransferResult{TransactionId: id.String()}
+	}), application.CreateTransfer{PartnerID: p.ID, ApplicationID: app,
+		ExternalID: ext, PAN: pan, CardID: cardID, Network: network, CardHolder: holder, Amount: amount}), nil
 }
 
 func (s *Server) transferRef(p domain.Partner, raw json.RawMessage) (application.TransferRef, error) {
@@ -60,18 +59,17 @@ func (s *Server) transferRef(p domain.Partner, raw json.RawMessage) (application
 	return application.TransferRef{PartnerID: p.ID, TransactionID: id, ExternalID: ext}, fs.Err()
 }
 
-func (s *Server) confirmTransfer(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) confirmTransfer(w write) (application.Answer, error) {
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	ref, err := s.transferRef(p, raw)
 	if err != nil {
-		return nil, err
+		return application.Answer{}, err
 	}
-	t, err := s.d.App.ConfirmTransfer.Handle(ctx, ref)
-	if err != nil {
-		return nil, err
-	}
-	now := s.d.Clock.Now()
-	return api.ConfirmTransferResult{ExternalId: t.ExternalID().String(), Status: api.TransferStatus(t.StatusAt(now).String()),
-		Message: t.MessageAt(now)}, nil
+	return s.d.App.ConfirmTransfer.Handle(ctx, requestOf(w, func(t *domain.Transfer) any {
+		now := s.d.Clock.Now()
+		return api.ConfirmTransferResult{ExternalId: t.ExternalID().String(), Status: api.TransferStatus(t.StatusAt(now).String()),
+			Message: t.MessageAt(now)}
+	}), ref), nil
 }
 
 func (s *Server) checkTransfer(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {

@@ -42,17 +42,6 @@ type applicationModel struct {
 
 func (applicationModel) TableName() string { return "applications" }
 
-// An application's update is written behind: its one constraint, the unique externalId per
-// partner, is on columns no update changes.
-var applications = tableOf(applicationModel{}).updatesBehind()
-
-func (m *applicationModel) fields() []any {
-	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Phone, &m.ClientData, &m.Status, &m.TaskName, &m.TaskStatus,
-		&m.TaskError, &m.TaskMessage, &m.PreAmountLimit, &m.PrePercent, &m.PreMonthPeriod, &m.OfferAmount, &m.OfferPercent,
-		&m.OfferMonthPeriod, &m.OfferBackupPhone, &m.CallCentrePhone, &m.AccountNumber, &m.CoreRef, &m.Attempts,
-		&m.NextRunAt, &m.PendingSince, &m.VerificationRequestedAt, &m.CreatedAt, &m.UpdatedAt}
-}
-
 // clientDataJSON is the stored form of clientData.
 type clientDataJSON struct {
 	PINFL          string `json:"pinfl"`
@@ -224,21 +213,21 @@ func (r *ApplicationRepository) Create(ctx context.Context, a *domain.Applicatio
 	if err != nil {
 		return err
 	}
-	return createWithEvents(ctx, r.db, applications, m, a, applicationUnique)
+	return createWithEvents(ctx, r.db, m, a, applicationUnique)
 }
 
 // Get implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Application, error) {
 	var m applicationModel
-	if err := interpretError(r.db.queryRow(ctx, applications.byID, id).Scan(m.fields()...), domain.ErrApplicationNotFound, nil); err != nil {
-		return nil, err
+	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
+		return nil, interpretError(err, domain.ErrApplicationNotFound, nil)
 	}
 	return r.load(&m)
 }
 
 // Update implements ports.ApplicationRepository.
 func (r *ApplicationRepository) Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error {
-	return lockedUpdate(ctx, r.db, applications, id, domain.ErrApplicationNotFound, applicationUnique,
+	return lockedUpdate(ctx, r.db, id, domain.ErrApplicationNotFound, applicationUnique,
 		r.load, r.toModel, fn)
 }
 

@@ -30,19 +30,12 @@ type cardModel struct {
 	OTPSentAt    *time.Time `gorm:"column:otp_sent_at"`
 	OTPExpiresAt *time.Time `gorm:"column:otp_expires_at"`
 	OTPAttempts  int        `gorm:"column:otp_attempts"`
+	CodeAccepted *time.Time `gorm:"column:code_accepted_at"`
 	CreatedAt    time.Time  `gorm:"column:created_at;autoCreateTime:false"`
 	UpdatedAt    time.Time  `gorm:"column:updated_at;autoUpdateTime:false"`
 }
 
 func (cardModel) TableName() string { return "cards" }
-
-func (m *cardModel) fields() []any {
-	return []any{&m.ID, &m.PartnerID, &m.Origin, &m.Network, &m.MaskedPAN, &m.PANHash, &m.Expiry, &m.Phone, &m.PINFL,
-		&m.NetworkRef, &m.Token, &m.Status, &m.Reason, &m.OTPHash, &m.OTPSentAt, &m.OTPExpiresAt, &m.OTPAttempts,
-		&m.CreatedAt, &m.UpdatedAt}
-}
-
-var cards = tableOf(cardModel{})
 
 func toCardModel(c *domain.Card) *cardModel {
 	s := c.State()
@@ -50,7 +43,7 @@ func toCardModel(c *domain.Card) *cardModel {
 		MaskedPAN: s.MaskedPAN, PANHash: s.PANHash, Expiry: s.Expiry.String(), Phone: s.Phone.String(), PINFL: s.PINFL,
 		NetworkRef: s.NetworkRef, Token: s.Token, Status: s.Status.String(), Reason: s.Reason, OTPHash: s.OTPHash,
 		OTPSentAt: optTime(s.OTPSentAt), OTPExpiresAt: optTime(s.OTPExpiresAt), OTPAttempts: s.OTPAttempts,
-		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
+		CodeAccepted: optTime(s.CodeAcceptedAt), CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
 }
 
 func (m *cardModel) toDomain() (*domain.Card, error) {
@@ -65,7 +58,7 @@ func (m *cardModel) toDomain() (*domain.Card, error) {
 	return domain.RestoreCard(domain.CardState{ID: m.ID, PartnerID: m.PartnerID, Origin: origin, Network: network,
 		MaskedPAN: m.MaskedPAN, PANHash: m.PANHash, Expiry: expiry, Phone: phone, PINFL: m.PINFL, NetworkRef: m.NetworkRef,
 		Token: m.Token, Status: status, Reason: m.Reason, OTPHash: m.OTPHash, OTPSentAt: fromOptTime(m.OTPSentAt),
-		OTPExpiresAt: fromOptTime(m.OTPExpiresAt), OTPAttempts: m.OTPAttempts, CreatedAt: m.CreatedAt.UTC(),
+		OTPExpiresAt: fromOptTime(m.OTPExpiresAt), OTPAttempts: m.OTPAttempts, CodeAcceptedAt: fromOptTime(m.CodeAccepted), CreatedAt: m.CreatedAt.UTC(),
 		UpdatedAt: m.UpdatedAt.UTC()}), nil
 }
 
@@ -86,7 +79,7 @@ func (r *CardRepository) Create(ctx context.Context, c *domain.Card) error {
 	if err != nil {
 		return err
 	}
-	return createWithEvents(ctx, r.db, cards, m, c, cardUnique)
+	return createWithEvents(ctx, r.db, m, c, cardUnique)
 }
 
 // Get implements ports.CardRepository.
@@ -133,7 +126,7 @@ func (r *CardRepository) ListIssuedLive(ctx context.Context, partnerID uuid.UUID
 
 // Update implements ports.CardRepository.
 func (r *CardRepository) Update(ctx context.Context, id uuid.UUID, fn func(c *domain.Card) error) error {
-	return lockedUpdate(ctx, r.db, cards, id, domain.ErrCardNotFound, cardUnique, (*cardModel).toDomain, r.toModel, fn)
+	return lockedUpdate(ctx, r.db, id, domain.ErrCardNotFound, cardUnique, (*cardModel).toDomain, r.toModel, fn)
 }
 
 type cardOrderModel struct {
@@ -153,13 +146,6 @@ type cardOrderModel struct {
 }
 
 func (cardOrderModel) TableName() string { return "card_orders" }
-
-func (m *cardOrderModel) fields() []any {
-	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Phone, &m.ClientData, &m.Status, &m.Description,
-		&m.IssuerRef, &m.CardID, &m.Attempts, &m.NextRunAt, &m.CreatedAt, &m.UpdatedAt}
-}
-
-var cardOrders = tableOf(cardOrderModel{})
 
 func toCardOrderModel(o *domain.CardOrder) *cardOrderModel {
 	s := o.State()
@@ -223,7 +209,7 @@ func (r *CardOrderRepository) Create(ctx context.Context, o *domain.CardOrder) e
 	if err != nil {
 		return err
 	}
-	return createWithEvents(ctx, r.db, cardOrders, m, o, cardOrderUnique)
+	return createWithEvents(ctx, r.db, m, o, cardOrderUnique)
 }
 
 // Get implements ports.CardOrderRepository.
@@ -237,7 +223,7 @@ func (r *CardOrderRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Ca
 
 // Update implements ports.CardOrderRepository.
 func (r *CardOrderRepository) Update(ctx context.Context, id uuid.UUID, fn func(o *domain.CardOrder) error) error {
-	return lockedUpdate(ctx, r.db, cardOrders, id, domain.ErrCardOrderNotFound, cardOrderUnique, r.load, r.toModel, fn)
+	return lockedUpdate(ctx, r.db, id, domain.ErrCardOrderNotFound, cardOrderUnique, r.load, r.toModel, fn)
 }
 
 // ListDue implements ports.CardOrderRepository.

@@ -372,23 +372,53 @@ func record(s *suite, key string) ports.IdempotencyRecord {
 	return ports.IdempotencyRecord{PartnerID: s.partner.ID, Key: key, Endpoint: "/x", Fingerprint: []byte{1, 2}, CreatedAt: t0}
 }
 
+// request runs effect as the use case of request key does, through the application's
+// idempotency step: one transaction claims the key, runs effect and stores a success's answer;
+// when effect is refused (a business error), its effects roll back and a second transaction
+// stores the refusal's answer under the claim alone.
+func (s *suite) request(ctx context.Context, key string, effect func(ctx context.Context) error) error {
+	err := s.uow.Do(ctx, func(ctx context.Context) error {
+		if err := s.uow.Claim(ctx, record(s, key)); err != nil {
+			return err
+		}
+		if err := effect(ctx); err != nil {
+			return err
+		}
+		return s.uow.Answer(ctx, s.partner.ID, key, 0, []byte(`{"result":{}}`))
+	})
+	if !errors.Is(err, domain.ErrWrongState) && !errors.Is(err, domain.ErrApplicationNotFound) {
+		return err
+	}
+	return s.uow.Do(ctx, func(ctx context.Context) error {
+		if err := s.uow.Claim(ctx, record(s, key)); err != nil {
+			return err
+		}
+		return s.uow.Answer(ctx, s.partner.ID, key, 1002, []byte(`{"error":{"code":1002}}`))
+	})
+}
+
 // answerAfterFailure runs effect as the use case of request key, then fails the use case with
-// a business error and stores that error's answer, as the HTTP edge does.
+// a business error, whose answer is stored.
 func (s *suite) answerAfterFailure(t *testing.T, key string, effect func(ctx context.Context) error) {
 	t.Helper()
-	rctx, scope := s.uow.Begin(context.Background(), record(s, key))
-	err := s.uow.Do(rctx, func(ctx context.Context) error {
+	err := s.request(context.Background(), key, func(ctx context.Context) error {
 		if err := effect(ctx); err != nil {
 			return err
 		}
 		return domain.ErrWrongState
 	})
-	if !errors.Is(err, domain.ErrWrongState) {
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := scope.Commit(rctx, 409, []byte(`{"error":1002}`)); err != nil {
-		t.Fatal(err)
+}
+
+// code is the code of the answer stored under key, or -1 when there is none.
+func (s *suite) code(key string) int {
+	rec := must(s.uow.Lookup(context.Background(), s.partner.ID, key))
+	if rec == nil || !rec.Answered {
+		return -1
 	}
+	return rec.Code
 }
 
 func TestIdempotentAnswerIsStoredWithTheEffects(t *testing.T) {
@@ -396,16 +426,12 @@ func TestIdempotentAnswerIsStoredWithTheEffects(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
 		a := s.newApplication(t, s.partner, uuid.New())
-		rctx, scope := s.uow.Begin(ctx, record(s, "k1"))
-		err := s.uow.Do(rctx, func(ctx context.Context) error { return s.apps.Create(ctx, a) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := scope.Commit(rctx, 200, []byte(`{"ok":true}`)); err != nil {
+		if err := s.request(ctx, "k1", func(ctx context.Context) error { return s.apps.Create(ctx, a) }); err != nil {
 			t.Fatal(err)
 		}
 		rec, err := s.uow.Lookup(ctx, s.partner.ID, "k1")
-		if err != nil || rec == nil || string(rec.Body) != `{"ok":true}` || rec.HTTPStatus != 200 {
+		if err != nil || rec == nil || string(rec.Body) != `{"result":{}}` || rec.Code != 0 || !rec.Answered ||
+			rec.Endpoint != "/x" || string(rec.Fingerprint) != "\x01\x02" {
 			t.Fatalf("lookup: %+v %v", rec, err)
 		}
 		if _, err := s.apps.Get(ctx, a.ID()); err != nil {
@@ -414,9 +440,7 @@ func TestIdempotentAnswerIsStoredWithTheEffects(t *testing.T) {
 
 		// A second request with the same key loses the claim and changes nothing.
 		b := s.newApplication(t, s.partner, uuid.New())
-		rctx, scope = s.uow.Begin(ctx, record(s, "k1"))
-		err = s.uow.Do(rctx, func(ctx context.Context) error { return s.apps.Create(ctx, b) })
-		scope.Rollback()
+		err = s.request(ctx, "k1", func(ctx context.Context) error { return s.apps.Create(ctx, b) })
 		if !errors.Is(err, ports.ErrDuplicateRequest) {
 			t.Fatalf("duplicate: %v", err)
 		}
@@ -426,10 +450,9 @@ func TestIdempotentAnswerIsStoredWithTheEffects(t *testing.T) {
 	})
 }
 
-// TestARequestThatStartsWithARefusedWrite: a write that opens its request's transaction
-// travels with the BEGIN and the claim, and when it is refused the use case still gets its
-// domain error, and the error's answer is stored without the write.
-func TestARequestThatStartsWithARefusedWrite(t *testing.T) {
+// TestARefusedWriteRollsBackItsClaim: a write refused by a constraint is its domain error,
+// and the transaction that claimed the key leaves neither the write nor the claim.
+func TestARefusedWriteRollsBackItsClaim(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
@@ -438,16 +461,17 @@ func TestARequestThatStartsWithARefusedWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 		again := s.newApplication(t, s.partner, ext)
-		rctx, scope := s.uow.Begin(ctx, record(s, "w1"))
-		err := s.uow.Do(rctx, func(ctx context.Context) error { return s.apps.Create(ctx, again) })
+		err := s.uow.Do(ctx, func(ctx context.Context) error {
+			if err := s.uow.Claim(ctx, record(s, "w1")); err != nil {
+				return err
+			}
+			return s.apps.Create(ctx, again)
+		})
 		if !errors.Is(err, domain.ErrExternalIDUsed) {
 			t.Fatalf("used externalId: %v", err)
 		}
-		if err := scope.Commit(rctx, 409, []byte(`{"error":1009}`)); err != nil {
-			t.Fatal(err)
-		}
-		if rec, _ := s.uow.Lookup(ctx, s.partner.ID, "w1"); rec == nil || rec.HTTPStatus != 409 {
-			t.Fatalf("answer not stored: %+v", rec)
+		if rec, _ := s.uow.Lookup(ctx, s.partner.ID, "w1"); rec != nil {
+			t.Fatalf("claim kept: %+v", rec)
 		}
 		if _, err := s.apps.Get(ctx, again.ID()); !errors.Is(err, domain.ErrApplicationNotFound) {
 			t.Fatalf("refused write stored: %v", err)
@@ -455,8 +479,8 @@ func TestARequestThatStartsWithARefusedWrite(t *testing.T) {
 	})
 }
 
-// TestAnApplicationsUpdateIsSeenInItsTransaction: an application's update, written behind, is
-// what the transaction's next read finds, and what it commits.
+// TestAnApplicationsUpdateIsSeenInItsTransaction: an application's update is what the
+// transaction's next read finds, and what it commits.
 func TestAnApplicationsUpdateIsSeenInItsTransaction(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {
@@ -481,47 +505,49 @@ func TestAnApplicationsUpdateIsSeenInItsTransaction(t *testing.T) {
 	})
 }
 
-// TestARequestThatStartsWithAnUpdate: the row an update reads travels with the BEGIN and the
-// claim of its request; a missing row is the use case's not-found, and a lost claim reads and
-// changes nothing.
-func TestARequestThatStartsWithAnUpdate(t *testing.T) {
+// TestAClaimResumedByItsLastStep: a request whose first step committed its claim without an
+// answer is ended by a later transaction that locks the claim (Resume) and answers it; a
+// second run that resumes after that finds it answered.
+func TestAClaimResumedByItsLastStep(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
-		a := s.stored(t)
-		cancel := func(ctx context.Context) error {
-			return s.apps.Update(ctx, a.ID(), func(a *domain.Application) error { return a.Cancel(domain.InitiatorPartner, t0) })
-		}
-		rctx, scope := s.uow.Begin(ctx, record(s, "u1"))
-		if err := s.uow.Do(rctx, cancel); err != nil {
+		if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, record(s, "r1")) }); err != nil {
 			t.Fatal(err)
 		}
-		if err := scope.Commit(rctx, 200, []byte("{}")); err != nil {
-			t.Fatal(err)
+		if rec := must(s.uow.Lookup(ctx, s.partner.ID, "r1")); rec == nil || rec.Answered {
+			t.Fatalf("after the first step: %+v, want claimed and unanswered", rec)
 		}
-		if got, _ := s.apps.Get(ctx, a.ID()); got == nil || got.Status() != domain.StatusCanceled {
-			t.Fatalf("update lost: %+v", got)
+		end := func() (*ports.IdempotencyRecord, error) {
+			var got *ports.IdempotencyRecord
+			err := s.uow.Do(ctx, func(ctx context.Context) error {
+				rec, err := s.uow.Resume(ctx, s.partner.ID, "r1")
+				if err != nil || rec.Answered {
+					got = rec
+					return err
+				}
+				got = rec
+				return s.uow.Answer(ctx, s.partner.ID, "r1", 1016, []byte(`{"error":{"code":1016}}`))
+			})
+			return got, err
 		}
-
-		rctx, scope = s.uow.Begin(ctx, record(s, "u1"))
-		err := s.uow.Do(rctx, cancel)
-		scope.Rollback()
-		if !errors.Is(err, ports.ErrDuplicateRequest) {
-			t.Fatalf("duplicate: %v", err)
+		if rec, err := end(); err != nil || rec.Answered {
+			t.Fatalf("last step: %+v %v", rec, err)
 		}
-
-		rctx, scope = s.uow.Begin(ctx, record(s, "u2"))
-		err = s.uow.Do(rctx, func(ctx context.Context) error {
-			return s.apps.Update(ctx, uuid.New(), func(*domain.Application) error { return nil })
+		if rec, err := end(); err != nil || !rec.Answered || rec.Code != 1016 || string(rec.Body) != `{"error":{"code":1016}}` {
+			t.Fatalf("a second run's last step: %+v %v, want the stored answer", rec, err)
+		}
+		err := s.uow.Do(ctx, func(ctx context.Context) error {
+			_, err := s.uow.Resume(ctx, s.partner.ID, "never")
+			return err
 		})
-		if !errors.Is(err, domain.ErrApplicationNotFound) {
-			t.Fatalf("unknown id: %v", err)
+		if err == nil {
+			t.Fatal("resumed a request that was never claimed")
 		}
-		if err := scope.Commit(rctx, 404, []byte(`{"error":1001}`)); err != nil {
-			t.Fatal(err)
-		}
-		if rec, _ := s.uow.Lookup(ctx, s.partner.ID, "u2"); rec == nil || rec.HTTPStatus != 404 {
-			t.Fatalf("answer not stored: %+v", rec)
+		if err := s.uow.Do(ctx, func(ctx context.Context) error {
+			return s.uow.Answer(ctx, s.partner.ID, "never", 0, []byte("{}"))
+		}); err == nil {
+			t.Fatal("answered a request that was never claimed")
 		}
 	})
 }
@@ -535,8 +561,8 @@ func TestBusinessErrorAnswerDropsPartialEffects(t *testing.T) {
 		if _, err := s.apps.Get(ctx, a.ID()); !errors.Is(err, domain.ErrApplicationNotFound) {
 			t.Fatalf("a failed use case left its effect: %v", err)
 		}
-		if rec, _ := s.uow.Lookup(ctx, s.partner.ID, "k2"); rec == nil || rec.HTTPStatus != 409 {
-			t.Fatalf("answer not stored: %+v", rec)
+		if code := s.code("k2"); code != 1002 {
+			t.Fatalf("answer stored with code %d, want 1002", code)
 		}
 	})
 }
@@ -545,29 +571,63 @@ func TestConcurrentDuplicateWaitsForTheFirst(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
-		first, scope1 := s.uow.Begin(ctx, record(s, "k3"))
-		if err := s.uow.Do(first, func(ctx context.Context) error { return s.apps.Create(ctx, s.newApplication(t, s.partner, uuid.New())) }); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { // its first statement, a read, claims the key
-			second, scope2 := s.uow.Begin(ctx, record(s, "k3"))
-			defer scope2.Rollback()
-			done <- s.uow.Do(second, func(ctx context.Context) error {
-				_, err := s.apps.Get(ctx, uuid.New())
-				return err
+		claimed, release := make(chan struct{}), make(chan struct{})
+		first := make(chan error, 1)
+		go func() {
+			first <- s.request(ctx, "k3", func(ctx context.Context) error {
+				close(claimed)
+				<-release
+				return s.apps.Create(ctx, s.newApplication(t, s.partner, uuid.New()))
 			})
+		}()
+		<-claimed
+		done := make(chan error, 1)
+		go func() {
+			done <- s.request(ctx, "k3", func(ctx context.Context) error { return nil })
 		}()
 		select {
 		case err := <-done:
 			t.Errorf("the duplicate did not wait for the first: %v", err)
 		case <-time.After(200 * time.Millisecond):
 		}
-		if err := scope1.Commit(first, 200, []byte("{}")); err != nil {
+		close(release)
+		if err := <-first; err != nil {
 			t.Fatal(err)
 		}
 		if err := <-done; !errors.Is(err, ports.ErrDuplicateRequest) {
 			t.Fatalf("after the first committed: %v", err)
+		}
+	})
+}
+
+// TestALockHeldPastItsWaitIsRetry: a statement that waits for a row lock longer than the
+// lock wait is "unavailable, retry" (code 10), not "a request with this id is in progress":
+// nothing says the holder is a duplicate.
+func TestALockHeldPastItsWaitIsRetry(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		if s.db.Dialect != store.Postgres {
+			t.Skip("SQLite has one connection per process: a second writer waits for it, not for a lock")
+		}
+		ctx := context.Background()
+		a := s.stored(t)
+		locked, release := make(chan struct{}), make(chan struct{})
+		holder := make(chan error, 1)
+		go func() {
+			holder <- s.apps.Update(ctx, a.ID(), func(*domain.Application) error {
+				close(locked)
+				<-release
+				return nil
+			})
+		}()
+		<-locked
+		err := s.apps.Update(ctx, a.ID(), func(*domain.Application) error { return nil })
+		close(release)
+		if !errors.Is(err, ports.ErrUnavailable) || errors.Is(err, ports.ErrRequestInProgress) {
+			t.Fatalf("waited past the lock wait: %v, want ErrUnavailable only", err)
+		}
+		if err := <-holder; err != nil {
+			t.Fatal(err)
 		}
 	})
 }

@@ -21,8 +21,9 @@ import (
 type constraintErrors map[string]error
 
 // interpretError translates a driver error into the errors the ports promise: a unique
-// violation into the caller's domain error, a lock wait past its limit into
-// ErrRequestInProgress, a lost connection into ErrUnavailable. Other errors pass unchanged.
+// violation into the caller's domain error, a lock wait past its limit or a lost connection
+// into ErrUnavailable (the caller may retry; Claim tells a wait for a duplicate apart). Other
+// errors pass unchanged.
 func interpretError(err error, notFound error, unique constraintErrors) error {
 	if err == nil {
 		return nil
@@ -38,7 +39,7 @@ func interpretError(err error, notFound error, unique constraintErrors) error {
 				return e
 			}
 		case "55P03": // lock_not_available: lock_timeout elapsed
-			return ports.ErrRequestInProgress
+			return fmt.Errorf("%w: %w", ports.ErrUnavailable, errLockTimeout)
 		case "57P01", "57P02", "57P03", "53300": // shutdown, too many connections
 			return fmt.Errorf("%w: %w", ports.ErrUnavailable, err)
 		}
@@ -61,7 +62,7 @@ func interpretError(err error, notFound error, unique constraintErrors) error {
 		return err
 	}
 	if strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY") {
-		return ports.ErrRequestInProgress
+		return fmt.Errorf("%w: %w", ports.ErrUnavailable, errLockTimeout)
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, driver.ErrBadConn) || pgconn.SafeToRetry(err) {
@@ -72,6 +73,10 @@ func interpretError(err error, notFound error, unique constraintErrors) error {
 	}
 	return err
 }
+
+// errLockTimeout is a wait for a lock (a row's, or SQLite's database lock) past
+// requestLockTimeout.
+var errLockTimeout = errors.New("waited too long for a lock held by a concurrent request")
 
 // errNoAccount is a ledger account that does not exist: a programming error, never input.
 func errNoAccount(key string) error { return fmt.Errorf("ledger account %s does not exist", key) }

@@ -17,13 +17,11 @@ type eventSource interface {
 }
 
 // insertEvent records an event for a partner that has a webhook; nothing for one without.
-var insertEvent = newQuery(`INSERT INTO events (id, partner_id, type, body, created_at, attempts, next_attempt_at, last_error)
-SELECT ?, ?, ?, ?, ?, 0, ?, '' WHERE EXISTS (SELECT 1 FROM partners WHERE id = ? AND webhook_url <> '')`)
+const insertEvent = `INSERT INTO events (id, partner_id, type, body, created_at, attempts, next_attempt_at, last_error)
+SELECT ?, ?, ?, ?, ?, 0, ?, '' WHERE EXISTS (SELECT 1 FROM partners WHERE id = ? AND webhook_url <> '')`
 
 // insertEvents stores events in ctx's transaction, for partners that have a webhook: one
-// statement per event, which is also the check that the partner wants it. Nothing in the
-// transaction reads them, so they are sent with its COMMIT (in the same round trip on
-// PostgreSQL); outside a transaction each is run at once.
+// statement per event, which is also the check that the partner wants it.
 func insertEvents(ctx context.Context, db *DB, evs []domain.Event) error {
 	for _, e := range evs {
 		if db.EventBody == nil {
@@ -34,11 +32,8 @@ func insertEvents(ctx context.Context, db *DB, evs []domain.Event) error {
 			return err
 		}
 		at := e.At.UTC()
-		s := statement{insertEvent, []any{e.ID, e.PartnerID, e.Type().String(), string(body), at, at, e.PartnerID}}
-		if stateFrom(ctx).deferUntilCommit(s) {
-			continue
-		}
-		if err := db.conn(ctx).Exec(s.sql, s.args...).Error; err != nil {
+		err = db.conn(ctx).Exec(insertEvent, e.ID, e.PartnerID, e.Type().String(), string(body), at, at, e.PartnerID).Error
+		if err != nil {
 			return interpretError(err, nil, nil)
 		}
 	}
@@ -53,18 +48,14 @@ func takeEvents(agg any) []domain.Event {
 	return nil
 }
 
-// createWithEvents inserts an aggregate's row m into t and the events it recorded, in one
+// createWithEvents inserts an aggregate's row m and the events it recorded, in one
 // transaction.
-func createWithEvents(ctx context.Context, db *DB, t table, m fielder, agg any, unique constraintErrors) error {
-	evs := takeEvents(agg)
-	if len(evs) == 0 {
-		return interpretError(db.exec(ctx, t.insertOf(m)), nil, unique)
-	}
+func createWithEvents(ctx context.Context, db *DB, m any, agg any, unique constraintErrors) error {
 	return NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
-		if err := interpretError(db.exec(ctx, t.insertOf(m)), nil, unique); err != nil {
+		if err := interpretError(db.conn(ctx).Create(m).Error, nil, unique); err != nil {
 			return err
 		}
-		return insertEvents(ctx, db, evs)
+		return insertEvents(ctx, db, takeEvents(agg))
 	})
 }
 

@@ -206,19 +206,15 @@ func TestARequestsEventsGoWithItsAnswer(t *testing.T) {
 			t.Fatalf("a failed request left events %v", eventTypes(t, due))
 		}
 
-		rctx, scope := s.uow.Begin(ctx, record(s, "done"))
-		if err := s.uow.Do(rctx, cancel); err != nil {
-			t.Fatal(err)
-		}
-		if err := scope.Commit(rctx, 200, []byte(`{"result":{}}`)); err != nil {
+		if err := s.request(ctx, "done", cancel); err != nil {
 			t.Fatal(err)
 		}
 		due := must(outbox.ClaimDue(ctx, t0, lease, 100))
 		if types := eventTypes(t, due); len(types) != 1 || types[0] != "APPLICATION_STATUS_CHANGED" {
 			t.Fatalf("claimed %v, want the cancellation's status change", types)
 		}
-		if rec, _ := s.uow.Lookup(ctx, s.partner.ID, "done"); rec == nil || rec.HTTPStatus != 200 {
-			t.Fatalf("answer not stored: %+v", rec)
+		if code := s.code("done"); code != 0 {
+			t.Fatalf("answer stored with code %d, want 0", code)
 		}
 	})
 }

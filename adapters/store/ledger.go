@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -59,28 +60,33 @@ func (r *LedgerRepository) Post(ctx context.Context, p domain.Posting) error {
 			return errNoAccount(e.Account.Key())
 		}
 	}
-	writes := make([]statement, 0, 1+len(p.Entries))
-	writes = append(writes, statement{insertPosting, []any{p.ID, p.Kind.String(), p.Ref, p.At.UTC()}})
+	if err := interpretError(db.Create(&postingModel{ID: p.ID, Kind: p.Kind.String(), Ref: p.Ref, CreatedAt: p.At.UTC()}).Error, nil, nil); err != nil {
+		return err
+	}
+	rows := make([]entryModel, 0, len(p.Entries))
 	for _, e := range p.Entries {
-		writes = append(writes, statement{insertEntry, []any{p.ID, e.Account.Key(), e.Debit, e.Credit}})
+		rows = append(rows, entryModel{PostingID: p.ID, AccountKey: e.Account.Key(), Debit: e.Debit, Credit: e.Credit})
 	}
-	for _, w := range writes {
-		if err := interpretError(r.db.execBehind(ctx, w), nil, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return interpretError(db.Create(&rows).Error, nil, nil)
 }
 
-// A posting's record and its entries are written behind, with the COMMIT: the posting's only
-// unique key is its fresh id and its entries refer to it and to the accounts whose balances
-// were just updated, so nothing can refuse them that a caller would answer (the floor is
-// enforced by the balances' update, which runs at once; an entry's one-side check is the
-// domain's rule for every entry).
-var (
-	insertPosting = newQuery("INSERT INTO ledger_postings (id, kind, ref, created_at) VALUES (?, ?, ?, ?)")
-	insertEntry   = newQuery("INSERT INTO ledger_entries (posting_id, account_key, debit, credit) VALUES (?, ?, ?, ?)")
-)
+type postingModel struct {
+	ID        uuid.UUID `gorm:"column:id;primaryKey"`
+	Kind      string    `gorm:"column:kind"`
+	Ref       uuid.UUID `gorm:"column:ref"`
+	CreatedAt time.Time `gorm:"column:created_at;autoCreateTime:false"`
+}
+
+func (postingModel) TableName() string { return "ledger_postings" }
+
+type entryModel struct {
+	PostingID  uuid.UUID `gorm:"column:posting_id"`
+	AccountKey string    `gorm:"column:account_key"`
+	Debit      int64     `gorm:"column:debit"`
+	Credit     int64     `gorm:"column:credit"`
+}
+
+func (entryModel) TableName() string { return "ledger_entries" }
 
 // Balance implements ports.LedgerRepository.
 func (r *LedgerRepository) Balance(ctx context.Context, a domain.Account) (int64, error) {

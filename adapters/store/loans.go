@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -33,30 +32,19 @@ type loanModel struct {
 
 func (loanModel) TableName() string { return "loans" }
 
-var loans = tableOf(loanModel{})
-
-func (m *loanModel) fields() []any {
-	return []any{&m.ID, &m.ApplicationID, &m.PartnerID, &m.Amount, &m.MonthPeriod, &m.Rate, &m.ServiceRate, &m.PenaltyDaily,
-		&m.ScheduleType, &m.AccountNumber, &m.ContractNumber, &m.IssuedAt, &m.Repayments, &m.ClosedAt, &m.Book}
-}
-
-var (
-	loanByApplication = newQuery("SELECT " + loans.columns + " FROM loans WHERE application_id = ?")
-	loanByContract    = newQuery("SELECT " + loans.columns + " FROM loans WHERE contract_number = ?")
-	// loanForRepayment joins the loan to its application (for the client's name) and to its
-	// demand account, whose key is "DEMAND:<loan id>" (domain.Account.Key).
-	loanForRepayment = newQuery("SELECT l." + strings.ReplaceAll(loans.columns, ", ", ", l.") + `, a.client_data, acc.balance
+// loanForRepayment joins the loan to its application (for the client's name) and to its
+// demand account, whose key is "DEMAND:<loan id>" (domain.Account.Key).
+const loanForRepayment = `SELECT l.*, a.client_data AS app_client_data, acc.balance AS demand_balance
 FROM loans l
 JOIN applications a ON a.id = l.application_id
 LEFT JOIN ledger_accounts acc ON acc.key = ? || CAST(l.id AS TEXT)
-WHERE l.contract_number = ?`)
-)
+WHERE l.contract_number = ?`
 
-// getLoan reads the one loan q finds.
-func (r *LoanRepository) getLoan(ctx context.Context, q query, arg any) (*domain.Loan, error) {
+// getLoan reads the one loan whose column equals value.
+func (r *LoanRepository) getLoan(ctx context.Context, column string, value any) (*domain.Loan, error) {
 	var m loanModel
-	if err := interpretError(r.db.queryRow(ctx, q, arg).Scan(m.fields()...), domain.ErrLoanNotFound, nil); err != nil {
-		return nil, err
+	if err := r.db.conn(ctx).Where(column+" = ?", value).Take(&m).Error; err != nil {
+		return nil, interpretError(err, domain.ErrLoanNotFound, nil)
 	}
 	return m.toDomain()
 }
@@ -73,7 +61,7 @@ func (r *LoanRepository) Create(ctx context.Context, l *domain.Loan) error {
 	if err != nil {
 		return err
 	}
-	return createWithEvents(ctx, r.db, loans, m, l, nil)
+	return createWithEvents(ctx, r.db, m, l, nil)
 }
 
 func toLoanModel(l *domain.Loan) (*loanModel, error) {
@@ -95,30 +83,32 @@ func toLoanModel(l *domain.Loan) (*loanModel, error) {
 
 // GetByApplication implements ports.LoanRepository.
 func (r *LoanRepository) GetByApplication(ctx context.Context, applicationID uuid.UUID) (*domain.Loan, error) {
-	return r.getLoan(ctx, loanByApplication, applicationID)
+	return r.getLoan(ctx, "application_id", applicationID)
 }
 
 // Get implements ports.LoanRepository.
 func (r *LoanRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Loan, error) {
-	return r.getLoan(ctx, loans.byID, id)
+	return r.getLoan(ctx, "id", id)
 }
 
 // GetByContract implements ports.LoanRepository.
 func (r *LoanRepository) GetByContract(ctx context.Context, number string) (*domain.Loan, error) {
-	return r.getLoan(ctx, loanByContract, number)
+	return r.getLoan(ctx, "contract_number", number)
 }
 
 // GetForRepayment implements ports.LoanRepository.
 func (r *LoanRepository) GetForRepayment(ctx context.Context, number string) (ports.LoanForRepayment, error) {
 	var got struct {
-		Loan          loanModel
+		Loan          loanModel `gorm:"embedded"`
 		AppClientData string
 		DemandBalance *int64
 	}
-	dest := append(got.Loan.fields(), &got.AppClientData, &got.DemandBalance)
-	res := r.db.queryRow(ctx, loanForRepayment, domain.AccountDemand.String()+":", number)
-	if err := interpretError(res.Scan(dest...), domain.ErrLoanNotFound, nil); err != nil {
+	res := r.db.conn(ctx).Raw(loanForRepayment, domain.AccountDemand.String()+":", number).Scan(&got)
+	if err := interpretError(res.Error, nil, nil); err != nil {
 		return ports.LoanForRepayment{}, err
+	}
+	if res.RowsAffected == 0 {
+		return ports.LoanForRepayment{}, domain.ErrLoanNotFound
 	}
 	if got.DemandBalance == nil {
 		return ports.LoanForRepayment{}, errNoAccount(domain.LoanAccount(domain.AccountDemand, got.Loan.ID).Key())
@@ -144,7 +134,7 @@ func (r *LoanRepository) ListAwaitingContract(ctx context.Context, t time.Time, 
 
 // Update implements ports.LoanRepository.
 func (r *LoanRepository) Update(ctx context.Context, id uuid.UUID, fn func(l *domain.Loan) error) error {
-	return lockedUpdate(ctx, r.db, loans, id, domain.ErrLoanNotFound, loanUnique, (*loanModel).toDomain, toLoanModel, fn)
+	return lockedUpdate(ctx, r.db, id, domain.ErrLoanNotFound, loanUnique, (*loanModel).toDomain, toLoanModel, fn)
 }
 
 var loanUnique = constraintErrors{"loans_contract_number_key": errors.New("contract number already used by another loan")}

@@ -38,15 +38,6 @@ type repaymentModel struct {
 
 func (repaymentModel) TableName() string { return "repayments" }
 
-func (m *repaymentModel) fields() []any {
-	return []any{&m.ID, &m.PartnerID, &m.LoanID, &m.ContractNumber, &m.LoanVersion, &m.QuoteNotDuePrincipal,
-		&m.QuoteOverduePrincipal, &m.QuoteOverdueInterest, &m.QuoteTermInterest, &m.QuotePenalty, &m.AccountBalance,
-		&m.CheckedAt, &m.ExpireAt, &m.PaymentType, &m.Amount, &m.DebitID, &m.Network, &m.ExternalID, &m.TransactionID,
-		&m.PaidAt, &m.Principal, &m.Interest, &m.Penalty}
-}
-
-var repayments = tableOf(repaymentModel{})
-
 func toRepaymentModel(r *domain.Repayment) *repaymentModel {
 	s := r.State()
 	m := &repaymentModel{ID: s.ID, PartnerID: s.PartnerID, LoanID: s.LoanID, ContractNumber: s.ContractNumber,
@@ -107,17 +98,9 @@ var repaymentUnique = constraintErrors{
 	"repayments.network, repayments.debit_id": fmt.Errorf("%w: the debit paid another repayment already", domain.ErrDebitRejected),
 }
 
-// Create implements ports.RepaymentRepository. In a transaction, a new repayment request (the
-// repayment check's) is written behind, with the COMMIT: nothing can refuse it that its caller
-// would answer (its only unique key is its fresh id; the debit's key is empty until it is
-// paid; its loan and partner are rows the check has just read), and it saves the hottest write
-// a round trip.
+// Create implements ports.RepaymentRepository.
 func (r *RepaymentRepository) Create(ctx context.Context, rp *domain.Repayment) error {
-	m := toRepaymentModel(rp)
-	if m.PaidAt == nil && stateFrom(ctx).writeBehind(repayments.insertOf(m)) {
-		return insertEvents(ctx, r.db, takeEvents(rp))
-	}
-	return createWithEvents(ctx, r.db, repayments, m, rp, repaymentUnique)
+	return createWithEvents(ctx, r.db, toRepaymentModel(rp), rp, repaymentUnique)
 }
 
 // Get implements ports.RepaymentRepository.
@@ -131,7 +114,7 @@ func (r *RepaymentRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Re
 
 // Update implements ports.RepaymentRepository.
 func (r *RepaymentRepository) Update(ctx context.Context, id uuid.UUID, fn func(r *domain.Repayment) error) error {
-	return lockedUpdate(ctx, r.db, repayments, id, domain.ErrRepaymentNotFound, repaymentUnique,
+	return lockedUpdate(ctx, r.db, id, domain.ErrRepaymentNotFound, repaymentUnique,
 		(*repaymentModel).toDomain, infallible(toRepaymentModel), fn)
 }
 

@@ -30,13 +30,6 @@ type transferModel struct {
 
 func (transferModel) TableName() string { return "transfers" }
 
-func (m *transferModel) fields() []any {
-	return []any{&m.ID, &m.PartnerID, &m.ApplicationID, &m.LoanID, &m.ExternalID, &m.MaskedPAN, &m.Network,
-		&m.CardHolder, &m.Amount, &m.CreditToken, &m.Status, &m.Message, &m.CreatedAt, &m.FinishedAt, &m.UpdatedAt}
-}
-
-var transfers = tableOf(transferModel{})
-
 func toTransferModel(t *domain.Transfer) *transferModel {
 	s := t.State()
 	return &transferModel{ID: s.ID, PartnerID: s.PartnerID, ApplicationID: s.ApplicationID, LoanID: s.LoanID,
@@ -73,7 +66,7 @@ var transferUnique = constraintErrors{
 
 // Create implements ports.TransferRepository.
 func (r *TransferRepository) Create(ctx context.Context, t *domain.Transfer) error {
-	return createWithEvents(ctx, r.db, transfers, toTransferModel(t), t, transferUnique)
+	return createWithEvents(ctx, r.db, toTransferModel(t), t, transferUnique)
 }
 
 // Get implements ports.TransferRepository.
@@ -87,7 +80,7 @@ func (r *TransferRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Tra
 
 // Update implements ports.TransferRepository.
 func (r *TransferRepository) Update(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) error) error {
-	return lockedUpdate(ctx, r.db, transfers, id, domain.ErrTransferNotFound, nil, (*transferModel).toDomain, infallible(toTransferModel), fn)
+	return lockedUpdate(ctx, r.db, id, domain.ErrTransferNotFound, nil, (*transferModel).toDomain, infallible(toTransferModel), fn)
 }
 
 // ListNewBefore implements ports.TransferRepository.

@@ -147,20 +147,6 @@ func (mr *MockUnitOfWorkMockRecorder) AfterCommit(ctx, fn any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AfterCommit", reflect.TypeOf((*MockUnitOfWork)(nil).AfterCommit), ctx, fn)
 }
 
-// Detach mocks base method.
-func (m *MockUnitOfWork) Detach(ctx context.Context) context.Context {
-	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Detach", ctx)
-	ret0, _ := ret[0].(context.Context)
-	return ret0
-}
-
-// Detach indicates an expected call of Detach.
-func (mr *MockUnitOfWorkMockRecorder) Detach(ctx any) *gomock.Call {
-	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Detach", reflect.TypeOf((*MockUnitOfWork)(nil).Detach), ctx)
-}
-
 // Do mocks base method.
 func (m *MockUnitOfWork) Do(ctx context.Context, fn func(context.Context) error) error {
 	m.ctrl.T.Helper()
@@ -573,19 +559,32 @@ func (m *MockIdempotencyStore) EXPECT() *MockIdempotencyStoreMockRecorder {
 	return m.recorder
 }
 
-// Begin mocks base method.
-func (m *MockIdempotencyStore) Begin(ctx context.Context, rec ports.IdempotencyRecord) (context.Context, ports.RequestScope) {
+// Answer mocks base method.
+func (m *MockIdempotencyStore) Answer(ctx context.Context, partnerID uuid.UUID, key string, code int, body []byte) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Begin", ctx, rec)
-	ret0, _ := ret[0].(context.Context)
-	ret1, _ := ret[1].(ports.RequestScope)
-	return ret0, ret1
+	ret := m.ctrl.Call(m, "Answer", ctx, partnerID, key, code, body)
+	ret0, _ := ret[0].(error)
+	return ret0
 }
 
-// Begin indicates an expected call of Begin.
-func (mr *MockIdempotencyStoreMockRecorder) Begin(ctx, rec any) *gomock.Call {
+// Answer indicates an expected call of Answer.
+func (mr *MockIdempotencyStoreMockRecorder) Answer(ctx, partnerID, key, code, body any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Begin", reflect.TypeOf((*MockIdempotencyStore)(nil).Begin), ctx, rec)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Answer", reflect.TypeOf((*MockIdempotencyStore)(nil).Answer), ctx, partnerID, key, code, body)
+}
+
+// Claim mocks base method.
+func (m *MockIdempotencyStore) Claim(ctx context.Context, rec ports.IdempotencyRecord) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Claim", ctx, rec)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Claim indicates an expected call of Claim.
+func (mr *MockIdempotencyStoreMockRecorder) Claim(ctx, rec any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Claim", reflect.TypeOf((*MockIdempotencyStore)(nil).Claim), ctx, rec)
 }
 
 // Lookup mocks base method.
@@ -616,6 +615,21 @@ func (m *MockIdempotencyStore) Purge(ctx context.Context, before time.Time) (int
 func (mr *MockIdempotencyStoreMockRecorder) Purge(ctx, before any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Purge", reflect.TypeOf((*MockIdempotencyStore)(nil).Purge), ctx, before)
+}
+
+// Resume mocks base method.
+func (m *MockIdempotencyStore) Resume(ctx context.Context, partnerID uuid.UUID, key string) (*ports.IdempotencyRecord, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Resume", ctx, partnerID, key)
+	ret0, _ := ret[0].(*ports.IdempotencyRecord)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Resume indicates an expected call of Resume.
+func (mr *MockIdempotencyStoreMockRecorder) Resume(ctx, partnerID, key any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Resume", reflect.TypeOf((*MockIdempotencyStore)(nil).Resume), ctx, partnerID, key)
 }
 
 // MockLedgerRepository is a mock of LedgerRepository interface.

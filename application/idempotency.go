@@ -1,0 +1,192 @@
+package application
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// Request is a state-changing call as its idempotency sees it: the partner's key (the
+// envelope id), what was asked (endpoint and a fingerprint of the params), and how the
+// outcome is answered. The same key, endpoint and params again get the stored answer, byte
+// for byte; the same key with anything else is ErrRequestIDReused.
+type Request[R any] struct {
+	PartnerID   uuid.UUID
+	Key         string
+	Endpoint    string
+	Fingerprint []byte
+	// Render turns the use case's outcome, its result or the error that refused it, into the
+	// answer the partner gets. The edge that took the call owns the answer's form; the use case
+	// stores what Render returns in the transaction of its effects.
+	Render func(result R, err error) Answer
+}
+
+// Answer is what a partner is answered: the envelope code (0 for a success) and the body, as
+// sent.
+type Answer struct {
+	Code int
+	Body []byte
+}
+
+// stored reports whether the answer is kept and replayed: a success or a business refusal
+// (code 1000 and up). Validation and system errors are not, so a corrected or later retry with
+// the same id runs.
+func (a Answer) stored() bool { return a.Code == 0 || a.Code >= 1000 }
+
+// ErrRequestIDReused is a request id used before with other params or another endpoint.
+var ErrRequestIDReused = errors.New("request id was already used with other params or another endpoint; use a new id")
+
+// requests is the idempotency step of every state-changing use case.
+type requests struct {
+	uow   ports.UnitOfWork
+	store ports.IdempotencyStore
+}
+
+// claimFor is req's claim on its key.
+func claimFor[R any](req Request[R]) ports.IdempotencyRecord {
+	return ports.IdempotencyRecord{PartnerID: req.PartnerID, Key: req.Key, Endpoint: req.Endpoint,
+		Fingerprint: req.Fingerprint, CreatedAt: time.Now()}
+}
+
+// once runs a use case whose effects fit one transaction: it claims the key, runs fn and
+// stores the answer with fn's effects. A duplicate gets the stored answer.
+func once[R any](ctx context.Context, rq requests, req Request[R], fn func(ctx context.Context) (R, error)) Answer {
+	return finish(ctx, rq, req, false, fn)
+}
+
+// finish runs the transaction that ends a request: it claims the key (or, when resume is set,
+// locks the claim an earlier step of the same request took), runs fn, and stores the answer
+// with fn's effects. A refusal rolls fn's effects back, unless fn kept them (keep), and stores
+// its answer alone; an error that is not stored (validation, system) leaves nothing behind.
+func finish[R any](ctx context.Context, rq requests, req Request[R], resume bool, fn func(ctx context.Context) (R, error)) Answer {
+	var ans Answer
+	var refused error
+	err := rq.uow.Do(ctx, func(ctx context.Context) error {
+		if resume {
+			rec, err := rq.store.Resume(ctx, req.PartnerID, req.Key)
+			if err != nil {
+				return err
+			}
+			if rec.Answered { // another run of this request ended it first
+				ans = Answer{Code: rec.Code, Body: rec.Body}
+				return errAnswered
+			}
+		} else if err := rq.store.Claim(ctx, claimFor(req)); err != nil {
+			return err
+		}
+		res, err := fn(ctx)
+		ans = req.Render(res, err)
+		var k keptError
+		if err != nil && (!errors.As(err, &k) || !ans.stored()) {
+			refused = err
+			return err
+		}
+		return rq.store.Answer(ctx, req.PartnerID, req.Key, ans.Code, ans.Body)
+	})
+	var zero R
+	switch {
+	case err == nil, errors.Is(err, errAnswered):
+		return ans
+	case refused != nil && ans.stored():
+		return finish(ctx, rq, req, resume, func(context.Context) (R, error) { return zero, keep(refused) })
+	case refused != nil:
+		return ans
+	case errors.Is(err, ports.ErrDuplicateRequest):
+		return replay(ctx, rq, req)
+	}
+	return req.Render(zero, err)
+}
+
+// errAnswered stops a resumed request's last step that another run of it has ended.
+var errAnswered = errors.New("request answered by another run")
+
+// keptError is a refusal whose effects are kept, committed with its answer (a wrong SMS code
+// counts an attempt).
+type keptError struct{ error }
+
+func (k keptError) Unwrap() error { return k.error }
+
+// keep marks err as a refusal whose effects commit with its answer.
+func keep(err error) error { return keptError{err} }
+
+// replay answers a request whose key was claimed before: the stored answer, ErrRequestIDReused
+// when the key was used for something else, or ErrRequestInProgress while the claim has no
+// answer.
+func replay[R any](ctx context.Context, rq requests, req Request[R]) Answer {
+	rec, err := rq.store.Lookup(ctx, req.PartnerID, req.Key)
+	var zero R
+	switch {
+	case err != nil:
+		return req.Render(zero, err)
+	case rec == nil || !rec.Answered:
+		return req.Render(zero, ports.ErrRequestInProgress)
+	case rec.Endpoint != req.Endpoint || !bytes.Equal(rec.Fingerprint, req.Fingerprint):
+		return req.Render(zero, ErrRequestIDReused)
+	}
+	return Answer{Code: rec.Code, Body: rec.Body}
+}
+
+// prior is what a use case that calls a gateway looks at first, so that a replay never calls
+// the gateway again: the stored answer (done), or whether an earlier run claimed the key and
+// stopped before its last step (resume).
+func prior[R any](ctx context.Context, rq requests, req Request[R]) (ans Answer, done, resume bool) {
+	rec, err := rq.store.Lookup(ctx, req.PartnerID, req.Key)
+	var zero R
+	switch {
+	case err != nil:
+		return req.Render(zero, err), true, false
+	case rec == nil:
+		return Answer{}, false, false
+	case rec.Endpoint != req.Endpoint || !bytes.Equal(rec.Fingerprint, req.Fingerprint):
+		return req.Render(zero, ErrRequestIDReused), true, false
+	case !rec.Answered:
+		return Answer{}, false, true
+	}
+	return Answer{Code: rec.Code, Body: rec.Body}, true, false
+}
+
+// refuse answers req with err, a refusal found before any effect: a business refusal is
+// claimed and stored as the answer, anything else is only answered.
+func refuse[R any](ctx context.Context, rq requests, req Request[R], err error) Answer {
+	return once(ctx, rq, req, func(context.Context) (R, error) {
+		var zero R
+		return zero, keep(err)
+	})
+}
+
+// begin runs the first step of a request that ends after a gateway call (finish with resume
+// ends it): one transaction claims the key and runs fn, whose effects commit with the claim
+// and no answer yet (done false). A refusal from fn is the answer (done true): stored alone,
+// or with fn's effects when fn kept them (keep). A duplicate whose run claimed the key first
+// gets that run's answer, or, while it has none, goes on from the gateway call too (done
+// false): the gateway answers the same key the same way, and finish stores one answer.
+func begin[R any](ctx context.Context, rq requests, req Request[R], fn func(ctx context.Context) error) (ans Answer, done bool) {
+	err := rq.uow.Do(ctx, func(ctx context.Context) error {
+		if err := rq.store.Claim(ctx, claimFor(req)); err != nil {
+			return err
+		}
+		err := fn(ctx)
+		var k keptError
+		if errors.As(err, &k) {
+			var zero R
+			if ans = req.Render(zero, err); ans.stored() {
+				done = true
+				return rq.store.Answer(ctx, req.PartnerID, req.Key, ans.Code, ans.Body)
+			}
+		}
+		return err
+	})
+	switch {
+	case err == nil:
+		return ans, done
+	case errors.Is(err, ports.ErrDuplicateRequest):
+		ans, done, _ = prior(ctx, rq, req)
+		return ans, done
+	}
+	return refuse(ctx, rq, req, err), true
+}
