@@ -153,6 +153,3 @@ func classify(err error) (code, status int, message string) {
 	}
 	return codeInternal, http.StatusInternalServerError, "internal error"
 }
-
-// isBusiness reports whether a code is a business answer, stored for idempotent replay.
-func isBusiness(code int) bool { return code >= 1000 }

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
 
@@ -146,22 +145,11 @@ func (s *Server) endpoints() []endpoint {
 	return eps
 }
 
-// envelopeIDKey carries the envelope id to the handlers that record it.
-type envelopeIDKey struct{}
-
-// envelopeID returns the request's envelope id (a UUID, checked by readRequest).
-func envelopeID(ctx context.Context) uuid.UUID {
-	id, _ := ctx.Value(envelopeIDKey{}).(string)
-	u, _ := uuid.Parse(id)
-	return u
-}
-
 func (s *Server) handle(ep endpoint) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req, err := readRequest(c)
 		if req.id != "" {
 			c.Set(ctxID, req.id)
-			c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), envelopeIDKey{}, req.id)))
 		}
 		if err != nil {
 			return s.answer(c, req.id, nil, err)

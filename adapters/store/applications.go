@@ -181,21 +181,6 @@ func (m *applicationModel) toDomain() (*domain.Application, error) {
 	return domain.RestoreApplication(s), nil
 }
 
-func optTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
-
-func fromOptTime(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return t.UTC()
-}
-
 // ApplicationRepository implements ports.ApplicationRepository.
 type ApplicationRepository struct{ db *DB }
 

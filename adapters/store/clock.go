@@ -55,7 +55,7 @@ func (c *SandboxClock) Advance(ctx context.Context, d time.Duration) (time.Time,
 		return time.Time{}, errors.New("the sandbox clock only moves forward")
 	}
 	var offset int64
-	err := NewUnitOfWork(c.db).Do(ctx, func(ctx context.Context) error {
+	err := c.db.inTx(ctx, func(ctx context.Context) error {
 		var m clockModel
 		err := c.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = 1").Take(&m).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -65,7 +65,7 @@ func (c *SandboxClock) Advance(ctx context.Context, d time.Duration) (time.Time,
 		}
 		m.OffsetNS += int64(d)
 		offset = m.OffsetNS
-		NewUnitOfWork(c.db).AfterCommit(ctx, func(context.Context) { c.offset.Store(offset) })
+		c.db.afterCommit(ctx, func(context.Context) { c.offset.Store(offset) })
 		return interpretError(c.db.conn(ctx).Clauses(clause.OnConflict{
 			Columns:   []clause.Column{{Name: "id"}},
 			DoUpdates: clause.AssignmentColumns([]string{"offset_ns"}),

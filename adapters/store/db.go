@@ -35,6 +35,11 @@ const (
 	SQLite   Dialect = "sqlite"
 )
 
+// requestLockTimeout is how long a statement waits for a row lock (PostgreSQL's lock_timeout
+// on every connection, SQLite's busy timeout): a duplicate request waits this long for its
+// first, and any other wait this long is answered "retry" (code 10).
+const requestLockTimeout = 5 * time.Second
+
 // Config selects and sizes the database.
 type Config struct {
 	// DatabaseURL is a PostgreSQL URL; empty selects SQLite.

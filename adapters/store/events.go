@@ -48,17 +48,6 @@ func takeEvents(agg any) []domain.Event {
 	return nil
 }
 
-// createWithEvents inserts an aggregate's row m and the events it recorded, in one
-// transaction.
-func createWithEvents(ctx context.Context, db *DB, m any, agg any, unique constraintErrors) error {
-	return NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
-		if err := interpretError(db.conn(ctx).Create(m).Error, nil, unique); err != nil {
-			return err
-		}
-		return insertEvents(ctx, db, takeEvents(agg))
-	})
-}
-
 // EventOutbox implements ports.EventOutbox.
 type EventOutbox struct{ db *DB }
 
@@ -80,7 +69,7 @@ type outboundRow struct {
 // rows; on SQLite the immediate transaction serialises them.
 func (o *EventOutbox) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ports.OutboundEvent, error) {
 	var out []ports.OutboundEvent
-	err := NewUnitOfWork(o.db).Do(ctx, func(ctx context.Context) error {
+	err := o.db.inTx(ctx, func(ctx context.Context) error {
 		q := `SELECT e.id, e.partner_id, e.type, e.body, e.created_at, e.attempts, p.webhook_url, p.webhook_secret
 			FROM events e JOIN partners p ON p.id = e.partner_id
 			WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ? ORDER BY e.next_attempt_at LIMIT ?`

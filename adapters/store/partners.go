@@ -79,7 +79,7 @@ func (r *PartnerRepository) List(ctx context.Context) ([]domain.Partner, error) 
 
 // Update implements ports.PartnerRepository.
 func (r *PartnerRepository) Update(ctx context.Context, name string, fn func(p *domain.Partner) error) error {
-	return NewUnitOfWork(r.db).Do(ctx, func(ctx context.Context) error {
+	return r.db.inTx(ctx, func(ctx context.Context) error {
 		var m partnerModel
 		err := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("name = ?", name).Take(&m).Error
 		if err != nil {

@@ -12,35 +12,6 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// requestLockTimeout is how long a statement waits for a row lock (PostgreSQL's lock_timeout
-// on every connection, SQLite's busy timeout): a duplicate request waits this long for its
-// first, and any other wait this long is answered "retry" (code 10).
-const requestLockTimeout = 5 * time.Second
-
-type txKey struct{}
-
-// txState is the transaction a unit of work's context carries, and what is to run once it
-// has committed.
-type txState struct {
-	tx          *gorm.DB
-	afterCommit []func(context.Context)
-}
-
-func stateFrom(ctx context.Context) *txState {
-	st, _ := ctx.Value(txKey{}).(*txState)
-	return st
-}
-
-// conn returns the handle every repository statement must use: the context's transaction
-// when there is one (on SQLite's single connection anything else would deadlock), else the
-// pool.
-func (db *DB) conn(ctx context.Context) *gorm.DB {
-	if st := stateFrom(ctx); st != nil {
-		return st.tx.WithContext(ctx)
-	}
-	return db.Gorm.WithContext(ctx)
-}
-
 // UnitOfWork implements ports.UnitOfWork and ports.IdempotencyStore on one database.
 type UnitOfWork struct {
 	db *DB
@@ -53,30 +24,12 @@ func NewUnitOfWork(db *DB) *UnitOfWork { return &UnitOfWork{db: db} }
 // Called with a context that already carries a transaction, fn runs in it: the outermost Do
 // owns the transaction and commits it.
 func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error) error {
-	if stateFrom(ctx) != nil {
-		return fn(ctx)
-	}
-	st := &txState{}
-	err := u.db.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		st.tx = tx
-		return fn(context.WithValue(ctx, txKey{}, st))
-	})
-	if err != nil {
-		return interpretError(err, nil, nil)
-	}
-	for _, hook := range st.afterCommit {
-		hook(context.WithoutCancel(ctx))
-	}
-	return nil
+	return u.db.inTx(ctx, fn)
 }
 
 // AfterCommit implements ports.UnitOfWork.
 func (u *UnitOfWork) AfterCommit(ctx context.Context, fn func(ctx context.Context)) {
-	if st := stateFrom(ctx); st != nil {
-		st.afterCommit = append(st.afterCommit, fn)
-		return
-	}
-	fn(ctx)
+	u.db.afterCommit(ctx, fn)
 }
 
 type idempotencyModel struct {
@@ -155,39 +108,4 @@ func (u *UnitOfWork) Answer(ctx context.Context, partnerID uuid.UUID, key string
 func (u *UnitOfWork) Purge(ctx context.Context, before time.Time) (int64, error) {
 	res := u.db.conn(ctx).Where("created_at < ?", before.UTC()).Delete(&idempotencyModel{})
 	return res.RowsAffected, interpretError(res.Error, nil, nil)
-}
-
-// lockedUpdate is the body of every repository's Update, in the caller's transaction (or one
-// of its own): SELECT … FOR UPDATE of the row of model M with that id, the aggregate rebuilt,
-// fn applied, the row saved, and the events the aggregate recorded inserted. An error from fn
-// leaves the row unchanged.
-func lockedUpdate[M any, A any](ctx context.Context, db *DB, id uuid.UUID, notFound error, unique constraintErrors,
-	load func(*M) (A, error), save func(A) (*M, error), fn func(A) error) error {
-	return NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
-		var m M
-		// SQLite drops the locking clause; its writers serialise on the immediate transaction.
-		if err := db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
-			return interpretError(err, notFound, nil)
-		}
-		a, err := load(&m)
-		if err != nil {
-			return err
-		}
-		if err := fn(a); err != nil {
-			return err
-		}
-		saved, err := save(a)
-		if err != nil {
-			return err
-		}
-		if err := interpretError(db.conn(ctx).Select("*").Updates(saved).Error, nil, unique); err != nil {
-			return err
-		}
-		return insertEvents(ctx, db, takeEvents(a))
-	})
-}
-
-// infallible adapts a mapping that cannot fail to lockedUpdate's save.
-func infallible[A, M any](f func(A) *M) func(A) (*M, error) {
-	return func(a A) (*M, error) { return f(a), nil }
 }

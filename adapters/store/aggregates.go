@@ -1,0 +1,57 @@
+package store
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm/clause"
+)
+
+// How every aggregate is written: inserted with the events it recorded, and updated under
+// its row lock.
+
+// createWithEvents inserts an aggregate's row m and the events it recorded, in one
+// transaction.
+func createWithEvents(ctx context.Context, db *DB, m any, agg any, unique constraintErrors) error {
+	return db.inTx(ctx, func(ctx context.Context) error {
+		if err := interpretError(db.conn(ctx).Create(m).Error, nil, unique); err != nil {
+			return err
+		}
+		return insertEvents(ctx, db, takeEvents(agg))
+	})
+}
+
+// lockedUpdate is the body of every repository's Update, in the caller's transaction (or one
+// of its own): SELECT … FOR UPDATE of the row of model M with that id, the aggregate rebuilt,
+// fn applied, the row saved, and the events the aggregate recorded inserted. An error from fn
+// leaves the row unchanged.
+func lockedUpdate[M any, A any](ctx context.Context, db *DB, id uuid.UUID, notFound error, unique constraintErrors,
+	load func(*M) (A, error), save func(A) (*M, error), fn func(A) error) error {
+	return db.inTx(ctx, func(ctx context.Context) error {
+		var m M
+		// SQLite drops the locking clause; its writers serialise on the immediate transaction.
+		if err := db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
+			return interpretError(err, notFound, nil)
+		}
+		a, err := load(&m)
+		if err != nil {
+			return err
+		}
+		if err := fn(a); err != nil {
+			return err
+		}
+		saved, err := save(a)
+		if err != nil {
+			return err
+		}
+		if err := interpretError(db.conn(ctx).Select("*").Updates(saved).Error, nil, unique); err != nil {
+			return err
+		}
+		return insertEvents(ctx, db, takeEvents(a))
+	})
+}
+
+// infallible adapts a mapping that cannot fail to lockedUpdate's save.
+func infallible[A, M any](f func(A) *M) func(A) (*M, error) {
+	return func(a A) (*M, error) { return f(a), nil }
+}
