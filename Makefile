@@ -69,8 +69,10 @@ crash-test: ## Crash harness on PostgreSQL: KILLS SIGKILLs (default 25) of NODES
 	  $(GO) test -count=1 -v -timeout 60m -run '^TestCrashSafety$$' ./test/crash/
 
 .PHONY: bench
-bench: build ## Load harness on PostgreSQL (DB=sqlite for SQLite): scenarios vs ceilings of the same run; JSON in artifacts/bench.json
-	$(GO) run ./test/bench -bin $(BIN) -db $${DB:-postgres} $(BENCH_FLAGS)
+bench: build ## Load harness on PostgreSQL (DB=sqlite for SQLite); BASE=<git ref> also measures that commit's build and compares
+	@if [ -n "$(BASE)" ]; then tmp=$$(mktemp -d) && git archive $(BASE) | tar -x -C $$tmp && \
+	  (cd $$tmp && $(GO) build -o $(CURDIR)/bin/tiyin-base ./cmd/tiyin) && rm -rf $$tmp && echo "bin/tiyin-base: $(BASE)"; fi
+	$(GO) run ./test/bench -bin $(BIN) -db $${DB:-postgres} $(if $(BASE),-base bin/tiyin-base) $(BENCH_FLAGS)
 
 .PHONY: soak
 soak: build ## Memory: register APPS applications (100000), then a SOAK-long (10m) mixed load, sampling tiyin's memory

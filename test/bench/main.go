@@ -9,6 +9,7 @@
 //	go run ./test/bench -bin bin/tiyin                    # PostgreSQL at $TIYIN_BENCH_DATABASE_URL
 //	go run ./test/bench -bin bin/tiyin -db sqlite
 //	go run ./test/bench -bin bin/tiyin -apps 100000 -soak 10m
+//	go run ./test/bench -bin bin/tiyin -base bin/tiyin-base   # also the previous build, compared
 package main
 
 import (
@@ -31,7 +32,8 @@ import (
 )
 
 type config struct {
-	bin, db, dbURL, jsonPath string
+	bin, base, db, dbURL     string
+	jsonPath                 string
 	only, admin              string
 	conc, flows, pool, apps  int
 	loans                    int
@@ -41,6 +43,7 @@ type config struct {
 func main() {
 	var cfg config
 	flag.StringVar(&cfg.bin, "bin", "", "the tiyin binary (empty: build one)")
+	flag.StringVar(&cfg.base, "base", "", "a second binary (the previous build) measured in the same run and compared with -bin")
 	flag.StringVar(&cfg.db, "db", "postgres", "postgres or sqlite")
 	flag.StringVar(&cfg.dbURL, "database-url", firstOf(os.Getenv("TIYIN_BENCH_DATABASE_URL"), os.Getenv("TIYIN_TEST_DATABASE_URL"),
 		"postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "PostgreSQL to use (a fresh schema is made in it and dropped)")
@@ -82,17 +85,55 @@ type environment struct {
 }
 
 func run(cfg config) error {
-	ctx := context.Background()
-	tmp, err := os.MkdirTemp("", "tiyin-bench-")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.RemoveAll(tmp) }()
 	if cfg.bin == "" {
+		tmp, err := os.MkdirTemp("", "tiyin-bench-build-")
+		if err != nil {
+			return err
+		}
+		defer func() { _ = os.RemoveAll(tmp) }()
 		if cfg.bin, err = tiyintest.Build(".", tmp); err != nil {
 			return err
 		}
 	}
+	if cfg.base == "" {
+		_, err := measureBinary(cfg, cfg.bin, true)
+		return err
+	}
+	// The previous build first, then this one, each on a fresh schema, so that both meet the
+	// same machine within minutes of each other.
+	baseCfg := cfg
+	baseCfg.jsonPath = strings.TrimSuffix(cfg.jsonPath, ".json") + "-base.json"
+	if cfg.jsonPath == "" {
+		baseCfg.jsonPath = ""
+	}
+	base, err := measureBinary(baseCfg, cfg.base, false)
+	if err != nil {
+		return fmt.Errorf("the base binary: %w", err)
+	}
+	base.Commit = cfg.base // commit() names the work tree, which is this build's
+	head, err := measureBinary(cfg, cfg.bin, false)
+	if err != nil {
+		return err
+	}
+	fmt.Println("\n== base:", cfg.base)
+	base.print(os.Stdout)
+	fmt.Println("\n== this build:", cfg.bin)
+	head.print(os.Stdout)
+	if !compare(os.Stdout, base, head) {
+		return fmt.Errorf("this build is slower than the base beyond the limits (rate ≥ %.2f×, p99 at ½ ≤ %.2f×)", minRateRatio, maxP99Ratio)
+	}
+	return nil
+}
+
+// measureBinary starts bin on a fresh database and measures every ceiling and scenario; print
+// writes the table at once.
+func measureBinary(cfg config, bin string, print bool) (report, error) {
+	ctx := context.Background()
+	tmp, err := os.MkdirTemp("", "tiyin-bench-")
+	if err != nil {
+		return report{}, err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
 	env := []string{"TIYIN_SANDBOX=true", "TIYIN_SANDBOX_API_KEY=" + key, "TIYIN_RATE_LIMIT=0", "TIYIN_LOAN_CONTRACT_DELAY=1s",
 		fmt.Sprintf("TIYIN_DB_MAX_CONNS=%d", cfg.pool), "TIYIN_ADMIN_ADDR=" + cfg.admin}
 	var dbURL, sqlitePath string
@@ -100,7 +141,7 @@ func run(cfg config) error {
 	case "postgres":
 		var drop func()
 		if dbURL, drop, err = freshSchema(ctx, cfg.dbURL); err != nil {
-			return err
+			return report{}, err
 		}
 		defer drop()
 		env = append(env, "TIYIN_DATABASE_URL="+dbURL)
@@ -108,17 +149,17 @@ func run(cfg config) error {
 		sqlitePath = filepath.Join(tmp, "tiyin.db")
 		env = append(env, "TIYIN_SQLITE_PATH="+sqlitePath)
 	default:
-		return fmt.Errorf("-db %q: want postgres or sqlite", cfg.db)
+		return report{}, fmt.Errorf("-db %q: want postgres or sqlite", cfg.db)
 	}
 	log, err := os.Create(filepath.Join(tmp, "tiyin.log"))
 	if err != nil {
-		return err
+		return report{}, err
 	}
 	defer func() { _ = log.Close() }()
-	node := tiyintest.NewNode(cfg.bin, env...)
+	node := tiyintest.NewNode(bin, env...)
 	node.Out = log
 	if err := node.Start(); err != nil {
-		return err
+		return report{}, err
 	}
 	defer func() { _ = node.Stop() }()
 
@@ -127,25 +168,27 @@ func run(cfg config) error {
 	register := tiyintest.RegisterParams()
 	body, _ := json.Marshal(register["clientData"])
 	if e.raw, err = openRaw(ctx, dbURL, sqlitePath, cfg.pool, body); err != nil {
-		return fmt.Errorf("raw baseline table: %w", err)
+		return report{}, fmt.Errorf("raw baseline table: %w", err)
 	}
 	defer e.raw.Close()
 	if err := e.measure(ctx, cfg); err != nil {
-		return err
+		return report{}, err
 	}
-	e.report.print(os.Stdout)
+	if print {
+		e.report.print(os.Stdout)
+	}
 	if cfg.apps > 0 || cfg.soak > 0 {
 		if err := e.memory(ctx, cfg); err != nil {
-			return err
+			return report{}, err
 		}
 	}
 	if cfg.jsonPath != "" {
 		if err := e.report.write(cfg.jsonPath); err != nil {
-			return err
+			return report{}, err
 		}
 		fmt.Println("results written to", cfg.jsonPath)
 	}
-	return nil
+	return e.report, nil
 }
 
 // measure runs every ceiling and scenario.

@@ -141,3 +141,39 @@ func (r *report) write(path string) error {
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
+
+// The limits of a build against the previous one, measured in the same run: no scenario's rate
+// below minRateRatio of the base's, no p99 at half rate above maxP99Ratio of the base's.
+const (
+	minRateRatio = 0.8
+	maxP99Ratio  = 1.25
+)
+
+// compare writes each scenario of head beside the same of base and reports whether head is
+// within the limits on every one.
+func compare(w io.Writer, base, head report) bool {
+	fmt.Fprintf(w, "\nthis build (%s) against the base (%s), same run: rate ratio ≥ %.2f, p99 at ½ ratio ≤ %.2f\n\n",
+		head.Commit, base.Commit, minRateRatio, maxP99Ratio)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\trate base\trate this\tratio\tp99 at ½ base\tp99 at ½ this\tratio\tverdict")
+	ok := true
+	for _, h := range head.Rows {
+		b := base.find(h.Scenario)
+		if b == nil || h.Kind == kindCeiling {
+			continue
+		}
+		rate := h.Max.Rate() / b.Max.Rate()
+		pass := rate >= minRateRatio
+		p99b, p99h, p99r := "", "", ""
+		if h.Half != nil && b.Half != nil && b.Half.P99 > 0 {
+			r := float64(h.Half.P99) / float64(b.Half.P99)
+			p99b, p99h, p99r = ms(b.Half.P99), ms(h.Half.P99), fmt.Sprintf("%.2f", r)
+			pass = pass && r <= maxP99Ratio
+		}
+		ok = ok && pass
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.2f\t%s\t%s\t%s\t%s\n", h.Scenario, b.Max.Rate(), h.Max.Rate(), rate, p99b, p99h, p99r,
+			map[bool]string{true: "pass", false: "SLOWER"}[pass])
+	}
+	_ = tw.Flush()
+	return ok
+}
