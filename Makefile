@@ -21,8 +21,9 @@ build: ## Build the binary into bin/tiyin
 	$(GO) build -o $(BIN) ./cmd/tiyin
 
 .PHONY: test
-test: ## Run every test (PostgreSQL ones need TIYIN_TEST_DATABASE_URL), then each fuzz target for 3s
-	$(GO) test -count=1 -timeout 15m ./...
+test: ## Run every test (PostgreSQL ones need TIYIN_TEST_DATABASE_URL), the crash harness under a CPU hog alone, then each fuzz target for 3s
+	$(GO) test -count=1 -timeout 15m -skip '^TestCrashSafetyUnderCPUHog$$' ./...
+	$(GO) test -count=1 -timeout 10m -run '^TestCrashSafetyUnderCPUHog$$' ./test/crash/
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
 
 .PHONY: test-race
@@ -64,9 +65,9 @@ generate: ## Regenerate the API types (oapi-codegen) and the port mocks (mockgen
 	$(GO) generate ./...
 
 .PHONY: crash-test
-crash-test: ## Crash harness on PostgreSQL: KILLS SIGKILLs (default 25) of NODES processes (2) under WORKERS flows (8)
+crash-test: ## Crash harness on PostgreSQL: KILLS SIGKILLs (default 25) of NODES processes (2) under WORKERS flows (8), then again under a CPU hog
 	TIYIN_CRASH_KILLS=$${KILLS:-25} TIYIN_CRASH_NODES=$${NODES:-2} TIYIN_CRASH_WORKERS=$${WORKERS:-8} \
-	  $(GO) test -count=1 -v -timeout 60m -run '^TestCrashSafety$$' ./test/crash/
+	  $(GO) test -count=1 -v -timeout 60m -run '^TestCrashSafety' ./test/crash/
 
 .PHONY: bench
 bench: build ## Load harness on PostgreSQL (DB=sqlite for SQLite); BASE=<git ref> also measures that commit's build and compares

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -222,6 +223,30 @@ func (c *cluster) verify(t *testing.T, outcomes []tiyintest.Outcome, bin, dbURL 
 }
 
 func TestCrashSafety(t *testing.T) {
+	crashRun(t, "")
+}
+
+// TestCrashSafetyUnderCPUHog is the same run with the machine's cores saturated by busy
+// processes the test starts itself (each bounded by timeout, and killed when the test ends):
+// kills land while every step is slow, where races between steps and nodes show.
+func TestCrashSafetyUnderCPUHog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash harness: not in -short")
+	}
+	for range runtime.NumCPU() {
+		hog := exec.Command("timeout", "300", "sh", "-c", "while :; do :; done")
+		if err := hog.Start(); err != nil {
+			t.Fatalf("CPU hog: %v", err)
+		}
+		t.Cleanup(func() {
+			_ = hog.Process.Kill()
+			_ = hog.Wait()
+		})
+	}
+	crashRun(t, fmt.Sprintf(" under a CPU hog on %d cores", runtime.NumCPU()))
+}
+
+func crashRun(t *testing.T, under string) {
 	kills, workers, nodes := setting("TIYIN_CRASH_KILLS", 4), setting("TIYIN_CRASH_WORKERS", 6), setting("TIYIN_CRASH_NODES", 2)
 	c, bin, dbURL := setup(t, nodes)
 	outcomes := c.run(workers, func() {
@@ -237,8 +262,8 @@ func TestCrashSafety(t *testing.T) {
 		}
 	})
 	finished, _, ledger := c.verify(t, outcomes, bin, dbURL, false)
-	fmt.Fprintf(os.Stderr, "crash harness: %d nodes, %d SIGKILLs survived, %d flows finished of %d, %d requests retried after a kill, %d answers replayed byte-for-byte; %s\n",
-		nodes, kills, finished, len(outcomes), c.retries.Load(), c.replays.Load(), ledger)
+	fmt.Fprintf(os.Stderr, "crash harness%s: %d nodes, %d SIGKILLs survived, %d flows finished of %d, %d requests retried after a kill, %d answers replayed byte-for-byte; %s\n",
+		under, nodes, kills, finished, len(outcomes), c.retries.Load(), c.replays.Load(), ledger)
 }
 
 // TestUnderGatewayFaults: with the sandbox gateways failing and hanging at random, every
