@@ -32,12 +32,12 @@ import (
 )
 
 type config struct {
-	bin, base, db, dbURL     string
-	jsonPath                 string
-	only, admin              string
-	conc, flows, pool, apps  int
-	loans                    int
-	dur, flowDur, soak       time.Duration
+	bin, base, db, dbURL    string
+	jsonPath                string
+	only, admin             string
+	conc, flows, pool, apps int
+	loans                   int
+	dur, flowDur, soak      time.Duration
 }
 
 func main() {
