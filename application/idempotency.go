@@ -53,16 +53,19 @@ func claimFor[R any](req Request[R]) ports.IdempotencyRecord {
 		Fingerprint: req.Fingerprint, CreatedAt: time.Now()}
 }
 
-// once runs a use case whose effects fit one transaction: it claims the key, runs fn and
-// stores the answer with fn's effects. A duplicate gets the stored answer.
+// once runs a use case whose effects fit one transaction: it runs fn and, with fn's effects,
+// claims the key with its answer, in one insert at the end. A duplicate running at the same
+// time waits on that insert until the first commits, and its transaction is rolled back: it
+// gets the stored answer.
 func once[R any](ctx context.Context, rq requests, req Request[R], fn func(ctx context.Context) (R, error)) Answer {
 	return finish(ctx, rq, req, false, fn)
 }
 
-// finish runs the transaction that ends a request: it claims the key (or, when resume is set,
-// locks the claim an earlier step of the same request took), runs fn, and stores the answer
-// with fn's effects. A refusal rolls fn's effects back, unless fn kept them (keep), and stores
-// its answer alone; an error that is not stored (validation, system) leaves nothing behind.
+// finish runs the transaction that ends a request: it runs fn and stores the answer with fn's
+// effects, claiming the key with it, or, when resume is set, under the claim an earlier step
+// of the same request took (locked first). A refusal rolls fn's effects back, unless fn kept
+// them (keep), and stores its answer alone; an error that is not stored (validation, system)
+// leaves nothing behind.
 func finish[R any](ctx context.Context, rq requests, req Request[R], resume bool, fn func(ctx context.Context) (R, error)) Answer {
 	var ans Answer
 	var refused error
@@ -76,8 +79,6 @@ func finish[R any](ctx context.Context, rq requests, req Request[R], resume bool
 				ans = Answer{Code: rec.Code, Body: rec.Body}
 				return errAnswered
 			}
-		} else if err := rq.store.Claim(ctx, claimFor(req)); err != nil {
-			return err
 		}
 		res, err := fn(ctx)
 		ans = req.Render(res, err)
@@ -86,7 +87,12 @@ func finish[R any](ctx context.Context, rq requests, req Request[R], resume bool
 			refused = err
 			return err
 		}
-		return rq.store.Answer(ctx, req.PartnerID, req.Key, ans.Code, ans.Body)
+		if resume {
+			return rq.store.Answer(ctx, req.PartnerID, req.Key, ans.Code, ans.Body)
+		}
+		rec := claimFor(req)
+		rec.Answered, rec.Code, rec.Body = true, ans.Code, ans.Body
+		return rq.store.Claim(ctx, rec)
 	})
 	var zero R
 	switch {

@@ -94,9 +94,9 @@ type IdempotencyRecord struct {
 type IdempotencyStore interface {
 	// Lookup returns the claim on the partner's request key, or nil when there is none.
 	Lookup(ctx context.Context, partnerID uuid.UUID, key string) (*IdempotencyRecord, error)
-	// Claim records rec's key, unanswered, in the transaction of ctx. ErrDuplicateRequest when
-	// a request with that key committed its claim first; a concurrent one is waited for (five
-	// seconds at most, then ErrRequestInProgress).
+	// Claim records rec's key in the transaction of ctx, with its answer when rec is Answered.
+	// ErrDuplicateRequest when a request with that key committed its claim first; a concurrent
+	// one is waited for (five seconds at most, then ErrRequestInProgress).
 	Claim(ctx context.Context, rec IdempotencyRecord) error
 	// Resume locks the claim on the key in the transaction of ctx, for the step that ends a
 	// request claimed by an earlier transaction, and returns it (Answered when another run of

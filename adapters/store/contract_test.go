@@ -450,6 +450,28 @@ func TestIdempotentAnswerIsStoredWithTheEffects(t *testing.T) {
 	})
 }
 
+// TestAClaimWithItsAnswer: a single-transaction request claims its key with its answer, in
+// one insert after its effects.
+func TestAClaimWithItsAnswer(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		rec := record(s, "a1")
+		rec.Answered, rec.Code, rec.Body = true, 1011, []byte(`{"error":{"code":1011}}`)
+		if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, rec) }); err != nil {
+			t.Fatal(err)
+		}
+		got := must(s.uow.Lookup(ctx, s.partner.ID, "a1"))
+		if got == nil || !got.Answered || got.Code != 1011 || string(got.Body) != string(rec.Body) {
+			t.Fatalf("stored %+v", got)
+		}
+		err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, rec) })
+		if !errors.Is(err, ports.ErrDuplicateRequest) {
+			t.Fatalf("the same key again: %v", err)
+		}
+	})
+}
+
 // TestARefusedWriteRollsBackItsClaim: a write refused by a constraint is its domain error,
 // and the transaction that claimed the key leaves neither the write nor the claim.
 func TestARefusedWriteRollsBackItsClaim(t *testing.T) {

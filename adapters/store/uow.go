@@ -73,6 +73,9 @@ func (u *UnitOfWork) Lookup(ctx context.Context, partnerID uuid.UUID, key string
 func (u *UnitOfWork) Claim(ctx context.Context, rec ports.IdempotencyRecord) error {
 	m := idempotencyModel{PartnerID: rec.PartnerID, Key: rec.Key, Endpoint: rec.Endpoint, Fingerprint: rec.Fingerprint,
 		CreatedAt: rec.CreatedAt.UTC()}
+	if rec.Answered {
+		m.Code, m.Body = rec.Code, rec.Body
+	}
 	err := interpretError(u.db.conn(ctx).Create(&m).Error, nil, idempotencyUnique)
 	if errors.Is(err, ports.ErrUnavailable) && errors.Is(err, errLockTimeout) {
 		return ports.ErrRequestInProgress // the wait was for a duplicate of this very request
