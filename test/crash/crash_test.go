@@ -227,23 +227,34 @@ func TestCrashSafety(t *testing.T) {
 }
 
 // TestCrashSafetyUnderCPUHog is the same run with the machine's cores saturated by busy
-// processes the test starts itself (each bounded by timeout, and killed when the test ends):
+// loops the test runs itself, one per core, for at most five minutes and never past the test:
 // kills land while every step is slow, where races between steps and nodes show.
 func TestCrashSafetyUnderCPUHog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash harness: not in -short")
 	}
+	ctx, stop := context.WithTimeout(context.Background(), 5*time.Minute)
+	var (
+		hogs   sync.WaitGroup
+		rounds atomic.Int64
+	)
 	for range runtime.NumCPU() {
-		hog := exec.Command("timeout", "300", "sh", "-c", "while :; do :; done")
-		if err := hog.Start(); err != nil {
-			t.Fatalf("CPU hog: %v", err)
-		}
-		t.Cleanup(func() {
-			_ = hog.Process.Kill()
-			_ = hog.Wait()
+		hogs.Go(func() {
+			for n := 1; ctx.Err() == nil; rounds.Add(int64(n & 1)) {
+				for range 1 << 16 { // spin between looks at the deadline
+					n ^= n<<1 + 1
+				}
+			}
 		})
 	}
+	t.Cleanup(func() {
+		stop()
+		hogs.Wait()
+	})
 	crashRun(t, fmt.Sprintf(" under a CPU hog on %d cores", runtime.NumCPU()))
+	if rounds.Load() == 0 {
+		t.Fatal("the CPU hog did not run")
+	}
 }
 
 func crashRun(t *testing.T, under string) {
