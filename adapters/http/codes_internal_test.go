@@ -25,3 +25,17 @@ func TestEveryAnsweredCodeIsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusOfAStoredAnswer: a stored answer keeps its code only; its HTTP status comes from
+// the code table, and a code the table does not answer with is a 500, never an invalid status.
+func TestStatusOfAStoredAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ code, want int }{
+		{0, 200}, {4, 400}, {6, 404}, {8, 409}, {9, 409}, {10, 503}, {1004, 422}, {1006, 502}, {1018, 410},
+		{1024, 500}, {424242, 500},
+	} {
+		if got := statusOf(tt.code); got != tt.want {
+			t.Errorf("code %d: status %d, want %d", tt.code, got, tt.want)
+		}
+	}
+}

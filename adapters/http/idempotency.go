@@ -51,7 +51,10 @@ func statusOf(code int) int {
 	if code == 0 {
 		return http.StatusOK
 	}
-	return httpStatus[code]
+	if status, ok := httpStatus[code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
 }
 
 var httpStatus = func() map[int]int {
