@@ -47,8 +47,7 @@ func (r *queryRecorder) record(sql string, args []any) {
 
 func (r *queryRecorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
-// The statements of a pipeline (a transaction's BEGIN with its first statement, COMMIT with
-// its last) are recorded one by one.
+// The statements of a batch (River's, for one) are recorded one by one.
 func (r *queryRecorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
 	return ctx
 }

@@ -221,8 +221,7 @@ func TestFailedUnitOfWorkRollsEverythingBack(t *testing.T) {
 
 // TestAFailedStatementFailsTheCommit: on PostgreSQL a failed statement aborts its transaction;
 // a use case that carried on regardless must not be told its changes were stored, and the
-// connection must come back to the pool usable (BEGIN and COMMIT travel in pipelines of their
-// own making there, outside database/sql's transaction bookkeeping).
+// connection must come back to the pool usable.
 func TestAFailedStatementFailsTheCommit(t *testing.T) {
 	t.Parallel()
 	s := setup(t, store.Postgres)
