@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // AdvanceClock moves the sandbox clock forward.
@@ -15,22 +16,27 @@ type AdvanceClock struct {
 
 // AdvanceClockHandler moves the sandbox clock; outside the sandbox there is no such clock.
 type AdvanceClockHandler struct {
-	d  Deps
-	rq requests
+	sandboxClock ports.SandboxClock
+	rq           requests
+}
+
+// NewAdvanceClockHandler returns the handler on the ports it uses.
+func NewAdvanceClockHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyStore, sandboxClock ports.SandboxClock) *AdvanceClockHandler {
+	return &AdvanceClockHandler{sandboxClock: sandboxClock, rq: requests{uow: uow, store: idempotency}}
 }
 
 // Handle advances the clock (zero just reads it) and returns the new time.
 func (h *AdvanceClockHandler) Handle(ctx context.Context, req Request[time.Time], cmd AdvanceClock) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (time.Time, error) {
-		if h.d.SandboxClock == nil {
+		if h.sandboxClock == nil {
 			return time.Time{}, errors.New("the clock can only be moved in sandbox mode")
 		}
 		if cmd.By < 0 {
 			return time.Time{}, &domain.ValidationError{Fields: []domain.FieldError{{Path: "params.duration", Reason: "must not be negative"}}}
 		}
 		if cmd.By == 0 {
-			return h.d.SandboxClock.Now(), nil
+			return h.sandboxClock.Now(), nil
 		}
-		return h.d.SandboxClock.Advance(ctx, cmd.By)
+		return h.sandboxClock.Advance(ctx, cmd.By)
 	})
 }

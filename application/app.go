@@ -111,43 +111,43 @@ type App struct {
 
 // New builds every use case on the given ports.
 func New(d Deps, cfg Config) *App {
-	rq := requests{uow: d.UoW, store: d.Idempotency}
+	processCardOrder := NewProcessCardOrderHandler(d.Clock, d.UoW, d.Processing, d.Cards, d.CardOrders, d.CardIssuer)
 	return &App{
-		RegisterApplication:  &RegisterApplicationHandler{d, rq},
-		CancelApplication:    &CancelApplicationHandler{d, rq},
-		VerifyApplication:    &VerifyApplicationHandler{d, rq, cfg.Product},
-		IssueApplication:     &IssueApplicationHandler{d, rq},
-		GetApplication:       &GetApplicationHandler{d},
-		ProcessApplication:   &ProcessApplicationHandler{d, cfg.Product},
-		Reconcile:            &ReconcileHandler{d, cfg},
-		CompleteVerification: &CompleteVerificationHandler{d, rq},
-		AdvanceClock:         &AdvanceClockHandler{d, rq},
-		CreateTransfer:       &CreateTransferHandler{d, rq},
-		ConfirmTransfer:      &ConfirmTransferHandler{d, rq},
-		GetTransfer:          &GetTransferHandler{d},
-		CheckLedger:          &CheckLedgerHandler{d},
-		GetLoan:              &GetLoanHandler{d},
-		GetSchedule:          &GetScheduleHandler{d},
-		ListPayments:         &ListPaymentsHandler{d},
-		CheckRepayment:       &CheckRepaymentHandler{d, rq},
-		PayRepayment:         &PayRepaymentHandler{d, rq},
-		GetRepayment:         &GetRepaymentHandler{d},
-		OrderCard:            &OrderCardHandler{d, rq},
-		GetCardOrder:         &GetCardOrderHandler{d},
-		ProcessCardOrder:     &ProcessCardOrderHandler{d},
-		GetCard:              &GetCardHandler{d},
-		ChangeCardStatus:     &ChangeCardStatusHandler{d, rq},
-		AttachCard:           &AttachCardHandler{d, rq, cfg},
-		ConfirmCard:          &ConfirmCardHandler{d, rq},
-		ReadSMSOutbox:        &ReadSMSOutboxHandler{d},
-		DeliverEvents:        &DeliverEventsHandler{d, cfg},
-		SetWebhook:           &SetWebhookHandler{d, cfg},
-		CreatePartner:        &CreatePartnerHandler{d},
-		ListPartners:         &ListPartnersHandler{d},
-		DisablePartner:       &DisablePartnerHandler{d},
-		RotatePartnerKey:     &RotatePartnerKeyHandler{d},
-		Authenticate:         &AuthenticateHandler{d: d},
-		EnsurePartner:        &EnsurePartnerHandler{d},
+		RegisterApplication:  NewRegisterApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue),
+		CancelApplication:    NewCancelApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications),
+		VerifyApplication:    NewVerifyApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Scoring, cfg.Product),
+		IssueApplication:     NewIssueApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue),
+		GetApplication:       NewGetApplicationHandler(d.Applications),
+		ProcessApplication:   NewProcessApplicationHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Scoring, d.CoreBanking, d.Ledger, cfg.Product),
+		Reconcile:            NewReconcileHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Queue, d.CoreBanking, d.Ledger, d.Transfers, d.Processing, d.CardOrders, processCardOrder, cfg),
+		CompleteVerification: NewCompleteVerificationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications),
+		AdvanceClock:         NewAdvanceClockHandler(d.UoW, d.Idempotency, d.SandboxClock),
+		CreateTransfer:       NewCreateTransferHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Loans, d.Ledger, d.Transfers, d.Processing, d.Cards),
+		ConfirmTransfer:      NewConfirmTransferHandler(d.Clock, d.UoW, d.Idempotency, d.Ledger, d.Transfers, d.Processing),
+		GetTransfer:          NewGetTransferHandler(d.Transfers),
+		CheckLedger:          NewCheckLedgerHandler(d.Ledger),
+		GetLoan:              NewGetLoanHandler(d.Clock, d.Applications, d.Loans),
+		GetSchedule:          NewGetScheduleHandler(d.Clock, d.Loans),
+		ListPayments:         NewListPaymentsHandler(d.Loans, d.Repayments),
+		CheckRepayment:       NewCheckRepaymentHandler(d.Clock, d.UoW, d.Idempotency, d.Loans, d.Repayments),
+		PayRepayment:         NewPayRepaymentHandler(d.Clock, d.UoW, d.Idempotency, d.Loans, d.Ledger, d.Processing, d.Repayments),
+		GetRepayment:         NewGetRepaymentHandler(d.Clock, d.Loans, d.Repayments),
+		OrderCard:            NewOrderCardHandler(d.Clock, d.UoW, d.Idempotency, d.CardOrders),
+		GetCardOrder:         NewGetCardOrderHandler(d.Cards, d.CardOrders),
+		ProcessCardOrder:     processCardOrder,
+		GetCard:              NewGetCardHandler(d.Cards),
+		ChangeCardStatus:     NewChangeCardStatusHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards),
+		AttachCard:           NewAttachCardHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards, d.SMS, d.Sealer, cfg),
+		ConfirmCard:          NewConfirmCardHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards, d.Sealer),
+		ReadSMSOutbox:        NewReadSMSOutboxHandler(d.SMSOutbox),
+		DeliverEvents:        NewDeliverEventsHandler(d.Clock, d.Events, d.Webhooks, d.Sealer),
+		SetWebhook:           NewSetWebhookHandler(d.Partners, d.Sealer),
+		CreatePartner:        NewCreatePartnerHandler(d.Clock, d.Partners),
+		ListPartners:         NewListPartnersHandler(d.Partners),
+		DisablePartner:       NewDisablePartnerHandler(d.Partners),
+		RotatePartnerKey:     NewRotatePartnerKeyHandler(d.Partners),
+		Authenticate:         NewAuthenticateHandler(d.Partners),
+		EnsurePartner:        NewEnsurePartnerHandler(d.Clock, d.Partners),
 	}
 }
 
@@ -193,6 +193,6 @@ func updateOwned(ctx context.Context, repo ports.ApplicationRepository, partnerI
 
 // enqueueAfterCommit starts the application's background work once the change that made it
 // due is committed. A failed enqueue is harmless: the reconciler finds the due work.
-func enqueueAfterCommit(ctx context.Context, d Deps, id uuid.UUID) {
-	d.UoW.AfterCommit(ctx, func(ctx context.Context) { _ = d.Queue.EnqueueApplication(ctx, id) })
+func enqueueAfterCommit(ctx context.Context, uow ports.UnitOfWork, queue ports.WorkQueue, id uuid.UUID) {
+	uow.AfterCommit(ctx, func(ctx context.Context) { _ = queue.EnqueueApplication(ctx, id) })
 }

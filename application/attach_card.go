@@ -25,9 +25,29 @@ type AttachCard struct {
 // hash of a new code (or gives the partner's card still waiting for its code a new one) and
 // sends the code. A code that cannot be sent is void.
 type AttachCardHandler struct {
-	d   Deps
-	rq  requests
-	cfg Config
+	clock      ports.Clock
+	uow        ports.UnitOfWork
+	processing ports.Processing
+	cards      ports.CardRepository
+	sms        ports.SMSSender
+	sealer     ports.Sealer
+	rq         requests
+	cfg        Config
+}
+
+// NewAttachCardHandler returns the handler on the ports it uses.
+func NewAttachCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	processing ports.Processing, cards ports.CardRepository, sms ports.SMSSender, sealer ports.Sealer, cfg Config) *AttachCardHandler {
+	return &AttachCardHandler{
+		clock:      clock,
+		uow:        uow,
+		processing: processing,
+		cards:      cards,
+		sms:        sms,
+		sealer:     sealer,
+		rq:         requests{uow: uow, store: idempotency},
+		cfg:        cfg,
+	}
 }
 
 // Handle answers with the card's id.
@@ -57,7 +77,7 @@ func (h *AttachCardHandler) Handle(ctx context.Context, req Request[uuid.UUID], 
 			return finish(ctx, h.rq, req, true, func(context.Context) (uuid.UUID, error) { return uuid.Nil, err })
 		}
 	} else {
-		ref, err := h.d.Processing.LookupCard(ctx, ports.CardQuery{PAN: cmd.PAN, Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone})
+		ref, err := h.processing.LookupCard(ctx, ports.CardQuery{PAN: cmd.PAN, Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone})
 		if err != nil {
 			if !errors.Is(err, domain.ErrCardRejected) {
 				err = gatewayError(err)
@@ -73,7 +93,7 @@ func (h *AttachCardHandler) Handle(ctx context.Context, req Request[uuid.UUID], 
 	}
 	text := fmt.Sprintf("tiyin: %s is the code to attach card %s. It is valid for %s. Never share it.",
 		code, cmd.PAN.Masked(), humanDuration(h.ttl()))
-	sendErr := h.d.SMS.Send(ctx, ports.SMS{Phone: cmd.Phone, Text: text, Code: code, Card: cmd.PAN.Masked()})
+	sendErr := h.sms.Send(ctx, ports.SMS{Phone: cmd.Phone, Text: text, Code: code, Card: cmd.PAN.Masked()})
 	if sendErr != nil && !errors.Is(sendErr, domain.ErrSMSNotSent) {
 		return req.Render(uuid.Nil, gatewayError(sendErr)) // the outcome is unknown: code 10, a retry resumes
 	}
@@ -81,8 +101,8 @@ func (h *AttachCardHandler) Handle(ctx context.Context, req Request[uuid.UUID], 
 		if sendErr == nil {
 			return id, nil
 		}
-		err := updateCard(ctx, h.d, cmd.PartnerID, id, func(c *domain.Card) error {
-			c.VoidOTP(h.d.Clock.Now())
+		err := updateCard(ctx, h.cards, cmd.PartnerID, id, func(c *domain.Card) error {
+			c.VoidOTP(h.clock.Now())
 			return nil
 		})
 		if err != nil {
@@ -102,20 +122,20 @@ func (h *AttachCardHandler) ttl() time.Duration {
 // storeCode is step 2: the partner's card waiting for its code gets a new one, or a new card
 // is stored with it.
 func (h *AttachCardHandler) storeCode(ctx context.Context, cmd AttachCard, ref, code string) (uuid.UUID, error) {
-	now := h.d.Clock.Now()
-	pans := panHashes(h.d.Sealer, cmd.PAN)
-	existing, err := h.d.Cards.FindLive(ctx, cmd.PartnerID, pans)
+	now := h.clock.Now()
+	pans := panHashes(h.sealer, cmd.PAN)
+	existing, err := h.cards.FindLive(ctx, cmd.PartnerID, pans)
 	switch {
 	case err == nil:
 		id := existing.ID()
-		return id, h.d.Cards.Update(ctx, id, func(c *domain.Card) error {
-			return c.Resend(ref, otpHash(h.d.Sealer, id, code), h.ttl(), now)
+		return id, h.cards.Update(ctx, id, func(c *domain.Card) error {
+			return c.Resend(ref, otpHash(h.sealer, id, code), h.ttl(), now)
 		})
 	case errors.Is(err, domain.ErrCardNotFound):
 		id := newID()
-		return id, h.d.Cards.Create(ctx, domain.NewAttachedCard(domain.NewAttachedCardParams{ID: id, PartnerID: cmd.PartnerID,
+		return id, h.cards.Create(ctx, domain.NewAttachedCard(domain.NewAttachedCardParams{ID: id, PartnerID: cmd.PartnerID,
 			PAN: cmd.PAN, PANHash: pans[0], Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone, NetworkRef: ref,
-			OTPHash: otpHash(h.d.Sealer, id, code), OTPTTL: h.ttl(), Now: now}))
+			OTPHash: otpHash(h.sealer, id, code), OTPTTL: h.ttl(), Now: now}))
 	}
 	return uuid.Nil, err
 }
@@ -123,14 +143,14 @@ func (h *AttachCardHandler) storeCode(ctx context.Context, cmd AttachCard, ref, 
 // renewCode gives the card of an attach resumed after a stop a new code.
 func (h *AttachCardHandler) renewCode(ctx context.Context, cmd AttachCard, code string) (uuid.UUID, error) {
 	var id uuid.UUID
-	err := h.d.UoW.Do(ctx, func(ctx context.Context) error {
-		c, err := h.d.Cards.FindLive(ctx, cmd.PartnerID, panHashes(h.d.Sealer, cmd.PAN))
+	err := h.uow.Do(ctx, func(ctx context.Context) error {
+		c, err := h.cards.FindLive(ctx, cmd.PartnerID, panHashes(h.sealer, cmd.PAN))
 		if err != nil {
 			return err
 		}
 		id = c.ID()
-		return h.d.Cards.Update(ctx, id, func(c *domain.Card) error {
-			return c.RenewOTP(otpHash(h.d.Sealer, id, code), h.ttl(), h.d.Clock.Now())
+		return h.cards.Update(ctx, id, func(c *domain.Card) error {
+			return c.RenewOTP(otpHash(h.sealer, id, code), h.ttl(), h.clock.Now())
 		})
 	})
 	return id, err

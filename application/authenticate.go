@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // Authentication errors.
@@ -26,8 +27,13 @@ const authCacheTTL = 5 * time.Second
 // partner costs one lookup every few seconds, not one per request; unknown keys are not cached,
 // so a flood of random keys cannot grow the cache.
 type AuthenticateHandler struct {
-	d     Deps
-	cache sync.Map // string(hash) → authEntry
+	partners ports.PartnerRepository
+	cache    sync.Map // string(hash) → authEntry
+}
+
+// NewAuthenticateHandler returns the handler on the ports it uses.
+func NewAuthenticateHandler(partners ports.PartnerRepository) *AuthenticateHandler {
+	return &AuthenticateHandler{partners: partners}
 }
 
 type authEntry struct {
@@ -48,7 +54,7 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, key string) (domain.Pa
 			return e.partner, e.err
 		}
 	}
-	p, err := h.d.Partners.ByKeyHash(ctx, hash)
+	p, err := h.partners.ByKeyHash(ctx, hash)
 	switch {
 	case errors.Is(err, domain.ErrPartnerNotFound):
 		err = ErrUnauthenticated

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // CancelApplication cancels an application on behalf of the partner or the client (endpoint 2).
@@ -18,15 +19,26 @@ type CancelApplication struct {
 // CancelApplicationHandler applies rule 3.5.1 under the application's row lock, so that a
 // cancel and the start of loan issuance never both win.
 type CancelApplicationHandler struct {
-	d  Deps
-	rq requests
+	clock        ports.Clock
+	applications ports.ApplicationRepository
+	rq           requests
+}
+
+// NewCancelApplicationHandler returns the handler on the ports it uses.
+func NewCancelApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	applications ports.ApplicationRepository) *CancelApplicationHandler {
+	return &CancelApplicationHandler{
+		clock:        clock,
+		applications: applications,
+		rq:           requests{uow: uow, store: idempotency},
+	}
 }
 
 // Handle cancels the application.
 func (h *CancelApplicationHandler) Handle(ctx context.Context, req Request[struct{}], cmd CancelApplication) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, updateOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.Cancel(cmd.Initiator, h.d.Clock.Now())
+		return struct{}{}, updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
+			return a.Cancel(cmd.Initiator, h.clock.Now())
 		})
 	})
 }

@@ -22,11 +22,17 @@ func attachCmd(t *testing.T, d *deps) application.AttachCard {
 	return application.AttachCard{PartnerID: d.partner, PAN: pan, Expiry: exp, Network: domain.NetworkUzcard, Phone: phone}
 }
 
+// attachCard is the attach use case on the ports it names, and no other.
+func (d *deps) attachCard() *application.AttachCardHandler {
+	return application.NewAttachCardHandler(d.clock, d.uow, d.requests, d.cards, d.cardRepo, d.sms, testSealer,
+		application.Config{OTPTTL: domain.DefaultOTPTTL})
+}
+
 func TestAttachRefusedByTheNetworkStoresNothing(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	d.cards.EXPECT().LookupCard(gomock.Any(), gomock.Any()).Return("", domain.ErrCardRejected)
-	if _, err := run(d, d.app.AttachCard.Handle, attachCmd(t, d)); !errors.Is(err, domain.ErrCardRejected) || d.committed != 0 {
+	if _, err := run(d, d.attachCard().Handle, attachCmd(t, d)); !errors.Is(err, domain.ErrCardRejected) || d.committed != 0 {
 		t.Fatalf("err %v, commits %d", err, d.committed)
 	}
 }
@@ -71,7 +77,7 @@ func TestAttachWhoseSMSFails(t *testing.T) {
 					return fn(voided)
 				})
 			}
-			_, err := run(d, d.app.AttachCard.Handle, attachCmd(t, d))
+			_, err := run(d, d.attachCard().Handle, attachCmd(t, d))
 			if !errors.Is(err, tt.want) || stored == nil {
 				t.Fatalf("err %v, stored %v", err, stored != nil)
 			}
@@ -106,7 +112,7 @@ func TestConfirmKeepsAWrongAttempt(t *testing.T) {
 		saved = c
 		return nil
 	})
-	err := runErr(d, d.app.ConfirmCard.Handle, application.ConfirmCard{PartnerID: d.partner, CardID: card.ID(), Code: "123456"})
+	err := runErr(d, application.NewConfirmCardHandler(d.clock, d.uow, d.requests, d.cards, d.cardRepo, testSealer).Handle, application.ConfirmCard{PartnerID: d.partner, CardID: card.ID(), Code: "123456"})
 	if !errors.Is(err, domain.ErrOTPWrong) || saved == nil || saved.State().OTPAttempts != 1 {
 		t.Fatalf("err %v, saved %v", err, saved != nil)
 	}
@@ -134,7 +140,7 @@ func TestNetworkIsToldOfChangesToIssuedCardsOnly(t *testing.T) {
 			d.cards.EXPECT().SetCardState(gomock.Any(), "TOK-1", domain.CardBlocked).Return(nil)
 		}
 		for range 2 { // the second is a no-op: the network is told once at most
-			c, err := run(d, d.app.ChangeCardStatus.Handle, application.ChangeCardStatus{PartnerID: d.partner,
+			c, err := run(d, application.NewChangeCardStatusHandler(d.clock, d.uow, d.requests, d.cards, d.cardRepo).Handle, application.ChangeCardStatus{PartnerID: d.partner,
 				CardID: card.ID(), Status: domain.CardBlocked, Reason: "lost"})
 			if err != nil || c.Status() != domain.CardBlocked {
 				t.Fatalf("%s: %v", origin, err)

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // ChangeCardStatus changes a card's status (endpoint 18).
@@ -19,8 +20,21 @@ type ChangeCardStatus struct {
 // ChangeCardStatusHandler applies the transition table under the card's row lock; for a card
 // issued through tiyin the network is told of the change first.
 type ChangeCardStatusHandler struct {
-	d  Deps
-	rq requests
+	clock      ports.Clock
+	processing ports.Processing
+	cards      ports.CardRepository
+	rq         requests
+}
+
+// NewChangeCardStatusHandler returns the handler on the ports it uses.
+func NewChangeCardStatusHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	processing ports.Processing, cards ports.CardRepository) *ChangeCardStatusHandler {
+	return &ChangeCardStatusHandler{
+		clock:      clock,
+		processing: processing,
+		cards:      cards,
+		rq:         requests{uow: uow, store: idempotency},
+	}
 }
 
 // Handle answers with the card after the change.
@@ -34,24 +48,24 @@ func (h *ChangeCardStatusHandler) Handle(ctx context.Context, req Request[*domai
 	if ans, done, _ := prior(ctx, h.rq, req); done {
 		return ans
 	}
-	c, err := getCard(ctx, h.d, cmd.PartnerID, cmd.CardID)
+	c, err := getCard(ctx, h.cards, cmd.PartnerID, cmd.CardID)
 	if err != nil {
 		return refuse(ctx, h.rq, req, err)
 	}
-	changed, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.d.Clock.Now())
+	changed, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now())
 	if err != nil {
 		return refuse(ctx, h.rq, req, err)
 	}
 	if changed && c.Origin() == domain.CardIssued {
-		if err := h.d.Processing.SetCardState(ctx, c.Token(), cmd.Status); err != nil {
+		if err := h.processing.SetCardState(ctx, c.Token(), cmd.Status); err != nil {
 			return req.Render(nil, gatewayError(err))
 		}
 	}
 	return once(ctx, h.rq, req, func(ctx context.Context) (*domain.Card, error) {
 		var card *domain.Card
-		return card, updateCard(ctx, h.d, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
+		return card, updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
 			card = c
-			_, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.d.Clock.Now())
+			_, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now())
 			return err
 		})
 	})

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // CheckRepayment snapshots a loan's debt for a repayment (endpoint 12).
@@ -23,24 +24,37 @@ type RepaymentQuote struct {
 // CheckRepaymentHandler stores a repayment request quoting the debt now, the demand account's
 // balance and the loan's repayment count.
 type CheckRepaymentHandler struct {
-	d  Deps
-	rq requests
+	clock      ports.Clock
+	loans      ports.LoanRepository
+	repayments ports.RepaymentRepository
+	rq         requests
+}
+
+// NewCheckRepaymentHandler returns the handler on the ports it uses.
+func NewCheckRepaymentHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	loans ports.LoanRepository, repayments ports.RepaymentRepository) *CheckRepaymentHandler {
+	return &CheckRepaymentHandler{
+		clock:      clock,
+		loans:      loans,
+		repayments: repayments,
+		rq:         requests{uow: uow, store: idempotency},
+	}
 }
 
 // Handle returns the new request.
 func (h *CheckRepaymentHandler) Handle(ctx context.Context, req Request[RepaymentQuote], cmd CheckRepayment) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (RepaymentQuote, error) {
-		got, err := h.d.Loans.GetForRepayment(ctx, cmd.LoanID)
+		got, err := h.loans.GetForRepayment(ctx, cmd.LoanID)
 		if err != nil {
 			return RepaymentQuote{}, err
 		}
 		if got.Loan.PartnerID() != cmd.PartnerID {
 			return RepaymentQuote{}, domain.ErrLoanNotFound
 		}
-		r, err := domain.NewRepayment(newID(), got.Loan, -got.DemandBalance, h.d.Clock.Now())
+		r, err := domain.NewRepayment(newID(), got.Loan, -got.DemandBalance, h.clock.Now())
 		if err != nil {
 			return RepaymentQuote{}, err
 		}
-		return RepaymentQuote{Repayment: r, ClientName: got.ClientName}, h.d.Repayments.Create(ctx, r)
+		return RepaymentQuote{Repayment: r, ClientName: got.ClientName}, h.repayments.Create(ctx, r)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // CompleteVerification records that the client finished the required phone call. In the
@@ -17,15 +18,26 @@ type CompleteVerification struct {
 
 // CompleteVerificationHandler completes a pending phone verification.
 type CompleteVerificationHandler struct {
-	d  Deps
-	rq requests
+	clock        ports.Clock
+	applications ports.ApplicationRepository
+	rq           requests
+}
+
+// NewCompleteVerificationHandler returns the handler on the ports it uses.
+func NewCompleteVerificationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	applications ports.ApplicationRepository) *CompleteVerificationHandler {
+	return &CompleteVerificationHandler{
+		clock:        clock,
+		applications: applications,
+		rq:           requests{uow: uow, store: idempotency},
+	}
 }
 
 // Handle completes the verification.
 func (h *CompleteVerificationHandler) Handle(ctx context.Context, req Request[struct{}], cmd CompleteVerification) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, updateOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.CompleteVerification(h.d.Clock.Now())
+		return struct{}{}, updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
+			return a.CompleteVerification(h.clock.Now())
 		})
 	})
 }

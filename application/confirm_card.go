@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // ConfirmCard confirms an attach with the SMS code (endpoint 20).
@@ -19,8 +20,23 @@ type ConfirmCard struct {
 // ConfirmCardHandler checks the code under the card's row lock; a right code gets the card
 // tokenised by the network and ACTIVE.
 type ConfirmCardHandler struct {
-	d  Deps
-	rq requests
+	clock      ports.Clock
+	processing ports.Processing
+	cards      ports.CardRepository
+	sealer     ports.Sealer
+	rq         requests
+}
+
+// NewConfirmCardHandler returns the handler on the ports it uses.
+func NewConfirmCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	processing ports.Processing, cards ports.CardRepository, sealer ports.Sealer) *ConfirmCardHandler {
+	return &ConfirmCardHandler{
+		clock:      clock,
+		processing: processing,
+		cards:      cards,
+		sealer:     sealer,
+		rq:         requests{uow: uow, store: idempotency},
+	}
 }
 
 // Handle confirms the attach.
@@ -45,17 +61,17 @@ func (h *ConfirmCardHandler) Handle(ctx context.Context, req Request[struct{}], 
 			return ans
 		}
 	}
-	c, err := getCard(ctx, h.d, cmd.PartnerID, cmd.CardID)
+	c, err := getCard(ctx, h.cards, cmd.PartnerID, cmd.CardID)
 	if err != nil {
 		return req.Render(struct{}{}, err)
 	}
-	token, tokenErr := h.d.Processing.Tokenise(ctx, c.NetworkRef())
+	token, tokenErr := h.processing.Tokenise(ctx, c.NetworkRef())
 	if tokenErr != nil {
 		return req.Render(struct{}{}, gatewayError(tokenErr)) // not stored: a retry resumes here
 	}
 	return finish(ctx, h.rq, req, true, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, updateCard(ctx, h.d, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
-			return c.Activate(token, h.d.Clock.Now())
+		return struct{}{}, updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
+			return c.Activate(token, h.clock.Now())
 		})
 	})
 }
@@ -64,8 +80,8 @@ func (h *ConfirmCardHandler) Handle(ctx context.Context, req Request[struct{}], 
 func (h *ConfirmCardHandler) checkCode(ctx context.Context, req Request[struct{}], cmd ConfirmCard) (Answer, bool) {
 	return begin(ctx, h.rq, req, func(ctx context.Context) error {
 		var refusal error
-		err := updateCard(ctx, h.d, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
-			refusal = c.Confirm(otpHash(h.d.Sealer, c.ID(), cmd.Code), h.d.Clock.Now())
+		err := updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
+			refusal = c.Confirm(otpHash(h.sealer, c.ID(), cmd.Code), h.clock.Now())
 			if errors.Is(refusal, domain.ErrOTPWrong) {
 				return nil // the attempt is stored, with the refusal as the answer
 			}

@@ -18,8 +18,8 @@ type TransferRef struct {
 }
 
 // getTransfer returns the partner's transfer; a foreign or mismatched one is not found.
-func getTransfer(ctx context.Context, d Deps, ref TransferRef) (*domain.Transfer, error) {
-	t, err := d.Transfers.Get(ctx, ref.TransactionID)
+func getTransfer(ctx context.Context, transfers ports.TransferRepository, ref TransferRef) (*domain.Transfer, error) {
+	t, err := transfers.Get(ctx, ref.TransactionID)
 	if err != nil {
 		return nil, err
 	}
@@ -33,8 +33,23 @@ func getTransfer(ctx context.Context, d Deps, ref TransferRef) (*domain.Transfer
 // releases it. An unknown outcome leaves the transfer PROCESSING; the reconciler settles it by
 // asking the network with the same key, never by releasing the hold.
 type ConfirmTransferHandler struct {
-	d  Deps
-	rq requests
+	clock      ports.Clock
+	transfers  ports.TransferRepository
+	processing ports.Processing
+	settlement transferSettlement
+	rq         requests
+}
+
+// NewConfirmTransferHandler returns the handler on the ports it uses.
+func NewConfirmTransferHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	ledger ports.LedgerRepository, transfers ports.TransferRepository, processing ports.Processing) *ConfirmTransferHandler {
+	return &ConfirmTransferHandler{
+		clock:      clock,
+		transfers:  transfers,
+		processing: processing,
+		settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
+		rq:         requests{uow: uow, store: idempotency},
+	}
 }
 
 // Handle confirms and answers with the transfer as it stands afterwards.
@@ -60,39 +75,39 @@ func (h *ConfirmTransferHandler) Handle(ctx context.Context, req Request[*domain
 			return ans
 		}
 	}
-	t, err := getTransfer(ctx, h.d, ref)
+	t, err := getTransfer(ctx, h.transfers, ref)
 	if err != nil {
 		return req.Render(nil, err)
 	}
-	result, creditErr := h.d.Processing.Credit(ctx, creditOrder(t))
+	result, creditErr := h.processing.Credit(ctx, creditOrder(t))
 	return finish(ctx, h.rq, req, true, func(ctx context.Context) (*domain.Transfer, error) {
 		if creditErr == nil {
-			err := settleTransfer(ctx, h.d, t.ID(), func(t *domain.Transfer) (bool, error) {
-				return true, t.Settle(result.Credited, result.Reason, h.d.Clock.Now())
+			err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) {
+				return true, t.Settle(result.Credited, result.Reason, h.clock.Now())
 			})
 			if err != nil && !errors.Is(err, domain.ErrTransferState) {
 				return nil, err
 			}
 		}
-		return h.d.Transfers.Get(ctx, t.ID())
+		return h.transfers.Get(ctx, t.ID())
 	})
 }
 
 // startProcessing is step 1: the claim and PROCESSING in one transaction. It answers (done)
 // when the transfer cannot be confirmed.
 func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, req Request[*domain.Transfer], ref TransferRef) (Answer, bool) {
-	t, err := getTransfer(ctx, h.d, ref)
+	t, err := getTransfer(ctx, h.transfers, ref)
 	if err != nil {
 		return refuse(ctx, h.rq, req, err), true
 	}
-	if now := h.d.Clock.Now(); t.StatusAt(now) == domain.TransferExpired {
+	if now := h.clock.Now(); t.StatusAt(now) == domain.TransferExpired {
 		// The expiry is a fact of the clock: recorded, and the hold released, whatever the answer.
-		if err := settleTransfer(ctx, h.d, t.ID(), func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
+		if err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
 			return req.Render(nil, err), true
 		}
 	}
 	return begin(ctx, h.rq, req, func(ctx context.Context) error {
-		return h.d.Transfers.Update(ctx, t.ID(), func(t *domain.Transfer) error { return t.StartProcessing(h.d.Clock.Now()) })
+		return h.transfers.Update(ctx, t.ID(), func(t *domain.Transfer) error { return t.StartProcessing(h.clock.Now()) })
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // CreatePartner registers a partner application.
@@ -18,7 +19,15 @@ type NewPartner struct {
 }
 
 // CreatePartnerHandler creates partners.
-type CreatePartnerHandler struct{ d Deps }
+type CreatePartnerHandler struct {
+	clock    ports.Clock
+	partners ports.PartnerRepository
+}
+
+// NewCreatePartnerHandler returns the handler on the ports it uses.
+func NewCreatePartnerHandler(clock ports.Clock, partners ports.PartnerRepository) *CreatePartnerHandler {
+	return &CreatePartnerHandler{clock: clock, partners: partners}
+}
 
 // Handle creates the partner and returns its one-time API key.
 func (h *CreatePartnerHandler) Handle(ctx context.Context, cmd CreatePartner) (NewPartner, error) {
@@ -27,8 +36,8 @@ func (h *CreatePartnerHandler) Handle(ctx context.Context, cmd CreatePartner) (N
 		return NewPartner{}, err
 	}
 	key, hash := newAPIKey()
-	p := domain.Partner{ID: newID(), Name: name, KeyHash: hash, CreatedAt: h.d.Clock.Now()}
-	if err := h.d.Partners.Create(ctx, p); err != nil {
+	p := domain.Partner{ID: newID(), Name: name, KeyHash: hash, CreatedAt: h.clock.Now()}
+	if err := h.partners.Create(ctx, p); err != nil {
 		return NewPartner{}, err
 	}
 	return NewPartner{Partner: p, APIKey: key}, nil

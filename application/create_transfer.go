@@ -28,8 +28,32 @@ type CreateTransfer struct {
 // CreateTransferHandler checks the card with the network, then, in one transaction, releases
 // the loan's expired holds, stores the transfer and holds its amount.
 type CreateTransferHandler struct {
-	d  Deps
-	rq requests
+	clock        ports.Clock
+	applications ports.ApplicationRepository
+	loans        ports.LoanRepository
+	ledger       ports.LedgerRepository
+	transfers    ports.TransferRepository
+	processing   ports.Processing
+	cards        ports.CardRepository
+	settlement   transferSettlement
+	rq           requests
+}
+
+// NewCreateTransferHandler returns the handler on the ports it uses.
+func NewCreateTransferHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	applications ports.ApplicationRepository, loans ports.LoanRepository, ledger ports.LedgerRepository,
+	transfers ports.TransferRepository, processing ports.Processing, cards ports.CardRepository) *CreateTransferHandler {
+	return &CreateTransferHandler{
+		clock:        clock,
+		applications: applications,
+		loans:        loans,
+		ledger:       ledger,
+		transfers:    transfers,
+		processing:   processing,
+		cards:        cards,
+		settlement:   transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
+		rq:           requests{uow: uow, store: idempotency},
+	}
 }
 
 // Handle answers with the new transfer's id.
@@ -48,10 +72,10 @@ func (h *CreateTransferHandler) Handle(ctx context.Context, req Request[uuid.UUI
 	}
 	return once(ctx, h.rq, req, func(ctx context.Context) (uuid.UUID, error) {
 		now := t.CreatedAt()
-		if err := releaseExpired(ctx, h.d, t.LoanID(), now); err != nil {
+		if err := h.settlement.releaseExpired(ctx, t.LoanID(), now); err != nil {
 			return uuid.Nil, err
 		}
-		if err := h.d.Transfers.Create(ctx, t); err != nil {
+		if err := h.transfers.Create(ctx, t); err != nil {
 			return uuid.Nil, err
 		}
 		hold, err := domain.Move(newID(), domain.PostingTransferHold, t.ID(), now, t.Amount().Tiyin(),
@@ -59,21 +83,21 @@ func (h *CreateTransferHandler) Handle(ctx context.Context, req Request[uuid.UUI
 		if err != nil {
 			return uuid.Nil, err
 		}
-		return t.ID(), h.d.Ledger.Post(ctx, hold)
+		return t.ID(), h.ledger.Post(ctx, hold)
 	})
 }
 
 // prepare checks the application, its loan and the card, and has the network prepare the
 // credit: the transfer to store.
 func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer) (*domain.Transfer, error) {
-	a, err := getOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID)
+	a, err := getOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID)
 	if err != nil {
 		return nil, err
 	}
 	if a.Status() != domain.StatusCompleted {
 		return nil, fmt.Errorf("%w: application status is %s", domain.ErrLoanNotIssued, a.Status())
 	}
-	loan, err := h.d.Loans.GetByApplication(ctx, a.ID())
+	loan, err := h.loans.GetByApplication(ctx, a.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +106,7 @@ func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer)
 		Amount: cmd.Amount.Tiyin(), CardHolder: cmd.CardHolder}
 	masked := cmd.PAN.Masked()
 	if cmd.CardID != uuid.Nil {
-		card, err := getCard(ctx, h.d, cmd.PartnerID, cmd.CardID)
+		card, err := getCard(ctx, h.cards, cmd.PartnerID, cmd.CardID)
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +115,7 @@ func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer)
 		}
 		req.CardToken, masked = card.Token(), card.MaskedPAN()
 	}
-	token, err := h.d.Processing.PrepareCredit(ctx, req)
+	token, err := h.processing.PrepareCredit(ctx, req)
 	if err != nil {
 		if errors.Is(err, domain.ErrCardRejected) {
 			return nil, err
@@ -100,30 +124,39 @@ func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer)
 	}
 	return domain.NewTransfer(domain.NewTransferParams{ID: id, PartnerID: cmd.PartnerID, ApplicationID: a.ID(),
 		LoanID: loan.ID(), ExternalID: cmd.ExternalID, MaskedPAN: masked, Network: cmd.Network, CardHolder: cmd.CardHolder,
-		Amount: cmd.Amount, CreditToken: token, Now: h.d.Clock.Now()}), nil
+		Amount: cmd.Amount, CreditToken: token, Now: h.clock.Now()}), nil
+}
+
+// transferSettlement settles transfers: it records a final status and moves the hold's money
+// in the same transaction.
+type transferSettlement struct {
+	uow       ports.UnitOfWork
+	transfers ports.TransferRepository
+	ledger    ports.LedgerRepository
+	clock     ports.Clock
 }
 
 // releaseExpired records the expiry of the loan's (or, with uuid.Nil, every) unconfirmed
 // transfers older than the TTL and releases their holds, in the caller's transaction.
-func releaseExpired(ctx context.Context, d Deps, loanID uuid.UUID, now time.Time) error {
-	ids, err := d.Transfers.ListNewBefore(ctx, loanID, now.Add(-domain.TransferTTL), reconcileBatch)
+func (s transferSettlement) releaseExpired(ctx context.Context, loanID uuid.UUID, now time.Time) error {
+	ids, err := s.transfers.ListNewBefore(ctx, loanID, now.Add(-domain.TransferTTL), reconcileBatch)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		if err := settleTransfer(ctx, d, id, func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
+		if err := s.settle(ctx, id, func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// settleTransfer applies fn to the transfer and, when the transfer reached a final status,
+// settle applies fn to the transfer and, when the transfer reached a final status,
 // captures (SUCCESS) or releases (FAILED, EXPIRED) its hold in the same transaction.
-func settleTransfer(ctx context.Context, d Deps, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
-	return d.UoW.Do(ctx, func(ctx context.Context) error {
+func (s transferSettlement) settle(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
+	return s.uow.Do(ctx, func(ctx context.Context) error {
 		var settled *domain.Transfer
-		err := d.Transfers.Update(ctx, id, func(t *domain.Transfer) error {
+		err := s.transfers.Update(ctx, id, func(t *domain.Transfer) error {
 			changed, err := fn(t)
 			if err != nil {
 				return err
@@ -142,11 +175,11 @@ func settleTransfer(ctx context.Context, d Deps, id uuid.UUID, fn func(t *domain
 		if settled.Status() == domain.TransferSuccess {
 			to, kind = domain.BankAccount(domain.AccountCardSettlement), domain.PostingTransferCapture
 		}
-		p, err := domain.Move(newID(), kind, settled.ID(), settled.TransactionDateAt(d.Clock.Now()), settled.Amount().Tiyin(),
+		p, err := domain.Move(newID(), kind, settled.ID(), settled.TransactionDateAt(s.clock.Now()), settled.Amount().Tiyin(),
 			domain.LoanAccount(domain.AccountHold, loan), to)
 		if err != nil {
 			return err
 		}
-		return d.Ledger.Post(ctx, p)
+		return s.ledger.Post(ctx, p)
 	})
 }

@@ -47,14 +47,22 @@ type DeliveryReport struct {
 // order they are due, retrying a failed delivery with exponential backoff for EventRetryFor.
 // Every time is read from the Clock, so advancing the sandbox clock also brings retries forward.
 type DeliverEventsHandler struct {
-	d   Deps
-	cfg Config
+	clock    ports.Clock
+	events   ports.EventOutbox
+	webhooks ports.WebhookSender
+	sealer   ports.Sealer
+}
+
+// NewDeliverEventsHandler returns the handler on the ports it uses.
+func NewDeliverEventsHandler(clock ports.Clock, events ports.EventOutbox, webhooks ports.WebhookSender,
+	sealer ports.Sealer) *DeliverEventsHandler {
+	return &DeliverEventsHandler{clock: clock, events: events, webhooks: webhooks, sealer: sealer}
 }
 
 // Handle runs one pass.
 func (h *DeliverEventsHandler) Handle(ctx context.Context) (DeliveryReport, error) {
 	var rep DeliveryReport
-	due, err := h.d.Events.ClaimDue(ctx, h.d.Clock.Now(), eventLease, eventBatch)
+	due, err := h.events.ClaimDue(ctx, h.clock.Now(), eventLease, eventBatch)
 	if err != nil || len(due) == 0 {
 		return rep, err
 	}
@@ -71,7 +79,7 @@ func (h *DeliverEventsHandler) Handle(ctx context.Context) (DeliveryReport, erro
 	}
 	wg.Wait()
 	for i, o := range outcomes {
-		if err := h.d.Events.Settle(ctx, due[i].ID, o); err != nil {
+		if err := h.events.Settle(ctx, due[i].ID, o); err != nil {
 			return rep, err // the rest stay leased and are taken again when the lease ends
 		}
 		switch {
@@ -92,13 +100,13 @@ func (h *DeliverEventsHandler) attempt(ctx context.Context, ev ports.OutboundEve
 		o.Error = "the partner removed its webhook"
 		return o
 	}
-	secret, err := h.d.Sealer.Open(ev.SealedSecret, "")
+	secret, err := h.sealer.Open(ev.SealedSecret, "")
 	if err == nil {
 		cctx, cancel := context.WithTimeout(ctx, WebhookTimeout)
-		err = h.d.Webhooks.Send(cctx, ports.Webhook{URL: ev.URL, Secret: secret, EventID: ev.ID, Type: ev.Type, Body: ev.Body})
+		err = h.webhooks.Send(cctx, ports.Webhook{URL: ev.URL, Secret: secret, EventID: ev.ID, Type: ev.Type, Body: ev.Body})
 		cancel()
 	}
-	now := h.d.Clock.Now()
+	now := h.clock.Now()
 	if err == nil {
 		o.DeliveredAt = now
 		return o

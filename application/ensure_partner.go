@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // EnsurePartner makes a partner with this name exist and answer to this key. It seeds the
@@ -16,7 +17,15 @@ type EnsurePartner struct {
 }
 
 // EnsurePartnerHandler seeds partners.
-type EnsurePartnerHandler struct{ d Deps }
+type EnsurePartnerHandler struct {
+	clock    ports.Clock
+	partners ports.PartnerRepository
+}
+
+// NewEnsurePartnerHandler returns the handler on the ports it uses.
+func NewEnsurePartnerHandler(clock ports.Clock, partners ports.PartnerRepository) *EnsurePartnerHandler {
+	return &EnsurePartnerHandler{clock: clock, partners: partners}
+}
 
 // Handle creates the partner or re-keys the existing one, enabled, and returns the key.
 func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (string, error) {
@@ -24,12 +33,12 @@ func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (s
 	if key == "" {
 		key, hash = newAPIKey()
 	}
-	err := h.d.Partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
+	err := h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
 		p.KeyHash, p.Disabled = hash, false
 		return nil
 	})
 	if errors.Is(err, domain.ErrPartnerNotFound) {
-		err = h.d.Partners.Create(ctx, domain.Partner{ID: newID(), Name: cmd.Name, KeyHash: hash, CreatedAt: h.d.Clock.Now()})
+		err = h.partners.Create(ctx, domain.Partner{ID: newID(), Name: cmd.Name, KeyHash: hash, CreatedAt: h.clock.Now()})
 	}
 	if err != nil {
 		return "", err

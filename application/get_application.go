@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // GetApplication reads an application (endpoint 5).
@@ -15,9 +16,16 @@ type GetApplication struct {
 }
 
 // GetApplicationHandler answers application info; it changes and stores nothing.
-type GetApplicationHandler struct{ d Deps }
+type GetApplicationHandler struct {
+	applications ports.ApplicationRepository
+}
+
+// NewGetApplicationHandler returns the handler on the ports it uses.
+func NewGetApplicationHandler(applications ports.ApplicationRepository) *GetApplicationHandler {
+	return &GetApplicationHandler{applications: applications}
+}
 
 // Handle returns the partner's application.
 func (h *GetApplicationHandler) Handle(ctx context.Context, q GetApplication) (*domain.Application, error) {
-	return getOwned(ctx, h.d.Applications, q.PartnerID, q.ApplicationID)
+	return getOwned(ctx, h.applications, q.PartnerID, q.ApplicationID)
 }

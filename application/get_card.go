@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // GetCard reads a card's status (endpoint 17).
@@ -15,16 +16,23 @@ type GetCard struct {
 }
 
 // GetCardHandler answers card status; it stores nothing.
-type GetCardHandler struct{ d Deps }
+type GetCardHandler struct {
+	cards ports.CardRepository
+}
+
+// NewGetCardHandler returns the handler on the ports it uses.
+func NewGetCardHandler(cards ports.CardRepository) *GetCardHandler {
+	return &GetCardHandler{cards: cards}
+}
 
 // Handle returns the partner's card.
 func (h *GetCardHandler) Handle(ctx context.Context, q GetCard) (*domain.Card, error) {
-	return getCard(ctx, h.d, q.PartnerID, q.CardID)
+	return getCard(ctx, h.cards, q.PartnerID, q.CardID)
 }
 
 // getCard returns the partner's card; a foreign one is not found.
-func getCard(ctx context.Context, d Deps, partnerID, id uuid.UUID) (*domain.Card, error) {
-	c, err := d.Cards.Get(ctx, id)
+func getCard(ctx context.Context, cards ports.CardRepository, partnerID, id uuid.UUID) (*domain.Card, error) {
+	c, err := cards.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -35,8 +43,8 @@ func getCard(ctx context.Context, d Deps, partnerID, id uuid.UUID) (*domain.Card
 }
 
 // updateCard changes the partner's card under its row lock.
-func updateCard(ctx context.Context, d Deps, partnerID, id uuid.UUID, fn func(c *domain.Card) error) error {
-	return d.Cards.Update(ctx, id, func(c *domain.Card) error {
+func updateCard(ctx context.Context, cards ports.CardRepository, partnerID, id uuid.UUID, fn func(c *domain.Card) error) error {
+	return cards.Update(ctx, id, func(c *domain.Card) error {
 		if c.PartnerID() != partnerID {
 			return domain.ErrCardNotFound
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // GetCardOrder reads a card order (endpoint 16).
@@ -21,11 +22,19 @@ type CardOrderView struct {
 }
 
 // GetCardOrderHandler answers order info; it stores nothing.
-type GetCardOrderHandler struct{ d Deps }
+type GetCardOrderHandler struct {
+	cards      ports.CardRepository
+	cardOrders ports.CardOrderRepository
+}
+
+// NewGetCardOrderHandler returns the handler on the ports it uses.
+func NewGetCardOrderHandler(cards ports.CardRepository, cardOrders ports.CardOrderRepository) *GetCardOrderHandler {
+	return &GetCardOrderHandler{cards: cards, cardOrders: cardOrders}
+}
 
 // Handle returns the partner's order; a foreign one is not found.
 func (h *GetCardOrderHandler) Handle(ctx context.Context, q GetCardOrder) (CardOrderView, error) {
-	o, err := h.d.CardOrders.Get(ctx, q.OrderID)
+	o, err := h.cardOrders.Get(ctx, q.OrderID)
 	if err != nil {
 		return CardOrderView{}, err
 	}
@@ -34,7 +43,7 @@ func (h *GetCardOrderHandler) Handle(ctx context.Context, q GetCardOrder) (CardO
 	}
 	v := CardOrderView{Order: o}
 	if o.CardID() != uuid.Nil {
-		if v.Card, err = h.d.Cards.Get(ctx, o.CardID()); err != nil {
+		if v.Card, err = h.cards.Get(ctx, o.CardID()); err != nil {
 			return CardOrderView{}, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // GetSchedule reads a loan's schedule by its contract number (endpoint 10).
@@ -15,21 +16,29 @@ type GetSchedule struct {
 }
 
 // GetScheduleHandler answers the schedule; it stores nothing.
-type GetScheduleHandler struct{ d Deps }
+type GetScheduleHandler struct {
+	clock ports.Clock
+	loans ports.LoanRepository
+}
+
+// NewGetScheduleHandler returns the handler on the ports it uses.
+func NewGetScheduleHandler(clock ports.Clock, loans ports.LoanRepository) *GetScheduleHandler {
+	return &GetScheduleHandler{clock: clock, loans: loans}
+}
 
 // Handle returns the partner's loan with its schedule.
 func (h *GetScheduleHandler) Handle(ctx context.Context, q GetSchedule) (LoanView, error) {
-	loan, err := getLoanByContract(ctx, h.d, q.PartnerID, q.LoanID)
+	loan, err := getLoanByContract(ctx, h.loans, q.PartnerID, q.LoanID)
 	if err != nil {
 		return LoanView{}, err
 	}
-	return view(loan, h.d.Clock)
+	return view(loan, h.clock)
 }
 
 // getLoanByContract returns the partner's loan with that contract number (loanId); a foreign
 // one is not found.
-func getLoanByContract(ctx context.Context, d Deps, partnerID uuid.UUID, number string) (*domain.Loan, error) {
-	loan, err := d.Loans.GetByContract(ctx, number)
+func getLoanByContract(ctx context.Context, loans ports.LoanRepository, partnerID uuid.UUID, number string) (*domain.Loan, error) {
+	loan, err := loans.GetByContract(ctx, number)
 	if err != nil {
 		return nil, err
 	}

@@ -4,12 +4,20 @@ import (
 	"context"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // GetTransferHandler answers check-status (endpoint 8); it stores nothing.
-type GetTransferHandler struct{ d Deps }
+type GetTransferHandler struct {
+	transfers ports.TransferRepository
+}
+
+// NewGetTransferHandler returns the handler on the ports it uses.
+func NewGetTransferHandler(transfers ports.TransferRepository) *GetTransferHandler {
+	return &GetTransferHandler{transfers: transfers}
+}
 
 // Handle returns the partner's transfer.
 func (h *GetTransferHandler) Handle(ctx context.Context, ref TransferRef) (*domain.Transfer, error) {
-	return getTransfer(ctx, h.d, ref)
+	return getTransfer(ctx, h.transfers, ref)
 }

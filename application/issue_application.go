@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // IssueApplication starts loan issuance (endpoint 4).
@@ -18,20 +19,35 @@ type IssueApplication struct {
 // IssueApplicationHandler checks clientData against pre-scoring's and starts the issuance
 // stages in the background.
 type IssueApplicationHandler struct {
-	d  Deps
-	rq requests
+	clock        ports.Clock
+	uow          ports.UnitOfWork
+	applications ports.ApplicationRepository
+	queue        ports.WorkQueue
+	rq           requests
+}
+
+// NewIssueApplicationHandler returns the handler on the ports it uses.
+func NewIssueApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	applications ports.ApplicationRepository, queue ports.WorkQueue) *IssueApplicationHandler {
+	return &IssueApplicationHandler{
+		clock:        clock,
+		uow:          uow,
+		applications: applications,
+		queue:        queue,
+		rq:           requests{uow: uow, store: idempotency},
+	}
 }
 
 // Handle starts issuance.
 func (h *IssueApplicationHandler) Handle(ctx context.Context, req Request[struct{}], cmd IssueApplication) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
-		err := updateOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.Issue(cmd.ClientData, h.d.Clock.Now())
+		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
+			return a.Issue(cmd.ClientData, h.clock.Now())
 		})
 		if err != nil {
 			return struct{}{}, err
 		}
-		enqueueAfterCommit(ctx, h.d, cmd.ApplicationID)
+		enqueueAfterCommit(ctx, h.uow, h.queue, cmd.ApplicationID)
 		return struct{}{}, nil
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // ListPayments reads a loan's posted repayments by its contract number (endpoint 11).
@@ -15,13 +16,21 @@ type ListPayments struct {
 }
 
 // ListPaymentsHandler answers the payments list; it stores nothing.
-type ListPaymentsHandler struct{ d Deps }
+type ListPaymentsHandler struct {
+	loans      ports.LoanRepository
+	repayments ports.RepaymentRepository
+}
+
+// NewListPaymentsHandler returns the handler on the ports it uses.
+func NewListPaymentsHandler(loans ports.LoanRepository, repayments ports.RepaymentRepository) *ListPaymentsHandler {
+	return &ListPaymentsHandler{loans: loans, repayments: repayments}
+}
 
 // Handle returns one item per posted repayment, in date order.
 func (h *ListPaymentsHandler) Handle(ctx context.Context, q ListPayments) ([]domain.Payment, error) {
-	loan, err := getLoanByContract(ctx, h.d, q.PartnerID, q.LoanID)
+	loan, err := getLoanByContract(ctx, h.loans, q.PartnerID, q.LoanID)
 	if err != nil {
 		return nil, err
 	}
-	return h.d.Repayments.ListPayments(ctx, loan.ID())
+	return h.repayments.ListPayments(ctx, loan.ID())
 }

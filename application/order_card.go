@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // OrderCard orders a card for a client, or a new card replacing the client's (endpoint 15).
@@ -18,18 +19,25 @@ type OrderCard struct {
 
 // OrderCardHandler stores the order; the reconciler takes it to the card issuer.
 type OrderCardHandler struct {
-	d  Deps
-	rq requests
+	clock      ports.Clock
+	cardOrders ports.CardOrderRepository
+	rq         requests
+}
+
+// NewOrderCardHandler returns the handler on the ports it uses.
+func NewOrderCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	cardOrders ports.CardOrderRepository) *OrderCardHandler {
+	return &OrderCardHandler{clock: clock, cardOrders: cardOrders, rq: requests{uow: uow, store: idempotency}}
 }
 
 // Handle returns the new order.
 func (h *OrderCardHandler) Handle(ctx context.Context, req Request[*domain.CardOrder], cmd OrderCard) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (*domain.CardOrder, error) {
 		o, err := domain.NewCardOrder(domain.NewCardOrderParams{ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID,
-			Phone: cmd.Phone, ClientData: cmd.ClientData, Now: h.d.Clock.Now()})
+			Phone: cmd.Phone, ClientData: cmd.ClientData, Now: h.clock.Now()})
 		if err != nil {
 			return nil, err
 		}
-		return o, h.d.CardOrders.Create(ctx, o)
+		return o, h.cardOrders.Create(ctx, o)
 	})
 }

@@ -28,8 +28,26 @@ type PayRepayment struct {
 // order, posts it and records it on the request. A refused pay changes nothing: neither the
 // request nor the debit is used up.
 type PayRepaymentHandler struct {
-	d  Deps
-	rq requests
+	clock      ports.Clock
+	loans      ports.LoanRepository
+	ledger     ports.LedgerRepository
+	processing ports.Processing
+	repayments ports.RepaymentRepository
+	rq         requests
+}
+
+// NewPayRepaymentHandler returns the handler on the ports it uses.
+func NewPayRepaymentHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	loans ports.LoanRepository, ledger ports.LedgerRepository, processing ports.Processing,
+	repayments ports.RepaymentRepository) *PayRepaymentHandler {
+	return &PayRepaymentHandler{
+		clock:      clock,
+		loans:      loans,
+		ledger:     ledger,
+		processing: processing,
+		repayments: repayments,
+		rq:         requests{uow: uow, store: idempotency},
+	}
 }
 
 // Handle answers with the paid request and its status.
@@ -50,12 +68,12 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, req Request[RepaymentV
 		var paid *domain.Repayment
 		var version int
 		var posting domain.Posting
-		err := h.d.Repayments.Update(ctx, r.ID(), func(r *domain.Repayment) error {
+		err := h.repayments.Update(ctx, r.ID(), func(r *domain.Repayment) error {
 			paid = r
-			return h.d.Loans.Update(ctx, r.LoanID(), func(loan *domain.Loan) error {
+			return h.loans.Update(ctx, r.LoanID(), func(loan *domain.Loan) error {
 				var err error
 				posting, err = r.Pay(loan, domain.Payment{Type: cmd.Type, Amount: cmd.Amount, DebitID: cmd.DebitID,
-					Network: cmd.Network, ExternalID: cmd.ExternalID, TransactionID: newID(), At: h.d.Clock.Now()})
+					Network: cmd.Network, ExternalID: cmd.ExternalID, TransactionID: newID(), At: h.clock.Now()})
 				version = loan.Repayments()
 				return err
 			})
@@ -63,10 +81,10 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, req Request[RepaymentV
 		if err != nil {
 			return RepaymentView{}, err
 		}
-		if err := h.d.Ledger.Post(ctx, posting); err != nil {
+		if err := h.ledger.Post(ctx, posting); err != nil {
 			return RepaymentView{}, err
 		}
-		status, msg := paid.StatusAt(h.d.Clock.Now(), version)
+		status, msg := paid.StatusAt(h.clock.Now(), version)
 		return RepaymentView{Repayment: paid, Status: status, Message: msg}, nil
 	})
 }
@@ -74,21 +92,21 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, req Request[RepaymentV
 // verifyDebit refuses what can be refused before asking the network, then has the network
 // verify the debit: the request to pay.
 func (h *PayRepaymentHandler) verifyDebit(ctx context.Context, cmd PayRepayment) (*domain.Repayment, error) {
-	r, err := getRepayment(ctx, h.d, cmd.PartnerID, cmd.RequestID)
+	r, err := getRepayment(ctx, h.repayments, cmd.PartnerID, cmd.RequestID)
 	if err != nil {
 		return nil, err
 	}
 	if r.ContractNumber() != cmd.LoanID {
 		return nil, domain.ErrRepaymentNotFound
 	}
-	loan, err := h.d.Loans.Get(ctx, r.LoanID())
+	loan, err := h.loans.Get(ctx, r.LoanID())
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Payable(loan, h.d.Clock.Now(), cmd.Amount); err != nil {
+	if err := r.Payable(loan, h.clock.Now(), cmd.Amount); err != nil {
 		return nil, err
 	}
-	debit, err := h.d.Processing.LookupDebit(ctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount})
+	debit, err := h.processing.LookupDebit(ctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount})
 	if err != nil {
 		if errors.Is(err, domain.ErrDebitRejected) {
 			return nil, err
@@ -99,8 +117,8 @@ func (h *PayRepaymentHandler) verifyDebit(ctx context.Context, cmd PayRepayment)
 }
 
 // getRepayment returns the partner's repayment request; a foreign one is not found.
-func getRepayment(ctx context.Context, d Deps, partnerID, id uuid.UUID) (*domain.Repayment, error) {
-	r, err := d.Repayments.Get(ctx, id)
+func getRepayment(ctx context.Context, repayments ports.RepaymentRepository, partnerID, id uuid.UUID) (*domain.Repayment, error) {
+	r, err := repayments.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -25,8 +25,30 @@ const maxStepsPerRun = 16
 // ProcessApplicationHandler runs an application's background stages (pre-scoring and the five
 // issuance stages) against the gateways. It is what the application worker calls.
 type ProcessApplicationHandler struct {
-	d       Deps
-	product Product
+	clock        ports.Clock
+	uow          ports.UnitOfWork
+	applications ports.ApplicationRepository
+	loans        ports.LoanRepository
+	scoring      ports.Scoring
+	coreBanking  ports.CoreBanking
+	ledger       ports.LedgerRepository
+	product      Product
+}
+
+// NewProcessApplicationHandler returns the handler on the ports it uses.
+func NewProcessApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
+	loans ports.LoanRepository, scoring ports.Scoring, coreBanking ports.CoreBanking, ledger ports.LedgerRepository,
+	product Product) *ProcessApplicationHandler {
+	return &ProcessApplicationHandler{
+		clock:        clock,
+		uow:          uow,
+		applications: applications,
+		loans:        loans,
+		scoring:      scoring,
+		coreBanking:  coreBanking,
+		ledger:       ledger,
+		product:      product,
+	}
 }
 
 // Handle runs every stage that is due now. Each stage is started in one transaction and its
@@ -38,10 +60,10 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 		a     *domain.Application
 		stage domain.TaskName
 	)
-	err := h.d.UoW.Do(ctx, func(ctx context.Context) error {
-		return h.d.Applications.Update(ctx, id, func(x *domain.Application) error {
+	err := h.uow.Do(ctx, func(ctx context.Context) error {
+		return h.applications.Update(ctx, id, func(x *domain.Application) error {
 			a = x
-			now := h.d.Clock.Now()
+			now := h.clock.Now()
 			var due bool
 			if stage, due = x.DueStep(now); !due {
 				return errNothingDue
@@ -65,11 +87,11 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 			return 0, err
 		}
 		started := false
-		err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
+		err = h.uow.Do(ctx, func(ctx context.Context) error {
 			var loan *domain.Loan
-			err := h.d.Applications.Update(ctx, id, func(x *domain.Application) error {
+			err := h.applications.Update(ctx, id, func(x *domain.Application) error {
 				var err error
-				now := h.d.Clock.Now()
+				now := h.clock.Now()
 				if loan, err = x.CompleteStep(stage, result, h.loanProduct(), now); err != nil {
 					return err
 				}
@@ -105,17 +127,17 @@ func (h *ProcessApplicationHandler) loanProduct() domain.LoanProduct {
 // issue stores the new loan, opens its accounts and moves the principal onto the client's
 // demand account, in the transaction that completes the application.
 func (h *ProcessApplicationHandler) issue(ctx context.Context, loan *domain.Loan) error {
-	if err := h.d.Loans.Create(ctx, loan); err != nil {
+	if err := h.loans.Create(ctx, loan); err != nil {
 		return err
 	}
-	if err := h.d.Ledger.OpenLoanAccounts(ctx, loan.ID()); err != nil {
+	if err := h.ledger.OpenLoanAccounts(ctx, loan.ID()); err != nil {
 		return err
 	}
 	p, err := loan.IssuancePosting(newID())
 	if err != nil {
 		return err
 	}
-	return h.d.Ledger.Post(ctx, p)
+	return h.ledger.Post(ctx, p)
 }
 
 // wait is how long until the application's next stage is due; zero when none will be.
@@ -124,7 +146,7 @@ func (h *ProcessApplicationHandler) wait(a *domain.Application) time.Duration {
 	if next.IsZero() || (a.Status() != domain.StatusNew && a.Status() != domain.StatusInProgress) {
 		return 0
 	}
-	return max(next.Sub(h.d.Clock.Now()), time.Millisecond)
+	return max(next.Sub(h.clock.Now()), time.Millisecond)
 }
 
 // call makes the stage's gateway call. The idempotency key is the application and the stage,
@@ -142,24 +164,24 @@ func (h *ProcessApplicationHandler) call(ctx context.Context, a *domain.Applicat
 	)
 	switch stage {
 	case domain.TaskPreScoring:
-		err = h.d.Scoring.RequestPreScore(ctx, preScore)
+		err = h.scoring.RequestPreScore(ctx, preScore)
 	case domain.TaskPreScoringInfo:
-		pre, err = h.d.Scoring.PreScoreResult(ctx, preScore)
+		pre, err = h.scoring.PreScoreResult(ctx, preScore)
 		answer, polled = pre.Answer, true
 	case domain.TaskOpenAccount:
-		ref, err = h.d.CoreBanking.OpenAccount(ctx, ports.OpenAccountRequest{IdempotencyKey: key(stage),
+		ref, err = h.coreBanking.OpenAccount(ctx, ports.OpenAccountRequest{IdempotencyKey: key(stage),
 			ApplicationID: a.ID(), Phone: a.Phone(), ClientData: a.ClientData()})
 	case domain.TaskOpenLoanApplication:
-		ref, err = h.d.CoreBanking.OpenLoanApplication(ctx, ports.LoanApplicationRequest{IdempotencyKey: key(stage),
+		ref, err = h.coreBanking.OpenLoanApplication(ctx, ports.LoanApplicationRequest{IdempotencyKey: key(stage),
 			ApplicationID: a.ID(), AccountNumber: a.AccountNumber(), Offer: *a.Offer()})
 	case domain.TaskGetOpenLoanApplicationResult:
-		answer, err = h.d.CoreBanking.LoanApplicationResult(ctx, a.CoreRef())
+		answer, err = h.coreBanking.LoanApplicationResult(ctx, a.CoreRef())
 		polled = true
 	case domain.TaskLoanIssuance:
-		ref, err = h.d.CoreBanking.IssueLoan(ctx, ports.IssueLoanRequest{IdempotencyKey: key(stage),
+		ref, err = h.coreBanking.IssueLoan(ctx, ports.IssueLoanRequest{IdempotencyKey: key(stage),
 			ApplicationID: a.ID(), AccountNumber: a.AccountNumber(), LoanApplicationRef: a.CoreRef()})
 	case domain.TaskGetLoanIssuanceResult:
-		answer, err = h.d.CoreBanking.IssuanceResult(ctx, a.CoreRef())
+		answer, err = h.coreBanking.IssuanceResult(ctx, a.CoreRef())
 		polled = true
 	default:
 		return domain.StepResult{}, fmt.Errorf("no gateway call for stage %s", stage)

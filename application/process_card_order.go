@@ -13,27 +13,47 @@ import (
 // ProcessCardOrderHandler takes one due card order a step: NEW is submitted to the card issuer,
 // IN_PROGRESS asks for the result. An issued card replaces the client's previous card from
 // this partner, which is CLOSED (and the network told) in the same transaction.
-type ProcessCardOrderHandler struct{ d Deps }
+type ProcessCardOrderHandler struct {
+	clock      ports.Clock
+	uow        ports.UnitOfWork
+	processing ports.Processing
+	cards      ports.CardRepository
+	cardOrders ports.CardOrderRepository
+	cardIssuer ports.CardIssuer
+}
+
+// NewProcessCardOrderHandler returns the handler on the ports it uses.
+func NewProcessCardOrderHandler(clock ports.Clock, uow ports.UnitOfWork, processing ports.Processing,
+	cards ports.CardRepository, cardOrders ports.CardOrderRepository, cardIssuer ports.CardIssuer) *ProcessCardOrderHandler {
+	return &ProcessCardOrderHandler{
+		clock:      clock,
+		uow:        uow,
+		processing: processing,
+		cards:      cards,
+		cardOrders: cardOrders,
+		cardIssuer: cardIssuer,
+	}
+}
 
 // Handle runs the order's due step.
 func (h *ProcessCardOrderHandler) Handle(ctx context.Context, id uuid.UUID) error {
-	o, err := h.d.CardOrders.Get(ctx, id)
+	o, err := h.cardOrders.Get(ctx, id)
 	if err != nil {
 		return err
 	}
 	switch o.Status() {
 	case domain.CardOrderNew:
-		ref, err := h.d.CardIssuer.Order(ctx, ports.CardIssueRequest{IdempotencyKey: o.ID().String() + ":ORDER",
+		ref, err := h.cardIssuer.Order(ctx, ports.CardIssueRequest{IdempotencyKey: o.ID().String() + ":ORDER",
 			OrderID: o.ID(), Phone: o.Phone(), ClientData: o.ClientData()})
-		return h.update(ctx, id, err, func(o *domain.CardOrder) error { return o.Submitted(ref, h.d.Clock.Now()) })
+		return h.update(ctx, id, err, func(o *domain.CardOrder) error { return o.Submitted(ref, h.clock.Now()) })
 	case domain.CardOrderInProgress:
-		answer, err := h.d.CardIssuer.Result(ctx, o.IssuerRef())
+		answer, err := h.cardIssuer.Result(ctx, o.IssuerRef())
 		if err != nil || answer.Status != ports.AnswerApproved {
 			return h.update(ctx, id, err, func(o *domain.CardOrder) error {
 				if answer.Status == ports.AnswerDeclined {
-					return o.Cancel(answer.Reason, h.d.Clock.Now())
+					return o.Cancel(answer.Reason, h.clock.Now())
 				}
-				o.Pending(h.d.Clock.Now())
+				o.Pending(h.clock.Now())
 				return nil
 			})
 		}
@@ -44,10 +64,10 @@ func (h *ProcessCardOrderHandler) Handle(ctx context.Context, id uuid.UUID) erro
 
 // update records a step's outcome; a gateway error counts a failed attempt instead.
 func (h *ProcessCardOrderHandler) update(ctx context.Context, id uuid.UUID, gatewayErr error, fn func(o *domain.CardOrder) error) error {
-	return h.d.UoW.Do(ctx, func(ctx context.Context) error {
-		return h.d.CardOrders.Update(ctx, id, func(o *domain.CardOrder) error {
+	return h.uow.Do(ctx, func(ctx context.Context) error {
+		return h.cardOrders.Update(ctx, id, func(o *domain.CardOrder) error {
 			if gatewayErr != nil {
-				o.Failed(gatewayErr.Error(), h.d.Clock.Now())
+				o.Failed(gatewayErr.Error(), h.clock.Now())
 				return nil
 			}
 			return fn(o)
@@ -60,29 +80,29 @@ func (h *ProcessCardOrderHandler) update(ctx context.Context, id uuid.UUID, gate
 // closing it once); one transaction then completes the order, closes the cards in tiyin and
 // stores the new one.
 func (h *ProcessCardOrderHandler) complete(ctx context.Context, o *domain.CardOrder, issued ports.IssuedCard) error {
-	old, err := h.d.Cards.ListIssuedLive(ctx, o.PartnerID(), o.ClientData().PINFL())
+	old, err := h.cards.ListIssuedLive(ctx, o.PartnerID(), o.ClientData().PINFL())
 	if err != nil {
 		return err
 	}
 	for _, id := range old {
-		c, err := h.d.Cards.Get(ctx, id)
+		c, err := h.cards.Get(ctx, id)
 		if err != nil {
 			return err
 		}
-		if err := h.d.Processing.SetCardState(ctx, c.Token(), domain.CardClosed); err != nil {
+		if err := h.processing.SetCardState(ctx, c.Token(), domain.CardClosed); err != nil {
 			return err
 		}
 	}
-	err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
-		now := h.d.Clock.Now()
+	err = h.uow.Do(ctx, func(ctx context.Context) error {
+		now := h.clock.Now()
 		card := o.IssuedCard(domain.IssuedCardParams{ID: newID(), Network: issued.Network, MaskedPAN: issued.MaskedPAN,
 			Expiry: issued.Expiry, Token: issued.Token, Now: now})
-		err := h.d.CardOrders.Update(ctx, o.ID(), func(o *domain.CardOrder) error { return o.Complete(card.ID(), now) })
+		err := h.cardOrders.Update(ctx, o.ID(), func(o *domain.CardOrder) error { return o.Complete(card.ID(), now) })
 		if err != nil {
 			return err
 		}
 		for _, id := range old {
-			err := h.d.Cards.Update(ctx, id, func(c *domain.Card) error {
+			err := h.cards.Update(ctx, id, func(c *domain.Card) error {
 				_, err := c.ChangeStatus(domain.CardClosed, "replaced by the card of order "+o.ExternalID(), now)
 				return err
 			})
@@ -90,7 +110,7 @@ func (h *ProcessCardOrderHandler) complete(ctx context.Context, o *domain.CardOr
 				return err
 			}
 		}
-		return h.d.Cards.Create(ctx, card)
+		return h.cards.Create(ctx, card)
 	})
 	if errors.Is(err, domain.ErrCardOrderFinished) {
 		return nil // another node completed it

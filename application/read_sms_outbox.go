@@ -10,15 +10,22 @@ import (
 
 // ReadSMSOutboxHandler returns what the sandbox SMS gateway sent to a phone, newest first
 // (sandbox only).
-type ReadSMSOutboxHandler struct{ d Deps }
+type ReadSMSOutboxHandler struct {
+	smsOutbox ports.SMSOutbox
+}
+
+// NewReadSMSOutboxHandler returns the handler on the ports it uses.
+func NewReadSMSOutboxHandler(smsOutbox ports.SMSOutbox) *ReadSMSOutboxHandler {
+	return &ReadSMSOutboxHandler{smsOutbox: smsOutbox}
+}
 
 // outboxLimit bounds the messages one call returns.
 const outboxLimit = 50
 
 // Handle returns the messages.
 func (h *ReadSMSOutboxHandler) Handle(ctx context.Context, phone domain.Phone) ([]ports.SentSMS, error) {
-	if h.d.SMSOutbox == nil {
+	if h.smsOutbox == nil {
 		return nil, errors.New("no SMS outbox outside the sandbox")
 	}
-	return h.d.SMSOutbox.List(ctx, phone, outboxLimit)
+	return h.smsOutbox.List(ctx, phone, outboxLimit)
 }

@@ -28,31 +28,62 @@ const unknownOutcomeAfter = 30 * time.Second
 // too long, and in the sandbox completes phone calls after the configured delay. Every fact is
 // decided against the Clock.
 type ReconcileHandler struct {
-	d   Deps
-	cfg Config
+	clock        ports.Clock
+	uow          ports.UnitOfWork
+	applications ports.ApplicationRepository
+	loans        ports.LoanRepository
+	queue        ports.WorkQueue
+	coreBanking  ports.CoreBanking
+	transfers    ports.TransferRepository
+	processing   ports.Processing
+	cardOrders   ports.CardOrderRepository
+	settlement   transferSettlement
+	orders       *ProcessCardOrderHandler
+	cfg          Config
+}
+
+// NewReconcileHandler returns the handler on the ports it uses.
+func NewReconcileHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
+	loans ports.LoanRepository, queue ports.WorkQueue, coreBanking ports.CoreBanking, ledger ports.LedgerRepository,
+	transfers ports.TransferRepository, processing ports.Processing, cardOrders ports.CardOrderRepository,
+	orders *ProcessCardOrderHandler, cfg Config) *ReconcileHandler {
+	return &ReconcileHandler{
+		clock:        clock,
+		uow:          uow,
+		applications: applications,
+		loans:        loans,
+		queue:        queue,
+		coreBanking:  coreBanking,
+		transfers:    transfers,
+		processing:   processing,
+		cardOrders:   cardOrders,
+		settlement:   transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
+		orders:       orders,
+		cfg:          cfg,
+	}
 }
 
 // Handle runs one pass.
 func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) {
 	var rep ReconcileReport
-	now := h.d.Clock.Now()
-	due, err := h.d.Applications.ListDue(ctx, now, reconcileBatch)
+	now := h.clock.Now()
+	due, err := h.applications.ListDue(ctx, now, reconcileBatch)
 	if err != nil {
 		return rep, err
 	}
 	for _, id := range due {
-		if err := h.d.Queue.EnqueueApplication(ctx, id); err != nil {
+		if err := h.queue.EnqueueApplication(ctx, id); err != nil {
 			return rep, err
 		}
 		rep.Enqueued++
 	}
 	if h.cfg.ApplicationTTL > 0 {
-		ids, err := h.d.Applications.ListPendingBefore(ctx, now.Add(-h.cfg.ApplicationTTL), reconcileBatch)
+		ids, err := h.applications.ListPendingBefore(ctx, now.Add(-h.cfg.ApplicationTTL), reconcileBatch)
 		if err != nil {
 			return rep, err
 		}
 		n, err := h.each(ctx, ids, func(a *domain.Application) error {
-			if !a.Expire(h.d.Clock.Now(), h.cfg.ApplicationTTL) {
+			if !a.Expire(h.clock.Now(), h.cfg.ApplicationTTL) {
 				return errUnchanged
 			}
 			return nil
@@ -62,7 +93,7 @@ func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) 
 			return rep, err
 		}
 	}
-	if err := releaseExpired(ctx, h.d, uuid.Nil, now); err != nil {
+	if err := h.settlement.releaseExpired(ctx, uuid.Nil, now); err != nil {
 		return rep, err
 	}
 	n, err := h.settleUnknownCredits(ctx, now)
@@ -77,12 +108,12 @@ func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) 
 		return rep, err
 	}
 	if h.cfg.SandboxCallDelay > 0 {
-		ids, err := h.d.Applications.ListAwaitingCall(ctx, now.Add(-h.cfg.SandboxCallDelay), reconcileBatch)
+		ids, err := h.applications.ListAwaitingCall(ctx, now.Add(-h.cfg.SandboxCallDelay), reconcileBatch)
 		if err != nil {
 			return rep, err
 		}
 		n, err := h.each(ctx, ids, func(a *domain.Application) error {
-			return a.CompleteVerification(h.d.Clock.Now())
+			return a.CompleteVerification(h.clock.Now())
 		})
 		rep.Verified = n
 		if err != nil {
@@ -97,27 +128,27 @@ var errUnchanged = errors.New("unchanged")
 // assignContracts asks core banking for the contract numbers of loans issued longer ago than
 // the contract delay; a loan whose number is not ready is asked again on the next pass.
 func (h *ReconcileHandler) assignContracts(ctx context.Context, now time.Time) (int, error) {
-	ids, err := h.d.Loans.ListAwaitingContract(ctx, now.Add(-h.cfg.LoanContractDelay), reconcileBatch)
+	ids, err := h.loans.ListAwaitingContract(ctx, now.Add(-h.cfg.LoanContractDelay), reconcileBatch)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, id := range ids {
-		l, err := h.d.Loans.Get(ctx, id)
+		l, err := h.loans.Get(ctx, id)
 		if err != nil {
 			return n, err
 		}
-		number, err := h.d.CoreBanking.ContractNumber(ctx, ports.ContractRequest{IdempotencyKey: id.String() + ":CONTRACT",
+		number, err := h.coreBanking.ContractNumber(ctx, ports.ContractRequest{IdempotencyKey: id.String() + ":CONTRACT",
 			ApplicationID: l.ApplicationID(), AccountNumber: l.State().AccountNumber})
 		if err != nil {
 			continue // not assigned yet: ask again on the next pass
 		}
-		err = h.d.UoW.Do(ctx, func(ctx context.Context) error {
-			return h.d.Loans.Update(ctx, id, func(l *domain.Loan) error {
+		err = h.uow.Do(ctx, func(ctx context.Context) error {
+			return h.loans.Update(ctx, id, func(l *domain.Loan) error {
 				if l.ContractNumber() != "" {
 					return errUnchanged
 				}
-				return l.AssignContract(number, h.d.Clock.Now())
+				return l.AssignContract(number, h.clock.Now())
 			})
 		})
 		switch {
@@ -133,23 +164,23 @@ func (h *ReconcileHandler) assignContracts(ctx context.Context, now time.Time) (
 
 // settleUnknownCredits asks the network for the outcome of credits whose answer was lost.
 func (h *ReconcileHandler) settleUnknownCredits(ctx context.Context, now time.Time) (int, error) {
-	ids, err := h.d.Transfers.ListProcessingBefore(ctx, now.Add(-unknownOutcomeAfter), reconcileBatch)
+	ids, err := h.transfers.ListProcessingBefore(ctx, now.Add(-unknownOutcomeAfter), reconcileBatch)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, id := range ids {
-		t, err := h.d.Transfers.Get(ctx, id)
+		t, err := h.transfers.Get(ctx, id)
 		if err != nil {
 			return n, err
 		}
 		order := creditOrder(t)
-		result, err := h.d.Processing.CreditStatus(ctx, order)
+		result, err := h.processing.CreditStatus(ctx, order)
 		if err != nil {
 			continue // still unknown: ask again next pass
 		}
-		err = settleTransfer(ctx, h.d, id, func(t *domain.Transfer) (bool, error) {
-			return true, t.Settle(result.Credited, result.Reason, h.d.Clock.Now())
+		err = h.settlement.settle(ctx, id, func(t *domain.Transfer) (bool, error) {
+			return true, t.Settle(result.Credited, result.Reason, h.clock.Now())
 		})
 		if err != nil && !errors.Is(err, domain.ErrTransferState) {
 			return n, err
@@ -164,7 +195,7 @@ func (h *ReconcileHandler) settleUnknownCredits(ctx context.Context, now time.Ti
 func (h *ReconcileHandler) each(ctx context.Context, ids []uuid.UUID, fn func(a *domain.Application) error) (int, error) {
 	n := 0
 	for _, id := range ids {
-		err := h.d.UoW.Do(ctx, func(ctx context.Context) error { return h.d.Applications.Update(ctx, id, fn) })
+		err := h.uow.Do(ctx, func(ctx context.Context) error { return h.applications.Update(ctx, id, fn) })
 		switch {
 		case err == nil:
 			n++
@@ -179,14 +210,13 @@ func (h *ReconcileHandler) each(ctx context.Context, ids []uuid.UUID, fn func(a 
 // processCardOrders takes every due card order a step; one order's failure does not hold up
 // the others.
 func (h *ReconcileHandler) processCardOrders(ctx context.Context, now time.Time) (int, error) {
-	ids, err := h.d.CardOrders.ListDue(ctx, now, reconcileBatch)
+	ids, err := h.cardOrders.ListDue(ctx, now, reconcileBatch)
 	if err != nil {
 		return 0, err
 	}
-	step := &ProcessCardOrderHandler{h.d}
 	var errs []error
 	for _, id := range ids {
-		errs = append(errs, step.Handle(ctx, id))
+		errs = append(errs, h.orders.Handle(ctx, id))
 	}
 	return len(ids), errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // RegisterApplication is pre-scoring registration (endpoint 1), the entry point of issuance.
@@ -19,8 +20,23 @@ type RegisterApplication struct {
 
 // RegisterApplicationHandler registers applications and starts their pre-scoring.
 type RegisterApplicationHandler struct {
-	d  Deps
-	rq requests
+	clock        ports.Clock
+	uow          ports.UnitOfWork
+	applications ports.ApplicationRepository
+	queue        ports.WorkQueue
+	rq           requests
+}
+
+// NewRegisterApplicationHandler returns the handler on the ports it uses.
+func NewRegisterApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	applications ports.ApplicationRepository, queue ports.WorkQueue) *RegisterApplicationHandler {
+	return &RegisterApplicationHandler{
+		clock:        clock,
+		uow:          uow,
+		applications: applications,
+		queue:        queue,
+		rq:           requests{uow: uow, store: idempotency},
+	}
 }
 
 // Handle stores the new application with its answer (its id) and enqueues its pre-scoring.
@@ -28,15 +44,15 @@ func (h *RegisterApplicationHandler) Handle(ctx context.Context, req Request[uui
 	return once(ctx, h.rq, req, func(ctx context.Context) (uuid.UUID, error) {
 		a, err := domain.NewApplication(domain.NewApplicationParams{
 			ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID, Phone: cmd.Phone,
-			ClientData: cmd.ClientData, AgreementAccepted: cmd.AgreementAccepted, Now: h.d.Clock.Now(),
+			ClientData: cmd.ClientData, AgreementAccepted: cmd.AgreementAccepted, Now: h.clock.Now(),
 		})
 		if err != nil {
 			return uuid.Nil, err
 		}
-		if err := h.d.Applications.Create(ctx, a); err != nil {
+		if err := h.applications.Create(ctx, a); err != nil {
 			return uuid.Nil, err
 		}
-		enqueueAfterCommit(ctx, h.d, a.ID())
+		enqueueAfterCommit(ctx, h.uow, h.queue, a.ID())
 		return a.ID(), nil
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // RotatePartnerKey replaces a partner's API key; the old key stops working.
@@ -12,12 +13,19 @@ type RotatePartnerKey struct {
 }
 
 // RotatePartnerKeyHandler rotates keys.
-type RotatePartnerKeyHandler struct{ d Deps }
+type RotatePartnerKeyHandler struct {
+	partners ports.PartnerRepository
+}
+
+// NewRotatePartnerKeyHandler returns the handler on the ports it uses.
+func NewRotatePartnerKeyHandler(partners ports.PartnerRepository) *RotatePartnerKeyHandler {
+	return &RotatePartnerKeyHandler{partners: partners}
+}
 
 // Handle sets a new key and returns it; it is shown once and never stored.
 func (h *RotatePartnerKeyHandler) Handle(ctx context.Context, cmd RotatePartnerKey) (string, error) {
 	key, hash := newAPIKey()
-	err := h.d.Partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
+	err := h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
 		p.KeyHash = hash
 		return nil
 	})

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // SetWebhook sets or removes (URL empty) a partner's webhook.
@@ -16,8 +17,13 @@ type SetWebhook struct {
 
 // SetWebhookHandler sets webhooks (tiyin partner set-webhook).
 type SetWebhookHandler struct {
-	d   Deps
-	cfg Config
+	partners ports.PartnerRepository
+	sealer   ports.Sealer
+}
+
+// NewSetWebhookHandler returns the handler on the ports it uses.
+func NewSetWebhookHandler(partners ports.PartnerRepository, sealer ports.Sealer) *SetWebhookHandler {
+	return &SetWebhookHandler{partners: partners, sealer: sealer}
 }
 
 // webhookSecretPrefix marks a webhook signing secret, so a leaked one is recognisable.
@@ -37,11 +43,11 @@ func (h *SetWebhookHandler) Handle(ctx context.Context, cmd SetWebhook) (string,
 			return "", err
 		}
 		secret = webhookSecretPrefix + hex.EncodeToString(b)
-		if sealed, err = h.d.Sealer.Seal([]byte(secret), ""); err != nil {
+		if sealed, err = h.sealer.Seal([]byte(secret), ""); err != nil {
 			return "", err
 		}
 	}
-	err := h.d.Partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
+	err := h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
 		p.WebhookURL, p.WebhookSecret = url, sealed
 		return nil
 	})

@@ -28,9 +28,23 @@ type VerifyResult struct {
 // VerifyApplicationHandler checks the offer, asks post-scoring synchronously and records the
 // answer.
 type VerifyApplicationHandler struct {
-	d       Deps
-	rq      requests
-	product Product
+	clock        ports.Clock
+	applications ports.ApplicationRepository
+	scoring      ports.Scoring
+	rq           requests
+	product      Product
+}
+
+// NewVerifyApplicationHandler returns the handler on the ports it uses.
+func NewVerifyApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
+	applications ports.ApplicationRepository, scoring ports.Scoring, product Product) *VerifyApplicationHandler {
+	return &VerifyApplicationHandler{
+		clock:        clock,
+		applications: applications,
+		scoring:      scoring,
+		rq:           requests{uow: uow, store: idempotency},
+		product:      product,
+	}
 }
 
 // Handle verifies the offer. The post-scoring call is made outside the transaction, with an
@@ -49,8 +63,8 @@ func (h *VerifyApplicationHandler) Handle(ctx context.Context, req Request[Verif
 		return refuse(ctx, h.rq, req, err)
 	}
 	return once(ctx, h.rq, req, func(ctx context.Context) (VerifyResult, error) {
-		err := updateOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.Verify(cmd.Offer, answer, h.d.Clock.Now())
+		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
+			return a.Verify(cmd.Offer, answer, h.clock.Now())
 		})
 		if err != nil {
 			return VerifyResult{}, err
@@ -66,7 +80,7 @@ func (h *VerifyApplicationHandler) Handle(ctx context.Context, req Request[Verif
 
 // postScore checks the offer against the application and the cap, then asks post-scoring.
 func (h *VerifyApplicationHandler) postScore(ctx context.Context, cmd VerifyApplication) (domain.PostScoreResult, error) {
-	a, err := getOwned(ctx, h.d.Applications, cmd.PartnerID, cmd.ApplicationID)
+	a, err := getOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID)
 	if err != nil {
 		return domain.PostScoreResult{}, err
 	}
@@ -77,7 +91,7 @@ func (h *VerifyApplicationHandler) postScore(ctx context.Context, cmd VerifyAppl
 	if err := h.checkCap(o); err != nil {
 		return domain.PostScoreResult{}, err
 	}
-	answer, err := h.d.Scoring.PostScore(ctx, ports.PostScoreRequest{
+	answer, err := h.scoring.PostScore(ctx, ports.PostScoreRequest{
 		IdempotencyKey: fmt.Sprintf("%s:POST_SCORING:%d:%d:%d:%s", a.ID(), o.Amount, o.Percent.Hundredths(), o.MonthPeriod, o.BackupPhone),
 		ApplicationID:  a.ID(), Offer: o, ClientData: a.ClientData(),
 	})
@@ -91,7 +105,7 @@ func (h *VerifyApplicationHandler) postScore(ctx context.Context, cmd VerifyAppl
 // Central Bank's cap (half of the amount in any 365 days), for a loan issued today.
 func (h *VerifyApplicationHandler) checkCap(o domain.Offer) error {
 	terms := domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent,
-		ServiceRate: h.product.ServiceRate, Type: h.product.ScheduleType, IssuedOn: domain.BusinessDate(h.d.Clock.Now())}
+		ServiceRate: h.product.ServiceRate, Type: h.product.ScheduleType, IssuedOn: domain.BusinessDate(h.clock.Now())}
 	items, err := domain.BuildSchedule(terms)
 	if err != nil {
 		return fmt.Errorf("%w: %w", domain.ErrOfferOutOfRange, err)
