@@ -22,7 +22,7 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, domain.Tashkent)
 // deps is the bundle of mocks behind the use cases. Applications live in a map that the
 // repository mock reads and writes, so tests can look at what a use case stored.
 type deps struct {
-	app       *application.App
+	cfg       application.Config
 	clock     *mocks.MockClock
 	uow       *mocks.MockUnitOfWork
 	apps      *mocks.MockApplicationRepository
@@ -102,12 +102,59 @@ func setup(t *testing.T) *deps {
 		d.stored[id] = cp
 		return nil
 	}).AnyTimes()
-	d.app = application.New(application.Deps{Clock: d.clock, UoW: d.uow, Idempotency: d.requests, Applications: d.apps, Loans: d.loans,
-		Partners: d.partners, Queue: d.queue, Scoring: d.scoring, CoreBanking: d.core, Ledger: d.ledger, Transfers: d.transfers,
-		Processing: d.cards, Repayments: d.payments, Cards: d.cardRepo, CardOrders: d.orders, CardIssuer: d.issuer, SMS: d.sms,
-		Sealer: testSealer},
-		application.Config{ApplicationTTL: 72 * time.Hour, LoanContractDelay: 30 * time.Minute, Product: application.Product{ScheduleType: domain.ScheduleAnnuity}})
+	d.cfg = application.Config{ApplicationTTL: 72 * time.Hour, LoanContractDelay: 30 * time.Minute,
+		Product: application.Product{ScheduleType: domain.ScheduleAnnuity}}
 	return d
+}
+
+// Each use case is built on the ports it names, and no other: a test mocks only those.
+
+func (d *deps) authenticate() *application.AuthenticateHandler {
+	return application.NewAuthenticateHandler(d.partners)
+}
+
+func (d *deps) cancelApplication() *application.CancelApplicationHandler {
+	return application.NewCancelApplicationHandler(d.clock, d.uow, d.requests, d.apps)
+}
+
+func (d *deps) checkRepayment() *application.CheckRepaymentHandler {
+	return application.NewCheckRepaymentHandler(d.clock, d.uow, d.requests, d.loans, d.payments)
+}
+
+func (d *deps) completeVerification() *application.CompleteVerificationHandler {
+	return application.NewCompleteVerificationHandler(d.clock, d.uow, d.requests, d.apps)
+}
+
+func (d *deps) getApplication() *application.GetApplicationHandler {
+	return application.NewGetApplicationHandler(d.apps)
+}
+
+func (d *deps) getRepayment() *application.GetRepaymentHandler {
+	return application.NewGetRepaymentHandler(d.clock, d.loans, d.payments)
+}
+
+func (d *deps) issueApplication() *application.IssueApplicationHandler {
+	return application.NewIssueApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.queue)
+}
+
+func (d *deps) payRepayment() *application.PayRepaymentHandler {
+	return application.NewPayRepaymentHandler(d.clock, d.uow, d.requests, d.loans, d.ledger, d.cards, d.payments)
+}
+
+func (d *deps) processApplication() *application.ProcessApplicationHandler {
+	return application.NewProcessApplicationHandler(d.clock, d.uow, d.apps, d.loans, d.scoring, d.core, d.ledger, d.cfg.Product)
+}
+
+func (d *deps) reconcile() *application.ReconcileHandler {
+	return application.NewReconcileHandler(d.clock, d.uow, d.apps, d.loans, d.queue, d.core, d.ledger, d.transfers, d.cards, d.orders, application.NewProcessCardOrderHandler(d.clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer), d.cfg)
+}
+
+func (d *deps) registerApplication() *application.RegisterApplicationHandler {
+	return application.NewRegisterApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.queue)
+}
+
+func (d *deps) verifyApplication() *application.VerifyApplicationHandler {
+	return application.NewVerifyApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.scoring, d.cfg.Product)
 }
 
 // testSealer seals and blinds under a fixed test key.
@@ -180,7 +227,7 @@ func TestRegisterStoresThenEnqueuesAfterCommit(t *testing.T) {
 	})
 	phone, _ := domain.ParsePhone("998901234567")
 	ext := uuid.New()
-	id, err := run(d, d.app.RegisterApplication.Handle, application.RegisterApplication{
+	id, err := run(d, d.registerApplication().Handle, application.RegisterApplication{
 		PartnerID: d.partner, ExternalID: ext, Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true})
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +243,7 @@ func TestRegisterReportsUsedExternalIDAndEnqueuesNothing(t *testing.T) {
 	d := setup(t)
 	d.apps.EXPECT().Create(gomock.Any(), gomock.Any()).Return(domain.ErrExternalIDUsed)
 	phone, _ := domain.ParsePhone("998901234567")
-	_, err := run(d, d.app.RegisterApplication.Handle, application.RegisterApplication{
+	_, err := run(d, d.registerApplication().Handle, application.RegisterApplication{
 		PartnerID: d.partner, ExternalID: uuid.New(), Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true})
 	if !errors.Is(err, domain.ErrExternalIDUsed) {
 		t.Fatalf("got %v", err)
@@ -207,7 +254,7 @@ func TestRegisterRefusesWithoutAgreement(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	phone, _ := domain.ParsePhone("998901234567")
-	_, err := run(d, d.app.RegisterApplication.Handle, application.RegisterApplication{
+	_, err := run(d, d.registerApplication().Handle, application.RegisterApplication{
 		PartnerID: d.partner, ExternalID: uuid.New(), Phone: phone, ClientData: clientData(t, "31234567890123")})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Error() != "params.isAgreementAccepted: must be true" {
@@ -220,7 +267,7 @@ func TestVerifyChecksTheOfferBeforeAskingPostScoring(t *testing.T) {
 	d := setup(t)
 	a := d.put(t, "choosing")
 	// No PostScore expectation: the mock fails the test if it is called.
-	_, err := run(d, d.app.VerifyApplication.Handle, application.VerifyApplication{
+	_, err := run(d, d.verifyApplication().Handle, application.VerifyApplication{
 		PartnerID: d.partner, ApplicationID: a.ID(), Offer: offer(5_000_000_001, 12)})
 	if !errors.Is(err, domain.ErrOfferOutOfRange) {
 		t.Fatalf("got %v", err)
@@ -239,7 +286,7 @@ func TestVerifyRecordsPhoneCallRequirement(t *testing.T) {
 		}
 		return domain.PostScoreResult{Approved: true, PhoneCallRequired: true, CallCentrePhone: "998781400000"}, nil
 	})
-	r, err := run(d, d.app.VerifyApplication.Handle, application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: o})
+	r, err := run(d, d.verifyApplication().Handle, application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +302,7 @@ func TestVerifyWithGatewayDownAnswersUnavailableAndChangesNothing(t *testing.T) 
 	d := setup(t)
 	a := d.put(t, "choosing")
 	d.scoring.EXPECT().PostScore(gomock.Any(), gomock.Any()).Return(domain.PostScoreResult{}, ports.ErrGatewayTransient)
-	_, err := run(d, d.app.VerifyApplication.Handle, application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: offer(1000, 6)})
+	_, err := run(d, d.verifyApplication().Handle, application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: offer(1000, 6)})
 	if !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("got %v", err)
 	}
@@ -271,11 +318,11 @@ func TestAnotherPartnersApplicationIsNotFound(t *testing.T) {
 	other := uuid.New()
 	ctx := context.Background()
 	calls := map[string]error{}
-	_, calls["info"] = d.app.GetApplication.Handle(ctx, application.GetApplication{PartnerID: other, ApplicationID: a.ID()})
-	calls["cancel"] = runErr(d, d.app.CancelApplication.Handle, application.CancelApplication{PartnerID: other, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner})
-	_, calls["verify"] = run(d, d.app.VerifyApplication.Handle, application.VerifyApplication{PartnerID: other, ApplicationID: a.ID(), Offer: offer(1000, 6)})
-	calls["issue"] = runErr(d, d.app.IssueApplication.Handle, application.IssueApplication{PartnerID: other, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")})
-	calls["complete verification"] = runErr(d, d.app.CompleteVerification.Handle, application.CompleteVerification{PartnerID: other, ApplicationID: a.ID()})
+	_, calls["info"] = d.getApplication().Handle(ctx, application.GetApplication{PartnerID: other, ApplicationID: a.ID()})
+	calls["cancel"] = runErr(d, d.cancelApplication().Handle, application.CancelApplication{PartnerID: other, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner})
+	_, calls["verify"] = run(d, d.verifyApplication().Handle, application.VerifyApplication{PartnerID: other, ApplicationID: a.ID(), Offer: offer(1000, 6)})
+	calls["issue"] = runErr(d, d.issueApplication().Handle, application.IssueApplication{PartnerID: other, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")})
+	calls["complete verification"] = runErr(d, d.completeVerification().Handle, application.CompleteVerification{PartnerID: other, ApplicationID: a.ID()})
 	for name, err := range calls {
 		if !errors.Is(err, domain.ErrApplicationNotFound) {
 			t.Errorf("%s: got %v", name, err)
@@ -291,7 +338,7 @@ func TestIssueStartsBackgroundWork(t *testing.T) {
 	d := setup(t)
 	a := d.put(t, "verified")
 	d.queue.EXPECT().EnqueueApplication(gomock.Any(), a.ID()).Return(nil)
-	if err := runErr(d, d.app.IssueApplication.Handle, application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")}); err != nil {
+	if err := runErr(d, d.issueApplication().Handle, application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")}); err != nil {
 		t.Fatal(err)
 	}
 	if got := d.stored[a.ID()]; got.Status() != domain.StatusInProgress || got.Task().Name != domain.TaskOpenAccount {
@@ -311,7 +358,7 @@ func TestProcessRunsPreScoringAndPollsAPendingAnswer(t *testing.T) {
 		return nil
 	})
 	d.scoring.EXPECT().PreScoreResult(gomock.Any(), gomock.Any()).Return(ports.PreScoreAnswer{Answer: ports.Answer{Status: ports.AnswerPending}}, nil)
-	next, err := d.app.ProcessApplication.Handle(context.Background(), a.ID())
+	next, err := d.processApplication().Handle(context.Background(), a.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +396,7 @@ func TestProcessIssuesTheLoanThroughFiveStages(t *testing.T) {
 		}
 		return nil
 	})
-	next, err := d.app.ProcessApplication.Handle(context.Background(), a.ID())
+	next, err := d.processApplication().Handle(context.Background(), a.ID())
 	if err != nil || next != 0 {
 		t.Fatalf("next %v err %v", next, err)
 	}
@@ -379,7 +426,7 @@ func TestProcessClassifiesGatewayFailures(t *testing.T) {
 			d := setup(t)
 			a := d.put(t, "issuing")
 			d.core.EXPECT().OpenAccount(gomock.Any(), gomock.Any()).Return("", tt.err)
-			next, err := d.app.ProcessApplication.Handle(context.Background(), a.ID())
+			next, err := d.processApplication().Handle(context.Background(), a.ID())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -398,7 +445,7 @@ func TestProcessWithNothingDueChangesNothing(t *testing.T) {
 	d := setup(t)
 	retrying := d.put(t, "issuing")
 	d.core.EXPECT().OpenAccount(gomock.Any(), gomock.Any()).Return("", ports.ErrGatewayTransient)
-	if next, err := d.app.ProcessApplication.Handle(context.Background(), retrying.ID()); err != nil || next != time.Second {
+	if next, err := d.processApplication().Handle(context.Background(), retrying.ID()); err != nil || next != time.Second {
 		t.Fatalf("first run: next %v err %v", next, err)
 	}
 	tests := []struct {
@@ -413,7 +460,7 @@ func TestProcessWithNothingDueChangesNothing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before, stored := d.committed, d.stored[tt.id]
-			next, err := d.app.ProcessApplication.Handle(context.Background(), tt.id)
+			next, err := d.processApplication().Handle(context.Background(), tt.id)
 			if err != nil || next != tt.next {
 				t.Fatalf("next %v err %v, want %v", next, err, tt.next)
 			}
@@ -430,12 +477,12 @@ func TestProcessDropsTheAnswerOfACanceledApplication(t *testing.T) {
 	a := d.put(t, "issuing")
 	d.core.EXPECT().OpenAccount(gomock.Any(), gomock.Any()).DoAndReturn(func(context.Context, ports.OpenAccountRequest) (string, error) {
 		// The partner cancels while core banking is working.
-		if err := runErr(d, d.app.CancelApplication.Handle, application.CancelApplication{PartnerID: d.partner, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner}); err != nil {
+		if err := runErr(d, d.cancelApplication().Handle, application.CancelApplication{PartnerID: d.partner, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner}); err != nil {
 			t.Errorf("cancel: %v", err)
 		}
 		return "20208000000000000001", nil
 	})
-	next, err := d.app.ProcessApplication.Handle(context.Background(), a.ID())
+	next, err := d.processApplication().Handle(context.Background(), a.ID())
 	if err != nil || next != 0 {
 		t.Fatalf("next %v err %v", next, err)
 	}
@@ -457,7 +504,7 @@ func TestReconcileEnqueuesDueWorkAndExpiresStaleApplications(t *testing.T) {
 	d.loans.EXPECT().ListAwaitingContract(gomock.Any(), t0.Add(-30*time.Minute), gomock.Any()).Return(nil, nil)
 	// The pending application entered PENDING at t0, so at t0 it is not stale yet: the
 	// reconciler re-checks against the clock and changes nothing.
-	rep, err := d.app.Reconcile.Handle(context.Background())
+	rep, err := d.reconcile().Handle(context.Background())
 	if err != nil || rep.Enqueued != 1 || rep.Expired != 0 {
 		t.Fatalf("report %+v err %v", rep, err)
 	}
@@ -474,18 +521,19 @@ func TestAuthenticate(t *testing.T) {
 	d.partners.EXPECT().ByKeyHash(gomock.Any(), application.HashAPIKey(key)).Return(p, nil).Times(1)
 	d.partners.EXPECT().ByKeyHash(gomock.Any(), application.HashAPIKey("wrong")).Return(domain.Partner{}, domain.ErrPartnerNotFound).Times(2)
 	ctx := context.Background()
+	auth := d.authenticate() // one handler: its cache is what is tested
 	for range 3 { // cached after the first lookup
-		got, err := d.app.Authenticate.Handle(ctx, key)
+		got, err := auth.Handle(ctx, key)
 		if err != nil || got.ID != p.ID {
 			t.Fatalf("got %+v %v", got, err)
 		}
 	}
 	for range 2 { // unknown keys are not cached
-		if _, err := d.app.Authenticate.Handle(ctx, "wrong"); !errors.Is(err, application.ErrUnauthenticated) {
+		if _, err := auth.Handle(ctx, "wrong"); !errors.Is(err, application.ErrUnauthenticated) {
 			t.Fatalf("wrong key: %v", err)
 		}
 	}
-	if _, err := d.app.Authenticate.Handle(ctx, ""); !errors.Is(err, application.ErrUnauthenticated) {
+	if _, err := auth.Handle(ctx, ""); !errors.Is(err, application.ErrUnauthenticated) {
 		t.Fatalf("empty key: %v", err)
 	}
 }
@@ -495,7 +543,7 @@ func TestAuthenticateRefusesADisabledPartner(t *testing.T) {
 	d := setup(t)
 	key := "tiyin_disabled_0123456789"
 	d.partners.EXPECT().ByKeyHash(gomock.Any(), gomock.Any()).Return(domain.Partner{ID: uuid.New(), KeyHash: application.HashAPIKey(key), Disabled: true}, nil)
-	if _, err := d.app.Authenticate.Handle(context.Background(), key); !errors.Is(err, application.ErrPartnerDisabled) {
+	if _, err := d.authenticate().Handle(context.Background(), key); !errors.Is(err, application.ErrPartnerDisabled) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -523,7 +571,7 @@ func TestReconcileAssignsContractNumbersAfterTheDelay(t *testing.T) {
 		saved = l.ContractNumber()
 		return nil
 	})
-	rep, err := d.app.Reconcile.Handle(context.Background())
+	rep, err := d.reconcile().Handle(context.Background())
 	if err != nil || rep.Contracts != 1 || saved != "4829105736" {
 		t.Fatalf("report %+v, saved %q, err %v", rep, saved, err)
 	}

@@ -73,7 +73,7 @@ func (s *repayable) expectPosting(d *deps) {
 }
 
 func (s *repayable) pay(d *deps, amount int64, debitID string) (application.RepaymentView, error) {
-	return run(d, d.app.PayRepayment.Handle, application.PayRepayment{PartnerID: d.partner, ExternalID: uuid.New(),
+	return run(d, d.payRepayment().Handle, application.PayRepayment{PartnerID: d.partner, ExternalID: uuid.New(),
 		LoanID: "7001", RequestID: s.request.ID(), Type: domain.PaymentTerm, DebitID: debitID, Amount: amount, Network: domain.NetworkHumo})
 }
 
@@ -141,7 +141,7 @@ func TestPayRefusesAForeignExpiredOrOtherLoansRequest(t *testing.T) {
 	d := setup(t)
 	s := d.repayable(t)
 	pay := func(partner uuid.UUID, loanID string) error {
-		_, err := run(d, d.app.PayRepayment.Handle, application.PayRepayment{PartnerID: partner, LoanID: loanID,
+		_, err := run(d, d.payRepayment().Handle, application.PayRepayment{PartnerID: partner, LoanID: loanID,
 			RequestID: s.request.ID(), Type: domain.PaymentEarly, DebitID: "D", Amount: 1, Network: domain.NetworkUzcard})
 		return err
 	}
@@ -162,11 +162,11 @@ func TestRepaymentStatusChecksTheExternalID(t *testing.T) {
 	d := setup(t)
 	s := d.repayable(t)
 	other := uuid.New()
-	v, err := d.app.GetRepayment.Handle(context.Background(), application.GetRepayment{PartnerID: d.partner, RequestID: s.request.ID()})
+	v, err := d.getRepayment().Handle(context.Background(), application.GetRepayment{PartnerID: d.partner, RequestID: s.request.ID()})
 	if err != nil || v.Status != domain.RepaymentNew {
 		t.Fatalf("%+v %v", v, err)
 	}
-	_, err = d.app.GetRepayment.Handle(context.Background(), application.GetRepayment{PartnerID: d.partner, RequestID: s.request.ID(), ExternalID: &other})
+	_, err = d.getRepayment().Handle(context.Background(), application.GetRepayment{PartnerID: d.partner, RequestID: s.request.ID(), ExternalID: &other})
 	if !errors.Is(err, domain.ErrRepaymentNotFound) {
 		t.Fatalf("externalId of no pay: %v", err)
 	}
@@ -185,7 +185,7 @@ func TestCheckQuotesTheLoanFromOneRead(t *testing.T) {
 		return nil
 	})
 	check := func(partner uuid.UUID, loanID string) (application.RepaymentQuote, error) {
-		return run(d, d.app.CheckRepayment.Handle, application.CheckRepayment{PartnerID: partner, LoanID: loanID})
+		return run(d, d.checkRepayment().Handle, application.CheckRepayment{PartnerID: partner, LoanID: loanID})
 	}
 	q, err := check(d.partner, "7001")
 	if err != nil {
