@@ -522,7 +522,7 @@ func TestAuthenticate(t *testing.T) {
 	d.partners.EXPECT().ByKeyHash(gomock.Any(), application.HashAPIKey("wrong")).Return(domain.Partner{}, domain.ErrPartnerNotFound).Times(2)
 	ctx := context.Background()
 	auth := d.authenticate() // one handler: its cache is what is tested
-	for range 3 { // cached after the first lookup
+	for range 3 {            // cached after the first lookup
 		got, err := auth.Handle(ctx, key)
 		if err != nil || got.ID != p.ID {
 			t.Fatalf("got %+v %v", got, err)
