@@ -32,13 +32,15 @@ type AttachCardHandler struct {
 	sms        ports.SMSSender
 	sealer     ports.Sealer
 	rq         requests
-	cfg        Config
+	// ttl is how long a code lives; fixedOTP, when set, is every code (sandbox only).
+	ttl      time.Duration
+	fixedOTP string
 }
 
 // NewAttachCardHandler returns the handler on the ports it uses.
 func NewAttachCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
 	processing ports.Processing, cards ports.CardRepository, sms ports.SMSSender, sealer ports.Sealer, cfg Config) *AttachCardHandler {
-	return &AttachCardHandler{
+	h := &AttachCardHandler{
 		clock:      clock,
 		uow:        uow,
 		processing: processing,
@@ -46,8 +48,13 @@ func NewAttachCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency p
 		sms:        sms,
 		sealer:     sealer,
 		rq:         requests{uow: uow, store: idempotency},
-		cfg:        cfg,
+		ttl:        cfg.OTPTTL,
+		fixedOTP:   cfg.SandboxOTP,
 	}
+	if h.ttl <= 0 {
+		h.ttl = domain.DefaultOTPTTL
+	}
+	return h
 }
 
 // Handle answers with the card's id.
@@ -66,7 +73,7 @@ func (h *AttachCardHandler) Handle(ctx context.Context, req Request[uuid.UUID], 
 	if done {
 		return ans
 	}
-	code, err := newOTP(h.cfg.SandboxOTP)
+	code, err := newOTP(h.fixedOTP)
 	if err != nil {
 		return req.Render(uuid.Nil, err)
 	}
@@ -92,7 +99,7 @@ func (h *AttachCardHandler) Handle(ctx context.Context, req Request[uuid.UUID], 
 		}
 	}
 	text := fmt.Sprintf("tiyin: %s is the code to attach card %s. It is valid for %s. Never share it.",
-		code, cmd.PAN.Masked(), humanDuration(h.ttl()))
+		code, cmd.PAN.Masked(), humanDuration(h.ttl))
 	sendErr := h.sms.Send(ctx, ports.SMS{Phone: cmd.Phone, Text: text, Code: code, Card: cmd.PAN.Masked()})
 	if sendErr != nil && !errors.Is(sendErr, domain.ErrSMSNotSent) {
 		return req.Render(uuid.Nil, gatewayError(sendErr)) // the outcome is unknown: code 10, a retry resumes
@@ -112,13 +119,6 @@ func (h *AttachCardHandler) Handle(ctx context.Context, req Request[uuid.UUID], 
 	})
 }
 
-func (h *AttachCardHandler) ttl() time.Duration {
-	if h.cfg.OTPTTL <= 0 {
-		return domain.DefaultOTPTTL
-	}
-	return h.cfg.OTPTTL
-}
-
 // storeCode is step 2: the partner's card waiting for its code gets a new one, or a new card
 // is stored with it.
 func (h *AttachCardHandler) storeCode(ctx context.Context, cmd AttachCard, ref, code string) (uuid.UUID, error) {
@@ -129,13 +129,13 @@ func (h *AttachCardHandler) storeCode(ctx context.Context, cmd AttachCard, ref, 
 	case err == nil:
 		id := existing.ID()
 		return id, h.cards.Update(ctx, id, func(c *domain.Card) error {
-			return c.Resend(ref, otpHash(h.sealer, id, code), h.ttl(), now)
+			return c.Resend(ref, otpHash(h.sealer, id, code), h.ttl, now)
 		})
 	case errors.Is(err, domain.ErrCardNotFound):
 		id := newID()
 		return id, h.cards.Create(ctx, domain.NewAttachedCard(domain.NewAttachedCardParams{ID: id, PartnerID: cmd.PartnerID,
 			PAN: cmd.PAN, PANHash: pans[0], Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone, NetworkRef: ref,
-			OTPHash: otpHash(h.sealer, id, code), OTPTTL: h.ttl(), Now: now}))
+			OTPHash: otpHash(h.sealer, id, code), OTPTTL: h.ttl, Now: now}))
 	}
 	return uuid.Nil, err
 }
@@ -150,7 +150,7 @@ func (h *AttachCardHandler) renewCode(ctx context.Context, cmd AttachCard, code 
 		}
 		id = c.ID()
 		return h.cards.Update(ctx, id, func(c *domain.Card) error {
-			return c.RenewOTP(otpHash(h.sealer, id, code), h.ttl(), h.clock.Now())
+			return c.RenewOTP(otpHash(h.sealer, id, code), h.ttl, h.clock.Now())
 		})
 	})
 	return id, err

@@ -70,14 +70,16 @@ func (h *ConfirmTransferHandler) Handle(ctx context.Context, req Request[*domain
 	if done {
 		return ans
 	}
-	if !resume {
-		if ans, done := h.startProcessing(ctx, req, ref); done {
+	t, err := getTransfer(ctx, h.transfers, ref)
+	switch {
+	case err != nil && resume:
+		return req.Render(nil, err)
+	case err != nil:
+		return refuse(ctx, h.rq, req, err)
+	case !resume:
+		if ans, done := h.startProcessing(ctx, req, t); done {
 			return ans
 		}
-	}
-	t, err := getTransfer(ctx, h.transfers, ref)
-	if err != nil {
-		return req.Render(nil, err)
 	}
 	result, creditErr := h.processing.Credit(ctx, creditOrder(t))
 	return finish(ctx, h.rq, req, true, func(ctx context.Context) (*domain.Transfer, error) {
@@ -95,11 +97,7 @@ func (h *ConfirmTransferHandler) Handle(ctx context.Context, req Request[*domain
 
 // startProcessing is step 1: the claim and PROCESSING in one transaction. It answers (done)
 // when the transfer cannot be confirmed.
-func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, req Request[*domain.Transfer], ref TransferRef) (Answer, bool) {
-	t, err := getTransfer(ctx, h.transfers, ref)
-	if err != nil {
-		return refuse(ctx, h.rq, req, err), true
-	}
+func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, req Request[*domain.Transfer], t *domain.Transfer) (Answer, bool) {
 	if now := h.clock.Now(); t.StatusAt(now) == domain.TransferExpired {
 		// The expiry is a fact of the clock: recorded, and the hold released, whatever the answer.
 		if err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {

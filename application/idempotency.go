@@ -120,21 +120,14 @@ func (k keptError) Unwrap() error { return k.error }
 // keep marks err as a refusal whose effects commit with its answer.
 func keep(err error) error { return keptError{err} }
 
-// replay answers a request whose key was claimed before: the stored answer, ErrRequestIDReused
-// when the key was used for something else, or ErrRequestInProgress while the claim has no
-// answer.
+// replay answers a request whose key was claimed before: what prior finds, or
+// ErrRequestInProgress while the claim has no answer.
 func replay[R any](ctx context.Context, rq requests, req Request[R]) Answer {
-	rec, err := rq.store.Lookup(ctx, req.PartnerID, req.Key)
-	var zero R
-	switch {
-	case err != nil:
-		return req.Render(zero, err)
-	case rec == nil || !rec.Answered:
-		return req.Render(zero, ports.ErrRequestInProgress)
-	case rec.Endpoint != req.Endpoint || !bytes.Equal(rec.Fingerprint, req.Fingerprint):
-		return req.Render(zero, ErrRequestIDReused)
+	if ans, done, _ := prior(ctx, rq, req); done {
+		return ans
 	}
-	return Answer{Code: rec.Code, Body: rec.Body}
+	var zero R
+	return req.Render(zero, ports.ErrRequestInProgress)
 }
 
 // prior is what a use case that calls a gateway looks at first, so that a replay never calls

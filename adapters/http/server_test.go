@@ -517,20 +517,55 @@ func TestSameIDReplaysTheAnswer(t *testing.T) {
 	}
 }
 
+// TestRacingDuplicatesMakeOneApplication: on each database, duplicates sent at once all get
+// the first's answer byte for byte, and one application exists. On PostgreSQL they really run
+// in parallel: each duplicate does its work, waits on the claim's insert, and is rolled back.
 func TestRacingDuplicatesMakeOneApplication(t *testing.T) {
 	t.Parallel()
-	h := setup(t)
-	id := uuid.NewString()
-	p := registerParams()
-	const n = 8
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			h := setupOn(t, storetest.Open(t, d), true)
+			id := uuid.NewString()
+			p := registerParams()
+			answers := race(t, 8, func() answer { return h.callAs(t, h.key, id, "/microloans/applications/pre-scoring/register", p) })
+			var count int64
+			if err := h.db.Gorm.Table("applications").Count(&count).Error; err != nil || count != 1 || answers[0].code() != 0 {
+				t.Fatalf("%d applications, %v: %s", count, err, answers[0].Raw)
+			}
+		})
+	}
+}
+
+// TestRacingDuplicateChecksQuoteOnce: duplicates of a repayment check, whose work (a new
+// request) conflicts with nothing, keep one request: the others' are rolled back with their
+// claim.
+func TestRacingDuplicateChecksQuoteOnce(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			h := setupOn(t, storetest.Open(t, d), true)
+			_, loanID := h.withContract(t, 1_000_000_000)
+			id := uuid.NewString()
+			answers := race(t, 8, func() answer {
+				return h.callAs(t, h.key, id, "/repayment/loans/check", map[string]any{"loanId": loanID})
+			})
+			var count int64
+			if err := h.db.Gorm.Table("repayments").Count(&count).Error; err != nil || count != 1 || answers[0].code() != 0 {
+				t.Fatalf("%d repayment requests, %v: %s", count, err, answers[0].Raw)
+			}
+		})
+	}
+}
+
+// race sends n calls at once and checks that every answer is the first's, byte for byte.
+func race(t *testing.T, n int, call func() answer) []answer {
+	t.Helper()
 	answers := make([]answer, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			answers[i] = h.callAs(t, h.key, id, "/microloans/applications/pre-scoring/register", p)
-		}()
+		wg.Go(func() { answers[i] = call() })
 	}
 	wg.Wait()
 	for _, a := range answers[1:] {
@@ -538,10 +573,7 @@ func TestRacingDuplicatesMakeOneApplication(t *testing.T) {
 			t.Fatalf("answers differ:\n%s\n%s", answers[0].Raw, a.Raw)
 		}
 	}
-	var count int64
-	if err := h.db.Gorm.Table("applications").Count(&count).Error; err != nil || count != 1 {
-		t.Fatalf("%d applications, %v", count, err)
-	}
+	return answers
 }
 
 func TestSandboxClock(t *testing.T) {

@@ -621,6 +621,39 @@ func TestConcurrentDuplicateWaitsForTheFirst(t *testing.T) {
 	})
 }
 
+// TestADuplicateHeldPastItsWaitIsInProgress: a request whose claim waits past the lock wait
+// for a duplicate that holds the same key uncommitted is "still in progress" (code 9).
+func TestADuplicateHeldPastItsWaitIsInProgress(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		if s.db.Dialect != store.Postgres {
+			t.Skip("SQLite has one connection per process: a duplicate waits for it, not for a lock")
+		}
+		ctx := context.Background()
+		claimed, release := make(chan struct{}), make(chan struct{})
+		holder := make(chan error, 1)
+		go func() {
+			holder <- s.uow.Do(ctx, func(ctx context.Context) error {
+				if err := s.uow.Claim(ctx, record(s, "held")); err != nil {
+					return err
+				}
+				close(claimed)
+				<-release
+				return nil
+			})
+		}()
+		<-claimed
+		err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, record(s, "held")) })
+		close(release)
+		if !errors.Is(err, ports.ErrRequestInProgress) {
+			t.Fatalf("waited past the lock wait for a duplicate: %v, want ErrRequestInProgress", err)
+		}
+		if err := <-holder; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 // TestALockHeldPastItsWaitIsRetry: a statement that waits for a row lock longer than the
 // lock wait is "unavailable, retry" (code 10), not "a request with this id is in progress":
 // nothing says the holder is a duplicate.

@@ -77,7 +77,7 @@ func (u *UnitOfWork) Claim(ctx context.Context, rec ports.IdempotencyRecord) err
 		m.Code, m.Body = rec.Code, rec.Body
 	}
 	err := interpretError(u.db.conn(ctx).Create(&m).Error, nil, idempotencyUnique)
-	if errors.Is(err, ports.ErrUnavailable) && errors.Is(err, errLockTimeout) {
+	if errors.Is(err, errLockTimeout) {
 		return ports.ErrRequestInProgress // the wait was for a duplicate of this very request
 	}
 	return err

@@ -125,9 +125,9 @@ func run(cfg config) error {
 	return nil
 }
 
-// measureBinary starts bin on a fresh database and measures every ceiling and scenario; print
+// measureBinary starts bin on a fresh database and measures every ceiling and scenario; printTable
 // writes the table at once.
-func measureBinary(cfg config, bin string, print bool) (report, error) {
+func measureBinary(cfg config, bin string, printTable bool) (report, error) {
 	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "tiyin-bench-")
 	if err != nil {
@@ -174,7 +174,7 @@ func measureBinary(cfg config, bin string, print bool) (report, error) {
 	if err := e.measure(ctx, cfg); err != nil {
 		return report{}, err
 	}
-	if print {
+	if printTable {
 		e.report.print(os.Stdout)
 	}
 	if cfg.apps > 0 || cfg.soak > 0 {
