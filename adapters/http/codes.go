@@ -10,7 +10,7 @@ import (
 )
 
 // ErrorCode is one row of the error code table: the code partners read, the HTTP status that
-// helps proxies and retries, and what it means. README and the OpenAPI document carry the same
+// helps proxies and retries, and what it means. docs/integration.md and the OpenAPI document carry the same
 // table; a test keeps the three equal.
 type ErrorCode struct {
 	Code    int

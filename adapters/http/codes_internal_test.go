@@ -3,7 +3,7 @@ package http
 import "testing"
 
 // TestEveryAnsweredCodeIsDocumented: each code the edge can answer (the constants, the business
-// errors, the stage errors) is in ErrorCodes, from which README's and the document's tables are
+// errors, the stage errors) is in ErrorCodes, from which docs/integration.md's and the document's tables are
 // made.
 func TestEveryAnsweredCodeIsDocumented(t *testing.T) {
 	t.Parallel()

@@ -11,7 +11,7 @@ import (
 	httpadapter "github.com/tiyin/tiyin/adapters/http"
 )
 
-var update = flag.Bool("update", false, "rewrite the error code tables in README.md and openapi.yaml")
+var update = flag.Bool("update", false, "rewrite the error code tables in docs/integration.md and openapi.yaml")
 
 // renderCodes is the error code table as README and the OpenAPI document carry it.
 func renderCodes(indent string) string {
@@ -23,12 +23,12 @@ func renderCodes(indent string) string {
 	return b.String()
 }
 
-// TestErrorCodeTablesAgree keeps the one Go table, README's and the OpenAPI document's equal.
+// TestErrorCodeTablesAgree keeps the one Go table, docs/integration.md's and the OpenAPI document's equal.
 // Run `go test ./adapters/http -run TestErrorCodeTablesAgree -update` after changing the table.
 func TestErrorCodeTablesAgree(t *testing.T) {
 	t.Parallel()
 	for _, doc := range []struct{ path, indent string }{
-		{filepath.Join("..", "..", "README.md"), ""},
+		{filepath.Join("..", "..", "docs", "integration.md"), ""},
 		{"openapi.yaml", "    "},
 	} {
 		b, err := os.ReadFile(doc.path)

@@ -14,7 +14,7 @@ import (
 
 // limiter is the per-partner rate limit (TIYIN_RATE_LIMIT): a token bucket per partner, filled
 // at perSecond and holding twice that. It is per process: N nodes let a partner make N times
-// the limit, which README's operator section says.
+// the limit, which docs/operations.md says.
 type limiter struct {
 	perSecond int
 	buckets   sync.Map // partner id → *rate.Limiter

@@ -16,7 +16,7 @@ import (
 // Module provides the process's metrics.
 var Module = fx.Module("observe", fx.Provide(New))
 
-// Metrics are the collectors, each described in README ("Operations", "Metrics").
+// Metrics are the collectors, each described in docs/operations.md ("Metrics").
 type Metrics struct {
 	reg       *prometheus.Registry
 	requests  *prometheus.CounterVec

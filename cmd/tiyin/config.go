@@ -16,7 +16,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-// Config is every TIYIN_* variable (README, "Configuration"). The names are fixed: outside
+// Config is every TIYIN_* variable (docs/configuration.md). The names are fixed: outside
 // test suites drive the binary through them.
 type Config struct {
 	HTTPAddr         string

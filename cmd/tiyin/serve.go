@@ -214,7 +214,7 @@ func printBanner(addr, key string) {
     curl -s $TIYIN_URL/sandbox/clock/advance -H "Authorization: Bearer $TIYIN_KEY" \
       -H 'Content-Type: application/json' -d '{"id":"'$(cat /proc/sys/kernel/random/uuid)'","params":{"duration":"0s"}}'
 
-  Walk through a microloan: README.md, "Walk-through". API document: http://%[1]s/openapi.yaml
+  Walk through a microloan: docs/integration.md. API document: http://%[1]s/openapi.yaml
 
 `, host, key)
 }

@@ -1,5 +1,5 @@
 // Package sandbox holds tiyin's fake gateways: deterministic stand-ins for the bank's scoring
-// and core banking, driven by documented magic values (README, "Sandbox"), so a partner can
+// and core banking, driven by documented magic values (docs/integration.md, "Sandbox"), so a partner can
 // reach every outcome on purpose.
 package sandbox
 
