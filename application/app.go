@@ -190,9 +190,3 @@ func updateOwned(ctx context.Context, repo ports.ApplicationRepository, partnerI
 		return fn(a)
 	})
 }
-
-// enqueueAfterCommit starts the application's background work once the change that made it
-// due is committed. A failed enqueue is harmless: the reconciler finds the due work.
-func enqueueAfterCommit(ctx context.Context, uow ports.UnitOfWork, queue ports.WorkQueue, id uuid.UUID) {
-	uow.AfterCommit(ctx, func(ctx context.Context) { _ = queue.EnqueueApplication(ctx, id) })
-}

@@ -41,8 +41,8 @@ type deps struct {
 	sms       *mocks.MockSMSSender
 	requests  *fakeRequests
 	stored    map[uuid.UUID]*domain.Application
-	// hooks are the after-commit functions registered in the current transaction.
-	hooks []func(context.Context)
+	// inTx is true while a unit of work's function runs.
+	inTx bool
 	// committed counts the transactions committed, but for those that stored a refusal's
 	// answer (which change nothing else, unless the use case kept an effect with it).
 	committed int
@@ -64,25 +64,19 @@ func setup(t *testing.T) *deps {
 	}
 	d.clock.EXPECT().Now().Return(t0).AnyTimes()
 	d.uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error {
-		d.hooks = nil
-		if err := fn(ctx); err != nil {
-			d.hooks = nil
+		d.inTx = true
+		err := fn(ctx)
+		d.inTx = false
+		if err != nil {
 			d.requests.rollback()
 			return err
 		}
 		if !d.requests.commit() {
 			d.committed++
 		}
-		for _, h := range d.hooks {
-			h(ctx)
-		}
-		d.hooks = nil
 		return nil
 	}).AnyTimes()
 	d.orders.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes()
-	d.uow.EXPECT().AfterCommit(gomock.Any(), gomock.Any()).Do(func(_ context.Context, fn func(context.Context)) {
-		d.hooks = append(d.hooks, fn)
-	}).AnyTimes()
 	d.apps.EXPECT().Get(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (*domain.Application, error) {
 		a, ok := d.stored[id]
 		if !ok {
@@ -209,7 +203,7 @@ func offer(amount int64, months int) domain.Offer {
 	return domain.Offer{Amount: domain.Amount(amount), Percent: pct, MonthPeriod: months, BackupPhone: phone}
 }
 
-func TestRegisterStoresThenEnqueuesAfterCommit(t *testing.T) {
+func TestRegisterStoresAndEnqueuesInOneTransaction(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	var created *domain.Application
@@ -219,8 +213,8 @@ func TestRegisterStoresThenEnqueuesAfterCommit(t *testing.T) {
 	})
 	enqueued := 0
 	d.queue.EXPECT().EnqueueApplication(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) error {
-		if d.committed != 1 || id != created.ID() {
-			t.Errorf("enqueued %s before the commit (commits %d)", id, d.committed)
+		if !d.inTx || d.committed != 0 || id != created.ID() {
+			t.Errorf("enqueued %s outside the transaction that stores it (commits %d)", id, d.committed)
 		}
 		enqueued++
 		return nil

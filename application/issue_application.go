@@ -20,7 +20,6 @@ type IssueApplication struct {
 // stages in the background.
 type IssueApplicationHandler struct {
 	clock        ports.Clock
-	uow          ports.UnitOfWork
 	applications ports.ApplicationRepository
 	queue        ports.WorkQueue
 	rq           requests
@@ -31,7 +30,6 @@ func NewIssueApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempot
 	applications ports.ApplicationRepository, queue ports.WorkQueue) *IssueApplicationHandler {
 	return &IssueApplicationHandler{
 		clock:        clock,
-		uow:          uow,
 		applications: applications,
 		queue:        queue,
 		rq:           requests{uow: uow, store: idempotency},
@@ -47,7 +45,6 @@ func (h *IssueApplicationHandler) Handle(ctx context.Context, req Request[struct
 		if err != nil {
 			return struct{}{}, err
 		}
-		enqueueAfterCommit(ctx, h.uow, h.queue, cmd.ApplicationID)
-		return struct{}{}, nil
+		return struct{}{}, h.queue.EnqueueApplication(ctx, cmd.ApplicationID)
 	})
 }

@@ -21,7 +21,6 @@ type RegisterApplication struct {
 // RegisterApplicationHandler registers applications and starts their pre-scoring.
 type RegisterApplicationHandler struct {
 	clock        ports.Clock
-	uow          ports.UnitOfWork
 	applications ports.ApplicationRepository
 	queue        ports.WorkQueue
 	rq           requests
@@ -32,7 +31,6 @@ func NewRegisterApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idem
 	applications ports.ApplicationRepository, queue ports.WorkQueue) *RegisterApplicationHandler {
 	return &RegisterApplicationHandler{
 		clock:        clock,
-		uow:          uow,
 		applications: applications,
 		queue:        queue,
 		rq:           requests{uow: uow, store: idempotency},
@@ -52,7 +50,6 @@ func (h *RegisterApplicationHandler) Handle(ctx context.Context, req Request[uui
 		if err := h.applications.Create(ctx, a); err != nil {
 			return uuid.Nil, err
 		}
-		enqueueAfterCommit(ctx, h.uow, h.queue, a.ID())
-		return a.ID(), nil
+		return a.ID(), h.queue.EnqueueApplication(ctx, a.ID())
 	})
 }

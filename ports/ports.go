@@ -30,15 +30,15 @@ type UnitOfWork interface {
 	// Called with a context that carries a transaction already, fn runs in that one, and the
 	// outermost Do commits. No gateway is called inside fn.
 	Do(ctx context.Context, fn func(ctx context.Context) error) error
-	// AfterCommit runs fn once the transaction carried by ctx has committed, or at once when ctx
-	// carries none. It is how a use case enqueues background work for what it committed.
-	AfterCommit(ctx context.Context, fn func(ctx context.Context))
 }
 
-// WorkQueue starts background work. Enqueueing is best effort: the database row is the truth,
-// and a periodic reconciler enqueues any due work whose job was lost.
+// WorkQueue starts background work. The database row is the truth; a job is written in the
+// transaction that makes its work due, and a periodic reconciler enqueues work that comes due
+// with time alone.
 type WorkQueue interface {
-	// EnqueueApplication asks for the application's due stages to be run.
+	// EnqueueApplication asks for the application's due stages to be run. Called inside a
+	// unit of work, the job commits or rolls back with it; an application that already has
+	// a job waiting or running gets no second one.
 	EnqueueApplication(ctx context.Context, id ApplicationRef) error
 }
 

@@ -6,13 +6,14 @@ package jobs
 
 import (
 	"context"
-	"errors"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -163,103 +164,59 @@ func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs])
 
 // client is what the runner needs of a River client, whatever its driver.
 type client interface {
-	InsertMany(ctx context.Context, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 }
 
-// Runner owns the River client: it runs the workers and the queue's dispatcher.
+// Runner owns the River client that runs the workers.
 type Runner struct {
-	c   client
-	q   *Queue
-	log *zap.Logger
-	// dispatcherDone is closed when the dispatcher has flushed its last batch.
-	dispatcherDone chan struct{}
-	stopDispatch   context.CancelFunc
+	c client
 }
 
-// queueBuffer is how many enqueue requests may wait for the dispatcher; beyond it they are
-// dropped, which is safe: the reconciler enqueues every due application every second.
-const queueBuffer = 8192
-
-// maxBatch bounds one insert of jobs.
-const maxBatch = 500
-
-// Queue implements ports.WorkQueue without a database round trip on the caller's path: ids go
-// to a buffer that the runner's dispatcher inserts as jobs in batches, one transaction per
-// batch. It exists before the runner, which breaks the cycle "use cases need a queue, the
-// queue's workers need the use cases".
+// Queue implements ports.WorkQueue with River's InsertTx: a job is written in the transaction
+// that makes its work due, so the two commit together or not at all. It has an insert-only
+// River client of its own, which breaks the cycle "use cases need a queue, the queue's
+// workers need the use cases".
 type Queue struct {
-	pending chan uuid.UUID
+	insert func(ctx context.Context, args river.JobArgs) error
 }
 
-// NewQueue returns an empty queue.
-func NewQueue() *Queue { return &Queue{pending: make(chan uuid.UUID, queueBuffer)} }
+// NewQueue returns the queue on db.
+func NewQueue(db *store.DB) (*Queue, error) {
+	if db.Dialect == store.Postgres {
+		c, err := river.NewClient(riverpgxv5.New(db.Pool), &river.Config{})
+		return &Queue{insert: inserter(c, func(ctx context.Context) (pgx.Tx, bool) {
+			tx, _, ok := store.JobTx(ctx)
+			return tx, ok
+		})}, err
+	}
+	c, err := river.NewClient(riversqlite.New(db.SQL), &river.Config{})
+	return &Queue{insert: inserter(c, func(ctx context.Context) (*sql.Tx, bool) {
+		_, tx, ok := store.JobTx(ctx)
+		return tx, ok
+	})}, err
+}
 
-// ErrQueueFull means the enqueue was dropped; the reconciler will find the due work.
-var ErrQueueFull = errors.New("work queue full; the reconciler will pick the work up")
+// inserter inserts a job in the transaction ctx carries, or on its own outside one.
+func inserter[TTx any](c *river.Client[TTx], txOf func(context.Context) (TTx, bool)) func(context.Context, river.JobArgs) error {
+	return func(ctx context.Context, args river.JobArgs) error {
+		var err error
+		if tx, ok := txOf(ctx); ok {
+			_, err = c.InsertTx(ctx, tx, args, nil)
+		} else {
+			_, err = c.Insert(ctx, args, nil)
+		}
+		return err
+	}
+}
 
 // EnqueueApplication implements ports.WorkQueue.
-func (q *Queue) EnqueueApplication(_ context.Context, id uuid.UUID) error {
-	select {
-	case q.pending <- id:
-		return nil
-	default:
-		return ErrQueueFull
-	}
+func (q *Queue) EnqueueApplication(ctx context.Context, id uuid.UUID) error {
+	return q.insert(ctx, ApplicationArgs{ApplicationID: id})
 }
 
-// dispatch inserts pending ids as jobs until ctx ends, then flushes what is left.
-func (r *Runner) dispatch(ctx context.Context) {
-	defer close(r.dispatcherDone)
-	for {
-		var first uuid.UUID
-		select {
-		case first = <-r.q.pending:
-		case <-ctx.Done():
-			r.flush()
-			return
-		}
-		r.insert(context.WithoutCancel(ctx), r.batch(first))
-	}
-}
-
-func (r *Runner) batch(first uuid.UUID) []river.InsertManyParams {
-	batch := []river.InsertManyParams{{Args: ApplicationArgs{ApplicationID: first}}}
-	for len(batch) < maxBatch {
-		select {
-		case id := <-r.q.pending:
-			batch = append(batch, river.InsertManyParams{Args: ApplicationArgs{ApplicationID: id}})
-		default:
-			return batch
-		}
-	}
-	return batch
-}
-
-func (r *Runner) flush() {
-	for {
-		select {
-		case id := <-r.q.pending:
-			r.insert(context.Background(), r.batch(id))
-		default:
-			return
-		}
-	}
-}
-
-func (r *Runner) insert(ctx context.Context, batch []river.InsertManyParams) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if _, err := r.c.InsertMany(ctx, batch); err != nil {
-		// Not lost: the rows are due, and the reconciler enqueues them again.
-		r.log.Warn("enqueue failed; the reconciler will retry", zap.Int("jobs", len(batch)), zap.Error(err))
-	}
-}
-
-// NewRunner builds the River client on db with the workers bound to app; its dispatcher
-// inserts what q collects.
-func NewRunner(db *store.DB, app *application.App, idem ports.IdempotencyStore, events ports.EventOutbox, q *Queue, cfg Config,
+// NewRunner builds the River client on db with the workers bound to app.
+func NewRunner(db *store.DB, app *application.App, idem ports.IdempotencyStore, events ports.EventOutbox, cfg Config,
 	log *zap.Logger, metrics *observe.Metrics) (*Runner, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &applicationWorker{app: app})
@@ -295,28 +252,14 @@ func NewRunner(db *store.DB, app *application.App, idem ports.IdempotencyStore, 
 	if err != nil {
 		return nil, err
 	}
-	return &Runner{c: c, q: q, log: log, dispatcherDone: make(chan struct{})}, nil
+	return &Runner{c: c}, nil
 }
 
-// Start starts the dispatcher and the workers.
-func (r *Runner) Start(ctx context.Context) error {
-	dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	r.stopDispatch = cancel
-	go r.dispatch(dctx)
-	return r.c.Start(ctx)
-}
+// Start starts the workers.
+func (r *Runner) Start(ctx context.Context) error { return r.c.Start(ctx) }
 
-// Stop flushes the queue, then waits for running jobs to finish, until ctx ends.
-func (r *Runner) Stop(ctx context.Context) error {
-	if r.stopDispatch != nil {
-		r.stopDispatch()
-		select {
-		case <-r.dispatcherDone:
-		case <-ctx.Done():
-		}
-	}
-	return r.c.Stop(ctx)
-}
+// Stop waits for running jobs to finish, until ctx ends.
+func (r *Runner) Stop(ctx context.Context) error { return r.c.Stop(ctx) }
 
 // Migrate applies River's own schema.
 func Migrate(ctx context.Context, db *store.DB) error {

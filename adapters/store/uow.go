@@ -27,11 +27,6 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error)
 	return u.db.inTx(ctx, fn)
 }
 
-// AfterCommit implements ports.UnitOfWork.
-func (u *UnitOfWork) AfterCommit(ctx context.Context, fn func(ctx context.Context)) {
-	u.db.afterCommit(ctx, fn)
-}
-
 type idempotencyModel struct {
 	PartnerID   uuid.UUID `gorm:"column:partner_id;primaryKey"`
 	Key         string    `gorm:"column:key;primaryKey"`

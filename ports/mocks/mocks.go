@@ -135,18 +135,6 @@ func (m *MockUnitOfWork) EXPECT() *MockUnitOfWorkMockRecorder {
 	return m.recorder
 }
 
-// AfterCommit mocks base method.
-func (m *MockUnitOfWork) AfterCommit(ctx context.Context, fn func(context.Context)) {
-	m.ctrl.T.Helper()
-	m.ctrl.Call(m, "AfterCommit", ctx, fn)
-}
-
-// AfterCommit indicates an expected call of AfterCommit.
-func (mr *MockUnitOfWorkMockRecorder) AfterCommit(ctx, fn any) *gomock.Call {
-	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AfterCommit", reflect.TypeOf((*MockUnitOfWork)(nil).AfterCommit), ctx, fn)
-}
-
 // Do mocks base method.
 func (m *MockUnitOfWork) Do(ctx context.Context, fn func(context.Context) error) error {
 	m.ctrl.T.Helper()
