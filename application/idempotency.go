@@ -68,7 +68,6 @@ func once[R any](ctx context.Context, rq requests, req Request[R], fn func(ctx c
 // leaves nothing behind.
 func finish[R any](ctx context.Context, rq requests, req Request[R], resume bool, fn func(ctx context.Context) (R, error)) Answer {
 	var ans Answer
-	var refused error
 	err := rq.uow.Do(ctx, func(ctx context.Context) error {
 		if resume {
 			rec, err := rq.store.Resume(ctx, req.PartnerID, req.Key)
@@ -84,7 +83,6 @@ func finish[R any](ctx context.Context, rq requests, req Request[R], resume bool
 		ans = req.Render(res, err)
 		var k keptError
 		if err != nil && (!errors.As(err, &k) || !ans.stored()) {
-			refused = err
 			return err
 		}
 		if resume {
@@ -94,18 +92,20 @@ func finish[R any](ctx context.Context, rq requests, req Request[R], resume bool
 		rec.Answered, rec.Code, rec.Body = true, ans.Code, ans.Body
 		return rq.store.Claim(ctx, rec)
 	})
-	var zero R
 	switch {
 	case err == nil, errors.Is(err, errAnswered):
-		return ans
-	case refused != nil && ans.stored():
-		return finish(ctx, rq, req, resume, func(context.Context) (R, error) { return zero, keep(refused) })
-	case refused != nil:
 		return ans
 	case errors.Is(err, ports.ErrDuplicateRequest):
 		return replay(ctx, rq, req)
 	}
-	return req.Render(zero, err)
+	// A refusal, from fn or from the commit (a constraint the store checks there), rolled
+	// fn's effects back; its answer is stored alone.
+	var zero R
+	var k keptError
+	if ans = req.Render(zero, err); ans.stored() && !errors.As(err, &k) {
+		return finish(ctx, rq, req, resume, func(context.Context) (R, error) { return zero, keep(err) })
+	}
+	return ans
 }
 
 // errAnswered stops a resumed request's last step that another run of it has ended.

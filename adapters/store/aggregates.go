@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -14,7 +15,7 @@ import (
 // transaction.
 func createWithEvents(ctx context.Context, db *DB, m any, agg any, unique constraintErrors) error {
 	return db.inTx(ctx, func(ctx context.Context) error {
-		if err := interpretError(db.conn(ctx).Create(m).Error, nil, unique); err != nil {
+		if err := db.write(ctx, len(unique) == 0, func(g *gorm.DB) *gorm.DB { return g.Create(m) }, check(unique)); err != nil {
 			return err
 		}
 		return insertEvents(ctx, db, takeEvents(agg))
@@ -44,7 +45,7 @@ func lockedUpdate[M any, A any](ctx context.Context, db *DB, id uuid.UUID, notFo
 		if err != nil {
 			return err
 		}
-		if err := interpretError(db.conn(ctx).Select("*").Updates(saved).Error, nil, unique); err != nil {
+		if err := db.write(ctx, len(unique) == 0, func(g *gorm.DB) *gorm.DB { return g.Select("*").Updates(saved) }, check(unique)); err != nil {
 			return err
 		}
 		return insertEvents(ctx, db, takeEvents(a))

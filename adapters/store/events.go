@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"gorm.io/gorm"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -32,9 +33,11 @@ func insertEvents(ctx context.Context, db *DB, evs []domain.Event) error {
 			return err
 		}
 		at := e.At.UTC()
-		err = db.conn(ctx).Exec(insertEvent, e.ID, e.PartnerID, e.Type().String(), string(body), at, at, e.PartnerID).Error
+		err = db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
+			return g.Exec(insertEvent, e.ID, e.PartnerID, e.Type().String(), string(body), at, at, e.PartnerID)
+		}, check(nil))
 		if err != nil {
-			return interpretError(err, nil, nil)
+			return err
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"gorm.io/gorm"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -42,7 +43,6 @@ func (r *LedgerRepository) OpenLoanAccounts(ctx context.Context, loanID uuid.UUI
 // touching the same accounts never deadlock; the floor is a CHECK constraint, so no demand
 // account goes below zero whatever runs concurrently.
 func (r *LedgerRepository) Post(ctx context.Context, p domain.Posting) error {
-	db := r.db.conn(ctx)
 	entries := slices.Clone(p.Entries)
 	slices.SortFunc(entries, func(a, b domain.Entry) int {
 		if a.Account.Key() < b.Account.Key() {
@@ -51,23 +51,31 @@ func (r *LedgerRepository) Post(ctx context.Context, p domain.Posting) error {
 		return 1
 	})
 	for _, e := range entries {
-		res := db.Model(&ledgerAccountModel{}).Where("key = ?", e.Account.Key()).
-			Update("balance", gormExpr("balance + ?", e.Debit-e.Credit))
-		if err := interpretError(res.Error, nil, ledgerFloor); err != nil {
+		err := r.db.write(ctx, false, func(g *gorm.DB) *gorm.DB {
+			return g.Model(&ledgerAccountModel{}).Where("key = ?", e.Account.Key()).
+				Update("balance", gormExpr("balance + ?", e.Debit-e.Credit))
+		}, func(rows int64, err error) error {
+			if err != nil {
+				return interpretError(err, nil, ledgerFloor)
+			}
+			if rows != 1 {
+				return errNoAccount(e.Account.Key())
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
-		if res.RowsAffected != 1 {
-			return errNoAccount(e.Account.Key())
-		}
 	}
-	if err := interpretError(db.Create(&postingModel{ID: p.ID, Kind: p.Kind.String(), Ref: p.Ref, CreatedAt: p.At.UTC()}).Error, nil, nil); err != nil {
+	posting := postingModel{ID: p.ID, Kind: p.Kind.String(), Ref: p.Ref, CreatedAt: p.At.UTC()}
+	if err := r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Create(&posting) }, check(nil)); err != nil {
 		return err
 	}
 	rows := make([]entryModel, 0, len(p.Entries))
 	for _, e := range p.Entries {
 		rows = append(rows, entryModel{PostingID: p.ID, AccountKey: e.Account.Key(), Debit: e.Debit, Credit: e.Credit})
 	}
-	return interpretError(db.Create(&rows).Error, nil, nil)
+	return r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Create(&rows) }, check(nil))
 }
 
 type postingModel struct {

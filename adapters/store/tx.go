@@ -14,6 +14,12 @@ import (
 // A unit of work's transaction travels in its context: repositories run their statements on
 // it (conn), a unit of work begun inside another joins it (inTx), and the job queue inserts
 // its jobs in it (JobTx).
+//
+// On PostgreSQL, writes whose result nobody reads (inserts, updates of a locked row, the
+// answer of a request) wait in the transaction and go with its COMMIT, in one round trip
+// (write, commit): a repayment check then costs BEGIN, its read, and COMMIT with its two
+// inserts, not five round trips. A read flushes the waiting writes first, so the transaction
+// always reads its own writes. This is the one place that batches; SQLite writes at once.
 
 type txKey struct{}
 
@@ -21,9 +27,18 @@ type txKey struct{}
 // has committed.
 type txState struct {
 	tx *gorm.DB
-	// pgx is the same transaction seen by pgx on PostgreSQL (nil on SQLite), for River.
+	// pgx is the same transaction seen by pgx on PostgreSQL (nil on SQLite), for River and
+	// for the waiting writes.
 	pgx         pgx.Tx
+	writes      []waitingWrite
 	afterCommit []func(context.Context)
+}
+
+// waitingWrite is a statement held for the commit, with what makes its outcome an error.
+type waitingWrite struct {
+	sql   string
+	vars  []any
+	check func(rows int64, err error) error
 }
 
 func stateFrom(ctx context.Context) *txState {
@@ -32,14 +47,80 @@ func stateFrom(ctx context.Context) *txState {
 }
 
 // conn returns the handle every repository statement must use: the context's transaction
-// when there is one (on SQLite's single connection anything else would deadlock), else the
-// pool.
+// when there is one (on SQLite's single connection anything else would deadlock), its
+// waiting writes sent first, else the pool.
 func (db *DB) conn(ctx context.Context) *gorm.DB {
-	if st := stateFrom(ctx); st != nil {
-		return st.tx.WithContext(ctx)
+	st := stateFrom(ctx)
+	if st == nil {
+		return db.Gorm.WithContext(ctx)
 	}
-	return db.Gorm.WithContext(ctx)
+	g := st.tx.WithContext(ctx)
+	if err := st.send(ctx, false); err != nil {
+		_ = g.AddError(err)
+	}
+	return g
 }
+
+// write runs a statement whose result is only its success, as check judges it. Held is for
+// a write no business rule can refuse: on PostgreSQL it then waits for the next read or the
+// COMMIT. A write a constraint may refuse (held false) runs at once, so that its refusal is
+// the call's error, as it is on SQLite and outside a transaction.
+func (db *DB) write(ctx context.Context, held bool, stmt func(*gorm.DB) *gorm.DB, check func(rows int64, err error) error) error {
+	st := stateFrom(ctx)
+	if !held || st == nil || st.pgx == nil {
+		res := stmt(db.conn(ctx))
+		return check(res.RowsAffected, res.Error)
+	}
+	dry := stmt(st.tx.Session(&gorm.Session{DryRun: true, NewDB: true}).WithContext(ctx))
+	if dry.Error != nil {
+		return dry.Error
+	}
+	st.writes = append(st.writes, waitingWrite{sql: dry.Statement.SQL.String(), vars: dry.Statement.Vars, check: check})
+	return nil
+}
+
+// check is the check of a write whose only failures are the constraints in unique.
+func check(unique constraintErrors) func(int64, error) error {
+	return func(_ int64, err error) error { return interpretError(err, nil, unique) }
+}
+
+// send sends the waiting writes, then COMMIT when commit is set, in one round trip.
+func (st *txState) send(ctx context.Context, commit bool) error {
+	if len(st.writes) == 0 && !commit {
+		return nil
+	}
+	b := &pgx.Batch{}
+	for _, w := range st.writes {
+		b.Queue(w.sql, w.vars...)
+	}
+	if commit {
+		b.Queue("COMMIT")
+	}
+	writes := st.writes
+	st.writes = nil
+	br := st.pgx.SendBatch(ctx, b)
+	for _, w := range writes {
+		tag, err := br.Exec()
+		if err = w.check(tag.RowsAffected(), err); err != nil {
+			_ = br.Close()
+			return err
+		}
+	}
+	if commit {
+		// A transaction a failed statement aborted answers COMMIT with ROLLBACK, no error.
+		tag, err := br.Exec()
+		if err == nil && tag.String() != "COMMIT" {
+			err = errRolledBack
+		}
+		if err != nil {
+			_ = br.Close()
+			return err
+		}
+	}
+	return br.Close()
+}
+
+var errRolledBack = errors.New("store: the transaction was aborted by a failed statement and rolled back")
 
 // inTx runs fn in the transaction ctx carries, or else in a new one: BEGIN, fn, then COMMIT
 // when fn returns nil (and the hooks registered for after it), else ROLLBACK.
@@ -48,24 +129,14 @@ func (db *DB) inTx(ctx context.Context, fn func(ctx context.Context) error) erro
 		return fn(ctx)
 	}
 	st := &txState{}
-	run := func(g *gorm.DB) error {
-		return g.Transaction(func(tx *gorm.DB) error {
+	var err error
+	if db.Dialect == Postgres {
+		err = db.Gorm.WithContext(ctx).Connection(func(g *gorm.DB) error { return db.pgTx(ctx, g, st, fn) })
+	} else {
+		err = db.Gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			st.tx = tx
 			return fn(context.WithValue(ctx, txKey{}, st))
 		})
-	}
-	var err error
-	if db.Dialect == Postgres {
-		// One connection held for the whole transaction, so that River's InsertTx, which
-		// speaks pgx, writes its jobs in the very transaction GORM commits.
-		err = db.Gorm.WithContext(ctx).Connection(func(g *gorm.DB) error {
-			if st.pgx, err = pgxOf(g); err != nil {
-				return err
-			}
-			return run(g)
-		})
-	} else {
-		err = run(db.Gorm.WithContext(ctx))
 	}
 	if err != nil {
 		return interpretError(err, nil, nil)
@@ -74,6 +145,32 @@ func (db *DB) inTx(ctx context.Context, fn func(ctx context.Context) error) erro
 		hook(context.WithoutCancel(ctx))
 	}
 	return nil
+}
+
+// pgTx is a PostgreSQL transaction on the connection g is pinned to: GORM's statements and
+// River's go through it, and BEGIN, COMMIT (with the waiting writes) and ROLLBACK are sent
+// here, in plain sight. A connection whose transaction could not be ended is discarded.
+func (db *DB) pgTx(ctx context.Context, g *gorm.DB, st *txState, fn func(ctx context.Context) error) (err error) {
+	if st.pgx, err = pgxOf(g); err != nil {
+		return err
+	}
+	st.tx = g
+	pc := st.pgx.Conn()
+	if _, err = pc.Exec(ctx, "BEGIN"); err != nil {
+		return err
+	}
+	defer func() {
+		if pc.PgConn().TxStatus() == 'I' {
+			return
+		}
+		if _, rerr := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+			_ = pc.Close(context.WithoutCancel(ctx)) // database/sql sees it closed and drops it
+		}
+	}()
+	if err = fn(context.WithValue(ctx, txKey{}, st)); err != nil {
+		return err
+	}
+	return st.send(ctx, true)
 }
 
 // JobTx returns the transaction ctx carries as the job queue's drivers take it: a pgx.Tx on

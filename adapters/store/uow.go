@@ -71,11 +71,15 @@ func (u *UnitOfWork) Claim(ctx context.Context, rec ports.IdempotencyRecord) err
 	if rec.Answered {
 		m.Code, m.Body = rec.Code, rec.Body
 	}
-	err := interpretError(u.db.conn(ctx).Create(&m).Error, nil, idempotencyUnique)
-	if errors.Is(err, errLockTimeout) {
-		return ports.ErrRequestInProgress // the wait was for a duplicate of this very request
-	}
-	return err
+	// An unanswered claim takes the key for the rest of the transaction (a duplicate waits on
+	// it), so it is sent at once; an answered one is the request's last write.
+	return u.db.write(ctx, rec.Answered, func(g *gorm.DB) *gorm.DB { return g.Create(&m) }, func(_ int64, err error) error {
+		err = interpretError(err, nil, idempotencyUnique)
+		if errors.Is(err, errLockTimeout) {
+			return ports.ErrRequestInProgress // the wait was for a duplicate of this very request
+		}
+		return err
+	})
 }
 
 // Resume implements ports.IdempotencyStore.
@@ -91,15 +95,18 @@ func (u *UnitOfWork) Resume(ctx context.Context, partnerID uuid.UUID, key string
 
 // Answer implements ports.IdempotencyStore.
 func (u *UnitOfWork) Answer(ctx context.Context, partnerID uuid.UUID, key string, code int, body []byte) error {
-	res := u.db.conn(ctx).Model(&idempotencyModel{}).Where("partner_id = ? AND key = ?", partnerID, key).
-		Updates(map[string]any{"code": code, "body": body})
-	if err := interpretError(res.Error, nil, nil); err != nil {
-		return err
-	}
-	if res.RowsAffected != 1 {
-		return errors.New("answer stored for a request that was never claimed")
-	}
-	return nil
+	return u.db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
+		return g.Model(&idempotencyModel{}).Where("partner_id = ? AND key = ?", partnerID, key).
+			Updates(map[string]any{"code": code, "body": body})
+	}, func(rows int64, err error) error {
+		if err != nil {
+			return interpretError(err, nil, nil)
+		}
+		if rows != 1 {
+			return errors.New("answer stored for a request that was never claimed")
+		}
+		return nil
+	})
 }
 
 // Purge implements ports.IdempotencyStore.
