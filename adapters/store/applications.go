@@ -210,10 +210,10 @@ func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.
 	return r.load(&m)
 }
 
-// Update implements ports.ApplicationRepository.
+// Update implements ports.ApplicationRepository. No update changes the partner or the
+// external id, so no constraint can refuse one.
 func (r *ApplicationRepository) Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrApplicationNotFound, applicationUnique,
-		r.load, r.toModel, fn)
+	return lockedUpdate(ctx, r.db, id, domain.ErrApplicationNotFound, nil, r.load, r.toModel, fn)
 }
 
 // ListDue implements ports.ApplicationRepository.

@@ -221,9 +221,10 @@ func (r *CardOrderRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Ca
 	return r.load(&m)
 }
 
-// Update implements ports.CardOrderRepository.
+// Update implements ports.CardOrderRepository. No update changes the partner or the external
+// id, so no constraint can refuse one.
 func (r *CardOrderRepository) Update(ctx context.Context, id uuid.UUID, fn func(o *domain.CardOrder) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrCardOrderNotFound, cardOrderUnique, r.load, r.toModel, fn)
+	return lockedUpdate(ctx, r.db, id, domain.ErrCardOrderNotFound, nil, r.load, r.toModel, fn)
 }
 
 // ListDue implements ports.CardOrderRepository.

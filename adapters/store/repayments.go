@@ -98,9 +98,10 @@ var repaymentUnique = constraintErrors{
 	"repayments.network, repayments.debit_id": fmt.Errorf("%w: the debit paid another repayment already", domain.ErrDebitRejected),
 }
 
-// Create implements ports.RepaymentRepository.
+// Create implements ports.RepaymentRepository. A new request has no debit yet, so no
+// constraint can refuse it (its insert goes with the COMMIT).
 func (r *RepaymentRepository) Create(ctx context.Context, rp *domain.Repayment) error {
-	return createWithEvents(ctx, r.db, toRepaymentModel(rp), rp, repaymentUnique)
+	return createWithEvents(ctx, r.db, toRepaymentModel(rp), rp, nil)
 }
 
 // Get implements ports.RepaymentRepository.

@@ -33,6 +33,7 @@ import (
 
 type config struct {
 	bin, base, db, dbURL    string
+	rounds                  int
 	jsonPath                string
 	only, admin             string
 	conc, flows, pool, apps int
@@ -44,6 +45,7 @@ func main() {
 	var cfg config
 	flag.StringVar(&cfg.bin, "bin", "", "the tiyin binary (empty: build one)")
 	flag.StringVar(&cfg.base, "base", "", "a second binary (the previous build) measured in the same run and compared with -bin")
+	flag.IntVar(&cfg.rounds, "rounds", 2, "with -base: rounds of base then this build, each keeping its best figures")
 	flag.StringVar(&cfg.db, "db", "postgres", "postgres or sqlite")
 	flag.StringVar(&cfg.dbURL, "database-url", firstOf(os.Getenv("TIYIN_BENCH_DATABASE_URL"), os.Getenv("TIYIN_TEST_DATABASE_URL"),
 		"postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "PostgreSQL to use (a fresh schema is made in it and dropped)")
@@ -99,22 +101,31 @@ func run(cfg config) error {
 		_, err := measureBinary(cfg, cfg.bin, true)
 		return err
 	}
-	// The previous build first, then this one, each on a fresh schema, so that both meet the
-	// same machine within minutes of each other.
+	// The previous build and this one take turns (base, this, base, this …), each on a fresh
+	// schema, and each keeps its best figures: a shared, noisy machine only ever slows a
+	// measurement down, and taking turns gives both builds the same slow and fast minutes.
 	baseCfg := cfg
 	baseCfg.jsonPath = strings.TrimSuffix(cfg.jsonPath, ".json") + "-base.json"
 	if cfg.jsonPath == "" {
 		baseCfg.jsonPath = ""
 	}
-	base, err := measureBinary(baseCfg, cfg.base, false)
-	if err != nil {
-		return fmt.Errorf("the base binary: %w", err)
+	var base, head report
+	for round := range max(cfg.rounds, 1) {
+		b, err := measureBinary(baseCfg, cfg.base, false)
+		if err != nil {
+			return fmt.Errorf("the base binary: %w", err)
+		}
+		h, err := measureBinary(cfg, cfg.bin, false)
+		if err != nil {
+			return err
+		}
+		if round == 0 {
+			base, head = b, h
+		} else {
+			base, head = base.best(b), head.best(h)
+		}
 	}
 	base.Commit = cfg.base // commit() names the work tree, which is this build's
-	head, err := measureBinary(cfg, cfg.bin, false)
-	if err != nil {
-		return err
-	}
 	fmt.Println("\n== base:", cfg.base)
 	base.print(os.Stdout)
 	fmt.Println("\n== this build:", cfg.bin)

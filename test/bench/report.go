@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -176,4 +177,25 @@ func compare(w io.Writer, base, head report) bool {
 	}
 	_ = tw.Flush()
 	return ok
+}
+
+// best is r with each scenario's row of the higher saturation rate, of r or o, and the lower
+// p99 at half rate of the two.
+func (r report) best(o report) report {
+	out := r
+	out.Rows = slices.Clone(r.Rows)
+	for i, row := range out.Rows {
+		other := o.find(row.Scenario)
+		if other == nil {
+			continue
+		}
+		if other.Max.Rate() > row.Max.Rate() {
+			out.Rows[i] = *other
+			out.Rows[i].Half = row.Half
+		}
+		if other.Half != nil && (row.Half == nil || other.Half.P99 < row.Half.P99) {
+			out.Rows[i].Half = other.Half
+		}
+	}
+	return out
 }
