@@ -212,7 +212,7 @@ func TestRegisterStoresAndEnqueuesInOneTransaction(t *testing.T) {
 		return nil
 	})
 	enqueued := 0
-	d.queue.EXPECT().EnqueueApplication(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) error {
+	d.queue.EXPECT().EnqueueApplications(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) error {
 		if !d.inTx || d.committed != 0 || id != created.ID() {
 			t.Errorf("enqueued %s outside the transaction that stores it (commits %d)", id, d.committed)
 		}
@@ -331,7 +331,7 @@ func TestIssueStartsBackgroundWork(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	a := d.put(t, "verified")
-	d.queue.EXPECT().EnqueueApplication(gomock.Any(), a.ID()).Return(nil)
+	d.queue.EXPECT().EnqueueApplications(gomock.Any(), a.ID()).Return(nil)
 	if err := runErr(d, d.issueApplication().Handle, application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")}); err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +492,7 @@ func TestReconcileEnqueuesDueWorkAndExpiresStaleApplications(t *testing.T) {
 	stale := d.put(t, "choosing")
 	d.apps.EXPECT().ListDue(gomock.Any(), t0, gomock.Any()).Return([]uuid.UUID{due.ID()}, nil)
 	d.apps.EXPECT().ListPendingBefore(gomock.Any(), t0.Add(-72*time.Hour), gomock.Any()).Return([]uuid.UUID{stale.ID()}, nil)
-	d.queue.EXPECT().EnqueueApplication(gomock.Any(), due.ID()).Return(nil)
+	d.queue.EXPECT().EnqueueApplications(gomock.Any(), due.ID()).Return(nil)
 	d.transfers.EXPECT().ListNewBefore(gomock.Any(), uuid.Nil, t0.Add(-domain.TransferTTL), gomock.Any()).Return(nil, nil)
 	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), t0.Add(-30*time.Second), gomock.Any()).Return(nil, nil)
 	d.loans.EXPECT().ListAwaitingContract(gomock.Any(), t0.Add(-30*time.Minute), gomock.Any()).Return(nil, nil)

@@ -45,6 +45,6 @@ func (h *IssueApplicationHandler) Handle(ctx context.Context, req Request[struct
 		if err != nil {
 			return struct{}{}, err
 		}
-		return struct{}{}, h.queue.EnqueueApplication(ctx, cmd.ApplicationID)
+		return struct{}{}, h.queue.EnqueueApplications(ctx, cmd.ApplicationID)
 	})
 }

@@ -71,11 +71,11 @@ func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) 
 	if err != nil {
 		return rep, err
 	}
-	for _, id := range due {
-		if err := h.queue.EnqueueApplication(ctx, id); err != nil {
+	if len(due) > 0 {
+		if err := h.queue.EnqueueApplications(ctx, due...); err != nil {
 			return rep, err
 		}
-		rep.Enqueued++
+		rep.Enqueued = len(due)
 	}
 	if h.cfg.ApplicationTTL > 0 {
 		ids, err := h.applications.ListPendingBefore(ctx, now.Add(-h.cfg.ApplicationTTL), reconcileBatch)

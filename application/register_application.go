@@ -50,6 +50,6 @@ func (h *RegisterApplicationHandler) Handle(ctx context.Context, req Request[uui
 		if err := h.applications.Create(ctx, a); err != nil {
 			return uuid.Nil, err
 		}
-		return a.ID(), h.queue.EnqueueApplication(ctx, a.ID())
+		return a.ID(), h.queue.EnqueueApplications(ctx, a.ID())
 	})
 }

@@ -36,10 +36,10 @@ type UnitOfWork interface {
 // transaction that makes its work due, and a periodic reconciler enqueues work that comes due
 // with time alone.
 type WorkQueue interface {
-	// EnqueueApplication asks for the application's due stages to be run. Called inside a
+	// EnqueueApplications asks for the applications' due stages to be run. Called inside a
 	// unit of work, the job commits or rolls back with it; an application that already has
 	// a job waiting or running gets no second one.
-	EnqueueApplication(ctx context.Context, id ApplicationRef) error
+	EnqueueApplications(ctx context.Context, ids ...ApplicationRef) error
 }
 
 // Storage errors that repositories translate their drivers' errors into.

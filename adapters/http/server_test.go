@@ -43,15 +43,19 @@ type harness struct {
 
 type syncQueue struct{ app *application.App }
 
-func (q *syncQueue) EnqueueApplication(ctx context.Context, id uuid.UUID) error {
-	_, err := q.app.ProcessApplication.Handle(ctx, id)
-	return err
+func (q *syncQueue) EnqueueApplications(ctx context.Context, ids ...uuid.UUID) error {
+	for _, id := range ids {
+		if _, err := q.app.ProcessApplication.Handle(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // noQueue drops background work: benchmarks measure the request alone.
 type noQueue struct{}
 
-func (noQueue) EnqueueApplication(context.Context, uuid.UUID) error { return nil }
+func (noQueue) EnqueueApplications(context.Context, ...uuid.UUID) error { return nil }
 
 func setup(t testing.TB) *harness {
 	return setupWith(t, true)

@@ -178,7 +178,7 @@ type Runner struct {
 // River client of its own, which breaks the cycle "use cases need a queue, the queue's
 // workers need the use cases".
 type Queue struct {
-	insert func(ctx context.Context, args river.JobArgs) error
+	insert func(ctx context.Context, params []river.InsertManyParams) error
 }
 
 // NewQueue returns the queue on db.
@@ -197,22 +197,30 @@ func NewQueue(db *store.DB) (*Queue, error) {
 	})}, err
 }
 
-// inserter inserts a job in the transaction ctx carries, or on its own outside one.
-func inserter[TTx any](c *river.Client[TTx], txOf func(context.Context) (TTx, bool)) func(context.Context, river.JobArgs) error {
-	return func(ctx context.Context, args river.JobArgs) error {
+// inserter inserts jobs, in one statement, in the transaction ctx carries, or in one of their
+// own outside one.
+func inserter[TTx any](c *river.Client[TTx], txOf func(context.Context) (TTx, bool)) func(context.Context, []river.InsertManyParams) error {
+	return func(ctx context.Context, params []river.InsertManyParams) error {
 		var err error
 		if tx, ok := txOf(ctx); ok {
-			_, err = c.InsertTx(ctx, tx, args, nil)
+			_, err = c.InsertManyTx(ctx, tx, params)
 		} else {
-			_, err = c.Insert(ctx, args, nil)
+			_, err = c.InsertMany(ctx, params)
 		}
 		return err
 	}
 }
 
-// EnqueueApplication implements ports.WorkQueue.
-func (q *Queue) EnqueueApplication(ctx context.Context, id uuid.UUID) error {
-	return q.insert(ctx, ApplicationArgs{ApplicationID: id})
+// EnqueueApplications implements ports.WorkQueue.
+func (q *Queue) EnqueueApplications(ctx context.Context, ids ...uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	params := make([]river.InsertManyParams, len(ids))
+	for i, id := range ids {
+		params[i] = river.InsertManyParams{Args: ApplicationArgs{ApplicationID: id}}
+	}
+	return q.insert(ctx, params)
 }
 
 // NewRunner builds the River client on db with the workers bound to app.

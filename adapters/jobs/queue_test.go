@@ -33,7 +33,7 @@ func TestJobsCommitAndRollBackWithTheirUnitOfWork(t *testing.T) {
 			kept, dropped := uuid.New(), uuid.New()
 			errRefused := errors.New("refused")
 			if err := uow.Do(ctx, func(ctx context.Context) error {
-				if err := q.EnqueueApplication(ctx, dropped); err != nil {
+				if err := q.EnqueueApplications(ctx, dropped); err != nil {
 					return err
 				}
 				return errRefused
@@ -41,11 +41,11 @@ func TestJobsCommitAndRollBackWithTheirUnitOfWork(t *testing.T) {
 				t.Fatalf("rolled back unit of work: %v", err)
 			}
 			for range 2 {
-				if err := uow.Do(ctx, func(ctx context.Context) error { return q.EnqueueApplication(ctx, kept) }); err != nil {
+				if err := uow.Do(ctx, func(ctx context.Context) error { return q.EnqueueApplications(ctx, kept) }); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := q.EnqueueApplication(ctx, kept); err != nil {
+			if err := q.EnqueueApplications(ctx, kept); err != nil {
 				t.Fatalf("outside a unit of work: %v", err)
 			}
 			var rows []struct{ Args string }

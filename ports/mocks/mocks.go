@@ -173,18 +173,23 @@ func (m *MockWorkQueue) EXPECT() *MockWorkQueueMockRecorder {
 	return m.recorder
 }
 
-// EnqueueApplication mocks base method.
-func (m *MockWorkQueue) EnqueueApplication(ctx context.Context, id ports.ApplicationRef) error {
+// EnqueueApplications mocks base method.
+func (m *MockWorkQueue) EnqueueApplications(ctx context.Context, ids ...ports.ApplicationRef) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "EnqueueApplication", ctx, id)
+	varargs := []any{ctx}
+	for _, a := range ids {
+		varargs = append(varargs, a)
+	}
+	ret := m.ctrl.Call(m, "EnqueueApplications", varargs...)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
-// EnqueueApplication indicates an expected call of EnqueueApplication.
-func (mr *MockWorkQueueMockRecorder) EnqueueApplication(ctx, id any) *gomock.Call {
+// EnqueueApplications indicates an expected call of EnqueueApplications.
+func (mr *MockWorkQueueMockRecorder) EnqueueApplications(ctx any, ids ...any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "EnqueueApplication", reflect.TypeOf((*MockWorkQueue)(nil).EnqueueApplication), ctx, id)
+	varargs := append([]any{ctx}, ids...)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "EnqueueApplications", reflect.TypeOf((*MockWorkQueue)(nil).EnqueueApplications), varargs...)
 }
 
 // MockApplicationRepository is a mock of ApplicationRepository interface.
