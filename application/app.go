@@ -103,7 +103,7 @@ type App struct {
 	SetWebhook           *SetWebhookHandler
 	CreatePartner        *CreatePartnerHandler
 	ListPartners         *ListPartnersHandler
-	DisablePartner       *DisablePartnerHandler
+	SetPartnerEnabled    *SetPartnerEnabledHandler
 	RotatePartnerKey     *RotatePartnerKeyHandler
 	Authenticate         *AuthenticateHandler
 	EnsurePartner        *EnsurePartnerHandler
@@ -144,7 +144,7 @@ func New(d Deps, cfg Config) *App {
 		SetWebhook:           NewSetWebhookHandler(d.Partners, d.Sealer),
 		CreatePartner:        NewCreatePartnerHandler(d.Clock, d.Partners),
 		ListPartners:         NewListPartnersHandler(d.Partners),
-		DisablePartner:       NewDisablePartnerHandler(d.Partners),
+		SetPartnerEnabled:    NewSetPartnerEnabledHandler(d.Partners),
 		RotatePartnerKey:     NewRotatePartnerKeyHandler(d.Partners),
 		Authenticate:         NewAuthenticateHandler(d.Partners),
 		EnsurePartner:        NewEnsurePartnerHandler(d.Clock, d.Partners),

@@ -513,21 +513,21 @@ func TestAuthenticate(t *testing.T) {
 	key := "tiyin_test_key_0123456789"
 	p := domain.Partner{ID: uuid.New(), Name: "acme", KeyHash: application.HashAPIKey(key)}
 	d.partners.EXPECT().ByKeyHash(gomock.Any(), application.HashAPIKey(key)).Return(p, nil).Times(1)
-	d.partners.EXPECT().ByKeyHash(gomock.Any(), application.HashAPIKey("wrong")).Return(domain.Partner{}, domain.ErrPartnerNotFound).Times(2)
+	d.partners.EXPECT().ByKeyHash(gomock.Any(), application.HashAPIKey("wrong")).Return(domain.Partner{}, domain.ErrPartnerNotFound).Times(1)
 	ctx := context.Background()
 	auth := d.authenticate() // one handler: its cache is what is tested
 	for range 3 {            // cached after the first lookup
-		got, err := auth.Handle(ctx, key)
+		got, err := auth.Handle(ctx, key, "10.0.0.1")
 		if err != nil || got.ID != p.ID {
 			t.Fatalf("got %+v %v", got, err)
 		}
 	}
-	for range 2 { // unknown keys are not cached
-		if _, err := auth.Handle(ctx, "wrong"); !errors.Is(err, application.ErrUnauthenticated) {
+	for range 2 { // unknown keys are remembered too, briefly
+		if _, err := auth.Handle(ctx, "wrong", "10.0.0.1"); !errors.Is(err, application.ErrUnauthenticated) {
 			t.Fatalf("wrong key: %v", err)
 		}
 	}
-	if _, err := auth.Handle(ctx, ""); !errors.Is(err, application.ErrUnauthenticated) {
+	if _, err := auth.Handle(ctx, "", "10.0.0.1"); !errors.Is(err, application.ErrUnauthenticated) {
 		t.Fatalf("empty key: %v", err)
 	}
 }
@@ -537,7 +537,7 @@ func TestAuthenticateRefusesADisabledPartner(t *testing.T) {
 	d := setup(t)
 	key := "tiyin_disabled_0123456789"
 	d.partners.EXPECT().ByKeyHash(gomock.Any(), gomock.Any()).Return(domain.Partner{ID: uuid.New(), KeyHash: application.HashAPIKey(key), Disabled: true}, nil)
-	if _, err := d.authenticate().Handle(context.Background(), key); !errors.Is(err, application.ErrPartnerDisabled) {
+	if _, err := d.authenticate().Handle(context.Background(), key, "10.0.0.1"); !errors.Is(err, application.ErrPartnerDisabled) {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/golang-lru/v2/expirable"
+	"golang.org/x/time/rate"
+
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -17,23 +20,39 @@ var (
 	ErrUnauthenticated = errors.New("missing or invalid API key")
 	// ErrPartnerDisabled means the key belongs to a disabled partner.
 	ErrPartnerDisabled = errors.New("partner is disabled")
+	// ErrTooManyBadKeys means the caller's address sent too many unknown keys lately.
+	ErrTooManyBadKeys = errors.New("too many requests with an unknown API key from this address; retry later")
 )
 
 // authCacheTTL is how long a key's partner is remembered; a disabled or rotated key stops
-// working within this time on every node.
+// working within this time on every node. An unknown key is remembered as long, so a key
+// created meanwhile may wait that long too.
 const authCacheTTL = 5 * time.Second
 
+// Unknown keys: at most badKeysPerSecond per client address (bursts of twice that), and up to
+// unknownKeys of them remembered, so a flood of random keys costs neither the database nor
+// unbounded memory.
+const (
+	badKeysPerSecond = 10
+	unknownKeys      = 10_000
+	trackedAddresses = 10_000
+)
+
 // AuthenticateHandler finds the partner of an API key. Known keys are cached briefly so a busy
-// partner costs one lookup every few seconds, not one per request; unknown keys are not cached,
-// so a flood of random keys cannot grow the cache.
+// partner costs one lookup every few seconds, not one per request; unknown keys are cached in
+// a bounded cache, and each costs its sender's address a token of its bad-key allowance.
 type AuthenticateHandler struct {
 	partners ports.PartnerRepository
 	cache    sync.Map // string(hash) → authEntry
+	unknown  *expirable.LRU[string, struct{}]
+	badKeys  *expirable.LRU[string, *rate.Limiter] // client address → its allowance
 }
 
 // NewAuthenticateHandler returns the handler on the ports it uses.
 func NewAuthenticateHandler(partners ports.PartnerRepository) *AuthenticateHandler {
-	return &AuthenticateHandler{partners: partners}
+	return &AuthenticateHandler{partners: partners,
+		unknown: expirable.NewLRU[string, struct{}](unknownKeys, nil, authCacheTTL),
+		badKeys: expirable.NewLRU[string, *rate.Limiter](trackedAddresses, nil, time.Minute)}
 }
 
 type authEntry struct {
@@ -42,8 +61,8 @@ type authEntry struct {
 	until   time.Time
 }
 
-// Handle returns the enabled partner whose key this is.
-func (h *AuthenticateHandler) Handle(ctx context.Context, key string) (domain.Partner, error) {
+// Handle returns the enabled partner whose key this is; addr is the caller's network address.
+func (h *AuthenticateHandler) Handle(ctx context.Context, key, addr string) (domain.Partner, error) {
 	if key == "" {
 		return domain.Partner{}, ErrUnauthenticated
 	}
@@ -53,6 +72,13 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, key string) (domain.Pa
 		if e := v.(authEntry); now.Before(e.until) {
 			return e.partner, e.err
 		}
+	}
+	allowance, ok := h.badKeys.Get(addr)
+	if ok && allowance.Tokens() < 1 {
+		return domain.Partner{}, ErrTooManyBadKeys
+	}
+	if h.unknown.Contains(string(hash)) {
+		return domain.Partner{}, h.badKey(addr, allowance)
 	}
 	p, err := h.partners.ByKeyHash(ctx, hash)
 	switch {
@@ -66,11 +92,22 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, key string) (domain.Pa
 		err = ErrPartnerDisabled
 	}
 	if errors.Is(err, ErrUnauthenticated) {
-		return domain.Partner{}, err
+		h.unknown.Add(string(hash), struct{}{})
+		return domain.Partner{}, h.badKey(addr, allowance)
 	}
 	if err != nil {
 		p = domain.Partner{}
 	}
 	h.cache.Store(string(hash), authEntry{partner: p, err: err, until: now.Add(authCacheTTL)})
 	return p, err
+}
+
+// badKey counts an unknown key against its sender's address.
+func (h *AuthenticateHandler) badKey(addr string, allowance *rate.Limiter) error {
+	if allowance == nil {
+		allowance = rate.NewLimiter(badKeysPerSecond, 2*badKeysPerSecond)
+		h.badKeys.Add(addr, allowance)
+	}
+	allowance.Allow()
+	return ErrUnauthenticated
 }

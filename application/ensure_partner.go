@@ -27,14 +27,18 @@ func NewEnsurePartnerHandler(clock ports.Clock, partners ports.PartnerRepository
 	return &EnsurePartnerHandler{clock: clock, partners: partners}
 }
 
-// Handle creates the partner or re-keys the existing one, enabled, and returns the key.
+// Handle creates the partner or re-keys the existing one, and returns the key. A partner an
+// operator disabled stays disabled, with its key: ErrPartnerDisabled.
 func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (string, error) {
 	key, hash := cmd.APIKey, HashAPIKey(cmd.APIKey)
 	if key == "" {
 		key, hash = newAPIKey()
 	}
 	err := h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
-		p.KeyHash, p.Disabled = hash, false
+		if p.Disabled {
+			return ErrPartnerDisabled
+		}
+		p.KeyHash = hash
 		return nil
 	})
 	if errors.Is(err, domain.ErrPartnerNotFound) {

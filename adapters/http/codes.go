@@ -141,7 +141,7 @@ func classify(err error) (code, status int, message string) {
 		return codeIDReused, http.StatusConflict, "request id was already used with other params or another endpoint; use a new id"
 	case errors.Is(err, ports.ErrRequestInProgress):
 		return codeInProgress, http.StatusConflict, "a request with this id is still in progress; retry later with the same id"
-	case errors.Is(err, domain.ErrResendTooSoon):
+	case errors.Is(err, domain.ErrResendTooSoon), errors.Is(err, application.ErrTooManyBadKeys):
 		return codeRateLimited, http.StatusTooManyRequests, err.Error()
 	case errors.Is(err, ports.ErrUnavailable):
 		return codeUnavailable, http.StatusServiceUnavailable, "service temporarily unavailable; retry with the same id"

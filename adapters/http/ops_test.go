@@ -2,8 +2,11 @@ package http_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -81,7 +84,7 @@ func TestGatewayThatHangsAnswersCode10WithinTheTimeoutAndIsCounted(t *testing.T)
 	if a := h.callAs(t, h.key, req, "/microloans/applications/verify", verifyParams(id, 100_000_000)); a.code() != 0 {
 		t.Fatalf("the retry with the same id once the gateway is back: %s", a.Raw)
 	}
-	body := h.get(t, "/metrics")
+	body := scrape(t, m)
 	for _, want := range []string{
 		`tiyin_gateway_call_duration_seconds_count{gateway="scoring",op="PostScore",outcome="timeout"} 1`,
 		`tiyin_gateway_call_duration_seconds_count{gateway="scoring",op="PostScore",outcome="ok"} 1`,
@@ -103,25 +106,10 @@ func TestUnknownPathsShareOneMetricsLabel(t *testing.T) {
 	for _, p := range []string{"/a", "/b/c", "/microloans/nope"} {
 		h.raw(t, http.MethodPost, p, h.key, "application/json", []byte(`{}`))
 	}
-	body := h.get(t, "/metrics")
+	body := scrape(t, m)
 	if !strings.Contains(body, `tiyin_http_requests_total{code="6",endpoint="unmatched",status="404"} 3`) || strings.Contains(body, "/b/c") {
 		t.Fatalf("unknown paths in /metrics:\n%s", grepLines(body, "tiyin_http_requests_total"))
 	}
-}
-
-// get reads a public GET endpoint.
-func (h *harness) get(t *testing.T, path string) string {
-	t.Helper()
-	resp, err := http.Get(h.srv.URL + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", path, resp.StatusCode, b)
-	}
-	return string(b)
 }
 
 func grepLines(s, sub string) string {
@@ -132,4 +120,57 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// scrape reads the metrics as the admin listener serves them.
+func scrape(t *testing.T, m *observe.Metrics) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("metrics: %d", rec.Code)
+	}
+	return rec.Body.String()
+}
+
+// TestMetricsAreNotOnThePartnersListener: traffic figures and partner names are for the
+// operator's admin listener, never for whoever reaches the API.
+func TestMetricsAreNotOnThePartnersListener(t *testing.T) {
+	t.Parallel()
+	h := setupWith(t, false, func(s *harnessSetup) { s.metrics = observe.New() })
+	for _, key := range []string{"", h.key} {
+		req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/metrics", nil)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK || strings.Contains(string(b), "tiyin_http_requests_total") {
+			t.Fatalf("/metrics with key %q: %d %s", key, resp.StatusCode, b)
+		}
+	}
+}
+
+// TestReadyzKeepsItsCauseForTheLog: anyone may ask /readyz; the database error (an address,
+// a user name) goes to the operator's log only.
+func TestReadyzKeepsItsCauseForTheLog(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("dial tcp 10.1.2.3:5432: password authentication failed for user \"tiyin\"")
+	h := setupWith(t, false, func(s *harnessSetup) { s.ready = func(context.Context) error { return cause } })
+	resp, err := http.Get(h.srv.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || string(b) != "not ready\n" {
+		t.Fatalf("/readyz: %d %q", resp.StatusCode, b)
+	}
+	if logged := h.logs.FilterMessage("not ready").All(); len(logged) != 1 || !strings.Contains(fmt.Sprint(logged[0].Context), "10.1.2.3") {
+		t.Fatalf("the cause was not logged: %v", logged)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -44,7 +45,7 @@ type Deps struct {
 	Log   *zap.Logger
 	// Ready reports whether the service can take traffic (/readyz).
 	Ready ReadyFunc
-	// Metrics records requests; nil records nothing and serves no /metrics.
+	// Metrics records requests (the admin listener serves them); nil records nothing.
 	Metrics *observe.Metrics
 }
 
@@ -65,7 +66,7 @@ const (
 )
 
 // publicPaths need no API key.
-var publicPaths = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true, "/openapi.yaml": true,
+var publicPaths = map[string]bool{"/healthz": true, "/readyz": true, "/openapi.yaml": true,
 	"/docs": true, "/docs/redoc.standalone.js": true}
 
 // New builds the server and its routes.
@@ -77,9 +78,6 @@ func New(d Deps, cfg Config) *Server {
 	e.Use(s.accessLog, s.recoverPanic, s.authenticate, s.rateLimit)
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 	e.GET("/readyz", s.readyz)
-	if d.Metrics != nil {
-		e.GET("/metrics", echo.WrapHandler(d.Metrics.Handler()))
-	}
 	e.GET("/openapi.yaml", func(c echo.Context) error { return c.Blob(http.StatusOK, "application/yaml", OpenAPI) })
 	s.docsRoutes(e)
 	for _, ep := range s.endpoints() {
@@ -217,7 +215,9 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok {
 			key = ""
 		}
-		p, err := s.d.App.Authenticate.Handle(c.Request().Context(), strings.TrimSpace(key))
+		// The peer's address, not a forwarded header a caller could make up.
+		addr, _, _ := net.SplitHostPort(c.Request().RemoteAddr)
+		p, err := s.d.App.Authenticate.Handle(c.Request().Context(), strings.TrimSpace(key), addr)
 		if err != nil {
 			return s.refuse(c, err)
 		}
@@ -311,7 +311,9 @@ func (s *Server) readyz(c echo.Context) error {
 	defer cancel()
 	if s.d.Ready != nil {
 		if err := s.d.Ready(ctx); err != nil {
-			return c.String(http.StatusServiceUnavailable, "not ready: "+err.Error()+"\n")
+			// The cause is for the operator's log, not for whoever asks.
+			s.d.Log.Warn("not ready", zap.Error(err))
+			return c.String(http.StatusServiceUnavailable, "not ready\n")
 		}
 	}
 	return c.String(http.StatusOK, "ready\n")

@@ -66,6 +66,7 @@ type harnessSetup struct {
 	deps    application.Deps
 	http    httpadapter.Config
 	metrics *observe.Metrics
+	ready   httpadapter.ReadyFunc
 }
 
 type option func(s *harnessSetup)
@@ -102,7 +103,7 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}})
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)
-	srv := httpadapter.New(httpadapter.Deps{App: app, Clock: clock, Log: zap.New(core), Metrics: s.metrics}, s.http)
+	srv := httpadapter.New(httpadapter.Deps{App: app, Clock: clock, Log: zap.New(core), Metrics: s.metrics, Ready: s.ready}, s.http)
 	h := &harness{srv: httptest.NewServer(srv.Handler()), handler: srv.Handler(), app: app, db: db, logs: logs, check: apicheck.New(t)}
 	t.Cleanup(h.srv.Close)
 	ctx := context.Background()
@@ -279,7 +280,7 @@ func TestEnvelopeErrors(t *testing.T) {
 func TestDisabledPartnerIsRefused(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
-	if err := h.app.DisablePartner.Handle(context.Background(), application.DisablePartner{Name: "other"}); err != nil {
+	if err := h.app.SetPartnerEnabled.Handle(context.Background(), application.SetPartnerEnabled{Name: "other"}); err != nil {
 		t.Fatal(err)
 	}
 	a := h.callAs(t, h.otherKey, uuid.NewString(), "/microloans/applications/info", map[string]any{"applicationId": uuid.NewString()})

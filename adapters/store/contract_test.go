@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -717,4 +719,28 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestTheSQLiteFileIsTiyinsAlone: the database holds partners' data, so it and its journal
+// files are created readable and writable by their owner only.
+func TestTheSQLiteFileIsTiyinsAlone(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := store.Open(context.Background(), store.Config{SQLitePath: path, Sealer: storetest.Sealer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s has mode %v", filepath.Base(f), st.Mode().Perm())
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -127,6 +128,11 @@ func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
 func openSQLite(path string) (*DB, error) {
 	if path == "" {
 		path = "tiyin.db"
+	}
+	// The file holds partners' data: readable by tiyin's user only. SQLite gives its -wal and
+	// -shm files the database file's mode.
+	if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil { //nolint:gosec // the operator's TIYIN_SQLITE_PATH
+		_ = f.Close()
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(5000)")

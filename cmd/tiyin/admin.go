@@ -11,27 +11,54 @@ import (
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+
+	"github.com/tiyin/tiyin/adapters/observe"
 )
 
-// adminHandler serves Go's profiler (net/http/pprof) for an operator chasing a slow or hungry
-// node: never on the partners' listener, only on TIYIN_ADMIN_ADDR, which is off by default.
-func adminHandler() http.Handler {
+// adminHandler is the operator's listener: Prometheus /metrics, and Go's profiler
+// (net/http/pprof) when TIYIN_PPROF=true. Never on the partners' listener.
+func adminHandler(metrics *observe.Metrics, profiler bool) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("GET /metrics", metrics.Handler())
+	if profiler {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	return mux
 }
 
-// startAdmin starts the admin listener when TIYIN_ADMIN_ADDR is set.
-func startAdmin(lc fx.Lifecycle, cfg Config, log *zap.Logger) {
-	if cfg.AdminAddr == "" {
+// adminOff is the TIYIN_ADMIN_ADDR value that starts no admin listener.
+const adminOff = "off"
+
+// checkAdminAddr refuses an admin listener reachable beyond this machine unless
+// TIYIN_ADMIN_PUBLIC=true says that is meant (behind the bank's firewall).
+func checkAdminAddr(addr string, public bool) error {
+	if addr == adminOff || public {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("TIYIN_ADMIN_ADDR=%q: want host:port, such as 127.0.0.1:9090, or %q", addr, adminOff)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("TIYIN_ADMIN_ADDR=%q listens beyond this machine: set TIYIN_ADMIN_PUBLIC=true if that is meant", addr)
+}
+
+// startAdmin starts the admin listener unless TIYIN_ADMIN_ADDR is off.
+func startAdmin(lc fx.Lifecycle, cfg Config, metrics *observe.Metrics, log *zap.Logger) {
+	if cfg.AdminAddr == adminOff {
 		return
 	}
 	// A CPU profile or trace runs for its ?seconds=, so no write timeout here.
-	srv := &http.Server{Handler: adminHandler(), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: adminHandler(metrics, cfg.Pprof), ReadHeaderTimeout: 5 * time.Second}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			ln, err := net.Listen("tcp", cfg.AdminAddr)
@@ -43,7 +70,7 @@ func startAdmin(lc fx.Lifecycle, cfg Config, log *zap.Logger) {
 					log.Error("admin listener stopped", zap.Error(err))
 				}
 			}()
-			log.Warn("admin listener (profiler) is on: keep it off the partners' network", zap.String("addr", ln.Addr().String()))
+			log.Info("admin listener: /metrics", zap.String("addr", ln.Addr().String()), zap.Bool("pprof", cfg.Pprof))
 			return nil
 		},
 		OnStop: func(context.Context) error { return srv.Close() },

@@ -21,6 +21,8 @@ import (
 type Config struct {
 	HTTPAddr         string
 	AdminAddr        string
+	AdminPublic      bool
+	Pprof            bool
 	DatabaseURL      string
 	SQLitePath       string
 	Sandbox          bool
@@ -83,7 +85,7 @@ func loadConfig() (Config, error) {
 	}
 	c := Config{
 		HTTPAddr:         str("TIYIN_HTTP_ADDR", ":8080"),
-		AdminAddr:        str("TIYIN_ADMIN_ADDR", ""),
+		AdminAddr:        str("TIYIN_ADMIN_ADDR", "127.0.0.1:9090"),
 		DatabaseURL:      str("TIYIN_DATABASE_URL", ""),
 		SQLitePath:       str("TIYIN_SQLITE_PATH", "tiyin.db"),
 		SandboxAPIKey:    str("TIYIN_SANDBOX_API_KEY", ""),
@@ -121,6 +123,18 @@ func loadConfig() (Config, error) {
 	}
 	c.Product = application.Product{ScheduleType: st, ServiceRate: pct("TIYIN_SERVICE_PERCENT", "0"),
 		PenaltyDaily: pct("TIYIN_PENALTY_DAILY_PERCENT", "0.05")}
+	flag := func(name string) bool {
+		v := str(name, "false")
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: want true or false", name, v))
+		}
+		return b
+	}
+	c.AdminPublic, c.Pprof = flag("TIYIN_ADMIN_PUBLIC"), flag("TIYIN_PPROF")
+	if err := checkAdminAddr(c.AdminAddr, c.AdminPublic); err != nil {
+		errs = append(errs, err)
+	}
 	c.Sandbox = c.DatabaseURL == ""
 	if v := str("TIYIN_SANDBOX", ""); v != "" {
 		b, err := strconv.ParseBool(v)

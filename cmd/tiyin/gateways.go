@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -45,19 +46,28 @@ func loadGateways(str func(name, def string) string) ([]gateway, []error) {
 	return out, errs
 }
 
-// missingGateways names the ports that have no real adapter, which outside the sandbox is a refusal to start.
+// missingGateways names the ports that have no real adapter, and those whose URL is not
+// https: outside the sandbox either is a refusal to start.
 func missingGateways(gs []gateway) error {
-	var missing []string
+	var missing, plain []string
 	for _, g := range gs {
-		if g.cfg.URL == "" {
+		switch {
+		case g.cfg.URL == "":
 			missing = append(missing, fmt.Sprintf("%s (%s)", g.port, g.urlVar))
+		case !strings.HasPrefix(strings.ToLower(g.cfg.URL), "https://"):
+			plain = append(plain, g.urlVar)
 		}
 	}
-	if len(missing) == 0 {
-		return nil
+	var errs []error
+	if len(missing) > 0 {
+		errs = append(errs, fmt.Errorf("TIYIN_SANDBOX=false but these gateways have no real adapter: %s; set their URLs "+
+			"(docs/gateways.md), or run with TIYIN_SANDBOX=true to use the sandbox gateways", strings.Join(missing, ", ")))
 	}
-	return fmt.Errorf("TIYIN_SANDBOX=false but these gateways have no real adapter: %s; set their URLs "+
-		"(docs/gateways.md), or run with TIYIN_SANDBOX=true to use the sandbox gateways", strings.Join(missing, ", "))
+	if len(plain) > 0 {
+		errs = append(errs, fmt.Errorf("TIYIN_SANDBOX=false and %s not https: a bank's gateway is called over TLS only",
+			strings.Join(plain, ", ")))
+	}
+	return errors.Join(errs...)
 }
 
 // gatewaysModule provides each port's adapter.

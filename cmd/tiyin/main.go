@@ -173,19 +173,26 @@ func partnerCmd() *cobra.Command {
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 
-	disable := &cobra.Command{
-		Use:   "disable NAME",
-		Short: "Disable a partner: its calls answer code 3 within 5 seconds",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
-				if err := partnerApp(db, cfg).DisablePartner.Handle(ctx, application.DisablePartner{Name: args[0]}); err != nil {
-					return partnerErr(err, args[0])
-				}
-				fmt.Printf("partner %q disabled\n", args[0])
-				return nil
-			})
-		},
+	enabled := func(enable bool) *cobra.Command {
+		verb, short := "disable", "Disable a partner: its calls answer code 3 within 5 seconds"
+		if enable {
+			verb, short = "enable", "Enable a disabled partner again: its key works within 5 seconds"
+		}
+		return &cobra.Command{
+			Use:   verb + " NAME",
+			Short: short,
+			Args:  cobra.ExactArgs(1),
+			RunE: func(c *cobra.Command, args []string) error {
+				return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
+					err := partnerApp(db, cfg).SetPartnerEnabled.Handle(ctx, application.SetPartnerEnabled{Name: args[0], Enabled: enable})
+					if err != nil {
+						return partnerErr(err, args[0])
+					}
+					fmt.Printf("partner %q %sd\n", args[0], verb)
+					return nil
+				})
+			},
+		}
 	}
 	rotate := &cobra.Command{
 		Use:   "rotate-key NAME",
@@ -206,7 +213,7 @@ func partnerCmd() *cobra.Command {
 		},
 	}
 	rotate.Flags().BoolVar(&asJSON, "json", false, `print {"name", "apiKey"} as JSON`)
-	cmd.AddCommand(create, list, disable, rotate, setWebhookCmd())
+	cmd.AddCommand(create, list, enabled(false), enabled(true), rotate, setWebhookCmd())
 	return cmd
 }
 

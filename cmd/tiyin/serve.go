@@ -155,6 +155,10 @@ func run(d runDeps) {
 			var key string
 			if d.Cfg.Sandbox {
 				key, err = d.App.EnsurePartner.Handle(ctx, application.EnsurePartner{Name: domain.SandboxPartnerName, APIKey: d.Cfg.SandboxAPIKey})
+				if errors.Is(err, application.ErrPartnerDisabled) {
+					d.Log.Warn("the sandbox partner is disabled and stays so: `tiyin partner enable sandbox` enables it")
+					key, err = "", nil
+				}
 				if err != nil {
 					return fmt.Errorf("seed the sandbox partner: %w", err)
 				}

@@ -146,7 +146,7 @@ func measureBinary(cfg config, bin string, printTable bool) (report, error) {
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
 	env := []string{"TIYIN_SANDBOX=true", "TIYIN_SANDBOX_API_KEY=" + key, "TIYIN_RATE_LIMIT=0", "TIYIN_LOAN_CONTRACT_DELAY=1s",
-		fmt.Sprintf("TIYIN_DB_MAX_CONNS=%d", cfg.pool), "TIYIN_ADMIN_ADDR=" + cfg.admin}
+		fmt.Sprintf("TIYIN_DB_MAX_CONNS=%d", cfg.pool), "TIYIN_ADMIN_ADDR=" + firstOf(cfg.admin, "127.0.0.1:0"), "TIYIN_PPROF=true"}
 	var dbURL, sqlitePath string
 	switch cfg.db {
 	case "postgres":

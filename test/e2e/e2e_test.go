@@ -73,7 +73,7 @@ func start(t *testing.T, d store.Dialect, extraEnv ...string) *server {
 	t.Helper()
 	dbURL, sqlitePath := storetest.URL(t, d)
 	addr := freeAddr(t)
-	env := append(os.Environ(), "TIYIN_HTTP_ADDR="+addr, "TIYIN_SANDBOX=true", "TIYIN_SANDBOX_API_KEY="+sandboxKey,
+	env := append(os.Environ(), "TIYIN_HTTP_ADDR="+addr, "TIYIN_ADMIN_ADDR=127.0.0.1:0", "TIYIN_SANDBOX=true", "TIYIN_SANDBOX_API_KEY="+sandboxKey,
 		"TIYIN_DATABASE_URL="+dbURL, "TIYIN_SQLITE_PATH="+sqlitePath)
 	env = append(env, extraEnv...)
 	s := &server{url: "http://" + addr, key: sandboxKey, env: env, out: &bytes.Buffer{}, check: apicheck.New(t)}

@@ -94,7 +94,7 @@ func TestRefusesToStartWithoutRealGateways(t *testing.T) {
 	url, _ := bankStub(t)
 	cmd := exec.CommandContext(context.Background(), binary, "serve")
 	cmd.Env = append(os.Environ(), "TIYIN_SANDBOX=false", "TIYIN_DATA_KEY="+hex.EncodeToString(make([]byte, 32)),
-		"TIYIN_SQLITE_PATH="+filepath.Join(t.TempDir(), "t.db"), "TIYIN_HTTP_ADDR="+freeAddr(t),
+		"TIYIN_SQLITE_PATH="+filepath.Join(t.TempDir(), "t.db"), "TIYIN_HTTP_ADDR="+freeAddr(t), "TIYIN_ADMIN_ADDR=127.0.0.1:0",
 		"TIYIN_SCORING_URL="+url, "TIYIN_PROCESSING_URL="+url)
 	done := make(chan struct{})
 	var out []byte

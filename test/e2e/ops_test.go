@@ -80,7 +80,7 @@ func TestATakenPortStopsTiyinBeforeItStarts(t *testing.T) {
 	defer func() { _ = ln.Close() }()
 	dbURL, sqlitePath := storetest.URL(t, store.SQLite)
 	cmd := exec.Command(binary, "serve")
-	cmd.Env = append(os.Environ(), "TIYIN_HTTP_ADDR="+ln.Addr().String(), "TIYIN_SANDBOX=true",
+	cmd.Env = append(os.Environ(), "TIYIN_HTTP_ADDR="+ln.Addr().String(), "TIYIN_ADMIN_ADDR=127.0.0.1:0", "TIYIN_SANDBOX=true",
 		"TIYIN_SANDBOX_API_KEY="+sandboxKey, "TIYIN_DATABASE_URL="+dbURL, "TIYIN_SQLITE_PATH="+sqlitePath)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError

@@ -58,7 +58,7 @@ type Node struct {
 // NewNode is a node of bin on a free address with the environment of this process plus env.
 func NewNode(bin string, env ...string) *Node {
 	addr := FreeAddr()
-	return &Node{URL: "http://" + addr, Bin: bin, Env: append(append(os.Environ(), "TIYIN_HTTP_ADDR="+addr), env...)}
+	return &Node{URL: "http://" + addr, Bin: bin, Env: append(append(os.Environ(), "TIYIN_HTTP_ADDR="+addr, "TIYIN_ADMIN_ADDR=127.0.0.1:0"), env...)}
 }
 
 // Start starts the process and waits up to a minute for /readyz.

@@ -1,0 +1,101 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+	"go.uber.org/mock/gomock"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports/mocks"
+)
+
+// The sandbox partner is seeded at every start: re-keyed when it is enabled, left alone
+// (disabled, its key unchanged) when an operator disabled it.
+func TestEnsurePartnerLeavesADisabledPartnerDisabled(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		disabled bool
+		want     error
+	}{
+		{"enabled: re-keyed", false, nil},
+		{"disabled: left alone", true, application.ErrPartnerDisabled},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctrl := gomock.NewController(t)
+			partners := mocks.NewMockPartnerRepository(ctrl)
+			p := domain.Partner{ID: uuid.New(), Name: domain.SandboxPartnerName, KeyHash: []byte("old"), Disabled: tt.disabled}
+			partners.EXPECT().Update(gomock.Any(), p.Name, gomock.Any()).DoAndReturn(
+				func(_ context.Context, _ string, fn func(*domain.Partner) error) error {
+					q := p
+					if err := fn(&q); err != nil {
+						return err
+					}
+					p = q
+					return nil
+				})
+			key, err := application.NewEnsurePartnerHandler(mocks.NewMockClock(ctrl), partners).Handle(context.Background(),
+				application.EnsurePartner{Name: p.Name, APIKey: "sk_sandbox_new"})
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err %v, want %v", err, tt.want)
+			}
+			rekeyed := string(p.KeyHash) == string(application.HashAPIKey("sk_sandbox_new"))
+			if p.Disabled != tt.disabled || rekeyed == tt.disabled || (key != "") == tt.disabled {
+				t.Fatalf("partner %+v, key %q", p, key)
+			}
+		})
+	}
+}
+
+// Unknown keys cost their sender's address: after a burst, that address's unknown keys are
+// refused before any lookup, other addresses and cached known keys are untouched, and an
+// unknown key asked again is answered from memory.
+func TestUnknownKeysAreLimitedPerAddressAndRemembered(t *testing.T) {
+	t.Parallel()
+	ctrl := gomock.NewController(t)
+	partners := mocks.NewMockPartnerRepository(ctrl)
+	good := domain.Partner{ID: uuid.New(), Name: "acme", KeyHash: application.HashAPIKey("sk_good")}
+	lookups := 0
+	partners.EXPECT().ByKeyHash(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, hash []byte) (domain.Partner, error) {
+		lookups++
+		if string(hash) == string(good.KeyHash) {
+			return good, nil
+		}
+		return domain.Partner{}, domain.ErrPartnerNotFound
+	}).AnyTimes()
+	auth := application.NewAuthenticateHandler(partners)
+	ctx := context.Background()
+	if p, err := auth.Handle(ctx, "sk_good", "10.0.0.1"); err != nil || p.ID != good.ID {
+		t.Fatalf("good key: %v", err)
+	}
+	refused := 0
+	for i := range 40 {
+		_, err := auth.Handle(ctx, "sk_bad_"+uuid.NewString(), "10.0.0.1")
+		switch {
+		case errors.Is(err, application.ErrTooManyBadKeys):
+			refused++
+		case !errors.Is(err, application.ErrUnauthenticated):
+			t.Fatalf("bad key %d: %v", i, err)
+		}
+	}
+	if refused < 15 || lookups > 1+25 {
+		t.Fatalf("%d of 40 bad keys refused, %d lookups", refused, lookups)
+	}
+	if p, err := auth.Handle(ctx, "sk_good", "10.0.0.1"); err != nil || p.ID != good.ID {
+		t.Fatalf("a known key from a limited address: %v", err)
+	}
+	before := lookups
+	for range 2 {
+		if _, err := auth.Handle(ctx, "sk_bad_same", "10.0.0.2"); !errors.Is(err, application.ErrUnauthenticated) {
+			t.Fatalf("another address: %v", err)
+		}
+	}
+	if lookups != before+1 {
+		t.Fatalf("an unknown key asked twice cost %d lookups", lookups-before)
+	}
+}
