@@ -100,7 +100,7 @@ func (h *AttachCardHandler) Handle(ctx context.Context, req Request[uuid.UUID], 
 	}
 	text := fmt.Sprintf("tiyin: %s is the code to attach card %s. It is valid for %s. Never share it.",
 		code, cmd.PAN.Masked(), humanDuration(h.ttl))
-	sendErr := h.sms.Send(ctx, ports.SMS{Phone: cmd.Phone, Text: text, Code: code, Card: cmd.PAN.Masked()})
+	sendErr := h.sms.Send(ctx, ports.SMS{Phone: cmd.Phone, Text: text, Partner: cmd.PartnerID, Code: code, Card: cmd.PAN.Masked()})
 	if sendErr != nil && !errors.Is(sendErr, domain.ErrSMSNotSent) {
 		return req.Render(uuid.Nil, gatewayError(sendErr)) // the outcome is unknown: code 10, a retry resumes
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -22,10 +24,10 @@ func NewReadSMSOutboxHandler(smsOutbox ports.SMSOutbox) *ReadSMSOutboxHandler {
 // outboxLimit bounds the messages one call returns.
 const outboxLimit = 50
 
-// Handle returns the messages.
-func (h *ReadSMSOutboxHandler) Handle(ctx context.Context, phone domain.Phone) ([]ports.SentSMS, error) {
+// Handle returns the messages the partner's requests sent to the phone.
+func (h *ReadSMSOutboxHandler) Handle(ctx context.Context, partner uuid.UUID, phone domain.Phone) ([]ports.SentSMS, error) {
 	if h.smsOutbox == nil {
 		return nil, errors.New("no SMS outbox outside the sandbox")
 	}
-	return h.smsOutbox.List(ctx, phone, outboxLimit)
+	return h.smsOutbox.List(ctx, partner, phone, outboxLimit)
 }

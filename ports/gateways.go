@@ -255,8 +255,9 @@ type CardQuery struct {
 type SMS struct {
 	Phone domain.Phone
 	Text  string
-	// Code and Card (the masked PAN) describe the message for the sandbox outbox; a real
-	// gateway sends Text only.
+	// Partner, Code and Card (the masked PAN) describe the message for the sandbox outbox,
+	// which shows each partner its own messages only; a real gateway sends Text only.
+	Partner    uuid.UUID
 	Code, Card string
 }
 
@@ -271,8 +272,8 @@ type SentSMS struct {
 type SMSOutbox interface {
 	// Add records a sent message.
 	Add(ctx context.Context, m SentSMS) error
-	// List returns the messages sent to the phone, newest first.
-	List(ctx context.Context, phone domain.Phone, limit int) ([]SentSMS, error)
+	// List returns the messages the partner's requests sent to the phone, newest first.
+	List(ctx context.Context, partner uuid.UUID, phone domain.Phone, limit int) ([]SentSMS, error)
 }
 
 // SMSSender sends text messages to clients' phones.

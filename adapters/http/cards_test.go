@@ -318,3 +318,18 @@ func TestTransferToACardByCardID(t *testing.T) {
 	}
 	h.checkLedger(t)
 }
+
+// TestEachPartnerReadsItsOwnSMSOutbox: partner B asks the sandbox outbox for the phone to
+// which partner A's attach sent a code, and sees nothing of it; A sees its message.
+func TestEachPartnerReadsItsOwnSMSOutbox(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	_, code := h.attach(t, "8600123456789013", "UZCARD")
+	other := h.callAs(t, h.otherKey, uuid.NewString(), "/sandbox/sms/outbox", map[string]any{"phoneNumber": "998901234567"})
+	if other.code() != 0 || string(other.Result) != `{"messages":[]}` || strings.Contains(string(other.Raw), code) {
+		t.Fatalf("another partner's outbox: %s", other.Raw)
+	}
+	if own := h.lastCode(t); own != code {
+		t.Fatalf("own outbox: code %q, want %q", own, code)
+	}
+}

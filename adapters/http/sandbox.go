@@ -25,7 +25,7 @@ func (s *Server) advanceClock(w write) (application.Answer, error) {
 		application.AdvanceClock{By: d}), nil
 }
 
-func (s *Server) smsOutbox(ctx context.Context, _ domain.Partner, raw json.RawMessage) (any, error) {
+func (s *Server) smsOutbox(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
 	var fs domain.Fieldset
 	in := decodeParams[api.SMSOutboxParams](raw, &fs)
 	phone, err := domain.ParsePhone(in.PhoneNumber)
@@ -33,7 +33,7 @@ func (s *Server) smsOutbox(ctx context.Context, _ domain.Partner, raw json.RawMe
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	sent, err := s.d.App.ReadSMSOutbox.Handle(ctx, phone)
+	sent, err := s.d.App.ReadSMSOutbox.Handle(ctx, p.ID, phone)
 	if err != nil {
 		return nil, err
 	}

@@ -236,12 +236,13 @@ func (r *CardOrderRepository) ListDue(ctx context.Context, now time.Time, limit 
 }
 
 type smsModel struct {
-	ID     int64     `gorm:"column:id;primaryKey;autoIncrement"`
-	Phone  string    `gorm:"column:phone"`
-	Text   string    `gorm:"column:text"`
-	Code   string    `gorm:"column:code"`
-	Card   string    `gorm:"column:card"`
-	SentAt time.Time `gorm:"column:sent_at"`
+	ID      int64      `gorm:"column:id;primaryKey;autoIncrement"`
+	Partner *uuid.UUID `gorm:"column:partner_id"`
+	Phone   string     `gorm:"column:phone"`
+	Text    string     `gorm:"column:text"`
+	Code    string     `gorm:"column:code"`
+	Card    string     `gorm:"column:card"`
+	SentAt  time.Time  `gorm:"column:sent_at"`
 }
 
 func (smsModel) TableName() string { return "sandbox_sms" }
@@ -255,19 +256,25 @@ func NewSMSOutbox(db *DB) *SMSOutbox { return &SMSOutbox{db: db} }
 // Add implements ports.SMSOutbox, in the caller's transaction: a message of a request that
 // fails is not kept.
 func (o *SMSOutbox) Add(ctx context.Context, m ports.SentSMS) error {
-	return interpretError(o.db.conn(ctx).Create(&smsModel{Phone: m.Phone.String(), Text: m.Text, Code: m.Code,
+	var partner *uuid.UUID
+	if m.Partner != uuid.Nil {
+		partner = &m.Partner
+	}
+	return interpretError(o.db.conn(ctx).Create(&smsModel{Partner: partner, Phone: m.Phone.String(), Text: m.Text, Code: m.Code,
 		Card: m.Card, SentAt: m.SentAt.UTC()}).Error, nil, nil)
 }
 
 // List implements ports.SMSOutbox.
-func (o *SMSOutbox) List(ctx context.Context, phone domain.Phone, limit int) ([]ports.SentSMS, error) {
+func (o *SMSOutbox) List(ctx context.Context, partner uuid.UUID, phone domain.Phone, limit int) ([]ports.SentSMS, error) {
 	var ms []smsModel
-	if err := o.db.conn(ctx).Where("phone = ?", phone.String()).Order("id DESC").Limit(limit).Find(&ms).Error; err != nil {
+	err := o.db.conn(ctx).Where("partner_id = ? AND phone = ?", partner, phone.String()).Order("id DESC").Limit(limit).Find(&ms).Error
+	if err != nil {
 		return nil, interpretError(err, nil, nil)
 	}
 	out := make([]ports.SentSMS, len(ms))
 	for i, m := range ms {
-		out[i] = ports.SentSMS{SMS: ports.SMS{Phone: phone, Text: m.Text, Code: m.Code, Card: m.Card}, SentAt: m.SentAt.UTC()}
+		out[i] = ports.SentSMS{SMS: ports.SMS{Phone: phone, Text: m.Text, Partner: partner, Code: m.Code, Card: m.Card},
+			SentAt: m.SentAt.UTC()}
 	}
 	return out, nil
 }

@@ -1520,18 +1520,18 @@ func (mr *MockSMSOutboxMockRecorder) Add(ctx, m any) *gomock.Call {
 }
 
 // List mocks base method.
-func (m *MockSMSOutbox) List(ctx context.Context, phone domain.Phone, limit int) ([]ports.SentSMS, error) {
+func (m *MockSMSOutbox) List(ctx context.Context, partner uuid.UUID, phone domain.Phone, limit int) ([]ports.SentSMS, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "List", ctx, phone, limit)
+	ret := m.ctrl.Call(m, "List", ctx, partner, phone, limit)
 	ret0, _ := ret[0].([]ports.SentSMS)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // List indicates an expected call of List.
-func (mr *MockSMSOutboxMockRecorder) List(ctx, phone, limit any) *gomock.Call {
+func (mr *MockSMSOutboxMockRecorder) List(ctx, partner, phone, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "List", reflect.TypeOf((*MockSMSOutbox)(nil).List), ctx, phone, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "List", reflect.TypeOf((*MockSMSOutbox)(nil).List), ctx, partner, phone, limit)
 }
 
 // MockCardIssuer is a mock of CardIssuer interface.

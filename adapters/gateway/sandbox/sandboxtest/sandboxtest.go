@@ -28,7 +28,9 @@ type Outbox struct{}
 func (Outbox) Add(context.Context, ports.SentSMS) error { return nil }
 
 // List implements ports.SMSOutbox.
-func (Outbox) List(context.Context, domain.Phone, int) ([]ports.SentSMS, error) { return nil, nil }
+func (Outbox) List(context.Context, uuid.UUID, domain.Phone, int) ([]ports.SentSMS, error) {
+	return nil, nil
+}
 
 func must[T any](v T, err error) T {
 	if err != nil {
