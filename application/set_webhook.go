@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"strings"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -13,7 +15,12 @@ import (
 type SetWebhook struct {
 	Name string
 	URL  string
+	// AllowHTTP accepts a plain-http URL (the sandbox); otherwise only https is.
+	AllowHTTP bool
 }
+
+// ErrWebhookNotHTTPS is a plain-http webhook URL outside the sandbox.
+var ErrWebhookNotHTTPS = errors.New("outside the sandbox a webhook URL must be https")
 
 // SetWebhookHandler sets webhooks (tiyin partner set-webhook).
 type SetWebhookHandler struct {
@@ -37,6 +44,9 @@ func (h *SetWebhookHandler) Handle(ctx context.Context, cmd SetWebhook) (string,
 		var err error
 		if url, err = domain.ParseWebhookURL(cmd.URL); err != nil {
 			return "", err
+		}
+		if !cmd.AllowHTTP && !strings.HasPrefix(url, "https://") {
+			return "", ErrWebhookNotHTTPS
 		}
 		b := make([]byte, 32)
 		if _, err := rand.Read(b); err != nil {

@@ -123,11 +123,11 @@ func TestDeliveryOutcomes(t *testing.T) {
 			if tt.otherKey {
 				other := webhookSetup(t, "key-2")
 				other.partner = d.partner
-				if _, err := other.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://127.0.0.1:9/h"}); err != nil {
+				if _, err := other.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://127.0.0.1:9/h", AllowHTTP: true}); err != nil {
 					t.Fatal(err)
 				}
 				d.partner = other.partner
-			} else if _, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://127.0.0.1:9/h"}); err != nil {
+			} else if _, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://127.0.0.1:9/h", AllowHTTP: true}); err != nil {
 				t.Fatal(err)
 			}
 			created := tt.createdAt
@@ -176,5 +176,16 @@ func TestEventRetryAfterDoublesUpToAnHour(t *testing.T) {
 		if got := application.EventRetryAfter(failures); got != want {
 			t.Errorf("after %d failures: %s, want %s", failures, got, want)
 		}
+	}
+}
+
+func TestOutsideTheSandboxAWebhookIsHTTPS(t *testing.T) {
+	t.Parallel()
+	d := webhookSetup(t, "key-1")
+	if _, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://partner.example/hooks"}); !errors.Is(err, application.ErrWebhookNotHTTPS) {
+		t.Fatalf("http outside the sandbox: %v", err)
+	}
+	if d.partner.WebhookURL != "" {
+		t.Fatalf("stored %q", d.partner.WebhookURL)
 	}
 }

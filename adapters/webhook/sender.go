@@ -13,8 +13,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.uber.org/fx"
@@ -65,9 +67,20 @@ func Verify(secret, body []byte, header string, now time.Time, tolerance time.Du
 	return nil
 }
 
+// Config says where webhooks may go.
+type Config struct {
+	// Sandbox allows http and any address (a partner's test receiver on loopback). Outside
+	// it, a webhook is https, is reached without a proxy, and only at a public address: the
+	// dialer refuses loopback, private, link-local (the cloud metadata service), shared and
+	// unspecified addresses after DNS resolution, so a name that resolves, or re-resolves,
+	// to one is refused too.
+	Sandbox bool
+}
+
 // Sender implements ports.WebhookSender with an HTTP client that follows no redirects: a
 // webhook answers 2xx where it is registered, or the attempt failed.
 type Sender struct {
+	cfg    Config
 	client *http.Client
 	// now is the wall clock the signature's timestamp comes from: receivers compare it with
 	// their own clock, so it is never the sandbox's moved one.
@@ -75,23 +88,53 @@ type Sender struct {
 }
 
 // NewSender returns a sender; the caller's context bounds each delivery.
-func NewSender() *Sender {
+func NewSender(cfg Config) *Sender {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	proxy := http.ProxyFromEnvironment
+	if !cfg.Sandbox {
+		dialer.Control = refusePrivate
+		proxy = nil
+	}
 	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		Proxy:                 proxy,
+		DialContext:           dialer.DialContext,
 		TLSHandshakeTimeout:   5 * time.Second,
 		ResponseHeaderTimeout: 10 * time.Second,
 		MaxIdleConnsPerHost:   8,
 		IdleConnTimeout:       90 * time.Second,
 	}
 	return &Sender{
+		cfg:    cfg,
 		client: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		now:    time.Now,
 	}
 }
 
+// ErrWebhookAddress is a webhook outside the sandbox that is not https or not at a public
+// address.
+var ErrWebhookAddress = errors.New("webhook refused: outside the sandbox it must be https at a public address")
+
+// refusePrivate is the dialer's check of the address a name resolved to.
+func refusePrivate(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrWebhookAddress, address)
+	}
+	ip := ap.Addr().Unmap()
+	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || sharedAddresses.Contains(ip) {
+		return fmt.Errorf("%w: %s is not public", ErrWebhookAddress, ip)
+	}
+	return nil
+}
+
+// sharedAddresses is the carrier-grade NAT range (RFC 6598), private in all but name.
+var sharedAddresses = netip.MustParsePrefix("100.64.0.0/10")
+
 // Send implements ports.WebhookSender.
 func (s *Sender) Send(ctx context.Context, w ports.Webhook) error {
+	if !s.cfg.Sandbox && !strings.HasPrefix(strings.ToLower(w.URL), "https://") {
+		return fmt.Errorf("%w: %s", ErrWebhookAddress, "not https")
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(w.Body))
 	if err != nil {
 		return fmt.Errorf("webhook request: %w", err)
@@ -114,6 +157,7 @@ func (s *Sender) Send(ctx context.Context, w ports.Webhook) error {
 }
 
 // Module provides the sender as ports.WebhookSender.
+// It needs a Config.
 var Module = fx.Module("webhook", fx.Provide(fx.Annotate(NewSender, fx.As(new(ports.WebhookSender)))))
 
 var _ ports.WebhookSender = (*Sender)(nil)

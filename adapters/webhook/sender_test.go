@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,7 +41,7 @@ func TestSendSignsTheBodyAndReceiversVerifyIt(t *testing.T) {
 		got <- r
 	}))
 	defer srv.Close()
-	err := webhook.NewSender().Send(context.Background(), ports.Webhook{URL: srv.URL, Secret: secret, EventID: id, Type: "CARD_ATTACHED", Body: body})
+	err := webhook.NewSender(webhook.Config{Sandbox: true}).Send(context.Background(), ports.Webhook{URL: srv.URL, Secret: secret, EventID: id, Type: "CARD_ATTACHED", Body: body})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,13 +76,13 @@ func TestSendFailsOnAnythingButA2xx(t *testing.T) {
 			defer srv.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
-			err := webhook.NewSender().Send(ctx, ports.Webhook{URL: srv.URL, Secret: []byte("s"), EventID: uuid.New(), Type: "X", Body: []byte(`{}`)})
+			err := webhook.NewSender(webhook.Config{Sandbox: true}).Send(ctx, ports.Webhook{URL: srv.URL, Secret: []byte("s"), EventID: uuid.New(), Type: "X", Body: []byte(`{}`)})
 			if err == nil {
 				t.Fatal("delivery counted as acknowledged")
 			}
 		})
 	}
-	err := webhook.NewSender().Send(context.Background(), ports.Webhook{URL: "http://127.0.0.1:1/", Secret: []byte("s"), Body: []byte(`{}`)})
+	err := webhook.NewSender(webhook.Config{Sandbox: true}).Send(context.Background(), ports.Webhook{URL: "http://127.0.0.1:1/", Secret: []byte("s"), Body: []byte(`{}`)})
 	if err == nil {
 		t.Fatal("an unreachable webhook acknowledged")
 	}
@@ -91,5 +94,42 @@ func TestVerifyRefusesMalformedHeaders(t *testing.T) {
 		if err := webhook.Verify([]byte("s"), []byte("{}"), h, time.Unix(1700000000, 0), time.Minute); !errors.Is(err, webhook.ErrBadSignature) {
 			t.Errorf("%q: %v", h, err)
 		}
+	}
+}
+
+// TestOutsideTheSandboxWebhooksReachPublicHTTPSOnly: plain http, loopback, a private range,
+// link-local (the cloud metadata service) and a name that resolves to loopback are refused
+// before any byte is sent; in the sandbox, a receiver on loopback is reached.
+func TestOutsideTheSandboxWebhooksReachPublicHTTPSOnly(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "https://"))
+	strict := webhook.NewSender(webhook.Config{})
+	for _, url := range []string{
+		"http://" + strings.TrimPrefix(srv.URL, "https://"),
+		srv.URL,
+		"https://localhost:" + port + "/",
+		"https://10.0.0.1:" + port + "/",
+		"https://169.254.169.254/latest/meta-data/",
+		"https://[::1]:" + port + "/",
+		"https://100.64.0.1/",
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err := strict.Send(ctx, ports.Webhook{URL: url, Secret: []byte("s"), EventID: uuid.New(), Type: "X", Body: []byte(`{}`)})
+		cancel()
+		if !errors.Is(err, webhook.ErrWebhookAddress) {
+			t.Errorf("%s: %v, want ErrWebhookAddress", url, err)
+		}
+	}
+	if hits.Load() != 0 {
+		t.Fatalf("the receiver was reached %d times", hits.Load())
+	}
+	sandbox := webhook.NewSender(webhook.Config{Sandbox: true})
+	sandboxHTTP := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
+	defer sandboxHTTP.Close()
+	if err := sandbox.Send(context.Background(), ports.Webhook{URL: sandboxHTTP.URL, Secret: []byte("s"), EventID: uuid.New(), Type: "X", Body: []byte(`{}`)}); err != nil || hits.Load() != 1 {
+		t.Fatalf("sandbox to loopback: %v, hits %d", err, hits.Load())
 	}
 }

@@ -236,7 +236,7 @@ so serve must run with the same data key.`,
 				if len(cfg.DataKey) == 0 {
 					return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
 				}
-				secret, err := partnerApp(db, cfg).SetWebhook.Handle(ctx, application.SetWebhook{Name: args[0], URL: url})
+				secret, err := partnerApp(db, cfg).SetWebhook.Handle(ctx, application.SetWebhook{Name: args[0], URL: url, AllowHTTP: cfg.Sandbox})
 				if err != nil {
 					return partnerErr(err, args[0])
 				}

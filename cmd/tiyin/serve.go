@@ -66,6 +66,7 @@ func serve(cfg Config) error {
 			func(c Config) jobs.Config {
 				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL}
 			},
+			func(c Config) webhook.Config { return webhook.Config{Sandbox: c.Sandbox} },
 			func(c Config) httpadapter.Config {
 				return httpadapter.Config{Sandbox: c.Sandbox, RateLimit: c.RateLimit}
 			},
