@@ -37,6 +37,10 @@ func (h *AdvanceClockHandler) Handle(ctx context.Context, req Request[time.Time]
 		if cmd.By == 0 {
 			return h.sandboxClock.Now(), nil
 		}
-		return h.sandboxClock.Advance(ctx, cmd.By)
+		now, err := h.sandboxClock.Advance(ctx, cmd.By)
+		if errors.Is(err, ports.ErrClockBound) {
+			return now, &domain.ValidationError{Fields: []domain.FieldError{{Path: "params.duration", Reason: err.Error()}}}
+		}
+		return now, err
 	})
 }

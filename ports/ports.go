@@ -19,9 +19,16 @@ type Clock interface {
 // database so that every node and every restart see the same time.
 type SandboxClock interface {
 	Clock
-	// Advance moves the clock forward by d (never back) and returns the new time.
+	// Advance moves the clock forward by d (never back) and returns the new time;
+	// ErrClockBound when the total offset would pass MaxClockOffset.
 	Advance(ctx context.Context, d time.Duration) (time.Time, error)
 }
+
+// MaxClockOffset bounds how far the sandbox clock is ahead of real time in all: 100 years.
+const MaxClockOffset = 100 * 8766 * time.Hour
+
+// ErrClockBound is an advance past MaxClockOffset.
+var ErrClockBound = errors.New("the sandbox clock moves at most 100 years ahead in all")
 
 // UnitOfWork runs a use case's changes in one database transaction. Repositories called with
 // the context that Do passes to fn take part in that transaction.

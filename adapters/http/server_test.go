@@ -700,3 +700,31 @@ func TestDocsPageIsPublicAndSelfContained(t *testing.T) {
 		}
 	}
 }
+
+// TestTheSandboxClockStopsAtAHundredYears: an advance that would take the clock more than 100
+// years ahead in all is code 4 and moves nothing; up to the bound it moves.
+func TestTheSandboxClockStopsAtAHundredYears(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	var last answer
+	for _, tt := range []struct {
+		by   string
+		code int
+	}{
+		{"2562047h", 4}, // the largest duration there is
+		{"876000h", 0},  // 99.9 years
+		{"8760h", 4},    // past 100 years in all
+		{"0s", 0},       // reading is always fine
+	} {
+		if last = h.call(t, "/sandbox/clock/advance", map[string]any{"duration": tt.by}); last.code() != tt.code {
+			t.Fatalf("advance %s: %s", tt.by, last.Raw)
+		}
+	}
+	var r struct{ Now time.Time }
+	if err := json.Unmarshal(last.Result, &r); err != nil {
+		t.Fatal(err)
+	}
+	if ahead := time.Until(r.Now); ahead < 876000*time.Hour-time.Minute || ahead > 876000*time.Hour+time.Minute {
+		t.Fatalf("the clock is %s ahead, want 876000h", ahead)
+	}
+}

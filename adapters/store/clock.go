@@ -8,6 +8,8 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/tiyin/tiyin/ports"
 )
 
 // SandboxClock implements ports.SandboxClock: the system time plus one offset for the whole
@@ -62,6 +64,9 @@ func (c *SandboxClock) Advance(ctx context.Context, d time.Duration) (time.Time,
 			m = clockModel{ID: 1}
 		} else if err != nil {
 			return interpretError(err, nil, nil)
+		}
+		if d > ports.MaxClockOffset-time.Duration(m.OffsetNS) {
+			return ports.ErrClockBound
 		}
 		m.OffsetNS += int64(d)
 		offset = m.OffsetNS
