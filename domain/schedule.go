@@ -238,19 +238,39 @@ func differentiated(t LoanTerms, dates []time.Time, days []int, part int64) []Sc
 const CapShare = 2
 
 // ScheduledChargesWithinCap reports whether the schedule's interest + service accrued in any
-// 365-day window (from the start of an item's period) stays within half of the amount. Verify
-// refuses an offer whose schedule alone already breaks the cap (DESIGN.md §8.3).
+// 365-day window stays within half of the amount, counted day by day: an item's charges
+// accrue evenly over its period's days, and an item whose period crosses a window's edge
+// counts for its days inside it. The worst window starts where a period starts or ends where
+// one ends, so those windows are the ones checked. Verify refuses an offer whose schedule
+// alone already breaks the cap (DESIGN.md §8.3).
 func ScheduledChargesWithinCap(t LoanTerms, items []ScheduleItem) bool {
 	limit := int64(t.Amount) / CapShare
-	for i := range items {
-		start := items[i].PaymentDate.AddDate(0, 0, -items[i].PeriodDays)
-		var sum int64
-		for j := i; j < len(items) && DaysBetween(start, items[j].PaymentDate) <= 365; j++ {
-			sum += items[j].Interest + items[j].Service
-		}
-		if sum > limit {
-			return false
+	for _, it := range items {
+		from := it.PaymentDate.AddDate(0, 0, -it.PeriodDays)
+		for _, start := range []time.Time{from, it.PaymentDate.AddDate(0, 0, -365)} {
+			if chargesWithin(items, start, start.AddDate(0, 0, 365)) > limit {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// chargesWithin is the interest + service the items accrue on the days from start up to end.
+func chargesWithin(items []ScheduleItem, start, end time.Time) int64 {
+	var sum int64
+	for _, it := range items {
+		from := it.PaymentDate.AddDate(0, 0, -it.PeriodDays)
+		lo, hi := from, it.PaymentDate
+		if start.After(lo) {
+			lo = start
+		}
+		if end.Before(hi) {
+			hi = end
+		}
+		if days := DaysBetween(lo, hi); days > 0 && it.PeriodDays > 0 {
+			sum += (it.Interest + it.Service) * int64(days) / int64(it.PeriodDays)
+		}
+	}
+	return sum
 }

@@ -243,3 +243,64 @@ func ExampleBuildSchedule() {
 	// 2026-03-31 31 104532339 99730718 4801621 102180779
 	// 2026-04-30 30 104532337 102180779 2351558 0
 }
+
+// chargesInWorstWindow is an independent count, one day at a time, of the most interest and
+// service any 365-day window holds: each item's charges spread evenly over its period's days.
+func chargesInWorstWindow(items []domain.ScheduleItem) int64 {
+	var first, last time.Time
+	for i, it := range items {
+		from := it.PaymentDate.AddDate(0, 0, -it.PeriodDays)
+		if i == 0 {
+			first = from
+		}
+		last = it.PaymentDate
+	}
+	worst := int64(0)
+	for s := first.AddDate(0, 0, -365); !s.After(last); s = s.AddDate(0, 0, 1) {
+		e := s.AddDate(0, 0, 365)
+		var sum int64
+		for _, it := range items {
+			from := it.PaymentDate.AddDate(0, 0, -it.PeriodDays)
+			in := int64(0)
+			for d := from; d.Before(it.PaymentDate); d = d.AddDate(0, 0, 1) {
+				if !d.Before(s) && d.Before(e) {
+					in++
+				}
+			}
+			sum += (it.Interest + it.Service) * in / int64(it.PeriodDays)
+		}
+		worst = max(worst, sum)
+	}
+	return worst
+}
+
+// TestCapCountsChargesDayByDay: an item whose period crosses a window's end counts for its
+// days inside it (DESIGN §8.3). 1e9 tiyin for 12 months issued 2027-03-01 spans 366 days
+// (2028 is a leap year): at 83.06 % its first 365 days accrue more than half the amount.
+func TestCapCountsChargesDayByDay(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		rate   string
+		months int
+		issued string
+	}{
+		{"83.06", 12, "2027-03-01"},
+		{"80", 12, "2027-03-01"},
+		{"70", 12, "2027-03-01"},
+		{"45", 24, "2026-01-31"},
+		{"48", 36, "2028-02-29"},
+		{"28", 12, "2026-01-31"},
+	} {
+		terms := domain.LoanTerms{Amount: 1_000_000_000, MonthPeriod: tt.months, Rate: pct(tt.rate), Type: domain.ScheduleAnnuity,
+			IssuedOn: date(tt.issued)}
+		items, err := domain.BuildSchedule(terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := chargesInWorstWindow(items) <= int64(terms.Amount)/domain.CapShare
+		if got := domain.ScheduledChargesWithinCap(terms, items); got != want {
+			t.Errorf("%s%% %d months from %s: within cap %v, want %v (worst window %d)", tt.rate, tt.months, tt.issued, got, want,
+				chargesInWorstWindow(items))
+		}
+	}
+}
