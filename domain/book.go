@@ -146,12 +146,16 @@ func (b *book) apply(day time.Time, typ PaymentType, amount int64) (RepaymentSpl
 	due := Due{OverduePrincipal: s.OverduePrincipal, OverdueInterest: s.OverdueInterest, Penalty: s.Penalty,
 		RemainingPrincipal: s.NotDuePrincipal}
 	var cur *BookItem
+	// An EARLY payment on the current item's due date settles that item first, as TERM
+	// would; only the items after it are recomputed (DESIGN §8.4).
+	onDueDate := false
 	if s.current >= 0 {
 		cur = &b.Items[s.current]
+		onDueDate = typ == PaymentEarly && !cur.PaymentDate.After(day)
 		due.CurrentPrincipal = cur.Principal - cur.PaidPrincipal
 		due.RemainingPrincipal -= due.CurrentPrincipal
 		due.CurrentInterest = s.TermInterest
-		if typ == PaymentTerm {
+		if typ == PaymentTerm || onDueDate {
 			due.CurrentInterest = max(0, cur.Interest+cur.Service-cur.PaidCharges)
 		}
 	}
@@ -174,7 +178,7 @@ func (b *book) apply(day time.Time, typ PaymentType, amount int64) (RepaymentSpl
 	}
 	if cur != nil {
 		var interestOwed int64
-		if typ == PaymentTerm {
+		if typ == PaymentTerm || onDueDate {
 			interestOwed = max(0, cur.Interest-cur.PaidCharges)
 		} else {
 			interestOwed = max(0, s.accruedInterest-cur.PaidCharges)
@@ -183,10 +187,12 @@ func (b *book) apply(day time.Time, typ PaymentType, amount int64) (RepaymentSpl
 		cur.PaidCharges += a.CurrentInterest
 		cur.PaidPrincipal += a.CurrentPrincipal + a.Prepaid
 		switch {
-		case typ == PaymentEarly && a.CurrentPrincipal+a.Prepaid > 0:
+		case onDueDate && a.Prepaid > 0:
+			b.recomputeLater(s.current, 0) // lower instalments, the same end date
+		case typ == PaymentEarly && !onDueDate && a.CurrentPrincipal+a.Prepaid > 0:
 			b.recomputeEarly(s, day)
 		case typ == PaymentTerm && a.Prepaid > 0:
-			b.recomputeTerm(s.current)
+			b.recomputeLater(s.current, b.Level) // the same instalment, an earlier end
 		}
 	}
 	split.ServiceIncome = a.Interest() - split.InterestIncome
@@ -227,10 +233,11 @@ func (b *book) recomputeEarly(s standing, day time.Time) {
 	}
 }
 
-// recomputeTerm lays the items after the current one out again at the same level on the
-// principal the prepayment left: the loan ends earlier. The prepaid principal shows in the
-// current item.
-func (b *book) recomputeTerm(c int) {
+// recomputeLater lays the items after the current one out again on the principal a
+// prepayment left, keeping their payment dates: at level (the same instalment, so the loan
+// ends earlier), or, with level 0, at a new level found for the same end date. The prepaid
+// principal shows in the current item.
+func (b *book) recomputeLater(c int, level int64) {
 	cur := &b.Items[c]
 	prepaid := cur.PaidPrincipal - cur.Principal
 	cur.Principal = cur.PaidPrincipal
@@ -242,7 +249,10 @@ func (b *book) recomputeTerm(c int) {
 	dates, days := periods(later, cur.PaymentDate)
 	t := b.terms
 	t.Amount = Amount(cur.Residue)
-	fresh, _ := layout(t, dates, days, b.Level)
+	fresh, newLevel := layout(t, dates, days, level)
+	if level == 0 && t.Amount > 0 {
+		b.Level = newLevel
+	}
 	for i := range later {
 		later[i] = BookItem{ScheduleItem: fresh[i], AccrualFrom: cur.PaymentDate, Base: fresh[i].Principal + fresh[i].Residue}
 		if i > 0 {

@@ -442,3 +442,41 @@ func TestRepaymentSplitsInterestAndServiceIncome(t *testing.T) {
 		t.Fatalf("credits %v, payment %+v", credits, p)
 	}
 }
+
+// TestEarlyPaymentOnADueDateSettlesThatItemFirst: 300 000 000 for 12 months at 28 % issued
+// 2026-01-15; on 2026-02-15 (item 1's due date) an EARLY payment of exactly the instalment
+// settles item 1 as TERM would, so nothing is due that day and nothing is overdue the next;
+// no item grows. A larger EARLY payment on a due date settles the item and lowers the later
+// instalments to the same end date (DESIGN §8.4).
+func TestEarlyPaymentOnADueDateSettlesThatItemFirst(t *testing.T) {
+	t.Parallel()
+	newLoan := func() *domain.Loan {
+		return domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 300_000_000, MonthPeriod: 12, Rate: pct("28"),
+			PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, ContractNumber: "1234567890",
+			IssuedAt: time.Date(2026, 1, 15, 12, 0, 0, 0, domain.Tashkent)})
+	}
+	for _, extra := range []int64{0, 50_000_000} {
+		loan := newLoan()
+		original := schedule(t, loan)
+		instalment := original[0].Total()
+		repay(t, loan, at("2026-02-15"), domain.PaymentEarly, instalment+extra)
+		s := schedule(t, loan)
+		// Item 1 is settled with its scheduled interest; what was paid beyond it shows as
+		// its principal, paid (the schedule's convention for a prepayment).
+		if s[0].Principal != original[0].Principal+extra || s[0].Interest != original[0].Interest {
+			t.Fatalf("extra %d: item 1 became %+v, was %+v", extra, s[0], original[0])
+		}
+		for i := 1; i < len(s); i++ {
+			if s[i].Total() > original[i].Total() {
+				t.Fatalf("extra %d: item %d grew from %d to %d", extra, i+1, original[i].Total(), s[i].Total())
+			}
+		}
+		if extra > 0 && (s[1].Total() >= original[1].Total() || s[11].Principal == 0 || s[11].Residue != 0) {
+			t.Fatalf("extra %d: later items %+v … %+v not lowered to the same end", extra, s[1], s[11])
+		}
+		next := position(t, loan, at("2026-02-16"))
+		if next.OverduePrincipal != 0 || next.OverdueInterest != 0 || next.Penalty != 0 {
+			t.Fatalf("extra %d: the next day %+v is overdue", extra, next)
+		}
+	}
+}
