@@ -64,19 +64,39 @@ type clientDataJSON struct {
 	Phone          string `json:"phone"`
 }
 
-// toModel maps the application to its row, clientData sealed.
+// toModel maps the application to its row, clientData and phones sealed.
 func (r *ApplicationRepository) toModel(a *domain.Application) (*applicationModel, error) {
 	m := toApplicationModel(a)
 	var err error
-	m.ClientData, err = r.db.sealText(m.ClientData, "applications", m.ID)
-	return m, err
+	if m.ClientData, err = r.db.sealText(m.ClientData, "applications", m.ID); err != nil {
+		return nil, err
+	}
+	if m.Phone, err = r.db.sealField(m.Phone, "applications", "phone", m.ID); err != nil {
+		return nil, err
+	}
+	if m.OfferBackupPhone != nil {
+		backup, err := r.db.sealField(*m.OfferBackupPhone, "applications", "offer_backup_phone", m.ID)
+		m.OfferBackupPhone = &backup
+		return m, err
+	}
+	return m, nil
 }
 
-// load maps a row to the application, clientData opened.
+// load maps a row to the application, clientData and phones opened.
 func (r *ApplicationRepository) load(m *applicationModel) (*domain.Application, error) {
 	var err error
 	if m.ClientData, err = r.db.openText(m.ClientData, "applications", m.ID); err != nil {
 		return nil, fmt.Errorf("stored application %s: clientData: %w", m.ID, err)
+	}
+	if m.Phone, err = r.db.openField(m.Phone, "applications", "phone", m.ID); err != nil {
+		return nil, fmt.Errorf("stored application %s: phone: %w", m.ID, err)
+	}
+	if m.OfferBackupPhone != nil {
+		backup, err := r.db.openField(*m.OfferBackupPhone, "applications", "offer_backup_phone", m.ID)
+		if err != nil {
+			return nil, fmt.Errorf("stored application %s: backup phone: %w", m.ID, err)
+		}
+		m.OfferBackupPhone = &backup
 	}
 	return m.toDomain()
 }

@@ -88,7 +88,7 @@ func (r *CardRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Card, e
 	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
 		return nil, interpretError(err, domain.ErrCardNotFound, nil)
 	}
-	return m.toDomain()
+	return r.load(&m)
 }
 
 // liveStatuses are the statuses of a card in use or being attached; issuedLiveStatuses those an
@@ -98,12 +98,24 @@ var (
 	issuedLiveStatuses = []string{domain.CardActive.String(), domain.CardBlocked.String()}
 )
 
-// toModel maps the card to its row, the PINFL as its blind index.
+// toModel maps the card to its row, the PINFL as its blind index, the phone sealed.
 func (r *CardRepository) toModel(c *domain.Card) (*cardModel, error) {
 	m := toCardModel(c)
 	var err error
-	m.PINFL, err = r.db.blindPINFL(m.PINFL)
+	if m.PINFL, err = r.db.blindPINFL(m.PINFL); err != nil {
+		return nil, err
+	}
+	m.Phone, err = r.db.sealField(m.Phone, "cards", "phone", m.ID)
 	return m, err
+}
+
+// load maps a row to the card, the phone opened.
+func (r *CardRepository) load(m *cardModel) (*domain.Card, error) {
+	var err error
+	if m.Phone, err = r.db.openField(m.Phone, "cards", "phone", m.ID); err != nil {
+		return nil, fmt.Errorf("stored card %s: phone: %w", m.ID, err)
+	}
+	return m.toDomain()
 }
 
 // FindLive implements ports.CardRepository.
@@ -113,7 +125,7 @@ func (r *CardRepository) FindLive(ctx context.Context, partnerID uuid.UUID, panH
 	if err != nil {
 		return nil, interpretError(err, domain.ErrCardNotFound, nil)
 	}
-	return m.toDomain()
+	return r.load(&m)
 }
 
 // ListIssuedLive implements ports.CardRepository.
@@ -126,7 +138,7 @@ func (r *CardRepository) ListIssuedLive(ctx context.Context, partnerID uuid.UUID
 
 // Update implements ports.CardRepository.
 func (r *CardRepository) Update(ctx context.Context, id uuid.UUID, fn func(c *domain.Card) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrCardNotFound, cardUnique, (*cardModel).toDomain, r.toModel, fn)
+	return lockedUpdate(ctx, r.db, id, domain.ErrCardNotFound, cardUnique, r.load, r.toModel, fn)
 }
 
 type cardOrderModel struct {
@@ -175,19 +187,25 @@ func (m *cardOrderModel) toDomain() (*domain.CardOrder, error) {
 	return domain.RestoreCardOrder(s), nil
 }
 
-// toModel maps the order to its row, clientData sealed.
+// toModel maps the order to its row, clientData and the phone sealed.
 func (r *CardOrderRepository) toModel(o *domain.CardOrder) (*cardOrderModel, error) {
 	m := toCardOrderModel(o)
 	var err error
-	m.ClientData, err = r.db.sealText(m.ClientData, "card_orders", m.ID)
+	if m.ClientData, err = r.db.sealText(m.ClientData, "card_orders", m.ID); err != nil {
+		return nil, err
+	}
+	m.Phone, err = r.db.sealField(m.Phone, "card_orders", "phone", m.ID)
 	return m, err
 }
 
-// load maps a row to the order, clientData opened.
+// load maps a row to the order, clientData and the phone opened.
 func (r *CardOrderRepository) load(m *cardOrderModel) (*domain.CardOrder, error) {
 	var err error
 	if m.ClientData, err = r.db.openText(m.ClientData, "card_orders", m.ID); err != nil {
 		return nil, fmt.Errorf("stored card order %s: clientData: %w", m.ID, err)
+	}
+	if m.Phone, err = r.db.openField(m.Phone, "card_orders", "phone", m.ID); err != nil {
+		return nil, fmt.Errorf("stored card order %s: phone: %w", m.ID, err)
 	}
 	return m.toDomain()
 }

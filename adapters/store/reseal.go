@@ -10,10 +10,24 @@ import (
 // ResealReport counts the values Reseal moved to the current key.
 type ResealReport struct {
 	ClientData, PINFLs, WebhookSecrets int
+	// Fields are sealed phones and card holders' names; Answers are stored answers.
+	Fields, Answers int
 }
 
 // resealBatch bounds one transaction of Reseal.
 const resealBatch = 500
+
+// sealedColumn is a column of rows keyed by id whose values are sealed for their row.
+type sealedColumn struct {
+	table, column string
+	clientData    bool // sealed by sealText (its binding predates the column's)
+}
+
+var sealedColumns = []sealedColumn{
+	{"applications", "client_data", true}, {"card_orders", "client_data", true},
+	{"applications", "phone", false}, {"applications", "offer_backup_phone", false}, {"cards", "phone", false},
+	{"card_orders", "phone", false}, {"transfers", "card_holder", false},
+}
 
 // Reseal moves every sealed value to the current data key (and seals or blinds what was
 // stored before sealing existed), so that a retired key can then be dropped. It runs in
@@ -24,40 +38,21 @@ func (db *DB) Reseal(ctx context.Context) (ResealReport, error) {
 		return rep, errNoSealer
 	}
 	current := "v1:" + db.Sealer.KeyID() + ":%"
-	for _, table := range []string{"applications", "card_orders"} {
-		for {
-			var rows []struct {
-				ID         uuid.UUID
-				ClientData string
-			}
-			if err := db.Gorm.WithContext(ctx).Table(table).Select("id, client_data").
-				Where("client_data NOT LIKE ?", current).Limit(resealBatch).Find(&rows).Error; err != nil {
-				return rep, err
-			}
-			if len(rows) == 0 {
-				break
-			}
-			err := db.inTx(ctx, func(ctx context.Context) error {
-				for _, r := range rows {
-					plain, err := db.openText(r.ClientData, table, r.ID)
-					if err != nil {
-						return fmt.Errorf("%s %s: %w", table, r.ID, err)
-					}
-					sealed, err := db.sealText(plain, table, r.ID)
-					if err != nil {
-						return err
-					}
-					if err := db.conn(ctx).Table(table).Where("id = ?", r.ID).Update("client_data", sealed).Error; err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				return rep, err
-			}
-			rep.ClientData += len(rows)
+	for _, c := range sealedColumns {
+		n, err := db.resealColumn(ctx, c, current)
+		if c.clientData {
+			rep.ClientData += n
+		} else {
+			rep.Fields += n
 		}
+		if err != nil {
+			return rep, err
+		}
+	}
+	n, err := db.resealAnswers(ctx, current)
+	rep.Answers = n
+	if err != nil {
+		return rep, err
 	}
 	var cards []cardModel // a plain PINFL has 14 characters, a blind index 64
 	if err := db.Gorm.WithContext(ctx).Select("id, pinfl").Where("length(pinfl) = 14").Find(&cards).Error; err != nil {
@@ -95,4 +90,88 @@ func (db *DB) Reseal(ctx context.Context) (ResealReport, error) {
 		rep.WebhookSecrets++
 	}
 	return rep, nil
+}
+
+// resealColumn seals the column's values that are not sealed under the current key.
+func (db *DB) resealColumn(ctx context.Context, c sealedColumn, current string) (int, error) {
+	n := 0
+	for {
+		var rows []struct {
+			ID    uuid.UUID
+			Value string
+		}
+		err := db.Gorm.WithContext(ctx).Table(c.table).Select("id, "+c.column+" AS value").
+			Where(c.column+" <> '' AND "+c.column+" NOT LIKE ?", current).Limit(resealBatch).Find(&rows).Error
+		if err != nil || len(rows) == 0 {
+			return n, err
+		}
+		err = db.inTx(ctx, func(ctx context.Context) error {
+			for _, r := range rows {
+				var sealed string
+				var err error
+				if c.clientData {
+					var plain string
+					if plain, err = db.openText(r.Value, c.table, r.ID); err == nil {
+						sealed, err = db.sealText(plain, c.table, r.ID)
+					}
+				} else {
+					var plain string
+					if plain, err = db.openField(r.Value, c.table, c.column, r.ID); err == nil {
+						sealed, err = db.sealField(plain, c.table, c.column, r.ID)
+					}
+				}
+				if err != nil {
+					return fmt.Errorf("%s.%s %s: %w", c.table, c.column, r.ID, err)
+				}
+				if err := db.conn(ctx).Table(c.table).Where("id = ?", r.ID).Update(c.column, sealed).Error; err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return n, err
+		}
+		n += len(rows)
+	}
+}
+
+// resealAnswers seals the stored answers that are not sealed under the current key.
+func (db *DB) resealAnswers(ctx context.Context, current string) (int, error) {
+	n := 0
+	u := &UnitOfWork{db: db}
+	for {
+		var rows []idempotencyModel
+		// Bodies are bytes, read as text in each database's own way.
+		text := "CAST(body AS TEXT)"
+		if db.Dialect == Postgres {
+			text = "convert_from(body, 'UTF8')"
+		}
+		err := db.Gorm.WithContext(ctx).Where("body IS NOT NULL AND NOT ("+text+" LIKE ?)", current).
+			Limit(resealBatch).Find(&rows).Error
+		if err != nil || len(rows) == 0 {
+			return n, err
+		}
+		err = db.inTx(ctx, func(ctx context.Context) error {
+			for _, m := range rows {
+				rec, err := u.record(&m)
+				if err != nil {
+					return err
+				}
+				body, err := u.sealAnswer(m.PartnerID, m.Key, rec.Body)
+				if err != nil {
+					return err
+				}
+				if err := db.conn(ctx).Model(&idempotencyModel{}).Where("partner_id = ? AND key = ?", m.PartnerID, m.Key).
+					Update("body", body).Error; err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return n, err
+		}
+		n += len(rows)
+	}
 }

@@ -8,30 +8,54 @@ import (
 	"github.com/google/uuid"
 )
 
-// Personal data at rest: clientData is kept sealed (ports.Sealer, AES-256-GCM under the data
-// key, bound to its table and row), and a card's PINFL only as a blind index (its keyed hash,
-// hex), by which the client's cards are still found.
+// Personal data at rest: clientData, phones, card holders' names and stored answers are kept
+// sealed (ports.Sealer, AES-256-GCM under the data key, bound to their table, column and row),
+// and a card's PINFL only as a blind index (its keyed hash, hex), by which the client's cards
+// are still found.
 
 var errNoSealer = errors.New("store: no sealer configured (Config.Sealer)")
 
-// sealText seals a plain JSON column value for its row.
+// sealText seals a plain JSON column value (clientData) for its row.
 func (db *DB) sealText(plain, table string, id uuid.UUID) (string, error) {
+	return db.seal(plain, table+":"+id.String())
+}
+
+// openText opens what sealText sealed.
+func (db *DB) openText(stored, table string, id uuid.UUID) (string, error) {
+	return db.open(stored, table+":"+id.String())
+}
+
+// sealField seals another personal column (a phone, a card holder's name) for its row; the
+// column is part of the binding, so two sealed columns of a row cannot be swapped.
+func (db *DB) sealField(plain, table, column string, id uuid.UUID) (string, error) {
+	if plain == "" {
+		return "", nil
+	}
+	return db.seal(plain, table+"."+column+":"+id.String())
+}
+
+// openField opens what sealField sealed.
+func (db *DB) openField(stored, table, column string, id uuid.UUID) (string, error) {
+	return db.open(stored, table+"."+column+":"+id.String())
+}
+
+func (db *DB) seal(plain, binding string) (string, error) {
 	if db.Sealer == nil {
 		return "", errNoSealer
 	}
-	return db.Sealer.Seal([]byte(plain), table+":"+id.String())
+	return db.Sealer.Seal([]byte(plain), binding)
 }
 
-// openText opens what sealText sealed. A row written before sealing existed holds plain JSON,
-// which is read as it is until `tiyin reseal` seals it.
-func (db *DB) openText(stored, table string, id uuid.UUID) (string, error) {
-	if strings.HasPrefix(stored, "{") {
+// open opens a sealed value. A value stored before its column was sealed is plain (sealed
+// ones start "v1:"), and is read as it is until `tiyin reseal` seals it.
+func (db *DB) open(stored, binding string) (string, error) {
+	if stored == "" || !strings.HasPrefix(stored, "v1:") {
 		return stored, nil
 	}
 	if db.Sealer == nil {
 		return "", errNoSealer
 	}
-	plain, err := db.Sealer.Open(stored, table+":"+id.String())
+	plain, err := db.Sealer.Open(stored, binding)
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -130,4 +131,92 @@ func TestResealMovesEverythingToTheNewKey(t *testing.T) {
 			t.Fatalf("card pinfl stored as %q", pinfl)
 		}
 	})
+}
+
+// TestNoNameOrPhoneInTheRawTables: every table that holds a client's phone or name (the
+// application, the card, the card order, the transfer's card holder,
+// a stored answer) shows neither when read raw, and each value still
+// reads back through its repository.
+func TestNoNameOrPhoneInTheRawTables(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		a := s.stored(t)
+		s.approve(t, a.ID(), t0)
+		card := s.newCard(t, "hash-raw")
+		if err := s.cards.Create(ctx, card); err != nil {
+			t.Fatal(err)
+		}
+		orders := store.NewCardOrderRepository(s.db)
+		o := must(domain.NewCardOrder(domain.NewCardOrderParams{ID: uuid.New(), PartnerID: s.partner.ID, ExternalID: "order-raw",
+			Phone: a.Phone(), ClientData: a.ClientData(), Now: t0}))
+		if err := orders.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		l := s.fundedLoan(t, 1_000_000)
+		tr := domain.NewTransfer(domain.NewTransferParams{ID: uuid.New(), PartnerID: s.partner.ID, ApplicationID: l.ApplicationID(),
+			LoanID: l.ID(), ExternalID: uuid.New(), MaskedPAN: "860012******9012", Network: domain.NetworkUzcard,
+			CardHolder: "AZIZ ORINBOYEV", Amount: 100, CreditToken: "CT-raw", Now: t0})
+		if err := s.transfers.Create(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+		answer := []byte(`{"result":{"clientName":"AZIZ ORINBOYEV KARIMOVICH","phone":"998901234567"}}`)
+		rec := record(s, "raw")
+		rec.Answered, rec.Body = true, answer
+		if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, rec) }); err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range []string{"applications", "cards", "card_orders", "transfers", "idempotency_records"} {
+			raw := rawTable(t, s.db, table)
+			for _, v := range []string{"901234567", "911112233", "ORINBOYEV", "rinboyev", "Aziz", "AZIZ"} {
+				if strings.Contains(raw, v) {
+					t.Errorf("%s shows %q", table, v)
+				}
+			}
+		}
+		if got := must(s.apps.Get(ctx, a.ID())); got.Phone() != a.Phone() {
+			t.Fatalf("application read back: %+v", got.State())
+		}
+		if got := must(s.cards.Get(ctx, card.ID())); got.State().Phone != card.State().Phone {
+			t.Fatal("card phone read back")
+		}
+		if got := must(orders.Get(ctx, o.ID())); got.State().Phone != o.State().Phone {
+			t.Fatal("card order phone read back")
+		}
+		if got := must(s.transfers.Get(ctx, tr.ID())); got.State().CardHolder != "AZIZ ORINBOYEV" {
+			t.Fatal("card holder read back")
+		}
+		if got := must(s.uow.Lookup(ctx, s.partner.ID, "raw")); string(got.Body) != string(answer) {
+			t.Fatalf("answer read back: %s", got.Body)
+		}
+	})
+}
+
+// rawTable is every value of every row of the table, as text.
+func rawTable(t *testing.T, db *store.DB, table string) string {
+	t.Helper()
+	rows, err := db.SQL.Query("SELECT * FROM " + table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out strings.Builder
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vals {
+			if b, ok := v.([]byte); ok {
+				v = string(b)
+			}
+			fmt.Fprint(&out, v, "|")
+		}
+	}
+	return out.String()
 }

@@ -56,6 +56,23 @@ func (m *transferModel) toDomain() (*domain.Transfer, error) {
 // TransferRepository implements ports.TransferRepository.
 type TransferRepository struct{ db *DB }
 
+// toModel maps the transfer to its row, the card holder's name sealed.
+func (r *TransferRepository) toModel(t *domain.Transfer) (*transferModel, error) {
+	m := toTransferModel(t)
+	var err error
+	m.CardHolder, err = r.db.sealField(m.CardHolder, "transfers", "card_holder", m.ID)
+	return m, err
+}
+
+// load maps a row to the transfer, the card holder's name opened.
+func (r *TransferRepository) load(m *transferModel) (*domain.Transfer, error) {
+	var err error
+	if m.CardHolder, err = r.db.openField(m.CardHolder, "transfers", "card_holder", m.ID); err != nil {
+		return nil, fmt.Errorf("stored transfer %s: card holder: %w", m.ID, err)
+	}
+	return m.toDomain()
+}
+
 // NewTransferRepository returns the repository on db.
 func NewTransferRepository(db *DB) *TransferRepository { return &TransferRepository{db: db} }
 
@@ -66,7 +83,11 @@ var transferUnique = constraintErrors{
 
 // Create implements ports.TransferRepository.
 func (r *TransferRepository) Create(ctx context.Context, t *domain.Transfer) error {
-	return createWithEvents(ctx, r.db, toTransferModel(t), t, transferUnique)
+	m, err := r.toModel(t)
+	if err != nil {
+		return err
+	}
+	return createWithEvents(ctx, r.db, m, t, transferUnique)
 }
 
 // Get implements ports.TransferRepository.
@@ -75,12 +96,12 @@ func (r *TransferRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Tra
 	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
 		return nil, interpretError(err, domain.ErrTransferNotFound, nil)
 	}
-	return m.toDomain()
+	return r.load(&m)
 }
 
 // Update implements ports.TransferRepository.
 func (r *TransferRepository) Update(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) error) error {
-	return lockedUpdate(ctx, r.db, id, domain.ErrTransferNotFound, nil, (*transferModel).toDomain, infallible(toTransferModel), fn)
+	return lockedUpdate(ctx, r.db, id, domain.ErrTransferNotFound, nil, r.load, r.toModel, fn)
 }
 
 // ListNewBefore implements ports.TransferRepository.

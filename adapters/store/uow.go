@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,9 +40,30 @@ type idempotencyModel struct {
 
 func (idempotencyModel) TableName() string { return "idempotency_records" }
 
-func (m *idempotencyModel) record() *ports.IdempotencyRecord {
+// record maps a row to its record, the answer's body opened: a stored answer may carry
+// personal data (the repayment check's client name), so bodies are kept sealed.
+func (u *UnitOfWork) record(m *idempotencyModel) (*ports.IdempotencyRecord, error) {
+	body := m.Body
+	if body != nil {
+		plain, err := u.db.open(string(body), answerBinding(m.PartnerID, m.Key))
+		if err != nil {
+			return nil, fmt.Errorf("stored answer %s: %w", m.Key, err)
+		}
+		body = []byte(plain)
+	}
 	return &ports.IdempotencyRecord{PartnerID: m.PartnerID, Key: m.Key, Endpoint: m.Endpoint, Fingerprint: m.Fingerprint,
-		Answered: m.Body != nil, Code: m.Code, Body: m.Body, CreatedAt: m.CreatedAt.UTC()}
+		Answered: m.Body != nil, Code: m.Code, Body: body, CreatedAt: m.CreatedAt.UTC()}, nil
+}
+
+// answerBinding binds a sealed answer to its request.
+func answerBinding(partnerID uuid.UUID, key string) string {
+	return "idempotency_records:" + partnerID.String() + ":" + key
+}
+
+// sealAnswer seals an answer's body for its request.
+func (u *UnitOfWork) sealAnswer(partnerID uuid.UUID, key string, body []byte) ([]byte, error) {
+	sealed, err := u.db.seal(string(body), answerBinding(partnerID, key))
+	return []byte(sealed), err
 }
 
 var idempotencyUnique = constraintErrors{
@@ -59,7 +81,7 @@ func (u *UnitOfWork) Lookup(ctx context.Context, partnerID uuid.UUID, key string
 	if err != nil {
 		return nil, interpretError(err, nil, nil)
 	}
-	return m.record(), nil
+	return u.record(&m)
 }
 
 // Claim implements ports.IdempotencyStore. The insert of the key is what a concurrent
@@ -69,7 +91,11 @@ func (u *UnitOfWork) Claim(ctx context.Context, rec ports.IdempotencyRecord) err
 	m := idempotencyModel{PartnerID: rec.PartnerID, Key: rec.Key, Endpoint: rec.Endpoint, Fingerprint: rec.Fingerprint,
 		CreatedAt: rec.CreatedAt.UTC()}
 	if rec.Answered {
-		m.Code, m.Body = rec.Code, rec.Body
+		body, err := u.sealAnswer(rec.PartnerID, rec.Key, rec.Body)
+		if err != nil {
+			return err
+		}
+		m.Code, m.Body = rec.Code, body
 	}
 	// An unanswered claim takes the key for the rest of the transaction (a duplicate waits on
 	// it), so it is sent at once; an answered one is the request's last write.
@@ -90,11 +116,15 @@ func (u *UnitOfWork) Resume(ctx context.Context, partnerID uuid.UUID, key string
 	if err != nil {
 		return nil, interpretError(err, errors.New("resumed request was never claimed"), nil)
 	}
-	return m.record(), nil
+	return u.record(&m)
 }
 
 // Answer implements ports.IdempotencyStore.
 func (u *UnitOfWork) Answer(ctx context.Context, partnerID uuid.UUID, key string, code int, body []byte) error {
+	body, err := u.sealAnswer(partnerID, key, body)
+	if err != nil {
+		return err
+	}
 	return u.db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
 		return g.Model(&idempotencyModel{}).Where("partner_id = ? AND key = ?", partnerID, key).
 			Updates(map[string]any{"code": code, "body": body})
