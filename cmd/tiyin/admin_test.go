@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -45,5 +47,22 @@ func TestOutsideTheSandboxGatewaysAreHTTPS(t *testing.T) {
 	err := missingGateways(gs)
 	if err == nil || !strings.Contains(err.Error(), "TIYIN_SCORING_URL not https") || strings.Contains(err.Error(), "no real adapter") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestAMistypedCommandIsAUsageError: an unknown subcommand, a missing argument or an unknown
+// flag is a usage error (exit status 2), never help printed with success.
+func TestAMistypedCommandIsAUsageError(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"partner", "enablex", "acme"}, {"ledger", "foo"}, {"nope"}, {"partner", "disable"},
+		{"partner", "list", "--bogus"}} {
+		root := rootCmd()
+		root.SetArgs(args)
+		root.SetOut(io.Discard)
+		root.SetErr(io.Discard)
+		var usage usageError
+		if err := root.Execute(); !errors.As(err, &usage) {
+			t.Errorf("tiyin %s: %v, want a usage error", strings.Join(args, " "), err)
+		}
 	}
 }

@@ -24,7 +24,43 @@ import (
 func main() {
 	if err := rootCmd().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "tiyin:", err)
+		var usage usageError
+		if errors.As(err, &usage) {
+			os.Exit(2)
+		}
 		os.Exit(1)
+	}
+}
+
+// usageError is a command line tiyin does not understand (an unknown command or flag, a
+// wrong number of arguments): exit status 2, as a shell script expects.
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
+
+// strictUsage makes every command refuse what it does not understand: a command group given
+// an unknown subcommand fails instead of printing its help, and argument and flag errors
+// become usage errors.
+func strictUsage(c *cobra.Command) {
+	if c.HasSubCommands() && c.Args == nil {
+		c.Args = cobra.NoArgs
+		if c.Run == nil && c.RunE == nil {
+			c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+		}
+	}
+	if check := c.Args; check != nil {
+		c.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+			}
+			return nil
+		}
+	}
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+	})
+	for _, sub := range c.Commands() {
+		strictUsage(sub)
 	}
 }
 
@@ -36,6 +72,7 @@ func rootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(serveCmd(), migrateCmd(), partnerCmd(), ledgerCmd(), resealCmd(), demoCmd())
+	strictUsage(root)
 	return root
 }
 
