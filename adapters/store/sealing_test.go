@@ -101,6 +101,11 @@ func TestResealMovesEverythingToTheNewKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.db.Gorm.Exec("UPDATE cards SET pinfl = '31234567890123' WHERE id = ?", card.ID())
+		answered := record(s, "reseal")
+		answered.Answered, answered.Body = true, []byte(`{"result":{}}`)
+		if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, answered) }); err != nil {
+			t.Fatal(err)
+		}
 
 		old := s.db.Sealer
 		newKey := []byte("a-brand-new-data-key-0123456789a")
@@ -115,10 +120,16 @@ func TestResealMovesEverythingToTheNewKey(t *testing.T) {
 		if rep.ClientData != 1 || rep.PINFLs != 1 || rep.WebhookSecrets != 1 {
 			t.Fatalf("resealed %+v", rep)
 		}
+		if rep.Fields != 2 || rep.Answers != 1 { // the application's phone and the card's; one answer
+			t.Fatalf("resealed %d phones and names, %d answers", rep.Fields, rep.Answers)
+		}
 		if again := must(s.db.Reseal(ctx)); again != (store.ResealReport{}) {
 			t.Fatalf("a second run resealed %+v", again)
 		}
 		s.db.Sealer = must(keyring.New(newKey)) // the old key dropped
+		if rec := must(s.uow.Lookup(ctx, s.partner.ID, "reseal")); string(rec.Body) != `{"result":{}}` {
+			t.Fatalf("the answer after reseal: %q", rec.Body)
+		}
 		if got, err := s.apps.Get(ctx, a.ID()); err != nil || got.ClientData() != a.ClientData() {
 			t.Fatalf("after reseal, without the old key: %v", err)
 		}
