@@ -51,8 +51,3 @@ func lockedUpdate[M any, A any](ctx context.Context, db *DB, id uuid.UUID, notFo
 		return insertEvents(ctx, db, takeEvents(a))
 	})
 }
-
-// infallible adapts a mapping that cannot fail to lockedUpdate's save.
-func infallible[A, M any](f func(A) *M) func(A) (*M, error) {
-	return func(a A) (*M, error) { return f(a), nil }
-}

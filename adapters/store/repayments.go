@@ -116,7 +116,7 @@ func (r *RepaymentRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Re
 // Update implements ports.RepaymentRepository.
 func (r *RepaymentRepository) Update(ctx context.Context, id uuid.UUID, fn func(r *domain.Repayment) error) error {
 	return lockedUpdate(ctx, r.db, id, domain.ErrRepaymentNotFound, repaymentUnique,
-		(*repaymentModel).toDomain, infallible(toRepaymentModel), fn)
+		(*repaymentModel).toDomain, func(r *domain.Repayment) (*repaymentModel, error) { return toRepaymentModel(r), nil }, fn)
 }
 
 // ListPayments implements ports.RepaymentRepository.

@@ -18,15 +18,12 @@ type ResealReport struct {
 const resealBatch = 500
 
 // sealedColumn is a column of rows keyed by id whose values are sealed for their row.
-type sealedColumn struct {
-	table, column string
-	clientData    bool // sealed by sealText (its binding predates the column's)
-}
+type sealedColumn struct{ table, column string }
 
 var sealedColumns = []sealedColumn{
-	{"applications", "client_data", true}, {"card_orders", "client_data", true},
-	{"applications", "phone", false}, {"applications", "offer_backup_phone", false}, {"cards", "phone", false},
-	{"card_orders", "phone", false}, {"transfers", "card_holder", false},
+	{"applications", "client_data"}, {"card_orders", "client_data"},
+	{"applications", "phone"}, {"applications", "offer_backup_phone"}, {"cards", "phone"},
+	{"card_orders", "phone"}, {"transfers", "card_holder"},
 }
 
 // Reseal moves every sealed value to the current data key (and seals or blinds what was
@@ -40,7 +37,7 @@ func (db *DB) Reseal(ctx context.Context) (ResealReport, error) {
 	current := "v1:" + db.Sealer.KeyID() + ":%"
 	for _, c := range sealedColumns {
 		n, err := db.resealColumn(ctx, c, current)
-		if c.clientData {
+		if c.column == "client_data" {
 			rep.ClientData += n
 		} else {
 			rep.Fields += n
@@ -107,18 +104,10 @@ func (db *DB) resealColumn(ctx context.Context, c sealedColumn, current string) 
 		}
 		err = db.inTx(ctx, func(ctx context.Context) error {
 			for _, r := range rows {
+				plain, err := db.open(r.Value, binding(c.table, c.column, r.ID))
 				var sealed string
-				var err error
-				if c.clientData {
-					var plain string
-					if plain, err = db.openText(r.Value, c.table, r.ID); err == nil {
-						sealed, err = db.sealText(plain, c.table, r.ID)
-					}
-				} else {
-					var plain string
-					if plain, err = db.openField(r.Value, c.table, c.column, r.ID); err == nil {
-						sealed, err = db.sealField(plain, c.table, c.column, r.ID)
-					}
+				if err == nil {
+					sealed, err = db.seal(plain, binding(c.table, c.column, r.ID))
 				}
 				if err != nil {
 					return fmt.Errorf("%s.%s %s: %w", c.table, c.column, r.ID, err)

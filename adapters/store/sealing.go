@@ -15,28 +15,37 @@ import (
 
 var errNoSealer = errors.New("store: no sealer configured (Config.Sealer)")
 
+// binding is what a sealed column's value is bound to: its table, column and row, so a value
+// copied to another row or column does not open. clientData keeps the binding it had before
+// other columns were sealed: its table and row.
+func binding(table, column string, id uuid.UUID) string {
+	if column == "client_data" {
+		return table + ":" + id.String()
+	}
+	return table + "." + column + ":" + id.String()
+}
+
 // sealText seals a plain JSON column value (clientData) for its row.
 func (db *DB) sealText(plain, table string, id uuid.UUID) (string, error) {
-	return db.seal(plain, table+":"+id.String())
+	return db.seal(plain, binding(table, "client_data", id))
 }
 
 // openText opens what sealText sealed.
 func (db *DB) openText(stored, table string, id uuid.UUID) (string, error) {
-	return db.open(stored, table+":"+id.String())
+	return db.open(stored, binding(table, "client_data", id))
 }
 
-// sealField seals another personal column (a phone, a card holder's name) for its row; the
-// column is part of the binding, so two sealed columns of a row cannot be swapped.
+// sealField seals another personal column (a phone, a card holder's name) for its row.
 func (db *DB) sealField(plain, table, column string, id uuid.UUID) (string, error) {
 	if plain == "" {
 		return "", nil
 	}
-	return db.seal(plain, table+"."+column+":"+id.String())
+	return db.seal(plain, binding(table, column, id))
 }
 
 // openField opens what sealField sealed.
 func (db *DB) openField(stored, table, column string, id uuid.UUID) (string, error) {
-	return db.open(stored, table+"."+column+":"+id.String())
+	return db.open(stored, binding(table, column, id))
 }
 
 func (db *DB) seal(plain, binding string) (string, error) {
