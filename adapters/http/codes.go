@@ -73,35 +73,38 @@ const (
 	codeUnavailable  = 10
 )
 
-// businessErrors maps each domain sentinel to its code and HTTP status.
+// businessErrors maps each domain sentinel to its code and HTTP status. An answer's message
+// is the error's own text, except where message is set: a refused debit says no more than that,
+// so it echoes neither the debit's amount at the network nor whose repayment it paid.
 var businessErrors = []struct {
-	err    error
-	code   int
-	status int
+	err     error
+	code    int
+	status  int
+	message string
 }{
-	{domain.ErrApplicationNotFound, 1001, http.StatusNotFound},
-	{domain.ErrWrongState, 1002, http.StatusConflict},
-	{domain.ErrCancelNotAllowed, 1003, http.StatusConflict},
-	{domain.ErrOfferOutOfRange, 1004, http.StatusUnprocessableEntity},
-	{domain.ErrClientDataMismatch, 1005, http.StatusUnprocessableEntity},
-	{domain.ErrSMSNotSent, 1006, http.StatusBadGateway},
-	{domain.ErrCardNotFound, 1007, http.StatusNotFound},
-	{domain.ErrOTPExpired, 1008, http.StatusGone},
-	{domain.ErrOTPWrong, 1009, http.StatusUnprocessableEntity},
-	{domain.ErrCardAttached, 1010, http.StatusConflict},
-	{domain.ErrExternalIDUsed, 1011, http.StatusConflict},
-	{domain.ErrLoanNotFound, 1012, http.StatusNotFound},
-	{domain.ErrLoanNotIssued, 1013, http.StatusConflict},
-	{domain.ErrInsufficientFunds, 1014, http.StatusUnprocessableEntity},
-	{domain.ErrTransferNotFound, 1015, http.StatusNotFound},
-	{domain.ErrTransferState, 1016, http.StatusConflict},
-	{domain.ErrRepaymentNotFound, 1017, http.StatusNotFound},
-	{domain.ErrRepaymentExpired, 1018, http.StatusGone},
-	{domain.ErrRepaymentAmount, 1019, http.StatusUnprocessableEntity},
-	{domain.ErrDebitRejected, 1020, http.StatusUnprocessableEntity},
-	{domain.ErrCardOrderNotFound, 1021, http.StatusNotFound},
-	{domain.ErrCardStatus, 1022, http.StatusConflict},
-	{domain.ErrCardRejected, 1023, http.StatusUnprocessableEntity},
+	{domain.ErrApplicationNotFound, 1001, http.StatusNotFound, ""},
+	{domain.ErrWrongState, 1002, http.StatusConflict, ""},
+	{domain.ErrCancelNotAllowed, 1003, http.StatusConflict, ""},
+	{domain.ErrOfferOutOfRange, 1004, http.StatusUnprocessableEntity, ""},
+	{domain.ErrClientDataMismatch, 1005, http.StatusUnprocessableEntity, ""},
+	{domain.ErrSMSNotSent, 1006, http.StatusBadGateway, ""},
+	{domain.ErrCardNotFound, 1007, http.StatusNotFound, ""},
+	{domain.ErrOTPExpired, 1008, http.StatusGone, ""},
+	{domain.ErrOTPWrong, 1009, http.StatusUnprocessableEntity, ""},
+	{domain.ErrCardAttached, 1010, http.StatusConflict, ""},
+	{domain.ErrExternalIDUsed, 1011, http.StatusConflict, ""},
+	{domain.ErrLoanNotFound, 1012, http.StatusNotFound, ""},
+	{domain.ErrLoanNotIssued, 1013, http.StatusConflict, ""},
+	{domain.ErrInsufficientFunds, 1014, http.StatusUnprocessableEntity, ""},
+	{domain.ErrTransferNotFound, 1015, http.StatusNotFound, ""},
+	{domain.ErrTransferState, 1016, http.StatusConflict, ""},
+	{domain.ErrRepaymentNotFound, 1017, http.StatusNotFound, ""},
+	{domain.ErrRepaymentExpired, 1018, http.StatusGone, ""},
+	{domain.ErrRepaymentAmount, 1019, http.StatusUnprocessableEntity, ""},
+	{domain.ErrDebitRejected, 1020, http.StatusUnprocessableEntity, "debit rejected: unknown, already used, not succeeded, or of another amount or network"},
+	{domain.ErrCardOrderNotFound, 1021, http.StatusNotFound, ""},
+	{domain.ErrCardStatus, 1022, http.StatusConflict, ""},
+	{domain.ErrCardRejected, 1023, http.StatusUnprocessableEntity, ""},
 }
 
 // stageErrorCodes maps a stage's error to lastTask.errorCode.
@@ -147,9 +150,13 @@ func classify(err error) (code, status int, message string) {
 		return codeUnavailable, http.StatusServiceUnavailable, "service temporarily unavailable; retry with the same id"
 	}
 	for _, b := range businessErrors {
-		if errors.Is(err, b.err) {
-			return b.code, b.status, err.Error()
+		if !errors.Is(err, b.err) {
+			continue
 		}
+		if b.message != "" {
+			return b.code, b.status, b.message
+		}
+		return b.code, b.status, err.Error()
 	}
 	return codeInternal, http.StatusInternalServerError, "internal error"
 }

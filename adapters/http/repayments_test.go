@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 
@@ -174,12 +175,27 @@ func TestRepaymentRefusals(t *testing.T) {
 		{"processingType unknown", h.key, with(base, "processingType", "VISA"), 4},
 		{"loanId with letters", h.key, with(base, "loanId", "12AB"), 4},
 	}
+	debitRefusals := map[string]bool{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if a := h.callAs(t, tt.key, uuid.NewString(), "/repayment/loans/pay", tt.params); a.code() != tt.code {
+			a := h.callAs(t, tt.key, uuid.NewString(), "/repayment/loans/pay", tt.params)
+			if a.code() != tt.code {
 				t.Fatalf("got %s", a.Raw)
 			}
+			if tt.code == 1020 {
+				debitRefusals[a.Error.Message] = true
+			}
 		})
+	}
+	// A refused debit says no more than that: one message, whatever the cause, naming neither
+	// the debit nor whose repayment it paid.
+	if len(debitRefusals) != 1 {
+		t.Fatalf("1020 messages: %v, want one generic message", debitRefusals)
+	}
+	for m := range debitRefusals {
+		if strings.Contains(m, "FAIL-42") || strings.Contains(m, "another repayment") {
+			t.Fatalf("1020 message %q tells more than a refusal", m)
+		}
 	}
 	// Every refusal left the request payable.
 	if a := h.call(t, "/repayment/loans/pay", base); a.code() != 0 {

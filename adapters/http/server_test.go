@@ -701,6 +701,30 @@ func TestDocsPageIsPublicAndSelfContained(t *testing.T) {
 	}
 }
 
+// TestTheListenerShowsAScannerLittle: every answer says nosniff and names no server software;
+// a browser's own /favicon.ico request is the 404 of an unknown path, not a demand for a key.
+func TestTheListenerShowsAScannerLittle(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	for path, want := range map[string]int{"/favicon.ico": http.StatusNotFound, "/healthz": http.StatusOK, "/microloans/info": http.StatusUnauthorized} {
+		resp, err := http.Get(h.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d %s, want %d", path, resp.StatusCode, b, want)
+		}
+		if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("GET %s: X-Content-Type-Options %q", path, got)
+		}
+		if got := resp.Header.Get("Server"); got != "" {
+			t.Errorf("GET %s: Server %q names the software", path, got)
+		}
+	}
+}
+
 // TestTheSandboxClockStopsAtAHundredYears: an advance that would take the clock more than 100
 // years ahead in all is code 4 and moves nothing; up to the bound it moves.
 func TestTheSandboxClockStopsAtAHundredYears(t *testing.T) {
