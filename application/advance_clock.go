@@ -5,13 +5,16 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
-// AdvanceClock moves the sandbox clock forward.
+// AdvanceClock moves the partner's sandbox clock forward.
 type AdvanceClock struct {
-	By time.Duration
+	PartnerID uuid.UUID
+	By        time.Duration
 }
 
 // AdvanceClockHandler moves the sandbox clock; outside the sandbox there is no such clock.
@@ -25,7 +28,7 @@ func NewAdvanceClockHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyS
 	return &AdvanceClockHandler{sandboxClock: sandboxClock, rq: requests{uow: uow, store: idempotency}}
 }
 
-// Handle advances the clock (zero just reads it) and returns the new time.
+// Handle advances the partner's clock (zero just reads it) and returns the new time.
 func (h *AdvanceClockHandler) Handle(ctx context.Context, req Request[time.Time], cmd AdvanceClock) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (time.Time, error) {
 		if h.sandboxClock == nil {
@@ -35,9 +38,9 @@ func (h *AdvanceClockHandler) Handle(ctx context.Context, req Request[time.Time]
 			return time.Time{}, &domain.ValidationError{Fields: []domain.FieldError{{Path: "params.duration", Reason: "must not be negative"}}}
 		}
 		if cmd.By == 0 {
-			return h.sandboxClock.Now(), nil
+			return h.sandboxClock.Now(cmd.PartnerID), nil
 		}
-		now, err := h.sandboxClock.Advance(ctx, cmd.By)
+		now, err := h.sandboxClock.Advance(ctx, cmd.PartnerID, cmd.By)
 		if errors.Is(err, ports.ErrClockBound) {
 			return now, &domain.ValidationError{Fields: []domain.FieldError{{Path: "params.duration", Reason: err.Error()}}}
 		}

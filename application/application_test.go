@@ -62,7 +62,8 @@ func setup(t *testing.T) *deps {
 		orders: mocks.NewMockCardOrderRepository(ctrl), issuer: mocks.NewMockCardIssuer(ctrl), sms: mocks.NewMockSMSSender(ctrl),
 		stored: map[uuid.UUID]*domain.Application{}, partner: uuid.New(), requests: newFakeRequests(),
 	}
-	d.clock.EXPECT().Now().Return(t0).AnyTimes()
+	d.clock.EXPECT().Now(gomock.Any()).Return(t0).AnyTimes()
+	d.clock.EXPECT().Ahead().Return(nil).AnyTimes()
 	d.uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error {
 		d.inTx = true
 		err := fn(ctx)
@@ -76,7 +77,7 @@ func setup(t *testing.T) *deps {
 		}
 		return nil
 	}).AnyTimes()
-	d.orders.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes()
+	d.orders.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes()
 	d.apps.EXPECT().Get(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (*domain.Application, error) {
 		a, ok := d.stored[id]
 		if !ok {
@@ -490,12 +491,12 @@ func TestReconcileEnqueuesDueWorkAndExpiresStaleApplications(t *testing.T) {
 	d := setup(t)
 	due := d.put(t, "new")
 	stale := d.put(t, "choosing")
-	d.apps.EXPECT().ListDue(gomock.Any(), t0, gomock.Any()).Return([]uuid.UUID{due.ID()}, nil)
-	d.apps.EXPECT().ListPendingBefore(gomock.Any(), t0.Add(-72*time.Hour), gomock.Any()).Return([]uuid.UUID{stale.ID()}, nil)
+	d.apps.EXPECT().ListDue(gomock.Any(), gomock.Any(), t0, gomock.Any()).Return([]uuid.UUID{due.ID()}, nil)
+	d.apps.EXPECT().ListPendingBefore(gomock.Any(), gomock.Any(), t0.Add(-72*time.Hour), gomock.Any()).Return([]uuid.UUID{stale.ID()}, nil)
 	d.queue.EXPECT().EnqueueApplications(gomock.Any(), due.ID()).Return(nil)
-	d.transfers.EXPECT().ListNewBefore(gomock.Any(), uuid.Nil, t0.Add(-domain.TransferTTL), gomock.Any()).Return(nil, nil)
-	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), t0.Add(-30*time.Second), gomock.Any()).Return(nil, nil)
-	d.loans.EXPECT().ListAwaitingContract(gomock.Any(), t0.Add(-30*time.Minute), gomock.Any()).Return(nil, nil)
+	d.transfers.EXPECT().ListNewBefore(gomock.Any(), gomock.Any(), uuid.Nil, t0.Add(-domain.TransferTTL), gomock.Any()).Return(nil, nil)
+	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), gomock.Any(), t0.Add(-30*time.Second), gomock.Any()).Return(nil, nil)
+	d.loans.EXPECT().ListAwaitingContract(gomock.Any(), gomock.Any(), t0.Add(-30*time.Minute), gomock.Any()).Return(nil, nil)
 	// The pending application entered PENDING at t0, so at t0 it is not stale yet: the
 	// reconciler re-checks against the clock and changes nothing.
 	rep, err := d.reconcile().Handle(context.Background())
@@ -504,6 +505,39 @@ func TestReconcileEnqueuesDueWorkAndExpiresStaleApplications(t *testing.T) {
 	}
 	if d.stored[stale.ID()].Status() != domain.StatusPending {
 		t.Fatal("expired too early")
+	}
+}
+
+// TestReconcileDecidesEachPartnersWorkAgainstItsOwnClock: a partner whose sandbox clock is
+// ahead gets a pass of its own at its own time; the pass of every other partner is at the
+// system time and leaves that partner out, so one partner's advance expires nothing of another.
+func TestReconcileDecidesEachPartnersWorkAgainstItsOwnClock(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	ahead := uuid.New()
+	later := t0.Add(100 * time.Hour)
+	clock := mocks.NewMockClock(gomock.NewController(t))
+	clock.EXPECT().Ahead().Return([]uuid.UUID{ahead}).AnyTimes()
+	clock.EXPECT().Now(gomock.Any()).DoAndReturn(func(p uuid.UUID) time.Time {
+		if p == ahead {
+			return later
+		}
+		return t0
+	}).AnyTimes()
+	for _, s := range []struct {
+		partners ports.Partners
+		now      time.Time
+	}{{ports.Partners{Except: []uuid.UUID{ahead}}, t0}, {ports.Partners{Only: ahead}, later}} {
+		d.apps.EXPECT().ListDue(gomock.Any(), s.partners, s.now, gomock.Any()).Return(nil, nil)
+		d.apps.EXPECT().ListPendingBefore(gomock.Any(), s.partners, s.now.Add(-72*time.Hour), gomock.Any()).Return(nil, nil)
+		d.transfers.EXPECT().ListNewBefore(gomock.Any(), s.partners, uuid.Nil, s.now.Add(-domain.TransferTTL), gomock.Any()).Return(nil, nil)
+		d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), s.partners, s.now.Add(-30*time.Second), gomock.Any()).Return(nil, nil)
+		d.loans.EXPECT().ListAwaitingContract(gomock.Any(), s.partners, s.now.Add(-30*time.Minute), gomock.Any()).Return(nil, nil)
+	}
+	h := application.NewReconcileHandler(clock, d.uow, d.apps, d.loans, d.queue, d.core, d.ledger, d.transfers, d.cards, d.orders,
+		application.NewProcessCardOrderHandler(clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer), d.cfg)
+	if _, err := h.Handle(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -547,11 +581,11 @@ func TestReconcileAssignsContractNumbersAfterTheDelay(t *testing.T) {
 	d := setup(t)
 	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: uuid.New(), Amount: 1000, MonthPeriod: 1,
 		ScheduleType: domain.ScheduleAnnuity, IssuedAt: t0.Add(-31 * time.Minute)})
-	d.apps.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
-	d.apps.EXPECT().ListPendingBefore(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
-	d.transfers.EXPECT().ListNewBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
-	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
-	d.loans.EXPECT().ListAwaitingContract(gomock.Any(), t0.Add(-30*time.Minute), gomock.Any()).Return([]uuid.UUID{loan.ID()}, nil)
+	d.apps.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.apps.EXPECT().ListPendingBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.transfers.EXPECT().ListNewBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.loans.EXPECT().ListAwaitingContract(gomock.Any(), gomock.Any(), t0.Add(-30*time.Minute), gomock.Any()).Return([]uuid.UUID{loan.ID()}, nil)
 	d.loans.EXPECT().Get(gomock.Any(), loan.ID()).Return(loan, nil)
 	d.core.EXPECT().ContractNumber(gomock.Any(), gomock.Cond(func(r ports.ContractRequest) bool {
 		return r.IdempotencyKey == loan.ID().String()+":CONTRACT" && r.ApplicationID == loan.ApplicationID()
@@ -580,11 +614,11 @@ func TestReconcileCompletesSandboxCallsAfterTheDelay(t *testing.T) {
 	}
 	app := application.New(application.Deps{Clock: d.clock, UoW: d.uow, Applications: d.apps, Loans: d.loans, Queue: d.queue,
 		Transfers: d.transfers, CardOrders: d.orders}, application.Config{SandboxCallDelay: 2 * time.Minute})
-	d.apps.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
-	d.transfers.EXPECT().ListNewBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
-	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
-	d.loans.EXPECT().ListAwaitingContract(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
-	d.apps.EXPECT().ListAwaitingCall(gomock.Any(), t0.Add(-2*time.Minute), gomock.Any()).Return([]uuid.UUID{a.ID()}, nil)
+	d.apps.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.transfers.EXPECT().ListNewBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.loans.EXPECT().ListAwaitingContract(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+	d.apps.EXPECT().ListAwaitingCall(gomock.Any(), gomock.Any(), t0.Add(-2*time.Minute), gomock.Any()).Return([]uuid.UUID{a.ID()}, nil)
 	rep, err := app.Reconcile.Handle(context.Background())
 	if err != nil || rep.Verified != 1 {
 		t.Fatalf("report %+v err %v", rep, err)

@@ -109,7 +109,7 @@ func (h *AttachCardHandler) Handle(ctx context.Context, req Request[uuid.UUID], 
 			return id, nil
 		}
 		err := updateCard(ctx, h.cards, cmd.PartnerID, id, func(c *domain.Card) error {
-			c.VoidOTP(h.clock.Now())
+			c.VoidOTP(h.clock.Now(cmd.PartnerID))
 			return nil
 		})
 		if err != nil {
@@ -122,7 +122,7 @@ func (h *AttachCardHandler) Handle(ctx context.Context, req Request[uuid.UUID], 
 // storeCode is step 2: the partner's card waiting for its code gets a new one, or a new card
 // is stored with it.
 func (h *AttachCardHandler) storeCode(ctx context.Context, cmd AttachCard, ref, code string) (uuid.UUID, error) {
-	now := h.clock.Now()
+	now := h.clock.Now(cmd.PartnerID)
 	pans := panHashes(h.sealer, cmd.PAN)
 	existing, err := h.cards.FindLive(ctx, cmd.PartnerID, pans)
 	switch {
@@ -150,7 +150,7 @@ func (h *AttachCardHandler) renewCode(ctx context.Context, cmd AttachCard, code 
 		}
 		id = c.ID()
 		return h.cards.Update(ctx, id, func(c *domain.Card) error {
-			return c.RenewOTP(otpHash(h.sealer, id, code), h.ttl, h.clock.Now())
+			return c.RenewOTP(otpHash(h.sealer, id, code), h.ttl, h.clock.Now(cmd.PartnerID))
 		})
 	})
 	return id, err

@@ -38,7 +38,7 @@ func NewCancelApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempo
 func (h *CancelApplicationHandler) Handle(ctx context.Context, req Request[struct{}], cmd CancelApplication) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.Cancel(cmd.Initiator, h.clock.Now())
+			return a.Cancel(cmd.Initiator, h.clock.Now(cmd.PartnerID))
 		})
 	})
 }

@@ -52,7 +52,7 @@ func (h *ChangeCardStatusHandler) Handle(ctx context.Context, req Request[*domai
 	if err != nil {
 		return refuse(ctx, h.rq, req, err)
 	}
-	changed, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now())
+	changed, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now(cmd.PartnerID))
 	if err != nil {
 		return refuse(ctx, h.rq, req, err)
 	}
@@ -65,7 +65,7 @@ func (h *ChangeCardStatusHandler) Handle(ctx context.Context, req Request[*domai
 		var card *domain.Card
 		return card, updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
 			card = c
-			_, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now())
+			_, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now(cmd.PartnerID))
 			return err
 		})
 	})

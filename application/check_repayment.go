@@ -51,7 +51,7 @@ func (h *CheckRepaymentHandler) Handle(ctx context.Context, req Request[Repaymen
 		if got.Loan.PartnerID() != cmd.PartnerID {
 			return RepaymentQuote{}, domain.ErrLoanNotFound
 		}
-		r, err := domain.NewRepayment(newID(), got.Loan, -got.DemandBalance, h.clock.Now())
+		r, err := domain.NewRepayment(newID(), got.Loan, -got.DemandBalance, h.clock.Now(cmd.PartnerID))
 		if err != nil {
 			return RepaymentQuote{}, err
 		}

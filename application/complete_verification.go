@@ -37,7 +37,7 @@ func NewCompleteVerificationHandler(clock ports.Clock, uow ports.UnitOfWork, ide
 func (h *CompleteVerificationHandler) Handle(ctx context.Context, req Request[struct{}], cmd CompleteVerification) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.CompleteVerification(h.clock.Now())
+			return a.CompleteVerification(h.clock.Now(cmd.PartnerID))
 		})
 	})
 }

@@ -71,7 +71,7 @@ func (h *ConfirmCardHandler) Handle(ctx context.Context, req Request[struct{}], 
 	}
 	return finish(ctx, h.rq, req, true, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
-			return c.Activate(token, h.clock.Now())
+			return c.Activate(token, h.clock.Now(cmd.PartnerID))
 		})
 	})
 }
@@ -81,7 +81,7 @@ func (h *ConfirmCardHandler) checkCode(ctx context.Context, req Request[struct{}
 	return begin(ctx, h.rq, req, func(ctx context.Context) error {
 		var refusal error
 		err := updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
-			refusal = c.Confirm(otpHash(h.sealer, c.ID(), cmd.Code), h.clock.Now())
+			refusal = c.Confirm(otpHash(h.sealer, c.ID(), cmd.Code), h.clock.Now(cmd.PartnerID))
 			if errors.Is(refusal, domain.ErrOTPWrong) {
 				return nil // the attempt is stored, with the refusal as the answer
 			}

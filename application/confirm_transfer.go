@@ -85,7 +85,7 @@ func (h *ConfirmTransferHandler) Handle(ctx context.Context, req Request[*domain
 	return finish(ctx, h.rq, req, true, func(ctx context.Context) (*domain.Transfer, error) {
 		if creditErr == nil {
 			err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) {
-				return true, t.Settle(result.Credited, result.Reason, h.clock.Now())
+				return true, t.Settle(result.Credited, result.Reason, h.clock.Now(t.PartnerID()))
 			})
 			if err != nil && !errors.Is(err, domain.ErrTransferState) {
 				return nil, err
@@ -98,14 +98,14 @@ func (h *ConfirmTransferHandler) Handle(ctx context.Context, req Request[*domain
 // startProcessing is step 1: the claim and PROCESSING in one transaction. It answers (done)
 // when the transfer cannot be confirmed.
 func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, req Request[*domain.Transfer], t *domain.Transfer) (Answer, bool) {
-	if now := h.clock.Now(); t.StatusAt(now) == domain.TransferExpired {
+	if now := h.clock.Now(t.PartnerID()); t.StatusAt(now) == domain.TransferExpired {
 		// The expiry is a fact of the clock: recorded, and the hold released, whatever the answer.
 		if err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
 			return req.Render(nil, err), true
 		}
 	}
 	return begin(ctx, h.rq, req, func(ctx context.Context) error {
-		return h.transfers.Update(ctx, t.ID(), func(t *domain.Transfer) error { return t.StartProcessing(h.clock.Now()) })
+		return h.transfers.Update(ctx, t.ID(), func(t *domain.Transfer) error { return t.StartProcessing(h.clock.Now(t.PartnerID())) })
 	})
 }
 

@@ -3,6 +3,8 @@ package application
 import (
 	"context"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -36,7 +38,7 @@ func (h *CreatePartnerHandler) Handle(ctx context.Context, cmd CreatePartner) (N
 		return NewPartner{}, err
 	}
 	key, hash := newAPIKey()
-	p := domain.Partner{ID: newID(), Name: name, KeyHash: hash, CreatedAt: h.clock.Now()}
+	p := domain.Partner{ID: newID(), Name: name, KeyHash: hash, CreatedAt: h.clock.Now(uuid.Nil)}
 	if err := h.partners.Create(ctx, p); err != nil {
 		return NewPartner{}, err
 	}

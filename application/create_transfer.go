@@ -72,7 +72,7 @@ func (h *CreateTransferHandler) Handle(ctx context.Context, req Request[uuid.UUI
 	}
 	return once(ctx, h.rq, req, func(ctx context.Context) (uuid.UUID, error) {
 		now := t.CreatedAt()
-		if err := h.settlement.releaseExpired(ctx, t.LoanID(), now); err != nil {
+		if err := h.settlement.releaseExpired(ctx, ports.Partners{Only: t.PartnerID()}, t.LoanID(), now); err != nil {
 			return uuid.Nil, err
 		}
 		if err := h.transfers.Create(ctx, t); err != nil {
@@ -124,7 +124,7 @@ func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer)
 	}
 	return domain.NewTransfer(domain.NewTransferParams{ID: id, PartnerID: cmd.PartnerID, ApplicationID: a.ID(),
 		LoanID: loan.ID(), ExternalID: cmd.ExternalID, MaskedPAN: masked, Network: cmd.Network, CardHolder: cmd.CardHolder,
-		Amount: cmd.Amount, CreditToken: token, Now: h.clock.Now()}), nil
+		Amount: cmd.Amount, CreditToken: token, Now: h.clock.Now(cmd.PartnerID)}), nil
 }
 
 // transferSettlement settles transfers: it records a final status and moves the hold's money
@@ -136,10 +136,11 @@ type transferSettlement struct {
 	clock     ports.Clock
 }
 
-// releaseExpired records the expiry of the loan's (or, with uuid.Nil, every) unconfirmed
-// transfers older than the TTL and releases their holds, in the caller's transaction.
-func (s transferSettlement) releaseExpired(ctx context.Context, loanID uuid.UUID, now time.Time) error {
-	ids, err := s.transfers.ListNewBefore(ctx, loanID, now.Add(-domain.TransferTTL), reconcileBatch)
+// releaseExpired records the expiry of the loan's (or, with uuid.Nil, all the partners')
+// unconfirmed transfers older than the TTL at now and releases their holds, in the caller's
+// transaction.
+func (s transferSettlement) releaseExpired(ctx context.Context, partners ports.Partners, loanID uuid.UUID, now time.Time) error {
+	ids, err := s.transfers.ListNewBefore(ctx, partners, loanID, now.Add(-domain.TransferTTL), reconcileBatch)
 	if err != nil {
 		return err
 	}
@@ -175,7 +176,7 @@ func (s transferSettlement) settle(ctx context.Context, id uuid.UUID, fn func(t 
 		if settled.Status() == domain.TransferSuccess {
 			to, kind = domain.BankAccount(domain.AccountCardSettlement), domain.PostingTransferCapture
 		}
-		p, err := domain.Move(newID(), kind, settled.ID(), settled.TransactionDateAt(s.clock.Now()), settled.Amount().Tiyin(),
+		p, err := domain.Move(newID(), kind, settled.ID(), settled.TransactionDateAt(s.clock.Now(settled.PartnerID())), settled.Amount().Tiyin(),
 			domain.LoanAccount(domain.AccountHold, loan), to)
 		if err != nil {
 			return err

@@ -45,7 +45,8 @@ type DeliveryReport struct {
 
 // DeliverEventsHandler delivers due events to their partners' webhooks: at least once, in the
 // order they are due, retrying a failed delivery with exponential backoff for EventRetryFor.
-// Every time is read from the Clock, so advancing the sandbox clock also brings retries forward.
+// Every time is the event's partner's, so advancing a partner's sandbox clock also brings its
+// retries forward, and only its.
 type DeliverEventsHandler struct {
 	clock    ports.Clock
 	events   ports.EventOutbox
@@ -59,12 +60,22 @@ func NewDeliverEventsHandler(clock ports.Clock, events ports.EventOutbox, webhoo
 	return &DeliverEventsHandler{clock: clock, events: events, webhooks: webhooks, sealer: sealer}
 }
 
-// Handle runs one pass.
+// Handle runs one pass: a batch for each set of partners that share one time.
 func (h *DeliverEventsHandler) Handle(ctx context.Context) (DeliveryReport, error) {
 	var rep DeliveryReport
-	due, err := h.events.ClaimDue(ctx, h.clock.Now(), eventLease, eventBatch)
+	for _, s := range timeScopes(h.clock) {
+		if err := h.deliver(ctx, s, &rep); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// deliver claims the due events of one set of partners and tries each.
+func (h *DeliverEventsHandler) deliver(ctx context.Context, s timeScope, rep *DeliveryReport) error {
+	due, err := h.events.ClaimDue(ctx, s.partners, s.now, eventLease, eventBatch)
 	if err != nil || len(due) == 0 {
-		return rep, err
+		return err
 	}
 	outcomes := make([]ports.EventOutcome, len(due))
 	var wg sync.WaitGroup
@@ -80,7 +91,7 @@ func (h *DeliverEventsHandler) Handle(ctx context.Context) (DeliveryReport, erro
 	wg.Wait()
 	for i, o := range outcomes {
 		if err := h.events.Settle(ctx, due[i].ID, o); err != nil {
-			return rep, err // the rest stay leased and are taken again when the lease ends
+			return err // the rest stay leased and are taken again when the lease ends
 		}
 		switch {
 		case !o.DeliveredAt.IsZero():
@@ -91,7 +102,7 @@ func (h *DeliverEventsHandler) Handle(ctx context.Context) (DeliveryReport, erro
 			rep.Failed++
 		}
 	}
-	return rep, nil
+	return nil
 }
 
 func (h *DeliverEventsHandler) attempt(ctx context.Context, ev ports.OutboundEvent) ports.EventOutcome {
@@ -106,7 +117,7 @@ func (h *DeliverEventsHandler) attempt(ctx context.Context, ev ports.OutboundEve
 		err = h.webhooks.Send(cctx, ports.Webhook{URL: ev.URL, Secret: secret, EventID: ev.ID, Type: ev.Type, Body: ev.Body})
 		cancel()
 	}
-	now := h.clock.Now()
+	now := h.clock.Now(ev.PartnerID)
 	if err == nil {
 		o.DeliveredAt = now
 		return o

@@ -2,7 +2,9 @@ package application
 
 import (
 	"context"
+
 	"errors"
+	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -42,7 +44,7 @@ func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (s
 		return nil
 	})
 	if errors.Is(err, domain.ErrPartnerNotFound) {
-		err = h.partners.Create(ctx, domain.Partner{ID: newID(), Name: cmd.Name, KeyHash: hash, CreatedAt: h.clock.Now()})
+		err = h.partners.Create(ctx, domain.Partner{ID: newID(), Name: cmd.Name, KeyHash: hash, CreatedAt: h.clock.Now(uuid.Nil)})
 	}
 	if err != nil {
 		return "", err

@@ -61,7 +61,7 @@ func view(loan *domain.Loan, clock ports.Clock) (LoanView, error) {
 	if err != nil {
 		return LoanView{}, err
 	}
-	pos, err := loan.PositionAt(clock.Now())
+	pos, err := loan.PositionAt(clock.Now(loan.PartnerID()))
 	if err != nil {
 		return LoanView{}, err
 	}

@@ -50,6 +50,6 @@ func (h *GetRepaymentHandler) Handle(ctx context.Context, q GetRepayment) (Repay
 	if err != nil {
 		return RepaymentView{}, err
 	}
-	status, msg := r.StatusAt(h.clock.Now(), loan.Repayments())
+	status, msg := r.StatusAt(h.clock.Now(q.PartnerID), loan.Repayments())
 	return RepaymentView{Repayment: r, Status: status, Message: msg}, nil
 }

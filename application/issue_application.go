@@ -40,7 +40,7 @@ func NewIssueApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempot
 func (h *IssueApplicationHandler) Handle(ctx context.Context, req Request[struct{}], cmd IssueApplication) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
 		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.Issue(cmd.ClientData, h.clock.Now())
+			return a.Issue(cmd.ClientData, h.clock.Now(cmd.PartnerID))
 		})
 		if err != nil {
 			return struct{}{}, err

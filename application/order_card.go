@@ -34,7 +34,7 @@ func NewOrderCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency po
 func (h *OrderCardHandler) Handle(ctx context.Context, req Request[*domain.CardOrder], cmd OrderCard) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (*domain.CardOrder, error) {
 		o, err := domain.NewCardOrder(domain.NewCardOrderParams{ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID,
-			Phone: cmd.Phone, ClientData: cmd.ClientData, Now: h.clock.Now()})
+			Phone: cmd.Phone, ClientData: cmd.ClientData, Now: h.clock.Now(cmd.PartnerID)})
 		if err != nil {
 			return nil, err
 		}

@@ -73,7 +73,7 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, req Request[RepaymentV
 			return h.loans.Update(ctx, r.LoanID(), func(loan *domain.Loan) error {
 				var err error
 				posting, err = r.Pay(loan, domain.Payment{Type: cmd.Type, Amount: cmd.Amount, DebitID: cmd.DebitID,
-					Network: cmd.Network, ExternalID: cmd.ExternalID, TransactionID: newID(), At: h.clock.Now()})
+					Network: cmd.Network, ExternalID: cmd.ExternalID, TransactionID: newID(), At: h.clock.Now(cmd.PartnerID)})
 				version = loan.Repayments()
 				return err
 			})
@@ -84,7 +84,7 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, req Request[RepaymentV
 		if err := h.ledger.Post(ctx, posting); err != nil {
 			return RepaymentView{}, err
 		}
-		status, msg := paid.StatusAt(h.clock.Now(), version)
+		status, msg := paid.StatusAt(h.clock.Now(cmd.PartnerID), version)
 		return RepaymentView{Repayment: paid, Status: status, Message: msg}, nil
 	})
 }
@@ -103,7 +103,7 @@ func (h *PayRepaymentHandler) verifyDebit(ctx context.Context, cmd PayRepayment)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Payable(loan, h.clock.Now(), cmd.Amount); err != nil {
+	if err := r.Payable(loan, h.clock.Now(cmd.PartnerID), cmd.Amount); err != nil {
 		return nil, err
 	}
 	debit, err := h.processing.LookupDebit(ctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount})

@@ -63,7 +63,7 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 	err := h.uow.Do(ctx, func(ctx context.Context) error {
 		return h.applications.Update(ctx, id, func(x *domain.Application) error {
 			a = x
-			now := h.clock.Now()
+			now := h.clock.Now(x.PartnerID())
 			var due bool
 			if stage, due = x.DueStep(now); !due {
 				return errNothingDue
@@ -91,7 +91,7 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 			var loan *domain.Loan
 			err := h.applications.Update(ctx, id, func(x *domain.Application) error {
 				var err error
-				now := h.clock.Now()
+				now := h.clock.Now(x.PartnerID())
 				if loan, err = x.CompleteStep(stage, result, h.loanProduct(), now); err != nil {
 					return err
 				}
@@ -146,7 +146,7 @@ func (h *ProcessApplicationHandler) wait(a *domain.Application) time.Duration {
 	if next.IsZero() || (a.Status() != domain.StatusNew && a.Status() != domain.StatusInProgress) {
 		return 0
 	}
-	return max(next.Sub(h.clock.Now()), time.Millisecond)
+	return max(next.Sub(h.clock.Now(a.PartnerID())), time.Millisecond)
 }
 
 // call makes the stage's gateway call. The idempotency key is the application and the stage,

@@ -45,15 +45,15 @@ func (h *ProcessCardOrderHandler) Handle(ctx context.Context, id uuid.UUID) erro
 	case domain.CardOrderNew:
 		ref, err := h.cardIssuer.Order(ctx, ports.CardIssueRequest{IdempotencyKey: o.ID().String() + ":ORDER",
 			OrderID: o.ID(), Phone: o.Phone(), ClientData: o.ClientData()})
-		return h.update(ctx, id, err, func(o *domain.CardOrder) error { return o.Submitted(ref, h.clock.Now()) })
+		return h.update(ctx, id, err, func(o *domain.CardOrder) error { return o.Submitted(ref, h.clock.Now(o.PartnerID())) })
 	case domain.CardOrderInProgress:
 		answer, err := h.cardIssuer.Result(ctx, o.IssuerRef())
 		if err != nil || answer.Status != ports.AnswerApproved {
 			return h.update(ctx, id, err, func(o *domain.CardOrder) error {
 				if answer.Status == ports.AnswerDeclined {
-					return o.Cancel(answer.Reason, h.clock.Now())
+					return o.Cancel(answer.Reason, h.clock.Now(o.PartnerID()))
 				}
-				o.Pending(h.clock.Now())
+				o.Pending(h.clock.Now(o.PartnerID()))
 				return nil
 			})
 		}
@@ -67,7 +67,7 @@ func (h *ProcessCardOrderHandler) update(ctx context.Context, id uuid.UUID, gate
 	return h.uow.Do(ctx, func(ctx context.Context) error {
 		return h.cardOrders.Update(ctx, id, func(o *domain.CardOrder) error {
 			if gatewayErr != nil {
-				o.Failed(gatewayErr.Error(), h.clock.Now())
+				o.Failed(gatewayErr.Error(), h.clock.Now(o.PartnerID()))
 				return nil
 			}
 			return fn(o)
@@ -94,7 +94,7 @@ func (h *ProcessCardOrderHandler) complete(ctx context.Context, o *domain.CardOr
 		}
 	}
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		now := h.clock.Now()
+		now := h.clock.Now(o.PartnerID())
 		card := o.IssuedCard(domain.IssuedCardParams{ID: newID(), Network: issued.Network, MaskedPAN: issued.MaskedPAN,
 			Expiry: issued.Expiry, Token: issued.Token, Now: now})
 		err := h.cardOrders.Update(ctx, o.ID(), func(o *domain.CardOrder) error { return o.Complete(card.ID(), now) })

@@ -63,72 +63,87 @@ func NewReconcileHandler(clock ports.Clock, uow ports.UnitOfWork, applications p
 	}
 }
 
-// Handle runs one pass.
+// Handle runs one pass: the same work for each set of partners that share one time, decided
+// against that time.
 func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) {
 	var rep ReconcileReport
-	now := h.clock.Now()
-	due, err := h.applications.ListDue(ctx, now, reconcileBatch)
-	if err != nil {
-		return rep, err
-	}
-	if len(due) > 0 {
-		if err := h.queue.EnqueueApplications(ctx, due...); err != nil {
-			return rep, err
-		}
-		rep.Enqueued = len(due)
-	}
-	if h.cfg.ApplicationTTL > 0 {
-		ids, err := h.applications.ListPendingBefore(ctx, now.Add(-h.cfg.ApplicationTTL), reconcileBatch)
-		if err != nil {
-			return rep, err
-		}
-		n, err := h.each(ctx, ids, func(a *domain.Application) error {
-			if !a.Expire(h.clock.Now(), h.cfg.ApplicationTTL) {
-				return errUnchanged
-			}
-			return nil
-		})
-		rep.Expired = n
-		if err != nil {
-			return rep, err
-		}
-	}
-	if err := h.settlement.releaseExpired(ctx, uuid.Nil, now); err != nil {
-		return rep, err
-	}
-	n, err := h.settleUnknownCredits(ctx, now)
-	rep.TransfersSettled = n
-	if err != nil {
-		return rep, err
-	}
-	if rep.Contracts, err = h.assignContracts(ctx, now); err != nil {
-		return rep, err
-	}
-	if rep.CardOrders, err = h.processCardOrders(ctx, now); err != nil {
-		return rep, err
-	}
-	if h.cfg.SandboxCallDelay > 0 {
-		ids, err := h.applications.ListAwaitingCall(ctx, now.Add(-h.cfg.SandboxCallDelay), reconcileBatch)
-		if err != nil {
-			return rep, err
-		}
-		n, err := h.each(ctx, ids, func(a *domain.Application) error {
-			return a.CompleteVerification(h.clock.Now())
-		})
-		rep.Verified = n
-		if err != nil {
+	for _, s := range timeScopes(h.clock) {
+		if err := h.pass(ctx, s, &rep); err != nil {
 			return rep, err
 		}
 	}
 	return rep, nil
 }
 
+// pass runs the reconciler's work on one set of partners.
+func (h *ReconcileHandler) pass(ctx context.Context, s timeScope, rep *ReconcileReport) error {
+	now := s.now
+	due, err := h.applications.ListDue(ctx, s.partners, now, reconcileBatch)
+	if err != nil {
+		return err
+	}
+	if len(due) > 0 {
+		if err := h.queue.EnqueueApplications(ctx, due...); err != nil {
+			return err
+		}
+		rep.Enqueued += len(due)
+	}
+	if h.cfg.ApplicationTTL > 0 {
+		ids, err := h.applications.ListPendingBefore(ctx, s.partners, now.Add(-h.cfg.ApplicationTTL), reconcileBatch)
+		if err != nil {
+			return err
+		}
+		n, err := h.each(ctx, ids, func(a *domain.Application) error {
+			if !a.Expire(h.clock.Now(a.PartnerID()), h.cfg.ApplicationTTL) {
+				return errUnchanged
+			}
+			return nil
+		})
+		rep.Expired += n
+		if err != nil {
+			return err
+		}
+	}
+	if err := h.settlement.releaseExpired(ctx, s.partners, uuid.Nil, now); err != nil {
+		return err
+	}
+	n, err := h.settleUnknownCredits(ctx, s)
+	rep.TransfersSettled += n
+	if err != nil {
+		return err
+	}
+	n, err = h.assignContracts(ctx, s)
+	rep.Contracts += n
+	if err != nil {
+		return err
+	}
+	n, err = h.processCardOrders(ctx, s)
+	rep.CardOrders += n
+	if err != nil {
+		return err
+	}
+	if h.cfg.SandboxCallDelay > 0 {
+		ids, err := h.applications.ListAwaitingCall(ctx, s.partners, now.Add(-h.cfg.SandboxCallDelay), reconcileBatch)
+		if err != nil {
+			return err
+		}
+		n, err := h.each(ctx, ids, func(a *domain.Application) error {
+			return a.CompleteVerification(h.clock.Now(a.PartnerID()))
+		})
+		rep.Verified += n
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 var errUnchanged = errors.New("unchanged")
 
 // assignContracts asks core banking for the contract numbers of loans issued longer ago than
 // the contract delay; a loan whose number is not ready is asked again on the next pass.
-func (h *ReconcileHandler) assignContracts(ctx context.Context, now time.Time) (int, error) {
-	ids, err := h.loans.ListAwaitingContract(ctx, now.Add(-h.cfg.LoanContractDelay), reconcileBatch)
+func (h *ReconcileHandler) assignContracts(ctx context.Context, s timeScope) (int, error) {
+	ids, err := h.loans.ListAwaitingContract(ctx, s.partners, s.now.Add(-h.cfg.LoanContractDelay), reconcileBatch)
 	if err != nil {
 		return 0, err
 	}
@@ -148,7 +163,7 @@ func (h *ReconcileHandler) assignContracts(ctx context.Context, now time.Time) (
 				if l.ContractNumber() != "" {
 					return errUnchanged
 				}
-				return l.AssignContract(number, h.clock.Now())
+				return l.AssignContract(number, h.clock.Now(l.PartnerID()))
 			})
 		})
 		switch {
@@ -163,8 +178,8 @@ func (h *ReconcileHandler) assignContracts(ctx context.Context, now time.Time) (
 }
 
 // settleUnknownCredits asks the network for the outcome of credits whose answer was lost.
-func (h *ReconcileHandler) settleUnknownCredits(ctx context.Context, now time.Time) (int, error) {
-	ids, err := h.transfers.ListProcessingBefore(ctx, now.Add(-unknownOutcomeAfter), reconcileBatch)
+func (h *ReconcileHandler) settleUnknownCredits(ctx context.Context, s timeScope) (int, error) {
+	ids, err := h.transfers.ListProcessingBefore(ctx, s.partners, s.now.Add(-unknownOutcomeAfter), reconcileBatch)
 	if err != nil {
 		return 0, err
 	}
@@ -180,7 +195,7 @@ func (h *ReconcileHandler) settleUnknownCredits(ctx context.Context, now time.Ti
 			continue // still unknown: ask again next pass
 		}
 		err = h.settlement.settle(ctx, id, func(t *domain.Transfer) (bool, error) {
-			return true, t.Settle(result.Credited, result.Reason, h.clock.Now())
+			return true, t.Settle(result.Credited, result.Reason, h.clock.Now(t.PartnerID()))
 		})
 		if err != nil && !errors.Is(err, domain.ErrTransferState) {
 			return n, err
@@ -209,8 +224,8 @@ func (h *ReconcileHandler) each(ctx context.Context, ids []uuid.UUID, fn func(a 
 
 // processCardOrders takes every due card order a step; one order's failure does not hold up
 // the others.
-func (h *ReconcileHandler) processCardOrders(ctx context.Context, now time.Time) (int, error) {
-	ids, err := h.cardOrders.ListDue(ctx, now, reconcileBatch)
+func (h *ReconcileHandler) processCardOrders(ctx context.Context, s timeScope) (int, error) {
+	ids, err := h.cardOrders.ListDue(ctx, s.partners, s.now, reconcileBatch)
 	if err != nil {
 		return 0, err
 	}

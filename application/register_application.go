@@ -42,7 +42,7 @@ func (h *RegisterApplicationHandler) Handle(ctx context.Context, req Request[uui
 	return once(ctx, h.rq, req, func(ctx context.Context) (uuid.UUID, error) {
 		a, err := domain.NewApplication(domain.NewApplicationParams{
 			ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID, Phone: cmd.Phone,
-			ClientData: cmd.ClientData, AgreementAccepted: cmd.AgreementAccepted, Now: h.clock.Now(),
+			ClientData: cmd.ClientData, AgreementAccepted: cmd.AgreementAccepted, Now: h.clock.Now(cmd.PartnerID),
 		})
 		if err != nil {
 			return uuid.Nil, err

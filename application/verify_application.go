@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -64,7 +65,7 @@ func (h *VerifyApplicationHandler) Handle(ctx context.Context, req Request[Verif
 	}
 	return once(ctx, h.rq, req, func(ctx context.Context) (VerifyResult, error) {
 		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.Verify(cmd.Offer, answer, h.clock.Now())
+			return a.Verify(cmd.Offer, answer, h.clock.Now(cmd.PartnerID))
 		})
 		if err != nil {
 			return VerifyResult{}, err
@@ -88,7 +89,7 @@ func (h *VerifyApplicationHandler) postScore(ctx context.Context, cmd VerifyAppl
 		return domain.PostScoreResult{}, err
 	}
 	o := cmd.Offer
-	if err := h.checkCap(o); err != nil {
+	if err := h.checkCap(o, h.clock.Now(cmd.PartnerID)); err != nil {
 		return domain.PostScoreResult{}, err
 	}
 	answer, err := h.scoring.PostScore(ctx, ports.PostScoreRequest{
@@ -103,9 +104,9 @@ func (h *VerifyApplicationHandler) postScore(ctx context.Context, cmd VerifyAppl
 
 // checkCap refuses an offer whose scheduled interest and service alone would break the
 // Central Bank's cap (half of the amount in any 365 days), for a loan issued today.
-func (h *VerifyApplicationHandler) checkCap(o domain.Offer) error {
+func (h *VerifyApplicationHandler) checkCap(o domain.Offer, now time.Time) error {
 	terms := domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent,
-		ServiceRate: h.product.ServiceRate, Type: h.product.ScheduleType, IssuedOn: domain.BusinessDate(h.clock.Now())}
+		ServiceRate: h.product.ServiceRate, Type: h.product.ScheduleType, IssuedOn: domain.BusinessDate(now)}
 	items, err := domain.BuildSchedule(terms)
 	if err != nil {
 		return fmt.Errorf("%w: %w", domain.ErrOfferOutOfRange, err)

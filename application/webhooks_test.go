@@ -29,7 +29,8 @@ func webhookSetup(t *testing.T, dataKey string) *webhookDeps {
 	t.Helper()
 	ctrl := gomock.NewController(t)
 	clock := mocks.NewMockClock(ctrl)
-	clock.EXPECT().Now().Return(t0).AnyTimes()
+	clock.EXPECT().Now(gomock.Any()).Return(t0).AnyTimes()
+	clock.EXPECT().Ahead().Return(nil).AnyTimes()
 	d := &webhookDeps{partners: mocks.NewMockPartnerRepository(ctrl), outbox: mocks.NewMockEventOutbox(ctrl),
 		sender: mocks.NewMockWebhookSender(ctrl), partner: domain.Partner{ID: uuid.New(), Name: "acme"}}
 	d.partners.EXPECT().Update(gomock.Any(), "acme", gomock.Any()).DoAndReturn(func(_ context.Context, _ string, fn func(*domain.Partner) error) error {
@@ -60,7 +61,7 @@ func TestSetWebhookKeepsTheSecretSealedAndDeliveryOpensIt(t *testing.T) {
 	}
 	ev := ports.OutboundEvent{ID: uuid.New(), PartnerID: d.partner.ID, Type: "CARD_ATTACHED", Body: []byte(`{}`),
 		CreatedAt: t0, URL: d.partner.WebhookURL, SealedSecret: d.partner.WebhookSecret}
-	d.outbox.EXPECT().ClaimDue(gomock.Any(), t0, gomock.Any(), gomock.Any()).Return([]ports.OutboundEvent{ev}, nil)
+	d.outbox.EXPECT().ClaimDue(gomock.Any(), gomock.Any(), t0, gomock.Any(), gomock.Any()).Return([]ports.OutboundEvent{ev}, nil)
 	d.sender.EXPECT().Send(gomock.Any(), ports.Webhook{URL: ev.URL, Secret: []byte(secret), EventID: ev.ID, Type: ev.Type, Body: ev.Body}).Return(nil)
 	d.outbox.EXPECT().Settle(gomock.Any(), ev.ID, ports.EventOutcome{Attempts: 1, DeliveredAt: t0})
 	rep, err := d.app.DeliverEvents.Handle(context.Background())
@@ -139,7 +140,7 @@ func TestDeliveryOutcomes(t *testing.T) {
 			if tt.noURL {
 				ev.URL = ""
 			}
-			d.outbox.EXPECT().ClaimDue(gomock.Any(), t0, gomock.Any(), gomock.Any()).Return([]ports.OutboundEvent{ev}, nil)
+			d.outbox.EXPECT().ClaimDue(gomock.Any(), gomock.Any(), t0, gomock.Any(), gomock.Any()).Return([]ports.OutboundEvent{ev}, nil)
 			if !tt.noURL && !tt.otherKey {
 				d.sender.EXPECT().Send(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, _ ports.Webhook) error {
 					if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > application.WebhookTimeout {

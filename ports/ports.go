@@ -7,21 +7,36 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/google/uuid"
 )
 
-// Clock tells the time every business rule is decided against. In the sandbox it can be moved
-// forward; everywhere else it is the system clock.
+// Clock tells the time every business rule is decided against. Each partner has its own
+// time: in the sandbox a partner's clock can be moved forward, like a test clock, without
+// moving any other partner's objects; everywhere else every partner's time is the system time.
 type Clock interface {
-	Now() time.Time
+	// Now is the time of partner's objects; uuid.Nil is the system time.
+	Now(partner uuid.UUID) time.Time
+	// Ahead lists the partners whose time is ahead of the system time (none outside the
+	// sandbox). Background work runs once for all other partners at the system time, and
+	// once for each of these at its own (see Partners).
+	Ahead() []uuid.UUID
 }
 
-// SandboxClock is the sandbox's movable clock: one offset for the whole service, kept in the
-// database so that every node and every restart see the same time.
+// SandboxClock is the sandbox's movable clock: one offset per partner, kept in the database
+// so that every node and every restart see the same time.
 type SandboxClock interface {
 	Clock
-	// Advance moves the clock forward by d (never back) and returns the new time;
-	// ErrClockBound when the total offset would pass MaxClockOffset.
-	Advance(ctx context.Context, d time.Duration) (time.Time, error)
+	// Advance moves partner's clock forward by d (never back) and returns its new time;
+	// ErrClockBound when the partner's total offset would pass MaxClockOffset.
+	Advance(ctx context.Context, partner uuid.UUID, d time.Duration) (time.Time, error)
+}
+
+// Partners narrows a listing of background work to the partners that share one time: one
+// partner (Only), or every partner except some (Except). The zero value is every partner.
+type Partners struct {
+	Only   uuid.UUID
+	Except []uuid.UUID
 }
 
 // MaxClockOffset bounds how far the sandbox clock is ahead of real time in all: 100 years.

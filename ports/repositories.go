@@ -22,12 +22,15 @@ type ApplicationRepository interface {
 	// Update locks the application's row, applies fn and saves the result, in the transaction
 	// of ctx or a new one. An error from fn leaves the stored application unchanged.
 	Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error
-	// ListDue returns applications whose background work is due at now, oldest first.
-	ListDue(ctx context.Context, now time.Time, limit int) ([]uuid.UUID, error)
-	// ListPendingBefore returns PENDING applications that entered PENDING before t.
-	ListPendingBefore(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error)
-	// ListAwaitingCall returns applications waiting for a phone call requested before t.
-	ListAwaitingCall(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error)
+	// ListDue returns the partners' applications whose background work is due at now,
+	// oldest first.
+	ListDue(ctx context.Context, partners Partners, now time.Time, limit int) ([]uuid.UUID, error)
+	// ListPendingBefore returns the partners' PENDING applications that entered PENDING
+	// before t.
+	ListPendingBefore(ctx context.Context, partners Partners, t time.Time, limit int) ([]uuid.UUID, error)
+	// ListAwaitingCall returns the partners' applications waiting for a phone call requested
+	// before t.
+	ListAwaitingCall(ctx context.Context, partners Partners, t time.Time, limit int) ([]uuid.UUID, error)
 }
 
 // LoanRepository stores issued loans.
@@ -45,8 +48,9 @@ type LoanRepository interface {
 	// GetForRepayment returns, in one read, the loan with that contract number and what a
 	// repayment request quotes besides it; domain.ErrLoanNotFound when there is none.
 	GetForRepayment(ctx context.Context, number string) (LoanForRepayment, error)
-	// ListAwaitingContract returns loans without a contract number issued before t.
-	ListAwaitingContract(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error)
+	// ListAwaitingContract returns the partners' loans without a contract number issued
+	// before t.
+	ListAwaitingContract(ctx context.Context, partners Partners, t time.Time, limit int) ([]uuid.UUID, error)
 	// Update locks the loan's row, applies fn and saves it.
 	Update(ctx context.Context, id uuid.UUID, fn func(l *domain.Loan) error) error
 }
@@ -146,10 +150,11 @@ type TransferRepository interface {
 	Get(ctx context.Context, id uuid.UUID) (*domain.Transfer, error)
 	// Update locks the transfer's row, applies fn and saves it.
 	Update(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) error) error
-	// ListNewBefore returns NEW transfers created before t, of one loan or (uuid.Nil) of all.
-	ListNewBefore(ctx context.Context, loanID uuid.UUID, t time.Time, limit int) ([]uuid.UUID, error)
-	// ListProcessingBefore returns PROCESSING transfers last changed before t.
-	ListProcessingBefore(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error)
+	// ListNewBefore returns the partners' NEW transfers created before t, of one loan or
+	// (uuid.Nil) of all.
+	ListNewBefore(ctx context.Context, partners Partners, loanID uuid.UUID, t time.Time, limit int) ([]uuid.UUID, error)
+	// ListProcessingBefore returns the partners' PROCESSING transfers last changed before t.
+	ListProcessingBefore(ctx context.Context, partners Partners, t time.Time, limit int) ([]uuid.UUID, error)
 }
 
 // RepaymentRepository stores repayment requests and the payments posted on them.
@@ -189,8 +194,8 @@ type CardOrderRepository interface {
 	Get(ctx context.Context, id uuid.UUID) (*domain.CardOrder, error)
 	// Update locks the order's row, applies fn and saves it.
 	Update(ctx context.Context, id uuid.UUID, fn func(o *domain.CardOrder) error) error
-	// ListDue returns NEW and IN_PROGRESS orders due at now, oldest first.
-	ListDue(ctx context.Context, now time.Time, limit int) ([]uuid.UUID, error)
+	// ListDue returns the partners' NEW and IN_PROGRESS orders due at now, oldest first.
+	ListDue(ctx context.Context, partners Partners, now time.Time, limit int) ([]uuid.UUID, error)
 }
 
 // OutboundEvent is a recorded event due for delivery to its partner's webhook.
@@ -223,10 +228,10 @@ type EventOutcome struct {
 // Repositories append events with the change that recorded them, in its transaction, for
 // partners that have a webhook; the outbox only hands them out and records the outcome.
 type EventOutbox interface {
-	// ClaimDue returns up to limit events due at now, oldest first, and leases them until
-	// now+lease: another node, or this one after a crash, takes them again only when the lease
-	// ends without an outcome.
-	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboundEvent, error)
+	// ClaimDue returns up to limit of the partners' events due at now, oldest first, and
+	// leases them until now+lease: another node, or this one after a crash, takes them again
+	// only when the lease ends without an outcome.
+	ClaimDue(ctx context.Context, partners Partners, now time.Time, lease time.Duration, limit int) ([]OutboundEvent, error)
 	// Settle records the outcome of an attempt.
 	Settle(ctx context.Context, id uuid.UUID, o EventOutcome) error
 	// Purge deletes settled events recorded before before; it returns how many went.

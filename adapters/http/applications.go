@@ -19,7 +19,7 @@ func (s *Server) registerApplication(w write) (application.Answer, error) {
 	fs.Check("params.externalId", err)
 	phone, err := domain.ParsePhone(in.PhoneNumber)
 	fs.Check("params.phoneNumber", err)
-	cd, err := s.clientData(in.ClientData)
+	cd, err := s.clientData(p, in.ClientData)
 	fs.Check("params.clientData", err)
 	if !in.IsAgreementAccepted {
 		fs.Add("params.isAgreementAccepted", "must be true")
@@ -89,7 +89,7 @@ func (s *Server) issueApplication(w write) (application.Answer, error) {
 	in := decodeParams[api.IssueApplicationParams](raw, &fs)
 	id, err := parseUUID(in.ApplicationId)
 	fs.Check("params.applicationId", err)
-	cd, err := s.clientData(in.ClientData)
+	cd, err := s.clientData(p, in.ClientData)
 	fs.Check("params.clientData", err)
 	if err := fs.Err(); err != nil {
 		return application.Answer{}, err
@@ -131,7 +131,7 @@ func applicationResult(a *domain.Application) api.GetApplicationResult {
 }
 
 // clientData validates clientData against today's date in Tashkent.
-func (s *Server) clientData(in api.ClientData) (domain.ClientData, error) {
+func (s *Server) clientData(partner domain.Partner, in api.ClientData) (domain.ClientData, error) {
 	opt := func(p *string) string {
 		if p == nil {
 			return ""
@@ -150,5 +150,5 @@ func (s *Server) clientData(in api.ClientData) (domain.ClientData, error) {
 		DocumentIssued: in.Document.IssuedDate, DocumentExpiry: in.Document.ExpiryDate,
 		Region: in.Address.Region, District: in.Address.District, Address: in.Address.Address,
 		Email: opt(in.Email), Phone: in.Phone,
-	}, domain.BusinessDate(s.d.Clock.Now()))
+	}, domain.BusinessDate(s.d.Clock.Now(partner.ID)))
 }

@@ -20,7 +20,7 @@ func (s *Server) orderCard(w write) (application.Answer, error) {
 	}
 	phone, err := domain.ParsePhone(in.PhoneNumber)
 	fs.Check("params.phoneNumber", err)
-	cd, err := s.clientData(in.ClientData)
+	cd, err := s.clientData(p, in.ClientData)
 	fs.Check("params.clientData", err)
 	if !in.PrivacyPolicyAccepted {
 		fs.Add("params.privacyPolicyAccepted", "must be true")
@@ -97,7 +97,7 @@ func (s *Server) attachCard(w write) (application.Answer, error) {
 	in := decodeParams[api.AttachCardParams](raw, &fs)
 	pan, err := domain.ParsePAN(in.Pan)
 	fs.Check("params.pan", err)
-	expiry, err := domain.ParseExpiry(in.Expiry, s.d.Clock.Now())
+	expiry, err := domain.ParseExpiry(in.Expiry, s.d.Clock.Now(p.ID))
 	fs.Check("params.expiry", err)
 	network, err := domain.ParseNetwork(string(in.ProcessingType))
 	fs.Check("params.processingType", err)

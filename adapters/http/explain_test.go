@@ -17,6 +17,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // queryRecorder is a pgx tracer that keeps every statement tiyin sends, with its arguments.
@@ -65,7 +66,7 @@ func (r *queryRecorder) statements() int {
 }
 
 // smallTables hold a handful of rows whatever the traffic: scanning them is the cheapest plan.
-var smallTables = map[string]bool{"partners": true, "sandbox_clock": true}
+var smallTables = map[string]bool{"partners": true, "sandbox_clocks": true}
 
 // TestHotQueriesUseIndexes walks every endpoint and background job over PostgreSQL, records
 // every statement tiyin sends, and EXPLAINs each with sequential scans priced out of the
@@ -109,7 +110,7 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 	h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "2h"})
 	h.reconcile(t)
 	events := store.NewEventOutbox(db)
-	if _, err := events.ClaimDue(ctx, time.Now(), time.Minute, 10); err != nil {
+	if _, err := events.ClaimDue(ctx, ports.Partners{}, time.Now(), time.Minute, 10); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := events.Purge(ctx, time.Now()); err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 func (s *Server) advanceClock(w write) (application.Answer, error) {
-	ctx, raw := w.ctx(), w.params()
+	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.AdvanceClockParams](raw, &fs)
 	d, err := time.ParseDuration(in.Duration)
@@ -22,7 +22,7 @@ func (s *Server) advanceClock(w write) (application.Answer, error) {
 		return application.Answer{}, err
 	}
 	return s.d.App.AdvanceClock.Handle(ctx, requestOf(w, func(now time.Time) any { return api.AdvanceClockResult{Now: businessTime(now)} }),
-		application.AdvanceClock{By: d}), nil
+		application.AdvanceClock{PartnerID: p.ID, By: d}), nil
 }
 
 func (s *Server) smsOutbox(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {

@@ -66,7 +66,7 @@ func (s *Server) confirmTransfer(w write) (application.Answer, error) {
 		return application.Answer{}, err
 	}
 	return s.d.App.ConfirmTransfer.Handle(ctx, requestOf(w, func(t *domain.Transfer) any {
-		now := s.d.Clock.Now()
+		now := s.d.Clock.Now(p.ID)
 		return api.ConfirmTransferResult{ExternalId: t.ExternalID().String(), Status: api.TransferStatus(t.StatusAt(now).String()),
 			Message: t.MessageAt(now)}
 	}), ref), nil
@@ -81,7 +81,7 @@ func (s *Server) checkTransfer(ctx context.Context, p domain.Partner, raw json.R
 	if err != nil {
 		return nil, err
 	}
-	now := s.d.Clock.Now()
+	now := s.d.Clock.Now(p.ID)
 	return api.CheckTransferResult{ExternalId: t.ExternalID().String(), TransactionId: t.ID().String(),
 		TransactionDate: businessTime(t.TransactionDateAt(now)), Status: api.TransferStatus(t.StatusAt(now).String()),
 		Message: t.MessageAt(now)}, nil

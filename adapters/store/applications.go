@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 type applicationModel struct {
@@ -237,27 +238,27 @@ func (r *ApplicationRepository) Update(ctx context.Context, id uuid.UUID, fn fun
 }
 
 // ListDue implements ports.ApplicationRepository.
-func (r *ApplicationRepository) ListDue(ctx context.Context, now time.Time, limit int) ([]uuid.UUID, error) {
+func (r *ApplicationRepository) ListDue(ctx context.Context, partners ports.Partners, now time.Time, limit int) ([]uuid.UUID, error) {
 	var ids []uuid.UUID
-	err := r.db.conn(ctx).Model(&applicationModel{}).
+	err := r.db.conn(ctx).Model(&applicationModel{}).Scopes(ofPartners(partners)).
 		Where("next_run_at IS NOT NULL AND next_run_at <= ?", now.UTC()).
 		Order("next_run_at").Limit(limit).Pluck("id", &ids).Error
 	return ids, interpretError(err, nil, nil)
 }
 
 // ListPendingBefore implements ports.ApplicationRepository.
-func (r *ApplicationRepository) ListPendingBefore(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+func (r *ApplicationRepository) ListPendingBefore(ctx context.Context, partners ports.Partners, t time.Time, limit int) ([]uuid.UUID, error) {
 	var ids []uuid.UUID
-	err := r.db.conn(ctx).Model(&applicationModel{}).
+	err := r.db.conn(ctx).Model(&applicationModel{}).Scopes(ofPartners(partners)).
 		Where("status = 'PENDING' AND pending_since < ?", t.UTC()).
 		Order("pending_since").Limit(limit).Pluck("id", &ids).Error
 	return ids, interpretError(err, nil, nil)
 }
 
 // ListAwaitingCall implements ports.ApplicationRepository.
-func (r *ApplicationRepository) ListAwaitingCall(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+func (r *ApplicationRepository) ListAwaitingCall(ctx context.Context, partners ports.Partners, t time.Time, limit int) ([]uuid.UUID, error) {
 	var ids []uuid.UUID
-	err := r.db.conn(ctx).Model(&applicationModel{}).
+	err := r.db.conn(ctx).Model(&applicationModel{}).Scopes(ofPartners(partners)).
 		Where("status = 'PENDING' AND task_name = 'CLIENT_VERIFICATION' AND task_status = 'PENDING' AND verification_requested_at < ?", t.UTC()).
 		Order("verification_requested_at").Limit(limit).Pluck("id", &ids).Error
 	return ids, interpretError(err, nil, nil)

@@ -246,9 +246,9 @@ func (r *CardOrderRepository) Update(ctx context.Context, id uuid.UUID, fn func(
 }
 
 // ListDue implements ports.CardOrderRepository.
-func (r *CardOrderRepository) ListDue(ctx context.Context, now time.Time, limit int) ([]uuid.UUID, error) {
+func (r *CardOrderRepository) ListDue(ctx context.Context, partners ports.Partners, now time.Time, limit int) ([]uuid.UUID, error) {
 	var ids []uuid.UUID
-	err := r.db.conn(ctx).Model(&cardOrderModel{}).Where("next_run_at IS NOT NULL AND next_run_at <= ?", now.UTC()).
+	err := r.db.conn(ctx).Model(&cardOrderModel{}).Scopes(ofPartners(partners)).Where("next_run_at IS NOT NULL AND next_run_at <= ?", now.UTC()).
 		Order("next_run_at").Limit(limit).Pluck("id", &ids).Error
 	return ids, interpretError(err, nil, nil)
 }

@@ -6,83 +6,115 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"github.com/tiyin/tiyin/ports"
 )
 
-// SandboxClock implements ports.SandboxClock: the system time plus one offset for the whole
-// service, kept in the database. Each node refreshes its copy of the offset every second, so a
-// multi-node sandbox agrees on the time, and a restart keeps it.
+// SandboxClock implements ports.SandboxClock: the system time plus one offset per partner, kept
+// in the database. Each node refreshes its copy of the offsets every second, so a multi-node
+// sandbox agrees on every partner's time, and a restart keeps it.
 type SandboxClock struct {
-	db     *DB
-	offset atomic.Int64
+	db      *DB
+	offsets atomic.Pointer[map[uuid.UUID]time.Duration]
 }
 
 type clockModel struct {
-	ID       int   `gorm:"column:id;primaryKey"`
-	OffsetNS int64 `gorm:"column:offset_ns"`
+	PartnerID uuid.UUID `gorm:"column:partner_id;primaryKey"`
+	OffsetNS  int64     `gorm:"column:offset_ns"`
 }
 
-func (clockModel) TableName() string { return "sandbox_clock" }
+func (clockModel) TableName() string { return "sandbox_clocks" }
 
-// NewSandboxClock returns a clock reading its offset from db.
-func NewSandboxClock(db *DB) *SandboxClock { return &SandboxClock{db: db} }
+// NewSandboxClock returns a clock reading its offsets from db.
+func NewSandboxClock(db *DB) *SandboxClock {
+	c := &SandboxClock{db: db}
+	c.offsets.Store(&map[uuid.UUID]time.Duration{})
+	return c
+}
 
 // Now implements ports.Clock.
-func (c *SandboxClock) Now() time.Time {
-	return time.Now().Add(time.Duration(c.offset.Load()))
+func (c *SandboxClock) Now(partner uuid.UUID) time.Time {
+	return time.Now().Add((*c.offsets.Load())[partner])
 }
 
-// Refresh reloads the offset from the database.
-func (c *SandboxClock) Refresh(ctx context.Context) error {
-	var m clockModel
-	err := c.db.conn(ctx).Where("id = 1").Take(&m).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		c.offset.Store(0)
-		return nil
+// Ahead implements ports.Clock.
+func (c *SandboxClock) Ahead() []uuid.UUID {
+	offsets := *c.offsets.Load()
+	ahead := make([]uuid.UUID, 0, len(offsets))
+	for p := range offsets {
+		ahead = append(ahead, p)
 	}
-	if err != nil {
+	return ahead
+}
+
+// Refresh reloads the offsets from the database. Offsets only grow, so a refresh that read
+// before an advance committed on this node does not take that advance back.
+func (c *SandboxClock) Refresh(ctx context.Context) error {
+	var rows []clockModel
+	if err := c.db.conn(ctx).Where("offset_ns > 0").Find(&rows).Error; err != nil {
 		return interpretError(err, nil, nil)
 	}
-	c.offset.Store(m.OffsetNS)
+	read := make(map[uuid.UUID]time.Duration, len(rows))
+	for _, r := range rows {
+		read[r.PartnerID] = time.Duration(r.OffsetNS)
+	}
+	c.merge(read)
 	return nil
 }
 
 // Advance implements ports.SandboxClock. It joins the request's transaction, so the move is
-// stored with the request's idempotent answer.
-func (c *SandboxClock) Advance(ctx context.Context, d time.Duration) (time.Time, error) {
+// stored with the request's idempotent answer: the partner's row is made if missing, locked,
+// checked against the bound and moved.
+func (c *SandboxClock) Advance(ctx context.Context, partner uuid.UUID, d time.Duration) (time.Time, error) {
 	if d < 0 {
 		return time.Time{}, errors.New("the sandbox clock only moves forward")
 	}
-	var offset int64
+	var offset time.Duration
 	err := c.db.inTx(ctx, func(ctx context.Context) error {
-		var m clockModel
-		err := c.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = 1").Take(&m).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			m = clockModel{ID: 1}
-		} else if err != nil {
+		m := clockModel{PartnerID: partner}
+		err := c.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&m).Error
+		if err != nil {
+			return interpretError(err, nil, nil)
+		}
+		err = c.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("partner_id = ?", partner).Take(&m).Error
+		if err != nil {
 			return interpretError(err, nil, nil)
 		}
 		if d > ports.MaxClockOffset-time.Duration(m.OffsetNS) {
 			return ports.ErrClockBound
 		}
-		m.OffsetNS += int64(d)
-		offset = m.OffsetNS
-		c.db.afterCommit(ctx, func(context.Context) { c.offset.Store(offset) })
-		return interpretError(c.db.conn(ctx).Clauses(clause.OnConflict{
-			Columns:   []clause.Column{{Name: "id"}},
-			DoUpdates: clause.AssignmentColumns([]string{"offset_ns"}),
-		}).Create(&m).Error, nil, nil)
+		offset = time.Duration(m.OffsetNS) + d
+		c.db.afterCommit(ctx, func(context.Context) { c.merge(map[uuid.UUID]time.Duration{partner: offset}) })
+		err = c.db.conn(ctx).Model(&m).Where("partner_id = ?", partner).Update("offset_ns", int64(offset)).Error
+		return interpretError(err, nil, nil)
 	})
 	if err != nil {
 		return time.Time{}, err
 	}
-	return time.Now().Add(time.Duration(offset)), nil
+	return time.Now().Add(offset), nil
 }
 
-// Run refreshes the offset every interval until ctx ends.
+// merge keeps, for every partner, the larger of the offset known and the one read.
+func (c *SandboxClock) merge(read map[uuid.UUID]time.Duration) {
+	for {
+		old := c.offsets.Load()
+		next := make(map[uuid.UUID]time.Duration, len(*old)+len(read))
+		for p, o := range *old {
+			next[p] = o
+		}
+		for p, o := range read {
+			next[p] = max(next[p], o)
+		}
+		if c.offsets.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// Run refreshes the offsets every interval until ctx ends.
 func (c *SandboxClock) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -94,4 +126,25 @@ func (c *SandboxClock) Run(ctx context.Context, interval time.Duration) {
 			_ = c.Refresh(ctx)
 		}
 	}
+}
+
+// ofPartners narrows a listing of background work to the partners that share one time.
+func ofPartners(p ports.Partners) func(*gorm.DB) *gorm.DB {
+	return func(g *gorm.DB) *gorm.DB {
+		if cond, args := partnersWhere(p, "partner_id"); cond != "" {
+			return g.Where(cond, args...)
+		}
+		return g
+	}
+}
+
+// partnersWhere is the condition on column that ports.Partners asks for; "" for every partner.
+func partnersWhere(p ports.Partners, column string) (string, []any) {
+	switch {
+	case p.Only != uuid.Nil:
+		return column + " = ?", []any{p.Only}
+	case len(p.Except) > 0:
+		return column + " NOT IN ?", []any{p.Except}
+	}
+	return "", nil
 }

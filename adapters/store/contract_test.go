@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -298,22 +299,57 @@ func TestListsOfDueWork(t *testing.T) {
 		due := s.stored(t) // NEW: due at t0
 		pending := s.stored(t)
 		s.approve(t, pending.ID(), t0.Add(time.Hour))
-		ids, err := s.apps.ListDue(ctx, t0, 10)
+		ids, err := s.apps.ListDue(ctx, ports.Partners{}, t0, 10)
 		if err != nil || len(ids) != 1 || ids[0] != due.ID() {
 			t.Fatalf("due at t0: %v %v", ids, err)
 		}
-		if ids, _ := s.apps.ListDue(ctx, t0.Add(-time.Millisecond), 10); len(ids) != 0 {
+		if ids, _ := s.apps.ListDue(ctx, ports.Partners{}, t0.Add(-time.Millisecond), 10); len(ids) != 0 {
 			t.Fatalf("nothing is due before t0: %v", ids)
 		}
-		if ids, _ := s.apps.ListPendingBefore(ctx, t0.Add(time.Hour), 10); len(ids) != 0 {
+		if ids, _ := s.apps.ListPendingBefore(ctx, ports.Partners{}, t0.Add(time.Hour), 10); len(ids) != 0 {
 			t.Fatalf("pending since exactly the bound is not before it: %v", ids)
 		}
-		ids, err = s.apps.ListPendingBefore(ctx, t0.Add(time.Hour+time.Microsecond), 10)
+		ids, err = s.apps.ListPendingBefore(ctx, ports.Partners{}, t0.Add(time.Hour+time.Microsecond), 10)
 		if err != nil || len(ids) != 1 || ids[0] != pending.ID() {
 			t.Fatalf("pending: %v %v", ids, err)
 		}
-		if ids, _ := s.apps.ListAwaitingCall(ctx, t0.Add(100*time.Hour), 10); len(ids) != 0 {
+		if ids, _ := s.apps.ListAwaitingCall(ctx, ports.Partners{}, t0.Add(100*time.Hour), 10); len(ids) != 0 {
 			t.Fatalf("nobody awaits a call: %v", ids)
+		}
+	})
+}
+
+// TestListsOfDueWorkKeepToTheirPartners: background work is listed for one partner, or for
+// every partner but some, so each partner's work is decided against its own clock.
+func TestListsOfDueWorkKeepToTheirPartners(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		other := s.newPartner(t, "other")
+		mine := s.stored(t)
+		theirs := s.newApplication(t, other, uuid.New())
+		if err := s.apps.Create(ctx, theirs); err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range []struct {
+			name     string
+			partners ports.Partners
+			want     []uuid.UUID
+		}{
+			{"every partner", ports.Partners{}, []uuid.UUID{mine.ID(), theirs.ID()}},
+			{"only the other", ports.Partners{Only: other.ID}, []uuid.UUID{theirs.ID()}},
+			{"all but the other", ports.Partners{Except: []uuid.UUID{other.ID}}, []uuid.UUID{mine.ID()}},
+			{"all but both", ports.Partners{Except: []uuid.UUID{other.ID, s.partner.ID}}, nil},
+		} {
+			ids, err := s.apps.ListDue(ctx, tt.partners, t0, 10)
+			if err != nil || len(ids) != len(tt.want) {
+				t.Fatalf("%s: %v %v, want %v", tt.name, ids, err, tt.want)
+			}
+			for _, id := range tt.want {
+				if !slices.Contains(ids, id) {
+					t.Fatalf("%s: %v, want %v", tt.name, ids, tt.want)
+				}
+			}
 		}
 	})
 }
@@ -688,28 +724,48 @@ func TestALockHeldPastItsWaitIsRetry(t *testing.T) {
 	})
 }
 
-func TestSandboxClockPersistsItsOffset(t *testing.T) {
+// TestSandboxClockIsOnePerPartnerAndPersists: an advance moves its partner's clock only; the
+// offset is kept, so another node (or a restart) tells every partner's time alike; the total is
+// bounded.
+func TestSandboxClockIsOnePerPartnerAndPersists(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
+		other := s.newPartner(t, "other")
 		c := store.NewSandboxClock(s.db)
 		before := time.Now()
-		now, err := c.Advance(ctx, 31*time.Minute)
+		now, err := c.Advance(ctx, s.partner.ID, 31*time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if now.Sub(before) < 31*time.Minute || time.Until(c.Now()) < 30*time.Minute {
+		if now.Sub(before) < 31*time.Minute || time.Until(c.Now(s.partner.ID)) < 30*time.Minute {
 			t.Fatalf("clock did not move: %v", now)
 		}
-		if _, err := c.Advance(ctx, -time.Second); err == nil {
+		if d := time.Until(c.Now(other.ID)); d > time.Second {
+			t.Fatalf("the other partner's clock moved by %v", d)
+		}
+		if ahead := c.Ahead(); len(ahead) != 1 || ahead[0] != s.partner.ID {
+			t.Fatalf("ahead: %v", ahead)
+		}
+		if _, err := c.Advance(ctx, s.partner.ID, -time.Second); err == nil {
 			t.Fatal("moved backwards")
 		}
-		other := store.NewSandboxClock(s.db) // another node, or a restart
-		if err := other.Refresh(ctx); err != nil {
+		if _, err := c.Advance(ctx, other.ID, ports.MaxClockOffset+time.Second); !errors.Is(err, ports.ErrClockBound) {
+			t.Fatalf("past the bound: %v", err)
+		}
+		if _, err := c.Advance(ctx, s.partner.ID, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		if d := time.Until(other.Now()); d < 31*time.Minute-time.Second || d > 31*time.Minute+time.Second {
-			t.Fatalf("other node sees offset %v", d)
+		node := store.NewSandboxClock(s.db) // another node, or a restart
+		if err := node.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want := 91 * time.Minute
+		if d := time.Until(node.Now(s.partner.ID)); d < want-time.Second || d > want+time.Second {
+			t.Fatalf("another node sees offset %v, want %v", d, want)
+		}
+		if d := time.Until(node.Now(other.ID)); d > time.Second {
+			t.Fatalf("another node sees the other partner's clock moved by %v", d)
 		}
 	})
 }

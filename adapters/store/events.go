@@ -70,17 +70,23 @@ type outboundRow struct {
 
 // ClaimDue implements ports.EventOutbox. On PostgreSQL concurrent claimers skip each other's
 // rows; on SQLite the immediate transaction serialises them.
-func (o *EventOutbox) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ports.OutboundEvent, error) {
+func (o *EventOutbox) ClaimDue(ctx context.Context, partners ports.Partners, now time.Time, lease time.Duration, limit int) ([]ports.OutboundEvent, error) {
 	var out []ports.OutboundEvent
 	err := o.db.inTx(ctx, func(ctx context.Context) error {
 		q := `SELECT e.id, e.partner_id, e.type, e.body, e.created_at, e.attempts, p.webhook_url, p.webhook_secret
 			FROM events e JOIN partners p ON p.id = e.partner_id
-			WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ? ORDER BY e.next_attempt_at LIMIT ?`
+			WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ?`
+		args := []any{now.UTC()}
+		if cond, more := partnersWhere(partners, "e.partner_id"); cond != "" {
+			q += " AND " + cond
+			args = append(args, more...)
+		}
+		q += ` ORDER BY e.next_attempt_at LIMIT ?`
 		if o.db.Dialect == Postgres {
 			q += ` FOR UPDATE OF e SKIP LOCKED`
 		}
 		var rows []outboundRow
-		if err := o.db.conn(ctx).Raw(q, now.UTC(), limit).Scan(&rows).Error; err != nil {
+		if err := o.db.conn(ctx).Raw(q, append(args, limit)...).Scan(&rows).Error; err != nil {
 			return interpretError(err, nil, nil)
 		}
 		if len(rows) == 0 {

@@ -69,7 +69,7 @@ func TestEventsAreStoredWithTheirChangeForPartnersWithAWebhook(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		due := must(outbox.ClaimDue(ctx, t0, lease, 100))
+		due := must(outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 100))
 		types := eventTypes(t, due)
 		if len(types) != 2 || types[0] != "APPLICATION_STATUS_CHANGED" || types[1] != "APPLICATION_STATUS_CHANGED" {
 			t.Fatalf("claimed %v, want the two changes of acme's application only", types)
@@ -90,15 +90,15 @@ func TestClaimLeasesAndSettleRecordsTheOutcome(t *testing.T) {
 		outbox := store.NewEventOutbox(s.db)
 		s.setWebhook(t, "acme", "https://acme.example/hooks")
 		s.approve(t, s.stored(t).ID(), t0)
-		due := must(outbox.ClaimDue(ctx, t0, lease, 100))
+		due := must(outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 100))
 		if len(due) != 2 {
 			t.Fatalf("claimed %d", len(due))
 		}
-		if again := must(outbox.ClaimDue(ctx, t0.Add(lease-time.Second), lease, 100)); len(again) != 0 {
+		if again := must(outbox.ClaimDue(ctx, ports.Partners{}, t0.Add(lease-time.Second), lease, 100)); len(again) != 0 {
 			t.Fatalf("leased events claimed again: %d", len(again))
 		}
 		// The deliverer crashed: the lease ends and the events are due again.
-		due = must(outbox.ClaimDue(ctx, t0.Add(lease), lease, 100))
+		due = must(outbox.ClaimDue(ctx, ports.Partners{}, t0.Add(lease), lease, 100))
 		if len(due) != 2 {
 			t.Fatalf("after the lease %d", len(due))
 		}
@@ -109,10 +109,10 @@ func TestClaimLeasesAndSettleRecordsTheOutcome(t *testing.T) {
 		if err := outbox.Settle(ctx, due[1].ID, ports.EventOutcome{Attempts: 1, NextAttemptAt: now.Add(time.Minute), Error: "HTTP 503"}); err != nil {
 			t.Fatal(err)
 		}
-		if early := must(outbox.ClaimDue(ctx, now.Add(59*time.Second), lease, 100)); len(early) != 0 {
+		if early := must(outbox.ClaimDue(ctx, ports.Partners{}, now.Add(59*time.Second), lease, 100)); len(early) != 0 {
 			t.Fatalf("retry claimed before its time: %d", len(early))
 		}
-		retry := must(outbox.ClaimDue(ctx, now.Add(time.Minute), lease, 100))
+		retry := must(outbox.ClaimDue(ctx, ports.Partners{}, now.Add(time.Minute), lease, 100))
 		if len(retry) != 1 || retry[0].ID != due[1].ID || retry[0].Attempts != 1 {
 			t.Fatalf("retry %+v", retry)
 		}
@@ -143,7 +143,7 @@ func TestConcurrentClaimersNeverShareAnEvent(t *testing.T) {
 		for range 4 {
 			wg.Go(func() {
 				for {
-					due, err := outbox.ClaimDue(ctx, t0, lease, 3)
+					due, err := outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 3)
 					if err != nil {
 						t.Error(err)
 						return
@@ -178,7 +178,7 @@ func TestSettleCutsALongErrorOnACharacter(t *testing.T) {
 		outbox := store.NewEventOutbox(s.db)
 		s.setWebhook(t, "acme", "https://acme.example/hooks")
 		s.approve(t, s.stored(t).ID(), t0)
-		due := must(outbox.ClaimDue(ctx, t0, lease, 1))
+		due := must(outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 1))
 		// One byte, then 600 two-byte characters: a cut at 500 bytes would split one.
 		long := "x" + strings.Repeat("ў", 600)
 		if err := outbox.Settle(ctx, due[0].ID, ports.EventOutcome{Attempts: 1, NextAttemptAt: t0, Error: long}); err != nil {
@@ -202,14 +202,14 @@ func TestARequestsEventsGoWithItsAnswer(t *testing.T) {
 		}
 
 		s.answerAfterFailure(t, "failed", cancel)
-		if due := must(outbox.ClaimDue(ctx, t0, lease, 100)); len(due) != 0 {
+		if due := must(outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 100)); len(due) != 0 {
 			t.Fatalf("a failed request left events %v", eventTypes(t, due))
 		}
 
 		if err := s.request(ctx, "done", cancel); err != nil {
 			t.Fatal(err)
 		}
-		due := must(outbox.ClaimDue(ctx, t0, lease, 100))
+		due := must(outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 100))
 		if types := eventTypes(t, due); len(types) != 1 || types[0] != "APPLICATION_STATUS_CHANGED" {
 			t.Fatalf("claimed %v, want the cancellation's status change", types)
 		}

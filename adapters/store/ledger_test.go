@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // fundedLoan stores an application, its loan (its id is its contract number) and accounts,
@@ -198,16 +199,16 @@ func TestTransferRoundTripAndLists(t *testing.T) {
 		if err != nil || got.State() != tr.State() || got.State().MaskedPAN != "860012******9012" {
 			t.Fatalf("round trip: %+v %v", got, err)
 		}
-		if ids, _ := s.transfers.ListNewBefore(ctx, l.ID(), t0.Add(time.Second), 10); len(ids) != 1 {
+		if ids, _ := s.transfers.ListNewBefore(ctx, ports.Partners{}, l.ID(), t0.Add(time.Second), 10); len(ids) != 1 {
 			t.Fatalf("new before: %v", ids)
 		}
-		if ids, _ := s.transfers.ListNewBefore(ctx, uuid.New(), t0.Add(time.Second), 10); len(ids) != 0 {
+		if ids, _ := s.transfers.ListNewBefore(ctx, ports.Partners{}, uuid.New(), t0.Add(time.Second), 10); len(ids) != 0 {
 			t.Fatalf("another loan's: %v", ids)
 		}
 		if err := s.transfers.Update(ctx, tr.ID(), func(t *domain.Transfer) error { return t.StartProcessing(t0) }); err != nil {
 			t.Fatal(err)
 		}
-		if ids, _ := s.transfers.ListProcessingBefore(ctx, t0.Add(time.Second), 10); len(ids) != 1 {
+		if ids, _ := s.transfers.ListProcessingBefore(ctx, ports.Partners{}, t0.Add(time.Second), 10); len(ids) != 1 {
 			t.Fatalf("processing: %v", ids)
 		}
 		if _, err := s.transfers.Get(ctx, uuid.New()); !errors.Is(err, domain.ErrTransferNotFound) {

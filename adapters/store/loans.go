@@ -125,9 +125,9 @@ func (r *LoanRepository) GetForRepayment(ctx context.Context, number string) (po
 }
 
 // ListAwaitingContract implements ports.LoanRepository.
-func (r *LoanRepository) ListAwaitingContract(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+func (r *LoanRepository) ListAwaitingContract(ctx context.Context, partners ports.Partners, t time.Time, limit int) ([]uuid.UUID, error) {
 	var ids []uuid.UUID
-	err := r.db.conn(ctx).Model(&loanModel{}).Where("contract_number IS NULL AND issued_at < ?", t.UTC()).
+	err := r.db.conn(ctx).Model(&loanModel{}).Scopes(ofPartners(partners)).Where("contract_number IS NULL AND issued_at < ?", t.UTC()).
 		Order("issued_at").Limit(limit).Pluck("id", &ids).Error
 	return ids, interpretError(err, nil, nil)
 }

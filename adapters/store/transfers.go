@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 type transferModel struct {
@@ -105,8 +106,8 @@ func (r *TransferRepository) Update(ctx context.Context, id uuid.UUID, fn func(t
 }
 
 // ListNewBefore implements ports.TransferRepository.
-func (r *TransferRepository) ListNewBefore(ctx context.Context, loanID uuid.UUID, t time.Time, limit int) ([]uuid.UUID, error) {
-	q := r.db.conn(ctx).Model(&transferModel{}).Where("status = 'NEW' AND created_at < ?", t.UTC())
+func (r *TransferRepository) ListNewBefore(ctx context.Context, partners ports.Partners, loanID uuid.UUID, t time.Time, limit int) ([]uuid.UUID, error) {
+	q := r.db.conn(ctx).Model(&transferModel{}).Scopes(ofPartners(partners)).Where("status = 'NEW' AND created_at < ?", t.UTC())
 	if loanID != uuid.Nil {
 		q = q.Where("loan_id = ?", loanID)
 	}
@@ -116,9 +117,9 @@ func (r *TransferRepository) ListNewBefore(ctx context.Context, loanID uuid.UUID
 }
 
 // ListProcessingBefore implements ports.TransferRepository.
-func (r *TransferRepository) ListProcessingBefore(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+func (r *TransferRepository) ListProcessingBefore(ctx context.Context, partners ports.Partners, t time.Time, limit int) ([]uuid.UUID, error) {
 	var ids []uuid.UUID
-	err := r.db.conn(ctx).Model(&transferModel{}).Where("status = 'PROCESSING' AND updated_at < ?", t.UTC()).
+	err := r.db.conn(ctx).Model(&transferModel{}).Scopes(ofPartners(partners)).Where("status = 'PROCESSING' AND updated_at < ?", t.UTC()).
 		Order("updated_at").Limit(limit).Pluck("id", &ids).Error
 	return ids, interpretError(err, nil, nil)
 }

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/tiyin/tiyin/adapters/jobs"
@@ -354,7 +355,9 @@ func partnerErr(err error, name string) error {
 	return err
 }
 
-// systemClock is the real time.
+// systemClock is the real time, every partner's.
 type systemClock struct{}
 
-func (systemClock) Now() time.Time { return time.Now() }
+func (systemClock) Now(uuid.UUID) time.Time { return time.Now() }
+
+func (systemClock) Ahead() []uuid.UUID { return nil }

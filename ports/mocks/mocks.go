@@ -44,18 +44,32 @@ func (m *MockClock) EXPECT() *MockClockMockRecorder {
 	return m.recorder
 }
 
-// Now mocks base method.
-func (m *MockClock) Now() time.Time {
+// Ahead mocks base method.
+func (m *MockClock) Ahead() []uuid.UUID {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Now")
+	ret := m.ctrl.Call(m, "Ahead")
+	ret0, _ := ret[0].([]uuid.UUID)
+	return ret0
+}
+
+// Ahead indicates an expected call of Ahead.
+func (mr *MockClockMockRecorder) Ahead() *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Ahead", reflect.TypeOf((*MockClock)(nil).Ahead))
+}
+
+// Now mocks base method.
+func (m *MockClock) Now(partner uuid.UUID) time.Time {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Now", partner)
 	ret0, _ := ret[0].(time.Time)
 	return ret0
 }
 
 // Now indicates an expected call of Now.
-func (mr *MockClockMockRecorder) Now() *gomock.Call {
+func (mr *MockClockMockRecorder) Now(partner any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Now", reflect.TypeOf((*MockClock)(nil).Now))
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Now", reflect.TypeOf((*MockClock)(nil).Now), partner)
 }
 
 // MockSandboxClock is a mock of SandboxClock interface.
@@ -83,32 +97,46 @@ func (m *MockSandboxClock) EXPECT() *MockSandboxClockMockRecorder {
 }
 
 // Advance mocks base method.
-func (m *MockSandboxClock) Advance(ctx context.Context, d time.Duration) (time.Time, error) {
+func (m *MockSandboxClock) Advance(ctx context.Context, partner uuid.UUID, d time.Duration) (time.Time, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Advance", ctx, d)
+	ret := m.ctrl.Call(m, "Advance", ctx, partner, d)
 	ret0, _ := ret[0].(time.Time)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // Advance indicates an expected call of Advance.
-func (mr *MockSandboxClockMockRecorder) Advance(ctx, d any) *gomock.Call {
+func (mr *MockSandboxClockMockRecorder) Advance(ctx, partner, d any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Advance", reflect.TypeOf((*MockSandboxClock)(nil).Advance), ctx, d)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Advance", reflect.TypeOf((*MockSandboxClock)(nil).Advance), ctx, partner, d)
+}
+
+// Ahead mocks base method.
+func (m *MockSandboxClock) Ahead() []uuid.UUID {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Ahead")
+	ret0, _ := ret[0].([]uuid.UUID)
+	return ret0
+}
+
+// Ahead indicates an expected call of Ahead.
+func (mr *MockSandboxClockMockRecorder) Ahead() *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Ahead", reflect.TypeOf((*MockSandboxClock)(nil).Ahead))
 }
 
 // Now mocks base method.
-func (m *MockSandboxClock) Now() time.Time {
+func (m *MockSandboxClock) Now(partner uuid.UUID) time.Time {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Now")
+	ret := m.ctrl.Call(m, "Now", partner)
 	ret0, _ := ret[0].(time.Time)
 	return ret0
 }
 
 // Now indicates an expected call of Now.
-func (mr *MockSandboxClockMockRecorder) Now() *gomock.Call {
+func (mr *MockSandboxClockMockRecorder) Now(partner any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Now", reflect.TypeOf((*MockSandboxClock)(nil).Now))
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Now", reflect.TypeOf((*MockSandboxClock)(nil).Now), partner)
 }
 
 // MockUnitOfWork is a mock of UnitOfWork interface.
@@ -246,48 +274,48 @@ func (mr *MockApplicationRepositoryMockRecorder) Get(ctx, id any) *gomock.Call {
 }
 
 // ListAwaitingCall mocks base method.
-func (m *MockApplicationRepository) ListAwaitingCall(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+func (m *MockApplicationRepository) ListAwaitingCall(ctx context.Context, partners ports.Partners, t time.Time, limit int) ([]uuid.UUID, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "ListAwaitingCall", ctx, t, limit)
+	ret := m.ctrl.Call(m, "ListAwaitingCall", ctx, partners, t, limit)
 	ret0, _ := ret[0].([]uuid.UUID)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // ListAwaitingCall indicates an expected call of ListAwaitingCall.
-func (mr *MockApplicationRepositoryMockRecorder) ListAwaitingCall(ctx, t, limit any) *gomock.Call {
+func (mr *MockApplicationRepositoryMockRecorder) ListAwaitingCall(ctx, partners, t, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListAwaitingCall", reflect.TypeOf((*MockApplicationRepository)(nil).ListAwaitingCall), ctx, t, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListAwaitingCall", reflect.TypeOf((*MockApplicationRepository)(nil).ListAwaitingCall), ctx, partners, t, limit)
 }
 
 // ListDue mocks base method.
-func (m *MockApplicationRepository) ListDue(ctx context.Context, now time.Time, limit int) ([]uuid.UUID, error) {
+func (m *MockApplicationRepository) ListDue(ctx context.Context, partners ports.Partners, now time.Time, limit int) ([]uuid.UUID, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "ListDue", ctx, now, limit)
+	ret := m.ctrl.Call(m, "ListDue", ctx, partners, now, limit)
 	ret0, _ := ret[0].([]uuid.UUID)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // ListDue indicates an expected call of ListDue.
-func (mr *MockApplicationRepositoryMockRecorder) ListDue(ctx, now, limit any) *gomock.Call {
+func (mr *MockApplicationRepositoryMockRecorder) ListDue(ctx, partners, now, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListDue", reflect.TypeOf((*MockApplicationRepository)(nil).ListDue), ctx, now, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListDue", reflect.TypeOf((*MockApplicationRepository)(nil).ListDue), ctx, partners, now, limit)
 }
 
 // ListPendingBefore mocks base method.
-func (m *MockApplicationRepository) ListPendingBefore(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+func (m *MockApplicationRepository) ListPendingBefore(ctx context.Context, partners ports.Partners, t time.Time, limit int) ([]uuid.UUID, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "ListPendingBefore", ctx, t, limit)
+	ret := m.ctrl.Call(m, "ListPendingBefore", ctx, partners, t, limit)
 	ret0, _ := ret[0].([]uuid.UUID)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // ListPendingBefore indicates an expected call of ListPendingBefore.
-func (mr *MockApplicationRepositoryMockRecorder) ListPendingBefore(ctx, t, limit any) *gomock.Call {
+func (mr *MockApplicationRepositoryMockRecorder) ListPendingBefore(ctx, partners, t, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListPendingBefore", reflect.TypeOf((*MockApplicationRepository)(nil).ListPendingBefore), ctx, t, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListPendingBefore", reflect.TypeOf((*MockApplicationRepository)(nil).ListPendingBefore), ctx, partners, t, limit)
 }
 
 // Update mocks base method.
@@ -403,18 +431,18 @@ func (mr *MockLoanRepositoryMockRecorder) GetForRepayment(ctx, number any) *gomo
 }
 
 // ListAwaitingContract mocks base method.
-func (m *MockLoanRepository) ListAwaitingContract(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+func (m *MockLoanRepository) ListAwaitingContract(ctx context.Context, partners ports.Partners, t time.Time, limit int) ([]uuid.UUID, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "ListAwaitingContract", ctx, t, limit)
+	ret := m.ctrl.Call(m, "ListAwaitingContract", ctx, partners, t, limit)
 	ret0, _ := ret[0].([]uuid.UUID)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // ListAwaitingContract indicates an expected call of ListAwaitingContract.
-func (mr *MockLoanRepositoryMockRecorder) ListAwaitingContract(ctx, t, limit any) *gomock.Call {
+func (mr *MockLoanRepositoryMockRecorder) ListAwaitingContract(ctx, partners, t, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListAwaitingContract", reflect.TypeOf((*MockLoanRepository)(nil).ListAwaitingContract), ctx, t, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListAwaitingContract", reflect.TypeOf((*MockLoanRepository)(nil).ListAwaitingContract), ctx, partners, t, limit)
 }
 
 // Update mocks base method.
@@ -761,33 +789,33 @@ func (mr *MockTransferRepositoryMockRecorder) Get(ctx, id any) *gomock.Call {
 }
 
 // ListNewBefore mocks base method.
-func (m *MockTransferRepository) ListNewBefore(ctx context.Context, loanID uuid.UUID, t time.Time, limit int) ([]uuid.UUID, error) {
+func (m *MockTransferRepository) ListNewBefore(ctx context.Context, partners ports.Partners, loanID uuid.UUID, t time.Time, limit int) ([]uuid.UUID, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "ListNewBefore", ctx, loanID, t, limit)
+	ret := m.ctrl.Call(m, "ListNewBefore", ctx, partners, loanID, t, limit)
 	ret0, _ := ret[0].([]uuid.UUID)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // ListNewBefore indicates an expected call of ListNewBefore.
-func (mr *MockTransferRepositoryMockRecorder) ListNewBefore(ctx, loanID, t, limit any) *gomock.Call {
+func (mr *MockTransferRepositoryMockRecorder) ListNewBefore(ctx, partners, loanID, t, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListNewBefore", reflect.TypeOf((*MockTransferRepository)(nil).ListNewBefore), ctx, loanID, t, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListNewBefore", reflect.TypeOf((*MockTransferRepository)(nil).ListNewBefore), ctx, partners, loanID, t, limit)
 }
 
 // ListProcessingBefore mocks base method.
-func (m *MockTransferRepository) ListProcessingBefore(ctx context.Context, t time.Time, limit int) ([]uuid.UUID, error) {
+func (m *MockTransferRepository) ListProcessingBefore(ctx context.Context, partners ports.Partners, t time.Time, limit int) ([]uuid.UUID, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "ListProcessingBefore", ctx, t, limit)
+	ret := m.ctrl.Call(m, "ListProcessingBefore", ctx, partners, t, limit)
 	ret0, _ := ret[0].([]uuid.UUID)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // ListProcessingBefore indicates an expected call of ListProcessingBefore.
-func (mr *MockTransferRepositoryMockRecorder) ListProcessingBefore(ctx, t, limit any) *gomock.Call {
+func (mr *MockTransferRepositoryMockRecorder) ListProcessingBefore(ctx, partners, t, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListProcessingBefore", reflect.TypeOf((*MockTransferRepository)(nil).ListProcessingBefore), ctx, t, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListProcessingBefore", reflect.TypeOf((*MockTransferRepository)(nil).ListProcessingBefore), ctx, partners, t, limit)
 }
 
 // Update mocks base method.
@@ -1037,18 +1065,18 @@ func (mr *MockCardOrderRepositoryMockRecorder) Get(ctx, id any) *gomock.Call {
 }
 
 // ListDue mocks base method.
-func (m *MockCardOrderRepository) ListDue(ctx context.Context, now time.Time, limit int) ([]uuid.UUID, error) {
+func (m *MockCardOrderRepository) ListDue(ctx context.Context, partners ports.Partners, now time.Time, limit int) ([]uuid.UUID, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "ListDue", ctx, now, limit)
+	ret := m.ctrl.Call(m, "ListDue", ctx, partners, now, limit)
 	ret0, _ := ret[0].([]uuid.UUID)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // ListDue indicates an expected call of ListDue.
-func (mr *MockCardOrderRepositoryMockRecorder) ListDue(ctx, now, limit any) *gomock.Call {
+func (mr *MockCardOrderRepositoryMockRecorder) ListDue(ctx, partners, now, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListDue", reflect.TypeOf((*MockCardOrderRepository)(nil).ListDue), ctx, now, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListDue", reflect.TypeOf((*MockCardOrderRepository)(nil).ListDue), ctx, partners, now, limit)
 }
 
 // Update mocks base method.
@@ -1090,18 +1118,18 @@ func (m *MockEventOutbox) EXPECT() *MockEventOutboxMockRecorder {
 }
 
 // ClaimDue mocks base method.
-func (m *MockEventOutbox) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ports.OutboundEvent, error) {
+func (m *MockEventOutbox) ClaimDue(ctx context.Context, partners ports.Partners, now time.Time, lease time.Duration, limit int) ([]ports.OutboundEvent, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "ClaimDue", ctx, now, lease, limit)
+	ret := m.ctrl.Call(m, "ClaimDue", ctx, partners, now, lease, limit)
 	ret0, _ := ret[0].([]ports.OutboundEvent)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // ClaimDue indicates an expected call of ClaimDue.
-func (mr *MockEventOutboxMockRecorder) ClaimDue(ctx, now, lease, limit any) *gomock.Call {
+func (mr *MockEventOutboxMockRecorder) ClaimDue(ctx, partners, now, lease, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ClaimDue", reflect.TypeOf((*MockEventOutbox)(nil).ClaimDue), ctx, now, lease, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ClaimDue", reflect.TypeOf((*MockEventOutbox)(nil).ClaimDue), ctx, partners, now, lease, limit)
 }
 
 // Purge mocks base method.

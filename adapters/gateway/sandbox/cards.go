@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -62,14 +64,15 @@ func (s *SMSSender) Send(ctx context.Context, m ports.SMS) error {
 	if m.Card == smsFailsMasked {
 		return fmt.Errorf("%w: the SMS gateway refused the message", domain.ErrSMSNotSent)
 	}
-	return s.outbox.Add(ctx, ports.SentSMS{SMS: m, SentAt: s.clock.Now()})
+	return s.outbox.Add(ctx, ports.SentSMS{SMS: m, SentAt: s.clock.Now(m.Partner)})
 }
 
 // CardIssuer is the sandbox card issuer: it makes a UZCARD card at once, except for a client
 // whose pinfl ends 5555, whom it declines.
 type CardIssuer struct{ clock ports.Clock }
 
-// NewCardIssuer returns the sandbox card issuer; its cards expire three years after they are made.
+// NewCardIssuer returns the sandbox card issuer; its cards expire three years after they are made,
+// by the system time (the issuer is the bank's, and knows no partner's sandbox clock).
 func NewCardIssuer(clock ports.Clock) *CardIssuer { return &CardIssuer{clock: clock} }
 
 // PINFLCardDeclined ends the pinfl of a client the sandbox card issuer declines.
@@ -97,7 +100,7 @@ func (ci *CardIssuer) Result(_ context.Context, ref string) (ports.CardIssueAnsw
 	}
 	pan := must(domain.ParsePAN("8600" + string(digits)))
 	return ports.CardIssueAnswer{Answer: ports.Answer{Status: ports.AnswerApproved}, Card: ports.IssuedCard{
-		Network: domain.NetworkUzcard, MaskedPAN: pan.Masked(), Expiry: domain.ExpiryOf(ci.clock.Now().AddDate(3, 0, 0)), Token: "TOK-ISSUED-" + hex.EncodeToString(sum[:12])}}, nil
+		Network: domain.NetworkUzcard, MaskedPAN: pan.Masked(), Expiry: domain.ExpiryOf(ci.clock.Now(uuid.Nil).AddDate(3, 0, 0)), Token: "TOK-ISSUED-" + hex.EncodeToString(sum[:12])}}, nil
 }
 
 func must[T any](v T, err error) T {

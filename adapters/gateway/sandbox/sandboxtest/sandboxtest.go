@@ -19,7 +19,10 @@ import (
 type Clock struct{}
 
 // Now implements ports.Clock.
-func (Clock) Now() time.Time { return time.Now() }
+func (Clock) Now(uuid.UUID) time.Time { return time.Now() }
+
+// Ahead implements ports.Clock.
+func (Clock) Ahead() []uuid.UUID { return nil }
 
 // Outbox drops the sandbox SMS gateway's messages.
 type Outbox struct{}

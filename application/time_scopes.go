@@ -1,0 +1,28 @@
+package application
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// timeScope is a set of partners whose clocks tell one time: background work on their objects
+// is decided against now.
+type timeScope struct {
+	partners ports.Partners
+	now      time.Time
+}
+
+// timeScopes splits the partners by their time: first all partners on the system time, then
+// each partner whose sandbox clock is ahead of it, alone. Outside the sandbox there is one.
+func timeScopes(clock ports.Clock) []timeScope {
+	ahead := clock.Ahead()
+	scopes := make([]timeScope, 0, 1+len(ahead))
+	scopes = append(scopes, timeScope{ports.Partners{Except: ahead}, clock.Now(uuid.Nil)})
+	for _, p := range ahead {
+		scopes = append(scopes, timeScope{ports.Partners{Only: p}, clock.Now(p)})
+	}
+	return scopes
+}
