@@ -5,7 +5,7 @@ CREATE TABLE sandbox_clocks (
     partner_id uuid PRIMARY KEY REFERENCES partners (id),
     offset_ns  bigint NOT NULL CHECK (offset_ns >= 0)
 );
-INSERT INTO sandbox_clocks (partner_id, offset_ns)
+INSERT INTO sandbox_clocks (partner_id, offset_ns) /* migration: once */
     SELECT p.id, c.offset_ns FROM partners p CROSS JOIN sandbox_clock c WHERE c.offset_ns > 0;
 DROP TABLE sandbox_clock;
 
