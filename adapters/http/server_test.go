@@ -227,6 +227,35 @@ func verifyParams(id string, amount int64) map[string]any {
 	return map[string]any{"applicationId": id, "amount": amount, "percent": 28, "monthPeriod": 12, "backupPhone": "998911112233"}
 }
 
+// TestInfoNamesTheExternalIDAtTheTop: the info result carries the partner's externalId at its
+// top level, as well as in preScoreResult.
+func TestInfoNamesTheExternalIDAtTheTop(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	p := registerParams()
+	a := h.call(t, "/microloans/applications/pre-scoring/register", p)
+	var reg struct{ ApplicationID string }
+	if err := json.Unmarshal(a.Result, &reg); err != nil || a.code() != 0 {
+		t.Fatalf("register: %s", a.Raw)
+	}
+	type info struct {
+		ExternalID     *string
+		PreScoreResult *struct{ ExternalID string }
+	}
+	read := func() info {
+		t.Helper()
+		a := h.call(t, "/microloans/applications/info", map[string]any{"applicationId": reg.ApplicationID})
+		var r info
+		if err := json.Unmarshal(a.Result, &r); err != nil || a.code() != 0 {
+			t.Fatalf("info: %s", a.Raw)
+		}
+		return r
+	}
+	if r := read(); r.ExternalID == nil || *r.ExternalID != p["externalId"] || r.PreScoreResult == nil || r.PreScoreResult.ExternalID != p["externalId"] {
+		t.Fatalf("info: %+v, want externalId %v at the top and in preScoreResult", r, p["externalId"])
+	}
+}
+
 func TestEnvelopeErrors(t *testing.T) {
 	t.Parallel()
 	h := setup(t)

@@ -901,8 +901,13 @@ type GetApplicationResponse struct {
 
 // GetApplicationResult defines model for GetApplicationResult.
 type GetApplicationResult struct {
-	ApplicationId UUID     `json:"applicationId"`
-	LastTask      LastTask `json:"lastTask"`
+	ApplicationId UUID `json:"applicationId"`
+
+	// ExternalId The partner's own id of the application, given at registration (also in `preScoreResult`).
+	//
+	// Example: 7d3f1c2a-5b6e-4f70-8a91-2c3d4e5f6a7b
+	ExternalId string   `json:"externalId"`
+	LastTask   LastTask `json:"lastTask"`
 
 	// PreScoreResult Null until pre-scoring approves.
 	PreScoreResult *PreScoreResult   `json:"preScoreResult"`
