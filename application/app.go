@@ -4,6 +4,7 @@ package application
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -114,13 +115,13 @@ func New(d Deps, cfg Config) *App {
 	processCardOrder := NewProcessCardOrderHandler(d.Clock, d.UoW, d.Processing, d.Cards, d.CardOrders, d.CardIssuer)
 	return &App{
 		RegisterApplication:  NewRegisterApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue),
-		CancelApplication:    NewCancelApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications),
-		VerifyApplication:    NewVerifyApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Scoring, cfg.Product),
-		IssueApplication:     NewIssueApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue),
+		CancelApplication:    NewCancelApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, cfg.ApplicationTTL),
+		VerifyApplication:    NewVerifyApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Scoring, cfg.Product, cfg.ApplicationTTL),
+		IssueApplication:     NewIssueApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue, cfg.ApplicationTTL),
 		GetApplication:       NewGetApplicationHandler(d.Applications),
 		ProcessApplication:   NewProcessApplicationHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Scoring, d.CoreBanking, d.Ledger, cfg.Product),
 		Reconcile:            NewReconcileHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Queue, d.CoreBanking, d.Ledger, d.Transfers, d.Processing, d.CardOrders, processCardOrder, cfg),
-		CompleteVerification: NewCompleteVerificationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications),
+		CompleteVerification: NewCompleteVerificationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, cfg.ApplicationTTL),
 		AdvanceClock:         NewAdvanceClockHandler(d.UoW, d.Idempotency, d.SandboxClock),
 		CreateTransfer:       NewCreateTransferHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Loans, d.Ledger, d.Transfers, d.Processing, d.Cards),
 		ConfirmTransfer:      NewConfirmTransferHandler(d.Clock, d.UoW, d.Idempotency, d.Ledger, d.Transfers, d.Processing),
@@ -181,12 +182,27 @@ func getOwned(ctx context.Context, repo ports.ApplicationRepository, partnerID, 
 	return a, nil
 }
 
-// updateOwned changes the partner's application under its row lock.
-func updateOwned(ctx context.Context, repo ports.ApplicationRepository, partnerID, id uuid.UUID, fn func(a *domain.Application) error) error {
-	return repo.Update(ctx, id, func(a *domain.Application) error {
+// updateOwned changes the partner's application under its row lock, at now. An application
+// that outlived its ttl (0: none) by now is EXPIRED, a fact of the clock: the expiry is
+// recorded first and kept whatever the answer, and fn then refuses as it does for any EXPIRED
+// application, so a call after the TTL answers as the reconciler would have left it.
+func updateOwned(ctx context.Context, repo ports.ApplicationRepository, partnerID, id uuid.UUID,
+	now time.Time, ttl time.Duration, fn func(a *domain.Application) error) error {
+	var refusal error
+	err := repo.Update(ctx, id, func(a *domain.Application) error {
 		if err := ownedBy(a, partnerID); err != nil {
 			return err
 		}
-		return fn(a)
+		if !a.Expire(now, ttl) {
+			return fn(a)
+		}
+		if refusal = fn(a); refusal == nil {
+			return errors.New("an EXPIRED application accepted a change") // never: every change refuses EXPIRED
+		}
+		return nil
 	})
+	if err == nil && refusal != nil {
+		return keep(refusal)
+	}
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -46,6 +47,8 @@ type deps struct {
 	// committed counts the transactions committed, but for those that stored a refusal's
 	// answer (which change nothing else, unless the use case kept an effect with it).
 	committed int
+	// rollbacks counts the transactions rolled back.
+	rollbacks int
 	partner   uuid.UUID
 }
 
@@ -70,6 +73,7 @@ func setup(t *testing.T) *deps {
 		d.inTx = false
 		if err != nil {
 			d.requests.rollback()
+			d.rollbacks++
 			return err
 		}
 		if !d.requests.commit() {
@@ -109,7 +113,7 @@ func (d *deps) authenticate() *application.AuthenticateHandler {
 }
 
 func (d *deps) cancelApplication() *application.CancelApplicationHandler {
-	return application.NewCancelApplicationHandler(d.clock, d.uow, d.requests, d.apps)
+	return application.NewCancelApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.cfg.ApplicationTTL)
 }
 
 func (d *deps) checkRepayment() *application.CheckRepaymentHandler {
@@ -117,7 +121,7 @@ func (d *deps) checkRepayment() *application.CheckRepaymentHandler {
 }
 
 func (d *deps) completeVerification() *application.CompleteVerificationHandler {
-	return application.NewCompleteVerificationHandler(d.clock, d.uow, d.requests, d.apps)
+	return application.NewCompleteVerificationHandler(d.clock, d.uow, d.requests, d.apps, d.cfg.ApplicationTTL)
 }
 
 func (d *deps) getApplication() *application.GetApplicationHandler {
@@ -129,7 +133,7 @@ func (d *deps) getRepayment() *application.GetRepaymentHandler {
 }
 
 func (d *deps) issueApplication() *application.IssueApplicationHandler {
-	return application.NewIssueApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.queue)
+	return application.NewIssueApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.queue, d.cfg.ApplicationTTL)
 }
 
 func (d *deps) payRepayment() *application.PayRepaymentHandler {
@@ -149,7 +153,7 @@ func (d *deps) registerApplication() *application.RegisterApplicationHandler {
 }
 
 func (d *deps) verifyApplication() *application.VerifyApplicationHandler {
-	return application.NewVerifyApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.scoring, d.cfg.Product)
+	return application.NewVerifyApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.scoring, d.cfg.Product, d.cfg.ApplicationTTL)
 }
 
 // testSealer seals and blinds under a fixed test key.
@@ -538,6 +542,63 @@ func TestReconcileDecidesEachPartnersWorkAgainstItsOwnClock(t *testing.T) {
 		application.NewProcessCardOrderHandler(clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer), d.cfg)
 	if _, err := h.Handle(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCallsAfterTheTTLAnswerAsForAnExpiredApplication: the 72 h life of a PENDING application
+// is a fact of the clock, not of the reconciler: verify, issue and cancel after it record the
+// expiry and refuse as for any EXPIRED application, and verify asks post-scoring nothing.
+func TestCallsAfterTheTTLAnswerAsForAnExpiredApplication(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		point string
+		call  func(d *deps, clock ports.Clock, a *domain.Application) error
+	}{
+		{"verify", "choosing", func(d *deps, clock ports.Clock, a *domain.Application) error {
+			_, err := run(d, application.NewVerifyApplicationHandler(clock, d.uow, d.requests, d.apps, d.scoring, d.cfg.Product, d.cfg.ApplicationTTL).Handle,
+				application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: offer(1_000_000, 6)})
+			return err
+		}},
+		{"issue", "verified", func(d *deps, clock ports.Clock, a *domain.Application) error {
+			return runErr(d, application.NewIssueApplicationHandler(clock, d.uow, d.requests, d.apps, d.queue, d.cfg.ApplicationTTL).Handle,
+				application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")})
+		}},
+		{"cancel", "choosing", func(d *deps, clock ports.Clock, a *domain.Application) error {
+			return runErr(d, application.NewCancelApplicationHandler(clock, d.uow, d.requests, d.apps, d.cfg.ApplicationTTL).Handle,
+				application.CancelApplication{PartnerID: d.partner, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner})
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, c := range []struct {
+				after   time.Duration
+				expired bool
+			}{{72 * time.Hour, false}, {72*time.Hour + time.Second, true}} {
+				d := setup(t)
+				a := d.put(t, tt.point) // PENDING since t0
+				clock := mocks.NewMockClock(gomock.NewController(t))
+				clock.EXPECT().Now(d.partner).Return(t0.Add(c.after)).AnyTimes()
+				if !c.expired {
+					d.scoring.EXPECT().PostScore(gomock.Any(), gomock.Any()).Return(domain.PostScoreResult{Approved: true}, nil).AnyTimes()
+					d.queue.EXPECT().EnqueueApplications(gomock.Any(), gomock.Any()).Return(nil).AnyTimes()
+				}
+				err := tt.call(d, clock, a)
+				got := d.stored[a.ID()]
+				if !c.expired {
+					if err != nil || got.Status() == domain.StatusExpired {
+						t.Fatalf("%v after: %v, %s", c.after, err, got.Status())
+					}
+					continue
+				}
+				if !errors.Is(err, domain.ErrWrongState) || got.Status() != domain.StatusExpired || got.Task().Status != domain.TaskExpired {
+					t.Fatalf("%v after: %v, stored %s %+v", c.after, err, got.Status(), got.Task())
+				}
+				if d.rollbacks != 0 || !slices.Equal(d.requests.answered(), []int{1000}) {
+					t.Fatalf("%d rollbacks, answers %v: the expiry is to commit with the refusal's answer", d.rollbacks, d.requests.answered())
+				}
+			}
+		})
 	}
 }
 

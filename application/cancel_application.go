@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -21,15 +22,17 @@ type CancelApplication struct {
 type CancelApplicationHandler struct {
 	clock        ports.Clock
 	applications ports.ApplicationRepository
+	ttl          time.Duration
 	rq           requests
 }
 
 // NewCancelApplicationHandler returns the handler on the ports it uses.
 func NewCancelApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	applications ports.ApplicationRepository) *CancelApplicationHandler {
+	applications ports.ApplicationRepository, ttl time.Duration) *CancelApplicationHandler {
 	return &CancelApplicationHandler{
 		clock:        clock,
 		applications: applications,
+		ttl:          ttl,
 		rq:           requests{uow: uow, store: idempotency},
 	}
 }
@@ -37,8 +40,9 @@ func NewCancelApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempo
 // Handle cancels the application.
 func (h *CancelApplicationHandler) Handle(ctx context.Context, req Request[struct{}], cmd CancelApplication) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.Cancel(cmd.Initiator, h.clock.Now(cmd.PartnerID))
+		now := h.clock.Now(cmd.PartnerID)
+		return struct{}{}, updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, now, h.ttl, func(a *domain.Application) error {
+			return a.Cancel(cmd.Initiator, now)
 		})
 	})
 }

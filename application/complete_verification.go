@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -20,15 +21,17 @@ type CompleteVerification struct {
 type CompleteVerificationHandler struct {
 	clock        ports.Clock
 	applications ports.ApplicationRepository
+	ttl          time.Duration
 	rq           requests
 }
 
 // NewCompleteVerificationHandler returns the handler on the ports it uses.
 func NewCompleteVerificationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	applications ports.ApplicationRepository) *CompleteVerificationHandler {
+	applications ports.ApplicationRepository, ttl time.Duration) *CompleteVerificationHandler {
 	return &CompleteVerificationHandler{
 		clock:        clock,
 		applications: applications,
+		ttl:          ttl,
 		rq:           requests{uow: uow, store: idempotency},
 	}
 }
@@ -36,8 +39,9 @@ func NewCompleteVerificationHandler(clock ports.Clock, uow ports.UnitOfWork, ide
 // Handle completes the verification.
 func (h *CompleteVerificationHandler) Handle(ctx context.Context, req Request[struct{}], cmd CompleteVerification) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.CompleteVerification(h.clock.Now(cmd.PartnerID))
+		now := h.clock.Now(cmd.PartnerID)
+		return struct{}{}, updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, now, h.ttl, func(a *domain.Application) error {
+			return a.CompleteVerification(now)
 		})
 	})
 }

@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -21,16 +22,18 @@ type IssueApplication struct {
 type IssueApplicationHandler struct {
 	clock        ports.Clock
 	applications ports.ApplicationRepository
+	ttl          time.Duration
 	queue        ports.WorkQueue
 	rq           requests
 }
 
 // NewIssueApplicationHandler returns the handler on the ports it uses.
 func NewIssueApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	applications ports.ApplicationRepository, queue ports.WorkQueue) *IssueApplicationHandler {
+	applications ports.ApplicationRepository, queue ports.WorkQueue, ttl time.Duration) *IssueApplicationHandler {
 	return &IssueApplicationHandler{
 		clock:        clock,
 		applications: applications,
+		ttl:          ttl,
 		queue:        queue,
 		rq:           requests{uow: uow, store: idempotency},
 	}
@@ -39,8 +42,9 @@ func NewIssueApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempot
 // Handle starts issuance.
 func (h *IssueApplicationHandler) Handle(ctx context.Context, req Request[struct{}], cmd IssueApplication) Answer {
 	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
-		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.Issue(cmd.ClientData, h.clock.Now(cmd.PartnerID))
+		now := h.clock.Now(cmd.PartnerID)
+		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, now, h.ttl, func(a *domain.Application) error {
+			return a.Issue(cmd.ClientData, now)
 		})
 		if err != nil {
 			return struct{}{}, err

@@ -34,17 +34,19 @@ type VerifyApplicationHandler struct {
 	scoring      ports.Scoring
 	rq           requests
 	product      Product
+	ttl          time.Duration
 }
 
 // NewVerifyApplicationHandler returns the handler on the ports it uses.
 func NewVerifyApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	applications ports.ApplicationRepository, scoring ports.Scoring, product Product) *VerifyApplicationHandler {
+	applications ports.ApplicationRepository, scoring ports.Scoring, product Product, ttl time.Duration) *VerifyApplicationHandler {
 	return &VerifyApplicationHandler{
 		clock:        clock,
 		applications: applications,
 		scoring:      scoring,
 		rq:           requests{uow: uow, store: idempotency},
 		product:      product,
+		ttl:          ttl,
 	}
 }
 
@@ -54,7 +56,8 @@ func NewVerifyApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempo
 // Steps: a stored answer is replayed without asking post-scoring again; post-scoring is asked
 // outside any transaction; one transaction records its answer on the application with the
 // request's claim and answer. A crash before that transaction leaves nothing: a retry asks
-// again, with the same key.
+// again, with the same key. An application past its TTL is not asked about: the transaction
+// records its expiry and refuses.
 func (h *VerifyApplicationHandler) Handle(ctx context.Context, req Request[VerifyResult], cmd VerifyApplication) Answer {
 	if ans, done, _ := prior(ctx, h.rq, req); done {
 		return ans
@@ -64,8 +67,9 @@ func (h *VerifyApplicationHandler) Handle(ctx context.Context, req Request[Verif
 		return refuse(ctx, h.rq, req, err)
 	}
 	return once(ctx, h.rq, req, func(ctx context.Context) (VerifyResult, error) {
-		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, func(a *domain.Application) error {
-			return a.Verify(cmd.Offer, answer, h.clock.Now(cmd.PartnerID))
+		now := h.clock.Now(cmd.PartnerID)
+		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, now, h.ttl, func(a *domain.Application) error {
+			return a.Verify(cmd.Offer, answer, now)
 		})
 		if err != nil {
 			return VerifyResult{}, err
@@ -85,11 +89,15 @@ func (h *VerifyApplicationHandler) postScore(ctx context.Context, cmd VerifyAppl
 	if err != nil {
 		return domain.PostScoreResult{}, err
 	}
+	now := h.clock.Now(cmd.PartnerID)
+	if a.Expired(now, h.ttl) {
+		return domain.PostScoreResult{}, nil // nothing to ask: the next step records the expiry and refuses
+	}
 	if err := a.CheckOffer(cmd.Offer); err != nil {
 		return domain.PostScoreResult{}, err
 	}
 	o := cmd.Offer
-	if err := h.checkCap(o, h.clock.Now(cmd.PartnerID)); err != nil {
+	if err := h.checkCap(o, now); err != nil {
 		return domain.PostScoreResult{}, err
 	}
 	answer, err := h.scoring.PostScore(ctx, ports.PostScoreRequest{

@@ -294,10 +294,16 @@ func (a *Application) Cancel(by CancelInitiator, now time.Time) error {
 	return nil
 }
 
+// Expired reports whether the application has waited in PENDING for longer than ttl at now,
+// and so is EXPIRED whether or not that is recorded yet; a ttl of 0 is none.
+func (a *Application) Expired(now time.Time, ttl time.Duration) bool {
+	return ttl > 0 && a.status == StatusPending && now.Sub(a.pendingSince) > ttl
+}
+
 // Expire ends an application that has waited in PENDING for longer than ttl. It reports
 // whether anything changed.
 func (a *Application) Expire(now time.Time, ttl time.Duration) bool {
-	if a.status != StatusPending || now.Sub(a.pendingSince) <= ttl {
+	if !a.Expired(now, ttl) {
 		return false
 	}
 	task := a.task
