@@ -80,6 +80,7 @@ type App struct {
 	GetApplication       *GetApplicationHandler
 	ProcessApplication   *ProcessApplicationHandler
 	Reconcile            *ReconcileHandler
+	CountUnknownOutcomes *CountUnknownOutcomesHandler
 	CompleteVerification *CompleteVerificationHandler
 	AdvanceClock         *AdvanceClockHandler
 	CreateTransfer       *CreateTransferHandler
@@ -121,6 +122,7 @@ func New(d Deps, cfg Config) *App {
 		GetApplication:       NewGetApplicationHandler(d.Applications),
 		ProcessApplication:   NewProcessApplicationHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Scoring, d.CoreBanking, d.Ledger, cfg.Product),
 		Reconcile:            NewReconcileHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Queue, d.CoreBanking, d.Ledger, d.Transfers, d.Processing, d.CardOrders, processCardOrder, cfg),
+		CountUnknownOutcomes: NewCountUnknownOutcomesHandler(d.Clock, d.Applications, d.Transfers, d.CardOrders),
 		CompleteVerification: NewCompleteVerificationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, cfg.ApplicationTTL),
 		AdvanceClock:         NewAdvanceClockHandler(d.UoW, d.Idempotency, d.SandboxClock),
 		CreateTransfer:       NewCreateTransferHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Loans, d.Ledger, d.Transfers, d.Processing, d.Cards),

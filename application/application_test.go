@@ -602,6 +602,21 @@ func TestCallsAfterTheTTLAnswerAsForAnExpiredApplication(t *testing.T) {
 	}
 }
 
+// TestUnknownOutcomesAreCountedPastTenMinutes: the operators' gauge counts each kind of work
+// whose gateway outcome has been unknown since before ten minutes ago.
+func TestUnknownOutcomesAreCountedPastTenMinutes(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	before := t0.Add(-10 * time.Minute)
+	d.apps.EXPECT().CountUnknownBefore(gomock.Any(), before).Return(2, nil)
+	d.transfers.EXPECT().CountProcessingBefore(gomock.Any(), before).Return(3, nil)
+	d.orders.EXPECT().CountUnknownBefore(gomock.Any(), before).Return(4, nil)
+	got, err := application.NewCountUnknownOutcomesHandler(d.clock, d.apps, d.transfers, d.orders).Handle(context.Background())
+	if err != nil || got != (application.UnknownOutcomes{Applications: 2, Transfers: 3, CardOrders: 4}) {
+		t.Fatalf("%+v %v", got, err)
+	}
+}
+
 func TestAuthenticate(t *testing.T) {
 	t.Parallel()
 	d := setup(t)

@@ -212,8 +212,10 @@ func stepFailure(err error) domain.StepResult {
 		return domain.StepResult{Outcome: domain.OutcomeRefused, Message: err.Error()}
 	case errors.Is(err, ports.ErrGatewayFailed):
 		return domain.StepResult{Outcome: domain.OutcomeFailed, Message: err.Error()}
-	default:
-		return domain.StepResult{Outcome: domain.OutcomeTransient, Message: err.Error()}
+	case errors.Is(err, ports.ErrGatewayNotReached):
+		return domain.StepResult{Outcome: domain.OutcomeNotReached, Message: err.Error()}
+	default: // the bank may have acted: ask again with the same key until it says
+		return domain.StepResult{Outcome: domain.OutcomeUnknown, Message: err.Error()}
 	}
 }
 

@@ -62,15 +62,22 @@ func (h *ProcessCardOrderHandler) Handle(ctx context.Context, id uuid.UUID) erro
 	return nil
 }
 
-// update records a step's outcome; a gateway error counts a failed attempt instead.
+// update records a step's outcome. A gateway error instead counts a failed attempt when the
+// issuer was never reached or refused for a technical reason, and otherwise (the issuer may
+// have made the card) asks again later, never giving up on its account.
 func (h *ProcessCardOrderHandler) update(ctx context.Context, id uuid.UUID, gatewayErr error, fn func(o *domain.CardOrder) error) error {
 	return h.uow.Do(ctx, func(ctx context.Context) error {
 		return h.cardOrders.Update(ctx, id, func(o *domain.CardOrder) error {
-			if gatewayErr != nil {
-				o.Failed(gatewayErr.Error(), h.clock.Now(o.PartnerID()))
-				return nil
+			now := h.clock.Now(o.PartnerID())
+			switch {
+			case gatewayErr == nil:
+				return fn(o)
+			case errors.Is(gatewayErr, ports.ErrGatewayNotReached), errors.Is(gatewayErr, ports.ErrGatewayFailed):
+				o.Failed(gatewayErr.Error(), now)
+			default:
+				o.Unknown(now)
 			}
-			return fn(o)
+			return nil
 		})
 	})
 }

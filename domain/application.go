@@ -46,7 +46,8 @@ const (
 	// StepLease is how long a started stage may run before the reconciler assumes its worker
 	// died and runs it again (with the same idempotency key).
 	StepLease = 30 * time.Second
-	// MaxStageAttempts is how many transient failures a stage survives before it is FAILED.
+	// MaxStageAttempts is how many calls that never reached the bank a stage survives before
+	// it is FAILED (a call whose outcome is unknown never counts: it is asked again).
 	MaxStageAttempts = 5
 )
 
@@ -65,6 +66,7 @@ type Application struct {
 	coreRef                   string
 	attempts                  int
 	nextRunAt                 time.Time
+	unknownSince              time.Time
 	pendingSince              time.Time
 	verificationRequestedAt   time.Time
 	createdAt, updatedAt      time.Time
@@ -115,9 +117,12 @@ type ApplicationState struct {
 	CoreRef                   string
 	Attempts                  int
 	NextRunAt                 time.Time
-	PendingSince              time.Time
-	VerificationRequestedAt   time.Time
-	CreatedAt, UpdatedAt      time.Time
+	// UnknownSince is when the current stage's gateway call first went unanswered; zero when
+	// its outcome is known.
+	UnknownSince            time.Time
+	PendingSince            time.Time
+	VerificationRequestedAt time.Time
+	CreatedAt, UpdatedAt    time.Time
 }
 
 // RestoreApplication rebuilds an application from storage. Only repositories may call it: it
@@ -127,7 +132,7 @@ func RestoreApplication(s ApplicationState) *Application {
 		id: s.ID, partnerID: s.PartnerID, externalID: s.ExternalID, phone: s.Phone,
 		clientData: s.ClientData, status: s.Status, task: s.Task, preScore: s.PreScore,
 		offer: s.Offer, callCentrePhone: s.CallCentrePhone, accountNumber: s.AccountNumber,
-		coreRef: s.CoreRef, attempts: s.Attempts, nextRunAt: s.NextRunAt,
+		coreRef: s.CoreRef, attempts: s.Attempts, nextRunAt: s.NextRunAt, unknownSince: s.UnknownSince,
 		pendingSince: s.PendingSince, verificationRequestedAt: s.VerificationRequestedAt,
 		createdAt: s.CreatedAt, updatedAt: s.UpdatedAt,
 	}
@@ -139,7 +144,7 @@ func (a *Application) State() ApplicationState {
 		ID: a.id, PartnerID: a.partnerID, ExternalID: a.externalID, Phone: a.phone,
 		ClientData: a.clientData, Status: a.status, Task: a.task, PreScore: a.preScore,
 		Offer: a.offer, CallCentrePhone: a.callCentrePhone, AccountNumber: a.accountNumber,
-		CoreRef: a.coreRef, Attempts: a.attempts, NextRunAt: a.nextRunAt,
+		CoreRef: a.coreRef, Attempts: a.attempts, NextRunAt: a.nextRunAt, UnknownSince: a.unknownSince,
 		PendingSince: a.pendingSince, VerificationRequestedAt: a.verificationRequestedAt,
 		CreatedAt: a.createdAt, UpdatedAt: a.updatedAt,
 	}

@@ -275,7 +275,9 @@ func TestIssueIgnoresCaseSpacesAndApostropheVariants(t *testing.T) {
 	}
 }
 
-func TestTransientFailuresRetryThenFail(t *testing.T) {
+// TestCallsThatNeverReachedTheBankRetryThenFail: a call that certainly never reached core
+// banking is retried with backoff and the application is FAILED (1027) after MaxStageAttempts.
+func TestCallsThatNeverReachedTheBankRetryThenFail(t *testing.T) {
 	t.Parallel()
 	a := stage(t, "opening account")
 	now := t0
@@ -283,7 +285,7 @@ func TestTransientFailuresRetryThenFail(t *testing.T) {
 		if err := a.BeginStep(domain.TaskOpenAccount, now); err != nil {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
-		if _, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeTransient, Message: "timeout"}, domain.LoanProduct{}, now); err != nil {
+		if _, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeNotReached, Message: "no connection"}, domain.LoanProduct{}, now); err != nil {
 			t.Fatal(err)
 		}
 		if i < domain.MaxStageAttempts {
@@ -298,6 +300,43 @@ func TestTransientFailuresRetryThenFail(t *testing.T) {
 	}
 	if a.Status() != domain.StatusFailed || a.Task().Error != domain.StageErrorTechnicalFailure {
 		t.Fatalf("got %s %+v", a.Status(), a.Task())
+	}
+}
+
+// TestUnknownOutcomesAreAskedAgainAndNeverFail: a call whose outcome is unknown (the bank may
+// have acted) is asked again with backoff growing to an hour, however many times, showing the
+// stage IN_PROGRESS and when the outcome went unknown; the answer that comes completes it.
+func TestUnknownOutcomesAreAskedAgainAndNeverFail(t *testing.T) {
+	t.Parallel()
+	a := stage(t, "opening account")
+	now := t0
+	for i := 1; i <= 4*domain.MaxStageAttempts; i++ {
+		if err := a.BeginStep(domain.TaskOpenAccount, now); err != nil {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+		if _, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeUnknown, Message: "no answer within 5s"}, domain.LoanProduct{}, now); err != nil {
+			t.Fatal(err)
+		}
+		if a.Status() != domain.StatusInProgress || a.Task() != (domain.Task{Name: domain.TaskOpenAccount, Status: domain.TaskInProgress}) {
+			t.Fatalf("attempt %d: %s %+v", i, a.Status(), a.Task())
+		}
+		if got := a.State().UnknownSince; !got.Equal(t0) {
+			t.Fatalf("attempt %d: unknown since %v, want the first unanswered call's %v", i, got, t0)
+		}
+		wait := a.NextRunAt().Sub(now)
+		if want := min(time.Second<<(i-1), time.Hour); wait != want {
+			t.Fatalf("attempt %d: waits %v, want %v", i, wait, want)
+		}
+		now = a.NextRunAt()
+	}
+	if err := a.BeginStep(domain.TaskOpenAccount, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeDone, Ref: "20208000000000000001"}, domain.LoanProduct{}, now); err != nil {
+		t.Fatal(err)
+	}
+	if a.Task().Name != domain.TaskOpenLoanApplication || !a.State().UnknownSince.IsZero() {
+		t.Fatalf("after the answer: %+v, unknown since %v", a.Task(), a.State().UnknownSince)
 	}
 }
 

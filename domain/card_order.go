@@ -44,6 +44,7 @@ type CardOrder struct {
 	cardID        uuid.UUID
 	attempts      int
 	nextRunAt     time.Time
+	unknownSince  time.Time
 	createdAt     time.Time
 	updatedAt     time.Time
 	events
@@ -76,19 +77,31 @@ func (o *CardOrder) Submitted(ref string, now time.Time) error {
 		return ErrCardOrderFinished
 	}
 	o.status, o.issuerRef, o.description = CardOrderInProgress, ref, "the card issuer is making the card"
-	o.attempts, o.nextRunAt, o.updatedAt = 0, now.Add(PollInterval), now
+	o.attempts, o.nextRunAt, o.updatedAt, o.unknownSince = 0, now.Add(PollInterval), now, time.Time{}
 	o.told(now)
 	return nil
 }
 
 // Pending records that the issuer has no answer yet: ask again after PollInterval.
 func (o *CardOrder) Pending(now time.Time) {
-	o.attempts, o.nextRunAt, o.updatedAt = 0, now.Add(PollInterval), now
+	o.attempts, o.nextRunAt, o.updatedAt, o.unknownSince = 0, now.Add(PollInterval), now, time.Time{}
 }
 
-// Failed records a technical failure of the issuer call: retried with backoff, canceled after
-// MaxStageAttempts.
+// Unknown records an issuer call whose outcome is unknown (the issuer may have made the card):
+// asked again with the same key, with backoff growing to an hour, and never canceled on its
+// account.
+func (o *CardOrder) Unknown(now time.Time) {
+	if o.unknownSince.IsZero() {
+		o.unknownSince = now
+	}
+	o.attempts++
+	o.nextRunAt, o.updatedAt = now.Add(Backoff(o.attempts)), now
+}
+
+// Failed records an issuer call that never reached the issuer, or that it definitely refused
+// for a technical reason: retried with backoff, canceled after MaxStageAttempts.
 func (o *CardOrder) Failed(reason string, now time.Time) {
+	o.unknownSince = time.Time{}
 	o.attempts++
 	o.updatedAt = now
 	if o.attempts >= MaxStageAttempts {
@@ -118,7 +131,7 @@ func (o *CardOrder) Cancel(reason string, now time.Time) error {
 }
 
 func (o *CardOrder) finish(s CardOrderStatus, description string, now time.Time) {
-	o.status, o.description, o.nextRunAt, o.updatedAt = s, description, time.Time{}, now
+	o.status, o.description, o.nextRunAt, o.updatedAt, o.unknownSince = s, description, time.Time{}, now, time.Time{}
 	o.told(now)
 }
 
@@ -160,6 +173,7 @@ type CardOrderState struct {
 	CardID               uuid.UUID
 	Attempts             int
 	NextRunAt            time.Time
+	UnknownSince         time.Time
 	CreatedAt, UpdatedAt time.Time
 }
 
@@ -167,14 +181,14 @@ type CardOrderState struct {
 func RestoreCardOrder(s CardOrderState) *CardOrder {
 	return &CardOrder{id: s.ID, partnerID: s.PartnerID, externalID: s.ExternalID, phone: s.Phone, clientData: s.ClientData,
 		status: s.Status, description: s.Description, issuerRef: s.IssuerRef, cardID: s.CardID, attempts: s.Attempts,
-		nextRunAt: s.NextRunAt, createdAt: s.CreatedAt, updatedAt: s.UpdatedAt}
+		nextRunAt: s.NextRunAt, unknownSince: s.UnknownSince, createdAt: s.CreatedAt, updatedAt: s.UpdatedAt}
 }
 
 // State returns every field, for repositories to store.
 func (o *CardOrder) State() CardOrderState {
 	return CardOrderState{ID: o.id, PartnerID: o.partnerID, ExternalID: o.externalID, Phone: o.phone, ClientData: o.clientData,
 		Status: o.status, Description: o.description, IssuerRef: o.issuerRef, CardID: o.cardID, Attempts: o.attempts,
-		NextRunAt: o.nextRunAt, CreatedAt: o.createdAt, UpdatedAt: o.updatedAt}
+		NextRunAt: o.nextRunAt, UnknownSince: o.unknownSince, CreatedAt: o.createdAt, UpdatedAt: o.updatedAt}
 }
 
 // ID returns the order id (orderId).

@@ -22,8 +22,13 @@ const (
 	OutcomeRefused
 	// OutcomeFailed: a definite technical refusal; the application is FAILED.
 	OutcomeFailed
-	// OutcomeTransient: the call failed and may succeed later; retried with backoff.
-	OutcomeTransient
+	// OutcomeUnknown: the call's outcome is unknown (a timeout, a lost answer): the bank may
+	// have acted. Asked again with the same idempotency key, with backoff growing to an hour,
+	// for as long as it takes; never FAILED on its account.
+	OutcomeUnknown
+	// OutcomeNotReached: the call never reached the bank, so nothing happened there; retried
+	// with backoff, and FAILED after MaxStageAttempts of them.
+	OutcomeNotReached
 )
 
 // StepResult is a stage's gateway answer.
@@ -79,8 +84,18 @@ func (a *Application) CompleteStep(stage TaskName, r StepResult, loanID LoanProd
 	if a.status != StatusInProgress || a.task.Name != stage {
 		return nil, ErrStaleStep
 	}
+	if r.Outcome != OutcomeUnknown {
+		a.unknownSince = time.Time{}
+	}
 	switch r.Outcome {
-	case OutcomeTransient:
+	case OutcomeUnknown:
+		if a.unknownSince.IsZero() {
+			a.unknownSince = now
+		}
+		a.attempts++
+		a.nextRunAt = now.Add(Backoff(a.attempts))
+		a.updatedAt = now
+	case OutcomeNotReached:
 		a.attempts++
 		if a.attempts >= MaxStageAttempts {
 			a.fail(r.Message, now)
@@ -140,16 +155,16 @@ func (a *Application) advance(stage TaskName, r StepResult, ids LoanProduct, now
 }
 
 func (a *Application) fail(msg string, now time.Time) {
+	a.unknownSince = time.Time{}
 	a.set(StatusFailed, Task{Name: a.task.Name, Status: TaskFailed, Error: StageErrorTechnicalFailure, Message: msg}, now)
 	a.nextRunAt = time.Time{}
 }
 
-// Backoff is the wait before the n-th retry of a transiently failed stage: 1 s, 2 s, 4 s, …
-// capped at one minute.
+// Backoff is the wait before the n-th retry of a failed or unanswered gateway call: 1 s, 2 s,
+// 4 s, … doubling up to an hour.
 func Backoff(n int) time.Duration {
 	if n < 1 {
 		n = 1
 	}
-	d := time.Second << min(n-1, 6)
-	return min(d, time.Minute)
+	return min(time.Second<<min(n-1, 12), time.Hour)
 }

@@ -10,17 +10,25 @@ package ports
 //     set by the gateway guard (adapters/gateway/guard) around the adapter. An adapter must
 //     return when the context ends; the guard turns a call that runs out into
 //     ErrGatewayTransient whatever the adapter does.
-//   - Errors. An adapter wraps every failure in exactly one of ErrGatewayTransient (the call
-//     failed or its outcome is unknown: tiyin asks again, with the same idempotency key),
-//     ErrGatewayFailed (the system definitely refused the call for a technical reason: final)
-//     or ErrGatewayRefused (the bank refused on business grounds; its message is shown to the
-//     partner), or in the domain error a method names (domain.ErrCardRejected,
-//     domain.ErrDebitRejected, domain.ErrSMSNotSent). Any other error counts as transient.
+//   - Errors. An adapter wraps every failure in exactly one of ErrGatewayTransient (the
+//     call's outcome is unknown, as after a timeout or a lost answer: the bank may have acted;
+//     tiyin asks again with the same idempotency key for as long as it takes),
+//     ErrGatewayNotReached (the call certainly never reached the system, as when no connection
+//     could be made: nothing happened there), ErrGatewayFailed (the system definitely refused
+//     the call for a technical reason: final) or ErrGatewayRefused (the bank refused on
+//     business grounds; its message is shown to the partner), or in the domain error a method
+//     names (domain.ErrCardRejected, domain.ErrDebitRejected, domain.ErrSMSNotSent). Any other
+//     error counts as ErrGatewayTransient: when in doubt, the outcome is unknown.
 //   - Who retries. The adapter may retry inside its deadline; tiyin retries too: a request
 //     answers code 10 and the partner repeats it with the same envelope id, which reaches the
 //     adapter with the same idempotency key; a background stage is repeated with backoff
-//     (domain.Backoff: 1 s doubling to 1 min, domain.MaxStageAttempts = 5 attempts, then the
-//     application is FAILED with code 1027); a reconciler asks again on its next pass (1 s).
+//     (domain.Backoff: 1 s doubling to 1 h): after an unknown outcome for as long as it takes
+//     (the stage shows IN_PROGRESS), after calls that never reached the system
+//     domain.MaxStageAttempts = 5 times, then the application is FAILED with code 1027; a
+//     reconciler asks again on its next pass (1 s).
+//   - What happened to key K? A repeated call with the same idempotency key is that question:
+//     the system answers with the first call's outcome, or acts now if the first never
+//     arrived. No port needs a separate lookup by key.
 //   - Idempotency. Every request that changes something in the bank's system carries an
 //     IdempotencyKey, derived from tiyin's own ids as each method says, so the same question
 //     always carries the same key. The system must answer a repeated key with the first
@@ -43,9 +51,12 @@ import (
 // Gateway errors. A gateway adapter wraps every failure in one of them so that the service
 // knows whether to retry. Anything else a gateway returns is treated as ErrGatewayTransient.
 var (
-	// ErrGatewayTransient: the call failed or its outcome is unknown; it is repeated with the
-	// same idempotency key, which the gateway must honour.
+	// ErrGatewayTransient: the call's outcome is unknown (the system may have acted); it is
+	// repeated with the same idempotency key, which the gateway must honour, until it is known.
 	ErrGatewayTransient = errors.New("gateway temporarily unavailable")
+	// ErrGatewayNotReached: the call certainly never reached the system, so nothing happened
+	// there; it is repeated, and a background stage gives up after MaxStageAttempts of them.
+	ErrGatewayNotReached = errors.New("gateway not reached")
 	// ErrGatewayFailed: the gateway definitely refused the call for a technical reason.
 	ErrGatewayFailed = errors.New("gateway refused the call")
 	// ErrGatewayRefused: the bank refused on business grounds; the message says why.

@@ -31,6 +31,9 @@ type ApplicationRepository interface {
 	// ListAwaitingCall returns the partners' applications waiting for a phone call requested
 	// before t.
 	ListAwaitingCall(ctx context.Context, partners Partners, t time.Time, limit int) ([]uuid.UUID, error)
+	// CountUnknownBefore counts IN_PROGRESS applications whose stage's gateway call went
+	// unanswered first before t and is still unknown.
+	CountUnknownBefore(ctx context.Context, t time.Time) (int, error)
 }
 
 // LoanRepository stores issued loans.
@@ -155,6 +158,9 @@ type TransferRepository interface {
 	ListNewBefore(ctx context.Context, partners Partners, loanID uuid.UUID, t time.Time, limit int) ([]uuid.UUID, error)
 	// ListProcessingBefore returns the partners' PROCESSING transfers last changed before t.
 	ListProcessingBefore(ctx context.Context, partners Partners, t time.Time, limit int) ([]uuid.UUID, error)
+	// CountProcessingBefore counts PROCESSING transfers (the credit's outcome not known yet)
+	// last changed before t.
+	CountProcessingBefore(ctx context.Context, t time.Time) (int, error)
 }
 
 // RepaymentRepository stores repayment requests and the payments posted on them.
@@ -196,6 +202,9 @@ type CardOrderRepository interface {
 	Update(ctx context.Context, id uuid.UUID, fn func(o *domain.CardOrder) error) error
 	// ListDue returns the partners' NEW and IN_PROGRESS orders due at now, oldest first.
 	ListDue(ctx context.Context, partners Partners, now time.Time, limit int) ([]uuid.UUID, error)
+	// CountUnknownBefore counts unfinished orders whose issuer call went unanswered first
+	// before t and is still unknown.
+	CountUnknownBefore(ctx context.Context, t time.Time) (int, error)
 }
 
 // OutboundEvent is a recorded event due for delivery to its partner's webhook.

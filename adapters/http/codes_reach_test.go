@@ -82,6 +82,41 @@ func TestStageRefusalsReportTheirCodes(t *testing.T) {
 	}
 }
 
+// TestLostIssuanceAnswersAreAskedAgainUntilTheLoanIsThere: the sandbox client whose PINFL ends
+// 6669 has core banking issue the loan and lose its first 9 answers, more than a stage's
+// attempts. Each is an unknown outcome: the stage shows LOAN_ISSUANCE/IN_PROGRESS and is asked
+// again with the same key, never FAILED, until the answer arrives and the loan is there.
+func TestLostIssuanceAnswersAreAskedAgainUntilTheLoanIsThere(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	id := h.registerAs(t, "6669")
+	h.call(t, "/microloans/applications/verify", verifyParams(id, 100_000_000))
+	cd := clientData()
+	cd["pinfl"] = "31234567896669"
+	if a := h.call(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": cd}); a.code() != 0 {
+		t.Fatalf("issue: %s", a.Raw)
+	}
+	for i := 1; ; i++ {
+		status, task := h.info(t, id)
+		if status == "COMPLETED" {
+			if i != 10 {
+				t.Fatalf("completed on run %d, want 10 (9 lost answers, then the answer)", i)
+			}
+			break
+		}
+		if status != "IN_PROGRESS" || task != "LOAN_ISSUANCE/IN_PROGRESS" || i > 10 {
+			t.Fatalf("run %d: %s %s", i, status, task)
+		}
+		h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "2h"})
+		if _, err := h.app.ProcessApplication.Handle(context.Background(), uuid.MustParse(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l := h.loan(t, id); l.TotalResidue != 100_000_000 {
+		t.Fatalf("loan: %+v", l)
+	}
+}
+
 func TestGatewayDownAnswersCode10AndARetryRuns(t *testing.T) {
 	t.Parallel()
 	down := true

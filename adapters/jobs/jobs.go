@@ -138,11 +138,12 @@ const (
 
 type reconcileWorker struct {
 	river.WorkerDefaults[ReconcileArgs]
-	app    *application.App
-	idem   ports.IdempotencyStore
-	events ports.EventOutbox
-	ttl    time.Duration
-	log    *zap.Logger
+	app     *application.App
+	idem    ports.IdempotencyStore
+	events  ports.EventOutbox
+	ttl     time.Duration
+	log     *zap.Logger
+	metrics *observe.Metrics
 }
 
 func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs]) error {
@@ -153,6 +154,11 @@ func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs])
 	if err != nil {
 		return err
 	}
+	unknown, err := w.app.CountUnknownOutcomes.Handle(ctx)
+	if err != nil {
+		return err
+	}
+	w.metrics.UnknownOutcomes(unknown.Applications, unknown.Transfers, unknown.CardOrders)
 	if w.ttl > 0 {
 		if _, err = w.idem.Purge(ctx, time.Now().Add(-w.ttl)); err != nil {
 			return err
@@ -228,7 +234,7 @@ func NewRunner(db *store.DB, app *application.App, idem ports.IdempotencyStore, 
 	log *zap.Logger, metrics *observe.Metrics) (*Runner, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &applicationWorker{app: app})
-	river.AddWorker(workers, &reconcileWorker{app: app, idem: idem, events: events, ttl: cfg.IdempotencyTTL, log: log})
+	river.AddWorker(workers, &reconcileWorker{app: app, idem: idem, events: events, ttl: cfg.IdempotencyTTL, log: log, metrics: metrics})
 	river.AddWorker(workers, &deliverEventsWorker{app: app, log: log, metrics: metrics})
 	every := river.PeriodicInterval(max(cfg.ReconcileEvery, 100*time.Millisecond))
 	rc := &river.Config{

@@ -26,6 +26,7 @@ type Metrics struct {
 	gateway   *prometheus.HistogramVec
 	webhooks  *prometheus.CounterVec
 	rateLimit *prometheus.CounterVec
+	unknown   *prometheus.GaugeVec
 }
 
 // latencyBuckets span 1 ms to 10 s: the API answers in milliseconds, gateways in up to their
@@ -57,8 +58,11 @@ func New() *Metrics {
 		rateLimit: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tiyin_rate_limited_total",
 			Help: "Requests refused with code 7 by the per-partner rate limit, by partner name."},
 			[]string{"partner"}),
+		unknown: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "tiyin_unknown_outcomes",
+			Help: "Gateway calls whose outcome has been unknown for more than 10 minutes (tiyin keeps asking), by kind (application, transfer, card_order)."},
+			[]string{"kind"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.jobs, m.jobTime, m.gateway, m.webhooks, m.rateLimit,
+	m.reg.MustRegister(m.requests, m.latency, m.jobs, m.jobTime, m.gateway, m.webhooks, m.rateLimit, m.unknown,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -110,4 +114,14 @@ func (m *Metrics) RateLimited(partner string) {
 		return
 	}
 	m.rateLimit.WithLabelValues(partner).Inc()
+}
+
+// UnknownOutcomes sets the gauge of gateway calls unanswered for more than 10 minutes.
+func (m *Metrics) UnknownOutcomes(applications, transfers, cardOrders int) {
+	if m == nil {
+		return
+	}
+	m.unknown.WithLabelValues("application").Set(float64(applications))
+	m.unknown.WithLabelValues("transfer").Set(float64(transfers))
+	m.unknown.WithLabelValues("card_order").Set(float64(cardOrders))
 }

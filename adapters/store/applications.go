@@ -35,6 +35,7 @@ type applicationModel struct {
 	CoreRef                 string     `gorm:"column:core_ref"`
 	Attempts                int        `gorm:"column:attempts"`
 	NextRunAt               *time.Time `gorm:"column:next_run_at"`
+	UnknownSince            *time.Time `gorm:"column:unknown_since"`
 	PendingSince            *time.Time `gorm:"column:pending_since"`
 	VerificationRequestedAt *time.Time `gorm:"column:verification_requested_at"`
 	CreatedAt               time.Time  `gorm:"column:created_at;autoCreateTime:false"`
@@ -142,7 +143,7 @@ func toApplicationModel(a *domain.Application) *applicationModel {
 		TaskName: s.Task.Name.String(), TaskStatus: s.Task.Status.String(),
 		TaskError: s.Task.Error.String(), TaskMessage: s.Task.Message,
 		CallCentrePhone: s.CallCentrePhone, AccountNumber: s.AccountNumber, CoreRef: s.CoreRef,
-		Attempts: s.Attempts, NextRunAt: optTime(s.NextRunAt), PendingSince: optTime(s.PendingSince),
+		Attempts: s.Attempts, NextRunAt: optTime(s.NextRunAt), UnknownSince: optTime(s.UnknownSince), PendingSince: optTime(s.PendingSince),
 		VerificationRequestedAt: optTime(s.VerificationRequestedAt),
 		CreatedAt:               s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(),
 	}
@@ -180,7 +181,7 @@ func (m *applicationModel) toDomain() (*domain.Application, error) {
 		ID: m.ID, PartnerID: m.PartnerID, ExternalID: m.ExternalID, Phone: phone, ClientData: cd,
 		Status: status, Task: domain.Task{Name: name, Status: taskStatus, Error: stageErr, Message: m.TaskMessage},
 		CallCentrePhone: m.CallCentrePhone, AccountNumber: m.AccountNumber, CoreRef: m.CoreRef,
-		Attempts: m.Attempts, NextRunAt: fromOptTime(m.NextRunAt), PendingSince: fromOptTime(m.PendingSince),
+		Attempts: m.Attempts, NextRunAt: fromOptTime(m.NextRunAt), UnknownSince: fromOptTime(m.UnknownSince), PendingSince: fromOptTime(m.PendingSince),
 		VerificationRequestedAt: fromOptTime(m.VerificationRequestedAt),
 		CreatedAt:               m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 	}
@@ -262,4 +263,12 @@ func (r *ApplicationRepository) ListAwaitingCall(ctx context.Context, partners p
 		Where("status = 'PENDING' AND task_name = 'CLIENT_VERIFICATION' AND task_status = 'PENDING' AND verification_requested_at < ?", t.UTC()).
 		Order("verification_requested_at").Limit(limit).Pluck("id", &ids).Error
 	return ids, interpretError(err, nil, nil)
+}
+
+// CountUnknownBefore implements ports.ApplicationRepository.
+func (r *ApplicationRepository) CountUnknownBefore(ctx context.Context, t time.Time) (int, error) {
+	var n int64
+	err := r.db.conn(ctx).Model(&applicationModel{}).
+		Where("unknown_since IS NOT NULL AND unknown_since < ? AND status = 'IN_PROGRESS'", t.UTC()).Count(&n).Error
+	return int(n), interpretError(err, nil, nil)
 }

@@ -142,19 +142,20 @@ func (r *CardRepository) Update(ctx context.Context, id uuid.UUID, fn func(c *do
 }
 
 type cardOrderModel struct {
-	ID          uuid.UUID  `gorm:"column:id;primaryKey"`
-	PartnerID   uuid.UUID  `gorm:"column:partner_id"`
-	ExternalID  string     `gorm:"column:external_id"`
-	Phone       string     `gorm:"column:phone"`
-	ClientData  string     `gorm:"column:client_data"`
-	Status      string     `gorm:"column:status"`
-	Description string     `gorm:"column:description"`
-	IssuerRef   string     `gorm:"column:issuer_ref"`
-	CardID      *uuid.UUID `gorm:"column:card_id"`
-	Attempts    int        `gorm:"column:attempts"`
-	NextRunAt   *time.Time `gorm:"column:next_run_at"`
-	CreatedAt   time.Time  `gorm:"column:created_at;autoCreateTime:false"`
-	UpdatedAt   time.Time  `gorm:"column:updated_at;autoUpdateTime:false"`
+	ID           uuid.UUID  `gorm:"column:id;primaryKey"`
+	PartnerID    uuid.UUID  `gorm:"column:partner_id"`
+	ExternalID   string     `gorm:"column:external_id"`
+	Phone        string     `gorm:"column:phone"`
+	ClientData   string     `gorm:"column:client_data"`
+	Status       string     `gorm:"column:status"`
+	Description  string     `gorm:"column:description"`
+	IssuerRef    string     `gorm:"column:issuer_ref"`
+	CardID       *uuid.UUID `gorm:"column:card_id"`
+	Attempts     int        `gorm:"column:attempts"`
+	NextRunAt    *time.Time `gorm:"column:next_run_at"`
+	UnknownSince *time.Time `gorm:"column:unknown_since"`
+	CreatedAt    time.Time  `gorm:"column:created_at;autoCreateTime:false"`
+	UpdatedAt    time.Time  `gorm:"column:updated_at;autoUpdateTime:false"`
 }
 
 func (cardOrderModel) TableName() string { return "card_orders" }
@@ -163,7 +164,7 @@ func toCardOrderModel(o *domain.CardOrder) *cardOrderModel {
 	s := o.State()
 	m := &cardOrderModel{ID: s.ID, PartnerID: s.PartnerID, ExternalID: s.ExternalID, Phone: s.Phone.String(),
 		ClientData: encodeClientData(s.ClientData), Status: s.Status.String(), Description: s.Description,
-		IssuerRef: s.IssuerRef, Attempts: s.Attempts, NextRunAt: optTime(s.NextRunAt), CreatedAt: s.CreatedAt.UTC(),
+		IssuerRef: s.IssuerRef, Attempts: s.Attempts, NextRunAt: optTime(s.NextRunAt), UnknownSince: optTime(s.UnknownSince), CreatedAt: s.CreatedAt.UTC(),
 		UpdatedAt: s.UpdatedAt.UTC()}
 	if s.CardID != uuid.Nil {
 		m.CardID = &s.CardID
@@ -180,7 +181,7 @@ func (m *cardOrderModel) toDomain() (*domain.CardOrder, error) {
 	}
 	s := domain.CardOrderState{ID: m.ID, PartnerID: m.PartnerID, ExternalID: m.ExternalID, Phone: phone, ClientData: cd,
 		Status: status, Description: m.Description, IssuerRef: m.IssuerRef, Attempts: m.Attempts,
-		NextRunAt: fromOptTime(m.NextRunAt), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
+		NextRunAt: fromOptTime(m.NextRunAt), UnknownSince: fromOptTime(m.UnknownSince), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
 	if m.CardID != nil {
 		s.CardID = *m.CardID
 	}
@@ -251,6 +252,14 @@ func (r *CardOrderRepository) ListDue(ctx context.Context, partners ports.Partne
 	err := r.db.conn(ctx).Model(&cardOrderModel{}).Scopes(ofPartners(partners)).Where("next_run_at IS NOT NULL AND next_run_at <= ?", now.UTC()).
 		Order("next_run_at").Limit(limit).Pluck("id", &ids).Error
 	return ids, interpretError(err, nil, nil)
+}
+
+// CountUnknownBefore implements ports.CardOrderRepository.
+func (r *CardOrderRepository) CountUnknownBefore(ctx context.Context, t time.Time) (int, error) {
+	var n int64
+	err := r.db.conn(ctx).Model(&cardOrderModel{}).
+		Where("unknown_since IS NOT NULL AND unknown_since < ? AND status IN ('NEW', 'IN_PROGRESS')", t.UTC()).Count(&n).Error
+	return int(n), interpretError(err, nil, nil)
 }
 
 type smsModel struct {

@@ -319,6 +319,53 @@ func TestListsOfDueWork(t *testing.T) {
 	})
 }
 
+// TestUnknownOutcomesAreCountedFromTheFirstUnansweredCall: an application whose stage's call
+// went unanswered is counted once it has been so since before the bound, and no longer once
+// the answer came.
+func TestUnknownOutcomesAreCountedFromTheFirstUnansweredCall(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		a := s.stored(t)
+		step := func(r domain.StepResult, at time.Time) {
+			t.Helper()
+			err := s.apps.Update(ctx, a.ID(), func(a *domain.Application) error {
+				if err := a.BeginStep(domain.TaskPreScoring, at); err != nil {
+					return err
+				}
+				_, err := a.CompleteStep(domain.TaskPreScoring, r, domain.LoanProduct{}, at)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		count := func(before time.Time) int {
+			t.Helper()
+			n, err := s.apps.CountUnknownBefore(ctx, before)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		step(domain.StepResult{Outcome: domain.OutcomeUnknown}, t0)
+		step(domain.StepResult{Outcome: domain.OutcomeUnknown}, t0.Add(time.Hour))
+		if got := count(t0); got != 0 {
+			t.Fatalf("unknown since exactly the bound: counted %d", got)
+		}
+		if got := count(t0.Add(time.Second)); got != 1 {
+			t.Fatalf("unknown since before the bound: counted %d, want 1", got)
+		}
+		step(domain.StepResult{Outcome: domain.OutcomeDone}, t0.Add(2*time.Hour))
+		if got := count(t0.Add(3 * time.Hour)); got != 0 {
+			t.Fatalf("answered: counted %d", got)
+		}
+		if n, err := s.transfers.CountProcessingBefore(ctx, t0.Add(time.Hour)); err != nil || n != 0 {
+			t.Fatalf("transfers: %d %v", n, err)
+		}
+	})
+}
+
 // TestListsOfDueWorkKeepToTheirPartners: background work is listed for one partner, or for
 // every partner but some, so each partner's work is decided against its own clock.
 func TestListsOfDueWorkKeepToTheirPartners(t *testing.T) {

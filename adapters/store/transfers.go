@@ -123,3 +123,10 @@ func (r *TransferRepository) ListProcessingBefore(ctx context.Context, partners 
 		Order("updated_at").Limit(limit).Pluck("id", &ids).Error
 	return ids, interpretError(err, nil, nil)
 }
+
+// CountProcessingBefore implements ports.TransferRepository.
+func (r *TransferRepository) CountProcessingBefore(ctx context.Context, t time.Time) (int, error) {
+	var n int64
+	err := r.db.conn(ctx).Model(&transferModel{}).Where("status = 'PROCESSING' AND updated_at < ?", t.UTC()).Count(&n).Error
+	return int(n), interpretError(err, nil, nil)
+}

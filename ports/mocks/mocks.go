@@ -244,6 +244,21 @@ func (m *MockApplicationRepository) EXPECT() *MockApplicationRepositoryMockRecor
 	return m.recorder
 }
 
+// CountUnknownBefore mocks base method.
+func (m *MockApplicationRepository) CountUnknownBefore(ctx context.Context, t time.Time) (int, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "CountUnknownBefore", ctx, t)
+	ret0, _ := ret[0].(int)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// CountUnknownBefore indicates an expected call of CountUnknownBefore.
+func (mr *MockApplicationRepositoryMockRecorder) CountUnknownBefore(ctx, t any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CountUnknownBefore", reflect.TypeOf((*MockApplicationRepository)(nil).CountUnknownBefore), ctx, t)
+}
+
 // Create mocks base method.
 func (m *MockApplicationRepository) Create(ctx context.Context, a *domain.Application) error {
 	m.ctrl.T.Helper()
@@ -759,6 +774,21 @@ func (m *MockTransferRepository) EXPECT() *MockTransferRepositoryMockRecorder {
 	return m.recorder
 }
 
+// CountProcessingBefore mocks base method.
+func (m *MockTransferRepository) CountProcessingBefore(ctx context.Context, t time.Time) (int, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "CountProcessingBefore", ctx, t)
+	ret0, _ := ret[0].(int)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// CountProcessingBefore indicates an expected call of CountProcessingBefore.
+func (mr *MockTransferRepositoryMockRecorder) CountProcessingBefore(ctx, t any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CountProcessingBefore", reflect.TypeOf((*MockTransferRepository)(nil).CountProcessingBefore), ctx, t)
+}
+
 // Create mocks base method.
 func (m *MockTransferRepository) Create(ctx context.Context, t *domain.Transfer) error {
 	m.ctrl.T.Helper()
@@ -1033,6 +1063,21 @@ func NewMockCardOrderRepository(ctrl *gomock.Controller) *MockCardOrderRepositor
 // EXPECT returns an object that allows the caller to indicate expected use.
 func (m *MockCardOrderRepository) EXPECT() *MockCardOrderRepositoryMockRecorder {
 	return m.recorder
+}
+
+// CountUnknownBefore mocks base method.
+func (m *MockCardOrderRepository) CountUnknownBefore(ctx context.Context, t time.Time) (int, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "CountUnknownBefore", ctx, t)
+	ret0, _ := ret[0].(int)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// CountUnknownBefore indicates an expected call of CountUnknownBefore.
+func (mr *MockCardOrderRepositoryMockRecorder) CountUnknownBefore(ctx, t any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CountUnknownBefore", reflect.TypeOf((*MockCardOrderRepository)(nil).CountUnknownBefore), ctx, t)
 }
 
 // Create mocks base method.

@@ -344,7 +344,7 @@ func TestMicroloanApplicationFlows(t *testing.T) {
 		})
 		t.Run("partner cancels during issuance", func(t *testing.T) {
 			t.Parallel()
-			id := s.register(t, "31234567894444") // core banking never answers
+			id := s.register(t, "31234567894444") // core banking cannot be reached
 			s.waitFor(t, id, "PENDING", nil)
 			s.must(t, "/microloans/applications/verify", verifyParams(id, 1000))
 			s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567894444")})

@@ -45,7 +45,7 @@ func TestGuardedCall(t *testing.T) {
 		{"answers in time", 0, nil, sandbox.Faults{}, nil, 1, time.Second},
 		{"business refusal passes through", 0, refused, sandbox.Faults{}, ports.ErrGatewayRefused, 1, time.Second},
 		{"hangs past the timeout: transient", time.Hour, nil, sandbox.Faults{}, ports.ErrGatewayTransient, 1, time.Second},
-		{"fault before the call: never reaches the gateway", 0, nil, sandbox.Faults{ErrorRate: 1}, ports.ErrGatewayTransient, 0, time.Second},
+		{"fault before the call: never reaches the gateway", 0, nil, sandbox.Faults{ErrorRate: 1}, ports.ErrGatewayNotReached, 0, time.Second},
 		{"answer lost after the call: transient at the timeout", 0, nil, sandbox.Faults{TimeoutRate: 1}, ports.ErrGatewayTransient, 1, time.Second},
 		{"latency longer than the timeout", 0, nil, sandbox.Faults{Latency: time.Hour}, ports.ErrGatewayTransient, 0, time.Second},
 	}

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -84,7 +85,7 @@ func newClient(name string, cfg Config) *client {
 		Timeout:     cfg.BreakFor,
 		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= breakAfter },
 		// Only a system that fails to answer counts against it; a refusal is an answer.
-		IsSuccessful: func(err error) bool { return err == nil || !errors.Is(err, ports.ErrGatewayTransient) },
+		IsSuccessful: func(err error) bool { return err == nil || !unanswered(err) },
 	})}
 }
 
@@ -97,6 +98,7 @@ type errorBody struct {
 // The error kinds of the protocol and the port errors they are.
 var kinds = map[string]error{
 	"TRANSIENT":      ports.ErrGatewayTransient,
+	"NOT_PROCESSED":  ports.ErrGatewayNotReached,
 	"FAILED":         ports.ErrGatewayFailed,
 	"REFUSED":        ports.ErrGatewayRefused,
 	"CARD_REJECTED":  domain.ErrCardRejected,
@@ -120,6 +122,15 @@ func (c *client) call(ctx context.Context, op, key string, retry bool, req, out 
 		attempts += max(c.cfg.Retries, 0)
 	}
 	var result []byte
+	// mayHaveActed is set once an attempt went unanswered with an unknown outcome: from then on
+	// the run's outcome is unknown, whatever later attempts meet.
+	mayHaveActed := false
+	unknown := func(err error) error {
+		if mayHaveActed || !errors.Is(err, ports.ErrGatewayNotReached) {
+			return ports.ErrGatewayTransient
+		}
+		return ports.ErrGatewayNotReached
+	}
 	for i := range attempts {
 		if i > 0 {
 			// Full jitter: a random wait up to the doubled backoff, so clients that failed
@@ -128,16 +139,22 @@ func (c *client) call(ctx context.Context, op, key string, retry bool, req, out 
 			select {
 			case <-time.After(wait):
 			case <-ctx.Done():
-				return fmt.Errorf("%w: %s %s: %w (after %d attempts: %w)", ports.ErrGatewayTransient, c.name, op, ctx.Err(), i, err)
+				//nolint:errorlint // the last attempt's error is told, not wrapped: the run's kind is unknown(err)
+				return fmt.Errorf("%w: %s %s: %w (after %d attempts: %v)", unknown(err), c.name, op, ctx.Err(), i, err)
 			}
 		}
 		result, err = c.breaker.Execute(func() ([]byte, error) { return c.once(ctx, op, key, body) })
 		if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
-			return fmt.Errorf("%w: %s is failing: circuit open", ports.ErrGatewayTransient, c.name)
+			return fmt.Errorf("%w: %s is failing: circuit open, nothing sent", unknown(ports.ErrGatewayNotReached), c.name)
 		}
-		if err == nil || !errors.Is(err, ports.ErrGatewayTransient) || ctx.Err() != nil {
+		if err == nil || !unanswered(err) || ctx.Err() != nil {
 			break
 		}
+		mayHaveActed = mayHaveActed || errors.Is(err, ports.ErrGatewayTransient)
+	}
+	if unanswered(err) && mayHaveActed && !errors.Is(err, ports.ErrGatewayTransient) {
+		//nolint:errorlint // told, not wrapped: an earlier attempt may have reached it, so it is not "not reached"
+		return fmt.Errorf("%w: %v", ports.ErrGatewayTransient, err)
 	}
 	if err != nil {
 		return err
@@ -168,7 +185,12 @@ func (c *client) once(ctx context.Context, op, key string, body []byte) ([]byte,
 		req.Header.Set("Idempotency-Key", key)
 	}
 	resp, err := c.cfg.HTTP.Do(req)
-	if err != nil {
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		//nolint:errorlint // told, not wrapped: a dial error's own deadline is not a context's
+		return nil, fmt.Errorf("%w: %s %s: no connection: %v", ports.ErrGatewayNotReached, c.name, op, opErr.Err)
+	case err != nil:
 		return nil, transient("no answer: %v", errors.Unwrap(err))
 	}
 	defer func() { _ = resp.Body.Close() }()
@@ -202,4 +224,10 @@ func (c *client) once(ctx context.Context, op, key string, body []byte) ([]byte,
 		return nil, transient("the answer has neither a result nor an error")
 	}
 	return answer.Result, nil
+}
+
+// unanswered reports an attempt that got no answer: its outcome is unknown, or it never
+// reached the system. Either may be sent again, and counts against the system's breaker.
+func unanswered(err error) bool {
+	return errors.Is(err, ports.ErrGatewayTransient) || errors.Is(err, ports.ErrGatewayNotReached)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -239,12 +240,31 @@ func TestCircuitBreaker(t *testing.T) {
 	}
 	before := calls.Load()
 	start := time.Now()
-	if err := ref(); !errors.Is(err, ports.ErrGatewayTransient) || calls.Load() != before || time.Since(start) > 50*time.Millisecond {
+	// Nothing is sent while the circuit is open: nothing happened at the system.
+	if err := ref(); !errors.Is(err, ports.ErrGatewayNotReached) || errors.Is(err, ports.ErrGatewayTransient) ||
+		calls.Load() != before || time.Since(start) > 50*time.Millisecond {
 		t.Fatalf("open circuit: %v, the system called %d more times", err, calls.Load()-before)
 	}
 	down.Store(false)
 	time.Sleep(250 * time.Millisecond)
 	if err := ref(); err != nil {
 		t.Fatalf("probe after the break: %v", err)
+	}
+}
+
+// TestAConnectionNeverMadeIsNotReached: a system that cannot be connected to never got the
+// call, so nothing happened there: ErrGatewayNotReached, not an unknown outcome.
+func TestAConnectionNeverMadeIsNotReached(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close() // nothing listens there now
+	p := httpgw.NewProcessing(httpgw.Config{URL: "http://" + addr, Retries: 1, Backoff: time.Millisecond, BreakAfter: 5, BreakFor: time.Second})
+	_, err = p.LookupDebit(context.Background(), ports.DebitQuery{DebitID: "DBT-1", Network: domain.NetworkUzcard, Amount: 1})
+	if !errors.Is(err, ports.ErrGatewayNotReached) || errors.Is(err, ports.ErrGatewayTransient) {
+		t.Fatalf("no connection: %v, want ports.ErrGatewayNotReached alone", err)
 	}
 }

@@ -3,51 +3,73 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/tiyin/tiyin/ports"
 )
 
 // CoreBanking is the sandbox core banking system. Accounts and references are derived from
-// the idempotency key, so a repeated call returns what the first one did.
-type CoreBanking struct{}
+// the idempotency key, so a repeated call returns what the first one did; only the count of
+// lost issuance answers (PINFLIssuanceTimesOut) is kept, in memory.
+type CoreBanking struct {
+	mu   sync.Mutex
+	lost map[string]int
+}
 
 // NewCoreBanking returns the sandbox core banking.
-func NewCoreBanking() *CoreBanking { return &CoreBanking{} }
+func NewCoreBanking() *CoreBanking { return &CoreBanking{lost: map[string]int{}} }
+
+// accountTimesOut marks, in the account number, a client whose issuance answers are lost; the
+// digit after it is how many.
+const accountTimesOut = "20208000" + PINFLIssuanceTimesOut
 
 // OpenAccount implements ports.CoreBanking.
-func (CoreBanking) OpenAccount(_ context.Context, req ports.OpenAccountRequest) (string, error) {
+func (*CoreBanking) OpenAccount(_ context.Context, req ports.OpenAccountRequest) (string, error) {
 	switch pinfl := req.ClientData.PINFL(); {
 	case hasEnding(pinfl, PINFLCoreRefuses):
 		return "", fmt.Errorf("%w: ACCOUNT_REFUSED: the client may not open an account", ports.ErrGatewayRefused)
 	case hasEnding(pinfl, PINFLCoreDown):
-		return "", fmt.Errorf("%w: core banking did not answer", ports.ErrGatewayTransient)
+		return "", fmt.Errorf("%w: core banking refused the connection", ports.ErrGatewayNotReached)
+	case len(pinfl) >= 4 && pinfl[len(pinfl)-4:len(pinfl)-1] == PINFLIssuanceTimesOut && pinfl[len(pinfl)-1] != '0':
+		return accountTimesOut + pinfl[len(pinfl)-1:] + digitsOf(req.IdempotencyKey, 8), nil
 	}
 	// 20208 is the balance account of demand deposits of individuals, 000 the so'm.
 	return "20208000" + digitsOf(req.IdempotencyKey, 12), nil
 }
 
 // OpenLoanApplication implements ports.CoreBanking.
-func (CoreBanking) OpenLoanApplication(_ context.Context, req ports.LoanApplicationRequest) (string, error) {
+func (*CoreBanking) OpenLoanApplication(_ context.Context, req ports.LoanApplicationRequest) (string, error) {
 	return refOf("LA", req.IdempotencyKey), nil
 }
 
 // LoanApplicationResult implements ports.CoreBanking.
-func (CoreBanking) LoanApplicationResult(context.Context, string) (ports.Answer, error) {
+func (*CoreBanking) LoanApplicationResult(context.Context, string) (ports.Answer, error) {
 	return ports.Answer{Status: ports.AnswerApproved}, nil
 }
 
-// IssueLoan implements ports.CoreBanking.
-func (CoreBanking) IssueLoan(_ context.Context, req ports.IssueLoanRequest) (string, error) {
+// IssueLoan implements ports.CoreBanking. For an account of PINFLIssuanceTimesOut the loan is
+// issued, but the first N answers are lost.
+func (c *CoreBanking) IssueLoan(_ context.Context, req ports.IssueLoanRequest) (string, error) {
+	if n, ok := strings.CutPrefix(req.AccountNumber, accountTimesOut); ok && len(n) > 0 {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.lost[req.IdempotencyKey] < int(n[0]-'0') {
+			c.lost[req.IdempotencyKey]++
+			return "", fmt.Errorf("%w: core banking's answer to the issuance was lost (sandbox: %d of %c)",
+				ports.ErrGatewayTransient, c.lost[req.IdempotencyKey], n[0])
+		}
+	}
 	return refOf("LI", req.IdempotencyKey), nil
 }
 
 // IssuanceResult implements ports.CoreBanking.
-func (CoreBanking) IssuanceResult(context.Context, string) (ports.Answer, error) {
+func (*CoreBanking) IssuanceResult(context.Context, string) (ports.Answer, error) {
 	return ports.Answer{Status: ports.AnswerApproved}, nil
 }
 
 // ContractNumber implements ports.CoreBanking: a 10-digit number derived from the request, so
 // it is the same however often it is asked for.
-func (CoreBanking) ContractNumber(_ context.Context, req ports.ContractRequest) (string, error) {
+func (*CoreBanking) ContractNumber(_ context.Context, req ports.ContractRequest) (string, error) {
 	return digitsOf(req.ApplicationID.String()+":CONTRACT", 10), nil
 }

@@ -83,7 +83,7 @@ func (f Faults) Before(ctx context.Context) error {
 		}
 	}
 	if f.ErrorRate > 0 && rand.Float64() < f.ErrorRate { //nolint:gosec // fault injection, not a secret
-		return fmt.Errorf("%w: sandbox fault: the gateway failed", ports.ErrGatewayTransient)
+		return fmt.Errorf("%w: sandbox fault: the gateway could not be reached", ports.ErrGatewayNotReached)
 	}
 	return nil
 }

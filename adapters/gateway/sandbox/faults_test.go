@@ -45,8 +45,8 @@ func TestFaultRatesAreHonoured(t *testing.T) {
 	const n = 4000
 	for range n {
 		if err := f.Before(context.Background()); err != nil {
-			if !errors.Is(err, ports.ErrGatewayTransient) {
-				t.Fatalf("a fault is transient: %v", err)
+			if !errors.Is(err, ports.ErrGatewayNotReached) || errors.Is(err, ports.ErrGatewayTransient) {
+				t.Fatalf("a fault before the call never reached the gateway: %v", err)
 			}
 			failed++
 		}

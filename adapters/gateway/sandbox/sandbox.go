@@ -21,8 +21,13 @@ const (
 	PINFLPostScoringDeclined = "2222"
 	// PINFLCoreRefuses: core banking refuses to open the account (REJECTED, 1026).
 	PINFLCoreRefuses = "3333"
-	// PINFLCoreDown: core banking fails transiently every time (FAILED, 1027, after retries).
+	// PINFLCoreDown: core banking cannot be reached, every time: nothing happens there, and
+	// the application is FAILED (1027) after retries.
 	PINFLCoreDown = "4444"
+	// PINFLIssuanceTimesOut ends in 666 and a digit N (1 to 9): core banking issues the loan,
+	// but the first N answers to LOAN_ISSUANCE are lost (a timeout: the outcome is unknown to
+	// tiyin, which asks again with the same key); the next one arrives.
+	PINFLIssuanceTimesOut = "666"
 )
 
 // Sandbox offers and thresholds.
