@@ -84,6 +84,10 @@ FUZZ_TARGETS := adapters/http:FuzzReadRequest adapters/http:FuzzHandlerParams ad
 	$(addprefix domain:,FuzzParseClientData FuzzParsePercent FuzzParsePhone FuzzParsePAN FuzzParseExpiry FuzzParseOTP \
 	  FuzzParseWebhookURL FuzzParsePartnerName FuzzParseContractNumber FuzzParseAmount FuzzParseEnums FuzzParseCardHolder)
 
+.PHONY: simulate
+simulate: ## Money lifecycle simulator: LOANS random loans (5000) with histories of up to YEARS (5), from SEED (1); a failure prints the smallest failing history
+	$(GO) test -count=1 -timeout 0 -run '^TestLifecycleSimulator$$' -v ./domain/ -args -sim.seed=$(or $(SEED),1) -sim.loans=$(or $(LOANS),5000) -sim.years=$(or $(YEARS),5)
+
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s; a long run: make fuzz FUZZTIME=10m)
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \

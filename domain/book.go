@@ -32,6 +32,20 @@ type BookState struct {
 	PenaltyTo      time.Time
 	PenaltyAccrued int64
 	PenaltyPaid    int64
+	// PenaltyLog is the penalty accrued on the 365 days up to PenaltyTo, as spans; days it
+	// does not cover accrued none. The cap is kept in every 365-day window with it.
+	PenaltyLog []PenaltySpan
+}
+
+// PenaltySpan is penalty accrued over Days days from From (a business date, the first of
+// them): Total in all, spread evenly, the last days taking the remainder's tiyin. Its days'
+// penalties differ by a tiyin at most, so any run of its last days holds no less than it
+// really accrued: a window, which always holds the last days of a span, never finds more room
+// than there was.
+type PenaltySpan struct {
+	From  time.Time
+	Days  int
+	Total int64
 }
 
 // Book is the loan's schedule with its repayments applied: the loan's state at any moment is a
@@ -73,19 +87,19 @@ func (b *book) accrued(it *BookItem, day time.Time) (interest, service int64) {
 type standing struct {
 	Position
 	current int // index of the current item (the earliest not yet overdue), -1 when none
-	// penaltyAccrued is the penalty accrued up to the day, within the cap.
+	// penaltyAccrued is the penalty accrued up to the day, within the cap; penaltyDays the
+	// penalty of each day after PenaltyTo up to the day.
 	penaltyAccrued int64
+	penaltyDays    []int64
 	// accruedInterest and accruedService of the current item up to the day.
 	accruedInterest, accruedService int64
 }
 
 // at computes the standing at a business date. An item not fully paid by the end of its
-// payment date is overdue; penalty accrues daily on overdue principal and stops where
-// interest, service and penalty accrued in the 365 days up to the day reach half the amount.
+// payment date is overdue; penalty accrues daily on overdue principal, within the cap
+// (penaltyDays).
 func (b *book) at(day time.Time) standing {
 	s := standing{current: -1}
-	var principalDays, charges int64
-	yearAgo := day.AddDate(0, 0, -365)
 	for i := range b.Items {
 		it := &b.Items[i]
 		principal := it.Principal - it.PaidPrincipal
@@ -98,26 +112,19 @@ func (b *book) at(day time.Time) standing {
 		}
 		s.OverduePrincipal += principal
 		s.OverdueInterest += max(0, it.Interest+it.Service-it.PaidCharges)
-		if it.PaymentDate.After(yearAgo) {
-			charges += it.Interest + it.Service
-		}
-		from := it.PaymentDate
-		if b.PenaltyTo.After(from) {
-			from = b.PenaltyTo
-		}
-		if d := DaysBetween(from, day); d > 0 {
-			principalDays += principal * int64(d)
-		}
 	}
 	if s.current >= 0 {
 		it := &b.Items[s.current]
 		s.accruedInterest, s.accruedService = b.accrued(it, day)
 		s.TermInterest = max(0, s.accruedInterest+s.accruedService-it.PaidCharges)
-		charges += s.accruedInterest + s.accruedService
 	}
-	capRoom := int64(b.terms.Amount)/CapShare - charges
-	s.penaltyAccrued = b.PenaltyAccrued + Accrue(principalDays, b.penaltyDaily, 365)
-	s.penaltyAccrued = min(s.penaltyAccrued, max(b.PenaltyAccrued, capRoom))
+	s.penaltyAccrued = b.PenaltyAccrued
+	if s.OverduePrincipal > 0 {
+		s.penaltyDays = b.penaltyDays(day)
+		for _, p := range s.penaltyDays {
+			s.penaltyAccrued += p
+		}
+	}
 	s.penaltyAccrued = max(s.penaltyAccrued, b.PenaltyPaid)
 	s.Penalty = s.penaltyAccrued - b.PenaltyPaid
 	return s
@@ -161,6 +168,7 @@ func (b *book) apply(day time.Time, typ PaymentType, amount int64) (RepaymentSpl
 	}
 	a := Allocate(due, amount)
 	split := RepaymentSplit{Allocation: a}
+	b.logPenalty(day, s.penaltyDays)
 	b.PenaltyTo, b.PenaltyAccrued = day, s.penaltyAccrued
 	b.PenaltyPaid += a.Penalty
 	principal, interest := a.OverduePrincipal, a.OverdueInterest
@@ -270,4 +278,169 @@ func periods(items []BookItem, from time.Time) ([]time.Time, []int) {
 		dates[i], days[i], from = items[i].PaymentDate, DaysBetween(from, items[i].PaymentDate), items[i].PaymentDate
 	}
 	return dates, days
+}
+
+// penaltyDays returns the penalty of each day after PenaltyTo up to day. A day's penalty
+// accrues on the principal overdue that day at the daily percent (rounded so that a run of
+// days with the same principal sums to the run's exact penalty, rounded once), and within the
+// Central Bank cap: in every 365-day window that holds the day, the penalty accrued in it and
+// the schedule's interest and service, day by day, stay within half of the amount. Interest and
+// service are fixed by the schedule, so a day takes only the room that every window through it
+// leaves after them; penalty accrued before a window never uses its room (DESIGN §8.3).
+func (b *book) penaltyDays(day time.Time) []int64 {
+	n := DaysBetween(b.PenaltyTo, day)
+	if n <= 0 || b.penaltyDaily.hundredths == 0 {
+		return nil
+	}
+	limit := int64(b.terms.Amount) / CapShare
+	// Days are indexed from PenaltyTo-364 (0); pref[i] is the penalty of the days before i.
+	first := b.PenaltyTo.AddDate(0, 0, -364)
+	pref := make([]int64, 365+n+1)
+	for i, v := range b.penaltyHistory(first) {
+		pref[i+1] = pref[i] + v
+	}
+	w := newChargeWindow(b.Items, first)
+	due := w.due
+	lastDue := due[len(due)-1]
+	// The room a day x leaves in the window ending on day e is room[e] - pref[x], where
+	// room[e] = limit - charges(e) + pref[e-364] is fixed once pref reaches e-364. A day's
+	// allowance is the least over the windows through it that end on or before the last due
+	// date (after it, the window ending on the day itself leaves the least: no charge is ahead
+	// of it). windows is a deque of window ends, their rooms increasing.
+	room := make([]int64, 365+n+365)
+	var windows []int
+	added := 364 // the last window end considered
+	out := make([]int64, n)
+	var principal, overdue, runPenalty int64
+	next := 0 // the first item not overdue yet; items are in due-date order
+	run := 0  // days of the current run of equal overdue principal, runPenalty their penalty
+	for j := range n {
+		xi := 365 + j
+		for ; next < len(b.Items) && due[next] < xi; next++ {
+			overdue += b.Items[next].Principal - b.Items[next].PaidPrincipal
+		}
+		if overdue != principal {
+			principal, run, runPenalty = overdue, 0, 0
+		}
+		run++
+		cumulative := Accrue(principal, b.penaltyDaily, 365*run)
+		p := cumulative - runPenalty
+		runPenalty = cumulative
+		for last := max(xi, min(xi+364, lastDue)); added < last; {
+			added++
+			room[added] = limit - w.charges(added) + pref[added-364]
+			for len(windows) > 0 && room[windows[len(windows)-1]] >= room[added] {
+				windows = windows[:len(windows)-1]
+			}
+			windows = append(windows, added)
+		}
+		for windows[0] < xi {
+			windows = windows[1:]
+		}
+		p = max(0, min(p, room[windows[0]]-pref[xi]))
+		out[j] = p
+		pref[xi+1] = pref[xi] + p
+	}
+	return out
+}
+
+// chargeWindow sums the interest and service the items accrue in a 365-day window that only
+// moves forward, each item's spread evenly over its period: the items wholly inside from
+// running sums, the one or two at its edges in part.
+type chargeWindow struct {
+	items []BookItem
+	due   []int   // the items' payment days, counted from the window's first day
+	sums  []int64 // sums[i] is the charges of the items before i
+	a, c  int     // the items whose periods meet the window are a..c-1
+}
+
+func newChargeWindow(items []BookItem, first time.Time) *chargeWindow {
+	w := &chargeWindow{items: items, due: make([]int, len(items)), sums: make([]int64, len(items)+1)}
+	for i := range items {
+		w.due[i] = DaysBetween(first, items[i].PaymentDate)
+		w.sums[i+1] = w.sums[i] + items[i].Interest + items[i].Service
+	}
+	return w
+}
+
+// charges is what accrues on the 365 days ending on day end (never less than the last asked).
+func (w *chargeWindow) charges(end int) int64 {
+	start := end - 365
+	for w.a < len(w.items) && w.due[w.a] <= start {
+		w.a++
+	}
+	for w.c < len(w.items) && w.due[w.c]-w.items[w.c].PeriodDays < end {
+		w.c++
+	}
+	if w.a >= w.c {
+		return 0
+	}
+	sum := w.sums[w.c] - w.sums[w.a] - w.cut(w.a, start, end)
+	if w.c-1 > w.a {
+		sum -= w.cut(w.c-1, start, end)
+	}
+	return sum
+}
+
+// cut is the part of item i's charges that accrues outside the window (start, end].
+func (w *chargeWindow) cut(i, start, end int) int64 {
+	it := &w.items[i]
+	full := it.Interest + it.Service
+	lo, hi := max(w.due[i]-it.PeriodDays, start), min(w.due[i], end)
+	if it.PeriodDays <= 0 || hi <= lo {
+		return full
+	}
+	if hi-lo == it.PeriodDays {
+		return 0
+	}
+	return full - full*int64(hi-lo)/int64(it.PeriodDays)
+}
+
+// penaltyHistory expands PenaltyLog into the penalty of each of the 365 days from first.
+func (b *book) penaltyHistory(first time.Time) []int64 {
+	out := make([]int64, 365)
+	for _, sp := range b.PenaltyLog {
+		if sp.Days <= 0 {
+			continue
+		}
+		per, extra := sp.Total/int64(sp.Days), sp.Total%int64(sp.Days)
+		start := DaysBetween(first, sp.From)
+		for k := range sp.Days {
+			if i := start + k; i >= 0 && i < len(out) {
+				out[i] = per
+				if int64(sp.Days-k) <= extra {
+					out[i]++
+				}
+			}
+		}
+	}
+	return out
+}
+
+// logPenalty keeps the penalty of the 365 days up to day (the history up to PenaltyTo, then
+// days, the penalty of each day after it) as PenaltyLog: consecutive days of v or v+1 tiyin
+// share a span; days without penalty are left out.
+func (b *book) logPenalty(day time.Time, days []int64) {
+	first := day.AddDate(0, 0, -364)
+	all := append(b.penaltyHistory(b.PenaltyTo.AddDate(0, 0, -364)), days...)
+	all = all[max(0, len(all)-365):]
+	var log []PenaltySpan
+	low := int64(0) // the least penalty of a day of the last span
+	for i, p := range all {
+		from := first.AddDate(0, 0, i)
+		if p == 0 {
+			continue
+		}
+		if n := len(log); n > 0 {
+			last := &log[n-1]
+			if last.From.AddDate(0, 0, last.Days).Equal(from) && (p == low || p == low+1) {
+				last.Days++
+				last.Total += p
+				continue
+			}
+		}
+		log = append(log, PenaltySpan{From: from, Days: 1, Total: p})
+		low = p
+	}
+	b.PenaltyLog = log
 }

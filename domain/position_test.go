@@ -26,8 +26,10 @@ func TestPositionAtADate(t *testing.T) {
 		{"first day overdue", "2026-03-01", domain.Position{NotDuePrincipal: 925_076_745, OverduePrincipal: 74_923_255,
 			OverdueInterest: 21_479_452, TermInterest: 709_648, Penalty: 37_462}},
 		{"four items overdue", "2026-06-15", domain.Position{NotDuePrincipal: 695_847_575, OverduePrincipal: 304_152_425,
-			OverdueInterest: 81_458_403, TermInterest: 8_007_013, Penalty: 9_187_720}},
-		{"penalty stops at the cap", "2030-01-01", domain.Position{OverduePrincipal: 1_000_000_000, OverdueInterest: 156_832_479, Penalty: 500_000_000}},
+			OverdueInterest: 81_458_403, TermInterest: 8_007_013, Penalty: 9_187_719}},
+		// 0.05 % a day never fills a window's half of the amount: the penalty keeps accruing,
+		// Σ over each run of equal overdue principal of principal × 0.05 % × days, rounded.
+		{"years after maturity", "2030-01-01", domain.Position{OverduePrincipal: 1_000_000_000, OverdueInterest: 156_832_479, Penalty: 613_278_829}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,6 +44,53 @@ func TestPositionAtADate(t *testing.T) {
 				t.Fatal("payoff or fine is not the sum of its parts")
 			}
 		})
+	}
+}
+
+// TestPenaltyIsCappedInEachWindow: the cap is on what accrues in each 365-day window, not on
+// the loan's lifetime. A 300 000 000 loan at 28 % for 12 months issued 2026-01-15 and never
+// paid keeps accruing 0.05 % a day after maturity (54 750 000 in any window, far from the cap),
+// past 150 000 000 in all; at 0.5 % a day, every window after maturity fills exactly to the
+// cap, and no window ever holds more.
+func TestPenaltyIsCappedInEachWindow(t *testing.T) {
+	t.Parallel()
+	penalty := func(loan *domain.Loan, day string) int64 {
+		t.Helper()
+		p, err := loan.PositionAt(date(day).Add(10 * time.Hour).In(domain.Tashkent))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Penalty
+	}
+	unpaid := func(daily string) *domain.Loan {
+		return domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 300_000_000, MonthPeriod: 12, Rate: pct("28"),
+			PenaltyDaily: pct(daily), ScheduleType: domain.ScheduleAnnuity, IssuedAt: time.Date(2026, 1, 15, 12, 0, 0, 0, domain.Tashkent)})
+	}
+	loan := unpaid("0.05")
+	if w := penalty(loan, "2029-06-01") - penalty(loan, "2028-06-01"); w != 54_750_000 {
+		t.Errorf("a window after maturity holds %d of penalty, want 300 000 000 × 0.05 %% × 365 = 54 750 000", w)
+	}
+	if p := penalty(loan, "2031-01-01"); p <= 150_000_000 {
+		t.Errorf("penalty %d by 2031: it stopped at the lifetime's half of the amount", p)
+	}
+	loan = unpaid("0.5")
+	for _, day := range []string{"2028-03-01", "2029-02-28", "2030-12-31"} { // windows wholly after maturity
+		end := date(day)
+		if w := penalty(loan, day) - penalty(loan, end.AddDate(0, 0, -365).Format(time.DateOnly)); w != 150_000_000 {
+			t.Errorf("window to %s holds %d of penalty, want the cap 150 000 000", day, w)
+		}
+	}
+	// In the first year the schedule's interest takes its part of the window.
+	items, err := loan.Schedule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var charges int64
+	for _, it := range items {
+		charges += it.Interest + it.Service
+	}
+	if w := penalty(loan, "2027-01-15"); w+charges > 150_000_000 || w+charges < 150_000_000-int64(len(items)) {
+		t.Errorf("first year: penalty %d + interest %d, want the cap 150 000 000", w, charges)
 	}
 }
 
@@ -60,6 +109,18 @@ func BenchmarkPosition36Months(b *testing.B) {
 	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 5_000_000_000, MonthPeriod: 36, Rate: pct("28"),
 		PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, IssuedAt: date("2026-01-31")})
 	at := date("2027-06-15")
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = loan.PositionAt(at)
+	}
+}
+
+// BenchmarkPositionThreeYearsUnpaid is the dearest position there is to read: a 36-month loan
+// whose every day since issue accrues penalty within the windows' cap.
+func BenchmarkPositionThreeYearsUnpaid(b *testing.B) {
+	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 5_000_000_000, MonthPeriod: 36, Rate: pct("28"),
+		PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, IssuedAt: date("2026-01-31")})
+	at := date("2029-01-31")
 	b.ReportAllocs()
 	for b.Loop() {
 		_, _ = loan.PositionAt(at)

@@ -56,6 +56,18 @@ func TestBookRoundTripKeepsEveryField(t *testing.T) {
 	}
 }
 
+func TestBookStoredAsV1IsStillRead(t *testing.T) {
+	want := randomBook(rand.New(rand.NewPCG(11, 12)), 3)
+	want.PenaltyLog = []domain.PenaltySpan{} // v1 kept none
+	v2 := encodeBook(want)
+	head := strings.SplitN(strings.TrimPrefix(v2, bookPrefix), ";", 6)
+	v1 := bookPrefixV1 + strings.Join(append(head[:4:4], head[5]), ";")
+	got, err := decodeBook(v1)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, %v\nwant %+v", got, err, want)
+	}
+}
+
 func TestBookStoredAsJSONIsStillRead(t *testing.T) {
 	want := randomBook(rand.New(rand.NewPCG(3, 4)), 6)
 	old, err := json.Marshal(want)
@@ -73,6 +85,7 @@ func TestDamagedBookIsAnError(t *testing.T) {
 	for name, s := range map[string]string{
 		"truncated item": good[:len(good)-3] + ",",
 		"missing fields": bookPrefix + "1;2",
+		"broken span":    bookPrefix + "1;;0;0;5,1",
 		"extra field":    good + ",7",
 		"not a number":   strings.Replace(good, ";", ";x", 1),
 		"not JSON":       "{",
@@ -85,10 +98,11 @@ func TestDamagedBookIsAnError(t *testing.T) {
 
 func FuzzDecodeBook(f *testing.F) {
 	f.Add(encodeBook(randomBook(rand.New(rand.NewPCG(7, 8)), 3)))
-	f.Add(bookPrefix + "0;;0;0")
+	f.Add(bookPrefix + "0;;0;0;")
+	f.Add(bookPrefixV1 + "0;;0;0")
 	f.Fuzz(func(t *testing.T, s string) {
 		b, err := decodeBook(s)
-		if err == nil && strings.HasPrefix(s, bookPrefix) {
+		if err == nil && (strings.HasPrefix(s, bookPrefix) || strings.HasPrefix(s, bookPrefixV1)) {
 			if again, err := decodeBook(encodeBook(b)); err != nil || !reflect.DeepEqual(again, b) {
 				t.Fatalf("re-encoded %q: %+v, %v", s, again, err)
 			}
