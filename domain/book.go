@@ -293,9 +293,11 @@ func (b *book) penaltyDays(day time.Time) []int64 {
 		return nil
 	}
 	limit := int64(b.terms.Amount) / CapShare
-	// Days are indexed from PenaltyTo-364 (0); pref[i] is the penalty of the days before i.
+	// Days are indexed from PenaltyTo-364 (0); pref[i%ring] is the penalty of the days
+	// before i. Only the last year's are ever read, so pref and room are rings.
+	const ring = 366
 	first := b.PenaltyTo.AddDate(0, 0, -364)
-	pref := make([]int64, 365+n+1)
+	var pref, room [ring]int64
 	for i, v := range b.penaltyHistory(first) {
 		pref[i+1] = pref[i] + v
 	}
@@ -307,8 +309,7 @@ func (b *book) penaltyDays(day time.Time) []int64 {
 	// allowance is the least over the windows through it that end on or before the last due
 	// date (after it, the window ending on the day itself leaves the least: no charge is ahead
 	// of it). windows is a deque of window ends, their rooms increasing.
-	room := make([]int64, 365+n+365)
-	var windows []int
+	windows := make([]int, 0, ring)
 	added := 364 // the last window end considered
 	out := make([]int64, n)
 	var principal, overdue, runPenalty int64
@@ -328,8 +329,8 @@ func (b *book) penaltyDays(day time.Time) []int64 {
 		runPenalty = cumulative
 		for last := max(xi, min(xi+364, lastDue)); added < last; {
 			added++
-			room[added] = limit - w.charges(added) + pref[added-364]
-			for len(windows) > 0 && room[windows[len(windows)-1]] >= room[added] {
+			room[added%ring] = limit - w.charges(added) + pref[(added-364)%ring]
+			for len(windows) > 0 && room[windows[len(windows)-1]%ring] >= room[added%ring] {
 				windows = windows[:len(windows)-1]
 			}
 			windows = append(windows, added)
@@ -337,9 +338,9 @@ func (b *book) penaltyDays(day time.Time) []int64 {
 		for windows[0] < xi {
 			windows = windows[1:]
 		}
-		p = max(0, min(p, room[windows[0]]-pref[xi]))
+		p = max(0, min(p, room[windows[0]%ring]-pref[xi%ring]))
 		out[j] = p
-		pref[xi+1] = pref[xi] + p
+		pref[(xi+1)%ring] = pref[xi%ring] + p
 	}
 	return out
 }
@@ -421,26 +422,26 @@ func (b *book) penaltyHistory(first time.Time) []int64 {
 // days, the penalty of each day after it) as PenaltyLog: consecutive days of v or v+1 tiyin
 // share a span; days without penalty are left out.
 func (b *book) logPenalty(day time.Time, days []int64) {
+	if len(days) == 0 && day.Equal(b.PenaltyTo) {
+		return // the same day again: the log is the same
+	}
 	first := day.AddDate(0, 0, -364)
 	all := append(b.penaltyHistory(b.PenaltyTo.AddDate(0, 0, -364)), days...)
 	all = all[max(0, len(all)-365):]
 	var log []PenaltySpan
-	low := int64(0) // the least penalty of a day of the last span
+	low, end := int64(0), -1 // the least penalty of a day of the last span, and its last day
 	for i, p := range all {
-		from := first.AddDate(0, 0, i)
 		if p == 0 {
 			continue
 		}
-		if n := len(log); n > 0 {
-			last := &log[n-1]
-			if last.From.AddDate(0, 0, last.Days).Equal(from) && (p == low || p == low+1) {
-				last.Days++
-				last.Total += p
-				continue
-			}
+		if n := len(log); n > 0 && end == i-1 && (p == low || p == low+1) {
+			log[n-1].Days++
+			log[n-1].Total += p
+			end = i
+			continue
 		}
-		log = append(log, PenaltySpan{From: from, Days: 1, Total: p})
-		low = p
+		log = append(log, PenaltySpan{From: first.AddDate(0, 0, i), Days: 1, Total: p})
+		low, end = p, i
 	}
 	b.PenaltyLog = log
 }
