@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -277,6 +278,17 @@ func pay(loan *domain.Loan, p simPayment, when time.Time, repaid, charges, penal
 	if err != nil {
 		return err
 	}
+	// (1) Overdue principal and interest first, in proportion: principal takes
+	// floor(x × p / (p + i)) of an amount x that does not cover them.
+	if overdue := pos.OverduePrincipal + pos.OverdueInterest; amount <= overdue {
+		share := new(big.Int).Mul(big.NewInt(amount), big.NewInt(pos.OverduePrincipal))
+		share.Quo(share, big.NewInt(overdue))
+		if paid.Principal != share.Int64() || paid.Interest != amount-share.Int64() || paid.Penalty != 0 {
+			return fmt.Errorf("paying %d of %d overdue (%d principal): %+v, want principal %d first in proportion", amount, overdue,
+				pos.OverduePrincipal, paid, share)
+		}
+	}
+	// (4) The penalty only once everything overdue, and the current item, are paid.
 	if paid.Penalty > 0 && after.OverduePrincipal+after.OverdueInterest > 0 {
 		return fmt.Errorf("paying %d: %d of penalty paid while %d overdue is left", amount, paid.Penalty, after.OverduePrincipal+after.OverdueInterest)
 	}
