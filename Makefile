@@ -16,9 +16,13 @@ help: ## Show this list
 run: build ## Start tiyin on SQLite in sandbox mode (prints the sandbox API key)
 	./$(BIN) serve
 
+# The build names itself: tiyin version, the start log line and tiyin_build_info.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+
 .PHONY: build
 build: ## Build the binary into bin/tiyin
-	$(GO) build -o $(BIN) ./cmd/tiyin
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/tiyin
 
 .PHONY: test
 test: ## Run every test (PostgreSQL ones need TIYIN_TEST_DATABASE_URL), the crash harness under a CPU hog alone, then each fuzz target for 3s
@@ -31,7 +35,8 @@ test-race: ## Run the tests with the race detector
 	$(GO) test -count=1 -race -timeout 20m ./...
 
 .PHONY: lint
-lint: ## Static checks: gofmt, go vet, the dependency rule, the API document, generated code up to date
+lint: ## Static checks: repository hygiene, gofmt, go vet, the dependency rule, the API document, generated code up to date
+	@./tools/hygiene.sh
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	@if command -v golangci-lint >/dev/null; then golangci-lint run ./...; else echo "golangci-lint not installed: skipped (see .ci/run for the install line)"; fi

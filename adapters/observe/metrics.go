@@ -125,3 +125,15 @@ func (m *Metrics) UnknownOutcomes(applications, transfers, cardOrders int) {
 	m.unknown.WithLabelValues("transfer").Set(float64(transfers))
 	m.unknown.WithLabelValues("card_order").Set(float64(cardOrders))
 }
+
+// BuildInfo records the running build as tiyin_build_info{version,commit,goversion} 1.
+func (m *Metrics) BuildInfo(version, commit, goVersion string) {
+	if m == nil {
+		return
+	}
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "tiyin_build_info",
+		Help:        "The running build: always 1, its labels name the version, commit and Go version.",
+		ConstLabels: prometheus.Labels{"version": version, "commit": commit, "goversion": goVersion}})
+	g.Set(1)
+	_ = m.reg.Register(g) // registered once per process; a second call changes nothing
+}

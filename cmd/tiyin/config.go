@@ -16,6 +16,39 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
+// envHelp lists every variable for serve --help; a test keeps it and docs/configuration.md
+// naming the same ones.
+const envHelp = `  TIYIN_HTTP_ADDR              listen address (:8080)
+  TIYIN_ADMIN_ADDR             admin listener for /metrics (127.0.0.1:9090; off: none)
+  TIYIN_ADMIN_PUBLIC           allow the admin listener beyond loopback (false)
+  TIYIN_PPROF                  Go's profiler on the admin listener (false)
+  TIYIN_DATABASE_URL           PostgreSQL URL; empty: SQLite
+  TIYIN_SQLITE_PATH            SQLite file when no database URL (tiyin.db)
+  TIYIN_DB_MAX_CONNS           PostgreSQL pool size per process (20)
+  TIYIN_SANDBOX                sandbox gateways and /sandbox/* (true without a database URL)
+  TIYIN_SANDBOX_API_KEY        the sandbox partner's key (random, printed at start)
+  TIYIN_SANDBOX_CALL_DELAY     sandbox: complete phone calls this long after verify (unset)
+  TIYIN_SANDBOX_OTP            sandbox: every SMS code is this value (random codes)
+  TIYIN_SANDBOX_FAULTS         sandbox: gateway faults, e.g. error=0.2,timeout=0.05,latency=150ms
+  TIYIN_DATA_KEY               64 hex digits sealing personal data (required outside the sandbox)
+  TIYIN_DATA_KEY_RETIRED       earlier data keys, comma-separated
+  TIYIN_APPLICATION_TTL        a PENDING application expires after (72h)
+  TIYIN_IDEMPOTENCY_TTL        answers kept for replay (24h, at least)
+  TIYIN_LOAN_CONTRACT_DELAY    issuance to contract number (30m)
+  TIYIN_SCHEDULE_TYPE          ANNUITY or DIFFERENTIATED, for new loans (ANNUITY)
+  TIYIN_SERVICE_PERCENT        annual service percent, for new loans (0)
+  TIYIN_PENALTY_DAILY_PERCENT  daily penalty on overdue principal, for new loans (0.05)
+  TIYIN_OTP_TTL                life of an attach SMS code (3m)
+  TIYIN_WORKERS                background jobs at once per process (10)
+  TIYIN_RATE_LIMIT             requests a second per partner; 0: off (1000)
+  TIYIN_GATEWAY_TIMEOUT        longest wait for a gateway call (5s)
+  TIYIN_LOG_LEVEL              debug, info, warn or error (info)
+  TIYIN_SCORING_URL, TIYIN_CORE_BANKING_URL, TIYIN_PROCESSING_URL, TIYIN_SMS_URL,
+  TIYIN_CARD_ISSUER_URL        each gateway's base URL (empty: the sandbox's)
+  TIYIN_SCORING_TOKEN, TIYIN_CORE_BANKING_TOKEN, TIYIN_PROCESSING_TOKEN, TIYIN_SMS_TOKEN,
+  TIYIN_CARD_ISSUER_TOKEN      each gateway's bearer token
+`
+
 // Config is every TIYIN_* variable (docs/configuration.md). The names are fixed: outside
 // test suites drive the binary through them.
 type Config struct {

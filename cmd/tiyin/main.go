@@ -72,7 +72,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), migrateCmd(), partnerCmd(), ledgerCmd(), resealCmd(), demoCmd())
+	root.AddCommand(serveCmd(), migrateCmd(), partnerCmd(), ledgerCmd(), resealCmd(), demoCmd(), versionCmd())
 	strictUsage(root)
 	return root
 }
@@ -81,7 +81,9 @@ func serveCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "serve",
 		Short: "Run the HTTP API and the background workers (migrates the database first)",
-		Args:  cobra.NoArgs,
+		Long: "Run the HTTP API and the background workers (migrates the database first).\n\n" +
+			"Configured by environment variables (docs/configuration.md tells more):\n\n" + envHelp,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			cfg, err := loadConfig()
 			if err != nil {
@@ -98,7 +100,7 @@ func migrateCmd() *cobra.Command {
 		Short: "Apply the database schema",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withDB(cmd.Context(), func(context.Context, *store.DB, Config) error {
+			return openDB(cmd.Context(), true, func(context.Context, *store.DB, Config) error {
 				fmt.Println("migrations applied")
 				return nil
 			})
@@ -106,11 +108,25 @@ func migrateCmd() *cobra.Command {
 	}
 }
 
-// withDB opens and migrates the configured database for a one-shot command.
+// withDB opens and migrates the configured database for a one-shot command. It names the
+// database on stderr, and refuses to create a SQLite file that is not there: a command run in
+// the wrong directory must not quietly work on an empty database.
 func withDB(ctx context.Context, fn func(context.Context, *store.DB, Config) error) error {
+	return openDB(ctx, false, fn)
+}
+
+// openDB is withDB; create lets it make a SQLite database that does not exist yet (migrate).
+func openDB(ctx context.Context, create bool, fn func(context.Context, *store.DB, Config) error) error {
 	cfg, err := loadConfig()
 	if err != nil {
 		return err
+	}
+	fmt.Fprintln(os.Stderr, "tiyin: database", describeDatabase(cfg))
+	if cfg.DatabaseURL == "" && !create {
+		if _, err := os.Stat(cfg.SQLitePath); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("no database at %s: run this where tiyin serve runs, set TIYIN_SQLITE_PATH (or TIYIN_DATABASE_URL), or create it with tiyin migrate",
+				cfg.SQLitePath)
+		}
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -148,14 +164,36 @@ func partnerApp(db *store.DB, cfg Config) *application.App {
 	return application.New(d, application.Config{})
 }
 
+// partnerNamed makes c take the partner's name as its one argument, NAME, or as --name NAME
+// (the style create had first); *name holds it when c runs.
+func partnerNamed(c *cobra.Command, name *string) *cobra.Command {
+	var flag string
+	c.Flags().StringVar(&flag, "name", "", "the partner's name (the same as the NAME argument)")
+	c.Args = func(_ *cobra.Command, args []string) error {
+		switch {
+		case len(args) > 1:
+			return fmt.Errorf("one partner NAME, not %d arguments (quote a name with spaces)", len(args))
+		case len(args) == 1 && flag != "" && flag != args[0]:
+			return fmt.Errorf("NAME %q and --name %q differ: give one", args[0], flag)
+		case len(args) == 1:
+			*name = args[0]
+		case flag != "":
+			*name = flag
+		default:
+			return errors.New("the partner's NAME is required")
+		}
+		return nil
+	}
+	return c
+}
+
 func partnerCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "partner", Short: "Manage partners and their API keys"}
 	var asJSON bool
 	var name string
-	create := &cobra.Command{
-		Use:   "create --name NAME",
+	create := partnerNamed(&cobra.Command{
+		Use:   "create NAME",
 		Short: "Create a partner and print its API key (shown once)",
-		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
 				np, err := partnerApp(db, cfg).CreatePartner.Handle(ctx, application.CreatePartner{Name: name})
@@ -169,10 +207,8 @@ func partnerCmd() *cobra.Command {
 				return nil
 			})
 		},
-	}
-	create.Flags().StringVar(&name, "name", "", "partner name (1–100 characters)")
+	}, &name)
 	create.Flags().BoolVar(&asJSON, "json", false, `print {"id", "name", "apiKey"} as JSON`)
-	_ = create.MarkFlagRequired("name")
 
 	list := &cobra.Command{
 		Use:   "list",
@@ -216,40 +252,40 @@ func partnerCmd() *cobra.Command {
 		if enable {
 			verb, short = "enable", "Enable a disabled partner again: its key works within 5 seconds"
 		}
-		return &cobra.Command{
+		var name string
+		return partnerNamed(&cobra.Command{
 			Use:   verb + " NAME",
 			Short: short,
-			Args:  cobra.ExactArgs(1),
-			RunE: func(c *cobra.Command, args []string) error {
+			RunE: func(c *cobra.Command, _ []string) error {
 				return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
-					err := partnerApp(db, cfg).SetPartnerEnabled.Handle(ctx, application.SetPartnerEnabled{Name: args[0], Enabled: enable})
+					err := partnerApp(db, cfg).SetPartnerEnabled.Handle(ctx, application.SetPartnerEnabled{Name: name, Enabled: enable})
 					if err != nil {
-						return partnerErr(err, args[0])
+						return partnerErr(err, name)
 					}
-					fmt.Printf("partner %q %sd\n", args[0], verb)
+					fmt.Printf("partner %q %sd\n", name, verb)
 					return nil
 				})
 			},
-		}
+		}, &name)
 	}
-	rotate := &cobra.Command{
+	var rotated string
+	rotate := partnerNamed(&cobra.Command{
 		Use:   "rotate-key NAME",
 		Short: "Replace a partner's API key and print the new one (the old key stops working within 5 seconds)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg Config) error {
-				key, err := partnerApp(db, cfg).RotatePartnerKey.Handle(ctx, application.RotatePartnerKey{Name: args[0]})
+				key, err := partnerApp(db, cfg).RotatePartnerKey.Handle(ctx, application.RotatePartnerKey{Name: rotated})
 				if err != nil {
-					return partnerErr(err, args[0])
+					return partnerErr(err, rotated)
 				}
 				if asJSON {
-					return json.NewEncoder(os.Stdout).Encode(map[string]string{"name": args[0], "apiKey": key})
+					return json.NewEncoder(os.Stdout).Encode(map[string]string{"name": rotated, "apiKey": key})
 				}
-				fmt.Printf("new API key of %q (shown once): %s\n", args[0], key)
+				fmt.Printf("new API key of %q (shown once): %s\n", rotated, key)
 				return nil
 			})
 		},
-	}
+	}, &rotated)
 	rotate.Flags().BoolVar(&asJSON, "json", false, `print {"name", "apiKey"} as JSON`)
 	cmd.AddCommand(create, list, enabled(false), enabled(true), rotate, setWebhookCmd())
 	return cmd
@@ -258,15 +294,15 @@ func partnerCmd() *cobra.Command {
 func setWebhookCmd() *cobra.Command {
 	var url string
 	var remove, asJSON bool
-	c := &cobra.Command{
+	var name string
+	c := partnerNamed(&cobra.Command{
 		Use:   "set-webhook NAME --url URL",
 		Short: "Send a partner's events to URL, with a new signing secret printed once (--remove stops them)",
 		Long: `Sets the URL tiyin POSTs the partner's events to, and a new signing secret, printed once.
 Every call carries X-Tiyin-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, t + "." + body)>.
 Setting it again replaces the secret at once. The secret is kept sealed under TIYIN_DATA_KEY,
 so serve must run with the same data key.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, _ []string) error {
 			if remove == (url != "") {
 				return errors.New("give either --url URL or --remove")
 			}
@@ -274,22 +310,22 @@ so serve must run with the same data key.`,
 				if len(cfg.DataKey) == 0 {
 					return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
 				}
-				secret, err := partnerApp(db, cfg).SetWebhook.Handle(ctx, application.SetWebhook{Name: args[0], URL: url, AllowHTTP: cfg.Sandbox})
+				secret, err := partnerApp(db, cfg).SetWebhook.Handle(ctx, application.SetWebhook{Name: name, URL: url, AllowHTTP: cfg.Sandbox})
 				if err != nil {
-					return partnerErr(err, args[0])
+					return partnerErr(err, name)
 				}
 				switch {
 				case asJSON:
-					return json.NewEncoder(os.Stdout).Encode(map[string]string{"name": args[0], "webhookUrl": url, "secret": secret})
+					return json.NewEncoder(os.Stdout).Encode(map[string]string{"name": name, "webhookUrl": url, "secret": secret})
 				case remove:
-					fmt.Printf("webhook of %q removed; events not yet delivered are dropped\n", args[0])
+					fmt.Printf("webhook of %q removed; events not yet delivered are dropped\n", name)
 				default:
-					fmt.Printf("webhook of %q set to %s\nsigning secret (shown once, keep it secret): %s\n", args[0], url, secret)
+					fmt.Printf("webhook of %q set to %s\nsigning secret (shown once, keep it secret): %s\n", name, url, secret)
 				}
 				return nil
 			})
 		},
-	}
+	}, &name)
 	c.Flags().StringVar(&url, "url", "", "absolute http(s) URL the events are POSTed to")
 	c.Flags().BoolVar(&remove, "remove", false, "stop sending the partner's events")
 	c.Flags().BoolVar(&asJSON, "json", false, `print {"name", "webhookUrl", "secret"} as JSON`)

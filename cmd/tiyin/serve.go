@@ -114,14 +114,15 @@ func readiness(db *store.DB, partners ports.PartnerRepository, cfg Config) httpa
 
 type runDeps struct {
 	fx.In
-	LC     fx.Lifecycle
-	Cfg    Config
-	Log    *zap.Logger
-	DB     *store.DB
-	App    *application.App
-	Runner *jobs.Runner
-	Server *httpadapter.Server
-	Clock  *store.SandboxClock `optional:"true"`
+	LC      fx.Lifecycle
+	Cfg     Config
+	Log     *zap.Logger
+	DB      *store.DB
+	App     *application.App
+	Runner  *jobs.Runner
+	Server  *httpadapter.Server
+	Metrics *observe.Metrics
+	Clock   *store.SandboxClock `optional:"true"`
 }
 
 // run starts everything in order (schema, sandbox partner, clock, workers, listener) and
@@ -178,11 +179,10 @@ func run(d runDeps) {
 					d.Log.Error("http server stopped", zap.Error(err))
 				}
 			}()
-			db := "SQLite " + d.Cfg.SQLitePath
-			if d.DB.Dialect == store.Postgres {
-				db = "PostgreSQL"
-			}
-			d.Log.Info("tiyin started", zap.String("addr", ln.Addr().String()), zap.String("database", db),
+			b := build()
+			d.Metrics.BuildInfo(b.Version, b.Commit, b.GoVersion)
+			d.Log.Info("tiyin started", zap.String("addr", ln.Addr().String()), zap.String("database", describeDatabase(d.Cfg)),
+				zap.String("version", b.Version), zap.String("commit", b.Commit), zap.String("go", b.GoVersion),
 				zap.Bool("sandbox", d.Cfg.Sandbox), zap.Int("rate_limit", d.Cfg.RateLimit),
 				zap.Duration("gateway_timeout", d.Cfg.GatewayTimeout))
 			if d.Cfg.SandboxFaults.Active() {

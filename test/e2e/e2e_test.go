@@ -447,13 +447,18 @@ func TestFlowsDrivenByTheClock(t *testing.T) {
 func TestPartnerCommands(t *testing.T) {
 	t.Parallel()
 	s := start(t, store.SQLite)
+	// run returns what a command printed on stdout; its notes (the database it used) go to
+	// stderr, so --json stays parseable.
+	var stderr bytes.Buffer
 	run := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(binary, args...)
 		cmd.Env = s.env
-		out, err := cmd.CombinedOutput()
+		stderr.Reset()
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("tiyin %s: %v\n%s", strings.Join(args, " "), err, out)
+			t.Fatalf("tiyin %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
 		}
 		return string(out)
 	}
@@ -502,6 +507,24 @@ func TestPartnerCommands(t *testing.T) {
 	}
 	if out := run("partner", "list"); !strings.Contains(out, "https://partner.example/hook") {
 		t.Fatalf("list does not show the webhook: %s", out)
+	}
+	// Every command names its database; a command pointed at a SQLite file that is not there
+	// refuses rather than create an empty one.
+	run("partner", "list")
+	if !strings.Contains(stderr.String(), "tiyin: database SQLite ") {
+		t.Fatalf("partner list does not name its database: %s", stderr.Bytes())
+	}
+	missing := filepath.Join(t.TempDir(), "elsewhere.db")
+	lost := exec.Command(binary, "partner", "list")
+	lost.Env = append(os.Environ(), "TIYIN_SQLITE_PATH="+missing, "TIYIN_DATABASE_URL=")
+	if out, err := lost.CombinedOutput(); err == nil || !strings.Contains(string(out), "no database at "+missing) {
+		t.Fatalf("partner list on a missing database: %v %s", err, out)
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("partner list created %s: %v", missing, err)
+	}
+	if out := run("version"); !strings.HasPrefix(out, "tiyin ") || !strings.Contains(out, "go1.") {
+		t.Fatalf("version: %s", out)
 	}
 }
 

@@ -23,7 +23,7 @@ func TestTwoPartnersShareOneSandboxAndSeeNothingOfEachOther(t *testing.T) {
 		s := start(t, d)
 		cmd := exec.Command(binary, "partner", "create", "--name", "second partner", "--json")
 		cmd.Env = s.env
-		out, err := cmd.CombinedOutput()
+		out, err := cmd.Output() // the database it used is noted on stderr
 		var created struct{ APIKey string }
 		if err != nil || json.Unmarshal(out, &created) != nil || created.APIKey == "" {
 			t.Fatalf("partner create: %v %s", err, out)

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// version and commit are set at build time (make build passes git describe and the commit:
+// -ldflags "-X main.version=v0.4.0 -X main.commit=…"); empty, they are what the Go toolchain
+// stamped in the binary, if it did.
+var version, commit = "", ""
+
+// buildInfo is what a binary knows of its own build.
+type buildInfo struct {
+	Version, Commit, GoVersion string
+	// Modified says the build had changes not committed.
+	Modified bool
+}
+
+// build reads the binary's build information.
+func build() buildInfo {
+	b := buildInfo{Version: version, Commit: commit, GoVersion: runtime.Version()}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return b
+	}
+	if b.Version == "" {
+		b.Version = info.Main.Version
+	}
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			if b.Commit == "" {
+				b.Commit = s.Value
+			}
+		case "vcs.modified":
+			b.Modified = s.Value == "true"
+		}
+	}
+	return b
+}
+
+func (b buildInfo) String() string {
+	commit := b.Commit
+	if commit == "" {
+		commit = "unknown"
+	}
+	if b.Modified {
+		commit += ", modified"
+	}
+	return fmt.Sprintf("tiyin %s (commit %s) %s", b.Version, commit, b.GoVersion)
+}
+
+func versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print tiyin's version, the commit it was built from and the Go version",
+		Args:  cobra.NoArgs,
+		Run:   func(*cobra.Command, []string) { fmt.Println(build()) },
+	}
+}
+
+// describeDatabase names the database the configuration points at, without its password.
+func describeDatabase(cfg Config) string {
+	if cfg.DatabaseURL == "" {
+		path, err := filepath.Abs(cfg.SQLitePath)
+		if err != nil {
+			path = cfg.SQLitePath
+		}
+		return "SQLite " + path
+	}
+	u, err := url.Parse(cfg.DatabaseURL)
+	if err != nil {
+		return "PostgreSQL (an unreadable TIYIN_DATABASE_URL)"
+	}
+	return "PostgreSQL " + u.Redacted()
+}
