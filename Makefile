@@ -89,6 +89,14 @@ FUZZ_TARGETS := adapters/http:FuzzReadRequest adapters/http:FuzzHandlerParams ad
 	$(addprefix domain:,FuzzParseClientData FuzzParsePercent FuzzParsePhone FuzzParsePAN FuzzParseExpiry FuzzParseOTP \
 	  FuzzParseWebhookURL FuzzParsePartnerName FuzzParseContractNumber FuzzParseAmount FuzzParseEnums FuzzParseCardHolder)
 
+.PHONY: docker
+docker: ## Build the container image tiyin:$(VERSION) and check that it starts and answers /healthz (needs a Docker daemon)
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t tiyin:$(VERSION) .
+	@id=$$(docker run -d -p 127.0.0.1::8080 tiyin:$(VERSION)); trap 'docker rm -f $$id >/dev/null' EXIT; \
+	  port=$$(docker port $$id 8080/tcp | head -n1 | sed 's/.*://'); \
+	  for i in $$(seq 1 30); do curl -fsS http://127.0.0.1:$$port/healthz >/dev/null 2>&1 && { echo "the image serves /healthz"; exit 0; }; sleep 1; done; \
+	  docker logs $$id; echo "the image never answered /healthz"; exit 1
+
 .PHONY: simulate
 simulate: ## Money lifecycle simulator: LOANS random loans (5000) with histories of up to YEARS (5), from SEED (1); a failure prints the smallest failing history
 	$(GO) test -count=1 -timeout 0 -run '^TestLifecycleSimulator$$' -v ./domain/ -args -sim.seed=$(or $(SEED),1) -sim.loans=$(or $(LOANS),5000) -sim.years=$(or $(YEARS),5)
