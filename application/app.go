@@ -102,6 +102,8 @@ type App struct {
 	ConfirmCard          *ConfirmCardHandler
 	ReadSMSOutbox        *ReadSMSOutboxHandler
 	DeliverEvents        *DeliverEventsHandler
+	ListEvents           *ListEventsHandler
+	SendTestEvent        *SendTestEventHandler
 	SetWebhook           *SetWebhookHandler
 	CreatePartner        *CreatePartnerHandler
 	ListPartners         *ListPartnersHandler
@@ -144,6 +146,8 @@ func New(d Deps, cfg Config) *App {
 		ConfirmCard:          NewConfirmCardHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards, d.Sealer),
 		ReadSMSOutbox:        NewReadSMSOutboxHandler(d.SMSOutbox),
 		DeliverEvents:        NewDeliverEventsHandler(d.Clock, d.Events, d.Webhooks, d.Sealer),
+		ListEvents:           NewListEventsHandler(d.Clock, d.Events),
+		SendTestEvent:        NewSendTestEventHandler(d.Clock, d.UoW, d.Idempotency, d.Events),
 		SetWebhook:           NewSetWebhookHandler(d.Partners, d.Sealer),
 		CreatePartner:        NewCreatePartnerHandler(d.Clock, d.Partners),
 		ListPartners:         NewListPartnersHandler(d.Partners),

@@ -17,9 +17,13 @@ const (
 	EventRetryFor = 24 * time.Hour
 	// eventLease is how long a claimed event is left to its deliverer before another takes it.
 	eventLease = WebhookTimeout + 20*time.Second
-	// eventBatch bounds the events one pass claims; eventParallel how many go out at once.
+	// eventBatch bounds the events one round claims; eventParallel how many go out at once;
+	// eventRounds how many rounds a pass runs while events go out (an object's next event is
+	// due once its last is delivered); sequenceBatch how many new events a pass numbers.
 	eventBatch    = 100
 	eventParallel = 8
+	eventRounds   = 10
+	sequenceBatch = 1000
 	// firstRetry and lastRetry bound the exponential backoff between attempts.
 	firstRetry = time.Second
 	lastRetry  = time.Hour
@@ -43,8 +47,10 @@ type DeliveryReport struct {
 	Delivered, Failed, GivenUp int
 }
 
-// DeliverEventsHandler delivers due events to their partners' webhooks: at least once, in the
-// order they are due, retrying a failed delivery with exponential backoff for EventRetryFor.
+// DeliverEventsHandler numbers new events and delivers due events to their partners' webhooks:
+// at least once, one object's in the order they were recorded (a later one waits for the
+// earlier to be delivered or given up), retrying a failed delivery with exponential backoff
+// for EventRetryFor.
 // Every time is the event's partner's, so advancing a partner's sandbox clock also brings its
 // retries forward, and only its.
 type DeliverEventsHandler struct {
@@ -60,12 +66,22 @@ func NewDeliverEventsHandler(clock ports.Clock, events ports.EventOutbox, webhoo
 	return &DeliverEventsHandler{clock: clock, events: events, webhooks: webhooks, sealer: sealer}
 }
 
-// Handle runs one pass: a batch for each set of partners that share one time.
+// Handle runs one pass: it numbers the events recorded since the last, then delivers, a batch
+// for each set of partners that share one time, round after round while events go out.
 func (h *DeliverEventsHandler) Handle(ctx context.Context) (DeliveryReport, error) {
 	var rep DeliveryReport
-	for _, s := range timeScopes(h.clock) {
-		if err := h.deliver(ctx, s, &rep); err != nil {
-			return rep, err
+	if _, err := h.events.Sequence(ctx, sequenceBatch); err != nil {
+		return rep, err
+	}
+	for range eventRounds {
+		before := rep
+		for _, s := range timeScopes(h.clock) {
+			if err := h.deliver(ctx, s, &rep); err != nil {
+				return rep, err
+			}
+		}
+		if rep == before {
+			break
 		}
 	}
 	return rep, nil

@@ -40,6 +40,7 @@ func webhookSetup(t *testing.T, dataKey string) *webhookDeps {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.outbox.EXPECT().Sequence(gomock.Any(), gomock.Any()).Return(0, nil).AnyTimes()
 	d.app = application.New(application.Deps{Clock: clock, Partners: d.partners, Events: d.outbox, Webhooks: d.sender,
 		Sealer: sealer}, application.Config{})
 	return d
@@ -62,6 +63,7 @@ func TestSetWebhookKeepsTheSecretSealedAndDeliveryOpensIt(t *testing.T) {
 	ev := ports.OutboundEvent{ID: uuid.New(), PartnerID: d.partner.ID, Type: "CARD_ATTACHED", Body: []byte(`{}`),
 		CreatedAt: t0, URL: d.partner.WebhookURL, SealedSecret: d.partner.WebhookSecret}
 	d.outbox.EXPECT().ClaimDue(gomock.Any(), gomock.Any(), t0, gomock.Any(), gomock.Any()).Return([]ports.OutboundEvent{ev}, nil)
+	d.outbox.EXPECT().ClaimDue(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes() // later rounds find none
 	d.sender.EXPECT().Send(gomock.Any(), ports.Webhook{URL: ev.URL, Secret: []byte(secret), EventID: ev.ID, Type: ev.Type, Body: ev.Body}).Return(nil)
 	d.outbox.EXPECT().Settle(gomock.Any(), ev.ID, ports.EventOutcome{Attempts: 1, DeliveredAt: t0})
 	rep, err := d.app.DeliverEvents.Handle(context.Background())
@@ -141,6 +143,7 @@ func TestDeliveryOutcomes(t *testing.T) {
 				ev.URL = ""
 			}
 			d.outbox.EXPECT().ClaimDue(gomock.Any(), gomock.Any(), t0, gomock.Any(), gomock.Any()).Return([]ports.OutboundEvent{ev}, nil)
+			d.outbox.EXPECT().ClaimDue(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes() // later rounds find none
 			if !tt.noURL && !tt.otherKey {
 				d.sender.EXPECT().Send(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, _ ports.Webhook) error {
 					if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > application.WebhookTimeout {

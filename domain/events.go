@@ -25,12 +25,14 @@ var (
 	EventCardOrderStatusChanged = EventType{"CARD_ORDER_STATUS_CHANGED"}
 	// EventCardAttached: a client confirmed a card attach with the SMS code.
 	EventCardAttached = EventType{"CARD_ATTACHED"}
+	// EventTest is a test event a sandbox partner asks for, to try its webhook.
+	EventTest = EventType{"TEST"}
 )
 
 // EventTypes lists every event type.
 func EventTypes() []EventType {
 	return []EventType{EventApplicationStatusChanged, EventLoanContractAssigned, EventTransferStatusChanged,
-		EventRepaymentStatusChanged, EventCardOrderStatusChanged, EventCardAttached}
+		EventRepaymentStatusChanged, EventCardOrderStatusChanged, EventCardAttached, EventTest}
 }
 
 // ParseEventType accepts one of the event types.
@@ -56,6 +58,46 @@ func (e Event) Type() EventType { return e.Data.EventType() }
 // EventData is what an event tells: one of the types below.
 type EventData interface {
 	EventType() EventType
+	// Object is the id of what the event is about: one object's events are delivered in
+	// the order they were recorded.
+	Object() uuid.UUID
+}
+
+// Object implements EventData.
+func (d ApplicationChanged) Object() uuid.UUID { return d.ApplicationID }
+
+// Object implements EventData: the loan's contract follows its application's events.
+func (d LoanContractAssigned) Object() uuid.UUID { return d.ApplicationID }
+
+// Object implements EventData.
+func (d TransferChanged) Object() uuid.UUID { return d.TransactionID }
+
+// Object implements EventData.
+func (d RepaymentChanged) Object() uuid.UUID { return d.RequestID }
+
+// Object implements EventData.
+func (d CardOrderChanged) Object() uuid.UUID { return d.OrderID }
+
+// Object implements EventData.
+func (d CardAttachment) Object() uuid.UUID { return d.CardID }
+
+// Object implements EventData: a test event is about itself.
+func (d WebhookTest) Object() uuid.UUID { return d.ID }
+
+// WebhookTest is the event a sandbox partner asks for to try its webhook.
+type WebhookTest struct {
+	ID      uuid.UUID
+	Message string
+}
+
+// EventType implements EventData.
+func (WebhookTest) EventType() EventType { return EventTest }
+
+// NewTestEvent is a test event for the partner, recorded at now.
+func NewTestEvent(partnerID uuid.UUID, now time.Time) Event {
+	id := uuid.Must(uuid.NewV7())
+	return Event{ID: id, PartnerID: partnerID, At: now,
+		Data: WebhookTest{ID: id, Message: "a test event, sent because you asked for one"}}
 }
 
 // ApplicationChanged tells an application's new status and last stage. COMPLETED means the

@@ -233,6 +233,22 @@ type EventOutcome struct {
 	Error string
 }
 
+// EventQuery asks for a partner's events numbered after AfterSequence and recorded at or
+// after Since, of Types (all when empty), at most Limit.
+type EventQuery struct {
+	PartnerID     uuid.UUID
+	AfterSequence int64
+	Since         time.Time
+	Types         []string
+	Limit         int
+}
+
+// ListedEvent is a numbered event as its webhook body carries it.
+type ListedEvent struct {
+	Sequence int64
+	Body     []byte
+}
+
 // EventOutbox holds the events aggregates recorded, until their partners' webhooks take them.
 // Repositories append events with the change that recorded them, in its transaction, for
 // partners that have a webhook; the outbox only hands them out and records the outcome.
@@ -243,6 +259,15 @@ type EventOutbox interface {
 	ClaimDue(ctx context.Context, partners Partners, now time.Time, lease time.Duration, limit int) ([]OutboundEvent, error)
 	// Settle records the outcome of an attempt.
 	Settle(ctx context.Context, id uuid.UUID, o EventOutcome) error
+	// Record stores an event that no aggregate recorded (a sandbox test event), in the
+	// transaction of ctx.
+	Record(ctx context.Context, e domain.Event) error
+	// Sequence numbers up to limit recorded events, each partner's in the order they became
+	// visible, and returns how many it numbered. An event is delivered and listed only once
+	// numbered, so a partner's numbers only grow in the order it can see them.
+	Sequence(ctx context.Context, limit int) (int, error)
+	// List returns the partner's numbered events after a number, oldest first.
+	List(ctx context.Context, q EventQuery) ([]ListedEvent, error)
 	// Purge deletes settled events recorded before before; it returns how many went.
 	Purge(ctx context.Context, before time.Time) (int64, error)
 }

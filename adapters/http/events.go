@@ -1,12 +1,15 @@
 package http
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/tidwall/sjson"
 
 	"github.com/tiyin/tiyin/adapters/http/api"
+	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 )
 
@@ -57,14 +60,69 @@ func EventBody(e domain.Event) ([]byte, error) {
 	case domain.CardAttachment:
 		err = data.FromCardAttachedEventData(api.CardAttachedEventData{CardId: d.CardID.String(),
 			ProcessingType: api.CardAttachedEventDataProcessingType(d.Network.String()), MaskedPan: d.MaskedPAN})
+	case domain.WebhookTest:
+		err = data.FromTestEventData(api.TestEventData{Message: d.Message})
 	default:
 		return nil, fmt.Errorf("event %s: no wire form for %T", e.Type(), e.Data)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(api.WebhookEvent{Id: e.ID.String(), Type: api.EventType(e.Type().String()),
-		CreatedAt: businessTime(e.At), Data: data})
+	// sequence is the outbox's to write when it numbers the event; createdAt keeps its
+	// milliseconds, always three digits.
+	body, err := json.Marshal(api.WebhookEvent{Id: e.ID.String(), Type: api.EventType(e.Type().String()), Data: data})
+	if err != nil {
+		return nil, err
+	}
+	return sjson.SetBytes(body, "createdAt", e.At.In(domain.Tashkent).Format("2006-01-02T15:04:05.000Z07:00"))
+}
+
+func (s *Server) listEvents(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.ListEventsParams](raw, &fs)
+	q := application.ListEvents{PartnerID: p.ID}
+	if in.AfterSequence != nil {
+		q.AfterSequence = *in.AfterSequence
+	}
+	if in.Limit != nil {
+		q.Limit = *in.Limit
+		if q.Limit == 0 {
+			fs.Add("params.limit", "must be from 1 to 100")
+		}
+	}
+	if in.Types != nil {
+		for i, t := range *in.Types {
+			typ, err := domain.ParseEventType(string(t))
+			fs.Check(fmt.Sprintf("params.types[%d]", i), err)
+			q.Types = append(q.Types, typ)
+		}
+	}
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	page, err := s.d.App.ListEvents.Handle(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	events := make([]json.RawMessage, len(page.Events))
+	for i, e := range page.Events {
+		events[i] = e.Body
+	}
+	return struct {
+		Events       []json.RawMessage `json:"events"`
+		NextSequence int64             `json:"nextSequence"`
+	}{events, page.NextSequence}, nil
+}
+
+func (s *Server) sendTestEvent(w write) (application.Answer, error) {
+	var fs domain.Fieldset
+	decodeParams[struct{}](w.params(), &fs)
+	if err := fs.Err(); err != nil {
+		return application.Answer{}, err
+	}
+	return s.d.App.SendTestEvent.Handle(w.ctx(), requestOf(w, func(id uuid.UUID) any {
+		return api.SendTestEventResult{EventId: id.String()}
+	}), application.SendTestEvent{PartnerID: w.partner.ID}), nil
 }
 
 // lastTask is a stage as the wire shows it.

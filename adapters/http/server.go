@@ -133,12 +133,14 @@ func (s *Server) endpoints() []endpoint {
 		writes(http.MethodPut, "/cards/status", s.changeCardStatus),
 		writes(http.MethodPost, "/cards/attach", s.attachCard),
 		writes(http.MethodPost, "/cards/attach/confirm", s.confirmCard),
+		reads(http.MethodPost, "/events/list", s.listEvents),
 	}
 	if s.cfg.Sandbox {
 		eps = append(eps,
 			writes(http.MethodPost, "/sandbox/clock/advance", s.advanceClock),
 			reads(http.MethodPost, "/sandbox/sms/outbox", s.smsOutbox),
 			writes(http.MethodPost, "/sandbox/applications/verification/complete", s.completeVerification),
+			writes(http.MethodPost, "/sandbox/events/test", s.sendTestEvent),
 		)
 	}
 	return eps

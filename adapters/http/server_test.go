@@ -94,7 +94,7 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 		Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db),
 		Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db),
 		CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock), SMSOutbox: store.NewSMSOutbox(db),
-		SandboxClock: clock, Sealer: storetest.Sealer}
+		SandboxClock: clock, Sealer: storetest.Sealer, Events: store.NewEventOutbox(db)}
 	s.deps.Idempotency = uow
 	for _, o := range opts {
 		o(&s)

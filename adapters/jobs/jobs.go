@@ -81,8 +81,8 @@ func (DeliverEventsArgs) Kind() string { return "events.deliver" }
 // InsertOpts makes the delivery pass unique per period (see periodicOpts).
 func (DeliverEventsArgs) InsertOpts() river.InsertOpts { return periodicOpts }
 
-// eventRetention is how long settled events are kept, for operators to look into.
-const eventRetention = 7 * 24 * time.Hour
+// eventRetention is how long settled events are kept: partners list the last 30 days.
+const eventRetention = application.EventListWindow
 
 type deliverEventsWorker struct {
 	river.WorkerDefaults[DeliverEventsArgs]

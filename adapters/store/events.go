@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tidwall/sjson"
 	"gorm.io/gorm"
 
 	"github.com/tiyin/tiyin/domain"
@@ -17,12 +18,15 @@ type eventSource interface {
 	TakeEvents() []domain.Event
 }
 
-// insertEvent records an event for a partner that has a webhook; nothing for one without.
-const insertEvent = `INSERT INTO events (id, partner_id, type, body, created_at, attempts, next_attempt_at, last_error)
-SELECT ?, ?, ?, ?, ?, 0, ?, '' WHERE EXISTS (SELECT 1 FROM partners WHERE id = ? AND webhook_url <> '')`
+// insertEvent records an event for its partner, due for delivery at once when the partner has a
+// webhook (never, without one: it is only listed).
+// PostgreSQL is told the type of the due time, which it cannot infer inside CASE.
+const insertEvent = `INSERT INTO events (id, partner_id, object_id, type, body, created_at, attempts, next_attempt_at, last_error)
+SELECT ?, id, ?, ?, ?, ?, 0, CASE WHEN webhook_url <> '' THEN %s END, '' FROM partners WHERE id = ?`
 
-// insertEvents stores events in ctx's transaction, for partners that have a webhook: one
-// statement per event, which is also the check that the partner wants it.
+var insertEventSQL = map[Dialect]string{Postgres: fmt.Sprintf(insertEvent, "CAST(? AS timestamptz)"), SQLite: fmt.Sprintf(insertEvent, "?")}
+
+// insertEvents stores events in ctx's transaction, one statement each.
 func insertEvents(ctx context.Context, db *DB, evs []domain.Event) error {
 	for _, e := range evs {
 		if db.EventBody == nil {
@@ -34,7 +38,7 @@ func insertEvents(ctx context.Context, db *DB, evs []domain.Event) error {
 		}
 		at := e.At.UTC()
 		err = db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
-			return g.Exec(insertEvent, e.ID, e.PartnerID, e.Type().String(), string(body), at, at, e.PartnerID)
+			return g.Exec(insertEventSQL[db.Dialect], e.ID, e.Data.Object(), e.Type().String(), string(body), at, at, e.PartnerID)
 		}, check(nil))
 		if err != nil {
 			return err
@@ -73,9 +77,13 @@ type outboundRow struct {
 func (o *EventOutbox) ClaimDue(ctx context.Context, partners ports.Partners, now time.Time, lease time.Duration, limit int) ([]ports.OutboundEvent, error) {
 	var out []ports.OutboundEvent
 	err := o.db.inTx(ctx, func(ctx context.Context) error {
+		// A numbered event is due unless an earlier one of its object still waits to be
+		// delivered or given up: one object's events go out in order.
 		q := `SELECT e.id, e.partner_id, e.type, e.body, e.created_at, e.attempts, p.webhook_url, p.webhook_secret
 			FROM events e JOIN partners p ON p.id = e.partner_id
-			WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ?`
+			WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ? AND e.sequence IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM events b WHERE b.object_id = e.object_id AND b.next_attempt_at IS NOT NULL
+				AND b.sequence < e.sequence)`
 		args := []any{now.UTC()}
 		if cond, more := partnersWhere(partners, "e.partner_id"); cond != "" {
 			q += " AND " + cond
@@ -124,6 +132,88 @@ func (o *EventOutbox) Settle(ctx context.Context, id uuid.UUID, oc ports.EventOu
 	err := o.db.conn(ctx).Exec(`UPDATE events SET attempts = ?, delivered_at = ?, next_attempt_at = ?, last_error = ? WHERE id = ?`,
 		oc.Attempts, delivered, next, string(msg), id).Error
 	return interpretError(err, nil, nil)
+}
+
+// Record implements ports.EventOutbox.
+func (o *EventOutbox) Record(ctx context.Context, e domain.Event) error {
+	return o.db.inTx(ctx, func(ctx context.Context) error { return insertEvents(ctx, o.db, []domain.Event{e}) })
+}
+
+// Sequence implements ports.EventOutbox: in one transaction, and on PostgreSQL by one node at
+// a time (an advisory lock), it takes the oldest events without a number, moves each partner's
+// counter past them and writes each event's number into it and its body.
+func (o *EventOutbox) Sequence(ctx context.Context, limit int) (int, error) {
+	n := 0
+	err := o.db.inTx(ctx, func(ctx context.Context) error {
+		if o.db.Dialect == Postgres {
+			var mine bool
+			if err := o.db.conn(ctx).Raw(`SELECT pg_try_advisory_xact_lock(?)`, sequencerLock).Scan(&mine).Error; err != nil || !mine {
+				return interpretError(err, nil, nil) // another node is numbering
+			}
+		}
+		var rows []struct {
+			ID        uuid.UUID
+			PartnerID uuid.UUID
+			Body      string
+		}
+		err := o.db.conn(ctx).Raw(`SELECT id, partner_id, body FROM events WHERE sequence IS NULL ORDER BY created_at, id LIMIT ?`,
+			limit).Scan(&rows).Error
+		if err != nil || len(rows) == 0 {
+			return interpretError(err, nil, nil)
+		}
+		counts := map[uuid.UUID]int64{}
+		for _, r := range rows {
+			counts[r.PartnerID]++
+		}
+		next := map[uuid.UUID]int64{} // each partner's first new number
+		for p, c := range counts {
+			var last int64
+			err := o.db.conn(ctx).Raw(`UPDATE partners SET event_sequence = event_sequence + ? WHERE id = ? RETURNING event_sequence`,
+				c, p).Scan(&last).Error
+			if err != nil {
+				return interpretError(err, nil, nil)
+			}
+			next[p] = last - c + 1
+		}
+		for _, r := range rows {
+			seq := next[r.PartnerID]
+			next[r.PartnerID]++
+			body, err := sjson.Set(r.Body, "sequence", seq)
+			if err != nil {
+				return fmt.Errorf("event %s: %w", r.ID, err)
+			}
+			if err := o.db.conn(ctx).Exec(`UPDATE events SET sequence = ?, body = ? WHERE id = ?`, seq, body, r.ID).Error; err != nil {
+				return interpretError(err, nil, nil)
+			}
+		}
+		n = len(rows)
+		return nil
+	})
+	return n, err
+}
+
+// sequencerLock names the PostgreSQL advisory lock of the event sequencer.
+const sequencerLock = 7_102_026
+
+// List implements ports.EventOutbox.
+func (o *EventOutbox) List(ctx context.Context, q ports.EventQuery) ([]ports.ListedEvent, error) {
+	g := o.db.conn(ctx).Table("events").Select("sequence, body").
+		Where("partner_id = ? AND sequence > ? AND created_at >= ?", q.PartnerID, q.AfterSequence, q.Since.UTC())
+	if len(q.Types) > 0 {
+		g = g.Where("type IN ?", q.Types)
+	}
+	var rows []struct {
+		Sequence int64
+		Body     string
+	}
+	if err := g.Order("sequence").Limit(q.Limit).Scan(&rows).Error; err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]ports.ListedEvent, len(rows))
+	for i, r := range rows {
+		out[i] = ports.ListedEvent{Sequence: r.Sequence, Body: []byte(r.Body)}
+	}
+	return out, nil
 }
 
 // Purge implements ports.EventOutbox.

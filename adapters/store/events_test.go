@@ -42,7 +42,33 @@ func eventTypes(t *testing.T, evs []ports.OutboundEvent) []string {
 	return out
 }
 
-func TestEventsAreStoredWithTheirChangeForPartnersWithAWebhook(t *testing.T) {
+// due numbers the events recorded so far, then claims what is due at now.
+func due(t *testing.T, outbox *store.EventOutbox, now time.Time, limit int) []ports.OutboundEvent {
+	t.Helper()
+	if _, err := outbox.Sequence(context.Background(), 1000); err != nil {
+		t.Fatal(err)
+	}
+	return must(outbox.ClaimDue(context.Background(), ports.Partners{}, now, lease, limit))
+}
+
+// sequences are the listed events' numbers, each checked against its body.
+func sequences(t *testing.T, evs []ports.ListedEvent) []int64 {
+	t.Helper()
+	var out []int64
+	for _, e := range evs {
+		var body struct{ Sequence int64 }
+		if err := json.Unmarshal(e.Body, &body); err != nil || body.Sequence != e.Sequence {
+			t.Fatalf("listed %d, body %s", e.Sequence, e.Body)
+		}
+		out = append(out, e.Sequence)
+	}
+	return out
+}
+
+// TestEventsAreStoredWithTheirChangeForEveryPartner: every partner's events are recorded with
+// the change that made them (a rolled back change leaves none) and numbered per partner; only a
+// partner with a webhook has them delivered, one object's in order.
+func TestEventsAreStoredWithTheirChangeForEveryPartner(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
@@ -69,16 +95,65 @@ func TestEventsAreStoredWithTheirChangeForPartnersWithAWebhook(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		due := must(outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 100))
-		types := eventTypes(t, due)
-		if len(types) != 2 || types[0] != "APPLICATION_STATUS_CHANGED" || types[1] != "APPLICATION_STATUS_CHANGED" {
-			t.Fatalf("claimed %v, want the two changes of acme's application only", types)
-		}
-		for _, e := range due {
+		// acme's application changed twice: the second change waits for the first's delivery.
+		for round := range 2 {
+			claimed := due(t, outbox, t0, 100)
+			if types := eventTypes(t, claimed); len(types) != 1 || types[0] != "APPLICATION_STATUS_CHANGED" {
+				t.Fatalf("round %d: claimed %v, want one change of acme's application", round, types)
+			}
+			e := claimed[0]
 			if e.PartnerID != s.partner.ID || e.URL != "https://acme.example/hooks" || e.SealedSecret != "sealed-acme" ||
 				e.Attempts != 0 || !e.CreatedAt.Equal(t0) {
 				t.Fatalf("claimed %+v", e)
 			}
+			if err := outbox.Settle(ctx, e.ID, ports.EventOutcome{Attempts: 1, DeliveredAt: t0}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if left := due(t, outbox, t0, 100); len(left) != 0 {
+			t.Fatalf("the partner without a webhook had %v claimed", eventTypes(t, left))
+		}
+		// Both partners' events are listed, each numbered from 1.
+		for _, p := range []uuid.UUID{s.partner.ID, quiet.ID} {
+			listed := must(outbox.List(ctx, ports.EventQuery{PartnerID: p, Since: t0, Limit: 100}))
+			if got := sequences(t, listed); len(got) != 2 || got[0] != 1 || got[1] != 2 {
+				t.Fatalf("partner %s lists %v, want 1 and 2", p, got)
+			}
+		}
+	})
+}
+
+// TestListingKeepsToItsQuery: a page starts after the sequence asked, holds the types asked,
+// at most the limit, and nothing recorded before the window.
+func TestListingKeepsToItsQuery(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		outbox := store.NewEventOutbox(s.db)
+		for range 3 {
+			s.approve(t, s.stored(t).ID(), t0)
+		}
+		if n := must(outbox.Sequence(ctx, 4)); n != 4 {
+			t.Fatalf("numbered %d, want the 4 asked", n)
+		}
+		if n := must(outbox.Sequence(ctx, 100)); n != 2 {
+			t.Fatalf("numbered %d, want the 2 left", n)
+		}
+		q := ports.EventQuery{PartnerID: s.partner.ID, Since: t0, Limit: 100}
+		if got := sequences(t, must(outbox.List(ctx, q))); len(got) != 6 || got[5] != 6 {
+			t.Fatalf("all: %v", got)
+		}
+		q.AfterSequence, q.Limit = 2, 3
+		if got := sequences(t, must(outbox.List(ctx, q))); len(got) != 3 || got[0] != 3 || got[2] != 5 {
+			t.Fatalf("after 2, 3 of them: %v", got)
+		}
+		q.AfterSequence, q.Limit, q.Types = 0, 100, []string{"CARD_ATTACHED"}
+		if got := must(outbox.List(ctx, q)); len(got) != 0 {
+			t.Fatalf("another type: %d", len(got))
+		}
+		q.Types, q.Since = nil, t0.Add(time.Second)
+		if got := must(outbox.List(ctx, q)); len(got) != 0 {
+			t.Fatalf("recorded before the window: %d", len(got))
 		}
 	})
 }
@@ -89,31 +164,37 @@ func TestClaimLeasesAndSettleRecordsTheOutcome(t *testing.T) {
 		ctx := context.Background()
 		outbox := store.NewEventOutbox(s.db)
 		s.setWebhook(t, "acme", "https://acme.example/hooks")
-		s.approve(t, s.stored(t).ID(), t0)
-		due := must(outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 100))
-		if len(due) != 2 {
-			t.Fatalf("claimed %d", len(due))
+		a, b := s.stored(t), s.stored(t)
+		s.approve(t, a.ID(), t0) // two events each: a1, a2, b1, b2
+		s.approve(t, b.ID(), t0)
+		first := due(t, outbox, t0, 100)
+		if len(first) != 2 {
+			t.Fatalf("claimed %d, want the first event of each application", len(first))
 		}
-		if again := must(outbox.ClaimDue(ctx, ports.Partners{}, t0.Add(lease-time.Second), lease, 100)); len(again) != 0 {
+		if again := due(t, outbox, t0.Add(lease-time.Second), 100); len(again) != 0 {
 			t.Fatalf("leased events claimed again: %d", len(again))
 		}
 		// The deliverer crashed: the lease ends and the events are due again.
-		due = must(outbox.ClaimDue(ctx, ports.Partners{}, t0.Add(lease), lease, 100))
-		if len(due) != 2 {
-			t.Fatalf("after the lease %d", len(due))
+		first = due(t, outbox, t0.Add(lease), 100)
+		if len(first) != 2 {
+			t.Fatalf("after the lease %d", len(first))
 		}
 		now := t0.Add(lease)
-		if err := outbox.Settle(ctx, due[0].ID, ports.EventOutcome{Attempts: 1, DeliveredAt: now}); err != nil {
+		delivered, failed := first[0], first[1]
+		if err := outbox.Settle(ctx, delivered.ID, ports.EventOutcome{Attempts: 1, DeliveredAt: now}); err != nil {
 			t.Fatal(err)
 		}
-		if err := outbox.Settle(ctx, due[1].ID, ports.EventOutcome{Attempts: 1, NextAttemptAt: now.Add(time.Minute), Error: "HTTP 503"}); err != nil {
+		if err := outbox.Settle(ctx, failed.ID, ports.EventOutcome{Attempts: 1, NextAttemptAt: now.Add(time.Minute), Error: "HTTP 503"}); err != nil {
 			t.Fatal(err)
 		}
-		if early := must(outbox.ClaimDue(ctx, ports.Partners{}, now.Add(59*time.Second), lease, 100)); len(early) != 0 {
-			t.Fatalf("retry claimed before its time: %d", len(early))
+		// The delivered event's successor is due; the failed one waits for its retry, and its
+		// successor for it.
+		next := due(t, outbox, now.Add(59*time.Second), 100)
+		if len(next) != 1 || next[0].ID == failed.ID {
+			t.Fatalf("before the retry: %+v", next)
 		}
-		retry := must(outbox.ClaimDue(ctx, ports.Partners{}, now.Add(time.Minute), lease, 100))
-		if len(retry) != 1 || retry[0].ID != due[1].ID || retry[0].Attempts != 1 {
+		retry := due(t, outbox, now.Add(time.Minute), 100)
+		if len(retry) != 1 || retry[0].ID != failed.ID || retry[0].Attempts != 1 {
 			t.Fatalf("retry %+v", retry)
 		}
 		if err := outbox.Settle(ctx, retry[0].ID, ports.EventOutcome{Attempts: 2, Error: "given up"}); err != nil {
@@ -137,25 +218,34 @@ func TestConcurrentClaimersNeverShareAnEvent(t *testing.T) {
 		for range 10 {
 			s.approve(t, s.stored(t).ID(), t0)
 		}
+		must(outbox.Sequence(ctx, 100))
 		var mu sync.Mutex
 		seen := map[uuid.UUID]int{}
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Go(func() {
-				for {
-					due, err := outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 3)
+				for idle := 0; idle < 3; {
+					claimed, err := outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 3)
 					if err != nil {
 						t.Error(err)
 						return
 					}
-					if len(due) == 0 {
-						return
+					if len(claimed) == 0 {
+						idle++ // another claimer may be about to deliver an object's first event
+						time.Sleep(10 * time.Millisecond)
+						continue
 					}
+					idle = 0
 					mu.Lock()
-					for _, e := range due {
+					for _, e := range claimed {
 						seen[e.ID]++
 					}
 					mu.Unlock()
+					for _, e := range claimed {
+						if err := outbox.Settle(ctx, e.ID, ports.EventOutcome{Attempts: 1, DeliveredAt: t0}); err != nil {
+							t.Error(err)
+						}
+					}
 				}
 			})
 		}
@@ -178,10 +268,10 @@ func TestSettleCutsALongErrorOnACharacter(t *testing.T) {
 		outbox := store.NewEventOutbox(s.db)
 		s.setWebhook(t, "acme", "https://acme.example/hooks")
 		s.approve(t, s.stored(t).ID(), t0)
-		due := must(outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 1))
+		claimed := due(t, outbox, t0, 1)
 		// One byte, then 600 two-byte characters: a cut at 500 bytes would split one.
 		long := "x" + strings.Repeat("ў", 600)
-		if err := outbox.Settle(ctx, due[0].ID, ports.EventOutcome{Attempts: 1, NextAttemptAt: t0, Error: long}); err != nil {
+		if err := outbox.Settle(ctx, claimed[0].ID, ports.EventOutcome{Attempts: 1, NextAttemptAt: t0, Error: long}); err != nil {
 			t.Fatalf("settle with a long error: %v", err)
 		}
 	})
@@ -202,15 +292,14 @@ func TestARequestsEventsGoWithItsAnswer(t *testing.T) {
 		}
 
 		s.answerAfterFailure(t, "failed", cancel)
-		if due := must(outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 100)); len(due) != 0 {
-			t.Fatalf("a failed request left events %v", eventTypes(t, due))
+		if claimed := due(t, outbox, t0, 100); len(claimed) != 0 {
+			t.Fatalf("a failed request left events %v", eventTypes(t, claimed))
 		}
 
 		if err := s.request(ctx, "done", cancel); err != nil {
 			t.Fatal(err)
 		}
-		due := must(outbox.ClaimDue(ctx, ports.Partners{}, t0, lease, 100))
-		if types := eventTypes(t, due); len(types) != 1 || types[0] != "APPLICATION_STATUS_CHANGED" {
+		if types := eventTypes(t, due(t, outbox, t0, 100)); len(types) != 1 || types[0] != "APPLICATION_STATUS_CHANGED" {
 			t.Fatalf("claimed %v, want the cancellation's status change", types)
 		}
 		if code := s.code("done"); code != 0 {

@@ -1177,6 +1177,21 @@ func (mr *MockEventOutboxMockRecorder) ClaimDue(ctx, partners, now, lease, limit
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ClaimDue", reflect.TypeOf((*MockEventOutbox)(nil).ClaimDue), ctx, partners, now, lease, limit)
 }
 
+// List mocks base method.
+func (m *MockEventOutbox) List(ctx context.Context, q ports.EventQuery) ([]ports.ListedEvent, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "List", ctx, q)
+	ret0, _ := ret[0].([]ports.ListedEvent)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// List indicates an expected call of List.
+func (mr *MockEventOutboxMockRecorder) List(ctx, q any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "List", reflect.TypeOf((*MockEventOutbox)(nil).List), ctx, q)
+}
+
 // Purge mocks base method.
 func (m *MockEventOutbox) Purge(ctx context.Context, before time.Time) (int64, error) {
 	m.ctrl.T.Helper()
@@ -1190,6 +1205,35 @@ func (m *MockEventOutbox) Purge(ctx context.Context, before time.Time) (int64, e
 func (mr *MockEventOutboxMockRecorder) Purge(ctx, before any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Purge", reflect.TypeOf((*MockEventOutbox)(nil).Purge), ctx, before)
+}
+
+// Record mocks base method.
+func (m *MockEventOutbox) Record(ctx context.Context, e domain.Event) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Record", ctx, e)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Record indicates an expected call of Record.
+func (mr *MockEventOutboxMockRecorder) Record(ctx, e any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Record", reflect.TypeOf((*MockEventOutbox)(nil).Record), ctx, e)
+}
+
+// Sequence mocks base method.
+func (m *MockEventOutbox) Sequence(ctx context.Context, limit int) (int, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Sequence", ctx, limit)
+	ret0, _ := ret[0].(int)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Sequence indicates an expected call of Sequence.
+func (mr *MockEventOutboxMockRecorder) Sequence(ctx, limit any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Sequence", reflect.TypeOf((*MockEventOutbox)(nil).Sequence), ctx, limit)
 }
 
 // Settle mocks base method.

@@ -24,6 +24,7 @@ import (
 type event struct {
 	ID        string         `json:"id"`
 	Type      string         `json:"type"`
+	Sequence  int64          `json:"sequence"`
 	CreatedAt string         `json:"createdAt"`
 	Data      map[string]any `json:"data"`
 }
@@ -183,20 +184,33 @@ func TestWebhooks(t *testing.T) {
 			"clientData": clientData("31234567890777"), "privacyPolicyAccepted": true, "termsAndConditionsAccepted": true})["orderId"].(string)
 
 		evs := rec.await(t, app, func(evs []event) bool { return len(evs) >= 7 })
-		// Retries reorder deliveries: a partner orders by createdAt, or asks the info call.
-		got := statuses(evs)
-		slices.Sort(got)
-		if want := []string{"APPLICATION_STATUS_CHANGED IN_PROGRESS", "APPLICATION_STATUS_CHANGED IN_PROGRESS",
-			"APPLICATION_STATUS_CHANGED LOAN_ISSUED", "APPLICATION_STATUS_CHANGED PENDING", "APPLICATION_STATUS_CHANGED PENDING",
-			"LOAN_CONTRACT_ASSIGNED", "REPAYMENT_STATUS_CHANGED SUCCESS"}; !slices.Equal(got, want) {
-			t.Errorf("events about the application %q\nwant %q", got, want)
+		// One object's events arrive in the order they happened, each refused twice first: the
+		// application's (and its contract's), numbered upwards; the repayment is another object.
+		var got []string
+		var last int64
+		for _, e := range evs {
+			if e.Type == "REPAYMENT_STATUS_CHANGED" {
+				continue
+			}
+			got = append(got, statuses([]event{e})...)
+			if e.Sequence <= last {
+				t.Errorf("event %s numbered %d after %d", e.Type, e.Sequence, last)
+			}
+			last = e.Sequence
+		}
+		if want := []string{"APPLICATION_STATUS_CHANGED IN_PROGRESS", "APPLICATION_STATUS_CHANGED PENDING",
+			"APPLICATION_STATUS_CHANGED PENDING", "APPLICATION_STATUS_CHANGED IN_PROGRESS", "APPLICATION_STATUS_CHANGED LOAN_ISSUED",
+			"LOAN_CONTRACT_ASSIGNED"}; !slices.Equal(got, want) {
+			t.Errorf("events about the application, as they arrived: %q\nwant %q", got, want)
 		}
 		for _, e := range evs {
 			if e.Type == "LOAN_CONTRACT_ASSIGNED" && e.Data["loanId"] != loanID {
 				t.Errorf("contract event %+v, loanId %s", e, loanID)
 			}
 		}
-		rec.await(t, ext, has("TRANSFER_STATUS_CHANGED PROCESSING", "TRANSFER_STATUS_CHANGED SUCCESS"))
+		if got := statuses(rec.await(t, ext, has("TRANSFER_STATUS_CHANGED PROCESSING", "TRANSFER_STATUS_CHANGED SUCCESS"))); got[0] != "TRANSFER_STATUS_CHANGED PROCESSING" {
+			t.Errorf("the transfer's events arrived as %q", got)
+		}
 		evs = rec.await(t, c["requestId"].(string), has("REPAYMENT_STATUS_CHANGED SUCCESS"))
 		if evs[0].Data["loanId"] != loanID || evs[0].Data["amount"] != float64(50_000_000) || evs[0].Data["loanClosed"] != false {
 			t.Errorf("repayment event %+v", evs[0])

@@ -279,6 +279,7 @@ const (
 	CARDORDERSTATUSCHANGED   EventType = "CARD_ORDER_STATUS_CHANGED"
 	LOANCONTRACTASSIGNED     EventType = "LOAN_CONTRACT_ASSIGNED"
 	REPAYMENTSTATUSCHANGED   EventType = "REPAYMENT_STATUS_CHANGED"
+	TEST                     EventType = "TEST"
 	TRANSFERSTATUSCHANGED    EventType = "TRANSFER_STATUS_CHANGED"
 )
 
@@ -294,6 +295,8 @@ func (e EventType) Valid() bool {
 	case LOANCONTRACTASSIGNED:
 		return true
 	case REPAYMENTSTATUSCHANGED:
+		return true
+	case TEST:
 		return true
 	case TRANSFERSTATUSCHANGED:
 		return true
@@ -1023,6 +1026,39 @@ type LastTask struct {
 	Status       TaskStatus `json:"status"`
 }
 
+// ListEventsParams defines model for ListEventsParams.
+type ListEventsParams struct {
+	// AfterSequence List events numbered after this; 0 (the default) lists from the oldest kept.
+	AfterSequence *int64 `json:"afterSequence,omitempty"`
+
+	// Limit At most this many (100 by default).
+	Limit *int `json:"limit,omitempty"`
+
+	// Types Only these types (all when absent or empty).
+	Types *[]EventType `json:"types,omitempty"`
+}
+
+// ListEventsRequest defines model for ListEventsRequest.
+type ListEventsRequest struct {
+	Id     UUID             `json:"id"`
+	Params ListEventsParams `json:"params"`
+}
+
+// ListEventsResponse defines model for ListEventsResponse.
+type ListEventsResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result ListEventsResult        `json:"result"`
+}
+
+// ListEventsResult defines model for ListEventsResult.
+type ListEventsResult struct {
+	Events []WebhookEvent `json:"events"`
+
+	// NextSequence Ask after this next: the last event's sequence, or your afterSequence when none came.
+	NextSequence int64 `json:"nextSequence"`
+}
+
 // ListPaymentsResponse defines model for ListPaymentsResponse.
 type ListPaymentsResponse struct {
 	Error  *map[string]interface{} `json:"error"`
@@ -1275,11 +1311,34 @@ type ScheduleItem struct {
 	TotalResidue            Long      `json:"totalResidue"`
 }
 
+// SendTestEventRequest defines model for SendTestEventRequest.
+type SendTestEventRequest struct {
+	Id     UUID                   `json:"id"`
+	Params map[string]interface{} `json:"params"`
+}
+
+// SendTestEventResponse defines model for SendTestEventResponse.
+type SendTestEventResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result SendTestEventResult     `json:"result"`
+}
+
+// SendTestEventResult defines model for SendTestEventResult.
+type SendTestEventResult struct {
+	EventId UUID `json:"eventId"`
+}
+
 // TaskName defines model for TaskName.
 type TaskName string
 
 // TaskStatus defines model for TaskStatus.
 type TaskStatus string
+
+// TestEventData TEST — the event you asked for with `POST /sandbox/events/test`.
+type TestEventData struct {
+	Message string `json:"message"`
+}
 
 // Text defines model for Text.
 type Text = string
@@ -1354,12 +1413,16 @@ type VerifyApplicationResult struct {
 // WebhookEvent The body of every webhook call. `data` depends on `type`: see the *EventData schemas.
 // The same event may come more than once (at-least-once delivery): deduplicate by `id`.
 //
-// Example: {"createdAt":"2026-11-22T10:15:30+05:00","data":{"applicationId":"5f0c6a52-1b7e-4a8c-9d3e-2f1a0b9c8d7e","externalId":"7d9e2c4a-3b1f-4e6d-8a2c-9b0e1f3d5a7c","lastTask":{"errorCode":null,"errorMessage":null,"name":"GET_LOAN_ISSUANCE_RESULT","status":"COMPLETED"},"status":"LOAN_ISSUED"},"id":"019a8b7c-6d5e-7f40-8a1b-2c3d4e5f6a7b","type":"APPLICATION_STATUS_CHANGED"}
+// Example: {"createdAt":"2026-11-22T10:15:30.125+05:00","data":{"applicationId":"5f0c6a52-1b7e-4a8c-9d3e-2f1a0b9c8d7e","externalId":"7d9e2c4a-3b1f-4e6d-8a2c-9b0e1f3d5a7c","lastTask":{"errorCode":null,"errorMessage":null,"name":"GET_LOAN_ISSUANCE_RESULT","status":"COMPLETED"},"status":"LOAN_ISSUED"},"id":"019a8b7c-6d5e-7f40-8a1b-2c3d4e5f6a7b","sequence":42,"type":"APPLICATION_STATUS_CHANGED"}
 type WebhookEvent struct {
+	// CreatedAt When it happened, Tashkent time, with milliseconds.
 	CreatedAt time.Time         `json:"createdAt"`
 	Data      WebhookEvent_Data `json:"data"`
 	Id        UUID              `json:"id"`
-	Type      EventType         `json:"type"`
+
+	// Sequence Your number for the event; it only grows, in the order your events happened.
+	Sequence int64     `json:"sequence"`
+	Type     EventType `json:"type"`
 }
 
 // WebhookEvent_Data defines model for WebhookEvent.Data.
@@ -1387,6 +1450,9 @@ type GetCardStatusJSONRequestBody = CardIdRequest
 
 // ChangeCardStatusJSONRequestBody defines body for ChangeCardStatus for application/json ContentType.
 type ChangeCardStatusJSONRequestBody = ChangeCardStatusRequest
+
+// ListEventsJSONRequestBody defines body for ListEvents for application/json ContentType.
+type ListEventsJSONRequestBody = ListEventsRequest
 
 // CancelApplicationJSONRequestBody defines body for CancelApplication for application/json ContentType.
 type CancelApplicationJSONRequestBody = CancelApplicationRequest
@@ -1426,6 +1492,9 @@ type CompleteVerificationJSONRequestBody = CompleteVerificationRequest
 
 // AdvanceClockJSONRequestBody defines body for AdvanceClock for application/json ContentType.
 type AdvanceClockJSONRequestBody = AdvanceClockRequest
+
+// SendTestEventJSONRequestBody defines body for SendTestEvent for application/json ContentType.
+type SendTestEventJSONRequestBody = SendTestEventRequest
 
 // SmsOutboxJSONRequestBody defines body for SmsOutbox for application/json ContentType.
 type SmsOutboxJSONRequestBody = SMSOutboxRequest
@@ -1585,6 +1654,32 @@ func (t *WebhookEvent_Data) FromCardAttachedEventData(v CardAttachedEventData) e
 
 // MergeCardAttachedEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided CardAttachedEventData
 func (t *WebhookEvent_Data) MergeCardAttachedEventData(v CardAttachedEventData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTestEventData returns the union data inside the WebhookEvent_Data as a TestEventData
+func (t WebhookEvent_Data) AsTestEventData() (TestEventData, error) {
+	var body TestEventData
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTestEventData overwrites any union data inside the WebhookEvent_Data as the provided TestEventData
+func (t *WebhookEvent_Data) FromTestEventData(v TestEventData) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTestEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided TestEventData
+func (t *WebhookEvent_Data) MergeTestEventData(v TestEventData) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
