@@ -43,7 +43,7 @@ lint: ## Static checks: repository hygiene, gofmt, go vet, the dependency rule, 
 	@if command -v npx >/dev/null; then $(MAKE) --no-print-directory lint-api; else echo "npx not installed: API document lint skipped"; fi
 	@$(MAKE) --no-print-directory vuln
 	@$(MAKE) --no-print-directory generate >/dev/null
-	@git diff --exit-code --stat -- adapters/http/api ports/mocks postman || { echo "generated code is stale: run make generate and commit"; exit 1; }
+	@git diff --exit-code --stat -- adapters/http/api client ports/mocks postman || { echo "generated code is stale: run make generate and commit"; exit 1; }
 
 .PHONY: vuln
 vuln: ## Known vulnerabilities in the code's call graph (govulncheck; needs vuln.go.dev)

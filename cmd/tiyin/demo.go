@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +13,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 	"github.com/spf13/cobra"
+
+	"github.com/tiyin/tiyin/client"
 )
 
 func demoCmd() *cobra.Command {
@@ -36,7 +37,6 @@ The server's address and key come from --url and --key, else from TIYIN_URL and 
 				return errors.New("no API key: give --key, or set TIYIN_KEY (tiyin serve prints it)")
 			}
 			d.url = strings.TrimRight(d.url, "/")
-			d.client = &http.Client{Timeout: 15 * time.Second}
 			d.out = os.Stdout
 			d.progress = io.Discard
 			if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
@@ -60,11 +60,12 @@ func firstNonEmpty(vs ...string) string {
 	return ""
 }
 
-// demo is one walk through the sandbox.
+// demo is one walk through the sandbox, through the typed client partners import (package
+// client), so that the client is used, and checked, by every run.
 type demo struct {
 	url, key string
 	wait     time.Duration
-	client   *http.Client
+	c        *client.ClientWithResponses
 	out      io.Writer
 	progress io.Writer
 	step     int
@@ -81,39 +82,35 @@ func (e *demoError) Error() string {
 	return fmt.Sprintf("%s answered code %d: %s", e.path, e.code, e.msg)
 }
 
-// call sends one envelope and returns its result, or the answer's error.
-func (d *demo) call(ctx context.Context, method, path string, params any) (map[string]any, error) {
-	body, err := json.Marshal(map[string]any{"id": uuid.NewString(), "params": params})
-	if err != nil {
-		return nil, err
+// connect makes the client that sends the partner's key with every call.
+func (d *demo) connect() error {
+	c, err := client.NewClientWithResponses(d.url, client.WithHTTPClient(&http.Client{Timeout: 15 * time.Second}),
+		client.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+d.key)
+			return nil
+		}))
+	d.c = c
+	return err
+}
+
+// failure is what a reply that is not a success tells: its envelope error, or its status.
+type failure interface {
+	StatusCode() int
+}
+
+// ok checks one typed reply: the call reached tiyin, and its envelope has no error.
+func (d *demo) ok(path string, r failure, f4, fd *client.Failure, err error) error {
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %w (is tiyin serve running at %s?)", path, err, d.url)
+	case f4 != nil:
+		return &demoError{path: path, code: f4.Error.Code, msg: f4.Error.Message}
+	case fd != nil:
+		return &demoError{path: path, code: fd.Error.Code, msg: fd.Error.Message}
+	case r.StatusCode() != http.StatusOK:
+		return fmt.Errorf("%s: HTTP %d", path, r.StatusCode())
 	}
-	req, err := http.NewRequestWithContext(ctx, method, d.url+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+d.key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := d.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w (is tiyin serve running at %s?)", path, err, d.url)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	var env struct {
-		Result map[string]any `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	dec := json.NewDecoder(io.LimitReader(resp.Body, 1<<20))
-	dec.UseNumber() // amounts print as the integers they are
-	if err := dec.Decode(&env); err != nil {
-		return nil, fmt.Errorf("%s: answer is not an envelope (HTTP %d): %w", path, resp.StatusCode, err)
-	}
-	if env.Error != nil {
-		return nil, &demoError{path: path, code: env.Error.Code, msg: env.Error.Message}
-	}
-	return env.Result, nil
+	return nil
 }
 
 // show prints one step: what was asked and what came back.
@@ -122,36 +119,54 @@ func (d *demo) show(what, asked, answered string) {
 	fmt.Fprintf(d.out, "%2d  %-26s %-34s %s\n", d.step, what, asked, answered)
 }
 
-// poll calls path until done accepts the result, showing a spinner meanwhile.
-func (d *demo) poll(ctx context.Context, label, path string, params any, done func(map[string]any) bool) (map[string]any, error) {
+// poll asks until done, showing a spinner meanwhile.
+func (d *demo) poll(ctx context.Context, label string, done func() (bool, error)) error {
 	spin := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 	start := time.Now()
 	defer fmt.Fprint(d.progress, "\r\033[K")
 	for i := 0; ; i++ {
-		r, err := d.call(ctx, http.MethodPost, path, params)
-		if err != nil {
-			return nil, err
-		}
-		if done(r) {
-			return r, nil
+		ok, err := done()
+		if err != nil || ok {
+			return err
 		}
 		if time.Since(start) > d.wait {
-			return nil, fmt.Errorf("%s: still not there after %s: %v", label, d.wait, r)
+			return fmt.Errorf("%s: still not there after %s", label, d.wait)
 		}
 		fmt.Fprintf(d.progress, "\r%c %s (%.1fs)", spin[i%len(spin)], label, time.Since(start).Seconds())
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// advance moves the sandbox clock by duration and returns the new time.
+func (d *demo) advance(ctx context.Context, duration string) (time.Time, error) {
+	r, err := d.c.AdvanceClockWithResponse(ctx, client.AdvanceClockRequest{Id: uuid.New(), Params: client.AdvanceClockParams{Duration: duration}})
+	if err := d.ok("/sandbox/clock/advance", r, pick(r, func(r *client.AdvanceClockReply) *client.Failure { return r.JSON4XX }),
+		pick(r, func(r *client.AdvanceClockReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+		return time.Time{}, err
+	}
+	return r.JSON200.Result.Now, nil
+}
+
+// pick reads a field of a reply that may be nil (the call did not reach tiyin).
+func pick[R any, F any](r *R, f func(*R) *F) *F {
+	if r == nil {
+		return nil
+	}
+	return f(r)
 }
 
 func (d *demo) run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	clock, err := d.call(ctx, http.MethodPost, "/sandbox/clock/advance", map[string]any{"duration": "0s"})
+	if err := d.connect(); err != nil {
+		return err
+	}
+	now, err := d.advance(ctx, "0s")
 	if err != nil {
 		var de *demoError
 		if errors.As(err, &de) && de.code == 6 {
@@ -160,7 +175,7 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(d.out, "%2s  %-26s %-34s %s\n", "#", "step", "asked", "answered")
-	d.show("sandbox clock", "duration 0s", fmt.Sprint(clock["now"]))
+	d.show("sandbox clock", "duration 0s", now.Format(time.RFC3339))
 	for _, step := range []func(context.Context) error{d.microloan, d.cards} {
 		if err := step(ctx); err != nil {
 			return err
@@ -172,164 +187,237 @@ func (d *demo) run(ctx context.Context) error {
 
 const demoPINFL = "31234567890123"
 
-func demoClient() map[string]any {
-	return map[string]any{"pinfl": demoPINFL, "lastName": "Karimov", "firstName": "Aziz", "birthDate": "1990-05-17",
-		"phone": "998901234567",
-		"document": map[string]any{"type": "PASSPORT", "series": "AA", "number": "1234567", "issuedBy": "Toshkent IIB",
-			"issuedDate": "2020-01-10", "expiryDate": "2030-01-09"},
-		"address": map[string]any{"region": "Toshkent", "district": "Chilonzor", "address": "Bunyodkor 1"}}
+func demoDate(s string) openapi_types.Date {
+	t, _ := time.Parse(time.DateOnly, s)
+	return openapi_types.Date{Time: t}
 }
 
-func statusOf(r map[string]any) string {
-	s, _ := r["status"].(string)
-	if t, ok := r["lastTask"].(map[string]any); ok {
-		s += fmt.Sprintf(" %v/%v", t["name"], t["status"])
+func demoClient() client.ClientData {
+	return client.ClientData{Pinfl: demoPINFL, LastName: "Karimov", FirstName: "Aziz", BirthDate: demoDate("1990-05-17"),
+		Phone: "998901234567",
+		Document: client.Document{Type: client.PASSPORT, Series: "AA", Number: "1234567", IssuedBy: "Toshkent IIB",
+			IssuedDate: demoDate("2020-01-10"), ExpiryDate: demoDate("2030-01-09")},
+		Address: client.Address{Region: "Toshkent", District: "Chilonzor", Address: "Bunyodkor 1"}}
+}
+
+func (d *demo) application(ctx context.Context, app openapi_types.UUID) (client.GetApplicationResult, error) {
+	r, err := d.c.GetApplicationWithResponse(ctx, client.GetApplicationRequest{Id: uuid.New(), Params: client.GetApplicationParams{ApplicationId: app}})
+	if err := d.ok("/microloans/applications/info", r, pick(r, func(r *client.GetApplicationReply) *client.Failure { return r.JSON4XX }),
+		pick(r, func(r *client.GetApplicationReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+		return client.GetApplicationResult{}, err
 	}
-	return s
+	return r.JSON200.Result, nil
 }
 
 func (d *demo) microloan(ctx context.Context) error {
-	reg, err := d.call(ctx, http.MethodPost, "/microloans/applications/pre-scoring/register", map[string]any{
-		"externalId": uuid.NewString(), "isAgreementAccepted": true, "phoneNumber": "998901234567", "clientData": demoClient()})
-	if err != nil {
+	reg, err := d.c.RegisterApplicationWithResponse(ctx, client.RegisterApplicationRequest{Id: uuid.New(), Params: client.RegisterApplicationParams{
+		ExternalId: uuid.New(), IsAgreementAccepted: true, PhoneNumber: "998901234567", ClientData: demoClient()}})
+	if err := d.ok("/microloans/applications/pre-scoring/register", reg, pick(reg, func(r *client.RegisterApplicationReply) *client.Failure { return r.JSON4XX }),
+		pick(reg, func(r *client.RegisterApplicationReply) *client.Failure { return r.JSONDefault }), err); err != nil {
 		return err
 	}
-	app := reg["applicationId"].(string)
-	d.show("pre-scoring register", "pinfl "+demoPINFL, "applicationId "+app)
-	ref := map[string]any{"applicationId": app}
-	info, err := d.poll(ctx, "pre-scoring", "/microloans/applications/info", ref, func(r map[string]any) bool { return r["status"] == "PENDING" })
-	if err != nil {
-		return err
-	}
-	pre := info["preScoreResult"].(map[string]any)
-	d.show("application info", "", fmt.Sprintf("%s; limit %v tiyin, %v%%, %v months", statusOf(info), pre["amountLimit"], pre["percent"], pre["monthPeriod"]))
-	v, err := d.call(ctx, http.MethodPost, "/microloans/applications/verify", map[string]any{"applicationId": app,
-		"amount": 300_000_000, "percent": pre["percent"], "monthPeriod": pre["monthPeriod"], "backupPhone": "998911112233"})
-	if err != nil {
-		return err
-	}
-	d.show("verify", "amount 300000000, 12 months", fmt.Sprintf("phoneCallRequired %v", v["phoneCallRequired"]))
-	if _, err := d.call(ctx, http.MethodPost, "/microloans/applications/issue", map[string]any{"applicationId": app, "clientData": demoClient()}); err != nil {
-		return err
-	}
-	info, err = d.poll(ctx, "issuance: five core-banking stages", "/microloans/applications/info", ref, func(r map[string]any) bool {
-		return r["status"] == "COMPLETED"
+	app := reg.JSON200.Result.ApplicationId
+	d.show("pre-scoring register", "pinfl "+demoPINFL, "applicationId "+app.String())
+	var info client.GetApplicationResult
+	err = d.poll(ctx, "pre-scoring", func() (bool, error) {
+		info, err = d.application(ctx, app)
+		return info.Status == client.ApplicationStatusPENDING, err
 	})
 	if err != nil {
 		return err
 	}
-	d.show("issue", "same clientData", statusOf(info))
+	pre := info.PreScoreResult
+	if pre == nil {
+		return errors.New("application info: PENDING without preScoreResult")
+	}
+	d.show("application info", "", fmt.Sprintf("%s %s/%s; limit %d tiyin, %v%%, %d months", info.Status, info.LastTask.Name, info.LastTask.Status,
+		pre.AmountLimit, pre.Percent, pre.MonthPeriod))
+	v, err := d.c.VerifyApplicationWithResponse(ctx, client.VerifyApplicationRequest{Id: uuid.New(), Params: client.VerifyApplicationParams{
+		ApplicationId: app, Amount: 300_000_000, Percent: client.Percent(pre.Percent), MonthPeriod: pre.MonthPeriod, BackupPhone: "998911112233"}})
+	if err := d.ok("/microloans/applications/verify", v, pick(v, func(r *client.VerifyApplicationReply) *client.Failure { return r.JSON4XX }),
+		pick(v, func(r *client.VerifyApplicationReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+		return err
+	}
+	d.show("verify", "amount 300000000, 12 months", fmt.Sprintf("phoneCallRequired %v", v.JSON200.Result.PhoneCallRequired))
+	is, err := d.c.IssueApplicationWithResponse(ctx, client.IssueApplicationRequest{Id: uuid.New(), Params: client.IssueApplicationParams{
+		ApplicationId: app, ClientData: demoClient()}})
+	if err := d.ok("/microloans/applications/issue", is, pick(is, func(r *client.IssueApplicationReply) *client.Failure { return r.JSON4XX }),
+		pick(is, func(r *client.IssueApplicationReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+		return err
+	}
+	err = d.poll(ctx, "issuance: five core-banking stages", func() (bool, error) {
+		info, err = d.application(ctx, app)
+		return info.Status == client.ApplicationStatusCOMPLETED, err
+	})
+	if err != nil {
+		return err
+	}
+	d.show("issue", "same clientData", fmt.Sprintf("%s %s/%s", info.Status, info.LastTask.Name, info.LastTask.Status))
+	loanID, err := d.transferAndLoan(ctx, app)
+	if err != nil {
+		return err
+	}
+	return d.repay(ctx, loanID)
+}
 
-	ext := uuid.NewString()
-	tr, err := d.call(ctx, http.MethodPost, "/transfers/account-to-card/create", map[string]any{"externalId": ext, "applicationId": app,
-		"pan": "8600123456789012", "receiverCardType": "UZCARD", "cardHolderName": "AZIZ KARIMOV", "amount": 300_000_000})
+// transferAndLoan sends the loan to a card, then moves the clock until the loan has its number.
+func (d *demo) transferAndLoan(ctx context.Context, app openapi_types.UUID) (string, error) {
+	ext, pan := uuid.New(), "8600123456789012"
+	tr, err := d.c.CreateTransferWithResponse(ctx, client.CreateTransferRequest{Id: uuid.New(), Params: client.CreateTransferParams{
+		ExternalId: ext, ApplicationId: app, Pan: &pan, ReceiverCardType: client.CreateTransferParamsReceiverCardTypeUZCARD,
+		CardHolderName: "AZIZ KARIMOV", Amount: 300_000_000}})
+	if err := d.ok("/transfers/account-to-card/create", tr, pick(tr, func(r *client.CreateTransferReply) *client.Failure { return r.JSON4XX }),
+		pick(tr, func(r *client.CreateTransferReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+		return "", err
+	}
+	txID, err := uuid.Parse(tr.JSON200.Result.TransactionId)
 	if err != nil {
-		return err
+		return "", fmt.Errorf("transfer: transactionId %q: %w", tr.JSON200.Result.TransactionId, err)
 	}
-	conf, err := d.call(ctx, http.MethodPost, "/transfers/account-to-card/confirm", map[string]any{"externalId": ext, "transactionId": tr["transactionId"]})
-	if err != nil {
-		return err
+	conf, err := d.c.ConfirmTransferWithResponse(ctx, client.TransferRefRequest{Id: uuid.New(), Params: client.TransferRefParams{ExternalId: ext, TransactionId: txID}})
+	if err := d.ok("/transfers/account-to-card/confirm", conf, pick(conf, func(r *client.ConfirmTransferReply) *client.Failure { return r.JSON4XX }),
+		pick(conf, func(r *client.ConfirmTransferReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+		return "", err
 	}
-	if conf["status"] != "SUCCESS" {
-		return fmt.Errorf("transfer: status %v, want SUCCESS", conf["status"])
+	if st := conf.JSON200.Result.Status; st != client.TransferStatusSUCCESS {
+		return "", fmt.Errorf("transfer: status %s, want SUCCESS", st)
 	}
-	d.show("transfer to a card", "300000000 to 860012******9012", fmt.Sprintf("transactionId %v %v", tr["transactionId"], conf["status"]))
+	d.show("transfer to a card", "300000000 to 860012******9012", fmt.Sprintf("transactionId %s %s", txID, conf.JSON200.Result.Status))
 
-	if _, err := d.call(ctx, http.MethodPost, "/sandbox/clock/advance", map[string]any{"duration": "31m"}); err != nil {
-		return err
+	if _, err := d.advance(ctx, "31m"); err != nil {
+		return "", err
 	}
-	loan, err := d.poll(ctx, "contract number from core banking", "/microloans/info", ref, func(r map[string]any) bool { return r["loanId"] != nil })
+	var loan client.GetLoanResult
+	err = d.poll(ctx, "contract number from core banking", func() (bool, error) {
+		r, err := d.c.GetLoanWithResponse(ctx, client.GetApplicationRequest{Id: uuid.New(), Params: client.GetApplicationParams{ApplicationId: app}})
+		if err := d.ok("/microloans/info", r, pick(r, func(r *client.GetLoanReply) *client.Failure { return r.JSON4XX }),
+			pick(r, func(r *client.GetLoanReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+			return false, err
+		}
+		loan = r.JSON200.Result
+		return loan.LoanId != nil, nil
+	})
 	if err != nil {
+		return "", err
+	}
+	d.show("advance clock, loan info", "31m", fmt.Sprintf("loanId %s, totalResidue %d, totalFine %d", *loan.LoanId, loan.TotalResidue, loan.TotalFine))
+	return *loan.LoanId, nil
+}
+
+// repay reads the schedule, checks and pays part of the loan, and lists the payment.
+func (d *demo) repay(ctx context.Context, loanID string) error {
+	ref := client.LoanIdRequest{Id: uuid.New(), Params: client.LoanIdParams{LoanId: loanID}}
+	sch, err := d.c.GetScheduleWithResponse(ctx, ref)
+	if err := d.ok("/microloans/schedule", sch, pick(sch, func(r *client.GetScheduleReply) *client.Failure { return r.JSON4XX }),
+		pick(sch, func(r *client.GetScheduleReply) *client.Failure { return r.JSONDefault }), err); err != nil {
 		return err
 	}
-	loanID := loan["loanId"].(string)
-	d.show("advance clock, loan info", "31m", fmt.Sprintf("loanId %s, totalResidue %v, totalFine %v", loanID, loan["totalResidue"], loan["totalFine"]))
-	sch, err := d.call(ctx, http.MethodPost, "/microloans/schedule", map[string]any{"loanId": loanID})
-	if err != nil {
-		return err
-	}
-	items, _ := sch["schedule"].([]any)
+	items := sch.JSON200.Result.Schedule
 	if len(items) == 0 {
 		return errors.New("schedule: no instalments")
 	}
-	it := items[0].(map[string]any)
-	first := fmt.Sprintf("; first on %.10s: %v tiyin", it["paymentDate"], it["totalRepaymentAmount"])
-	d.show("schedule", "loanId "+loanID, fmt.Sprintf("%d instalments%s", len(items), first))
+	d.show("schedule", "loanId "+loanID, fmt.Sprintf("%d instalments; first on %s: %d tiyin", len(items),
+		items[0].PaymentDate.Format(time.DateOnly), items[0].TotalRepaymentAmount))
 
-	check, err := d.call(ctx, http.MethodPost, "/repayment/loans/check", map[string]any{"loanId": loanID})
-	if err != nil {
+	ref.Id = uuid.New()
+	check, err := d.c.CheckRepaymentWithResponse(ctx, ref)
+	if err := d.ok("/repayment/loans/check", check, pick(check, func(r *client.CheckRepaymentReply) *client.Failure { return r.JSON4XX }),
+		pick(check, func(r *client.CheckRepaymentReply) *client.Failure { return r.JSONDefault }), err); err != nil {
 		return err
 	}
-	d.show("repayment check", "", fmt.Sprintf("requestId %v, maxAmount %v", check["requestId"], check["maxAmount"]))
-	pay, err := d.call(ctx, http.MethodPost, "/repayment/loans/pay", map[string]any{"loanId": loanID, "paymentType": "EARLY",
-		"requestId": check["requestId"], "debitId": "DEMO-" + uuid.NewString(), "amount": 50_000_000, "processingType": "UZCARD"})
-	if err != nil {
+	q := check.JSON200.Result
+	d.show("repayment check", "", fmt.Sprintf("requestId %s, maxAmount %d", q.RequestId, q.MaxAmount))
+	pay, err := d.c.PayRepaymentWithResponse(ctx, client.PayRepaymentRequest{Id: uuid.New(), Params: client.PayRepaymentParams{
+		LoanId: loanID, PaymentType: client.PayRepaymentParamsPaymentTypeEARLY, RequestId: q.RequestId, DebitId: "DEMO-" + uuid.NewString(),
+		Amount: 50_000_000, ProcessingType: client.PayRepaymentParamsProcessingTypeUZCARD}})
+	if err := d.ok("/repayment/loans/pay", pay, pick(pay, func(r *client.PayRepaymentReply) *client.Failure { return r.JSON4XX }),
+		pick(pay, func(r *client.PayRepaymentReply) *client.Failure { return r.JSONDefault }), err); err != nil {
 		return err
 	}
-	if pay["status"] != "SUCCESS" {
-		return fmt.Errorf("repayment: status %v, want SUCCESS", pay["status"])
+	if st := pay.JSON200.Result.Status; st != client.RepaymentStatusSUCCESS {
+		return fmt.Errorf("repayment: status %s, want SUCCESS", st)
 	}
-	d.show("repayment pay", "EARLY 50000000", fmt.Sprint(pay["status"]))
-	pays, err := d.call(ctx, http.MethodPost, "/microloans/payments", map[string]any{"loanId": loanID})
-	if err != nil {
+	d.show("repayment pay", "EARLY 50000000", string(pay.JSON200.Result.Status))
+	ref.Id = uuid.New()
+	pays, err := d.c.ListPaymentsWithResponse(ctx, ref)
+	if err := d.ok("/microloans/payments", pays, pick(pays, func(r *client.ListPaymentsReply) *client.Failure { return r.JSON4XX }),
+		pick(pays, func(r *client.ListPaymentsReply) *client.Failure { return r.JSONDefault }), err); err != nil {
 		return err
 	}
-	list, _ := pays["payments"].([]any)
+	list := pays.JSON200.Result.Payments
 	if len(list) != 1 {
 		return fmt.Errorf("payments: %d, want the one just made", len(list))
 	}
-	p := list[0].(map[string]any)
-	d.show("payments", "loanId "+loanID, fmt.Sprintf("%d payment: %v tiyin on %.10s", len(list), p["totalRepaymentAmount"], p["paymentDate"]))
+	d.show("payments", "loanId "+loanID, fmt.Sprintf("%d payment: %d tiyin on %s", len(list), list[0].TotalRepaymentAmount,
+		list[0].PaymentDate.Format(time.DateOnly)))
 	return nil
 }
 
 func (d *demo) cards(ctx context.Context) error {
-	order, err := d.call(ctx, http.MethodPost, "/cards/order", map[string]any{"externalId": "DEMO-" + uuid.NewString(),
-		"phoneNumber": "998901234567", "clientData": demoClient(), "privacyPolicyAccepted": true, "termsAndConditionsAccepted": true})
-	if err != nil {
+	order, err := d.c.OrderCardWithResponse(ctx, client.OrderCardRequest{Id: uuid.New(), Params: client.OrderCardParams{
+		ExternalId: "DEMO-" + uuid.NewString(), PhoneNumber: "998901234567", ClientData: demoClient(),
+		PrivacyPolicyAccepted: true, TermsAndConditionsAccepted: true}})
+	if err := d.ok("/cards/order", order, pick(order, func(r *client.OrderCardReply) *client.Failure { return r.JSON4XX }),
+		pick(order, func(r *client.OrderCardReply) *client.Failure { return r.JSONDefault }), err); err != nil {
 		return err
 	}
-	info, err := d.poll(ctx, "card issuer", "/cards/order/info", map[string]any{"orderId": order["orderId"]}, func(r map[string]any) bool {
-		o, _ := r["order"].(map[string]any)
-		return o["status"] == "COMPLETED"
+	orderID, err := uuid.Parse(order.JSON200.Result.OrderId)
+	if err != nil {
+		return fmt.Errorf("card order: orderId %q: %w", order.JSON200.Result.OrderId, err)
+	}
+	var card *client.CardInfo
+	err = d.poll(ctx, "card issuer", func() (bool, error) {
+		r, err := d.c.GetCardOrderWithResponse(ctx, client.OrderIdRequest{Id: uuid.New(), Params: client.OrderIdParams{OrderId: orderID}})
+		if err := d.ok("/cards/order/info", r, pick(r, func(r *client.GetCardOrderReply) *client.Failure { return r.JSON4XX }),
+			pick(r, func(r *client.GetCardOrderReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+			return false, err
+		}
+		card = r.JSON200.Result.Card
+		return r.JSON200.Result.Order.Status == client.CardOrderStatusCOMPLETED && card != nil, nil
 	})
 	if err != nil {
 		return err
 	}
-	card, _ := info["card"].(map[string]any)
-	d.show("card order", "UZCARD for pinfl "+demoPINFL, fmt.Sprintf("COMPLETED: card %v %v", card["id"], card["pan"]))
+	d.show("card order", "UZCARD for pinfl "+demoPINFL, fmt.Sprintf("COMPLETED: card %s %s", card.Id, card.Pan))
 
 	pan, phone, err := demoCard()
 	if err != nil {
 		return err
 	}
-	expiry := time.Now().AddDate(3, 0, 0).Format("0601")
-	att, err := d.call(ctx, http.MethodPost, "/cards/attach", map[string]any{"pan": pan, "expiry": expiry, "processingType": "UZCARD",
-		"phoneNumber": phone})
-	if err != nil {
+	att, err := d.c.AttachCardWithResponse(ctx, client.AttachCardRequest{Id: uuid.New(), Params: client.AttachCardParams{
+		Pan: pan, Expiry: time.Now().AddDate(3, 0, 0).Format("0601"), ProcessingType: client.AttachCardParamsProcessingTypeUZCARD, PhoneNumber: phone}})
+	if err := d.ok("/cards/attach", att, pick(att, func(r *client.AttachCardReply) *client.Failure { return r.JSON4XX }),
+		pick(att, func(r *client.AttachCardReply) *client.Failure { return r.JSONDefault }), err); err != nil {
 		return err
 	}
-	d.show("card attach", pan[:6]+"******"+pan[12:]+", phone "+phone, fmt.Sprintf("cardId %v; SMS code sent", att["cardId"]))
-	box, err := d.call(ctx, http.MethodPost, "/sandbox/sms/outbox", map[string]any{"phoneNumber": phone})
+	cardID, err := uuid.Parse(att.JSON200.Result.CardId)
 	if err != nil {
+		return fmt.Errorf("attach: cardId %q: %w", att.JSON200.Result.CardId, err)
+	}
+	d.show("card attach", pan[:6]+"******"+pan[12:]+", phone "+phone, fmt.Sprintf("cardId %s; SMS code sent", cardID))
+	box, err := d.c.SmsOutboxWithResponse(ctx, client.SMSOutboxRequest{Id: uuid.New(), Params: client.SMSOutboxParams{PhoneNumber: phone}})
+	if err := d.ok("/sandbox/sms/outbox", box, pick(box, func(r *client.SmsOutboxReply) *client.Failure { return r.JSON4XX }),
+		pick(box, func(r *client.SmsOutboxReply) *client.Failure { return r.JSONDefault }), err); err != nil {
 		return err
 	}
-	msgs, _ := box["messages"].([]any)
+	msgs := box.JSON200.Result.Messages
 	if len(msgs) == 0 {
 		return errors.New("sandbox SMS outbox is empty after attach")
 	}
-	code := msgs[0].(map[string]any)["code"]
-	if _, err := d.call(ctx, http.MethodPost, "/cards/attach/confirm", map[string]any{"cardId": att["cardId"], "otpCode": code}); err != nil {
+	conf, err := d.c.ConfirmCardWithResponse(ctx, client.ConfirmCardRequest{Id: uuid.New(), Params: client.ConfirmCardParams{CardId: cardID, OtpCode: msgs[0].Code}})
+	if err := d.ok("/cards/attach/confirm", conf, pick(conf, func(r *client.ConfirmCardReply) *client.Failure { return r.JSON4XX }),
+		pick(conf, func(r *client.ConfirmCardReply) *client.Failure { return r.JSONDefault }), err); err != nil {
 		return err
 	}
-	st, err := d.call(ctx, http.MethodPost, "/cards/status", map[string]any{"cardId": att["cardId"]})
-	if err != nil {
+	st, err := d.c.GetCardStatusWithResponse(ctx, client.CardIdRequest{Id: uuid.New(), Params: client.CardIdParams{CardId: cardID}})
+	if err := d.ok("/cards/status", st, pick(st, func(r *client.GetCardStatusReply) *client.Failure { return r.JSON4XX }),
+		pick(st, func(r *client.GetCardStatusReply) *client.Failure { return r.JSONDefault }), err); err != nil {
 		return err
 	}
-	if st["status"] != "ACTIVE" {
-		return fmt.Errorf("attached card: status %v, want ACTIVE", st["status"])
+	if s := st.JSON200.Result.Status; s != client.ACTIVE {
+		return fmt.Errorf("attached card: status %s, want ACTIVE", s)
 	}
-	d.show("card attach confirm", "code from the sandbox outbox", fmt.Sprint(st["status"]))
+	d.show("card attach confirm", "code from the sandbox outbox", string(st.JSON200.Result.Status))
 	return nil
 }
 

@@ -494,7 +494,9 @@ func TestPartnerCommands(t *testing.T) {
 	eventually(created.APIKey, 2)
 	run("partner", "disable", "acme bank")
 	eventually(rotated.APIKey, 3)
-	if out, err := exec.Command(binary, "partner", "disable", "nobody").CombinedOutput(); err == nil || !strings.Contains(string(out), `no partner named "nobody"`) {
+	nobody := exec.Command(binary, "partner", "disable", "nobody")
+	nobody.Env = s.env
+	if out, err := nobody.CombinedOutput(); err == nil || !strings.Contains(string(out), `no partner named "nobody"`) {
 		t.Fatalf("unknown partner: %v %s", err, out)
 	}
 	bad := exec.Command(binary, "partner", "set-webhook", "acme bank", "--url", "ftp://partner.example/hook")
