@@ -626,16 +626,6 @@ type CardIdRequest struct {
 	Params CardIdParams `json:"params"`
 }
 
-// CardInfo defines model for CardInfo.
-type CardInfo struct {
-	// Expiry yyMM.
-	Expiry string `json:"expiry"`
-	Id     string `json:"id"`
-
-	// Pan Masked: 860012******3456.
-	Pan string `json:"pan"`
-}
-
 // CardOrder defines model for CardOrder.
 type CardOrder struct {
 	Description string          `json:"description"`
@@ -912,9 +902,17 @@ type GetApplicationResult struct {
 	ExternalId string   `json:"externalId"`
 	LastTask   LastTask `json:"lastTask"`
 
-	// PreScoreResult Null until pre-scoring approves.
+	// PreScoreResult The range of offers pre-scoring approved; null until it approves.
 	PreScoreResult *PreScoreResult   `json:"preScoreResult"`
 	Status         ApplicationStatus `json:"status"`
+}
+
+// PreScoreResult The range of offers pre-scoring approved; null until it approves.
+type PreScoreResult struct {
+	AmountLimit Long    `json:"amountLimit"`
+	ExternalId  string  `json:"externalId"`
+	MonthPeriod int     `json:"monthPeriod"`
+	Percent     float64 `json:"percent"`
 }
 
 // GetCardOrderResponse defines model for GetCardOrderResponse.
@@ -926,8 +924,19 @@ type GetCardOrderResponse struct {
 
 // GetCardOrderResult defines model for GetCardOrderResult.
 type GetCardOrderResult struct {
+	// Card The card an order made; null until the order is COMPLETED.
 	Card  *CardInfo `json:"card"`
 	Order CardOrder `json:"order"`
+}
+
+// CardInfo The card an order made; null until the order is COMPLETED.
+type CardInfo struct {
+	// Expiry yyMM.
+	Expiry string `json:"expiry"`
+	Id     string `json:"id"`
+
+	// Pan Masked: 860012******3456.
+	Pan string `json:"pan"`
 }
 
 // GetLoanResponse defines model for GetLoanResponse.
@@ -1209,14 +1218,6 @@ type Percent = Decimal
 
 // Phone 12 digits starting with 998, no plus sign.
 type Phone = string
-
-// PreScoreResult defines model for PreScoreResult.
-type PreScoreResult struct {
-	AmountLimit Long    `json:"amountLimit"`
-	ExternalId  string  `json:"externalId"`
-	MonthPeriod int     `json:"monthPeriod"`
-	Percent     float64 `json:"percent"`
-}
 
 // RegisterApplicationParams defines model for RegisterApplicationParams.
 type RegisterApplicationParams struct {
