@@ -42,6 +42,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	reportScan()
+	if code == 0 {
+		code = replayThroughPrism()
+	}
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -169,6 +172,7 @@ func (s *server) send(t *testing.T, method, key, id, path string, params any) an
 	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	s.check.Check(t, req, body, resp.StatusCode, resp.Header, b)
+	record(method, path, key, body, resp.StatusCode, b)
 	a := answer{Status: resp.StatusCode, Raw: b}
 	if err := json.Unmarshal(b, &a); err != nil {
 		t.Fatalf("%s: not JSON: %s", path, b)

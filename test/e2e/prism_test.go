@@ -3,10 +3,14 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -143,4 +147,126 @@ func TestAnswersHoldUnderAnIndependentValidator(t *testing.T) {
 	if evs := call("/events/list", map[string]any{"afterSequence": 0})["result"].(map[string]any)["events"].([]any); len(evs) == 0 {
 		t.Fatal("no events listed")
 	}
+}
+
+// exchange is one call of the end-to-end tests and the answer tiyin gave.
+type exchange struct {
+	method, path, key string
+	body, answer      []byte
+	status            int
+}
+
+// recorded holds every exchange of the end-to-end tests, for replayThroughPrism.
+var recorded struct {
+	sync.Mutex
+	list []exchange
+}
+
+func record(method, path, key string, body []byte, status int, answer []byte) {
+	recorded.Lock()
+	defer recorded.Unlock()
+	recorded.list = append(recorded.list, exchange{method: method, path: path, key: key, body: body, status: status, answer: answer})
+}
+
+// replayThroughPrism shows Prism every answer the end-to-end tests got: a stand-in server
+// answers each recorded call as tiyin did, behind Prism's validating proxy, and the recorded
+// calls are sent again through the proxy. An answer the document does not allow is a failure;
+// a call the document itself refuses (the tests send invalid requests on purpose) is counted
+// and left to the project's own checker. It runs after the tests, once, so one Prism serves
+// them all.
+func replayThroughPrism() int {
+	recorded.Lock()
+	list := recorded.list
+	recorded.Unlock()
+	if _, err := exec.LookPath("npx"); err != nil {
+		if os.Getenv("CI") != "" {
+			fmt.Fprintln(os.Stderr, "prism replay: npx is missing; CI validates every answer with Prism")
+			return 1
+		}
+		fmt.Println("prism replay: SKIPPED, npx is not installed")
+		return 0
+	}
+	stand := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i, err := strconv.Atoi(r.Header.Get("X-Replay"))
+		if err != nil || i < 0 || i >= len(list) {
+			w.WriteHeader(http.StatusTeapot)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(list[i].status)
+		_, _ = w.Write(list[i].answer)
+	}))
+	defer stand.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "prism replay:", err)
+		return 1
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	cmd := exec.Command("npx", "--yes", prismVersion, "proxy", "--errors", "../../adapters/http/openapi.yaml", stand.URL,
+		"--host", "127.0.0.1", "--port", addr[strings.LastIndex(addr, ":")+1:])
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "prism replay:", err)
+		return 1
+	}
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = cmd.Wait()
+	}()
+	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(out.String(), "Prism is listening"); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			fmt.Fprintf(os.Stderr, "prism replay: prism never started:\n%s", out)
+			return 1
+		}
+	}
+	var checked, refused int
+	var violations []string
+	for i, x := range list {
+		req, _ := http.NewRequest(x.method, "http://"+addr+x.path, bytes.NewReader(x.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+x.key)
+		req.Header.Set("X-Replay", strconv.Itoa(i))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "prism replay:", err)
+			return 1
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		var problem struct {
+			Type       string
+			Validation []struct {
+				Location []string
+				Message  string
+			}
+		}
+		_ = json.Unmarshal(b, &problem)
+		switch {
+		case strings.HasSuffix(problem.Type, "#VIOLATIONS"):
+			for _, v := range problem.Validation {
+				if len(v.Location) > 0 && v.Location[0] == "response" {
+					violations = append(violations, fmt.Sprintf("%s %s (HTTP %d): %s: %s", x.method, x.path, x.status,
+						strings.Join(v.Location, "."), v.Message))
+				}
+			}
+			checked++
+		case problem.Type != "":
+			refused++ // the request itself is one the document refuses
+		default:
+			checked++
+		}
+	}
+	fmt.Printf("prism replay: %d answers of the end-to-end tests checked by Prism, %d calls the document refuses left to the project's checker, %d violations\n",
+		checked, refused, len(violations))
+	for _, v := range violations {
+		fmt.Fprintln(os.Stderr, "prism replay: violation:", v)
+	}
+	if len(violations) > 0 || checked == 0 {
+		return 1
+	}
+	return 0
 }
