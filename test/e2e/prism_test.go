@@ -178,6 +178,9 @@ func replayThroughPrism() int {
 	recorded.Lock()
 	list := recorded.list
 	recorded.Unlock()
+	if len(list) == 0 {
+		return 0 // the tests run made no call of their own
+	}
 	if _, err := exec.LookPath("npx"); err != nil {
 		if os.Getenv("CI") != "" {
 			fmt.Fprintln(os.Stderr, "prism replay: npx is missing; CI validates every answer with Prism")

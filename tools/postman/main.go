@@ -1,7 +1,10 @@
-// Command postman writes a Postman collection (v2.1) generated from tiyin's OpenAPI document,
-// for partners who prefer Postman to curl: one request per operation, grouped by tag, with the
-// document's example params, a fresh request id per send, and the key as a collection variable.
-// It is deterministic, so `make lint` can tell a stale collection.
+// Command postman writes a Postman collection (v2.1) generated from tiyin's OpenAPI document:
+// the whole process as a runnable flow, in process order, each step an operation of the
+// document (its method, path and summary come from there, so a step cannot name an operation
+// that is gone), with the ids each answer gives passed on through collection variables, the
+// sandbox clock and SMS outbox where the flow needs them, and tests on every answer. newman runs
+// it against a sandbox server in CI. It is deterministic, so `make lint` can tell a stale
+// collection.
 package main
 
 import (
@@ -10,7 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -44,6 +46,7 @@ type folder struct {
 
 type request struct {
 	Name    string `json:"name"`
+	Event   any    `json:"event,omitempty"`
 	Request struct {
 		Method      string     `json:"method"`
 		Header      []variable `json:"header"`
@@ -68,54 +71,34 @@ func run(in, out string) error {
 	if err != nil {
 		return err
 	}
+	ops := map[string]operation{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			ops[op.OperationID] = operation{method: method, path: path, op: op}
+		}
+	}
 	sum := sha256.Sum256([]byte("tiyin postman collection"))
 	c := collection{
-		Info: info{PostmanID: uuid.Must(uuid.FromBytes(sum[:16])).String(), Name: doc.Info.Title + " " + doc.Info.Version,
+		Info: info{PostmanID: uuid.Must(uuid.FromBytes(sum[:16])).String(), Name: doc.Info.Title + " " + doc.Info.Version + ": the whole process",
 			Description: "Generated from tiyin's OpenAPI document (make generate); do not edit.\n\n" +
-				"Set the variables baseUrl (the server, e.g. http://localhost:8080) and apiKey (the key `tiyin serve` prints). " +
-				"Every request sends a fresh envelope id ({{$guid}}); the params are the document's examples: replace the ids with yours.",
+				"The whole microloan process against a sandbox server, in order: run the collection (Postman's runner, or " +
+				"`npx newman run postman/tiyin.postman_collection.json --env-var baseUrl=http://localhost:8080 --env-var apiKey=<key>`). " +
+				"Each step sends a fresh envelope id, passes on the ids earlier answers gave (collection variables), " +
+				"and tests its answer; steps that wait for the bank ask again until the answer is there.",
 			Schema: "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
 		Auth:     map[string]any{"type": "bearer", "bearer": []map[string]string{{"key": "token", "value": "{{apiKey}}", "type": "string"}}},
 		Variable: []variable{{"baseUrl", "http://localhost:8080"}, {"apiKey", ""}},
 	}
-	byTag := map[string]*folder{}
-	var order []string
-	for _, tag := range doc.Tags {
-		byTag[tag.Name] = &folder{Name: tag.Name, Description: tag.Description}
-		order = append(order, tag.Name)
-	}
-	paths := doc.Paths.InMatchingOrder()
-	slices.Sort(paths)
-	for _, path := range paths {
-		ops := doc.Paths.Value(path).Operations()
-		methods := make([]string, 0, len(ops))
-		for m := range ops {
-			methods = append(methods, m)
-		}
-		slices.Sort(methods)
-		for _, method := range methods {
-			op := ops[method]
-			r, err := toRequest(method, path, op)
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", method, path, err)
-			}
-			tag := "Other"
-			if len(op.Tags) > 0 {
-				tag = op.Tags[0]
-			}
-			f, ok := byTag[tag]
+	for _, f := range flow {
+		fo := folder{Name: f.name, Description: f.description}
+		for _, st := range f.steps {
+			o, ok := ops[st.operation]
 			if !ok {
-				f = &folder{Name: tag}
-				byTag[tag] = f
-				order = append(order, tag)
+				return fmt.Errorf("step %q: the document has no operation %s", st.name, st.operation)
 			}
-			f.Item = append(f.Item, r)
+			fo.Item = append(fo.Item, st.request(o))
 		}
-	}
-	for _, name := range order {
-		if f := byTag[name]; len(f.Item) > 0 {
-			c.Item = append(c.Item, *f)
-		}
+		c.Item = append(c.Item, fo)
 	}
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
@@ -124,26 +107,41 @@ func run(in, out string) error {
 	return os.WriteFile(out, append(b, '\n'), 0o644) //nolint:gosec // a file of the repository, for everyone to read
 }
 
-func toRequest(method, path string, op *openapi3.Operation) (request, error) {
+// operation is one operation of the document.
+type operation struct {
+	method, path string
+	op           *openapi3.Operation
+}
+
+// request renders the step as a Postman request with its scripts.
+func (st step) request(o operation) request {
 	var r request
-	r.Name = op.Summary
-	r.Request.Method = method
-	r.Request.Description = op.Description
+	r.Name = st.name
+	r.Request.Method = strings.ToUpper(o.method)
+	r.Request.Description = o.op.Summary
 	r.Request.Header = []variable{{"Content-Type", "application/json"}}
-	segments := strings.Split(strings.TrimPrefix(path, "/"), "/")
-	r.Request.URL = map[string]any{"raw": "{{baseUrl}}" + path, "host": []string{"{{baseUrl}}"}, "path": segments}
-	params := any(map[string]any{})
-	if op.RequestBody != nil && op.RequestBody.Value != nil {
-		if mt := op.RequestBody.Value.Content.Get("application/json"); mt != nil {
-			if ex, ok := mt.Example.(map[string]any); ok && ex["params"] != nil {
-				params = ex["params"]
-			}
-		}
+	r.Request.URL = map[string]any{"raw": "{{baseUrl}}" + o.path, "host": []string{"{{baseUrl}}"},
+		"path": strings.Split(strings.TrimPrefix(o.path, "/"), "/")}
+	r.Request.Body = map[string]any{"mode": "raw", "raw": `{"id": "{{$guid}}", "params": ` + st.params + `}`,
+		"options": map[string]any{"raw": map[string]string{"language": "json"}}}
+	tests := []string{
+		`const body = pm.response.json();`,
+		`pm.test("the answer is an envelope without an error", () => { pm.expect(body).to.have.all.keys("id", "result", "error"); pm.expect(body.error, JSON.stringify(body.error)).to.be.null; });`,
+		`const r = body.result;`,
 	}
-	body, err := json.MarshalIndent(map[string]any{"id": "{{$guid}}", "params": params}, "", "  ")
-	if err != nil {
-		return r, err
+	if st.until != "" {
+		// Ask again, a second apart, until the bank's answer is there (at most a minute).
+		tests = append(tests,
+			`const tries = Number(pm.collectionVariables.get("tries") || 0) + 1;`,
+			`if (!(`+st.until+`) && tries < 60) { pm.collectionVariables.set("tries", tries); pm.execution.setNextRequest(pm.info.requestName); setTimeout(() => {}, 1000); return; }`,
+			`pm.collectionVariables.set("tries", 0);`,
+			`pm.test("the bank answered: `+strings.ReplaceAll(st.until, `"`, `'`)+`", () => pm.expect(`+st.until+`).to.be.true);`)
 	}
-	r.Request.Body = map[string]any{"mode": "raw", "raw": string(body), "options": map[string]any{"raw": map[string]string{"language": "json"}}}
-	return r, nil
+	tests = append(tests, st.tests...)
+	events := []map[string]any{{"listen": "test", "script": map[string]any{"type": "text/javascript", "exec": tests}}}
+	if len(st.before) > 0 {
+		events = append([]map[string]any{{"listen": "prerequest", "script": map[string]any{"type": "text/javascript", "exec": st.before}}}, events...)
+	}
+	r.Event = events
+	return r
 }
