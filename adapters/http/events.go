@@ -68,8 +68,8 @@ func EventBody(e domain.Event) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// sequence is the outbox's to write when it numbers the event; createdAt keeps its
-	// milliseconds, always three digits.
+	// sequence is the outbox's to write when it numbers the event (it finds `,"sequence":0,"type":"`,
+	// the order the fields marshal in); createdAt keeps its milliseconds, always three digits.
 	body, err := json.Marshal(api.WebhookEvent{Id: e.ID.String(), Type: api.EventType(e.Type().String()), Data: data})
 	if err != nil {
 		return nil, err

@@ -139,9 +139,11 @@ func (o *EventOutbox) Record(ctx context.Context, e domain.Event) error {
 	return o.db.inTx(ctx, func(ctx context.Context) error { return insertEvents(ctx, o.db, []domain.Event{e}) })
 }
 
-// Sequence implements ports.EventOutbox: in one transaction, and on PostgreSQL by one node at
-// a time (an advisory lock), it takes the oldest events without a number, moves each partner's
-// counter past them and writes each event's number into it and its body.
+// Sequence implements ports.EventOutbox: in one transaction it takes the oldest events without
+// a number, moves each partner's counter past them and writes each event's number into it and
+// into its body (whose "sequence" the renderer left 0). On PostgreSQL one node numbers at a time
+// (an advisory lock), in one statement (sequenceSQL); SQLite, one writer anyway, goes statement
+// by statement.
 func (o *EventOutbox) Sequence(ctx context.Context, limit int) (int, error) {
 	n := 0
 	err := o.db.inTx(ctx, func(ctx context.Context) error {
@@ -150,6 +152,9 @@ func (o *EventOutbox) Sequence(ctx context.Context, limit int) (int, error) {
 			if err := o.db.conn(ctx).Raw(`SELECT pg_try_advisory_xact_lock(?)`, sequencerLock).Scan(&mine).Error; err != nil || !mine {
 				return interpretError(err, nil, nil) // another node is numbering
 			}
+			res := o.db.conn(ctx).Exec(sequenceSQL, limit)
+			n = int(res.RowsAffected)
+			return interpretError(res.Error, nil, nil)
 		}
 		var rows []struct {
 			ID        uuid.UUID
@@ -191,6 +196,22 @@ func (o *EventOutbox) Sequence(ctx context.Context, limit int) (int, error) {
 	})
 	return n, err
 }
+
+// sequenceSQL numbers up to $1 events on PostgreSQL: each partner's in the order they were
+// recorded, after the partner's last number.
+const sequenceSQL = `WITH batch AS (
+	SELECT id, partner_id, row_number() OVER (PARTITION BY partner_id ORDER BY created_at, id) AS n
+	FROM (SELECT id, partner_id, created_at FROM events WHERE sequence IS NULL ORDER BY created_at, id LIMIT ?) oldest
+), counts AS (
+	SELECT partner_id, count(*) AS c FROM batch GROUP BY partner_id
+), bumped AS (
+	UPDATE partners p SET event_sequence = p.event_sequence + counts.c FROM counts WHERE p.id = counts.partner_id
+	RETURNING p.id, p.event_sequence - counts.c AS base
+)
+UPDATE events e SET sequence = bumped.base + batch.n,
+	body = replace(e.body, ',"sequence":0,"type":"', ',"sequence":' || (bumped.base + batch.n) || ',"type":"')
+FROM batch JOIN bumped ON bumped.id = batch.partner_id
+WHERE e.id = batch.id`
 
 // sequencerLock names the PostgreSQL advisory lock of the event sequencer.
 const sequencerLock = 7_102_026
