@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -84,7 +85,7 @@ func (e *demoError) Error() string {
 
 // connect makes the client that sends the partner's key with every call.
 func (d *demo) connect() error {
-	c, err := client.NewClientWithResponses(d.url, client.WithHTTPClient(&http.Client{Timeout: 15 * time.Second}),
+	c, err := client.NewClientWithResponses(d.url, client.WithHTTPClient(envelopeErrors{http: &http.Client{Timeout: 15 * time.Second}, url: d.url}),
 		client.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 			r.Header.Set("Authorization", "Bearer "+d.key)
 			return nil
@@ -93,24 +94,28 @@ func (d *demo) connect() error {
 	return err
 }
 
-// failure is what a reply that is not a success tells: its envelope error, or its status.
-type failure interface {
-	StatusCode() int
+// envelopeErrors is the demo's HTTP client: an answer other than 200 becomes the error its
+// envelope carries, so a typed call either fails or has its JSON200.
+type envelopeErrors struct {
+	http *http.Client
+	url  string
 }
 
-// ok checks one typed reply: the call reached tiyin, and its envelope has no error.
-func (d *demo) ok(path string, r failure, f4, fd *client.Failure, err error) error {
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s: %w (is tiyin serve running at %s?)", path, err, d.url)
-	case f4 != nil:
-		return &demoError{path: path, code: f4.Error.Code, msg: f4.Error.Message}
-	case fd != nil:
-		return &demoError{path: path, code: fd.Error.Code, msg: fd.Error.Message}
-	case r.StatusCode() != http.StatusOK:
-		return fmt.Errorf("%s: HTTP %d", path, r.StatusCode())
+// Do implements client.HttpRequestDoer.
+func (e envelopeErrors) Do(req *http.Request) (*http.Response, error) {
+	resp, err := e.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (is tiyin serve running at %s?)", req.URL.Path, err, e.url)
 	}
-	return nil
+	if resp.StatusCode == http.StatusOK {
+		return resp, nil
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var f client.ErrorResponse
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&f); err != nil || f.Error.Code == 0 {
+		return nil, fmt.Errorf("%s: HTTP %d", req.URL.Path, resp.StatusCode)
+	}
+	return nil, &demoError{path: req.URL.Path, code: f.Error.Code, msg: f.Error.Message}
 }
 
 // show prints one step: what was asked and what came back.
@@ -144,19 +149,10 @@ func (d *demo) poll(ctx context.Context, label string, done func() (bool, error)
 // advance moves the sandbox clock by duration and returns the new time.
 func (d *demo) advance(ctx context.Context, duration string) (time.Time, error) {
 	r, err := d.c.AdvanceClockWithResponse(ctx, client.AdvanceClockRequest{Id: uuid.New(), Params: client.AdvanceClockParams{Duration: duration}})
-	if err := d.ok("/sandbox/clock/advance", r, pick(r, func(r *client.AdvanceClockReply) *client.Failure { return r.JSON4XX }),
-		pick(r, func(r *client.AdvanceClockReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return time.Time{}, err
 	}
 	return r.JSON200.Result.Now, nil
-}
-
-// pick reads a field of a reply that may be nil (the call did not reach tiyin).
-func pick[R any, F any](r *R, f func(*R) *F) *F {
-	if r == nil {
-		return nil
-	}
-	return f(r)
 }
 
 func (d *demo) run(ctx context.Context) error {
@@ -202,8 +198,7 @@ func demoClient() client.ClientData {
 
 func (d *demo) application(ctx context.Context, app openapi_types.UUID) (client.GetApplicationResult, error) {
 	r, err := d.c.GetApplicationWithResponse(ctx, client.GetApplicationRequest{Id: uuid.New(), Params: client.GetApplicationParams{ApplicationId: app}})
-	if err := d.ok("/microloans/applications/info", r, pick(r, func(r *client.GetApplicationReply) *client.Failure { return r.JSON4XX }),
-		pick(r, func(r *client.GetApplicationReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return client.GetApplicationResult{}, err
 	}
 	return r.JSON200.Result, nil
@@ -212,8 +207,7 @@ func (d *demo) application(ctx context.Context, app openapi_types.UUID) (client.
 func (d *demo) microloan(ctx context.Context) error {
 	reg, err := d.c.RegisterApplicationWithResponse(ctx, client.RegisterApplicationRequest{Id: uuid.New(), Params: client.RegisterApplicationParams{
 		ExternalId: uuid.New(), IsAgreementAccepted: true, PhoneNumber: "998901234567", ClientData: demoClient()}})
-	if err := d.ok("/microloans/applications/pre-scoring/register", reg, pick(reg, func(r *client.RegisterApplicationReply) *client.Failure { return r.JSON4XX }),
-		pick(reg, func(r *client.RegisterApplicationReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return err
 	}
 	app := reg.JSON200.Result.ApplicationId
@@ -234,15 +228,13 @@ func (d *demo) microloan(ctx context.Context) error {
 		pre.AmountLimit, pre.Percent, pre.MonthPeriod))
 	v, err := d.c.VerifyApplicationWithResponse(ctx, client.VerifyApplicationRequest{Id: uuid.New(), Params: client.VerifyApplicationParams{
 		ApplicationId: app, Amount: 300_000_000, Percent: client.Percent(pre.Percent), MonthPeriod: pre.MonthPeriod, BackupPhone: "998911112233"}})
-	if err := d.ok("/microloans/applications/verify", v, pick(v, func(r *client.VerifyApplicationReply) *client.Failure { return r.JSON4XX }),
-		pick(v, func(r *client.VerifyApplicationReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return err
 	}
 	d.show("verify", "amount 300000000, 12 months", fmt.Sprintf("phoneCallRequired %v", v.JSON200.Result.PhoneCallRequired))
-	is, err := d.c.IssueApplicationWithResponse(ctx, client.IssueApplicationRequest{Id: uuid.New(), Params: client.IssueApplicationParams{
+	_, err = d.c.IssueApplicationWithResponse(ctx, client.IssueApplicationRequest{Id: uuid.New(), Params: client.IssueApplicationParams{
 		ApplicationId: app, ClientData: demoClient()}})
-	if err := d.ok("/microloans/applications/issue", is, pick(is, func(r *client.IssueApplicationReply) *client.Failure { return r.JSON4XX }),
-		pick(is, func(r *client.IssueApplicationReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return err
 	}
 	err = d.poll(ctx, "issuance: five core-banking stages", func() (bool, error) {
@@ -266,8 +258,7 @@ func (d *demo) transferAndLoan(ctx context.Context, app openapi_types.UUID) (str
 	tr, err := d.c.CreateTransferWithResponse(ctx, client.CreateTransferRequest{Id: uuid.New(), Params: client.CreateTransferParams{
 		ExternalId: ext, ApplicationId: app, Pan: &pan, ReceiverCardType: client.CreateTransferParamsReceiverCardTypeUZCARD,
 		CardHolderName: "AZIZ KARIMOV", Amount: 300_000_000}})
-	if err := d.ok("/transfers/account-to-card/create", tr, pick(tr, func(r *client.CreateTransferReply) *client.Failure { return r.JSON4XX }),
-		pick(tr, func(r *client.CreateTransferReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return "", err
 	}
 	txID, err := uuid.Parse(tr.JSON200.Result.TransactionId)
@@ -275,8 +266,7 @@ func (d *demo) transferAndLoan(ctx context.Context, app openapi_types.UUID) (str
 		return "", fmt.Errorf("transfer: transactionId %q: %w", tr.JSON200.Result.TransactionId, err)
 	}
 	conf, err := d.c.ConfirmTransferWithResponse(ctx, client.TransferRefRequest{Id: uuid.New(), Params: client.TransferRefParams{ExternalId: ext, TransactionId: txID}})
-	if err := d.ok("/transfers/account-to-card/confirm", conf, pick(conf, func(r *client.ConfirmTransferReply) *client.Failure { return r.JSON4XX }),
-		pick(conf, func(r *client.ConfirmTransferReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return "", err
 	}
 	if st := conf.JSON200.Result.Status; st != client.TransferStatusSUCCESS {
@@ -290,8 +280,7 @@ func (d *demo) transferAndLoan(ctx context.Context, app openapi_types.UUID) (str
 	var loan client.GetLoanResult
 	err = d.poll(ctx, "contract number from core banking", func() (bool, error) {
 		r, err := d.c.GetLoanWithResponse(ctx, client.GetApplicationRequest{Id: uuid.New(), Params: client.GetApplicationParams{ApplicationId: app}})
-		if err := d.ok("/microloans/info", r, pick(r, func(r *client.GetLoanReply) *client.Failure { return r.JSON4XX }),
-			pick(r, func(r *client.GetLoanReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+		if err != nil {
 			return false, err
 		}
 		loan = r.JSON200.Result
@@ -308,8 +297,7 @@ func (d *demo) transferAndLoan(ctx context.Context, app openapi_types.UUID) (str
 func (d *demo) repay(ctx context.Context, loanID string) error {
 	ref := client.LoanIdRequest{Id: uuid.New(), Params: client.LoanIdParams{LoanId: loanID}}
 	sch, err := d.c.GetScheduleWithResponse(ctx, ref)
-	if err := d.ok("/microloans/schedule", sch, pick(sch, func(r *client.GetScheduleReply) *client.Failure { return r.JSON4XX }),
-		pick(sch, func(r *client.GetScheduleReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return err
 	}
 	items := sch.JSON200.Result.Schedule
@@ -321,8 +309,7 @@ func (d *demo) repay(ctx context.Context, loanID string) error {
 
 	ref.Id = uuid.New()
 	check, err := d.c.CheckRepaymentWithResponse(ctx, ref)
-	if err := d.ok("/repayment/loans/check", check, pick(check, func(r *client.CheckRepaymentReply) *client.Failure { return r.JSON4XX }),
-		pick(check, func(r *client.CheckRepaymentReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return err
 	}
 	q := check.JSON200.Result
@@ -330,8 +317,7 @@ func (d *demo) repay(ctx context.Context, loanID string) error {
 	pay, err := d.c.PayRepaymentWithResponse(ctx, client.PayRepaymentRequest{Id: uuid.New(), Params: client.PayRepaymentParams{
 		LoanId: loanID, PaymentType: client.PayRepaymentParamsPaymentTypeEARLY, RequestId: q.RequestId, DebitId: "DEMO-" + uuid.NewString(),
 		Amount: 50_000_000, ProcessingType: client.PayRepaymentParamsProcessingTypeUZCARD}})
-	if err := d.ok("/repayment/loans/pay", pay, pick(pay, func(r *client.PayRepaymentReply) *client.Failure { return r.JSON4XX }),
-		pick(pay, func(r *client.PayRepaymentReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return err
 	}
 	if st := pay.JSON200.Result.Status; st != client.RepaymentStatusSUCCESS {
@@ -340,8 +326,7 @@ func (d *demo) repay(ctx context.Context, loanID string) error {
 	d.show("repayment pay", "EARLY 50000000", string(pay.JSON200.Result.Status))
 	ref.Id = uuid.New()
 	pays, err := d.c.ListPaymentsWithResponse(ctx, ref)
-	if err := d.ok("/microloans/payments", pays, pick(pays, func(r *client.ListPaymentsReply) *client.Failure { return r.JSON4XX }),
-		pick(pays, func(r *client.ListPaymentsReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return err
 	}
 	list := pays.JSON200.Result.Payments
@@ -357,8 +342,7 @@ func (d *demo) cards(ctx context.Context) error {
 	order, err := d.c.OrderCardWithResponse(ctx, client.OrderCardRequest{Id: uuid.New(), Params: client.OrderCardParams{
 		ExternalId: "DEMO-" + uuid.NewString(), PhoneNumber: "998901234567", ClientData: demoClient(),
 		PrivacyPolicyAccepted: true, TermsAndConditionsAccepted: true}})
-	if err := d.ok("/cards/order", order, pick(order, func(r *client.OrderCardReply) *client.Failure { return r.JSON4XX }),
-		pick(order, func(r *client.OrderCardReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return err
 	}
 	orderID, err := uuid.Parse(order.JSON200.Result.OrderId)
@@ -368,8 +352,7 @@ func (d *demo) cards(ctx context.Context) error {
 	var card *client.CardInfo
 	err = d.poll(ctx, "card issuer", func() (bool, error) {
 		r, err := d.c.GetCardOrderWithResponse(ctx, client.OrderIdRequest{Id: uuid.New(), Params: client.OrderIdParams{OrderId: orderID}})
-		if err := d.ok("/cards/order/info", r, pick(r, func(r *client.GetCardOrderReply) *client.Failure { return r.JSON4XX }),
-			pick(r, func(r *client.GetCardOrderReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+		if err != nil {
 			return false, err
 		}
 		card = r.JSON200.Result.Card
@@ -386,8 +369,7 @@ func (d *demo) cards(ctx context.Context) error {
 	}
 	att, err := d.c.AttachCardWithResponse(ctx, client.AttachCardRequest{Id: uuid.New(), Params: client.AttachCardParams{
 		Pan: pan, Expiry: time.Now().AddDate(3, 0, 0).Format("0601"), ProcessingType: client.AttachCardParamsProcessingTypeUZCARD, PhoneNumber: phone}})
-	if err := d.ok("/cards/attach", att, pick(att, func(r *client.AttachCardReply) *client.Failure { return r.JSON4XX }),
-		pick(att, func(r *client.AttachCardReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return err
 	}
 	cardID, err := uuid.Parse(att.JSON200.Result.CardId)
@@ -396,22 +378,19 @@ func (d *demo) cards(ctx context.Context) error {
 	}
 	d.show("card attach", pan[:6]+"******"+pan[12:]+", phone "+phone, fmt.Sprintf("cardId %s; SMS code sent", cardID))
 	box, err := d.c.SmsOutboxWithResponse(ctx, client.SMSOutboxRequest{Id: uuid.New(), Params: client.SMSOutboxParams{PhoneNumber: phone}})
-	if err := d.ok("/sandbox/sms/outbox", box, pick(box, func(r *client.SmsOutboxReply) *client.Failure { return r.JSON4XX }),
-		pick(box, func(r *client.SmsOutboxReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return err
 	}
 	msgs := box.JSON200.Result.Messages
 	if len(msgs) == 0 {
 		return errors.New("sandbox SMS outbox is empty after attach")
 	}
-	conf, err := d.c.ConfirmCardWithResponse(ctx, client.ConfirmCardRequest{Id: uuid.New(), Params: client.ConfirmCardParams{CardId: cardID, OtpCode: msgs[0].Code}})
-	if err := d.ok("/cards/attach/confirm", conf, pick(conf, func(r *client.ConfirmCardReply) *client.Failure { return r.JSON4XX }),
-		pick(conf, func(r *client.ConfirmCardReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	_, err = d.c.ConfirmCardWithResponse(ctx, client.ConfirmCardRequest{Id: uuid.New(), Params: client.ConfirmCardParams{CardId: cardID, OtpCode: msgs[0].Code}})
+	if err != nil {
 		return err
 	}
 	st, err := d.c.GetCardStatusWithResponse(ctx, client.CardIdRequest{Id: uuid.New(), Params: client.CardIdParams{CardId: cardID}})
-	if err := d.ok("/cards/status", st, pick(st, func(r *client.GetCardStatusReply) *client.Failure { return r.JSON4XX }),
-		pick(st, func(r *client.GetCardStatusReply) *client.Failure { return r.JSONDefault }), err); err != nil {
+	if err != nil {
 		return err
 	}
 	if s := st.JSON200.Result.Status; s != client.ACTIVE {
