@@ -17,7 +17,7 @@ const EventListWindow = 30 * 24 * time.Hour
 const MaxEventsListed = 100
 
 // ListEvents asks for the partner's events numbered after AfterSequence, of Types (all when
-// empty), at most Limit (MaxEventsListed when 0).
+// empty), at most Limit (1 to MaxEventsListed).
 type ListEvents struct {
 	PartnerID     uuid.UUID
 	AfterSequence int64
@@ -48,14 +48,11 @@ func (h *ListEventsHandler) Handle(ctx context.Context, q ListEvents) (EventPage
 	if q.AfterSequence < 0 {
 		fs.Add("params.afterSequence", "must be 0 or more")
 	}
-	if q.Limit < 0 || q.Limit > MaxEventsListed {
+	if q.Limit < 1 || q.Limit > MaxEventsListed {
 		fs.Add("params.limit", "must be from 1 to 100")
 	}
 	if err := fs.Err(); err != nil {
 		return EventPage{}, err
-	}
-	if q.Limit == 0 {
-		q.Limit = MaxEventsListed
 	}
 	types := make([]string, len(q.Types))
 	for i, t := range q.Types {

@@ -80,15 +80,12 @@ func EventBody(e domain.Event) ([]byte, error) {
 func (s *Server) listEvents(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
 	var fs domain.Fieldset
 	in := decodeParams[api.ListEventsParams](raw, &fs)
-	q := application.ListEvents{PartnerID: p.ID}
+	q := application.ListEvents{PartnerID: p.ID, Limit: application.MaxEventsListed}
 	if in.AfterSequence != nil {
 		q.AfterSequence = *in.AfterSequence
 	}
 	if in.Limit != nil {
 		q.Limit = *in.Limit
-		if q.Limit == 0 {
-			fs.Add("params.limit", "must be from 1 to 100")
-		}
 	}
 	if in.Types != nil {
 		for i, t := range *in.Types {
