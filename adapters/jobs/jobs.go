@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -144,6 +145,26 @@ type reconcileWorker struct {
 	ttl     time.Duration
 	log     *zap.Logger
 	metrics *observe.Metrics
+	// counted is when unknown outcomes were last counted (Unix nanoseconds).
+	counted atomic.Int64
+}
+
+// unknownCountEvery spaces the counts of unknown outcomes: the gauge is of outcomes unknown for
+// ten minutes, so a count a minute old tells the same, for one pass in sixty.
+const unknownCountEvery = time.Minute
+
+// countUnknownOutcomes sets the gauge of unknown outcomes, at most once every unknownCountEvery.
+func (w *reconcileWorker) countUnknownOutcomes(ctx context.Context) error {
+	last, now := w.counted.Load(), time.Now()
+	if now.Sub(time.Unix(0, last)) < unknownCountEvery || !w.counted.CompareAndSwap(last, now.UnixNano()) {
+		return nil
+	}
+	unknown, err := w.app.CountUnknownOutcomes.Handle(ctx)
+	if err != nil {
+		return err
+	}
+	w.metrics.UnknownOutcomes(unknown.Applications, unknown.Transfers, unknown.CardOrders)
+	return nil
 }
 
 func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs]) error {
@@ -154,11 +175,9 @@ func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs])
 	if err != nil {
 		return err
 	}
-	unknown, err := w.app.CountUnknownOutcomes.Handle(ctx)
-	if err != nil {
+	if err := w.countUnknownOutcomes(ctx); err != nil {
 		return err
 	}
-	w.metrics.UnknownOutcomes(unknown.Applications, unknown.Transfers, unknown.CardOrders)
 	if w.ttl > 0 {
 		if _, err = w.idem.Purge(ctx, time.Now().Add(-w.ttl)); err != nil {
 			return err
