@@ -193,3 +193,16 @@ func TestOutsideTheSandboxAWebhookIsHTTPS(t *testing.T) {
 		t.Fatalf("stored %q", d.partner.WebhookURL)
 	}
 }
+
+// TestEventsAreListedFromTheLastThirtyDays: the list asks for the partner's events of the last
+// 30 days on its own clock, and the next page starts after the last one listed.
+func TestEventsAreListedFromTheLastThirtyDays(t *testing.T) {
+	t.Parallel()
+	d := webhookSetup(t, "key-1")
+	q := ports.EventQuery{PartnerID: d.partner.ID, AfterSequence: 7, Since: t0.AddDate(0, 0, -30), Types: []string{}, Limit: 2}
+	d.outbox.EXPECT().List(gomock.Any(), q).Return([]ports.ListedEvent{{Sequence: 8}, {Sequence: 9}}, nil)
+	page, err := d.app.ListEvents.Handle(context.Background(), application.ListEvents{PartnerID: d.partner.ID, AfterSequence: 7, Limit: 2})
+	if err != nil || page.NextSequence != 9 || len(page.Events) != 2 {
+		t.Fatalf("%+v %v", page, err)
+	}
+}
