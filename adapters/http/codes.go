@@ -107,14 +107,6 @@ var businessErrors = []struct {
 	{domain.ErrCardRejected, 1023, http.StatusUnprocessableEntity, ""},
 }
 
-// stageErrorCodes maps a stage's error to lastTask.errorCode.
-var stageErrorCodes = map[domain.StageError]int{
-	domain.StageErrorPreScoringDeclined:  1024,
-	domain.StageErrorPostScoringDeclined: 1025,
-	domain.StageErrorIssuanceRefused:     1026,
-	domain.StageErrorTechnicalFailure:    1027,
-}
-
 // apiError is an error the edge itself answers with a given code.
 type apiError struct {
 	code    int

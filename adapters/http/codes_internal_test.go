@@ -1,6 +1,10 @@
 package http
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tiyin/tiyin/adapters/http/api"
+)
 
 // TestEveryAnsweredCodeIsDocumented: each code the edge can answer (the constants, the business
 // errors, the stage errors) is in ErrorCodes, from which docs/integration.md's and the document's tables are
@@ -16,7 +20,7 @@ func TestEveryAnsweredCodeIsDocumented(t *testing.T) {
 	for _, b := range businessErrors {
 		answered = append(answered, b.code)
 	}
-	for _, c := range stageErrorCodes {
+	for _, c := range api.StageErrorCodes {
 		answered = append(answered, c)
 	}
 	for _, c := range answered {

@@ -4,14 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
-
-	httpadapter "github.com/tiyin/tiyin/adapters/http"
-	"github.com/tiyin/tiyin/domain"
 )
 
 type eventPage struct {
@@ -92,15 +87,5 @@ func TestEventsAreListedAfterASequence(t *testing.T) {
 	tests, _ := h.listEvents(t, h.key, map[string]any{"afterSequence": all.NextSequence, "types": []string{"TEST"}})
 	if len(tests.Events) != 1 || tests.Events[0].ID != r.EventID || tests.Events[0].Sequence != all.NextSequence+1 {
 		t.Fatalf("the test event: %+v", tests)
-	}
-}
-
-// TestEventBodiesLeaveTheirNumberForTheOutbox: a rendered body carries "sequence":0 just before
-// "type", the text the outbox's numbering replaces on PostgreSQL.
-func TestEventBodiesLeaveTheirNumberForTheOutbox(t *testing.T) {
-	t.Parallel()
-	b, err := httpadapter.EventBody(domain.NewTestEvent(uuid.New(), time.Now()))
-	if err != nil || !strings.Contains(string(b), `,"sequence":0,"type":"`) {
-		t.Fatalf("%s, %v", b, err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/observe"
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
+	"github.com/tiyin/tiyin/adapters/webhook"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -79,7 +80,7 @@ func setupWith(t testing.TB, runStages bool, opts ...option) *harness {
 // setupOn builds the harness on a database of the test's choosing.
 func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harness {
 	t.Helper()
-	db.EventBody = httpadapter.EventBody
+	db.EventBody = webhook.Body
 	uow := store.NewUnitOfWork(db)
 	clock := store.NewSandboxClock(db)
 	q := &syncQueue{}

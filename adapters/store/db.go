@@ -49,7 +49,7 @@ type Config struct {
 	SQLitePath string
 	// MaxConns is the PostgreSQL pool size; SQLite always uses one connection.
 	MaxConns int32
-	// EventBody renders an event as the body its webhook delivery sends; the HTTP edge owns
+	// EventBody renders an event as the body its webhook delivery sends; the webhook adapter owns
 	// that form. Without it, storing a change that recorded an event fails.
 	EventBody func(domain.Event) ([]byte, error)
 	// Sealer seals clientData and blinds PINFLs at rest. Without it, storing or reading

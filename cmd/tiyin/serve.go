@@ -57,7 +57,7 @@ func serve(cfg Config) error {
 		fx.Provide(
 			func(c Config, s ports.Sealer) store.Config {
 				return store.Config{DatabaseURL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxConns: int32(c.DBMaxConns),
-					EventBody: httpadapter.EventBody, Sealer: s}
+					EventBody: webhook.Body, Sealer: s}
 			},
 			func(c Config) application.Config {
 				return application.Config{ApplicationTTL: c.ApplicationTTL, SandboxCallDelay: c.SandboxCallDelay, Product: c.Product,

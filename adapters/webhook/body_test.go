@@ -1,0 +1,69 @@
+package webhook_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/webhook"
+	"github.com/tiyin/tiyin/domain"
+)
+
+// TestBodiesLeaveTheirNumberForTheOutbox: a rendered body carries "sequence":0 just before
+// "type", the text the outbox's numbering replaces.
+func TestBodiesLeaveTheirNumberForTheOutbox(t *testing.T) {
+	t.Parallel()
+	b, err := webhook.Body(domain.NewTestEvent(uuid.New(), time.Now()))
+	if err != nil || !strings.Contains(string(b), `,"sequence":0,"type":"`) {
+		t.Fatalf("%s, %v", b, err)
+	}
+}
+
+// TestBodiesShowAStageAsTheAnswersDo: a failed stage's code and message are in the event, as
+// lastTask shows them in the application's info; a completed application reads LOAN_ISSUED.
+func TestBodiesShowAStageAsTheAnswersDo(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 24, 10, 0, 0, 7_000_000, time.UTC)
+	for _, tt := range []struct {
+		name   string
+		data   domain.ApplicationChanged
+		status string
+		code   int
+	}{
+		{"declined", domain.ApplicationChanged{ApplicationID: uuid.New(), Status: domain.StatusFailed,
+			Task: domain.Task{Name: domain.TaskPreScoring, Status: domain.TaskFailed, Error: domain.StageErrorPreScoringDeclined, Message: "declined"}},
+			"FAILED", 1024},
+		{"issued", domain.ApplicationChanged{ApplicationID: uuid.New(), Status: domain.StatusCompleted,
+			Task: domain.Task{Name: domain.TaskGetLoanIssuanceResult, Status: domain.TaskCompleted}}, "LOAN_ISSUED", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := webhook.Body(domain.Event{ID: uuid.New(), At: at, Data: tt.data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				CreatedAt string
+				Data      struct {
+					Status   string
+					LastTask struct {
+						ErrorCode    *int
+						ErrorMessage *string
+					}
+				}
+			}
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Data.Status != tt.status || got.CreatedAt != "2026-11-24T15:00:00.007+05:00" {
+				t.Fatalf("%s", b)
+			}
+			if tt.code == 0 && got.Data.LastTask.ErrorCode != nil ||
+				tt.code != 0 && (got.Data.LastTask.ErrorCode == nil || *got.Data.LastTask.ErrorCode != tt.code || *got.Data.LastTask.ErrorMessage != "declined") {
+				t.Fatalf("%s", b)
+			}
+		})
+	}
+}
