@@ -39,6 +39,10 @@ type config struct {
 	conc, flows, pool, apps int
 	loans                   int
 	dur, flowDur, soak      time.Duration
+	// halfRates, when set, is the rate each scenario is paced at for its p99 (by name): with
+	// -base, half the base's saturation rate, so both builds' tails are read at one offered
+	// load and a faster build is not judged at a higher one.
+	halfRates map[string]float64
 }
 
 func main() {
@@ -114,6 +118,10 @@ func run(cfg config) error {
 		b, err := measureBinary(baseCfg, cfg.base, false)
 		if err != nil {
 			return fmt.Errorf("the base binary: %w", err)
+		}
+		if round == 0 {
+			cfg.halfRates = b.halfRates()
+			baseCfg.halfRates = cfg.halfRates
 		}
 		h, err := measureBinary(cfg, cfg.bin, false)
 		if err != nil {
@@ -285,10 +293,14 @@ func (e *environment) saturate(conc int, dur time.Duration, name, kind string, d
 	return row{Scenario: name, Kind: kind, Max: s, CPU: m.per(s.Done)}
 }
 
-// measureBoth measures do at saturation, then at half that rate.
+// measureBoth measures do at saturation, then at half that rate (or at cfg.halfRates').
 func (e *environment) measureBoth(cfg config, name, kind string, do op) row {
 	r := e.saturate(cfg.conc, cfg.dur, name, kind, do)
-	half := pace(r.Max.Rate()/2, cfg.dur, do)
+	rate, ok := cfg.halfRates[name]
+	if !ok {
+		rate = r.Max.Rate() / 2
+	}
+	half := pace(rate, cfg.dur, do)
 	r.Half = &half
 	_ = e.drain()
 	return r

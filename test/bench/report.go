@@ -153,7 +153,8 @@ const (
 // compare writes each scenario of head beside the same of base and reports whether head is
 // within the limits on every one.
 func compare(w io.Writer, base, head report) bool {
-	fmt.Fprintf(w, "\nthis build (%s) against the base (%s), same run: rate ratio ≥ %.2f, p99 at ½ ratio ≤ %.2f\n\n",
+	fmt.Fprintf(w, "\nthis build (%s) against the base (%s), same run: rate ratio ≥ %.2f, p99 at ½ ratio ≤ %.2f\n"+
+		"(both builds' p99 is read at one offered load: half the base's first saturation rate)\n\n",
 		head.Commit, base.Commit, minRateRatio, maxP99Ratio)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "scenario\trate base\trate this\tratio\tp99 at ½ base\tp99 at ½ this\tratio\tverdict")
@@ -177,6 +178,17 @@ func compare(w io.Writer, base, head report) bool {
 	}
 	_ = tw.Flush()
 	return ok
+}
+
+// halfRates is half of each scenario's saturation rate, for the rows paced at half rate.
+func (r report) halfRates() map[string]float64 {
+	out := map[string]float64{}
+	for _, row := range r.Rows {
+		if row.Half != nil && row.Kind != kindCeiling {
+			out[row.Scenario] = row.Max.Rate() / 2
+		}
+	}
+	return out
 }
 
 // best is r with each scenario's row of the higher saturation rate, of r or o, and the lower
