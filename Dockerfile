@@ -12,7 +12,7 @@ ARG VERSION=devel
 ARG COMMIT=unknown
 # Pure Go (the SQLite driver is modernc's), so the binary is static.
 RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false \
-      -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/tiyin ./cmd/tiyin \
+      -ldflags "-s -w -X github.com/tiyin/tiyin/server.version=${VERSION} -X github.com/tiyin/tiyin/server.commit=${COMMIT}" -o /out/tiyin ./cmd/tiyin \
  && mkdir -p /out/data
 
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -19,16 +19,22 @@ run: build ## Start tiyin on SQLite in sandbox mode (prints the sandbox API key)
 # The build names itself: tiyin version, the start log line and tiyin_build_info.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+PKG     := github.com/tiyin/tiyin/server
 
 .PHONY: build
 build: ## Build the binary into bin/tiyin
-	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/tiyin
+	$(GO) build -ldflags "-X $(PKG).version=$(VERSION) -X $(PKG).commit=$(COMMIT)" -o $(BIN) ./cmd/tiyin
 
 .PHONY: test
-test: ## Run every test (PostgreSQL ones need TIYIN_TEST_DATABASE_URL), the crash harness under a CPU hog alone, then each fuzz target for 3s
+test: ## Run every test (PostgreSQL ones need TIYIN_TEST_DATABASE_URL), the crash harness under a CPU hog alone, the bank example, then each fuzz target for 3s
 	$(GO) test -count=1 -timeout 15m -skip '^TestCrashSafetyUnderCPUHog$$' ./...
 	$(GO) test -count=1 -timeout 10m -run '^TestCrashSafetyUnderCPUHog$$' ./test/crash/
+	@$(MAKE) --no-print-directory example
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+.PHONY: example
+example: ## Build and test examples/bank, a bank's own module starting tiyin with its own Go adapter (docs/gateways.md)
+	cd examples/bank && $(GO) vet ./... && $(GO) build -o /dev/null . && $(GO) test -count=1 -timeout 5m ./...
 
 .PHONY: test-race
 test-race: ## Run the tests with the race detector

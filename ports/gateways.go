@@ -36,7 +36,21 @@ package ports
 //   - No state is changed in tiyin before a gateway answers: a call that fails leaves every
 //     aggregate as it was, so an unknown outcome is always safe to ask again.
 //   - Personal data. Requests carry client data and card numbers; an adapter must not log
-//     them (tiyin's own logs never hold them).
+//     them (tiyin's own logs never hold them), nor put them in the errors it returns, which
+//     tiyin logs.
+//   - Context. An adapter must not block past its context: a call whose context has already
+//     ended returns at once with an error and without acting, and a call whose context ends
+//     while it waits returns then (the guard's deadline cannot stop a goroutine that ignores
+//     it; it can only stop waiting for it).
+//   - No state of its own. An adapter keeps nothing that a restart would lose: tiyin runs on
+//     several nodes, any of which may ask the next question about a key, and remembers what
+//     it must in its database. What the adapter needs again is sent to the bank's system
+//     with the idempotency key, or asked of it again (as PreScoreResult resubmits a lost
+//     request). Connection pools and caches of what the system already holds are fine.
+//   - Where an adapter comes from: tiyin's sandbox and HTTP adapters, or a bank's Go adapter
+//     given to package server (server.WithScoring and the like) from the bank's own main.
+//     ports/porttest checks what a test can: success, refusals, repeated keys, an ended
+//     context, transient failures and hangs.
 
 import (
 	"context"

@@ -9,7 +9,7 @@
 //	}
 //
 // Each suite checks success, each refusal the port names, a repeated call with the same
-// idempotency key, a transient failure and a timeout. The last two need the system behind the
+// idempotency key, a call whose context has already ended, a transient failure and a timeout. The last two need the system behind the
 // adapter to misbehave: the constructor receives the Fault the system must show on every call
 // (a test double, a stub server, a test switch of the bank's system); it returns nil when it
 // cannot, and those cases are skipped, loudly.
@@ -52,9 +52,25 @@ const (
 	hangSlack    = 2 * time.Second
 )
 
-// faults runs the transient and timeout cases of one representative call.
+// promptly is how soon a call whose context has already ended must return.
+const promptly = 100 * time.Millisecond
+
+// faults runs the ended-context, transient and timeout cases of one representative call.
 func faults[P comparable](t *testing.T, newAdapter Constructor[P], call func(ctx context.Context, p P) error) {
 	var zero P
+	t.Run("a call whose context has ended returns at once, with an error", func(t *testing.T) {
+		p := healthy(t, newAdapter)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		start := time.Now()
+		err := call(ctx, p)
+		if took := time.Since(start); took > promptly {
+			t.Fatalf("returned after %v, want within %v", took, promptly)
+		}
+		if err == nil {
+			t.Fatal("a call whose context had ended succeeded: it must not act")
+		}
+	})
 	t.Run("a transient failure is ErrGatewayTransient or ErrGatewayNotReached, not both", func(t *testing.T) {
 		p := newAdapter(t, FailTransiently)
 		if p == zero {

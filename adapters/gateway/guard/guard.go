@@ -73,6 +73,14 @@ func (g *Guard) CardIssuer(c ports.CardIssuer) ports.CardIssuer { return cardIss
 
 // call runs fn under the guard.
 func call[T any](ctx context.Context, g *Guard, gateway, op string, fn func(context.Context) (T, error)) (T, error) {
+	var zero T
+	if err := ctx.Err(); err != nil {
+		// The caller has gone: the adapter is not called, so nothing happens at the bank. The
+		// error is still transient, as for a caller gone during a call: a stage stopped by a
+		// shutdown is not an attempt that never reached the bank, and a retry asks again.
+		g.metrics.GatewayCall(gateway, op, "canceled", 0)
+		return zero, fmt.Errorf("%w: %s.%s not called: %w", ports.ErrGatewayTransient, gateway, op, err)
+	}
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, g.timeout)
 	defer cancel()
@@ -102,7 +110,6 @@ func call[T any](ctx context.Context, g *Guard, gateway, op string, fn func(cont
 		outcome = "error"
 	}
 	g.metrics.GatewayCall(gateway, op, outcome, time.Since(start))
-	var zero T
 	if err != nil {
 		return zero, err
 	}

@@ -102,3 +102,17 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestACallerThatHasGoneCallsNothing: a call whose context has already ended does not reach
+// the adapter (its error is transient, as for a caller gone during the call).
+func TestACallerThatHasGoneCallsNothing(t *testing.T) {
+	t.Parallel()
+	stub := &stubCore{}
+	core := guard.New(guard.Config{Timeout: time.Second}, nil).CoreBanking(stub)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := core.OpenAccount(ctx, ports.OpenAccountRequest{})
+	if stub.calls != 0 || !errors.Is(err, ports.ErrGatewayTransient) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("calls %d, error %v", stub.calls, err)
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 // TestServeHelpNamesEveryVariable: serve --help and docs/configuration.md name the same
 // variables (those of the test suites and the load harness aside).
 func TestServeHelpNamesEveryVariable(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/configuration.md")
+	doc, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestServeHelpNamesEveryVariable(t *testing.T) {
 			documented = append(documented, n)
 		}
 	}
-	help := serveCmd().Long
+	help := serveCmd(options{}).Long
 	for _, n := range documented {
 		if !regexp.MustCompile(`\b` + n + `\b`).MatchString(help) {
 			t.Errorf("serve --help does not name %s", n)

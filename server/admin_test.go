@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"errors"
@@ -56,7 +56,7 @@ func TestAMistypedCommandIsAUsageError(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"partner", "enablex", "acme"}, {"ledger", "foo"}, {"nope"}, {"partner", "disable"},
 		{"partner", "list", "--bogus"}} {
-		root := rootCmd()
+		root := rootCmd(options{})
 		root.SetArgs(args)
 		root.SetOut(io.Discard)
 		root.SetErr(io.Discard)

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -53,7 +53,7 @@ func checkAdminAddr(addr string, public bool) error {
 }
 
 // startAdmin starts the admin listener unless TIYIN_ADMIN_ADDR is off.
-func startAdmin(lc fx.Lifecycle, cfg Config, metrics *observe.Metrics, log *zap.Logger) {
+func startAdmin(lc fx.Lifecycle, cfg config, metrics *observe.Metrics, log *zap.Logger) {
 	if cfg.AdminAddr == adminOff {
 		return
 	}

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 )
 
 // version and commit are set at build time (make build passes git describe and the commit:
-// -ldflags "-X main.version=v0.4.0 -X main.commit=…"); empty, they are what the Go toolchain
+// -ldflags "-X github.com/tiyin/tiyin/server.version=v0.4.0 -X …server.commit=…"); empty, they are what the Go toolchain
 // stamped in the binary, if it did.
 var version, commit = "", ""
 
@@ -66,7 +66,7 @@ func versionCmd() *cobra.Command {
 }
 
 // describeDatabase names the database the configuration points at, without its password.
-func describeDatabase(cfg Config) string {
+func describeDatabase(cfg config) string {
 	if cfg.DatabaseURL == "" {
 		path, err := filepath.Abs(cfg.SQLitePath)
 		if err != nil {

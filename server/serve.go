@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -32,9 +32,13 @@ import (
 // shutdownTimeout bounds the drain of in-flight requests and jobs on SIGTERM.
 const shutdownTimeout = 20 * time.Second
 
-func serve(cfg Config) error {
+func serve(cfg config, o options) error {
 	if len(cfg.DataKey) == 0 {
 		return errNoDataKey
+	}
+	var err error
+	if cfg.Gateways, err = withGoAdapters(cfg.Gateways, o.gateways); err != nil {
+		return err
 	}
 	if !cfg.Sandbox {
 		if err := missingGateways(cfg.Gateways); err != nil {
@@ -55,22 +59,22 @@ func serve(cfg Config) error {
 		fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger }),
 		fx.Supply(cfg, log, fx.Annotate(cfg.keyring(), fx.As(new(ports.Sealer)))),
 		fx.Provide(
-			func(c Config, s ports.Sealer) store.Config {
+			func(c config, s ports.Sealer) store.Config {
 				return store.Config{DatabaseURL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxConns: int32(c.DBMaxConns),
 					EventBody: webhook.Body, Sealer: s}
 			},
-			func(c Config) application.Config {
+			func(c config) application.Config {
 				return application.Config{ApplicationTTL: c.ApplicationTTL, SandboxCallDelay: c.SandboxCallDelay, Product: c.Product,
 					LoanContractDelay: c.ContractDelay, OTPTTL: c.OTPTTL, SandboxOTP: c.SandboxOTP}
 			},
-			func(c Config) jobs.Config {
+			func(c config) jobs.Config {
 				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL}
 			},
-			func(c Config) webhook.Config { return webhook.Config{Sandbox: c.Sandbox} },
-			func(c Config) httpadapter.Config {
+			func(c config) webhook.Config { return webhook.Config{Sandbox: c.Sandbox} },
+			func(c config) httpadapter.Config {
 				return httpadapter.Config{Sandbox: c.Sandbox, RateLimit: c.RateLimit}
 			},
-			func(c Config) guard.Config {
+			func(c config) guard.Config {
 				g := guard.Config{Timeout: c.GatewayTimeout}
 				if c.SandboxFaults.Active() {
 					g.Faults = c.SandboxFaults
@@ -82,6 +86,7 @@ func serve(cfg Config) error {
 		observe.Module, store.Module, clock, gatewaysModule(cfg.Gateways), guard.Module, webhook.Module, application.Module, jobs.Module,
 		httpadapter.Module,
 		fx.Invoke(run, startAdmin),
+		fx.Options(o.fx...),
 	)
 	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -98,7 +103,7 @@ func serve(cfg Config) error {
 }
 
 // readiness is /readyz: the database answers, the schema is applied, the sandbox partner exists.
-func readiness(db *store.DB, partners ports.PartnerRepository, cfg Config) httpadapter.ReadyFunc {
+func readiness(db *store.DB, partners ports.PartnerRepository, cfg config) httpadapter.ReadyFunc {
 	return func(ctx context.Context) error {
 		if err := db.Ready(ctx); err != nil {
 			return err
@@ -115,7 +120,7 @@ func readiness(db *store.DB, partners ports.PartnerRepository, cfg Config) httpa
 type runDeps struct {
 	fx.In
 	LC      fx.Lifecycle
-	Cfg     Config
+	Cfg     config
 	Log     *zap.Logger
 	DB      *store.DB
 	App     *application.App

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"encoding/hex"
@@ -49,9 +49,9 @@ const envHelp = `  TIYIN_HTTP_ADDR              listen address (:8080)
   TIYIN_CARD_ISSUER_TOKEN      each gateway's bearer token
 `
 
-// Config is every TIYIN_* variable (docs/configuration.md). The names are fixed: outside
+// config is every TIYIN_* variable (docs/configuration.md). The names are fixed: outside
 // test suites drive the binary through them.
-type Config struct {
+type config struct {
 	HTTPAddr         string
 	AdminAddr        string
 	AdminPublic      bool
@@ -84,7 +84,7 @@ type Config struct {
 var sandboxDataKey = []byte("tiyin-sandbox-data-key-not-secret")
 
 // loadConfig reads the environment; every problem is reported at once.
-func loadConfig() (Config, error) {
+func loadConfig() (config, error) {
 	var errs []error
 	str := func(name, def string) string {
 		if v, ok := os.LookupEnv(name); ok && v != "" {
@@ -116,7 +116,7 @@ func loadConfig() (Config, error) {
 		}
 		return n
 	}
-	c := Config{
+	c := config{
 		HTTPAddr:         str("TIYIN_HTTP_ADDR", ":8080"),
 		AdminAddr:        str("TIYIN_ADMIN_ADDR", "127.0.0.1:9090"),
 		DatabaseURL:      str("TIYIN_DATABASE_URL", ""),
@@ -222,7 +222,7 @@ func loadConfig() (Config, error) {
 var errNoDataKey = errors.New("TIYIN_DATA_KEY is required outside the sandbox: 64 hex digits (openssl rand -hex 32)")
 
 // keyring is the sealer over the data keys: nil without TIYIN_DATA_KEY.
-func (c Config) keyring() *keyring.Keyring {
+func (c config) keyring() *keyring.Keyring {
 	if len(c.DataKey) == 0 {
 		return nil
 	}

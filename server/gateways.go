@@ -1,9 +1,10 @@
-package main
+package server
 
 import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"go.uber.org/fx"
@@ -14,10 +15,29 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// gateway is one port's adapter choice: the HTTP adapter when its URL is set, else the sandbox.
+// gateway is one port's adapter choice: a Go adapter given to package server, else the HTTP
+// adapter when its URL is set, else the sandbox.
 type gateway struct {
 	port, urlVar, tokenVar string
 	cfg                    httpgw.Config
+	// goAdapter provides the port's Go adapter (WithScoring and the like); nil without one.
+	goAdapter fx.Option
+}
+
+// withGoAdapters marks the ports given a Go adapter; a port given both a Go adapter and a URL
+// is refused, since one of them would be silently ignored.
+func withGoAdapters(gs []gateway, goAdapters map[string]fx.Option) ([]gateway, error) {
+	out := slices.Clone(gs)
+	var both []string
+	for i, g := range out {
+		if out[i].goAdapter = goAdapters[g.port]; out[i].goAdapter != nil && g.cfg.URL != "" {
+			both = append(both, g.urlVar)
+		}
+	}
+	if len(both) > 0 {
+		return nil, fmt.Errorf("%s set, but this build replaces those ports with Go adapters: unset it", strings.Join(both, ", "))
+	}
+	return out, nil
 }
 
 // gatewayPorts lists the ports in the order they are logged and checked.
@@ -52,6 +72,7 @@ func missingGateways(gs []gateway) error {
 	var missing, plain []string
 	for _, g := range gs {
 		switch {
+		case g.goAdapter != nil:
 		case g.cfg.URL == "":
 			missing = append(missing, fmt.Sprintf("%s (%s)", g.port, g.urlVar))
 		case !strings.HasPrefix(strings.ToLower(g.cfg.URL), "https://"):
@@ -61,7 +82,7 @@ func missingGateways(gs []gateway) error {
 	var errs []error
 	if len(missing) > 0 {
 		errs = append(errs, fmt.Errorf("TIYIN_SANDBOX=false but these gateways have no real adapter: %s; set their URLs "+
-			"(docs/gateways.md), or run with TIYIN_SANDBOX=true to use the sandbox gateways", strings.Join(missing, ", ")))
+			"or give them Go adapters (docs/gateways.md), or run with TIYIN_SANDBOX=true to use the sandbox gateways", strings.Join(missing, ", ")))
 	}
 	if len(plain) > 0 {
 		errs = append(errs, fmt.Errorf("TIYIN_SANDBOX=false and %s not https: a bank's gateway is called over TLS only",
@@ -72,14 +93,16 @@ func missingGateways(gs []gateway) error {
 
 // gatewaysModule provides each port's adapter.
 func gatewaysModule(gs []gateway) fx.Option {
-	byPort := map[string]httpgw.Config{}
+	byPort := map[string]gateway{}
 	for _, g := range gs {
-		if g.cfg.URL != "" {
-			byPort[g.port] = g.cfg
-		}
+		byPort[g.port] = g
 	}
 	choose := func(port string, real, fake any) fx.Option {
-		if cfg, ok := byPort[port]; ok {
+		g := byPort[port]
+		if g.goAdapter != nil {
+			return g.goAdapter
+		}
+		if cfg := g.cfg; cfg.URL != "" {
 			return fx.Options(fx.Provide(func() httpgw.Config { return cfg }, fx.Private), fx.Provide(real))
 		}
 		return fx.Provide(fake)
@@ -101,7 +124,11 @@ func gatewaysModule(gs []gateway) fx.Option {
 // logGateways writes one line per port naming the adapter in use.
 func logGateways(log *zap.Logger, gs []gateway) {
 	for _, g := range gs {
-		if g.cfg.URL == "" {
+		switch {
+		case g.goAdapter != nil:
+			log.Info("gateway", zap.String("port", g.port), zap.String("adapter", "go"))
+			continue
+		case g.cfg.URL == "":
 			log.Info("gateway", zap.String("port", g.port), zap.String("adapter", "sandbox"))
 			continue
 		}

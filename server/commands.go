@@ -1,0 +1,401 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/tiyin/tiyin/adapters/jobs"
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+// execute runs root on args and returns the exit status: 0, 2 for a command line it does not
+// understand, 1 for any other failure (said on stderr).
+func execute(root *cobra.Command, args []string) int {
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "tiyin:", err)
+		var usage usageError
+		if errors.As(err, &usage) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// usageError is a command line tiyin does not understand (an unknown command or flag, a
+// wrong number of arguments): exit status 2, as a shell script expects.
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
+
+// strictUsage makes every command refuse what it does not understand: a command group given
+// an unknown subcommand fails instead of printing its help, and argument and flag errors
+// become usage errors.
+func strictUsage(c *cobra.Command) {
+	if c.HasSubCommands() && c.Args == nil {
+		c.Args = cobra.NoArgs
+		if c.Run == nil && c.RunE == nil {
+			c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+		}
+	}
+	if check := c.Args; check != nil {
+		c.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+			}
+			return nil
+		}
+	}
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+	})
+	for _, sub := range c.Commands() {
+		strictUsage(sub)
+	}
+}
+
+func rootCmd(o options) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "tiyin",
+		Short:         "tiyin is a banking core for partner applications: microloans, transfers, repayments and cards",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(serveCmd(o), migrateCmd(), partnerCmd(), ledgerCmd(), resealCmd(), demoCmd(), versionCmd())
+	strictUsage(root)
+	return root
+}
+
+func serveCmd(o options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Run the HTTP API and the background workers (migrates the database first)",
+		Long: "Run the HTTP API and the background workers (migrates the database first).\n\n" +
+			"Configured by environment variables (docs/configuration.md tells more):\n\n" + envHelp,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			cfg, err := loadConfig()
+			if err != nil {
+				return err
+			}
+			return serve(cfg, o)
+		},
+	}
+}
+
+func migrateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply the database schema",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return openDB(cmd.Context(), true, func(context.Context, *store.DB, config) error {
+				fmt.Println("migrations applied")
+				return nil
+			})
+		},
+	}
+}
+
+// withDB opens and migrates the configured database for a one-shot command. It names the
+// database on stderr, and refuses to create a SQLite file that is not there: a command run in
+// the wrong directory must not quietly work on an empty database.
+func withDB(ctx context.Context, fn func(context.Context, *store.DB, config) error) error {
+	return openDB(ctx, false, fn)
+}
+
+// openDB is withDB; create lets it make a SQLite database that does not exist yet (migrate).
+func openDB(ctx context.Context, create bool, fn func(context.Context, *store.DB, config) error) error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, "tiyin: database", describeDatabase(cfg))
+	if cfg.DatabaseURL == "" && !create {
+		if _, err := os.Stat(cfg.SQLitePath); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("no database at %s: run this where tiyin serve runs, set TIYIN_SQLITE_PATH (or TIYIN_DATABASE_URL), or create it with tiyin migrate",
+				cfg.SQLitePath)
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sc := store.Config{DatabaseURL: cfg.DatabaseURL, SQLitePath: cfg.SQLitePath, MaxConns: 4}
+	if k := cfg.keyring(); k != nil {
+		sc.Sealer = k
+	}
+	db, err := store.Open(ctx, sc)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	if err := migrate(ctx, db); err != nil {
+		return err
+	}
+	return fn(ctx, db, cfg)
+}
+
+func migrate(ctx context.Context, db *store.DB) error {
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	return jobs.Migrate(ctx, db)
+}
+
+// partnerApp builds the use cases the partner commands need; the data key seals webhook secrets.
+func partnerApp(db *store.DB, cfg config) *application.App {
+	d := application.Deps{Clock: systemClock{}, Partners: store.NewPartnerRepository(db)}
+	if k := cfg.keyring(); k != nil {
+		d.Sealer = k
+	}
+	return application.New(d, application.Config{})
+}
+
+// partnerNamed makes c take the partner's name as its one argument, NAME, or as --name NAME
+// (the style create had first); *name holds it when c runs.
+func partnerNamed(c *cobra.Command, name *string) *cobra.Command {
+	var flag string
+	c.Flags().StringVar(&flag, "name", "", "the partner's name (the same as the NAME argument)")
+	c.Args = func(_ *cobra.Command, args []string) error {
+		switch {
+		case len(args) > 1:
+			return fmt.Errorf("one partner NAME, not %d arguments (quote a name with spaces)", len(args))
+		case len(args) == 1 && flag != "" && flag != args[0]:
+			return fmt.Errorf("NAME %q and --name %q differ: give one", args[0], flag)
+		case len(args) == 1:
+			*name = args[0]
+		case flag != "":
+			*name = flag
+		default:
+			return errors.New("the partner's NAME is required")
+		}
+		return nil
+	}
+	return c
+}
+
+func partnerCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "partner", Short: "Manage partners and their API keys"}
+	var asJSON bool
+	var name string
+	create := partnerNamed(&cobra.Command{
+		Use:   "create NAME",
+		Short: "Create a partner and print its API key (shown once)",
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
+				np, err := partnerApp(db, cfg).CreatePartner.Handle(ctx, application.CreatePartner{Name: name})
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return json.NewEncoder(os.Stdout).Encode(map[string]string{"id": np.Partner.ID.String(), "name": np.Partner.Name, "apiKey": np.APIKey})
+				}
+				fmt.Printf("partner %q created (id %s)\nAPI key (shown once, keep it secret): %s\n", np.Partner.Name, np.Partner.ID, np.APIKey)
+				return nil
+			})
+		},
+	}, &name)
+	create.Flags().BoolVar(&asJSON, "json", false, `print {"id", "name", "apiKey"} as JSON`)
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List partners",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
+				ps, err := partnerApp(db, cfg).ListPartners.Handle(ctx)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					out := make([]map[string]any, len(ps))
+					for i, p := range ps {
+						out[i] = map[string]any{"id": p.ID.String(), "name": p.Name, "disabled": p.Disabled,
+							"createdAt": p.CreatedAt.In(domain.Tashkent).Format(time.RFC3339), "webhookUrl": p.WebhookURL}
+					}
+					return json.NewEncoder(os.Stdout).Encode(out)
+				}
+				w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "NAME\tID\tSTATUS\tCREATED\tWEBHOOK")
+				for _, p := range ps {
+					status := "enabled"
+					if p.Disabled {
+						status = "disabled"
+					}
+					hook := p.WebhookURL
+					if hook == "" {
+						hook = "-"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", p.Name, p.ID, status, p.CreatedAt.In(domain.Tashkent).Format(time.RFC3339), hook)
+				}
+				return w.Flush()
+			})
+		},
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+
+	enabled := func(enable bool) *cobra.Command {
+		verb, short := "disable", "Disable a partner: its calls answer code 3 within 5 seconds"
+		if enable {
+			verb, short = "enable", "Enable a disabled partner again: its key works within 5 seconds"
+		}
+		var name string
+		return partnerNamed(&cobra.Command{
+			Use:   verb + " NAME",
+			Short: short,
+			RunE: func(c *cobra.Command, _ []string) error {
+				return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
+					err := partnerApp(db, cfg).SetPartnerEnabled.Handle(ctx, application.SetPartnerEnabled{Name: name, Enabled: enable})
+					if err != nil {
+						return partnerErr(err, name)
+					}
+					fmt.Printf("partner %q %sd\n", name, verb)
+					return nil
+				})
+			},
+		}, &name)
+	}
+	var rotated string
+	rotate := partnerNamed(&cobra.Command{
+		Use:   "rotate-key NAME",
+		Short: "Replace a partner's API key and print the new one (the old key stops working within 5 seconds)",
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
+				key, err := partnerApp(db, cfg).RotatePartnerKey.Handle(ctx, application.RotatePartnerKey{Name: rotated})
+				if err != nil {
+					return partnerErr(err, rotated)
+				}
+				if asJSON {
+					return json.NewEncoder(os.Stdout).Encode(map[string]string{"name": rotated, "apiKey": key})
+				}
+				fmt.Printf("new API key of %q (shown once): %s\n", rotated, key)
+				return nil
+			})
+		},
+	}, &rotated)
+	rotate.Flags().BoolVar(&asJSON, "json", false, `print {"name", "apiKey"} as JSON`)
+	cmd.AddCommand(create, list, enabled(false), enabled(true), rotate, setWebhookCmd())
+	return cmd
+}
+
+func setWebhookCmd() *cobra.Command {
+	var url string
+	var remove, asJSON bool
+	var name string
+	c := partnerNamed(&cobra.Command{
+		Use:   "set-webhook NAME --url URL",
+		Short: "Send a partner's events to URL, with a new signing secret printed once (--remove stops them)",
+		Long: `Sets the URL tiyin POSTs the partner's events to, and a new signing secret, printed once.
+Every call carries X-Tiyin-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, t + "." + body)>.
+Setting it again replaces the secret at once. The secret is kept sealed under TIYIN_DATA_KEY,
+so serve must run with the same data key.`,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if remove == (url != "") {
+				return errors.New("give either --url URL or --remove")
+			}
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
+				if len(cfg.DataKey) == 0 {
+					return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
+				}
+				secret, err := partnerApp(db, cfg).SetWebhook.Handle(ctx, application.SetWebhook{Name: name, URL: url, AllowHTTP: cfg.Sandbox})
+				if err != nil {
+					return partnerErr(err, name)
+				}
+				switch {
+				case asJSON:
+					return json.NewEncoder(os.Stdout).Encode(map[string]string{"name": name, "webhookUrl": url, "secret": secret})
+				case remove:
+					fmt.Printf("webhook of %q removed; events not yet delivered are dropped\n", name)
+				default:
+					fmt.Printf("webhook of %q set to %s\nsigning secret (shown once, keep it secret): %s\n", name, url, secret)
+				}
+				return nil
+			})
+		},
+	}, &name)
+	c.Flags().StringVar(&url, "url", "", "absolute http(s) URL the events are POSTed to")
+	c.Flags().BoolVar(&remove, "remove", false, "stop sending the partner's events")
+	c.Flags().BoolVar(&asJSON, "json", false, `print {"name", "webhookUrl", "secret"} as JSON`)
+	return c
+}
+
+func ledgerCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "ledger", Short: "Inspect the double-entry ledger"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check",
+		Short: "Prove the ledger consistent: postings balanced, balances equal to entries, no demand account below zero",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
+				app := application.New(application.Deps{Ledger: store.NewLedgerRepository(db)}, application.Config{})
+				r, err := app.CheckLedger.Handle(ctx)
+				if err != nil {
+					return err
+				}
+				fmt.Printf("debits %d, credits %d\n", r.Debits, r.Credits)
+				if !r.OK() {
+					return fmt.Errorf("ledger inconsistent: unbalanced postings %v, drifted accounts %v, accounts below zero %v",
+						r.Unbalanced, r.Drifted, r.BelowFloor)
+				}
+				fmt.Println("ledger consistent")
+				return nil
+			})
+		},
+	})
+	return cmd
+}
+
+func resealCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "reseal",
+		Short: "Re-encrypt personal data and secrets under the current TIYIN_DATA_KEY (after a key rotation)",
+		Long: `Moves every sealed value (clientData, webhook secrets) to the current TIYIN_DATA_KEY and
+stores any card PINFL as its blind index. Run it after rotating the key with the old key in
+TIYIN_DATA_KEY_RETIRED; once it has run, the retired key can be dropped. It works in batches and
+may run while tiyin serves, and again at any time.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
+				if db.Sealer == nil {
+					return errNoDataKey
+				}
+				r, err := db.Reseal(ctx)
+				if err != nil {
+					return err
+				}
+				fmt.Printf("resealed under key %s: %d clientData, %d card PINFLs, %d webhook secrets, %d phones and names, %d stored answers\n",
+					db.Sealer.KeyID(), r.ClientData, r.PINFLs, r.WebhookSecrets, r.Fields, r.Answers)
+				return nil
+			})
+		},
+	}
+}
+
+func partnerErr(err error, name string) error {
+	if errors.Is(err, domain.ErrPartnerNotFound) {
+		return fmt.Errorf("no partner named %q (see tiyin partner list)", name)
+	}
+	return err
+}
+
+// systemClock is the real time, every partner's.
+type systemClock struct{}
+
+func (systemClock) Now(uuid.UUID) time.Time { return time.Now() }
+
+func (systemClock) Ahead() []uuid.UUID { return nil }

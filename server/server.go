@@ -1,0 +1,116 @@
+// Package server is tiyin as a library: a bank's own main, in its own module, starts the whole
+// of tiyin (serve, migrate, partner, ledger and the rest of the command line) with Go adapters
+// of its own in place of any gateway port's, and fx options of its own beside tiyin's:
+//
+//	func main() {
+//		server.Main(server.WithScoring(func(d server.Deps) (ports.Scoring, error) {
+//			return bankscoring.New(d.Getenv("BANK_SCORING_ADDR")), nil
+//		}))
+//	}
+//
+// Everything not replaced works as the tiyin binary does (cmd/tiyin is this package's Main
+// with no options): the TIYIN_* configuration, the sandbox, the HTTP gateway adapters for the
+// ports given a TIYIN_<PORT>_URL. A Go adapter is wrapped in the gateway guard like any other
+// (TIYIN_GATEWAY_TIMEOUT, the circuit breaker, metrics, TIYIN_SANDBOX_FAULTS), and counts as
+// a real adapter: outside the sandbox tiyin refuses to start while a port has neither a Go
+// adapter nor a URL, and refuses a port given both. What an adapter must and must not do is
+// written on the ports (ports/gateways.go) and checked by ports/porttest.
+//
+// This package, ports, ports/porttest and the domain types they use are the API bank teams
+// build on; docs/gateways.md ("Stability") says what is promised, and api/tiyin.txt lists it.
+package server
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// Deps is what tiyin hands a Go adapter's constructor when serve starts.
+type Deps struct {
+	// Log is tiyin's logger, named for the port. An adapter must never log personal data
+	// (client data, card numbers, phone numbers, SMS codes).
+	Log *zap.Logger
+	// Getenv reads the process environment. An adapter's own settings are the bank's to name;
+	// keep them out of the TIYIN_ prefix.
+	Getenv func(name string) string
+	// Sandbox is TIYIN_SANDBOX: the adapter may be run against a test system.
+	Sandbox bool
+	// Lifecycle takes the adapter's start and stop hooks (open a pool, close it on stop).
+	Lifecycle fx.Lifecycle
+}
+
+// Option changes how tiyin is built.
+type Option func(*options)
+
+type options struct {
+	gateways map[string]fx.Option // a Go adapter's provider, by port
+	fx       []fx.Option
+}
+
+// WithScoring replaces the Scoring port's adapter.
+func WithScoring(newAdapter func(Deps) (ports.Scoring, error)) Option {
+	return withGateway("scoring", newAdapter)
+}
+
+// WithCoreBanking replaces the CoreBanking port's adapter.
+func WithCoreBanking(newAdapter func(Deps) (ports.CoreBanking, error)) Option {
+	return withGateway("core_banking", newAdapter)
+}
+
+// WithProcessing replaces the Processing port's adapter (UZCARD and HUMO).
+func WithProcessing(newAdapter func(Deps) (ports.Processing, error)) Option {
+	return withGateway("processing", newAdapter)
+}
+
+// WithSMSSender replaces the SMSSender port's adapter.
+func WithSMSSender(newAdapter func(Deps) (ports.SMSSender, error)) Option {
+	return withGateway("sms", newAdapter)
+}
+
+// WithCardIssuer replaces the CardIssuer port's adapter.
+func WithCardIssuer(newAdapter func(Deps) (ports.CardIssuer, error)) Option {
+	return withGateway("card_issuer", newAdapter)
+}
+
+// WithFxOptions adds fx options to serve's application, beside tiyin's own: metrics
+// exporters, tracing, hooks. They may take what tiyin provides (*zap.Logger, the ports, the
+// Prometheus registry of adapters/observe); they must not provide what tiyin provides.
+func WithFxOptions(opts ...fx.Option) Option {
+	return func(o *options) { o.fx = append(o.fx, opts...) }
+}
+
+func withGateway[P any](port string, newAdapter func(Deps) (P, error)) Option {
+	return func(o *options) {
+		o.gateways[port] = fx.Provide(func(log *zap.Logger, cfg config, lc fx.Lifecycle) (P, error) {
+			p, err := newAdapter(Deps{Log: log.Named(port), Getenv: os.Getenv, Sandbox: cfg.Sandbox, Lifecycle: lc})
+			if err != nil {
+				return p, fmt.Errorf("the %s adapter: %w", port, err)
+			}
+			return p, nil
+		})
+	}
+}
+
+func applied(opts []Option) options {
+	o := options{gateways: map[string]fx.Option{}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// Command is tiyin's command line (serve, migrate, partner, ledger, keys, demo, version) with
+// opts applied, for a main that adds commands of its own or runs it itself.
+func Command(opts ...Option) *cobra.Command { return rootCmd(applied(opts)) }
+
+// Main runs tiyin's command line on os.Args with opts applied and exits: 0 on success, 2 for a
+// command line it does not understand, 1 for any other failure.
+func Main(opts ...Option) {
+	os.Exit(execute(Command(opts...), os.Args[1:]))
+}
