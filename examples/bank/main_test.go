@@ -59,7 +59,7 @@ func TestTheBanksTiyinScoresWithTheBanksEngine(t *testing.T) {
 		"externalId": uuid.NewString(), "isAgreementAccepted": true, "phoneNumber": "998901234567",
 		"clientData": map[string]any{"pinfl": "31234567890123", "lastName": "Karimov", "firstName": "Aziz",
 			"birthDate": "1990-05-17", "phone": "998901234567",
-			"address":  map[string]any{"region": "Toshkent", "district": "Chilonzor", "address": "Bunyodkor 1"},
+			"address": map[string]any{"region": "Toshkent", "district": "Chilonzor", "address": "Bunyodkor 1"},
 			"document": map[string]any{"type": "PASSPORT", "series": "AA", "number": "1234567", "issuedBy": "Toshkent IIB",
 				"issuedDate": "2020-01-10", "expiryDate": "2035-01-09"}},
 	}, &reg)
