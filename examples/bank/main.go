@@ -6,6 +6,9 @@ package main
 import (
 	"errors"
 
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
 	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/server"
 
@@ -19,5 +22,12 @@ func main() {
 			return nil, errors.New("BANK_SCORING_ADDR is not set: the host:port of the bank's scoring engine")
 		}
 		return scoring.New(addr), nil
-	}))
+	}), server.WithFxOptions(fx.Invoke(logBuild)))
+}
+
+// logBuild is an fx option of the bank's own beside tiyin's: a start line naming this build, so
+// that the bank's operators see which adapters it carries (a tracing exporter or a metrics
+// collector would be added the same way).
+func logBuild(log *zap.Logger) {
+	log.Info("bank build", zap.String("scoring", "line protocol over TCP (example.com/bank/scoring)"))
 }

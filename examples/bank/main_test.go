@@ -84,6 +84,9 @@ func TestTheBanksTiyinScoresWithTheBanksEngine(t *testing.T) {
 	if !strings.Contains(logs.String(), `"port":"scoring","adapter":"go"`) {
 		t.Errorf("the start log does not name the Go adapter of scoring")
 	}
+	if !strings.Contains(logs.String(), `"msg":"bank build"`) {
+		t.Errorf("the bank's own fx option did not run")
+	}
 }
 
 // syncBuffer is the process's output, written by its copying goroutines and read by the test.
