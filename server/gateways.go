@@ -24,13 +24,32 @@ type gateway struct {
 	goAdapter fx.Option
 }
 
+// The adapters a port can have.
+const (
+	adapterGo      = "go"
+	adapterHTTP    = "http"
+	adapterSandbox = "sandbox"
+)
+
+// adapter is the kind of adapter the port gets.
+func (g gateway) adapter() string {
+	switch {
+	case g.goAdapter != nil:
+		return adapterGo
+	case g.cfg.URL != "":
+		return adapterHTTP
+	}
+	return adapterSandbox
+}
+
 // withGoAdapters marks the ports given a Go adapter; a port given both a Go adapter and a URL
 // is refused, since one of them would be silently ignored.
 func withGoAdapters(gs []gateway, goAdapters map[string]fx.Option) ([]gateway, error) {
 	out := slices.Clone(gs)
 	var both []string
 	for i, g := range out {
-		if out[i].goAdapter = goAdapters[g.port]; out[i].goAdapter != nil && g.cfg.URL != "" {
+		out[i].goAdapter = goAdapters[g.port]
+		if out[i].goAdapter != nil && g.cfg.URL != "" {
 			both = append(both, g.urlVar)
 		}
 	}
@@ -72,10 +91,9 @@ func missingGateways(gs []gateway) error {
 	var missing, plain []string
 	for _, g := range gs {
 		switch {
-		case g.goAdapter != nil:
-		case g.cfg.URL == "":
+		case g.adapter() == adapterSandbox:
 			missing = append(missing, fmt.Sprintf("%s (%s)", g.port, g.urlVar))
-		case !strings.HasPrefix(strings.ToLower(g.cfg.URL), "https://"):
+		case g.adapter() == adapterHTTP && !strings.HasPrefix(strings.ToLower(g.cfg.URL), "https://"):
 			plain = append(plain, g.urlVar)
 		}
 	}
@@ -98,12 +116,11 @@ func gatewaysModule(gs []gateway) fx.Option {
 		byPort[g.port] = g
 	}
 	choose := func(port string, real, fake any) fx.Option {
-		g := byPort[port]
-		if g.goAdapter != nil {
+		switch g := byPort[port]; g.adapter() {
+		case adapterGo:
 			return g.goAdapter
-		}
-		if cfg := g.cfg; cfg.URL != "" {
-			return fx.Options(fx.Provide(func() httpgw.Config { return cfg }, fx.Private), fx.Provide(real))
+		case adapterHTTP:
+			return fx.Options(fx.Provide(func() httpgw.Config { return g.cfg }, fx.Private), fx.Provide(real))
 		}
 		return fx.Provide(fake)
 	}
@@ -124,15 +141,10 @@ func gatewaysModule(gs []gateway) fx.Option {
 // logGateways writes one line per port naming the adapter in use.
 func logGateways(log *zap.Logger, gs []gateway) {
 	for _, g := range gs {
-		switch {
-		case g.goAdapter != nil:
-			log.Info("gateway", zap.String("port", g.port), zap.String("adapter", "go"))
-			continue
-		case g.cfg.URL == "":
-			log.Info("gateway", zap.String("port", g.port), zap.String("adapter", "sandbox"))
-			continue
+		fields := []zap.Field{zap.String("port", g.port), zap.String("adapter", g.adapter())}
+		if g.adapter() == adapterHTTP {
+			fields = append(fields, zap.String("url", g.cfg.URL), zap.Bool("token", g.cfg.Token != ""))
 		}
-		log.Info("gateway", zap.String("port", g.port), zap.String("adapter", "http"), zap.String("url", g.cfg.URL),
-			zap.Bool("token", g.cfg.Token != ""))
+		log.Info("gateway", fields...)
 	}
 }

@@ -4,7 +4,7 @@
 //
 //	func main() {
 //		server.Main(server.WithScoring(func(d server.Deps) (ports.Scoring, error) {
-//			return bankscoring.New(d.Getenv("BANK_SCORING_ADDR")), nil
+//			return bankscoring.New(os.Getenv("BANK_SCORING_ADDR")), nil
 //		}))
 //	}
 //
@@ -21,6 +21,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -31,14 +32,12 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// Deps is what tiyin hands a Go adapter's constructor when serve starts.
+// Deps is what tiyin hands a Go adapter's constructor when serve starts. An adapter reads its
+// own settings itself (os.Getenv), under names of the bank's outside the TIYIN_ prefix.
 type Deps struct {
 	// Log is tiyin's logger, named for the port. An adapter must never log personal data
 	// (client data, card numbers, phone numbers, SMS codes).
 	Log *zap.Logger
-	// Getenv reads the process environment. An adapter's own settings are the bank's to name;
-	// keep them out of the TIYIN_ prefix.
-	Getenv func(name string) string
 	// Sandbox is TIYIN_SANDBOX: the adapter may be run against a test system.
 	Sandbox bool
 	// Lifecycle takes the adapter's start and stop hooks (open a pool, close it on stop).
@@ -88,7 +87,10 @@ func WithFxOptions(opts ...fx.Option) Option {
 func withGateway[P any](port string, newAdapter func(Deps) (P, error)) Option {
 	return func(o *options) {
 		o.gateways[port] = fx.Provide(func(log *zap.Logger, cfg config, lc fx.Lifecycle) (P, error) {
-			p, err := newAdapter(Deps{Log: log.Named(port), Getenv: os.Getenv, Sandbox: cfg.Sandbox, Lifecycle: lc})
+			p, err := newAdapter(Deps{Log: log.Named(port), Sandbox: cfg.Sandbox, Lifecycle: lc})
+			if err == nil && any(p) == nil {
+				err = errors.New("the constructor returned no adapter")
+			}
 			if err != nil {
 				return p, fmt.Errorf("the %s adapter: %w", port, err)
 			}
@@ -105,7 +107,7 @@ func applied(opts []Option) options {
 	return o
 }
 
-// Command is tiyin's command line (serve, migrate, partner, ledger, keys, demo, version) with
+// Command is tiyin's command line (serve, migrate, partner, ledger, reseal, demo, version) with
 // opts applied, for a main that adds commands of its own or runs it itself.
 func Command(opts ...Option) *cobra.Command { return rootCmd(applied(opts)) }
 

@@ -63,7 +63,7 @@ func (scoringSpy) PostScore(ctx context.Context, _ ports.PostScoreRequest) (doma
 }
 
 // TestAGoAdapterIsBuiltWithItsDepsAndGuarded: the constructor gets the deps, its error stops
-// the start naming the port, and what tiyin calls is the adapter behind the gateway guard (a
+// the start naming the port (as does a nil adapter), and what tiyin calls is the adapter behind the gateway guard (a
 // call past TIYIN_GATEWAY_TIMEOUT is transient whatever the adapter returns).
 func TestAGoAdapterIsBuiltWithItsDepsAndGuarded(t *testing.T) {
 	t.Parallel()
@@ -84,7 +84,7 @@ func TestAGoAdapterIsBuiltWithItsDepsAndGuarded(t *testing.T) {
 	if err := graph(ok, &s); err != nil {
 		t.Fatal(err)
 	}
-	if got.Log == nil || got.Getenv == nil || !got.Sandbox || got.Lifecycle == nil {
+	if got.Log == nil || !got.Sandbox || got.Lifecycle == nil {
 		t.Fatalf("deps %+v", got)
 	}
 	if _, err := s.PostScore(context.Background(), ports.PostScoreRequest{}); !errors.Is(err, ports.ErrGatewayTransient) {
@@ -92,5 +92,9 @@ func TestAGoAdapterIsBuiltWithItsDepsAndGuarded(t *testing.T) {
 	}
 	if err := graph(failing, &s); err == nil || !strings.Contains(err.Error(), "the scoring adapter: no engine at BANK_ADDR") {
 		t.Fatalf("got %v", err)
+	}
+	none := WithScoring(func(Deps) (ports.Scoring, error) { return nil, nil })
+	if err := graph(none, &s); err == nil || !strings.Contains(err.Error(), "the scoring adapter: the constructor returned no adapter") {
+		t.Fatalf("a nil adapter: got %v", err)
 	}
 }

@@ -5,6 +5,7 @@ package main
 
 import (
 	"errors"
+	"os"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -16,8 +17,8 @@ import (
 )
 
 func main() {
-	server.Main(server.WithScoring(func(d server.Deps) (ports.Scoring, error) {
-		addr := d.Getenv("BANK_SCORING_ADDR")
+	server.Main(server.WithScoring(func(server.Deps) (ports.Scoring, error) {
+		addr := os.Getenv("BANK_SCORING_ADDR")
 		if addr == "" {
 			return nil, errors.New("BANK_SCORING_ADDR is not set: the host:port of the bank's scoring engine")
 		}

@@ -107,8 +107,8 @@ func must[T any](v T, err error) T {
 }
 
 // EventBody is a plain rendering of an event for the store's tests, which do not depend on the
-// webhook adapter that owns the real one (webhook.Body). Like it, it leaves "sequence" 0 just before "type", for the
-// outbox to number.
+// webhook adapter that owns the real one (webhook.Body). Like it, it leaves "sequence" 0 just
+// before "type", for the outbox to number.
 func EventBody(e domain.Event) ([]byte, error) {
 	return json.Marshal(map[string]any{"id": e.ID.String(), "sequence": 0, "type": e.Type().String(), "data": fmt.Sprintf("%+v", e.Data)})
 }
