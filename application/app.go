@@ -65,6 +65,11 @@ type Deps struct {
 	Webhooks     ports.WebhookSender
 	// Sealer seals webhook secrets and hashes SMS codes and card numbers (TIYIN_DATA_KEY).
 	Sealer ports.Sealer
+	// Operators, AuditLog, Proposals and BackOffice serve the operator console.
+	Operators  ports.OperatorRepository
+	AuditLog   ports.AuditLog
+	Proposals  ports.ProposalRepository
+	BackOffice ports.BackOffice
 	// SMSOutbox is the sandbox SMS gateway's outbox, nil outside the sandbox.
 	SMSOutbox ports.SMSOutbox `optional:"true"`
 	// SandboxClock is the movable clock, nil outside the sandbox.
@@ -111,6 +116,63 @@ type App struct {
 	RotatePartnerKey     *RotatePartnerKeyHandler
 	Authenticate         *AuthenticateHandler
 	EnsurePartner        *EnsurePartnerHandler
+	Console              Console
+}
+
+// Console groups the operator console's use cases (docs/console.md).
+type Console struct {
+	CreateOperator        *CreateOperatorHandler
+	ListOperators         *ListOperatorsHandler
+	SetOperatorDisabled   *SetOperatorDisabledHandler
+	ResetOperatorPassword *ResetOperatorPasswordHandler
+	LogIn                 *LogInHandler
+	ResumeSession         *ResumeSessionHandler
+	LogOut                *LogOutHandler
+	ChangePassword        *ChangePasswordHandler
+	Dashboard             *ConsoleDashboardHandler
+	Search                *ConsoleSearchHandler
+	Application           *ConsoleApplicationHandler
+	Loan                  *ConsoleLoanHandler
+	Ledger                *ConsoleLedgerHandler
+	Partners              *ConsolePartnersHandler
+	Object                *ConsoleObjectHandler
+	AuditTrail            *AuditTrailHandler
+	RetryStage            *RetryStageHandler
+	ResendEvent           *ResendEventHandler
+	CompleteVerification  *ConsoleVerificationHandler
+	RevealClientData      *RevealClientDataHandler
+	Partner               *ConsolePartnerHandler
+	ProposeResolution     *ProposeResolutionHandler
+	DecideProposal        *DecideProposalHandler
+}
+
+func newConsole(d Deps, cfg Config) Console {
+	return Console{
+		CreateOperator:        NewCreateOperatorHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
+		ListOperators:         NewListOperatorsHandler(d.Operators),
+		SetOperatorDisabled:   NewSetOperatorDisabledHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
+		ResetOperatorPassword: NewResetOperatorPasswordHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
+		LogIn:                 NewLogInHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
+		ResumeSession:         NewResumeSessionHandler(d.Clock, d.Operators),
+		LogOut:                NewLogOutHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
+		ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
+		Dashboard:             NewConsoleDashboardHandler(d.Clock, d.BackOffice, d.Proposals),
+		Search:                NewConsoleSearchHandler(d.BackOffice, d.Sealer),
+		Application:           NewConsoleApplicationHandler(d.Applications, d.Loans, d.Partners, d.BackOffice, d.Proposals, d.AuditLog),
+		Loan:                  NewConsoleLoanHandler(d.Clock, d.Loans, d.Partners, d.Repayments, d.BackOffice),
+		Ledger:                NewConsoleLedgerHandler(d.BackOffice, d.Ledger),
+		Partners:              NewConsolePartnersHandler(d.Partners, d.BackOffice),
+		Object:                NewConsoleObjectHandler(d.Clock, d.Transfers, d.Repayments, d.CardOrders, d.Cards, d.Partners, d.Proposals, d.AuditLog),
+		AuditTrail:            NewAuditTrailHandler(d.AuditLog),
+		RetryStage:            NewRetryStageHandler(d.Clock, d.UoW, d.Applications, d.Queue, d.AuditLog),
+		ResendEvent:           NewResendEventHandler(d.Clock, d.UoW, d.BackOffice, d.AuditLog),
+		CompleteVerification:  NewConsoleVerificationHandler(d.Clock, d.UoW, d.Applications, d.AuditLog),
+		RevealClientData:      NewRevealClientDataHandler(d.Clock, d.UoW, d.Applications, d.AuditLog),
+		Partner:               NewConsolePartnerHandler(d.Clock, d.UoW, d.Partners, d.AuditLog),
+		ProposeResolution:     NewProposeResolutionHandler(d.Clock, d.UoW, d.Applications, d.Transfers, d.Proposals, d.AuditLog),
+		DecideProposal: NewDecideProposalHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Ledger, d.Transfers, d.Proposals,
+			d.AuditLog, cfg.Product),
+	}
 }
 
 // New builds every use case on the given ports.
@@ -155,6 +217,7 @@ func New(d Deps, cfg Config) *App {
 		RotatePartnerKey:     NewRotatePartnerKeyHandler(d.Partners),
 		Authenticate:         NewAuthenticateHandler(d.Partners),
 		EnsurePartner:        NewEnsurePartnerHandler(d.Clock, d.Partners),
+		Console:              newConsole(d, cfg),
 	}
 }
 

@@ -127,17 +127,22 @@ func (h *ProcessApplicationHandler) loanProduct() domain.LoanProduct {
 // issue stores the new loan, opens its accounts and moves the principal onto the client's
 // demand account, in the transaction that completes the application.
 func (h *ProcessApplicationHandler) issue(ctx context.Context, loan *domain.Loan) error {
-	if err := h.loans.Create(ctx, loan); err != nil {
+	return issueLoan(ctx, h.loans, h.ledger, loan)
+}
+
+// issueLoan is issue for any use case that completes an application's last stage.
+func issueLoan(ctx context.Context, loans ports.LoanRepository, ledger ports.LedgerRepository, loan *domain.Loan) error {
+	if err := loans.Create(ctx, loan); err != nil {
 		return err
 	}
-	if err := h.ledger.OpenLoanAccounts(ctx, loan.ID()); err != nil {
+	if err := ledger.OpenLoanAccounts(ctx, loan.ID()); err != nil {
 		return err
 	}
 	p, err := loan.IssuancePosting(newID())
 	if err != nil {
 		return err
 	}
-	return h.ledger.Post(ctx, p)
+	return ledger.Post(ctx, p)
 }
 
 // wait is how long until the application's next stage is due; zero when none will be.

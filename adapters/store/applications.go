@@ -17,6 +17,7 @@ type applicationModel struct {
 	PartnerID               uuid.UUID  `gorm:"column:partner_id"`
 	ExternalID              uuid.UUID  `gorm:"column:external_id"`
 	Phone                   string     `gorm:"column:phone"`
+	PhoneIndex              string     `gorm:"column:phone_index"`
 	ClientData              string     `gorm:"column:client_data"`
 	Status                  string     `gorm:"column:status"`
 	TaskName                string     `gorm:"column:task_name"`
@@ -73,6 +74,7 @@ func (r *ApplicationRepository) toModel(a *domain.Application) (*applicationMode
 	if m.ClientData, err = r.db.sealText(m.ClientData, "applications", m.ID); err != nil {
 		return nil, err
 	}
+	m.PhoneIndex = r.db.PhoneIndexes(m.Phone)[0]
 	if m.Phone, err = r.db.sealField(m.Phone, "applications", "phone", m.ID); err != nil {
 		return nil, err
 	}

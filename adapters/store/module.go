@@ -23,6 +23,10 @@ var Module = fx.Module("store",
 		fx.Annotate(NewCardOrderRepository, fx.As(new(ports.CardOrderRepository))),
 		fx.Annotate(NewSMSOutbox, fx.As(new(ports.SMSOutbox))),
 		fx.Annotate(NewEventOutbox, fx.As(new(ports.EventOutbox))),
+		fx.Annotate(NewOperatorRepository, fx.As(new(ports.OperatorRepository))),
+		fx.Annotate(NewAuditLog, fx.As(new(ports.AuditLog))),
+		fx.Annotate(NewProposalRepository, fx.As(new(ports.ProposalRepository))),
+		fx.Annotate(NewBackOffice, fx.As(new(ports.BackOffice))),
 	),
 )
 

@@ -71,6 +71,21 @@ func (db *DB) open(stored, binding string) (string, error) {
 	return string(plain), nil
 }
 
+// PhoneIndexes are a phone's blind indexes (hex), the current data key's first, by which the
+// console finds a client's applications; none without a sealer.
+func (db *DB) PhoneIndexes(phone string) []string {
+	var out []string
+	if db.Sealer != nil {
+		for _, b := range db.Sealer.Blind("phone", phone) {
+			out = append(out, hex.EncodeToString(b))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "")
+	}
+	return out
+}
+
 // blindPINFLs are the values a card's pinfl column may hold for the client: its blind index
 // under each data key, and the PINFL itself for a row written before blinding existed.
 func (db *DB) blindPINFLs(pinfl string) []string {

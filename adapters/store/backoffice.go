@@ -1,0 +1,218 @@
+package store
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// BackOffice implements ports.BackOffice: the operator console's cross-partner reads. Each
+// method runs a fixed number of statements, whatever the number of rows it returns.
+type BackOffice struct{ db *DB }
+
+// NewBackOffice returns the read model on db.
+func NewBackOffice(db *DB) *BackOffice { return &BackOffice{db: db} }
+
+// CountByStatus implements ports.BackOffice.
+func (b *BackOffice) CountByStatus(ctx context.Context) ([]ports.StatusCount, error) {
+	var out []ports.StatusCount
+	err := b.db.conn(ctx).Raw(`
+SELECT 'application' AS kind, status, COUNT(*) AS n FROM applications GROUP BY status
+UNION ALL SELECT 'transfer', status, COUNT(*) FROM transfers GROUP BY status
+UNION ALL SELECT 'card_order', status, COUNT(*) FROM card_orders GROUP BY status
+UNION ALL SELECT 'card', status, COUNT(*) FROM cards GROUP BY status
+UNION ALL SELECT 'loan', CASE WHEN closed_at IS NULL THEN 'OPEN' ELSE 'CLOSED' END, COUNT(*) FROM loans
+  GROUP BY CASE WHEN closed_at IS NULL THEN 'OPEN' ELSE 'CLOSED' END
+ORDER BY kind, status`).Scan(&out).Error
+	return out, interpretError(err, nil, nil)
+}
+
+type attentionRow struct {
+	ID     uuid.UUID
+	Status string
+	Detail string
+	Since  time.Time
+}
+
+// NeedsAttention implements ports.BackOffice: one statement per kind of trouble, each using its
+// partial index, merged oldest first.
+func (b *BackOffice) NeedsAttention(ctx context.Context, q ports.AttentionQuery) ([]ports.AttentionItem, error) {
+	queries := []struct {
+		kind string
+		run  func(g *gorm.DB) *gorm.DB
+	}{
+		{"unknown_application", func(g *gorm.DB) *gorm.DB {
+			return g.Table("applications").Select("id, status, task_name AS detail, unknown_since AS since").
+				Where("unknown_since IS NOT NULL AND unknown_since < ?", q.UnknownBefore.UTC()).Order("unknown_since")
+		}},
+		{"application", func(g *gorm.DB) *gorm.DB {
+			return g.Table("applications").Select("id, status, task_name || '/' || task_status AS detail, updated_at AS since").
+				Where("next_run_at IS NOT NULL AND unknown_since IS NULL AND updated_at < ?", q.StageBefore.UTC()).Order("next_run_at")
+		}},
+		{"transfer", func(g *gorm.DB) *gorm.DB {
+			return g.Table("transfers").Select("id, status, masked_pan AS detail, updated_at AS since").
+				Where("status = 'PROCESSING' AND updated_at < ?", q.UnknownBefore.UTC()).Order("updated_at")
+		}},
+		{"card_order", func(g *gorm.DB) *gorm.DB {
+			return g.Table("card_orders").Select("id, status, description AS detail, unknown_since AS since").
+				Where("unknown_since IS NOT NULL AND unknown_since < ?", q.UnknownBefore.UTC()).Order("unknown_since")
+		}},
+		{"delivery", func(g *gorm.DB) *gorm.DB {
+			return g.Table("events").Select("id, type AS status, last_error AS detail, created_at AS since").
+				Where("next_attempt_at IS NOT NULL AND attempts >= ?", q.FailedAttempts).Order("next_attempt_at")
+		}},
+	}
+	var out []ports.AttentionItem
+	for _, x := range queries {
+		var rows []attentionRow
+		if err := x.run(b.db.conn(ctx)).Limit(q.Limit).Scan(&rows).Error; err != nil {
+			return nil, interpretError(err, nil, nil)
+		}
+		for _, r := range rows {
+			out = append(out, ports.AttentionItem{Kind: x.kind, ID: r.ID, Status: r.Status, Detail: r.Detail, Since: r.Since.UTC()})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Since.Before(out[j].Since) })
+	return out, nil
+}
+
+// Search implements ports.BackOffice: one statement for an id (every kind of object and its
+// external id), one for a phone, one for a card number's last four digits.
+func (b *BackOffice) Search(ctx context.Context, q ports.SearchQuery) ([]ports.SearchHit, error) {
+	var out []ports.SearchHit
+	g := b.db.conn(ctx)
+	var err error
+	switch {
+	case q.ID != uuid.Nil:
+		id, text := q.ID, q.ID.String()
+		err = g.Raw(`
+SELECT 'application' AS kind, id, status || ' · ' || task_name AS label FROM applications WHERE id = ? OR external_id = ?
+UNION ALL SELECT 'loan', id, COALESCE(contract_number, 'no contract yet') FROM loans WHERE id = ?
+UNION ALL SELECT 'transfer', id, status || ' · ' || masked_pan FROM transfers WHERE id = ? OR external_id = ?
+UNION ALL SELECT 'repayment', id, contract_number FROM repayments WHERE id = ? OR transaction_id = ? OR external_id = ?
+UNION ALL SELECT 'card', id, status || ' · ' || masked_pan FROM cards WHERE id = ?
+UNION ALL SELECT 'card_order', id, status FROM card_orders WHERE id = ? OR card_id = ? OR external_id = ?
+LIMIT ?`, id, id, id, id, id, id, id, id, id, id, id, text, q.Limit).Scan(&out).Error
+	case len(q.PhoneIndexes) > 0:
+		err = g.Table("applications").Select("'application' AS kind, id, status || ' · ' || task_name AS label").
+			Where("phone_index IN ?", q.PhoneIndexes).Order("created_at DESC").Limit(q.Limit).Scan(&out).Error
+	case q.PANLast4 != "":
+		like := "%" + q.PANLast4
+		err = g.Raw(`
+SELECT 'card' AS kind, id, status || ' · ' || masked_pan AS label FROM cards WHERE masked_pan LIKE ?
+UNION ALL SELECT 'transfer', id, status || ' · ' || masked_pan FROM transfers WHERE masked_pan LIKE ?
+LIMIT ?`, like, like, q.Limit).Scan(&out).Error
+	}
+	if err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	if q.Text != "" && len(out) < q.Limit {
+		// A request id is the partner's envelope id, any text: its stored claim names the endpoint.
+		var reqs []struct {
+			PartnerID uuid.UUID
+			Key       string
+			Endpoint  string
+		}
+		if err := g.Table("idempotency_records").Select("partner_id, key, endpoint").Where("key = ?", q.Text).
+			Limit(q.Limit).Scan(&reqs).Error; err != nil {
+			return nil, interpretError(err, nil, nil)
+		}
+		for _, r := range reqs {
+			out = append(out, ports.SearchHit{Kind: "request", ID: r.PartnerID, Label: r.Endpoint + " · request " + r.Key})
+		}
+	}
+	return out, nil
+}
+
+type eventRow struct {
+	ID            uuid.UUID
+	PartnerID     uuid.UUID
+	ObjectID      *uuid.UUID
+	Type          string
+	Sequence      *int64
+	CreatedAt     time.Time
+	Attempts      int
+	NextAttemptAt *time.Time
+	DeliveredAt   *time.Time
+	LastError     string
+}
+
+// Events implements ports.BackOffice.
+func (b *BackOffice) Events(ctx context.Context, partnerID, objectID uuid.UUID, limit int) ([]ports.EventRecord, error) {
+	q := b.db.conn(ctx).Table("events").
+		Select("id, partner_id, object_id, type, sequence, created_at, attempts, next_attempt_at, delivered_at, last_error")
+	if objectID != uuid.Nil {
+		q = q.Where("object_id = ?", objectID)
+	} else {
+		q = q.Where("partner_id = ?", partnerID)
+	}
+	var rows []eventRow
+	if err := q.Order("created_at DESC").Limit(limit).Scan(&rows).Error; err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]ports.EventRecord, len(rows))
+	for i, r := range rows {
+		e := ports.EventRecord{ID: r.ID, PartnerID: r.PartnerID, Type: r.Type, CreatedAt: r.CreatedAt.UTC(), Attempts: r.Attempts,
+			NextAttempt: fromOptTime(r.NextAttemptAt), DeliveredAt: fromOptTime(r.DeliveredAt), LastError: r.LastError}
+		if r.ObjectID != nil {
+			e.ObjectID = *r.ObjectID
+		}
+		if r.Sequence != nil {
+			e.Sequence = *r.Sequence
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// ResendEvent implements ports.BackOffice.
+func (b *BackOffice) ResendEvent(ctx context.Context, id uuid.UUID, t time.Time) error {
+	res := b.db.conn(ctx).Table("events").Where("id = ? AND partner_id IN (SELECT id FROM partners WHERE webhook_url <> '')", id).
+		Updates(map[string]any{"next_attempt_at": t.UTC(), "attempts": 0, "delivered_at": nil})
+	if res.Error != nil {
+		return interpretError(res.Error, nil, nil)
+	}
+	if res.RowsAffected == 0 {
+		return ports.ErrEventNotFound
+	}
+	return nil
+}
+
+// Accounts implements ports.BackOffice.
+func (b *BackOffice) Accounts(ctx context.Context, loanID uuid.UUID) ([]ports.AccountBalance, error) {
+	q := b.db.conn(ctx).Table("ledger_accounts").Select("key, kind, balance")
+	if loanID == uuid.Nil {
+		q = q.Where("loan_id IS NULL")
+	} else {
+		q = q.Where("loan_id = ?", loanID)
+	}
+	var out []ports.AccountBalance
+	err := q.Order("key").Scan(&out).Error
+	return out, interpretError(err, nil, nil)
+}
+
+// Entries implements ports.BackOffice: the postings that touch the accounts, with all their
+// entries, so each posting shows both sides.
+func (b *BackOffice) Entries(ctx context.Context, accounts []string, limit int) ([]ports.EntryRecord, error) {
+	if len(accounts) == 0 {
+		return nil, nil
+	}
+	var out []ports.EntryRecord
+	err := b.db.conn(ctx).Raw(`
+SELECT p.id AS posting_id, p.kind, p.ref, p.created_at AS at, e.account_key AS account, e.debit, e.credit
+FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
+WHERE e.posting_id IN (SELECT posting_id FROM (SELECT DISTINCT x.posting_id, y.created_at FROM ledger_entries x
+      JOIN ledger_postings y ON y.id = x.posting_id WHERE x.account_key IN ? ORDER BY y.created_at DESC LIMIT ?) t)
+ORDER BY p.created_at DESC, p.id, e.debit DESC`, accounts, limit).Scan(&out).Error
+	for i := range out {
+		out[i].At = out[i].At.UTC()
+		out[i].Account = strings.TrimSpace(out[i].Account)
+	}
+	return out, interpretError(err, nil, nil)
+}

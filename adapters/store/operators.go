@@ -1,0 +1,304 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm/clause"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// The operator console's own tables: operators and their sessions, maker-checker proposals,
+// and the append-only audit log.
+
+type operatorModel struct {
+	ID           uuid.UUID  `gorm:"column:id;primaryKey"`
+	Name         string     `gorm:"column:name"`
+	Role         string     `gorm:"column:role"`
+	PasswordHash string     `gorm:"column:password_hash"`
+	MustChange   bool       `gorm:"column:must_change"`
+	Disabled     bool       `gorm:"column:disabled"`
+	FailedLogins int        `gorm:"column:failed_logins"`
+	LockedUntil  *time.Time `gorm:"column:locked_until"`
+	CreatedAt    time.Time  `gorm:"column:created_at;autoCreateTime:false"`
+}
+
+func (operatorModel) TableName() string { return "operators" }
+
+func operatorRow(o *domain.Operator) operatorModel {
+	s := o.State()
+	return operatorModel{ID: s.ID, Name: s.Name, Role: string(s.Role), PasswordHash: s.PasswordHash, MustChange: s.MustChange,
+		Disabled: s.Disabled, FailedLogins: s.FailedLogins, LockedUntil: optTime(s.LockedUntil), CreatedAt: s.CreatedAt.UTC()}
+}
+
+func (m operatorModel) toDomain() *domain.Operator {
+	return domain.RestoreOperator(domain.OperatorState{ID: m.ID, Name: m.Name, Role: domain.Role(m.Role), PasswordHash: m.PasswordHash,
+		MustChange: m.MustChange, Disabled: m.Disabled, FailedLogins: m.FailedLogins, LockedUntil: fromOptTime(m.LockedUntil),
+		CreatedAt: m.CreatedAt.UTC()})
+}
+
+type sessionModel struct {
+	TokenHash  []byte    `gorm:"column:token_hash;primaryKey"`
+	OperatorID uuid.UUID `gorm:"column:operator_id"`
+	CSRF       string    `gorm:"column:csrf"`
+	CreatedAt  time.Time `gorm:"column:created_at;autoCreateTime:false"`
+	LastSeenAt time.Time `gorm:"column:last_seen_at"`
+}
+
+func (sessionModel) TableName() string { return "operator_sessions" }
+
+// OperatorRepository implements ports.OperatorRepository.
+type OperatorRepository struct{ db *DB }
+
+// NewOperatorRepository returns the repository on db.
+func NewOperatorRepository(db *DB) *OperatorRepository { return &OperatorRepository{db: db} }
+
+var operatorUnique = constraintErrors{
+	"operators_name_key": domain.ErrOperatorExists,
+	"operators.name":     domain.ErrOperatorExists,
+}
+
+// Create implements ports.OperatorRepository.
+func (r *OperatorRepository) Create(ctx context.Context, o *domain.Operator) error {
+	m := operatorRow(o)
+	return interpretError(r.db.conn(ctx).Create(&m).Error, nil, operatorUnique)
+}
+
+// Get implements ports.OperatorRepository.
+func (r *OperatorRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Operator, error) {
+	var m operatorModel
+	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
+		return nil, interpretError(err, domain.ErrOperatorNotFound, nil)
+	}
+	return m.toDomain(), nil
+}
+
+// ByName implements ports.OperatorRepository.
+func (r *OperatorRepository) ByName(ctx context.Context, name string) (*domain.Operator, error) {
+	var m operatorModel
+	if err := r.db.conn(ctx).Where("name = ?", name).Take(&m).Error; err != nil {
+		return nil, interpretError(err, domain.ErrOperatorNotFound, nil)
+	}
+	return m.toDomain(), nil
+}
+
+// List implements ports.OperatorRepository.
+func (r *OperatorRepository) List(ctx context.Context) ([]*domain.Operator, error) {
+	var ms []operatorModel
+	if err := r.db.conn(ctx).Order("name").Find(&ms).Error; err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]*domain.Operator, len(ms))
+	for i, m := range ms {
+		out[i] = m.toDomain()
+	}
+	return out, nil
+}
+
+// Update implements ports.OperatorRepository.
+func (r *OperatorRepository) Update(ctx context.Context, id uuid.UUID, fn func(o *domain.Operator) error) error {
+	return r.db.inTx(ctx, func(ctx context.Context) error {
+		var m operatorModel
+		err := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error
+		if err != nil {
+			return interpretError(err, domain.ErrOperatorNotFound, nil)
+		}
+		o := m.toDomain()
+		if err := fn(o); err != nil {
+			return err
+		}
+		m = operatorRow(o)
+		return interpretError(r.db.conn(ctx).Select("password_hash", "must_change", "disabled", "failed_logins", "locked_until").
+			Updates(&m).Error, nil, nil)
+	})
+}
+
+// CreateSession implements ports.OperatorRepository.
+func (r *OperatorRepository) CreateSession(ctx context.Context, s ports.OperatorSession) error {
+	m := sessionModel{TokenHash: s.TokenHash, OperatorID: s.OperatorID, CSRF: s.CSRF, CreatedAt: s.CreatedAt.UTC(), LastSeenAt: s.LastSeenAt.UTC()}
+	return interpretError(r.db.conn(ctx).Create(&m).Error, nil, nil)
+}
+
+// Session implements ports.OperatorRepository.
+func (r *OperatorRepository) Session(ctx context.Context, h []byte) (ports.OperatorSession, error) {
+	var m sessionModel
+	if err := r.db.conn(ctx).Where("token_hash = ?", h).Take(&m).Error; err != nil {
+		return ports.OperatorSession{}, interpretError(err, ports.ErrNoSession, nil)
+	}
+	return ports.OperatorSession{TokenHash: m.TokenHash, OperatorID: m.OperatorID, CSRF: m.CSRF,
+		CreatedAt: m.CreatedAt.UTC(), LastSeenAt: m.LastSeenAt.UTC()}, nil
+}
+
+// TouchSession implements ports.OperatorRepository.
+func (r *OperatorRepository) TouchSession(ctx context.Context, h []byte, t time.Time) error {
+	return interpretError(r.db.conn(ctx).Model(&sessionModel{}).Where("token_hash = ?", h).
+		Update("last_seen_at", t.UTC()).Error, nil, nil)
+}
+
+// DeleteSessions implements ports.OperatorRepository.
+func (r *OperatorRepository) DeleteSessions(ctx context.Context, operatorID uuid.UUID, h []byte) error {
+	q := r.db.conn(ctx).Where("operator_id = ?", operatorID)
+	if h != nil {
+		q = q.Where("token_hash = ?", h)
+	}
+	return interpretError(q.Delete(&sessionModel{}).Error, nil, nil)
+}
+
+type auditModel struct {
+	ID       int64     `gorm:"column:id;primaryKey;autoIncrement"`
+	At       time.Time `gorm:"column:at"`
+	Operator string    `gorm:"column:operator"`
+	Address  string    `gorm:"column:address"`
+	Action   string    `gorm:"column:action"`
+	Object   string    `gorm:"column:object"`
+	Detail   string    `gorm:"column:detail"`
+}
+
+func (auditModel) TableName() string { return "audit_log" }
+
+// AuditLog implements ports.AuditLog: it only ever inserts and selects.
+type AuditLog struct{ db *DB }
+
+// NewAuditLog returns the audit log on db.
+func NewAuditLog(db *DB) *AuditLog { return &AuditLog{db: db} }
+
+// Append implements ports.AuditLog.
+func (l *AuditLog) Append(ctx context.Context, e ports.AuditEntry) error {
+	m := auditModel{At: e.At.UTC(), Operator: e.Operator, Address: e.Address, Action: e.Action, Object: e.Object, Detail: e.Detail}
+	return interpretError(l.db.conn(ctx).Create(&m).Error, nil, nil)
+}
+
+// List implements ports.AuditLog.
+func (l *AuditLog) List(ctx context.Context, f ports.AuditFilter) ([]ports.AuditEntry, error) {
+	q := l.db.conn(ctx).Model(&auditModel{})
+	if f.Operator != "" {
+		q = q.Where("operator = ?", f.Operator)
+	}
+	if f.Action != "" {
+		q = q.Where("action = ?", f.Action)
+	}
+	if f.Object != "" {
+		q = q.Where("object = ?", f.Object)
+	}
+	if !f.From.IsZero() {
+		q = q.Where("at >= ?", f.From.UTC())
+	}
+	if !f.To.IsZero() {
+		q = q.Where("at < ?", f.To.UTC())
+	}
+	if f.BeforeID > 0 {
+		q = q.Where("id < ?", f.BeforeID)
+	}
+	if f.Limit > 0 {
+		q = q.Limit(f.Limit)
+	}
+	var ms []auditModel
+	if err := q.Order("id DESC").Find(&ms).Error; err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]ports.AuditEntry, len(ms))
+	for i, m := range ms {
+		out[i] = ports.AuditEntry{ID: m.ID, At: m.At.UTC(), Operator: m.Operator, Address: m.Address, Action: m.Action, Object: m.Object, Detail: m.Detail}
+	}
+	return out, nil
+}
+
+type proposalModel struct {
+	ID         uuid.UUID  `gorm:"column:id;primaryKey"`
+	Kind       string     `gorm:"column:kind"`
+	ObjectID   uuid.UUID  `gorm:"column:object_id"`
+	Done       bool       `gorm:"column:done"`
+	Ref        string     `gorm:"column:ref"`
+	Note       string     `gorm:"column:note"`
+	Status     string     `gorm:"column:status"`
+	ProposedBy uuid.UUID  `gorm:"column:proposed_by"`
+	ProposedAt time.Time  `gorm:"column:proposed_at"`
+	DecidedBy  *uuid.UUID `gorm:"column:decided_by"`
+	DecidedAt  *time.Time `gorm:"column:decided_at"`
+}
+
+func (proposalModel) TableName() string { return "proposals" }
+
+func proposalRow(p *domain.Proposal) proposalModel {
+	m := proposalModel{ID: p.ID, Kind: string(p.Kind), ObjectID: p.ObjectID, Done: p.Done, Ref: p.Ref, Note: p.Note,
+		Status: string(p.Status), ProposedBy: p.ProposedBy, ProposedAt: p.ProposedAt.UTC(), DecidedAt: optTime(p.DecidedAt)}
+	if p.DecidedBy != uuid.Nil {
+		by := p.DecidedBy
+		m.DecidedBy = &by
+	}
+	return m
+}
+
+func (m proposalModel) toDomain() *domain.Proposal {
+	p := &domain.Proposal{ID: m.ID, Kind: domain.ProposalKind(m.Kind), ObjectID: m.ObjectID, Done: m.Done, Ref: m.Ref, Note: m.Note,
+		Status: domain.ProposalStatus(m.Status), ProposedBy: m.ProposedBy, ProposedAt: m.ProposedAt.UTC(), DecidedAt: fromOptTime(m.DecidedAt)}
+	if m.DecidedBy != nil {
+		p.DecidedBy = *m.DecidedBy
+	}
+	return p
+}
+
+// ProposalRepository implements ports.ProposalRepository.
+type ProposalRepository struct{ db *DB }
+
+// NewProposalRepository returns the repository on db.
+func NewProposalRepository(db *DB) *ProposalRepository { return &ProposalRepository{db: db} }
+
+var proposalUnique = constraintErrors{
+	"proposals_open_object_key": domain.ErrProposalOpen,
+	"proposals.object_id":       domain.ErrProposalOpen,
+}
+
+// Create implements ports.ProposalRepository.
+func (r *ProposalRepository) Create(ctx context.Context, p *domain.Proposal) error {
+	m := proposalRow(p)
+	return interpretError(r.db.conn(ctx).Create(&m).Error, nil, proposalUnique)
+}
+
+// Get implements ports.ProposalRepository.
+func (r *ProposalRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Proposal, error) {
+	var m proposalModel
+	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
+		return nil, interpretError(err, domain.ErrProposalNotFound, nil)
+	}
+	return m.toDomain(), nil
+}
+
+// Update implements ports.ProposalRepository.
+func (r *ProposalRepository) Update(ctx context.Context, id uuid.UUID, fn func(p *domain.Proposal) error) error {
+	return r.db.inTx(ctx, func(ctx context.Context) error {
+		var m proposalModel
+		err := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error
+		if err != nil {
+			return interpretError(err, domain.ErrProposalNotFound, nil)
+		}
+		p := m.toDomain()
+		if err := fn(p); err != nil {
+			return err
+		}
+		m = proposalRow(p)
+		return interpretError(r.db.conn(ctx).Select("status", "decided_by", "decided_at").Updates(&m).Error, nil, nil)
+	})
+}
+
+// List implements ports.ProposalRepository.
+func (r *ProposalRepository) List(ctx context.Context, objectID uuid.UUID, limit int) ([]*domain.Proposal, error) {
+	q := r.db.conn(ctx).Order("proposed_at DESC").Limit(limit)
+	if objectID == uuid.Nil {
+		q = q.Where("status = ?", string(domain.ProposalOpen))
+	} else {
+		q = q.Where("object_id = ?", objectID)
+	}
+	var ms []proposalModel
+	if err := q.Find(&ms).Error; err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]*domain.Proposal, len(ms))
+	for i, m := range ms {
+		out[i] = m.toDomain()
+	}
+	return out, nil
+}

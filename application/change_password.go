@@ -1,0 +1,65 @@
+package application
+
+import (
+	"context"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// ChangePassword is an operator choosing a new password (at the first login, a must).
+type ChangePassword struct {
+	Old, New string
+}
+
+// ChangePasswordHandler changes operators' passwords.
+type ChangePasswordHandler struct {
+	uow       ports.UnitOfWork
+	operators ports.OperatorRepository
+	audit     audit
+}
+
+// NewChangePasswordHandler returns the handler on the ports it uses.
+func NewChangePasswordHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository, log ports.AuditLog) *ChangePasswordHandler {
+	return &ChangePasswordHandler{uow: uow, operators: operators, audit: audit{clock: clock, log: log}}
+}
+
+// Handle checks the old password and sets the new one. A wrong old password counts as a
+// failed login.
+func (h *ChangePasswordHandler) Handle(ctx context.Context, who Actor, cmd ChangePassword) error {
+	if len(cmd.New) < domain.MinPasswordLength || cmd.New == cmd.Old {
+		return domain.ErrWeakPassword
+	}
+	o, err := h.operators.Get(ctx, who.ID)
+	if err != nil {
+		return err
+	}
+	good := passwordMatches(o.PasswordHash(), cmd.Old)
+	hash, err := hashPassword(cmd.New)
+	if err != nil {
+		return err
+	}
+	var refusal error
+	err = h.uow.Do(ctx, func(ctx context.Context) error {
+		err := h.operators.Update(ctx, who.ID, func(o *domain.Operator) error {
+			if !good {
+				refusal = domain.ErrBadCredentials
+				o.LoginFailed(h.audit.now())
+				return nil
+			}
+			o.SetPassword(hash, false)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if refusal != nil {
+			return h.audit.record(ctx, who, "password.change_failed", "operator:"+who.Name, "wrong current password")
+		}
+		return h.audit.record(ctx, who, "password.change", "operator:"+who.Name, "")
+	})
+	if err != nil {
+		return err
+	}
+	return refusal
+}

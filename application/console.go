@@ -1,0 +1,97 @@
+package application
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// The operator console's shared pieces: who acts, what they may do, and the audit log every
+// action, login and reveal of personal data is written to in the transaction of its effect.
+
+// Actor is the operator a console use case acts for, and the address their request came from.
+type Actor struct {
+	ID      uuid.UUID
+	Name    string
+	Role    domain.Role
+	Address string
+}
+
+// may refuses what the actor's role does not allow.
+func (a Actor) may(need domain.Role) error {
+	if !a.Role.Allows(need) {
+		return domain.ErrForbidden
+	}
+	return nil
+}
+
+// CLIActor is who acts when an operator is managed from tiyin's command line.
+var CLIActor = Actor{Name: "cli", Role: domain.RoleAdmin, Address: "local"}
+
+// audit writes the audit log's lines.
+type audit struct {
+	clock ports.Clock
+	log   ports.AuditLog
+}
+
+// now is the system time: the console works across partners, on no partner's clock.
+func (x audit) now() time.Time { return x.clock.Now(uuid.Nil) }
+
+// record appends one line, in the transaction of ctx.
+func (x audit) record(ctx context.Context, who Actor, action, object, detail string) error {
+	return x.log.Append(ctx, ports.AuditEntry{At: x.now(), Operator: who.Name, Address: who.Address,
+		Action: action, Object: object, Detail: detail})
+}
+
+// passwordCost is bcrypt's cost for operators' passwords; tests lower it.
+var passwordCost = bcrypt.DefaultCost
+
+// hashPassword hashes an operator's password with bcrypt.
+func hashPassword(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), passwordCost)
+	if err != nil {
+		return "", fmt.Errorf("hash password: %w", err)
+	}
+	return string(h), nil
+}
+
+// passwordMatches compares in constant time (bcrypt does).
+func passwordMatches(hash, password string) bool {
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
+}
+
+// dummyHash is compared against when the name is unknown, so a login takes as long whether
+// or not the operator exists.
+var dummyHash = sync.OnceValue(func() string {
+	h, _ := hashPassword("not the password of anyone")
+	return h
+})
+
+var secretEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// newSecret is n random bytes, as text.
+func newSecret(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return secretEncoding.EncodeToString(b)
+}
+
+// oneTimePassword is a fresh password to be changed at the first login: 20 characters.
+func oneTimePassword() string { return newSecret(12)[:20] }
+
+// SessionTokenHash is how a session token is stored and looked up: the token itself is never
+// stored.
+func SessionTokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}

@@ -1,0 +1,65 @@
+package application
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// LoanPage is a loan as operators see it: its schedule, its position today (the five debt
+// parts), its payments, and its accounts with their postings.
+type LoanPage struct {
+	View        LoanView
+	PartnerName string
+	Payments    []domain.Payment
+	Accounts    []ports.AccountBalance
+	Entries     []ports.EntryRecord
+}
+
+// ConsoleLoanHandler reads a loan's page.
+type ConsoleLoanHandler struct {
+	clock      ports.Clock
+	loans      ports.LoanRepository
+	partners   ports.PartnerRepository
+	repayments ports.RepaymentRepository
+	backOffice ports.BackOffice
+}
+
+// NewConsoleLoanHandler returns the handler on the ports it uses.
+func NewConsoleLoanHandler(clock ports.Clock, loans ports.LoanRepository, partners ports.PartnerRepository,
+	repayments ports.RepaymentRepository, backOffice ports.BackOffice) *ConsoleLoanHandler {
+	return &ConsoleLoanHandler{clock: clock, loans: loans, partners: partners, repayments: repayments, backOffice: backOffice}
+}
+
+// Handle reads the page of loan id, of any partner, its position on its partner's clock.
+func (h *ConsoleLoanHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (LoanPage, error) {
+	if err := who.may(domain.RoleViewer); err != nil {
+		return LoanPage{}, err
+	}
+	loan, err := h.loans.Get(ctx, id)
+	if err != nil {
+		return LoanPage{}, err
+	}
+	var p LoanPage
+	if p.View, err = view(loan, h.clock); err != nil {
+		return p, err
+	}
+	if p.PartnerName, err = partnerName(ctx, h.partners, loan.PartnerID()); err != nil {
+		return p, err
+	}
+	if p.Payments, err = h.repayments.ListPayments(ctx, id); err != nil {
+		return p, err
+	}
+	if p.Accounts, err = h.backOffice.Accounts(ctx, id); err != nil {
+		return p, err
+	}
+	keys := make([]string, len(p.Accounts))
+	for i, a := range p.Accounts {
+		keys[i] = a.Key
+	}
+	p.Entries, err = h.backOffice.Entries(ctx, keys, pageRows)
+	return p, err
+}

@@ -1,0 +1,66 @@
+package application
+
+import (
+	"context"
+	"encoding/hex"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// searchLimit bounds the hits of one search.
+const searchLimit = 50
+
+// ConsoleSearchHandler finds objects by what an operator knows of them.
+type ConsoleSearchHandler struct {
+	backOffice ports.BackOffice
+	sealer     ports.Sealer
+}
+
+// NewConsoleSearchHandler returns the handler on the ports it uses.
+func NewConsoleSearchHandler(backOffice ports.BackOffice, sealer ports.Sealer) *ConsoleSearchHandler {
+	return &ConsoleSearchHandler{backOffice: backOffice, sealer: sealer}
+}
+
+// Handle reads the text as any id (application, external, loan, transaction, card, request),
+// a phone number (found by its blind index: phones are stored sealed), or the last four
+// digits of a card number.
+func (h *ConsoleSearchHandler) Handle(ctx context.Context, who Actor, text string) ([]ports.SearchHit, error) {
+	if err := who.may(domain.RoleViewer); err != nil {
+		return nil, err
+	}
+	text = strings.TrimSpace(text)
+	q := ports.SearchQuery{Text: text, Limit: searchLimit}
+	digits := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "", "(", "", ")", "").Replace(text), "+")
+	switch {
+	case text == "":
+		return nil, nil
+	case uuid.Validate(text) == nil:
+		q.ID = uuid.MustParse(text)
+	case len(digits) == 4 && allDigits(digits):
+		q.PANLast4 = digits
+	case len(digits) >= 9 && allDigits(digits):
+		phone, err := domain.ParsePhone(digits)
+		if err != nil && len(digits) == 9 {
+			phone, err = domain.ParsePhone("998" + digits)
+		}
+		if err == nil {
+			for _, b := range h.sealer.Blind("phone", phone.String()) {
+				q.PhoneIndexes = append(q.PhoneIndexes, hex.EncodeToString(b))
+			}
+		}
+	}
+	return h.backOffice.Search(ctx, q)
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}

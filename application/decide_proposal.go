@@ -1,0 +1,95 @@
+package application
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// DecideProposal is a second officer's approval or rejection of a proposal.
+type DecideProposal struct {
+	ID      uuid.UUID
+	Approve bool
+}
+
+// DecideProposalHandler approves and rejects proposals. An approval applies the resolution in
+// the transaction that records it: the proposal, the object's new state, its ledger posting
+// and the audit line commit together or not at all.
+type DecideProposalHandler struct {
+	uow          ports.UnitOfWork
+	clock        ports.Clock
+	applications ports.ApplicationRepository
+	loans        ports.LoanRepository
+	ledger       ports.LedgerRepository
+	proposals    ports.ProposalRepository
+	settlement   transferSettlement
+	product      Product
+	audit        audit
+}
+
+// NewDecideProposalHandler returns the handler on the ports it uses.
+func NewDecideProposalHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
+	loans ports.LoanRepository, ledger ports.LedgerRepository, transfers ports.TransferRepository,
+	proposals ports.ProposalRepository, log ports.AuditLog, product Product) *DecideProposalHandler {
+	return &DecideProposalHandler{uow: uow, clock: clock, applications: applications, loans: loans, ledger: ledger,
+		proposals: proposals, settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
+		product: product, audit: audit{clock: clock, log: log}}
+}
+
+// Handle records the decision and, for an approval, resolves the object. The maker may not
+// decide their own proposal; a proposal older than domain.ProposalTTL is expired. An object
+// whose outcome became known meanwhile refuses the approval (domain.ErrOutcomeKnown): the
+// proposal stays open, for a rejection.
+func (h *DecideProposalHandler) Handle(ctx context.Context, who Actor, cmd DecideProposal) error {
+	if err := who.may(domain.RoleOfficer); err != nil {
+		return err
+	}
+	return h.uow.Do(ctx, func(ctx context.Context) error {
+		var p *domain.Proposal
+		err := h.proposals.Update(ctx, cmd.ID, func(x *domain.Proposal) error {
+			p = x
+			return x.Decide(cmd.Approve, who.ID, h.audit.now())
+		})
+		if err != nil {
+			return err
+		}
+		action := "proposal.reject"
+		if cmd.Approve {
+			action = "proposal.approve"
+			if err := h.resolve(ctx, p); err != nil {
+				return err
+			}
+		}
+		return h.audit.record(ctx, who, action, objectName(p), describe(p))
+	})
+}
+
+// resolve applies an approved proposal, in the transaction of ctx.
+func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal) error {
+	if p.Kind == domain.ResolveTransfer {
+		return h.settlement.settle(ctx, p.ObjectID, func(t *domain.Transfer) (bool, error) {
+			if t.Status() != domain.TransferProcessing {
+				return false, domain.ErrOutcomeKnown
+			}
+			reason := "not credited, as the bank's operators found"
+			if p.Done {
+				reason = ""
+			}
+			return true, t.Settle(p.Done, reason, h.clock.Now(t.PartnerID()))
+		})
+	}
+	var loan *domain.Loan
+	err := h.applications.Update(ctx, p.ObjectID, func(a *domain.Application) error {
+		var err error
+		loan, err = a.ResolveUnknown(p.Done, p.Ref, domain.LoanProduct{LoanID: newID(), ServiceRate: h.product.ServiceRate,
+			PenaltyDaily: h.product.PenaltyDaily, ScheduleType: h.product.ScheduleType}, h.clock.Now(a.PartnerID()))
+		return err
+	})
+	if err != nil || loan == nil {
+		return err
+	}
+	return issueLoan(ctx, h.loans, h.ledger, loan)
+}

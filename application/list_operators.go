@@ -1,0 +1,23 @@
+package application
+
+import (
+	"context"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// ListOperatorsHandler lists the console's operators (`tiyin operator list`).
+type ListOperatorsHandler struct {
+	operators ports.OperatorRepository
+}
+
+// NewListOperatorsHandler returns the handler on the ports it uses.
+func NewListOperatorsHandler(operators ports.OperatorRepository) *ListOperatorsHandler {
+	return &ListOperatorsHandler{operators: operators}
+}
+
+// Handle returns every operator, by name.
+func (h *ListOperatorsHandler) Handle(ctx context.Context) ([]*domain.Operator, error) {
+	return h.operators.List(ctx)
+}

@@ -1,0 +1,108 @@
+package application
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// ProposeResolution is an officer's finding, after asking the bank, of how a gateway call
+// whose outcome tiyin does not know ended: done or not done.
+type ProposeResolution struct {
+	Kind     domain.ProposalKind
+	ObjectID uuid.UUID
+	Done     bool
+	Ref      string
+	Note     string
+}
+
+// ProposeResolutionHandler records proposals; another officer approves them
+// (DecideProposalHandler), since they decide money.
+type ProposeResolutionHandler struct {
+	uow          ports.UnitOfWork
+	applications ports.ApplicationRepository
+	transfers    ports.TransferRepository
+	proposals    ports.ProposalRepository
+	audit        audit
+}
+
+// NewProposeResolutionHandler returns the handler on the ports it uses.
+func NewProposeResolutionHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
+	transfers ports.TransferRepository, proposals ports.ProposalRepository, log ports.AuditLog) *ProposeResolutionHandler {
+	return &ProposeResolutionHandler{uow: uow, applications: applications, transfers: transfers, proposals: proposals,
+		audit: audit{clock: clock, log: log}}
+}
+
+// Handle records the proposal, when the object's outcome is unknown now and it has no open
+// proposal; it returns the proposal's id.
+func (h *ProposeResolutionHandler) Handle(ctx context.Context, who Actor, cmd ProposeResolution) (uuid.UUID, error) {
+	if err := who.may(domain.RoleOfficer); err != nil {
+		return uuid.Nil, err
+	}
+	if err := unknownNow(ctx, h.applications, h.transfers, cmd.Kind, cmd.ObjectID); err != nil {
+		return uuid.Nil, err
+	}
+	p, err := domain.NewProposal(newID(), cmd.Kind, cmd.ObjectID, cmd.Done, cmd.Ref, cmd.Note, who.ID, h.audit.now())
+	if err != nil {
+		return uuid.Nil, err
+	}
+	err = h.uow.Do(ctx, func(ctx context.Context) error {
+		if err := h.proposals.Create(ctx, p); err != nil {
+			return err
+		}
+		return h.audit.record(ctx, who, "proposal.create", objectName(p), describe(p))
+	})
+	return p.ID, err
+}
+
+// unknownNow refuses an object whose outcome is known: an application not waiting on an
+// unanswered call, a transfer not PROCESSING.
+func unknownNow(ctx context.Context, applications ports.ApplicationRepository, transfers ports.TransferRepository,
+	kind domain.ProposalKind, id uuid.UUID) error {
+	switch kind {
+	case domain.ResolveApplication:
+		a, err := applications.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if a.Status() != domain.StatusInProgress || a.State().UnknownSince.IsZero() {
+			return domain.ErrOutcomeKnown
+		}
+	case domain.ResolveTransfer:
+		t, err := transfers.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if t.Status() != domain.TransferProcessing {
+			return domain.ErrOutcomeKnown
+		}
+	default:
+		return fmt.Errorf("unknown proposal kind %q", kind)
+	}
+	return nil
+}
+
+// objectName is how the audit log names a proposal's object.
+func objectName(p *domain.Proposal) string {
+	if p.Kind == domain.ResolveTransfer {
+		return "transfer:" + p.ObjectID.String()
+	}
+	return "application:" + p.ObjectID.String()
+}
+
+// describe is a proposal in one line of the audit log.
+func describe(p *domain.Proposal) string {
+	outcome := "not done"
+	if p.Done {
+		outcome = "done"
+	}
+	s := fmt.Sprintf("proposal %s: %s as %s", p.ID, p.Kind, outcome)
+	if p.Ref != "" {
+		s += ", reference " + p.Ref
+	}
+	return s + ": " + p.Note
+}

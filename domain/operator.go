@@ -1,0 +1,171 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// The operator console's rules: who may log in, for how long, and what each role may do.
+const (
+	// MaxFailedLogins is how many wrong passwords in a row lock an operator out.
+	MaxFailedLogins = 5
+	// LockoutFor is how long such a lock lasts.
+	LockoutFor = 15 * time.Minute
+	// SessionIdle is how long a console session lives without a request.
+	SessionIdle = 30 * time.Minute
+	// ProposalTTL is how long a maker-checker proposal waits for its approval.
+	ProposalTTL = 24 * time.Hour
+	// MinPasswordLength is the shortest password an operator may choose.
+	MinPasswordLength = 12
+)
+
+// Errors of the operator console.
+var (
+	// ErrOperatorNotFound means no operator has that id or name.
+	ErrOperatorNotFound = errors.New("operator not found")
+	// ErrOperatorExists means an operator with that name exists already.
+	ErrOperatorExists = errors.New("operator with this name exists")
+	// ErrBadCredentials means the name or the password is wrong, or the operator is disabled:
+	// a login is never told which.
+	ErrBadCredentials = errors.New("wrong name or password")
+	// ErrOperatorLocked means too many wrong passwords locked the operator out for a while.
+	ErrOperatorLocked = errors.New("too many wrong passwords: the account is locked for 15 minutes")
+	// ErrForbidden means the operator's role may not do that.
+	ErrForbidden = errors.New("your role may not do this")
+	// ErrWeakPassword means a new password is too short or the same as the old one.
+	ErrWeakPassword = fmt.Errorf("a new password needs at least %d characters and must differ from the old one", MinPasswordLength)
+	// ErrProposalNotFound means no proposal has that id.
+	ErrProposalNotFound = errors.New("proposal not found")
+	// ErrProposalOpen means the object has an open proposal already: approve or reject it.
+	ErrProposalOpen = errors.New("this object has an open proposal already: approve or reject that one")
+	// ErrSelfApproval means an officer tried to approve their own proposal.
+	ErrSelfApproval = errors.New("a proposal is approved by another officer than the one who made it")
+	// ErrProposalClosed means the proposal was approved, rejected or expired already.
+	ErrProposalClosed = errors.New("the proposal is no longer open")
+	// ErrOutcomeKnown means the object's gateway outcome is not unknown (any more): there is
+	// nothing to resolve.
+	ErrOutcomeKnown = errors.New("the outcome is not unknown: nothing to resolve")
+)
+
+// Role is what an operator may do in the console.
+type Role string
+
+// The roles, each allowed what the one before it is.
+const (
+	// RoleViewer reads every page, personal data masked.
+	RoleViewer Role = "viewer"
+	// RoleOfficer also acts: retries, resends, reveals personal data, proposes and approves.
+	RoleOfficer Role = "officer"
+	// RoleAdmin also manages partners (enable, disable, rotate a key).
+	RoleAdmin Role = "admin"
+)
+
+var roleRank = map[Role]int{RoleViewer: 1, RoleOfficer: 2, RoleAdmin: 3}
+
+// ParseRole reads a role's name.
+func ParseRole(s string) (Role, error) {
+	r := Role(strings.ToLower(strings.TrimSpace(s)))
+	if roleRank[r] == 0 {
+		return "", fmt.Errorf("role %q: want viewer, officer or admin", s)
+	}
+	return r, nil
+}
+
+// Allows reports whether the role may do what needs at least role need.
+func (r Role) Allows(need Role) bool { return roleRank[r] >= roleRank[need] && roleRank[r] > 0 }
+
+// Operator is a member of the bank's staff who uses the console.
+type Operator struct {
+	id           uuid.UUID
+	name         string
+	role         Role
+	passwordHash string
+	mustChange   bool
+	disabled     bool
+	failedLogins int
+	lockedUntil  time.Time
+	createdAt    time.Time
+}
+
+// NewOperator makes an operator whose password (given as its hash) must be changed at the
+// first login.
+func NewOperator(id uuid.UUID, name string, role Role, passwordHash string, now time.Time) (*Operator, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 64 {
+		return nil, errors.New("an operator's name is 1 to 64 characters")
+	}
+	if roleRank[role] == 0 {
+		return nil, fmt.Errorf("role %q: want viewer, officer or admin", role)
+	}
+	return &Operator{id: id, name: name, role: role, passwordHash: passwordHash, mustChange: true, createdAt: now}, nil
+}
+
+// ID is the operator's id.
+func (o *Operator) ID() uuid.UUID { return o.id }
+
+// Name is the operator's login name.
+func (o *Operator) Name() string { return o.name }
+
+// Role is what the operator may do.
+func (o *Operator) Role() Role { return o.role }
+
+// PasswordHash is the stored hash of the operator's password.
+func (o *Operator) PasswordHash() string { return o.passwordHash }
+
+// MustChangePassword reports whether the operator still has a one-time password.
+func (o *Operator) MustChangePassword() bool { return o.mustChange }
+
+// Disabled reports whether the operator may no longer log in.
+func (o *Operator) Disabled() bool { return o.disabled }
+
+// Locked reports whether wrong passwords lock the operator out at now.
+func (o *Operator) Locked(now time.Time) bool { return now.Before(o.lockedUntil) }
+
+// LoginFailed counts a wrong password; the MaxFailedLogins-th in a row locks the operator for
+// LockoutFor.
+func (o *Operator) LoginFailed(now time.Time) {
+	o.failedLogins++
+	if o.failedLogins >= MaxFailedLogins {
+		o.failedLogins, o.lockedUntil = 0, now.Add(LockoutFor)
+	}
+}
+
+// LoggedIn clears the count of wrong passwords.
+func (o *Operator) LoggedIn() { o.failedLogins = 0 }
+
+// SetPassword replaces the password; mustChange makes it a one-time password (a reset).
+func (o *Operator) SetPassword(hash string, mustChange bool) {
+	o.passwordHash, o.mustChange, o.failedLogins, o.lockedUntil = hash, mustChange, 0, time.Time{}
+}
+
+// SetDisabled disables or enables the operator.
+func (o *Operator) SetDisabled(disabled bool) { o.disabled = disabled }
+
+// OperatorState is every stored field of an operator, for repositories only.
+type OperatorState struct {
+	ID           uuid.UUID
+	Name         string
+	Role         Role
+	PasswordHash string
+	MustChange   bool
+	Disabled     bool
+	FailedLogins int
+	LockedUntil  time.Time
+	CreatedAt    time.Time
+}
+
+// RestoreOperator rebuilds an operator from storage.
+func RestoreOperator(s OperatorState) *Operator {
+	return &Operator{id: s.ID, name: s.Name, role: s.Role, passwordHash: s.PasswordHash, mustChange: s.MustChange,
+		disabled: s.Disabled, failedLogins: s.FailedLogins, lockedUntil: s.LockedUntil, createdAt: s.CreatedAt}
+}
+
+// State returns every stored field.
+func (o *Operator) State() OperatorState {
+	return OperatorState{ID: o.id, Name: o.name, Role: o.role, PasswordHash: o.passwordHash, MustChange: o.mustChange,
+		Disabled: o.disabled, FailedLogins: o.failedLogins, LockedUntil: o.lockedUntil, CreatedAt: o.createdAt}
+}

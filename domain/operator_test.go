@@ -1,0 +1,189 @@
+package domain_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+func TestRolesAllowWhatTheRankBelowThemDoes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		role, need domain.Role
+		want       bool
+	}{
+		{domain.RoleViewer, domain.RoleViewer, true},
+		{domain.RoleViewer, domain.RoleOfficer, false},
+		{domain.RoleOfficer, domain.RoleOfficer, true},
+		{domain.RoleOfficer, domain.RoleAdmin, false},
+		{domain.RoleAdmin, domain.RoleOfficer, true},
+		{domain.Role(""), domain.RoleViewer, false},
+		{domain.Role("root"), domain.RoleViewer, false},
+	}
+	for _, c := range cases {
+		if got := c.role.Allows(c.need); got != c.want {
+			t.Errorf("%q allows %q: %v, want %v", c.role, c.need, got, c.want)
+		}
+	}
+	for in, want := range map[string]domain.Role{"viewer": domain.RoleViewer, " Officer ": domain.RoleOfficer, "ADMIN": domain.RoleAdmin} {
+		if got, err := domain.ParseRole(in); err != nil || got != want {
+			t.Errorf("ParseRole(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := domain.ParseRole("root"); err == nil {
+		t.Error("ParseRole(root) accepted")
+	}
+}
+
+func TestFiveWrongPasswordsLockForFifteenMinutes(t *testing.T) {
+	t.Parallel()
+	o, err := domain.NewOperator(uuid.New(), "dilnoza", domain.RoleOfficer, "hash", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.MustChangePassword() {
+		t.Fatal("a new operator's password is one-time")
+	}
+	for i := 1; i < domain.MaxFailedLogins; i++ {
+		o.LoginFailed(t0)
+		if o.Locked(t0) {
+			t.Fatalf("locked after %d wrong passwords", i)
+		}
+	}
+	o.LoginFailed(t0)
+	if !o.Locked(t0) || !o.Locked(t0.Add(domain.LockoutFor-time.Second)) {
+		t.Fatal("the fifth wrong password in a row must lock for 15 minutes")
+	}
+	if o.Locked(t0.Add(domain.LockoutFor)) {
+		t.Fatal("the lock must end after 15 minutes")
+	}
+	// A good login in between starts the count again.
+	for range domain.MaxFailedLogins - 1 {
+		o.LoginFailed(t0.Add(time.Hour))
+	}
+	o.LoggedIn()
+	o.LoginFailed(t0.Add(time.Hour))
+	if o.Locked(t0.Add(time.Hour)) {
+		t.Fatal("a good login must clear the count of wrong passwords")
+	}
+	o.SetPassword("new", false)
+	if o.MustChangePassword() || o.PasswordHash() != "new" {
+		t.Fatal("SetPassword did not take")
+	}
+	if _, err := domain.NewOperator(uuid.New(), " ", domain.RoleViewer, "h", t0); err == nil {
+		t.Fatal("an empty name was accepted")
+	}
+}
+
+func TestAProposalIsDecidedByAnotherOfficerWithinADay(t *testing.T) {
+	t.Parallel()
+	maker, checker := uuid.New(), uuid.New()
+	open := func(t *testing.T) *domain.Proposal {
+		t.Helper()
+		p, err := domain.NewProposal(uuid.New(), domain.ResolveTransfer, uuid.New(), true, "", "the bank's processing says credited", maker, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name    string
+		by      uuid.UUID
+		at      time.Time
+		approve bool
+		err     error
+		status  domain.ProposalStatus
+	}{
+		{"approved by another", checker, t0.Add(time.Hour), true, nil, domain.ProposalApproved},
+		{"rejected by another", checker, t0.Add(time.Hour), false, nil, domain.ProposalRejected},
+		{"self-approval", maker, t0.Add(time.Hour), true, domain.ErrSelfApproval, domain.ProposalOpen},
+		{"self-rejection", maker, t0.Add(time.Hour), false, domain.ErrSelfApproval, domain.ProposalOpen},
+		{"last second", checker, t0.Add(domain.ProposalTTL - time.Second), true, nil, domain.ProposalApproved},
+		{"expired", checker, t0.Add(domain.ProposalTTL), true, domain.ErrProposalClosed, domain.ProposalExpired},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := open(t)
+			if err := p.Decide(c.approve, c.by, c.at); !errors.Is(err, c.err) {
+				t.Fatalf("Decide: %v, want %v", err, c.err)
+			}
+			if p.Status != c.status {
+				t.Fatalf("status %s, want %s", p.Status, c.status)
+			}
+			if c.err == nil {
+				if err := p.Decide(true, uuid.New(), c.at); !errors.Is(err, domain.ErrProposalClosed) {
+					t.Fatalf("a second decision: %v, want ErrProposalClosed", err)
+				}
+			}
+		})
+	}
+	if _, err := domain.NewProposal(uuid.New(), domain.ResolveTransfer, uuid.New(), true, "", "  ", maker, t0); err == nil {
+		t.Fatal("a proposal without a note was accepted")
+	}
+}
+
+func TestAnUnknownOutcomeIsResolvedAsTheBankFoundIt(t *testing.T) {
+	t.Parallel()
+	unknownAt := func(t *testing.T, name string, task domain.TaskName) *domain.Application {
+		t.Helper()
+		a := stage(t, name)
+		if err := a.BeginStep(task, t0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.CompleteStep(task, domain.StepResult{Outcome: domain.OutcomeUnknown}, domain.LoanProduct{}, t0); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	later := t0.Add(time.Hour)
+
+	a := unknownAt(t, "opening account", domain.TaskOpenAccount)
+	if _, err := a.ResolveUnknown(true, "", domain.LoanProduct{}, later); err == nil {
+		t.Fatal("done without the account number was accepted")
+	}
+	if _, err := a.ResolveUnknown(true, "20208000000000000009", domain.LoanProduct{}, later); err != nil {
+		t.Fatal(err)
+	}
+	if a.Task().Name != domain.TaskOpenLoanApplication || a.AccountNumber() != "20208000000000000009" || !a.State().UnknownSince.IsZero() {
+		t.Fatalf("done: %+v, account %q", a.Task(), a.AccountNumber())
+	}
+	if _, err := a.ResolveUnknown(true, "x", domain.LoanProduct{}, later); !errors.Is(err, domain.ErrOutcomeKnown) {
+		t.Fatalf("a known outcome resolved again: %v", err)
+	}
+
+	a = unknownAt(t, "loan issuance", domain.TaskLoanIssuance)
+	if _, err := a.ResolveUnknown(false, "", domain.LoanProduct{}, later); err != nil {
+		t.Fatal(err)
+	}
+	if a.Status() != domain.StatusFailed || a.Task().Error != domain.StageErrorTechnicalFailure {
+		t.Fatalf("not done: %s %+v", a.Status(), a.Task())
+	}
+
+	a = stage(t, "loan issuance")
+	step := func(task domain.TaskName, r domain.StepResult) {
+		t.Helper()
+		if err := a.BeginStep(task, t0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.CompleteStep(task, r, domain.LoanProduct{}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(domain.TaskLoanIssuance, domain.StepResult{Outcome: domain.OutcomeDone, Ref: "ISS1"})
+	step(domain.TaskGetLoanIssuanceResult, domain.StepResult{Outcome: domain.OutcomeUnknown})
+	loan, err := a.ResolveUnknown(true, "", domain.LoanProduct{LoanID: uuid.New()}, later)
+	if err != nil || loan == nil || a.Status() != domain.StatusCompleted {
+		t.Fatalf("the last stage done must issue the loan: %v, loan %v, %s", err, loan, a.Status())
+	}
+
+	if _, err := stage(t, "opening account").ResolveUnknown(true, "x", domain.LoanProduct{}, later); !errors.Is(err, domain.ErrOutcomeKnown) {
+		t.Fatalf("an application with no unknown outcome: %v", err)
+	}
+	if _, err := unknownAt(t, "polling", domain.TaskPreScoringInfo).ResolveUnknown(true, "", domain.LoanProduct{}, later); err == nil {
+		t.Fatal("pre-scoring was resolved by hand")
+	}
+}

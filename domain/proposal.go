@@ -1,0 +1,137 @@
+package domain
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ProposalKind is what a maker-checker proposal decides.
+type ProposalKind string
+
+// The decisions that move money, and so take two officers.
+const (
+	// ResolveApplication settles an application whose stage's gateway outcome is unknown: done
+	// at the bank (the stage completes, with the bank's reference where the stage has one; the
+	// last stage issues the loan) or not done (the application FAILS).
+	ResolveApplication ProposalKind = "RESOLVE_APPLICATION"
+	// ResolveTransfer settles a transfer stuck in PROCESSING: done (the card was credited, the
+	// hold is captured) or not done (the hold is released).
+	ResolveTransfer ProposalKind = "RESOLVE_TRANSFER"
+)
+
+// ProposalStatus is where a proposal stands.
+type ProposalStatus string
+
+// The statuses of a proposal.
+const (
+	ProposalOpen     ProposalStatus = "OPEN"
+	ProposalApproved ProposalStatus = "APPROVED"
+	ProposalRejected ProposalStatus = "REJECTED"
+	ProposalExpired  ProposalStatus = "EXPIRED"
+)
+
+// Proposal is one officer's decision waiting for another's approval (maker-checker).
+type Proposal struct {
+	ID         uuid.UUID
+	Kind       ProposalKind
+	ObjectID   uuid.UUID
+	Done       bool
+	Ref        string
+	Note       string
+	Status     ProposalStatus
+	ProposedBy uuid.UUID
+	ProposedAt time.Time
+	DecidedBy  uuid.UUID
+	DecidedAt  time.Time
+}
+
+// NewProposal records an officer's proposal. The note says what the bank answered when asked;
+// it is required, since the approver decides on it.
+func NewProposal(id uuid.UUID, kind ProposalKind, object uuid.UUID, done bool, ref, note string, by uuid.UUID, now time.Time) (*Proposal, error) {
+	if kind != ResolveApplication && kind != ResolveTransfer {
+		return nil, errors.New("unknown proposal kind")
+	}
+	note, ref = strings.TrimSpace(note), strings.TrimSpace(ref)
+	if note == "" || len(note) > 500 {
+		return nil, errors.New("say in a note (up to 500 characters) what the bank answered")
+	}
+	if len(ref) > 100 {
+		return nil, errors.New("the bank's reference is at most 100 characters")
+	}
+	return &Proposal{ID: id, Kind: kind, ObjectID: object, Done: done, Ref: ref, Note: note, Status: ProposalOpen,
+		ProposedBy: by, ProposedAt: now}, nil
+}
+
+// StatusAt is the proposal's status at now: an open one past ProposalTTL is EXPIRED.
+func (p *Proposal) StatusAt(now time.Time) ProposalStatus {
+	if p.Status == ProposalOpen && !now.Before(p.ProposedAt.Add(ProposalTTL)) {
+		return ProposalExpired
+	}
+	return p.Status
+}
+
+// Decide approves or rejects the proposal by another officer than its maker. An expired one is
+// recorded EXPIRED and refused.
+func (p *Proposal) Decide(approve bool, by uuid.UUID, now time.Time) error {
+	switch p.StatusAt(now) {
+	case ProposalOpen:
+	case ProposalExpired:
+		p.Status = ProposalExpired
+		return ErrProposalClosed
+	default:
+		return ErrProposalClosed
+	}
+	if by == p.ProposedBy {
+		return ErrSelfApproval
+	}
+	p.Status, p.DecidedBy, p.DecidedAt = ProposalRejected, by, now
+	if approve {
+		p.Status = ProposalApproved
+	}
+	return nil
+}
+
+// Withdraw closes the proposal without a decision, when the object it was about no longer has
+// an unknown outcome (the gateway answered meanwhile).
+func (p *Proposal) Withdraw(by uuid.UUID, now time.Time) {
+	p.Status, p.DecidedBy, p.DecidedAt = ProposalRejected, by, now
+}
+
+// ResolveUnknown settles the current stage whose gateway outcome is unknown, as the bank's
+// operators found it: done completes the stage as if the gateway had answered so (ref is the
+// bank's reference, required by the stages that return one), not done FAILS the application.
+// It returns the new loan when the last stage completes.
+func (a *Application) ResolveUnknown(done bool, ref string, ids LoanProduct, now time.Time) (*Loan, error) {
+	if a.status != StatusInProgress || a.unknownSince.IsZero() {
+		return nil, ErrOutcomeKnown
+	}
+	if !done {
+		a.fail("not done at the bank, as the bank's operators found", now)
+		return nil, nil
+	}
+	switch a.task.Name {
+	case TaskPreScoring, TaskPreScoringInfo:
+		return nil, errors.New("pre-scoring moves no money and has no result to give by hand: retry it")
+	case TaskOpenAccount, TaskOpenLoanApplication, TaskLoanIssuance:
+		if ref == "" {
+			return nil, errors.New("the bank's reference for this stage is required (the account number or the core banking reference)")
+		}
+	}
+	return a.CompleteStep(a.task.Name, StepResult{Outcome: OutcomeDone, Ref: ref}, ids, now)
+}
+
+// RetryNow makes the stage an application waits in (a backoff after an unanswered or
+// unreachable gateway call, a poll) due at once; operators use it after the bank fixed what
+// made the stage wait.
+func (a *Application) RetryNow(now time.Time) error {
+	if (a.status != StatusNew && a.status != StatusInProgress) || a.nextRunAt.IsZero() {
+		return a.refuse("retry")
+	}
+	if a.nextRunAt.After(now) {
+		a.nextRunAt, a.updatedAt = now, now
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package ports
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// ErrNoSession means the console session token is unknown (never issued, logged out, or purged).
+var ErrNoSession = errors.New("no such console session")
+
+// ErrEventNotFound means no event has that id, or its partner has no webhook to send it to.
+var ErrEventNotFound = errors.New("no such event, or its partner has no webhook")
+
+// OperatorSession is a logged-in operator's server-side session. It is known by its token's
+// hash: the token itself lives only in the operator's cookie.
+type OperatorSession struct {
+	TokenHash  []byte
+	OperatorID uuid.UUID
+	CSRF       string
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+}
+
+// OperatorRepository stores the console's operators and their sessions.
+type OperatorRepository interface {
+	// Create stores a new operator; domain.ErrOperatorExists when the name is taken.
+	Create(ctx context.Context, o *domain.Operator) error
+	// Get returns the operator; domain.ErrOperatorNotFound when there is none.
+	Get(ctx context.Context, id uuid.UUID) (*domain.Operator, error)
+	// ByName returns the operator with that name; domain.ErrOperatorNotFound when there is none.
+	ByName(ctx context.Context, name string) (*domain.Operator, error)
+	// List returns every operator, by name.
+	List(ctx context.Context) ([]*domain.Operator, error)
+	// Update locks the operator's row, applies fn and saves it.
+	Update(ctx context.Context, id uuid.UUID, fn func(o *domain.Operator) error) error
+	// CreateSession stores a new session.
+	CreateSession(ctx context.Context, s OperatorSession) error
+	// Session returns the session whose token hashes to h; ErrNoSession when there is none.
+	Session(ctx context.Context, h []byte) (OperatorSession, error)
+	// TouchSession records a request of the session at t.
+	TouchSession(ctx context.Context, h []byte, t time.Time) error
+	// DeleteSessions ends the session whose token hashes to h, or, with h nil, every session of
+	// the operator.
+	DeleteSessions(ctx context.Context, operatorID uuid.UUID, h []byte) error
+}
+
+// AuditEntry is one line of the console's audit log: who did what, when, from which address.
+type AuditEntry struct {
+	ID       int64
+	At       time.Time
+	Operator string
+	Address  string
+	Action   string
+	Object   string
+	Detail   string
+}
+
+// AuditFilter selects audit entries; empty fields select all. Entries come newest first.
+type AuditFilter struct {
+	Operator, Action, Object string
+	From, To                 time.Time
+	BeforeID                 int64
+	Limit                    int
+}
+
+// AuditLog is the append-only record of the console's logins, actions, approvals and reveals of
+// personal data. It has no update or delete path, and the database refuses both.
+type AuditLog interface {
+	// Append adds an entry, in the transaction of ctx.
+	Append(ctx context.Context, e AuditEntry) error
+	// List returns the entries the filter selects.
+	List(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+}
+
+// ProposalRepository stores maker-checker proposals.
+type ProposalRepository interface {
+	// Create stores a new proposal; domain.ErrProposalOpen when its object has an open one.
+	Create(ctx context.Context, p *domain.Proposal) error
+	// Get returns the proposal; domain.ErrProposalNotFound when there is none.
+	Get(ctx context.Context, id uuid.UUID) (*domain.Proposal, error)
+	// Update locks the proposal's row, applies fn and saves it.
+	Update(ctx context.Context, id uuid.UUID, fn func(p *domain.Proposal) error) error
+	// List returns the object's proposals (uuid.Nil: the open ones of every object), newest first.
+	List(ctx context.Context, objectID uuid.UUID, limit int) ([]*domain.Proposal, error)
+}
+
+// StatusCount is how many objects of a kind are in a status.
+type StatusCount struct {
+	Kind, Status string
+	N            int
+}
+
+// AttentionQuery says when work has waited too long: an application in one stage since before
+// StageBefore, an unknown gateway outcome or a transfer PROCESSING since before UnknownBefore,
+// a webhook delivery failed FailedAttempts times.
+type AttentionQuery struct {
+	StageBefore, UnknownBefore time.Time
+	FailedAttempts             int
+	Limit                      int
+}
+
+// AttentionItem is one line of the "needs attention" queue.
+type AttentionItem struct {
+	Kind   string // application, unknown_application, transfer, delivery
+	ID     uuid.UUID
+	Status string
+	Detail string
+	Since  time.Time
+}
+
+// SearchQuery is what an operator typed: an id of any kind, a phone's blind indexes, or the
+// last four digits of a card number.
+type SearchQuery struct {
+	ID           uuid.UUID
+	Text         string
+	PhoneIndexes []string
+	PANLast4     string
+	Limit        int
+}
+
+// SearchHit is one object found.
+type SearchHit struct {
+	Kind  string // application, loan, transfer, repayment, card, card_order, request
+	ID    uuid.UUID
+	Label string
+	At    time.Time
+}
+
+// EventRecord is a recorded event and its delivery state.
+type EventRecord struct {
+	ID          uuid.UUID
+	PartnerID   uuid.UUID
+	ObjectID    uuid.UUID
+	Type        string
+	Sequence    int64
+	CreatedAt   time.Time
+	Attempts    int
+	NextAttempt time.Time
+	DeliveredAt time.Time
+	LastError   string
+}
+
+// AccountBalance is a ledger account and its balance (debits minus credits).
+type AccountBalance struct {
+	Key     string
+	Kind    string
+	Balance int64
+}
+
+// EntryRecord is one ledger entry with its posting.
+type EntryRecord struct {
+	PostingID uuid.UUID
+	Kind      string
+	Ref       uuid.UUID
+	At        time.Time
+	Account   string
+	Debit     int64
+	Credit    int64
+}
+
+// BackOffice is the console's read model: the cross-partner queries an operator's pages need,
+// each one query whatever the number of rows it returns.
+type BackOffice interface {
+	// CountByStatus counts applications, transfers, card orders and cards by status.
+	CountByStatus(ctx context.Context) ([]StatusCount, error)
+	// NeedsAttention lists the work that waited too long, oldest first.
+	NeedsAttention(ctx context.Context, q AttentionQuery) ([]AttentionItem, error)
+	// Search finds the objects the query names.
+	Search(ctx context.Context, q SearchQuery) ([]SearchHit, error)
+	// Events returns the events recorded about an object, or (objectID nil) for a partner,
+	// newest first.
+	Events(ctx context.Context, partnerID, objectID uuid.UUID, limit int) ([]EventRecord, error)
+	// ResendEvent makes an event due for delivery at t again, its attempts counted afresh;
+	// ErrEventNotFound when there is none.
+	ResendEvent(ctx context.Context, id uuid.UUID, t time.Time) error
+	// Accounts lists the bank's accounts, or with loanID the loan's accounts, and balances.
+	Accounts(ctx context.Context, loanID uuid.UUID) ([]AccountBalance, error)
+	// Entries returns the entries of the postings that touch the accounts, newest first.
+	Entries(ctx context.Context, accounts []string, limit int) ([]EntryRecord, error)
+}
