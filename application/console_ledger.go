@@ -15,7 +15,7 @@ type LedgerPage struct {
 	Accounts []ports.AccountBalance
 	Account  string
 	Entries  []ports.EntryRecord
-	Check    ports.LedgerCheck
+	Check    *ports.LedgerCheck
 }
 
 // ConsoleLedgerHandler reads the ledger's page.
@@ -29,8 +29,9 @@ func NewConsoleLedgerHandler(backOffice ports.BackOffice, ledger ports.LedgerRep
 	return &ConsoleLedgerHandler{backOffice: backOffice, ledger: ledger}
 }
 
-// Handle reads the page; account, when set, is the account whose postings are shown.
-func (h *ConsoleLedgerHandler) Handle(ctx context.Context, who Actor, account string) (LedgerPage, error) {
+// Handle reads the page; account, when set, is the account whose postings are shown; check
+// runs the ledger check (it reads every entry, so only when asked).
+func (h *ConsoleLedgerHandler) Handle(ctx context.Context, who Actor, account string, check bool) (LedgerPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return LedgerPage{}, err
 	}
@@ -44,6 +45,12 @@ func (h *ConsoleLedgerHandler) Handle(ctx context.Context, who Actor, account st
 			return p, err
 		}
 	}
-	p.Check, err = h.ledger.Check(ctx)
-	return p, err
+	if check {
+		c, err := h.ledger.Check(ctx)
+		if err != nil {
+			return p, err
+		}
+		p.Check = &c
+	}
+	return p, nil
 }

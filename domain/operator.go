@@ -46,6 +46,8 @@ var (
 	ErrSelfApproval = errors.New("a proposal is approved by another officer than the one who made it")
 	// ErrProposalClosed means the proposal was approved, rejected or expired already.
 	ErrProposalClosed = errors.New("the proposal is no longer open")
+	// ErrProposalIncomplete means a proposal lacks what its approver decides on.
+	ErrProposalIncomplete = errors.New("the proposal is incomplete")
 	// ErrOutcomeKnown means the object's gateway outcome is not unknown (any more): there is
 	// nothing to resolve.
 	ErrOutcomeKnown = errors.New("the outcome is not unknown: nothing to resolve")

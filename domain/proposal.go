@@ -2,6 +2,7 @@ package domain
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -56,10 +57,10 @@ func NewProposal(id uuid.UUID, kind ProposalKind, object uuid.UUID, done bool, r
 	}
 	note, ref = strings.TrimSpace(note), strings.TrimSpace(ref)
 	if note == "" || len(note) > 500 {
-		return nil, errors.New("say in a note (up to 500 characters) what the bank answered")
+		return nil, fmt.Errorf("%w: say in a note (up to 500 characters) what the bank answered", ErrProposalIncomplete)
 	}
 	if len(ref) > 100 {
-		return nil, errors.New("the bank's reference is at most 100 characters")
+		return nil, fmt.Errorf("%w: the bank's reference is at most 100 characters", ErrProposalIncomplete)
 	}
 	return &Proposal{ID: id, Kind: kind, ObjectID: object, Done: done, Ref: ref, Note: note, Status: ProposalOpen,
 		ProposedBy: by, ProposedAt: now}, nil
@@ -114,10 +115,10 @@ func (a *Application) ResolveUnknown(done bool, ref string, ids LoanProduct, now
 	}
 	switch a.task.Name {
 	case TaskPreScoring, TaskPreScoringInfo:
-		return nil, errors.New("pre-scoring moves no money and has no result to give by hand: retry it")
+		return nil, fmt.Errorf("%w: pre-scoring moves no money and has no result to give by hand: retry it", ErrProposalIncomplete)
 	case TaskOpenAccount, TaskOpenLoanApplication, TaskLoanIssuance:
 		if ref == "" {
-			return nil, errors.New("the bank's reference for this stage is required (the account number or the core banking reference)")
+			return nil, fmt.Errorf("%w: this stage needs the bank's reference (the account number, or the core banking reference)", ErrProposalIncomplete)
 		}
 	}
 	return a.CompleteStep(a.task.Name, StepResult{Outcome: OutcomeDone, Ref: ref}, ids, now)

@@ -12,14 +12,20 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"github.com/tiyin/tiyin/adapters/console"
 	"github.com/tiyin/tiyin/adapters/observe"
+	"github.com/tiyin/tiyin/application"
 )
 
-// adminHandler is the operator's listener: Prometheus /metrics, and Go's profiler
-// (net/http/pprof) when TIYIN_PPROF=true. Never on the partners' listener.
-func adminHandler(metrics *observe.Metrics, profiler bool) http.Handler {
+// adminHandler is the operator's listener: the operator console (/console/), Prometheus
+// /metrics, and Go's profiler (net/http/pprof) when TIYIN_PPROF=true. Never on the partners'
+// listener.
+func adminHandler(metrics *observe.Metrics, con http.Handler, profiler bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics.Handler())
+	mux.Handle("/console", con)
+	mux.Handle("/console/", con)
+	mux.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
 	if profiler {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
@@ -53,12 +59,13 @@ func checkAdminAddr(addr string, public bool) error {
 }
 
 // startAdmin starts the admin listener unless TIYIN_ADMIN_ADDR is off.
-func startAdmin(lc fx.Lifecycle, cfg config, metrics *observe.Metrics, log *zap.Logger) {
+func startAdmin(lc fx.Lifecycle, cfg config, metrics *observe.Metrics, app *application.App, log *zap.Logger) {
 	if cfg.AdminAddr == adminOff {
 		return
 	}
 	// A CPU profile or trace runs for its ?seconds=, so no write timeout here.
-	srv := &http.Server{Handler: adminHandler(metrics, cfg.Pprof), ReadHeaderTimeout: 5 * time.Second}
+	con := console.New(app.Console, log.Named("console"), console.Config{Secure: !cfg.Sandbox})
+	srv := &http.Server{Handler: adminHandler(metrics, con, cfg.Pprof), ReadHeaderTimeout: 5 * time.Second}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			ln, err := net.Listen("tcp", cfg.AdminAddr)
@@ -70,7 +77,7 @@ func startAdmin(lc fx.Lifecycle, cfg config, metrics *observe.Metrics, log *zap.
 					log.Error("admin listener stopped", zap.Error(err))
 				}
 			}()
-			log.Info("admin listener: /metrics", zap.String("addr", ln.Addr().String()), zap.Bool("pprof", cfg.Pprof))
+			log.Info("admin listener: /console/ and /metrics", zap.String("addr", ln.Addr().String()), zap.Bool("pprof", cfg.Pprof))
 			return nil
 		},
 		OnStop: func(context.Context) error { return srv.Close() },

@@ -1,0 +1,293 @@
+// Package console is the operator console: the bank's back office for tiyin, served on the
+// admin listener (never the partners'), rendered on the server with html/template. It runs
+// no script at all, so its Content-Security-Policy allows none; every action is a plain form
+// carrying the session's CSRF token. docs/console.md shows its pages.
+package console
+
+import (
+	"context"
+	"crypto/subtle"
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+//go:embed templates/*.html static/*
+var assets embed.FS
+
+// Prefix is where the console lives on the admin listener.
+const Prefix = "/console/"
+
+const (
+	sessionCookie = "tiyin_console"
+	loginCookie   = "tiyin_console_login"
+	// csp allows nothing but the console's own stylesheet and images, and forms posting to itself.
+	csp = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+// Config sets how the console's cookies are sent.
+type Config struct {
+	// Secure marks cookies Secure (HTTPS only). Off in the sandbox, where the admin listener is
+	// plain HTTP on localhost.
+	Secure bool
+}
+
+// Console serves the console's pages.
+type Console struct {
+	uc   application.Console
+	log  *zap.Logger
+	cfg  Config
+	tmpl *template.Template
+	mux  *http.ServeMux
+}
+
+// New builds the console on the application's use cases.
+func New(uc application.Console, log *zap.Logger, cfg Config) *Console {
+	c := &Console{uc: uc, log: log, cfg: cfg, mux: http.NewServeMux()}
+	c.tmpl = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "templates/*.html"))
+	static, _ := fs.Sub(assets, "static")
+	c.mux.Handle("GET /console/static/", http.StripPrefix("/console/static/", http.FileServerFS(static)))
+	c.mux.HandleFunc("GET /console/login", c.loginForm)
+	c.mux.HandleFunc("POST /console/login", c.login)
+	c.routes()
+	return c
+}
+
+// ServeHTTP sets the console's security headers on every answer, then routes.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	if r.URL.Path == "/console" {
+		http.Redirect(w, r, Prefix, http.StatusFound)
+		return
+	}
+	c.mux.ServeHTTP(w, r)
+}
+
+type sessionKey struct{}
+
+// session is the logged-in operator of a request that passed authed.
+func session(r *http.Request) application.ConsoleSession {
+	s, _ := r.Context().Value(sessionKey{}).(application.ConsoleSession)
+	return s
+}
+
+// authed runs h for a logged-in operator: a request without a live session goes to the login
+// page; a form without the session's CSRF token is refused; an operator with a one-time
+// password may only change it or log out.
+func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ck, err := r.Cookie(sessionCookie)
+		if err != nil {
+			c.toLogin(w, r)
+			return
+		}
+		s, err := c.uc.ResumeSession.Handle(r.Context(), ck.Value, clientAddress(r))
+		if errors.Is(err, ports.ErrNoSession) {
+			c.clearCookie(w, sessionCookie)
+			c.toLogin(w, r)
+			return
+		}
+		if err != nil {
+			c.fail(w, r, err)
+			return
+		}
+		if r.Method == http.MethodPost {
+			if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(s.CSRF)) != 1 {
+				c.render(w, r, http.StatusForbidden, "error", page{Title: "Refused", Session: &s,
+					Err: "This form has expired or did not come from the console. Go back, reload the page and try again."})
+				return
+			}
+		}
+		if s.MustChangePassword && r.URL.Path != "/console/password" && r.URL.Path != "/console/logout" {
+			http.Redirect(w, r, "/console/password", http.StatusSeeOther)
+			return
+		}
+		h(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
+	}
+}
+
+func (c *Console) toLogin(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		c.render(w, r, http.StatusUnauthorized, "error", page{Title: "Logged out", Err: "Your session has ended: log in again."})
+		return
+	}
+	http.Redirect(w, r, "/console/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+}
+
+// loginForm shows the login page. Its form carries a token matched against a cookie (double
+// submit), so another site cannot log a browser in under its own account.
+func (c *Console) loginForm(w http.ResponseWriter, r *http.Request) {
+	token := newToken()
+	c.setCookie(w, loginCookie, token, 10*time.Minute)
+	c.render(w, r, http.StatusOK, "login", page{Title: "Log in", CSRF: token, Data: safeNext(r.URL.Query().Get("next"))})
+}
+
+func (c *Console) login(w http.ResponseWriter, r *http.Request) {
+	ck, err := r.Cookie(loginCookie)
+	if err != nil || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(r.PostFormValue("csrf"))) != 1 {
+		c.render(w, r, http.StatusForbidden, "error", page{Title: "Refused", Err: "The login form expired: reload it and log in again."})
+		return
+	}
+	s, err := c.uc.LogIn.Handle(r.Context(), application.LogIn{Name: r.PostFormValue("name"), Password: r.PostFormValue("password"),
+		Address: clientAddress(r)})
+	if err != nil {
+		status, msg := problem(err)
+		if status == http.StatusInternalServerError {
+			c.log.Error("console login", zap.Error(err))
+		}
+		token := newToken()
+		c.setCookie(w, loginCookie, token, 10*time.Minute)
+		c.render(w, r, status, "login", page{Title: "Log in", CSRF: token, Err: msg, Data: safeNext(r.PostFormValue("next"))})
+		return
+	}
+	c.clearCookie(w, loginCookie)
+	c.setCookie(w, sessionCookie, s.Token, 0)
+	next := safeNext(r.PostFormValue("next"))
+	if s.MustChangePassword {
+		next = "/console/password"
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// safeNext keeps a post-login redirect on the console.
+func safeNext(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || u.IsAbs() || u.Host != "" || len(next) < len(Prefix) || next[:len(Prefix)] != Prefix {
+		return Prefix
+	}
+	return next
+}
+
+func (c *Console) setCookie(w http.ResponseWriter, name, value string, maxAge time.Duration) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/console", HttpOnly: true, Secure: c.cfg.Secure,
+		SameSite: http.SameSiteStrictMode, MaxAge: int(maxAge.Seconds())})
+}
+
+func (c *Console) clearCookie(w http.ResponseWriter, name string) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/console", HttpOnly: true, Secure: c.cfg.Secure,
+		SameSite: http.SameSiteStrictMode, MaxAge: -1})
+}
+
+// clientAddress is the request's peer address, for the audit log. The admin listener is not
+// behind a proxy tiyin knows of, so forwarded headers are not believed.
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// page is what every template gets.
+type page struct {
+	Title   string
+	Session *application.ConsoleSession
+	CSRF    string
+	Msg     string
+	Err     string
+	Data    any
+}
+
+// render executes a page template; a template error is logged, never shown.
+func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	if p.Session != nil && p.CSRF == "" {
+		p.CSRF = p.Session.CSRF
+	}
+	if p.Msg == "" {
+		p.Msg = messages[r.URL.Query().Get("done")]
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := c.tmpl.ExecuteTemplate(w, name, p); err != nil {
+		c.log.Error("console template", zap.String("template", name), zap.Error(err))
+	}
+}
+
+// show renders a page for the request's operator.
+func (c *Console) show(w http.ResponseWriter, r *http.Request, name, title string, data any) {
+	s := session(r)
+	c.render(w, r, http.StatusOK, name, page{Title: title, Session: &s, Data: data})
+}
+
+// fail answers an error as a page: its status and message come from problem.
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status, msg := problem(err)
+	if status == http.StatusInternalServerError {
+		c.log.Error("console", zap.String("path", r.URL.Path), zap.Error(err))
+	}
+	s := session(r)
+	var sp *application.ConsoleSession
+	if s.Token != "" {
+		sp = &s
+	}
+	c.render(w, r, status, "error", page{Title: http.StatusText(status), Session: sp, Err: msg})
+}
+
+// messages are the confirmations an action's redirect names (?done=…); nothing the request
+// carries is shown as it is.
+var messages = map[string]string{
+	"retry":    "The stage will run again now.",
+	"resend":   "The event will be delivered again now.",
+	"verify":   "The phone verification is completed.",
+	"propose":  "The proposal is recorded. Another officer approves or rejects it.",
+	"approve":  "The proposal is approved and applied.",
+	"reject":   "The proposal is rejected.",
+	"password": "Your password is changed.",
+	"partner":  "The partner is changed.",
+}
+
+// problem maps an error to an HTTP status and the message an operator reads: the one place
+// where the console's errors get their codes. Unknown errors say nothing of their cause.
+func problem(err error) (int, string) {
+	var validation *domain.ValidationError
+	switch {
+	case errors.Is(err, domain.ErrBadCredentials):
+		return http.StatusUnauthorized, "Wrong name or password."
+	case errors.Is(err, domain.ErrOperatorLocked):
+		return http.StatusTooManyRequests, "Too many wrong passwords: the account is locked for 15 minutes."
+	case errors.Is(err, domain.ErrForbidden):
+		return http.StatusForbidden, "Your role may not do this."
+	case errors.Is(err, domain.ErrSelfApproval), errors.Is(err, domain.ErrProposalClosed), errors.Is(err, domain.ErrProposalOpen),
+		errors.Is(err, domain.ErrOutcomeKnown), errors.Is(err, domain.ErrWrongState), errors.Is(err, domain.ErrWeakPassword),
+		errors.Is(err, domain.ErrOperatorExists):
+		return http.StatusConflict, capitalize(err.Error()) + "."
+	case errors.Is(err, domain.ErrApplicationNotFound), errors.Is(err, domain.ErrLoanNotFound), errors.Is(err, domain.ErrTransferNotFound),
+		errors.Is(err, domain.ErrRepaymentNotFound), errors.Is(err, domain.ErrCardNotFound), errors.Is(err, domain.ErrCardOrderNotFound),
+		errors.Is(err, domain.ErrPartnerNotFound), errors.Is(err, domain.ErrProposalNotFound), errors.Is(err, ports.ErrEventNotFound),
+		errors.Is(err, errNotFound):
+		return http.StatusNotFound, "Not found."
+	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete):
+		return http.StatusBadRequest, capitalize(err.Error()) + "."
+	}
+	return http.StatusInternalServerError, "Something went wrong on tiyin's side; it is logged. Try again, or tell the tiyin team."
+}
+
+var (
+	errNotFound = errors.New("not found")
+	errBadInput = errors.New("bad input")
+)
+
+// capitalize starts a sentence made of an error's text.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

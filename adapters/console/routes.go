@@ -1,0 +1,405 @@
+package console
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/csv"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// routes names every page and action. Pages are GETs that change nothing; actions are POSTs
+// that redirect to the page they acted on (post/redirect/get), so a reload never repeats one.
+func (c *Console) routes() {
+	m := c.mux
+	m.HandleFunc("GET /console/{$}", c.authed(c.dashboard))
+	m.HandleFunc("GET /console/search", c.authed(c.search))
+	m.HandleFunc("GET /console/applications/{id}", c.authed(c.application))
+	m.HandleFunc("POST /console/applications/{id}/retry", c.authed(c.retry))
+	m.HandleFunc("POST /console/applications/{id}/verify", c.authed(c.verify))
+	m.HandleFunc("POST /console/applications/{id}/reveal", c.authed(c.reveal))
+	m.HandleFunc("POST /console/applications/{id}/propose", c.authed(c.propose(domain.ResolveApplication, "applications")))
+	m.HandleFunc("GET /console/loans/{id}", c.authed(c.loan))
+	m.HandleFunc("GET /console/transfers/{id}", c.authed(c.object("transfer")))
+	m.HandleFunc("POST /console/transfers/{id}/propose", c.authed(c.propose(domain.ResolveTransfer, "transfers")))
+	m.HandleFunc("GET /console/repayments/{id}", c.authed(c.object("repayment")))
+	m.HandleFunc("GET /console/card-orders/{id}", c.authed(c.object("card_order")))
+	m.HandleFunc("GET /console/cards/{id}", c.authed(c.object("card")))
+	m.HandleFunc("POST /console/proposals/{id}/{decision}", c.authed(c.decide))
+	m.HandleFunc("POST /console/events/{id}/resend", c.authed(c.resend))
+	m.HandleFunc("GET /console/ledger", c.authed(c.ledger))
+	m.HandleFunc("GET /console/partners", c.authed(c.partners))
+	m.HandleFunc("GET /console/partners/{name}", c.authed(c.partner))
+	m.HandleFunc("POST /console/partners/{name}/{action}", c.authed(c.partnerAction))
+	m.HandleFunc("GET /console/audit", c.authed(c.audit))
+	m.HandleFunc("GET /console/audit.csv", c.authed(c.auditCSV))
+	m.HandleFunc("GET /console/password", c.authed(c.passwordForm))
+	m.HandleFunc("POST /console/password", c.authed(c.changePassword))
+	m.HandleFunc("POST /console/logout", c.authed(c.logout))
+}
+
+func newToken() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// pathID reads the {id} of the path.
+func pathID(r *http.Request) (uuid.UUID, error) {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err != nil {
+		return uuid.Nil, errNotFound
+	}
+	return id, nil
+}
+
+// done redirects to the page an action acted on, naming its confirmation.
+func done(w http.ResponseWriter, r *http.Request, to, msg string) {
+	http.Redirect(w, r, to+"?done="+msg, http.StatusSeeOther)
+}
+
+func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
+	d, err := c.uc.Dashboard.Handle(r.Context(), session(r).Operator)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.show(w, r, "dashboard", "Dashboard", d)
+}
+
+func (c *Console) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query().Get("q")
+	hits, err := c.uc.Search.Handle(r.Context(), session(r).Operator, q)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	if len(hits) == 1 && hits[0].Kind != "request" {
+		http.Redirect(w, r, link(hits[0].Kind, hits[0].ID), http.StatusSeeOther)
+		return
+	}
+	c.show(w, r, "search", "Search", struct {
+		Q    string
+		Hits []ports.SearchHit
+	}{q, hits})
+}
+
+// applicationView is the application page's data: the page, and the personal data when an
+// officer revealed it.
+type applicationView struct {
+	application.ApplicationPage
+	Revealed *domain.Application
+}
+
+func (c *Console) application(w http.ResponseWriter, r *http.Request) {
+	c.applicationPage(w, r, nil)
+}
+
+func (c *Console) applicationPage(w http.ResponseWriter, r *http.Request, revealed *domain.Application) {
+	id, err := pathID(r)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	p, err := c.uc.Application.Handle(r.Context(), session(r).Operator, id)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.show(w, r, "application", "Application", applicationView{ApplicationPage: p, Revealed: revealed})
+}
+
+// act runs an action on the {id} of the path and redirects to to/{id} with its confirmation.
+func (c *Console) act(w http.ResponseWriter, r *http.Request, to, msg string, fn func(application.Actor, uuid.UUID) error) {
+	id, err := pathID(r)
+	if err == nil {
+		err = fn(session(r).Operator, id)
+	}
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	done(w, r, to+id.String(), msg)
+}
+
+func (c *Console) retry(w http.ResponseWriter, r *http.Request) {
+	c.act(w, r, "/console/applications/", "retry", func(who application.Actor, id uuid.UUID) error {
+		return c.uc.RetryStage.Handle(r.Context(), who, id)
+	})
+}
+
+func (c *Console) verify(w http.ResponseWriter, r *http.Request) {
+	c.act(w, r, "/console/applications/", "verify", func(who application.Actor, id uuid.UUID) error {
+		return c.uc.CompleteVerification.Handle(r.Context(), who, id)
+	})
+}
+
+// reveal answers the application's page with its personal data shown: the answer of a POST,
+// never a URL that could be bookmarked, shared or cached.
+func (c *Console) reveal(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	a, err := c.uc.RevealClientData.Handle(r.Context(), session(r).Operator, id)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.applicationPage(w, r, a)
+}
+
+func (c *Console) propose(kind domain.ProposalKind, pages string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c.act(w, r, "/console/"+pages+"/", "propose", func(who application.Actor, id uuid.UUID) error {
+			var isDone bool
+			switch r.PostFormValue("outcome") {
+			case "done":
+				isDone = true
+			case "not_done":
+			default:
+				return fmt.Errorf("%w: choose whether the bank did it or not", errBadInput)
+			}
+			_, err := c.uc.ProposeResolution.Handle(r.Context(), who, application.ProposeResolution{Kind: kind, ObjectID: id,
+				Done: isDone, Ref: r.PostFormValue("ref"), Note: r.PostFormValue("note")})
+			return err
+		})
+	}
+}
+
+func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	decision := r.PathValue("decision")
+	if decision != "approve" && decision != "reject" {
+		c.fail(w, r, errNotFound)
+		return
+	}
+	if err := c.uc.DecideProposal.Handle(r.Context(), session(r).Operator, application.DecideProposal{ID: id, Approve: decision == "approve"}); err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	back := r.PostFormValue("back")
+	if safeNext(back) != back {
+		back = Prefix
+	}
+	done(w, r, back, decision)
+}
+
+func (c *Console) resend(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err == nil {
+		err = c.uc.ResendEvent.Handle(r.Context(), session(r).Operator, id)
+	}
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	back := r.PostFormValue("back")
+	if safeNext(back) != back {
+		back = Prefix
+	}
+	done(w, r, back, "resend")
+}
+
+func (c *Console) loan(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	p, err := c.uc.Loan.Handle(r.Context(), session(r).Operator, id)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.show(w, r, "loan", "Loan", p)
+}
+
+func (c *Console) object(kind string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r)
+		if err != nil {
+			c.fail(w, r, err)
+			return
+		}
+		p, err := c.uc.Object.Handle(r.Context(), session(r).Operator, kind, id)
+		if err != nil {
+			c.fail(w, r, err)
+			return
+		}
+		c.show(w, r, "object", titles[kind], objectView{Kind: kind, ID: id, Page: p, Facts: facts(p)})
+	}
+}
+
+func (c *Console) ledger(w http.ResponseWriter, r *http.Request) {
+	p, err := c.uc.Ledger.Handle(r.Context(), session(r).Operator, r.URL.Query().Get("account"), r.URL.Query().Get("check") != "")
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.show(w, r, "ledger", "Ledger", p)
+}
+
+func (c *Console) partners(w http.ResponseWriter, r *http.Request) {
+	ps, err := c.uc.Partners.List(r.Context(), session(r).Operator)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.show(w, r, "partners", "Partners", ps)
+}
+
+// partnerView is a partner's page, with a key just rotated (shown once).
+type partnerView struct {
+	application.PartnerPage
+	NewKey string
+}
+
+func (c *Console) partner(w http.ResponseWriter, r *http.Request) {
+	c.partnerPage(w, r, "")
+}
+
+func (c *Console) partnerPage(w http.ResponseWriter, r *http.Request, key string) {
+	p, err := c.uc.Partners.Handle(r.Context(), session(r).Operator, r.PathValue("name"))
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.show(w, r, "partner", "Partner "+p.Partner.Name, partnerView{PartnerPage: p, NewKey: key})
+}
+
+func (c *Console) partnerAction(w http.ResponseWriter, r *http.Request) {
+	name, action := r.PathValue("name"), r.PathValue("action")
+	if action != "disable" && action != "enable" && action != "rotate_key" {
+		c.fail(w, r, errNotFound)
+		return
+	}
+	key, err := c.uc.Partner.Handle(r.Context(), session(r).Operator, application.ConsolePartnerAction{Name: name, Action: action})
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	if key != "" {
+		c.partnerPage(w, r, key) // the new key is shown once, in this answer only
+		return
+	}
+	done(w, r, "/console/partners/"+name, "partner")
+}
+
+// auditFilter reads the audit page's filter from the query.
+func auditFilter(r *http.Request) (ports.AuditFilter, error) {
+	q := r.URL.Query()
+	f := ports.AuditFilter{Operator: strings.TrimSpace(q.Get("operator")), Action: strings.TrimSpace(q.Get("action")),
+		Object: strings.TrimSpace(q.Get("object"))}
+	var err error
+	if v := q.Get("from"); v != "" {
+		if f.From, err = time.Parse(time.DateOnly, v); err != nil {
+			return f, fmt.Errorf("%w: from is a date, 2026-11-24", errBadInput)
+		}
+	}
+	if v := q.Get("to"); v != "" {
+		if f.To, err = time.Parse(time.DateOnly, v); err != nil {
+			return f, fmt.Errorf("%w: to is a date, 2026-11-24", errBadInput)
+		}
+		f.To = f.To.AddDate(0, 0, 1) // the whole day
+	}
+	if v := q.Get("before"); v != "" {
+		if f.BeforeID, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return f, fmt.Errorf("%w: before is an entry number", errBadInput)
+		}
+	}
+	return f, nil
+}
+
+func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
+	f, err := auditFilter(r)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	entries, err := c.uc.AuditTrail.Handle(r.Context(), session(r).Operator, f, false)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.show(w, r, "audit", "Audit log", struct {
+		Filter  ports.AuditFilter
+		Query   string
+		Entries []ports.AuditEntry
+	}{f, r.URL.RawQuery, entries})
+}
+
+// auditCSV exports the filtered audit log. A cell that a spreadsheet would run as a formula
+// is quoted with a leading apostrophe.
+func (c *Console) auditCSV(w http.ResponseWriter, r *http.Request) {
+	f, err := auditFilter(r)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	entries, err := c.uc.AuditTrail.Handle(r.Context(), session(r).Operator, f, true)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="tiyin-audit.csv"`)
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"id", "at", "operator", "address", "action", "object", "detail"})
+	for _, e := range entries {
+		_ = cw.Write([]string{strconv.FormatInt(e.ID, 10), e.At.UTC().Format(time.RFC3339), cell(e.Operator), cell(e.Address),
+			cell(e.Action), cell(e.Object), cell(e.Detail)})
+	}
+	cw.Flush()
+}
+
+// cell defuses a CSV cell a spreadsheet would read as a formula.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+func (c *Console) passwordForm(w http.ResponseWriter, r *http.Request) {
+	c.show(w, r, "password", "Change your password", nil)
+}
+
+func (c *Console) changePassword(w http.ResponseWriter, r *http.Request) {
+	s := session(r)
+	var err error
+	if r.PostFormValue("new") != r.PostFormValue("again") {
+		err = fmt.Errorf("%w: the new password and its repetition differ", errBadInput)
+	} else {
+		err = c.uc.ChangePassword.Handle(r.Context(), s.Operator, application.ChangePassword{Old: r.PostFormValue("old"), New: r.PostFormValue("new")})
+	}
+	if err != nil {
+		status, msg := problem(err)
+		c.render(w, r, status, "password", page{Title: "Change your password", Session: &s, Err: msg})
+		return
+	}
+	done(w, r, Prefix, "password")
+}
+
+func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
+	if err := c.uc.LogOut.Handle(r.Context(), session(r)); err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.clearCookie(w, sessionCookie)
+	http.Redirect(w, r, "/console/login", http.StatusSeeOther)
+}

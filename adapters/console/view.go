@@ -1,0 +1,203 @@
+package console
+
+import (
+	"fmt"
+	"html/template"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+// funcs are the templates' helpers.
+var funcs = template.FuncMap{
+	"money":  money,
+	"when":   when,
+	"ago":    ago,
+	"link":   link,
+	"mask":   mask,
+	"status": statusClass,
+	"allows": func(s *application.ConsoleSession, role string) bool {
+		return s != nil && s.Operator.Role.Allows(domain.Role(role))
+	},
+	"isNil": func(id uuid.UUID) bool { return id == uuid.Nil },
+	"proposals": func(list []*domain.Proposal, s *application.ConsoleSession, csrf, back string) proposalsView {
+		return proposalsView{List: list, Session: s, CSRF: csrf, Back: back}
+	},
+}
+
+// proposalsView is the proposals table's data: it is shown on several pages.
+type proposalsView struct {
+	List    []*domain.Proposal
+	Session *application.ConsoleSession
+	CSRF    string
+	Back    string
+}
+
+// money shows tiyin as sums: 1 234 567.89.
+func money(tiyin int64) string {
+	sign := ""
+	if tiyin < 0 {
+		sign, tiyin = "-", -tiyin
+	}
+	whole := fmt.Sprint(tiyin / 100)
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteRune(' ')
+		}
+		b.WriteRune(r)
+	}
+	return fmt.Sprintf("%s%s.%02d", sign, b.String(), tiyin%100)
+}
+
+// when shows a moment in Tashkent time, to the second; nothing for the zero time.
+func when(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(domain.Tashkent).Format("2006-01-02 15:04:05")
+}
+
+// ago is how long before now t was, roughly.
+func ago(t time.Time, now time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}
+
+// link is the page of an object of a kind.
+func link(kind string, id uuid.UUID) string {
+	switch kind {
+	case "application", "unknown_application":
+		return "/console/applications/" + id.String()
+	case "loan":
+		return "/console/loans/" + id.String()
+	case "transfer":
+		return "/console/transfers/" + id.String()
+	case "repayment":
+		return "/console/repayments/" + id.String()
+	case "card":
+		return "/console/cards/" + id.String()
+	case "card_order":
+		return "/console/card-orders/" + id.String()
+	}
+	return "/console/"
+}
+
+// mask hides all but the first and last few characters of personal data.
+func mask(s string) string {
+	r := []rune(s)
+	switch {
+	case len(r) == 0:
+		return ""
+	case len(r) <= 4:
+		return strings.Repeat("•", len(r))
+	case len(r) <= 8:
+		return string(r[:1]) + strings.Repeat("•", len(r)-2) + string(r[len(r)-1:])
+	}
+	return string(r[:3]) + strings.Repeat("•", len(r)-5) + string(r[len(r)-2:])
+}
+
+// statusClass colours a status: good, bad, wait or none.
+func statusClass(s string) string {
+	switch s {
+	case "COMPLETED", "SUCCESS", "ACTIVE", "APPROVED", "CLOSED":
+		return "good"
+	case "FAILED", "REJECTED", "EXPIRED", "CANCELED", "BLOCKED":
+		return "bad"
+	case "IN_PROGRESS", "PROCESSING", "PENDING", "NEW", "OPEN", "UNVERIFIED":
+		return "wait"
+	}
+	return ""
+}
+
+var titles = map[string]string{"transfer": "Transfer", "repayment": "Repayment request", "card_order": "Card order", "card": "Card"}
+
+// objectView is a transfer's, repayment request's, card order's or card's page.
+type objectView struct {
+	Kind  string
+	ID    uuid.UUID
+	Page  application.ObjectPage
+	Facts []fact
+}
+
+// fact is one line of an object's page; Link, when set, is the page of what it names.
+type fact struct {
+	Name, Value, Link string
+}
+
+// facts lists what an operator needs to know of an object, personal data masked.
+func facts(p application.ObjectPage) []fact {
+	var f []fact
+	add := func(name, value string) { f = append(f, fact{Name: name, Value: value}) }
+	addLink := func(name string, kind string, id uuid.UUID) {
+		if id != uuid.Nil {
+			f = append(f, fact{Name: name, Value: id.String(), Link: link(kind, id)})
+		}
+	}
+	add("Partner", p.PartnerName)
+	switch {
+	case p.Transfer != nil:
+		s := p.Transfer.State()
+		add("Status", p.Transfer.StatusAt(p.Now).String())
+		add("Message", p.Transfer.MessageAt(p.Now))
+		add("Amount", money(s.Amount.Tiyin()))
+		add("Card", s.MaskedPAN+" · "+s.Network.String())
+		add("Card holder", mask(s.CardHolder))
+		add("External id", s.ExternalID.String())
+		addLink("Application", "application", s.ApplicationID)
+		addLink("Loan", "loan", s.LoanID)
+		add("Created", when(s.CreatedAt))
+		add("Last changed", when(s.UpdatedAt))
+		add("Finished", when(s.FinishedAt))
+	case p.Repayment != nil:
+		s := p.Repayment.State()
+		addLink("Loan", "loan", s.LoanID)
+		add("Contract", s.ContractNumber)
+		add("Quoted debt", money(s.Quote.NotDuePrincipal+s.Quote.OverduePrincipal+s.Quote.OverdueInterest+s.Quote.TermInterest+s.Quote.Penalty))
+		add("Demand account", money(s.AccountBalance))
+		add("Checked", when(s.CheckedAt))
+		add("Expires", when(s.ExpireAt))
+		if pay := s.Payment; pay != nil {
+			add("Paid", money(pay.Amount)+" · "+pay.Type.String()+" · "+pay.Network.String())
+			add("Paid at", when(pay.At))
+			add("Allocated", fmt.Sprintf("principal %s, interest %s, penalty %s", money(pay.Principal), money(pay.Interest), money(pay.Penalty)))
+			add("Debit id", pay.DebitID)
+		} else {
+			add("Paid", "not paid")
+		}
+	case p.CardOrder != nil:
+		s := p.CardOrder.State()
+		add("Status", s.Status.String())
+		add("Description", s.Description)
+		add("Phone", mask(s.Phone.String()))
+		add("External id", s.ExternalID)
+		add("Issuer reference", s.IssuerRef)
+		addLink("Card", "card", s.CardID)
+		add("Attempts", fmt.Sprint(s.Attempts))
+		add("Outcome unknown since", when(s.UnknownSince))
+		add("Next run", when(s.NextRunAt))
+		add("Created", when(s.CreatedAt))
+	case p.Card != nil:
+		s := p.Card.State()
+		add("Status", s.Status.String())
+		add("Reason", s.Reason)
+		add("Card", s.MaskedPAN+" · "+s.Network.String())
+		add("Origin", s.Origin.String())
+		add("Phone", mask(s.Phone.String()))
+		add("Created", when(s.CreatedAt))
+		add("Last changed", when(s.UpdatedAt))
+	}
+	return f
+}

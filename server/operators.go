@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+// operatorApp builds the use cases the operator commands need.
+func operatorApp(db *store.DB) application.Console {
+	uow := store.NewUnitOfWork(db)
+	return application.New(application.Deps{Clock: systemClock{}, UoW: uow, Operators: store.NewOperatorRepository(db),
+		AuditLog: store.NewAuditLog(db)}, application.Config{}).Console
+}
+
+// operatorCmd manages the operator console's accounts (docs/console.md).
+func operatorCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "operator", Short: "Manage the operator console's accounts (the bank's staff)"}
+	var name, role string
+	var asJSON bool
+	one := func(c *cobra.Command) *cobra.Command {
+		c.Args = func(_ *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 1:
+				name = args[0]
+			case name == "":
+				return errors.New("the operator's NAME is required (an argument, or --name)")
+			}
+			return nil
+		}
+		c.Flags().StringVar(&name, "name", "", "the operator's login name")
+		return c
+	}
+	password := func(what, pw string) error {
+		if asJSON {
+			return json.NewEncoder(os.Stdout).Encode(map[string]string{"name": name, "password": pw})
+		}
+		fmt.Printf("operator %q %s\none-time password (shown once; it must be changed at the first login): %s\n", name, what, pw)
+		return nil
+	}
+	create := one(&cobra.Command{
+		Use:   "create NAME --role viewer|officer|admin",
+		Short: "Create an operator and print a one-time password",
+		RunE: func(c *cobra.Command, _ []string) error {
+			r, err := domain.ParseRole(role)
+			if err != nil {
+				return usageError{err}
+			}
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
+				pw, err := operatorApp(db).CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: r})
+				if err != nil {
+					return err
+				}
+				return password("created", pw)
+			})
+		},
+	})
+	create.Flags().StringVar(&role, "role", "", "viewer (reads), officer (also acts, reveals, proposes and approves) or admin (also manages partners)")
+	_ = create.MarkFlagRequired("role")
+	create.Flags().BoolVar(&asJSON, "json", false, `print {"name", "password"} as JSON`)
+
+	reset := one(&cobra.Command{
+		Use:   "reset-password NAME",
+		Short: "Give an operator a new one-time password (also lifts a lockout and ends their sessions)",
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
+				pw, err := operatorApp(db).ResetOperatorPassword.Handle(ctx, application.CLIActor, application.ResetOperatorPassword{Name: name})
+				if err != nil {
+					return err
+				}
+				return password("reset", pw)
+			})
+		},
+	})
+	reset.Flags().BoolVar(&asJSON, "json", false, `print {"name", "password"} as JSON`)
+
+	disabled := func(disable bool) *cobra.Command {
+		verb, short := "enable", "Enable a disabled operator again"
+		if disable {
+			verb, short = "disable", "Disable an operator: their sessions end at once"
+		}
+		return one(&cobra.Command{
+			Use:   verb + " NAME",
+			Short: short,
+			RunE: func(c *cobra.Command, _ []string) error {
+				return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
+					err := operatorApp(db).SetOperatorDisabled.Handle(ctx, application.CLIActor, application.SetOperatorDisabled{Name: name, Disabled: disable})
+					if err != nil {
+						return err
+					}
+					fmt.Printf("operator %q %sd\n", name, verb)
+					return nil
+				})
+			},
+		})
+	}
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List operators",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
+				ops, err := operatorApp(db).ListOperators.Handle(ctx)
+				if err != nil {
+					return err
+				}
+				w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "NAME\tROLE\tSTATUS\tCREATED")
+				now := time.Now()
+				for _, o := range ops {
+					status := "active"
+					switch {
+					case o.Disabled():
+						status = "disabled"
+					case o.Locked(now):
+						status = "locked"
+					case o.MustChangePassword():
+						status = "one-time password"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", o.Name(), o.Role(), status, o.State().CreatedAt.In(domain.Tashkent).Format(time.RFC3339))
+				}
+				return w.Flush()
+			})
+		},
+	}
+	cmd.AddCommand(create, list, disabled(true), disabled(false), reset)
+	return cmd
+}
