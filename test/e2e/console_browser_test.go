@@ -1,0 +1,125 @@
+package e2e
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tiyin/tiyin/adapters/store"
+)
+
+// newBrowser starts a headless Chromium of its own (one operator's browser).
+func newBrowser(t *testing.T, exe string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(t.TempDir()))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	return ctx
+}
+
+// shot saves a screenshot of the page to $TIYIN_SCREENSHOTS/name.png when that is set (how
+// docs/console/ is made: TIYIN_SCREENSHOTS=$PWD/docs/console go test ./test/e2e -run Chromium).
+func shot(name string) chromedp.Action {
+	dir := os.Getenv("TIYIN_SCREENSHOTS")
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		if dir == "" {
+			return nil
+		}
+		var png []byte
+		if err := chromedp.FullScreenshot(&png, 100).Do(ctx); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o600)
+	})
+}
+
+// firstLogin logs an operator in with the one-time password and chooses their own.
+func firstLogin(base, name, oneTime, password string) chromedp.Tasks {
+	return chromedp.Tasks{
+		chromedp.Navigate(base + "/console/"),
+		chromedp.WaitVisible(`input[name=name]`),
+		chromedp.SendKeys(`input[name=name]`, name),
+		chromedp.SendKeys(`input[name=password]`, oneTime),
+		chromedp.Click(`section.login button[type=submit]`),
+		chromedp.WaitVisible(`input[name=old]`),
+		chromedp.SendKeys(`input[name=old]`, oneTime),
+		chromedp.SendKeys(`input[name=new]`, password),
+		chromedp.SendKeys(`input[name=again]`, password),
+		chromedp.Click(`section.login button[type=submit]`),
+		chromedp.WaitVisible(`section.counts`),
+	}
+}
+
+// TestConsoleInChromium walks the console as two officers do, in real Chromium: log in, find
+// an application by the client's phone, retry its stuck stage, propose a resolution of its
+// unknown outcome, approve it as the second officer, and see both in the audit log.
+func TestConsoleInChromium(t *testing.T) {
+	t.Parallel()
+	exe := chromium(t)
+	s := startConsole(t, store.SQLite)
+	const phone = "998935550202"
+	id := s.unknownIssuance(t, phone)
+	alicePW, bobPW := s.operator(t, "alice", "officer"), s.operator(t, "bob", "officer")
+
+	alice := newBrowser(t, exe)
+	var body string
+	err := chromedp.Run(alice,
+		chromedp.Navigate(s.admin+"/console/login"), shot("login"),
+		firstLogin(s.admin, "alice", alicePW, "alice-long-password-1"), shot("dashboard"),
+		chromedp.SendKeys(`form.search input[name=q]`, phone),
+		chromedp.Click(`form.search button`),
+		chromedp.WaitVisible(`//h1[contains(., "Application")]`),
+		chromedp.WaitVisible(`//dt[contains(., "Outcome unknown since")]`),
+		shot("application"),
+		chromedp.Click(`//button[contains(., "Retry the stage now")]`),
+		chromedp.WaitVisible(`//p[contains(., "will run again now")]`),
+		chromedp.Click(`input[name=outcome][value=not_done]`),
+		chromedp.SendKeys(`input[name=note]`, "core banking (Dilshod, ext. 214): no loan was opened"),
+		chromedp.Click(`//form[contains(@class, "propose")]//button`),
+		chromedp.WaitVisible(`//p[contains(., "Another officer approves")]`),
+		chromedp.Text(`main`, &body),
+	)
+	if err != nil {
+		t.Fatalf("alice: %v", err)
+	}
+	if !strings.Contains(body, "OPEN") || !strings.Contains(body, "no loan was opened") {
+		t.Fatalf("alice's page after proposing:\n%s", body)
+	}
+
+	bob := newBrowser(t, exe)
+	err = chromedp.Run(bob,
+		firstLogin(s.admin, "bob", bobPW, "bob-long-password-22"),
+		chromedp.Navigate(s.admin+"/console/applications/"+id),
+		chromedp.Click(`//button[contains(., "Approve")]`),
+		chromedp.WaitVisible(`//p[contains(., "approved and applied")]`),
+		chromedp.WaitVisible(`//dd/span[contains(., "FAILED")]`),
+		chromedp.Navigate(s.admin+"/console/ledger?check=1"),
+		chromedp.WaitVisible(`//p[contains(., "The ledger is consistent")]`), shot("ledger"),
+		chromedp.Navigate(s.admin+"/console/partners/sandbox"), shot("partner"),
+		chromedp.Navigate(s.admin+"/console/audit?"+url.Values{"object": {"application:" + id}}.Encode()),
+		chromedp.WaitVisible(`//td[contains(., "proposal.approve")]`), shot("audit"),
+		chromedp.Text(`main`, &body),
+	)
+	if err != nil {
+		t.Fatalf("bob: %v", err)
+	}
+	for _, want := range []string{"alice", "proposal.create", "bob", "proposal.approve", "application.retry_stage"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the audit log page lacks %q:\n%s", want, body)
+		}
+	}
+	if got := s.info(t, id); got.Status != "FAILED" {
+		t.Fatalf("the partner sees %+v after the approval", got)
+	}
+}
