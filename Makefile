@@ -26,11 +26,16 @@ build: ## Build the binary into bin/tiyin
 	$(GO) build -ldflags "-X $(PKG).version=$(VERSION) -X $(PKG).commit=$(COMMIT)" -o $(BIN) ./cmd/tiyin
 
 .PHONY: test
-test: ## Run every test (PostgreSQL ones need TIYIN_TEST_DATABASE_URL), the crash harness under a CPU hog alone, the bank example, then each fuzz target for 3s
-	$(GO) test -count=1 -timeout 15m -skip '^TestCrashSafetyUnderCPUHog$$' ./...
+test: ## Run every test (PostgreSQL ones need TIYIN_TEST_DATABASE_URL), the crash harness under a CPU hog alone, the console's page budget alone, the bank example, then each fuzz target for 3s
+	$(GO) test -count=1 -timeout 15m -skip '^(TestCrashSafetyUnderCPUHog|TestConsolePagesWithinBudget)$$' ./...
 	$(GO) test -count=1 -timeout 10m -run '^TestCrashSafetyUnderCPUHog$$' ./test/crash/
+	@$(MAKE) --no-print-directory bench-console
 	@$(MAKE) --no-print-directory example
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+.PHONY: bench-console
+bench-console: ## The console's page budget: every page within 50 ms of server time on PostgreSQL with APPS applications and their loans (100000), alone on the machine
+	TIYIN_CONSOLE_BENCH_APPS=$${APPS:-100000} $(GO) test -count=1 -timeout 10m -v -run '^TestConsolePagesWithinBudget$$' ./adapters/console/
 
 .PHONY: example
 example: ## Build and test examples/bank, a bank's own module starting tiyin with its own Go adapter (docs/gateways.md)

@@ -378,8 +378,8 @@ may run while tiyin serves, and again at any time.`,
 				if err != nil {
 					return err
 				}
-				fmt.Printf("resealed under key %s: %d clientData, %d card PINFLs, %d webhook secrets, %d phones and names, %d stored answers\n",
-					db.Sealer.KeyID(), r.ClientData, r.PINFLs, r.WebhookSecrets, r.Fields, r.Answers)
+				fmt.Printf("resealed under key %s: %d clientData, %d card PINFLs, %d webhook secrets, %d phones and names, %d stored answers, %d phone indexes\n",
+					db.Sealer.KeyID(), r.ClientData, r.PINFLs, r.WebhookSecrets, r.Fields, r.Answers, r.PhoneIndexes)
 				return nil
 			})
 		},

@@ -12,6 +12,9 @@ type ResealReport struct {
 	ClientData, PINFLs, WebhookSecrets int
 	// Fields are sealed phones and card holders' names; Answers are stored answers.
 	Fields, Answers int
+	// PhoneIndexes are applications' phone blind indexes written under the current key (or
+	// written at all: rows stored before the index existed have none).
+	PhoneIndexes int
 }
 
 // resealBatch bounds one transaction of Reseal.
@@ -49,6 +52,9 @@ func (db *DB) Reseal(ctx context.Context) (ResealReport, error) {
 	n, err := db.resealAnswers(ctx, current)
 	rep.Answers = n
 	if err != nil {
+		return rep, err
+	}
+	if rep.PhoneIndexes, err = db.reindexPhones(ctx); err != nil {
 		return rep, err
 	}
 	var cards []cardModel // a plain PINFL has 14 characters, a blind index 64
@@ -162,5 +168,45 @@ func (db *DB) resealAnswers(ctx context.Context, current string) (int, error) {
 			return n, err
 		}
 		n += len(rows)
+	}
+}
+
+// reindexPhones writes every application's phone blind index under the current key, in
+// batches by id; a row whose index is current already is left as it is.
+func (db *DB) reindexPhones(ctx context.Context) (int, error) {
+	n := 0
+	after := uuid.Nil
+	for {
+		var rows []struct {
+			ID         uuid.UUID
+			Phone      string
+			PhoneIndex string
+		}
+		err := db.Gorm.WithContext(ctx).Table("applications").Select("id, phone, phone_index").
+			Where("id > ?", after).Order("id").Limit(resealBatch).Find(&rows).Error
+		if err != nil || len(rows) == 0 {
+			return n, err
+		}
+		err = db.inTx(ctx, func(ctx context.Context) error {
+			for _, r := range rows {
+				plain, err := db.openField(r.Phone, "applications", "phone", r.ID)
+				if err != nil {
+					return fmt.Errorf("applications.phone %s: %w", r.ID, err)
+				}
+				index := db.PhoneIndexes(plain)[0]
+				if index == r.PhoneIndex {
+					continue
+				}
+				if err := db.conn(ctx).Table("applications").Where("id = ?", r.ID).Update("phone_index", index).Error; err != nil {
+					return err
+				}
+				n++
+			}
+			return nil
+		})
+		if err != nil {
+			return n, err
+		}
+		after = rows[len(rows)-1].ID
 	}
 }

@@ -123,6 +123,11 @@ func TestResealMovesEverythingToTheNewKey(t *testing.T) {
 		if rep.Fields != 2 || rep.Answers != 1 { // the application's phone and the card's; one answer
 			t.Fatalf("resealed %d phones and names, %d answers", rep.Fields, rep.Answers)
 		}
+		var index string
+		s.db.Gorm.Raw("SELECT phone_index FROM applications WHERE id = ?", a.ID()).Scan(&index)
+		if rep.PhoneIndexes != 1 || index != s.db.PhoneIndexes(a.Phone().String())[0] {
+			t.Fatalf("the phone's blind index: %d rewritten, %q stored, want the new key's", rep.PhoneIndexes, index)
+		}
 		if again := must(s.db.Reseal(ctx)); again != (store.ResealReport{}) {
 			t.Fatalf("a second run resealed %+v", again)
 		}

@@ -67,11 +67,22 @@ CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
 -- A client's phone as a blind index (its keyed hash, hex), by which operators find the client's
 -- applications; empty for rows written before it existed until `tiyin reseal` fills it.
 ALTER TABLE applications ADD COLUMN phone_index text NOT NULL DEFAULT '';
-CREATE INDEX applications_phone_index_idx ON applications (phone_index) WHERE phone_index <> '';
+CREATE INDEX applications_phone_index_idx ON applications (phone_index, created_at) WHERE phone_index <> '';
 CREATE INDEX applications_status_idx ON applications (status, updated_at);
 CREATE INDEX events_object_idx ON events (object_id, created_at);
+-- The console's search and pages read across partners, by what an operator knows.
+CREATE INDEX applications_external_idx ON applications (external_id);
+CREATE INDEX ledger_accounts_loan_idx ON ledger_accounts (loan_id);
+CREATE INDEX ledger_entries_account_posting_idx ON ledger_entries (account_key, posting_id);
+CREATE INDEX proposals_object_idx ON proposals (object_id, proposed_at);
+CREATE INDEX audit_log_object_idx ON audit_log (object, id);
 
 -- +goose Down
+DROP INDEX audit_log_object_idx;
+DROP INDEX proposals_object_idx;
+DROP INDEX ledger_entries_account_posting_idx;
+DROP INDEX ledger_accounts_loan_idx;
+DROP INDEX applications_external_idx;
 DROP INDEX events_object_idx;
 DROP INDEX applications_status_idx;
 DROP INDEX applications_phone_index_idx;

@@ -1,0 +1,321 @@
+package console_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"go.uber.org/zap"
+
+	"github.com/tiyin/tiyin/adapters/console"
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/adapters/store/storetest"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+// statementCounter is a pgx tracer that counts the statements sent and keeps the slowest of
+// them, so a page over its budget names what made it slow.
+type statementCounter struct {
+	n       atomic.Int64
+	mu      sync.Mutex
+	slowest time.Duration
+	slowSQL string
+}
+
+type startKey struct{}
+
+type started struct {
+	at  time.Time
+	sql string
+}
+
+func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	c.n.Add(1)
+	return context.WithValue(ctx, startKey{}, started{time.Now(), d.SQL})
+}
+
+func (c *statementCounter) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+	s, ok := ctx.Value(startKey{}).(started)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d := time.Since(s.at); d > c.slowest {
+		c.slowest, c.slowSQL = d, s.sql
+	}
+}
+
+// takeSlowest returns and forgets the slowest statement since the last call.
+func (c *statementCounter) takeSlowest() (time.Duration, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, sql := c.slowest, c.slowSQL
+	c.slowest, c.slowSQL = 0, ""
+	return d, strings.Join(strings.Fields(sql), " ")
+}
+
+// pageBudget is the server time a console page may take (issue 23: 50 ms with 100 000
+// applications and their loans in PostgreSQL).
+const pageBudget = 50 * time.Millisecond
+
+// budgetApplications is how many applications (each with its loan, accounts and issuance
+// posting) the test stores; TIYIN_CONSOLE_BENCH_APPS changes it.
+func budgetApplications() int {
+	if n, err := strconv.Atoi(os.Getenv("TIYIN_CONSOLE_BENCH_APPS")); err == nil && n > 0 {
+		return n
+	}
+	return 100_000
+}
+
+// TestConsolePagesWithinBudget times every console page on PostgreSQL holding 100 000
+// applications with their loans: the median of 7 requests of each page must stay within 50 ms
+// of server time, and each page's statement count must not grow with the rows it shows.
+func TestConsolePagesWithinBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIPPED in -short: the console's page budget seeds 100 000 applications")
+	}
+	counter := &statementCounter{}
+	db := storetest.OpenWith(t, store.Postgres, func(c *store.Config) { c.Tracer = counter })
+	ctx := context.Background()
+	e := newEnv(t, db)
+
+	// One real loan, written by the repositories, then cloned in SQL with fresh ids.
+	a := e.issuedApplication(t)
+	loan, err := e.loans.GetByApplication(ctx, a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := budgetApplications()
+	started := time.Now()
+	seed := []string{
+		`INSERT INTO applications SELECT (jsonb_populate_record(a, jsonb_build_object('id', md5('a' || i)::uuid,
+		   'external_id', md5('e' || i)::uuid, 'status', CASE WHEN i % 10 = 0 THEN 'IN_PROGRESS' ELSE a.status END,
+		   'next_run_at', CASE WHEN i % 10 = 0 THEN now() - interval '1 hour' END,
+		   'updated_at', now() - (i || ' seconds')::interval))).*
+		 FROM applications a, generate_series(1, $2::int) i WHERE a.id = $1`,
+		`INSERT INTO loans SELECT (jsonb_populate_record(l, jsonb_build_object('id', md5('l' || i)::uuid,
+		   'application_id', md5('a' || i)::uuid, 'contract_number', 'BENCH' || i))).*
+		 FROM loans l, generate_series(1, $2::int) i WHERE l.application_id = $1`,
+		`INSERT INTO ledger_accounts (key, kind, loan_id, balance)
+		 SELECT replace(x.key, x.loan_id::text, md5('l' || i)::uuid::text), x.kind, md5('l' || i)::uuid, x.balance
+		 FROM ledger_accounts x JOIN loans l ON l.id = x.loan_id, generate_series(1, $2::int) i WHERE l.application_id = $1`,
+		`INSERT INTO ledger_postings (id, kind, ref, created_at)
+		 SELECT md5('p' || i)::uuid, p.kind, md5('l' || i)::uuid, p.created_at FROM ledger_postings p JOIN loans l ON l.id = p.ref,
+		 generate_series(1, $2::int) i WHERE l.application_id = $1`,
+		`INSERT INTO ledger_entries (posting_id, account_key, debit, credit)
+		 SELECT md5('p' || i)::uuid, replace(e.account_key, l.id::text, md5('l' || i)::uuid::text), e.debit, e.credit
+		 FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id JOIN loans l ON l.id = p.ref,
+		 generate_series(1, $2::int) i WHERE l.application_id = $1`,
+	}
+	for _, q := range seed {
+		if err := db.Gorm.Exec(q, a.ID(), n).Error; err != nil {
+			t.Fatalf("seed: %v\n%s", err, q)
+		}
+	}
+	// A database in service is vacuumed by autovacuum; a freshly loaded one is not yet.
+	if err := db.Gorm.Exec("VACUUM ANALYZE").Error; err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("seeded %d applications with their loans, accounts and postings in %v", n, time.Since(started).Round(time.Millisecond))
+
+	handler, cookie := e.console(t)
+	counter.takeSlowest()
+	pages := []struct {
+		path    string
+		minRows int // rows the page shows at least: its statement count must not depend on them
+	}{
+		{"/console/", 50},
+		{"/console/search?q=" + a.ID().String(), 0},
+		{"/console/search?q=" + a.Phone().String(), 50},
+		{"/console/search?q=" + a.ExternalID().String(), 0},
+		{"/console/applications/" + a.ID().String(), 0},
+		{"/console/loans/" + loan.ID().String(), 12},
+		{"/console/ledger", 0},
+		{"/console/ledger?account=DEMAND:" + loan.ID().String(), 0},
+		{"/console/partners", 0},
+		{"/console/partners/acme", 0},
+		{"/console/audit", 0},
+		{"/console/audit?operator=alice", 0},
+	}
+	const maxStatements = 12
+	for _, p := range pages {
+		times := make([]time.Duration, 7)
+		var (
+			statements int64
+			rows       int
+		)
+		for i := range times {
+			req := httptest.NewRequest(http.MethodGet, p.path, nil)
+			req.AddCookie(cookie)
+			rec := httptest.NewRecorder()
+			before := counter.n.Load()
+			t0 := time.Now()
+			handler.ServeHTTP(rec, req)
+			times[i] = time.Since(t0)
+			statements = counter.n.Load() - before
+			if rec.Code != http.StatusOK && rec.Code != http.StatusSeeOther {
+				t.Fatalf("%s: %d\n%s", p.path, rec.Code, rec.Body)
+			}
+			rows = strings.Count(rec.Body.String(), "<tr")
+		}
+		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+		median := times[len(times)/2]
+		slowest, sql := counter.takeSlowest()
+		t.Logf("%-70s median %6.1f ms (min %5.1f, max %5.1f), %d statements, slowest %.1f ms: %.90s", p.path, ms(median), ms(times[0]),
+			ms(times[len(times)-1]), statements, ms(slowest), sql)
+		if median > pageBudget {
+			t.Errorf("%s: median %v of server time, over the %v budget", p.path, median, pageBudget)
+		}
+		if rows < p.minRows {
+			t.Errorf("%s shows %d table rows, want at least %d: the statement count is measured on a full page", p.path, rows, p.minRows)
+		}
+		if statements > maxStatements {
+			t.Errorf("%s: %d statements for one page (at most %d: a query per row would show here)", p.path, statements, maxStatements)
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// env is the console on a real database, with one partner and one logged-in officer.
+type env struct {
+	db    *store.DB
+	app   *application.App
+	loans *store.LoanRepository
+	apps  *store.ApplicationRepository
+	pid   uuid.UUID
+}
+
+type noQueue struct{}
+
+func (noQueue) EnqueueApplications(context.Context, ...uuid.UUID) error { return nil }
+
+func newEnv(t *testing.T, db *store.DB) *env {
+	t.Helper()
+	uow := store.NewUnitOfWork(db)
+	e := &env{db: db, loans: store.NewLoanRepository(db), apps: store.NewApplicationRepository(db)}
+	e.app = application.New(application.Deps{Clock: store.NewSandboxClock(db), UoW: uow, Idempotency: uow, Applications: e.apps,
+		Loans: e.loans, Partners: store.NewPartnerRepository(db), Queue: noQueue{}, Ledger: store.NewLedgerRepository(db),
+		Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db),
+		CardOrders: store.NewCardOrderRepository(db), Events: store.NewEventOutbox(db), Sealer: storetest.Sealer,
+		Operators: store.NewOperatorRepository(db), AuditLog: store.NewAuditLog(db), Proposals: store.NewProposalRepository(db),
+		BackOffice: store.NewBackOffice(db)}, application.Config{})
+	p, err := e.app.CreatePartner.Handle(context.Background(), application.CreatePartner{Name: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.pid = p.Partner.ID
+	return e
+}
+
+// issuedApplication walks an application through every stage to an issued loan, through the
+// repositories, as the workers would.
+func (e *env) issuedApplication(t *testing.T) *domain.Application {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC().Add(-48 * time.Hour)
+	phone, _ := domain.ParsePhone("998935550303")
+	cd, err := domain.ParseClientData(domain.ClientDataInput{PINFL: "31234567890123", LastName: "Karimov", FirstName: "Aziz",
+		BirthDate: "1990-05-17", DocumentType: "PASSPORT", DocumentSeries: "AA", DocumentNumber: "1234567", DocumentIssuedBy: "Toshkent IIB",
+		DocumentIssued: "2020-01-10", DocumentExpiry: "2035-01-09", Region: "Toshkent", District: "Chilonzor", Address: "Bunyodkor 1",
+		Phone: "998935550303"}, domain.BusinessDate(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: e.pid, ExternalID: uuid.New(), Phone: phone,
+		ClientData: cd, AgreementAccepted: true, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.apps.Create(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	pct, _ := domain.PercentFromHundredths(2800)
+	done := domain.StepResult{Outcome: domain.OutcomeDone, Ref: "REF-1",
+		PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}
+	var loan *domain.Loan
+	step := func(fn func(a *domain.Application) error) {
+		t.Helper()
+		if err := e.apps.Update(ctx, a.ID(), fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(stage domain.TaskName) {
+		step(func(a *domain.Application) error {
+			if err := a.BeginStep(stage, now); err != nil {
+				return err
+			}
+			l, err := a.CompleteStep(stage, done, domain.LoanProduct{LoanID: uuid.New()}, now)
+			loan = l
+			return err
+		})
+	}
+	run(domain.TaskPreScoring)
+	run(domain.TaskPreScoringInfo)
+	backup, _ := domain.ParsePhone("998911112233")
+	step(func(a *domain.Application) error {
+		return a.Verify(domain.Offer{Amount: 1_000_000_000, Percent: pct, MonthPeriod: 12, BackupPhone: backup}, domain.PostScoreResult{Approved: true}, now)
+	})
+	step(func(a *domain.Application) error { return a.Issue(cd, now) })
+	for _, s := range []domain.TaskName{domain.TaskOpenAccount, domain.TaskOpenLoanApplication, domain.TaskGetOpenLoanApplicationResult,
+		domain.TaskLoanIssuance, domain.TaskGetLoanIssuanceResult} {
+		run(s)
+	}
+	if loan == nil {
+		t.Fatal("no loan issued")
+	}
+	ledger := store.NewLedgerRepository(e.db)
+	err = store.NewUnitOfWork(e.db).Do(ctx, func(ctx context.Context) error {
+		if err := e.loans.Create(ctx, loan); err != nil {
+			return err
+		}
+		if err := ledger.OpenLoanAccounts(ctx, loan.ID()); err != nil {
+			return err
+		}
+		p, err := loan.IssuancePosting(uuid.Must(uuid.NewV7()))
+		if err != nil {
+			return err
+		}
+		return ledger.Post(ctx, p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.apps.Get(ctx, a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// console builds the console and logs an officer in; it returns the handler and the session
+// cookie.
+func (e *env) console(t *testing.T) (http.Handler, *http.Cookie) {
+	t.Helper()
+	ctx := context.Background()
+	pw, err := e.app.Console.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "alice", Role: domain.RoleOfficer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.app.Console.LogIn.Handle(ctx, application.LogIn{Name: "alice", Password: pw, Address: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.app.Console.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: "alice-long-password-1"}); err != nil {
+		t.Fatal(err)
+	}
+	return console.New(e.app.Console, zap.NewNop(), console.Config{}), &http.Cookie{Name: "tiyin_console", Value: s.Token}
+}
+

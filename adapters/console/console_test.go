@@ -1,0 +1,177 @@
+package console_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/adapters/store/storetest"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+// operatorSession is a logged-in operator's cookie and form token.
+type operatorSession struct {
+	cookie *http.Cookie
+	csrf   string
+}
+
+// as logs a new operator of the role in, their password changed.
+func (e *env) as(t *testing.T, name string, role domain.Role) operatorSession {
+	t.Helper()
+	ctx := context.Background()
+	pw, err := e.app.Console.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: role})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.app.Console.LogIn.Handle(ctx, application.LogIn{Name: name, Password: pw, Address: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.app.Console.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: name + "-long-password-1"}); err != nil {
+		t.Fatal(err)
+	}
+	return operatorSession{cookie: &http.Cookie{Name: "tiyin_console", Value: s.Token}, csrf: s.CSRF}
+}
+
+func serve(h http.Handler, s *operatorSession, method, path string, form url.Values) *httptest.ResponseRecorder {
+	var req *http.Request
+	if method == http.MethodPost {
+		req = httptest.NewRequest(method, path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	} else {
+		req = httptest.NewRequest(method, path, nil)
+	}
+	if s != nil {
+		req.AddCookie(s.cookie)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// TestEveryPageAndActionByRole: each page and action answers each role as the role table of
+// docs/console.md says, every form needs the session's CSRF token, and nothing answers without
+// a session.
+func TestEveryPageAndActionByRole(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	a := e.issuedApplication(t)
+	loan, err := e.loans.GetByApplication(context.Background(), a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := e.console(t)
+	viewer, officer, admin := e.as(t, "vic", domain.RoleViewer), e.as(t, "olga", domain.RoleOfficer), e.as(t, "adam", domain.RoleAdmin)
+	app, missing := "/console/applications/"+a.ID().String(), uuid.NewString()
+
+	for _, c := range []struct {
+		who    *operatorSession
+		path   string
+		status int
+	}{
+		{&viewer, "/console/", 200},
+		{&viewer, "/console/search?q=" + a.ID().String(), http.StatusSeeOther}, // one hit: its page
+		{&viewer, "/console/search?q=" + a.Phone().String(), http.StatusSeeOther},
+		{&viewer, "/console/search?q=1234", 200},
+		{&viewer, "/console/search?q=nothing-at-all", 200},
+		{&viewer, app, 200},
+		{&viewer, "/console/applications/not-an-id", 404},
+		{&viewer, "/console/applications/" + missing, 404},
+		{&viewer, "/console/loans/" + loan.ID().String(), 200},
+		{&viewer, "/console/loans/" + missing, 404},
+		{&viewer, "/console/transfers/" + missing, 404},
+		{&viewer, "/console/repayments/" + missing, 404},
+		{&viewer, "/console/card-orders/" + missing, 404},
+		{&viewer, "/console/cards/" + missing, 404},
+		{&viewer, "/console/ledger?check=1", 200},
+		{&viewer, "/console/ledger?account=DEMAND:" + loan.ID().String(), 200},
+		{&viewer, "/console/partners", 200},
+		{&viewer, "/console/partners/acme", 200},
+		{&viewer, "/console/partners/nobody", 404},
+		{&viewer, "/console/audit?from=2026-01-01&to=2030-01-01", 200},
+		{&viewer, "/console/audit?from=yesterday", 400},
+		{&viewer, "/console/audit.csv", 200},
+		{&viewer, "/console/password", 200},
+		{&viewer, "/console/static/console.css", 200},
+		{nil, "/console/", http.StatusSeeOther},
+		{nil, "/console/static/console.css", 200},
+		{nil, "/console/login", 200},
+	} {
+		rec := serve(h, c.who, http.MethodGet, c.path, nil)
+		if rec.Code != c.status {
+			t.Errorf("GET %s: %d, want %d\n%s", c.path, rec.Code, c.status, rec.Body)
+		}
+		if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script-src") {
+			t.Errorf("GET %s: CSP %q", c.path, csp)
+		}
+		if strings.Contains(rec.Body.String(), "KARIMOV") || strings.Contains(rec.Body.String(), "998935550303") {
+			t.Errorf("GET %s shows personal data unmasked", c.path)
+		}
+	}
+
+	for _, c := range []struct {
+		who    *operatorSession
+		path   string
+		form   url.Values
+		status int
+	}{
+		{&viewer, app + "/retry", nil, 403},
+		{&viewer, app + "/reveal", nil, 403},
+		{&viewer, app + "/verify", nil, 403},
+		{&viewer, "/console/events/" + missing + "/resend", nil, 403},
+		{&officer, app + "/retry", nil, 409},  // a COMPLETED application waits for no stage
+		{&officer, app + "/verify", nil, 409}, // nor for a phone call
+		{&officer, app + "/propose", url.Values{"outcome": {"done"}, "note": {"n"}}, 409}, // its outcome is known
+		{&officer, app + "/propose", nil, 400},
+		{&officer, "/console/transfers/" + missing + "/propose", url.Values{"outcome": {"done"}, "note": {"n"}}, 404},
+		{&officer, "/console/proposals/" + missing + "/approve", nil, 404},
+		{&officer, "/console/proposals/" + missing + "/maybe", nil, 404},
+		{&officer, "/console/events/" + missing + "/resend", nil, 404},
+		{&officer, "/console/partners/acme/disable", nil, 403},
+		{&officer, app + "/reveal", nil, 200},
+		{&admin, "/console/partners/acme/format", nil, 404},
+		{&admin, "/console/partners/nobody/disable", nil, 404},
+		{&admin, "/console/partners/acme/disable", nil, 303},
+		{&admin, "/console/partners/acme/enable", nil, 303},
+		{&admin, "/console/partners/acme/rotate_key", nil, 200},
+	} {
+		form := url.Values{"csrf": {c.who.csrf}}
+		for k, v := range c.form {
+			form[k] = v
+		}
+		rec := serve(h, c.who, http.MethodPost, c.path, form)
+		if rec.Code != c.status {
+			t.Errorf("POST %s: %d, want %d\n%s", c.path, rec.Code, c.status, rec.Body)
+		}
+		if forged := serve(h, c.who, http.MethodPost, c.path, url.Values{"csrf": {"forged"}}); forged.Code != http.StatusForbidden {
+			t.Errorf("POST %s with a forged token: %d", c.path, forged.Code)
+		}
+		if anon := serve(h, nil, http.MethodPost, c.path, form); anon.Code != http.StatusUnauthorized {
+			t.Errorf("POST %s without a session: %d", c.path, anon.Code)
+		}
+	}
+	rotated := serve(h, &admin, http.MethodPost, "/console/partners/acme/rotate_key", url.Values{"csrf": {admin.csrf}})
+	if !regexp.MustCompile(`shown this once: <code class="key">[A-Za-z0-9_-]{20,}</code>`).MatchString(rotated.Body.String()) {
+		t.Fatalf("the rotated key is not shown once:\n%s", rotated.Body)
+	}
+	if again := serve(h, &admin, http.MethodGet, "/console/partners/acme", nil); strings.Contains(again.Body.String(), "shown this once") {
+		t.Fatal("a rotated key must not be shown again")
+	}
+
+	// An idle session ends after 30 minutes.
+	if err := e.db.Gorm.Exec("UPDATE operator_sessions SET last_seen_at = ?", time.Now().UTC().Add(-domain.SessionIdle-time.Minute)).Error; err != nil {
+		t.Fatal(err)
+	}
+	if rec := serve(h, &viewer, http.MethodGet, "/console/", nil); rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/console/login") {
+		t.Fatalf("an idle session: %d %s", rec.Code, rec.Header().Get("Location"))
+	}
+}
