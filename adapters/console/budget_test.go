@@ -318,4 +318,3 @@ func (e *env) console(t *testing.T) (http.Handler, *http.Cookie) {
 	}
 	return console.New(e.app.Console, zap.NewNop(), console.Config{}), &http.Cookie{Name: "tiyin_console", Value: s.Token}
 }
-

@@ -128,8 +128,8 @@ func TestEveryPageAndActionByRole(t *testing.T) {
 		{&viewer, app + "/reveal", nil, 403},
 		{&viewer, app + "/verify", nil, 403},
 		{&viewer, "/console/events/" + missing + "/resend", nil, 403},
-		{&officer, app + "/retry", nil, 409},  // a COMPLETED application waits for no stage
-		{&officer, app + "/verify", nil, 409}, // nor for a phone call
+		{&officer, app + "/retry", nil, 409},                                              // a COMPLETED application waits for no stage
+		{&officer, app + "/verify", nil, 409},                                             // nor for a phone call
 		{&officer, app + "/propose", url.Values{"outcome": {"done"}, "note": {"n"}}, 409}, // its outcome is known
 		{&officer, app + "/propose", nil, 400},
 		{&officer, "/console/transfers/" + missing + "/propose", url.Values{"outcome": {"done"}, "note": {"n"}}, 404},
