@@ -96,8 +96,8 @@ type StatusCount struct {
 }
 
 // AttentionQuery says when work has waited too long: an application in one stage since before
-// StageBefore, an unknown gateway outcome or a transfer PROCESSING since before UnknownBefore,
-// a webhook delivery failed FailedAttempts times.
+// StageBefore; an unknown gateway outcome, a transfer PROCESSING or a write request claimed and
+// never answered since before UnknownBefore; a webhook delivery failed FailedAttempts times.
 type AttentionQuery struct {
 	StageBefore, UnknownBefore time.Time
 	FailedAttempts             int
@@ -106,7 +106,7 @@ type AttentionQuery struct {
 
 // AttentionItem is one line of the "needs attention" queue.
 type AttentionItem struct {
-	Kind   string // application, unknown_application, transfer, delivery
+	Kind   string // application, unknown_application, transfer, card_order, request (ID is its partner's), delivery
 	ID     uuid.UUID
 	Status string
 	Detail string

@@ -65,6 +65,10 @@ func (b *BackOffice) NeedsAttention(ctx context.Context, q ports.AttentionQuery)
 			return g.Table("card_orders").Select("id, status, description AS detail, unknown_since AS since").
 				Where("unknown_since IS NOT NULL AND unknown_since < ?", q.UnknownBefore.UTC()).Order("unknown_since")
 		}},
+		{"request", func(g *gorm.DB) *gorm.DB {
+			return g.Table("idempotency_records").Select("partner_id AS id, 'UNANSWERED' AS status, endpoint || ' · request ' || key AS detail, created_at AS since").
+				Where("body IS NULL AND created_at < ?", q.UnknownBefore.UTC()).Order("created_at")
+		}},
 		{"delivery", func(g *gorm.DB) *gorm.DB {
 			return g.Table("events").Select("id, type AS status, last_error AS detail, created_at AS since").
 				Where("next_attempt_at IS NOT NULL AND attempts >= ?", q.FailedAttempts).Order("next_attempt_at")

@@ -111,3 +111,118 @@ func TestOperatorsSessionsAndProposals(t *testing.T) {
 		}
 	})
 }
+
+func TestBackOfficeFindsWhatNeedsAttention(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		bo := store.NewBackOffice(s.db)
+		later := t0.Add(time.Hour)
+
+		// An application whose stage's outcome went unknown at t0.
+		unknown := s.stored(t)
+		err := s.apps.Update(ctx, unknown.ID(), func(a *domain.Application) error {
+			if err := a.BeginStep(domain.TaskPreScoring, t0); err != nil {
+				return err
+			}
+			_, err := a.CompleteStep(domain.TaskPreScoring, domain.StepResult{Outcome: domain.OutcomeUnknown}, domain.LoanProduct{}, t0)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waiting := s.stored(t) // NEW, its pre-scoring due since t0
+		l := s.fundedLoan(t, 1_000_000)
+		tr := domain.NewTransfer(domain.NewTransferParams{ID: uuid.New(), PartnerID: s.partner.ID, ApplicationID: l.ApplicationID(),
+			LoanID: l.ID(), ExternalID: uuid.New(), MaskedPAN: "860012******9012", Network: domain.NetworkUzcard, CardHolder: "AZIZ KARIMOV",
+			Amount: 100, CreditToken: "CT-1", Now: t0})
+		if err := s.transfers.Create(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.transfers.Update(ctx, tr.ID(), func(x *domain.Transfer) error { return x.StartProcessing(t0) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, record(s, "cut-off")) }); err != nil {
+			t.Fatal(err)
+		}
+
+		items, err := bo.NeedsAttention(ctx, ports.AttentionQuery{StageBefore: later, UnknownBefore: later, FailedAttempts: 3, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := map[string]bool{}
+		for _, it := range items {
+			found[it.Kind+" "+it.ID.String()] = true
+			if !it.Since.Equal(t0) {
+				t.Errorf("%s %s waits since %v, want %v", it.Kind, it.ID, it.Since, t0)
+			}
+		}
+		want := map[string]uuid.UUID{"unknown_application": unknown.ID(), "application": waiting.ID(), "transfer": tr.ID(), "request": s.partner.ID}
+		for kind, id := range want {
+			if !found[kind+" "+id.String()] {
+				t.Errorf("needs attention lacks %s %v (all: %+v)", kind, id, items)
+			}
+		}
+		if none, _ := bo.NeedsAttention(ctx, ports.AttentionQuery{StageBefore: t0, UnknownBefore: t0, FailedAttempts: 3, Limit: 10}); len(none) != 0 {
+			t.Errorf("nothing waited before t0, yet %+v", none)
+		}
+
+		counts, err := bo.CountByStatus(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int{}
+		for _, c := range counts {
+			n[c.Kind+" "+c.Status] = c.N
+		}
+		if n["transfer PROCESSING"] != 1 || n["loan OPEN"] != 1 || n["application IN_PROGRESS"] != 1 || n["application NEW"] != 2 {
+			t.Errorf("counts: %v", n)
+		}
+
+		// Search: by any id, a phone's blind index, a card's last four digits, a request id.
+		hits := func(q ports.SearchQuery) map[string]uuid.UUID {
+			t.Helper()
+			q.Limit = 10
+			got, err := bo.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]uuid.UUID{}
+			for _, h := range got {
+				out[h.Kind] = h.ID
+			}
+			return out
+		}
+		if got := hits(ports.SearchQuery{ID: unknown.ExternalID()}); got["application"] != unknown.ID() {
+			t.Errorf("by externalId: %v", got)
+		}
+		if got := hits(ports.SearchQuery{ID: l.ID()}); got["loan"] != l.ID() {
+			t.Errorf("by loan id: %v", got)
+		}
+		if got := hits(ports.SearchQuery{ID: tr.ExternalID()}); got["transfer"] != tr.ID() {
+			t.Errorf("by the transfer's externalId: %v", got)
+		}
+		if got := hits(ports.SearchQuery{PhoneIndexes: s.db.PhoneIndexes("998901234567")}); got["application"] == uuid.Nil {
+			t.Errorf("by phone: %v", got)
+		}
+		if got := hits(ports.SearchQuery{PANLast4: "9012"}); got["transfer"] != tr.ID() {
+			t.Errorf("by a card's last four: %v", got)
+		}
+		if got := hits(ports.SearchQuery{Text: "cut-off"}); got["request"] != s.partner.ID {
+			t.Errorf("by request id: %v", got)
+		}
+		if got := hits(ports.SearchQuery{ID: uuid.New()}); len(got) != 0 {
+			t.Errorf("an unknown id found %v", got)
+		}
+
+		// A loan's accounts and the postings on them, both sides of each.
+		accounts, err := bo.Accounts(ctx, l.ID())
+		if err != nil || len(accounts) != 3 {
+			t.Fatalf("the loan's accounts: %+v, %v", accounts, err)
+		}
+		entries, err := bo.Entries(ctx, []string{domain.LoanAccount(domain.AccountDemand, l.ID()).Key()}, 10)
+		if err != nil || len(entries) < 2 || entries[0].At.IsZero() {
+			t.Fatalf("the demand account's postings: %+v, %v", entries, err)
+		}
+	})
+}

@@ -76,8 +76,12 @@ CREATE INDEX ledger_accounts_loan_idx ON ledger_accounts (loan_id);
 CREATE INDEX ledger_entries_account_posting_idx ON ledger_entries (account_key, posting_id);
 CREATE INDEX proposals_object_idx ON proposals (object_id, proposed_at);
 CREATE INDEX audit_log_object_idx ON audit_log (object, id);
+-- A write request claimed and never answered (its gateway step was cut off and the partner never
+-- retried it) is shown to operators.
+CREATE INDEX idempotency_records_unanswered_idx ON idempotency_records (created_at) WHERE body IS NULL;
 
 -- +goose Down
+DROP INDEX idempotency_records_unanswered_idx;
 DROP INDEX audit_log_object_idx;
 DROP INDEX proposals_object_idx;
 DROP INDEX ledger_entries_account_posting_idx;
