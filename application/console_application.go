@@ -13,12 +13,14 @@ import (
 // pageRows bounds the rows of one list on an object's page.
 const pageRows = 100
 
-// ApplicationPage is an application as operators see it: its stages, the events it recorded,
+// ApplicationPage is an application as operators see it: its stages and every gateway attempt,
+// the events it recorded,
 // the proposals and console actions about it, and its loan.
 type ApplicationPage struct {
 	Application *domain.Application
 	PartnerName string
 	Loan        *domain.Loan
+	Steps       []domain.StepRecord
 	Events      []ports.EventRecord
 	Proposals   []*domain.Proposal
 	Audit       []ports.AuditEntry
@@ -58,6 +60,9 @@ func (h *ConsoleApplicationHandler) Handle(ctx context.Context, who Actor, id uu
 		if p.Loan, err = h.loans.GetByApplication(ctx, id); err != nil && !errors.Is(err, domain.ErrLoanNotFound) {
 			return p, err
 		}
+	}
+	if p.Steps, err = h.backOffice.Steps(ctx, id, pageRows); err != nil {
+		return p, err
 	}
 	if p.Events, err = h.backOffice.Events(ctx, uuid.Nil, id, pageRows); err != nil {
 		return p, err

@@ -71,6 +71,7 @@ type Application struct {
 	verificationRequestedAt   time.Time
 	createdAt, updatedAt      time.Time
 	events
+	steps
 }
 
 // NewApplicationParams are the inputs of pre-scoring registration.

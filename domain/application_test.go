@@ -343,11 +343,15 @@ func TestUnknownOutcomesAreAskedAgainAndNeverFail(t *testing.T) {
 func TestPendingAnswersArePolled(t *testing.T) {
 	t.Parallel()
 	a := stage(t, "polling")
+	a.TakeSteps()
 	if err := a.BeginStep(domain.TaskPreScoringInfo, t0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.CompleteStep(domain.TaskPreScoringInfo, domain.StepResult{Outcome: domain.OutcomePending}, domain.LoanProduct{}, t0); err != nil {
 		t.Fatal(err)
+	}
+	if steps := a.TakeSteps(); len(steps) != 0 {
+		t.Fatalf("a pending poll is kept in the attempts: %+v", steps)
 	}
 	if a.Task() != (domain.Task{Name: domain.TaskPreScoringInfo, Status: domain.TaskInProgress}) {
 		t.Fatalf("task %+v", a.Task())

@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,6 +143,9 @@ func TestAnUnknownOutcomeIsResolvedAsTheBankFoundIt(t *testing.T) {
 	later := t0.Add(time.Hour)
 
 	a := unknownAt(t, "opening account", domain.TaskOpenAccount)
+	if steps := a.TakeSteps(); len(steps) == 0 || steps[len(steps)-1].Outcome != domain.OutcomeUnknown {
+		t.Fatalf("the unanswered call is not in the attempts: %+v", steps)
+	}
 	if _, err := a.ResolveUnknown(true, "", domain.LoanProduct{}, later); err == nil {
 		t.Fatal("done without the account number was accepted")
 	}
@@ -150,6 +154,10 @@ func TestAnUnknownOutcomeIsResolvedAsTheBankFoundIt(t *testing.T) {
 	}
 	if a.Task().Name != domain.TaskOpenLoanApplication || a.AccountNumber() != "20208000000000000009" || !a.State().UnknownSince.IsZero() {
 		t.Fatalf("done: %+v, account %q", a.Task(), a.AccountNumber())
+	}
+	if steps := a.TakeSteps(); len(steps) != 1 || steps[0].Outcome != domain.OutcomeDone ||
+		steps[0].Ref != "20208000000000000009" || !strings.Contains(steps[0].Message, "operators") {
+		t.Fatalf("the attempts of the resolved stage: %+v", steps)
 	}
 	if _, err := a.ResolveUnknown(true, "x", domain.LoanProduct{}, later); !errors.Is(err, domain.ErrOutcomeKnown) {
 		t.Fatalf("a known outcome resolved again: %v", err)

@@ -2,7 +2,10 @@ package domain
 
 import (
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // ErrStaleStep means the application moved on (canceled, or another worker finished the stage)
@@ -30,6 +33,43 @@ const (
 	// with backoff, and FAILED after MaxStageAttempts of them.
 	OutcomeNotReached
 )
+
+var outcomeNames = map[StepOutcome]string{OutcomeDone: "DONE", OutcomePending: "PENDING", OutcomeRefused: "REFUSED",
+	OutcomeFailed: "FAILED", OutcomeUnknown: "UNKNOWN", OutcomeNotReached: "NOT_REACHED"}
+
+// ParseStepOutcome reads what String wrote.
+func ParseStepOutcome(s string) (StepOutcome, error) {
+	for o, name := range outcomeNames {
+		if name == s {
+			return o, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown step outcome %q", s)
+}
+
+// String names the outcome as the attempt history stores it.
+func (o StepOutcome) String() string { return outcomeNames[o] }
+
+// StepRecord is one gateway answer to a stage (or its lack), as the application's attempt
+// history keeps it for operators. Pending polls are not kept: the current stage shows them.
+type StepRecord struct {
+	ApplicationID uuid.UUID
+	Stage         TaskName
+	Outcome       StepOutcome
+	Message, Ref  string
+	At            time.Time
+}
+
+// steps collects an aggregate's attempt records until its repository stores them.
+type steps struct{ taken []StepRecord }
+
+// TakeSteps returns the attempts recorded since the last call and forgets them. Only
+// repositories call it, to store them with the change that recorded them.
+func (s *steps) TakeSteps() []StepRecord {
+	out := s.taken
+	s.taken = nil
+	return out
+}
 
 // StepResult is a stage's gateway answer.
 type StepResult struct {
@@ -83,6 +123,9 @@ func (a *Application) BeginStep(stage TaskName, now time.Time) error {
 func (a *Application) CompleteStep(stage TaskName, r StepResult, loanID LoanProduct, now time.Time) (*Loan, error) {
 	if a.status != StatusInProgress || a.task.Name != stage {
 		return nil, ErrStaleStep
+	}
+	if r.Outcome != OutcomePending {
+		a.steps.taken = append(a.steps.taken, StepRecord{ApplicationID: a.id, Stage: stage, Outcome: r.Outcome, Message: r.Message, Ref: r.Ref, At: now})
 	}
 	if r.Outcome != OutcomeUnknown {
 		a.unknownSince = time.Time{}

@@ -109,7 +109,10 @@ func (a *Application) ResolveUnknown(done bool, ref string, ids LoanProduct, now
 	if a.status != StatusInProgress || a.unknownSince.IsZero() {
 		return nil, ErrOutcomeKnown
 	}
+	const resolved = "resolved by the bank's operators"
 	if !done {
+		a.steps.taken = append(a.steps.taken, StepRecord{ApplicationID: a.id, Stage: a.task.Name, Outcome: OutcomeFailed,
+			Message: resolved + ": not done at the bank", At: now})
 		a.fail("not done at the bank, as the bank's operators found", now)
 		return nil, nil
 	}
@@ -121,7 +124,7 @@ func (a *Application) ResolveUnknown(done bool, ref string, ids LoanProduct, now
 			return nil, fmt.Errorf("%w: this stage needs the bank's reference (the account number, or the core banking reference)", ErrProposalIncomplete)
 		}
 	}
-	return a.CompleteStep(a.task.Name, StepResult{Outcome: OutcomeDone, Ref: ref}, ids, now)
+	return a.CompleteStep(a.task.Name, StepResult{Outcome: OutcomeDone, Ref: ref, Message: resolved + ": done at the bank"}, ids, now)
 }
 
 // RetryNow makes the stage an application waits in (a backoff after an unanswered or

@@ -2,12 +2,14 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -173,6 +175,32 @@ func (b *BackOffice) Events(ctx context.Context, partnerID, objectID uuid.UUID, 
 			e.Sequence = *r.Sequence
 		}
 		out[i] = e
+	}
+	return out, nil
+}
+
+// Steps implements ports.BackOffice.
+func (b *BackOffice) Steps(ctx context.Context, applicationID uuid.UUID, limit int) ([]domain.StepRecord, error) {
+	var rows []struct {
+		At                           time.Time
+		Stage, Outcome, Message, Ref string
+	}
+	err := b.db.conn(ctx).Table("application_steps").Select("at, stage, outcome, message, ref").
+		Where("application_id = ?", applicationID).Order("at DESC").Limit(limit).Scan(&rows).Error
+	if err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]domain.StepRecord, 0, len(rows))
+	for _, r := range rows {
+		stage, err := domain.ParseTaskName(r.Stage)
+		if err != nil {
+			return nil, fmt.Errorf("application %s step: %w", applicationID, err)
+		}
+		outcome, err := domain.ParseStepOutcome(r.Outcome)
+		if err != nil {
+			return nil, fmt.Errorf("application %s step: %w", applicationID, err)
+		}
+		out = append(out, domain.StepRecord{ApplicationID: applicationID, Stage: stage, Outcome: outcome, Message: r.Message, Ref: r.Ref, At: r.At.UTC()})
 	}
 	return out, nil
 }

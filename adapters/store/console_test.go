@@ -131,6 +131,10 @@ func TestBackOfficeFindsWhatNeedsAttention(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		steps, err := bo.Steps(ctx, unknown.ID(), 10)
+		if err != nil || len(steps) != 1 || steps[0].Outcome != domain.OutcomeUnknown || steps[0].Stage != domain.TaskPreScoring || !steps[0].At.Equal(t0) {
+			t.Fatalf("the unanswered call's attempt: %+v, %v", steps, err)
+		}
 		waiting := s.stored(t) // NEW, its pre-scoring due since t0
 		l := s.fundedLoan(t, 1_000_000)
 		tr := domain.NewTransfer(domain.NewTransferParams{ID: uuid.New(), PartnerID: s.partner.ID, ApplicationID: l.ApplicationID(),

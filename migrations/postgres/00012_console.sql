@@ -64,6 +64,18 @@ CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
 CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
     FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only();
 
+-- Every gateway answer to an application's stage (or its lack), for the operators' timeline;
+-- pending polls are not kept.
+CREATE TABLE application_steps (
+    application_id uuid NOT NULL REFERENCES applications (id),
+    at             timestamptz NOT NULL,
+    stage          text NOT NULL,
+    outcome        text NOT NULL,
+    message        text NOT NULL,
+    ref            text NOT NULL
+);
+CREATE INDEX application_steps_application_idx ON application_steps (application_id, at);
+
 -- A client's phone as a blind index (its keyed hash, hex), by which operators find the client's
 -- applications; empty for rows written before it existed until `tiyin reseal` fills it.
 ALTER TABLE applications ADD COLUMN phone_index text NOT NULL DEFAULT '';
@@ -91,6 +103,7 @@ DROP INDEX events_object_idx;
 DROP INDEX applications_status_idx;
 DROP INDEX applications_phone_index_idx;
 ALTER TABLE applications DROP COLUMN phone_index;
+DROP TABLE application_steps;
 DROP TABLE audit_log;
 DROP FUNCTION audit_log_append_only;
 DROP TABLE proposals;

@@ -64,6 +64,18 @@ BEGIN
 END;
 -- +goose StatementEnd
 
+-- Every gateway answer to an application's stage (or its lack), for the operators' timeline;
+-- pending polls are not kept.
+CREATE TABLE application_steps (
+    application_id TEXT NOT NULL REFERENCES applications (id),
+    at             DATETIME NOT NULL,
+    stage          TEXT NOT NULL,
+    outcome        TEXT NOT NULL,
+    message        TEXT NOT NULL,
+    ref            TEXT NOT NULL
+);
+CREATE INDEX application_steps_application_idx ON application_steps (application_id, at);
+
 -- A client's phone as a blind index (its keyed hash, hex), by which operators find the client's
 -- applications; empty for rows written before it existed until `tiyin reseal` fills it.
 ALTER TABLE applications ADD COLUMN phone_index TEXT NOT NULL DEFAULT '';
@@ -93,6 +105,7 @@ DROP INDEX applications_phone_index_idx;
 ALTER TABLE applications DROP COLUMN phone_index;
 DROP TRIGGER audit_log_no_delete;
 DROP TRIGGER audit_log_no_update;
+DROP TABLE application_steps;
 DROP TABLE audit_log;
 DROP TABLE proposals;
 DROP TABLE operator_sessions;

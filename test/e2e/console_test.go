@@ -196,6 +196,10 @@ func TestConsoleOperatorsRolesAndMakerChecker(t *testing.T) {
 	if status != 200 || !strings.Contains(body, id) || !strings.Contains(body, "Outcome unknown since") {
 		t.Fatalf("search by phone: %d\n%s", status, body)
 	}
+	if !regexp.MustCompile(`<td>LOAN_ISSUANCE</td><td><span class="st wait">UNKNOWN</span>`).MatchString(body) ||
+		!regexp.MustCompile(`<td>OPEN_ACCOUNT</td><td><span class="st good">DONE</span>`).MatchString(body) {
+		t.Fatalf("the gateway attempts are not on the page:\n%s", body)
+	}
 	if strings.Contains(body, "KARIMOV") || strings.Contains(body, phone) {
 		t.Fatal("personal data must be masked on the application's page")
 	}
