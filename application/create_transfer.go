@@ -155,32 +155,36 @@ func (s transferSettlement) releaseExpired(ctx context.Context, partners ports.P
 // settle applies fn to the transfer and, when the transfer reached a final status,
 // captures (SUCCESS) or releases (FAILED, EXPIRED) its hold in the same transaction.
 func (s transferSettlement) settle(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
-	return s.uow.Do(ctx, func(ctx context.Context) error {
-		var settled *domain.Transfer
-		err := s.transfers.Update(ctx, id, func(t *domain.Transfer) error {
-			changed, err := fn(t)
-			if err != nil {
-				return err
-			}
-			if changed {
-				settled = t
-			}
-			return nil
-		})
-		if err != nil || settled == nil || !settled.Status().Final() {
-			return err
-		}
-		loan := settled.LoanID()
-		to := domain.LoanAccount(domain.AccountDemand, loan)
-		kind := domain.PostingTransferRelease
-		if settled.Status() == domain.TransferSuccess {
-			to, kind = domain.BankAccount(domain.AccountCardSettlement), domain.PostingTransferCapture
-		}
-		p, err := domain.Move(newID(), kind, settled.ID(), settled.TransactionDateAt(s.clock.Now(settled.PartnerID())), settled.Amount().Tiyin(),
-			domain.LoanAccount(domain.AccountHold, loan), to)
+	return s.uow.Do(ctx, func(ctx context.Context) error { return s.settleIn(ctx, id, fn) })
+}
+
+// settleIn is settle in the caller's transaction, for a use case that owns one (an approved
+// resolution commits with its proposal and audit line).
+func (s transferSettlement) settleIn(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
+	var settled *domain.Transfer
+	err := s.transfers.Update(ctx, id, func(t *domain.Transfer) error {
+		changed, err := fn(t)
 		if err != nil {
 			return err
 		}
-		return s.ledger.Post(ctx, p)
+		if changed {
+			settled = t
+		}
+		return nil
 	})
+	if err != nil || settled == nil || !settled.Status().Final() {
+		return err
+	}
+	loan := settled.LoanID()
+	to := domain.LoanAccount(domain.AccountDemand, loan)
+	kind := domain.PostingTransferRelease
+	if settled.Status() == domain.TransferSuccess {
+		to, kind = domain.BankAccount(domain.AccountCardSettlement), domain.PostingTransferCapture
+	}
+	p, err := domain.Move(newID(), kind, settled.ID(), settled.TransactionDateAt(s.clock.Now(settled.PartnerID())), settled.Amount().Tiyin(),
+		domain.LoanAccount(domain.AccountHold, loan), to)
+	if err != nil {
+		return err
+	}
+	return s.ledger.Post(ctx, p)
 }

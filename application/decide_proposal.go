@@ -70,7 +70,7 @@ func (h *DecideProposalHandler) Handle(ctx context.Context, who Actor, cmd Decid
 // resolve applies an approved proposal, in the transaction of ctx.
 func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal) error {
 	if p.Kind == domain.ResolveTransfer {
-		return h.settlement.settle(ctx, p.ObjectID, func(t *domain.Transfer) (bool, error) {
+		return h.settlement.settleIn(ctx, p.ObjectID, func(t *domain.Transfer) (bool, error) {
 			if t.Status() != domain.TransferProcessing {
 				return false, domain.ErrOutcomeKnown
 			}

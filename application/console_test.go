@@ -1,0 +1,229 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+	"go.uber.org/mock/gomock"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+	"github.com/tiyin/tiyin/ports/mocks"
+)
+
+// console is the console's ports as mocks over maps, and the audit lines written.
+type console struct {
+	*deps
+	operators *mocks.MockOperatorRepository
+	proposals *mocks.MockProposalRepository
+	audit     []ports.AuditEntry
+	ops       map[uuid.UUID]*domain.Operator
+	props     map[uuid.UUID]*domain.Proposal
+	xfers     map[uuid.UUID]*domain.Transfer
+	t         *testing.T
+}
+
+func setupConsole(t *testing.T) *console {
+	t.Helper()
+	d := setup(t)
+	ctrl := gomock.NewController(t)
+	c := &console{deps: d, operators: mocks.NewMockOperatorRepository(ctrl), proposals: mocks.NewMockProposalRepository(ctrl),
+		ops: map[uuid.UUID]*domain.Operator{}, props: map[uuid.UUID]*domain.Proposal{}, xfers: map[uuid.UUID]*domain.Transfer{}, t: t}
+	c.operators.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, o *domain.Operator) error {
+		c.ops[o.ID()] = o
+		return nil
+	}).AnyTimes()
+	c.operators.EXPECT().ByName(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, name string) (*domain.Operator, error) {
+		for _, o := range c.ops {
+			if o.Name() == name {
+				return domain.RestoreOperator(o.State()), nil
+			}
+		}
+		return nil, domain.ErrOperatorNotFound
+	}).AnyTimes()
+	c.operators.EXPECT().Update(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID, fn func(*domain.Operator) error) error {
+		cp := domain.RestoreOperator(c.ops[id].State())
+		if err := fn(cp); err != nil {
+			return err
+		}
+		c.ops[id] = cp
+		return nil
+	}).AnyTimes()
+	c.operators.EXPECT().CreateSession(gomock.Any(), gomock.Any()).Return(nil).AnyTimes()
+	c.proposals.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p *domain.Proposal) error {
+		c.props[p.ID] = p
+		return nil
+	}).AnyTimes()
+	c.proposals.EXPECT().Update(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID, fn func(*domain.Proposal) error) error {
+		cp := *c.props[id]
+		if err := fn(&cp); err != nil {
+			return err
+		}
+		c.props[id] = &cp
+		return nil
+	}).AnyTimes()
+	d.transfers.EXPECT().Get(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (*domain.Transfer, error) {
+		if tr, ok := c.xfers[id]; ok {
+			return domain.RestoreTransfer(tr.State()), nil
+		}
+		return nil, domain.ErrTransferNotFound
+	}).AnyTimes()
+	d.transfers.EXPECT().Update(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID, fn func(*domain.Transfer) error) error {
+		cp := domain.RestoreTransfer(c.xfers[id].State())
+		if err := fn(cp); err != nil {
+			return err
+		}
+		c.xfers[id] = cp
+		return nil
+	}).AnyTimes()
+	return c
+}
+
+func (c *console) app() application.Console {
+	return application.New(application.Deps{Clock: c.clock, UoW: c.uow, Applications: c.apps, Loans: c.loans, Ledger: c.ledger,
+		Transfers: c.transfers, Operators: c.operators, AuditLog: c.auditLog(), Proposals: c.proposals}, c.cfg).Console
+}
+
+// auditLog is an AuditLog that keeps its lines in c.audit; a line written outside a unit of
+// work fails the test (it must commit with its effect).
+func (c *console) auditLog() ports.AuditLog { return auditAppender{c} }
+
+type auditAppender struct{ c *console }
+
+func (a auditAppender) Append(_ context.Context, e ports.AuditEntry) error {
+	if !a.c.inTx {
+		a.c.t.Errorf("audit line %q written outside a transaction", e.Action)
+	}
+	a.c.audit = append(a.c.audit, e)
+	return nil
+}
+
+func (a auditAppender) List(context.Context, ports.AuditFilter) ([]ports.AuditEntry, error) { return a.c.audit, nil }
+
+func (c *console) actions() []string {
+	var out []string
+	for _, e := range c.audit {
+		out = append(out, e.Operator+" "+e.Action)
+	}
+	return out
+}
+
+func TestLoginLocksAfterFiveWrongPasswordsAndRecordsEveryAttempt(t *testing.T) {
+	t.Parallel()
+	c := setupConsole(t)
+	uc := c.app()
+	ctx := context.Background()
+	pw, err := uc.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dilnoza", Role: domain.RoleOfficer})
+	if err != nil || len(pw) < 16 {
+		t.Fatalf("create: %q, %v", pw, err)
+	}
+	if _, err := uc.CreateOperator.Handle(ctx, application.Actor{Name: "olga", Role: domain.RoleOfficer}, application.CreateOperator{Name: "x", Role: domain.RoleAdmin}); !errors.Is(err, domain.ErrForbidden) {
+		t.Fatalf("an officer made an operator: %v", err)
+	}
+	login := func(password string) error {
+		_, err := uc.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: password, Address: "10.0.0.7"})
+		return err
+	}
+	s, err := uc.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: pw, Address: "10.0.0.7"})
+	if err != nil || !s.MustChangePassword || s.Token == "" || s.CSRF == "" || s.Operator.Role != domain.RoleOfficer {
+		t.Fatalf("first login: %+v, %v", s, err)
+	}
+	for i := 1; i <= domain.MaxFailedLogins; i++ {
+		want := domain.ErrBadCredentials
+		if i == domain.MaxFailedLogins {
+			want = domain.ErrOperatorLocked
+		}
+		if err := login("wrong"); !errors.Is(err, want) {
+			t.Fatalf("wrong password %d: %v, want %v", i, err, want)
+		}
+	}
+	if err := login(pw); !errors.Is(err, domain.ErrOperatorLocked) {
+		t.Fatalf("the right password while locked: %v", err)
+	}
+	if _, err := uc.LogIn.Handle(ctx, application.LogIn{Name: "nobody", Password: "x", Address: "10.0.0.9"}); !errors.Is(err, domain.ErrBadCredentials) {
+		t.Fatalf("an unknown name: %v", err)
+	}
+	failed := 0
+	for _, e := range c.audit {
+		if e.Action == "login.failed" {
+			failed++
+			if e.Address == "" {
+				t.Errorf("a failed login without its address: %+v", e)
+			}
+		}
+	}
+	if failed != domain.MaxFailedLogins+2 {
+		t.Fatalf("%d failed logins recorded, want %d: %v", failed, domain.MaxFailedLogins+2, c.actions())
+	}
+}
+
+// processingTransfer is a transfer whose card credit's outcome is unknown.
+func (c *console) processingTransfer(t *testing.T) *domain.Transfer {
+	t.Helper()
+	tr := domain.NewTransfer(domain.NewTransferParams{ID: uuid.New(), PartnerID: c.partner, ApplicationID: uuid.New(), LoanID: uuid.New(),
+		ExternalID: uuid.New(), MaskedPAN: "860012******9012", Network: domain.NetworkUzcard, CardHolder: "AZIZ KARIMOV",
+		Amount: 250_000, CreditToken: "CT", Now: t0})
+	if err := tr.StartProcessing(t0); err != nil {
+		t.Fatal(err)
+	}
+	c.xfers[tr.ID()] = tr
+	return tr
+}
+
+func TestAResolutionMovesMoneyOnlyWhenAnotherOfficerApprovesIt(t *testing.T) {
+	t.Parallel()
+	c := setupConsole(t)
+	uc := c.app()
+	ctx := context.Background()
+	maker := application.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer, Address: "10.0.0.1"}
+	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer, Address: "10.0.0.2"}
+	viewer := application.Actor{ID: uuid.New(), Name: "vic", Role: domain.RoleViewer}
+	tr := c.processingTransfer(t)
+
+	propose := application.ProposeResolution{Kind: domain.ResolveTransfer, ObjectID: tr.ID(), Done: true, Note: "UZCARD says credited, ref 77"}
+	if _, err := uc.ProposeResolution.Handle(ctx, viewer, propose); !errors.Is(err, domain.ErrForbidden) {
+		t.Fatalf("a viewer's proposal: %v", err)
+	}
+	id, err := uc.ProposeResolution.Handle(ctx, maker, propose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No posting until approved; the maker's own approval is refused and changes nothing.
+	if err := uc.DecideProposal.Handle(ctx, maker, application.DecideProposal{ID: id, Approve: true}); !errors.Is(err, domain.ErrSelfApproval) {
+		t.Fatalf("self-approval: %v", err)
+	}
+	if c.xfers[tr.ID()].Status() != domain.TransferProcessing || c.props[id].Status != domain.ProposalOpen {
+		t.Fatal("a refused approval changed something")
+	}
+	var posted []domain.Posting
+	c.ledger.EXPECT().Post(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p domain.Posting) error {
+		if !c.inTx {
+			t.Error("the capture was posted outside the approval's transaction")
+		}
+		posted = append(posted, p)
+		return nil
+	}).Times(1)
+	if err := uc.DecideProposal.Handle(ctx, checker, application.DecideProposal{ID: id, Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.xfers[tr.ID()]; got.Status() != domain.TransferSuccess {
+		t.Fatalf("after the approval the transfer is %s", got.Status())
+	}
+	if len(posted) != 1 || posted[0].Kind != domain.PostingTransferCapture {
+		t.Fatalf("posted %+v, want one capture of the hold", posted)
+	}
+	if err := uc.DecideProposal.Handle(ctx, checker, application.DecideProposal{ID: id, Approve: true}); !errors.Is(err, domain.ErrProposalClosed) {
+		t.Fatalf("a second approval: %v", err)
+	}
+	// The transfer's outcome is known now: nothing more to propose.
+	if _, err := uc.ProposeResolution.Handle(ctx, maker, propose); !errors.Is(err, domain.ErrOutcomeKnown) {
+		t.Fatalf("a proposal on a settled transfer: %v", err)
+	}
+	want := []string{"alice proposal.create", "bob proposal.approve"}
+	if got := c.actions(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("audit %v, want %v", got, want)
+	}
+}
