@@ -101,7 +101,9 @@ func (a auditAppender) Append(_ context.Context, e ports.AuditEntry) error {
 	return nil
 }
 
-func (a auditAppender) List(context.Context, ports.AuditFilter) ([]ports.AuditEntry, error) { return a.c.audit, nil }
+func (a auditAppender) List(context.Context, ports.AuditFilter) ([]ports.AuditEntry, error) {
+	return a.c.audit, nil
+}
 
 func (c *console) actions() []string {
 	var out []string
