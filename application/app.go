@@ -158,7 +158,7 @@ func newConsole(d Deps, cfg Config) Console {
 		ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
 		Dashboard:             NewConsoleDashboardHandler(d.Clock, d.BackOffice, d.Proposals),
 		Search:                NewConsoleSearchHandler(d.BackOffice, d.Sealer),
-		Application:           NewConsoleApplicationHandler(d.Applications, d.Loans, d.Partners, d.BackOffice, d.Proposals, d.AuditLog),
+		Application:           NewConsoleApplicationHandler(d.Clock, d.Applications, d.Loans, d.Partners, d.BackOffice, d.Proposals, d.AuditLog),
 		Loan:                  NewConsoleLoanHandler(d.Clock, d.Loans, d.Partners, d.Repayments, d.BackOffice),
 		Ledger:                NewConsoleLedgerHandler(d.BackOffice, d.Ledger),
 		Partners:              NewConsolePartnersHandler(d.Partners, d.BackOffice),

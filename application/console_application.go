@@ -34,12 +34,13 @@ type ConsoleApplicationHandler struct {
 	backOffice   ports.BackOffice
 	proposals    ports.ProposalRepository
 	log          ports.AuditLog
+	clock        ports.Clock
 }
 
 // NewConsoleApplicationHandler returns the handler on the ports it uses.
-func NewConsoleApplicationHandler(applications ports.ApplicationRepository, loans ports.LoanRepository, partners ports.PartnerRepository,
+func NewConsoleApplicationHandler(clock ports.Clock, applications ports.ApplicationRepository, loans ports.LoanRepository, partners ports.PartnerRepository,
 	backOffice ports.BackOffice, proposals ports.ProposalRepository, log ports.AuditLog) *ConsoleApplicationHandler {
-	return &ConsoleApplicationHandler{applications: applications, loans: loans, partners: partners, backOffice: backOffice,
+	return &ConsoleApplicationHandler{clock: clock, applications: applications, loans: loans, partners: partners, backOffice: backOffice,
 		proposals: proposals, log: log}
 }
 
@@ -70,6 +71,7 @@ func (h *ConsoleApplicationHandler) Handle(ctx context.Context, who Actor, id uu
 	if p.Proposals, err = h.proposals.List(ctx, id, pageRows); err != nil {
 		return p, err
 	}
+	p.Proposals = asOf(p.Proposals, h.clock.Now(uuid.Nil))
 	p.Audit, err = h.log.List(ctx, ports.AuditFilter{Object: "application:" + id.String(), Limit: pageRows})
 	return p, err
 }

@@ -56,6 +56,11 @@ func (h *ConsoleDashboardHandler) Handle(ctx context.Context, who Actor) (Dashbo
 		UnknownBefore: now.Add(-UnknownOutcomeAge), FailedAttempts: FailingDeliveryAttempts, Limit: attentionLimit}); err != nil {
 		return d, err
 	}
-	d.Proposals, err = h.proposals.List(ctx, uuid.Nil, attentionLimit)
+	open, err := h.proposals.List(ctx, uuid.Nil, attentionLimit)
+	for _, p := range asOf(open, now) {
+		if p.Status == domain.ProposalOpen {
+			d.Proposals = append(d.Proposals, p)
+		}
+	}
 	return d, err
 }

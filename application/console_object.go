@@ -83,6 +83,7 @@ func (h *ConsoleObjectHandler) Handle(ctx context.Context, who Actor, kind strin
 	if p.Proposals, err = h.proposals.List(ctx, id, pageRows); err != nil {
 		return p, err
 	}
+	p.Proposals = asOf(p.Proposals, h.clock.Now(uuid.Nil))
 	p.Audit, err = h.log.List(ctx, ports.AuditFilter{Object: kind + ":" + id.String(), Limit: pageRows})
 	return p, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"go.uber.org/mock/gomock"
@@ -56,6 +57,16 @@ func setupConsole(t *testing.T) *console {
 	c.proposals.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p *domain.Proposal) error {
 		c.props[p.ID] = p
 		return nil
+	}).AnyTimes()
+	c.proposals.EXPECT().List(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, object uuid.UUID, _ int) ([]*domain.Proposal, error) {
+		var out []*domain.Proposal
+		for _, p := range c.props {
+			if p.ObjectID == object {
+				cp := *p
+				out = append(out, &cp)
+			}
+		}
+		return out, nil
 	}).AnyTimes()
 	c.proposals.EXPECT().Update(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID, fn func(*domain.Proposal) error) error {
 		cp := *c.props[id]
@@ -227,5 +238,32 @@ func TestAResolutionMovesMoneyOnlyWhenAnotherOfficerApprovesIt(t *testing.T) {
 	want := []string{"alice proposal.create", "bob proposal.approve"}
 	if got := c.actions(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("audit %v, want %v", got, want)
+	}
+}
+
+// A proposal nobody decided within 24 hours expires: it no longer holds its object's one open
+// slot, so an officer can propose again.
+func TestAnExpiredProposalMakesRoomForANewOne(t *testing.T) {
+	t.Parallel()
+	c := setupConsole(t)
+	uc := c.app()
+	tr := c.processingTransfer(t)
+	maker := application.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer, Address: "10.0.0.1"}
+	stale, err := domain.NewProposal(uuid.New(), domain.ResolveTransfer, tr.ID(), false, "", "asked, no answer", maker.ID, t0.Add(-domain.ProposalTTL-time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.props[stale.ID] = stale
+	id, err := uc.ProposeResolution.Handle(context.Background(), maker, application.ProposeResolution{Kind: domain.ResolveTransfer,
+		ObjectID: tr.ID(), Done: true, Note: "UZCARD says credited"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.props[stale.ID].Status != domain.ProposalExpired || c.props[id].Status != domain.ProposalOpen {
+		t.Fatalf("stale %s, new %s", c.props[stale.ID].Status, c.props[id].Status)
+	}
+	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
+	if err := uc.DecideProposal.Handle(context.Background(), checker, application.DecideProposal{ID: stale.ID, Approve: true}); !errors.Is(err, domain.ErrProposalClosed) {
+		t.Fatalf("approving the expired one: %v", err)
 	}
 }

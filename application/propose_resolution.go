@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -51,12 +52,41 @@ func (h *ProposeResolutionHandler) Handle(ctx context.Context, who Actor, cmd Pr
 		return uuid.Nil, err
 	}
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
+		if err := expireStale(ctx, h.proposals, cmd.ObjectID, p.ProposedAt); err != nil {
+			return err
+		}
 		if err := h.proposals.Create(ctx, p); err != nil {
 			return err
 		}
 		return h.audit.record(ctx, who, "proposal.create", objectName(p), describe(p))
 	})
 	return p.ID, err
+}
+
+// expireStale records the object's open proposals past domain.ProposalTTL as EXPIRED, so they no
+// longer hold its one open slot.
+func expireStale(ctx context.Context, proposals ports.ProposalRepository, object uuid.UUID, now time.Time) error {
+	ps, err := proposals.List(ctx, object, pageRows)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if p.StatusAt(now) != domain.ProposalExpired || p.Status != domain.ProposalOpen {
+			continue
+		}
+		if err := proposals.Update(ctx, p.ID, func(x *domain.Proposal) error { x.Expire(now); return nil }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// asOf shows proposals as they stand at now: an open one past its 24 hours is EXPIRED.
+func asOf(ps []*domain.Proposal, now time.Time) []*domain.Proposal {
+	for _, p := range ps {
+		p.Status = p.StatusAt(now)
+	}
+	return ps
 }
 
 // unknownNow refuses an object whose outcome is known: an application not waiting on an

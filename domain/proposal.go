@@ -74,6 +74,15 @@ func (p *Proposal) StatusAt(now time.Time) ProposalStatus {
 	return p.Status
 }
 
+// Expire records an open proposal past ProposalTTL as EXPIRED; it reports whether it did.
+func (p *Proposal) Expire(now time.Time) bool {
+	if p.Status != ProposalOpen || p.StatusAt(now) != ProposalExpired {
+		return false
+	}
+	p.Status = ProposalExpired
+	return true
+}
+
 // Decide approves or rejects the proposal by another officer than its maker. An expired one is
 // recorded EXPIRED and refused.
 func (p *Proposal) Decide(approve bool, by uuid.UUID, now time.Time) error {
