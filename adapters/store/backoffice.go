@@ -100,13 +100,15 @@ func (b *BackOffice) Search(ctx context.Context, q ports.SearchQuery) ([]ports.S
 	case q.ID != uuid.Nil:
 		id, text := q.ID, q.ID.String()
 		err = g.Raw(`
-SELECT 'application' AS kind, id, status || ' · ' || task_name AS label FROM applications WHERE id = ? OR external_id = ?
+SELECT 'application' AS kind, id, status || ' · ' || task_name AS label FROM applications WHERE id = ?
+UNION ALL SELECT 'application', id, status || ' · ' || task_name FROM applications
+  WHERE partner_id IN (SELECT id FROM partners) AND external_id = ? AND id <> ?
 UNION ALL SELECT 'loan', id, COALESCE(contract_number, 'no contract yet') FROM loans WHERE id = ?
 UNION ALL SELECT 'transfer', id, status || ' · ' || masked_pan FROM transfers WHERE id = ? OR external_id = ?
 UNION ALL SELECT 'repayment', id, contract_number FROM repayments WHERE id = ? OR transaction_id = ? OR external_id = ?
 UNION ALL SELECT 'card', id, status || ' · ' || masked_pan FROM cards WHERE id = ?
 UNION ALL SELECT 'card_order', id, status FROM card_orders WHERE id = ? OR card_id = ? OR external_id = ?
-LIMIT ?`, id, id, id, id, id, id, id, id, id, id, id, text, q.Limit).Scan(&out).Error
+LIMIT ?`, id, id, id, id, id, id, id, id, id, id, id, id, text, q.Limit).Scan(&out).Error
 	case len(q.PhoneIndexes) > 0:
 		err = g.Table("applications").Select("'application' AS kind, id, status || ' · ' || task_name AS label").
 			Where("phone_index IN ?", q.PhoneIndexes).Order("created_at DESC").Limit(q.Limit).Scan(&out).Error

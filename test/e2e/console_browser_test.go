@@ -98,6 +98,7 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 
 	bob := newBrowser(t, exe)
+	var width int
 	err = chromedp.Run(bob,
 		firstLogin(s.admin, "bob", bobPW, "bob-long-password-22"),
 		chromedp.Navigate(s.admin+"/console/applications/"+id),
@@ -107,12 +108,19 @@ func TestConsoleInChromium(t *testing.T) {
 		chromedp.Navigate(s.admin+"/console/ledger?check=1"),
 		chromedp.WaitVisible(`//p[contains(., "The ledger is consistent")]`), shot("ledger"),
 		chromedp.Navigate(s.admin+"/console/partners/sandbox"), shot("partner"),
+		chromedp.EmulateViewport(800, 900),
+		chromedp.Navigate(s.admin+"/console/applications/"+id),
+		chromedp.Evaluate(`document.documentElement.scrollWidth`, &width), shot("application-800"),
+		chromedp.EmulateViewport(1280, 900),
 		chromedp.Navigate(s.admin+"/console/audit?"+url.Values{"object": {"application:" + id}}.Encode()),
 		chromedp.WaitVisible(`//td[contains(., "proposal.approve")]`), shot("audit"),
 		chromedp.Text(`main`, &body),
 	)
 	if err != nil {
 		t.Fatalf("bob: %v", err)
+	}
+	if width > 800 {
+		t.Errorf("at 800 px the application's page is %d px wide: it must fit without scrolling sideways", width)
 	}
 	for _, want := range []string{"alice", "proposal.create", "bob", "proposal.approve", "application.retry_stage"} {
 		if !strings.Contains(body, want) {
