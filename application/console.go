@@ -86,8 +86,13 @@ func newSecret(n int) string {
 	return secretEncoding.EncodeToString(b)
 }
 
-// oneTimePassword is a fresh password to be changed at the first login: 20 characters.
-func oneTimePassword() string { return newSecret(12)[:20] }
+// oneTimePassword is a fresh password to be changed at the first login, 20 characters, and its
+// hash.
+func oneTimePassword() (password, hash string, err error) {
+	password = newSecret(12)[:20]
+	hash, err = hashPassword(password)
+	return password, hash, err
+}
 
 // SessionTokenHash is how a session token is stored and looked up: the token itself is never
 // stored.

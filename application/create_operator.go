@@ -31,8 +31,7 @@ func (h *CreateOperatorHandler) Handle(ctx context.Context, who Actor, cmd Creat
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return "", err
 	}
-	password := oneTimePassword()
-	hash, err := hashPassword(password)
+	password, hash, err := oneTimePassword()
 	if err != nil {
 		return "", err
 	}

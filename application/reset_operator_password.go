@@ -30,8 +30,7 @@ func (h *ResetOperatorPasswordHandler) Handle(ctx context.Context, who Actor, cm
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return "", err
 	}
-	password := oneTimePassword()
-	hash, err := hashPassword(password)
+	password, hash, err := oneTimePassword()
 	if err != nil {
 		return "", err
 	}

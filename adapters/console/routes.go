@@ -192,11 +192,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	back := r.PostFormValue("back")
-	if safeNext(back) != back {
-		back = Prefix
-	}
-	done(w, r, back, decision)
+	done(w, r, safeNext(r.PostFormValue("back")), decision)
 }
 
 func (c *Console) resend(w http.ResponseWriter, r *http.Request) {
@@ -208,11 +204,7 @@ func (c *Console) resend(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	back := r.PostFormValue("back")
-	if safeNext(back) != back {
-		back = Prefix
-	}
-	done(w, r, back, "resend")
+	done(w, r, safeNext(r.PostFormValue("back")), "resend")
 }
 
 func (c *Console) loan(w http.ResponseWriter, r *http.Request) {
