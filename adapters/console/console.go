@@ -6,7 +6,9 @@ package console
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/subtle"
+	"encoding/base64"
 	"embed"
 	"errors"
 	"html/template"
@@ -164,6 +166,13 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		next = "/console/password"
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// newToken is the login form's double-submit token.
+func newToken() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // safeNext keeps a post-login redirect on the console.

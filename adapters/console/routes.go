@@ -1,8 +1,6 @@
 package console
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/csv"
 	"fmt"
 	"net/http"
@@ -45,12 +43,6 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /console/password", c.authed(c.passwordForm))
 	m.HandleFunc("POST /console/password", c.authed(c.changePassword))
 	m.HandleFunc("POST /console/logout", c.authed(c.logout))
-}
-
-func newToken() string {
-	b := make([]byte, 24)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // pathID reads the {id} of the path.
