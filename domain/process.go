@@ -63,6 +63,9 @@ type StepRecord struct {
 // steps collects an aggregate's attempt records until its repository stores them.
 type steps struct{ taken []StepRecord }
 
+// keepStep adds an attempt to the history.
+func (s *steps) keepStep(r StepRecord) { s.taken = append(s.taken, r) }
+
 // TakeSteps returns the attempts recorded since the last call and forgets them. Only
 // repositories call it, to store them with the change that recorded them.
 func (s *steps) TakeSteps() []StepRecord {
@@ -125,7 +128,7 @@ func (a *Application) CompleteStep(stage TaskName, r StepResult, loanID LoanProd
 		return nil, ErrStaleStep
 	}
 	if r.Outcome != OutcomePending {
-		a.steps.taken = append(a.steps.taken, StepRecord{ApplicationID: a.id, Stage: stage, Outcome: r.Outcome, Message: r.Message, Ref: r.Ref, At: now})
+		a.keepStep(StepRecord{ApplicationID: a.id, Stage: stage, Outcome: r.Outcome, Message: r.Message, Ref: r.Ref, At: now})
 	}
 	if r.Outcome != OutcomeUnknown {
 		a.unknownSince = time.Time{}

@@ -120,7 +120,7 @@ func (a *Application) ResolveUnknown(done bool, ref string, ids LoanProduct, now
 	}
 	const resolved = "resolved by the bank's operators"
 	if !done {
-		a.steps.taken = append(a.steps.taken, StepRecord{ApplicationID: a.id, Stage: a.task.Name, Outcome: OutcomeFailed,
+		a.keepStep(StepRecord{ApplicationID: a.id, Stage: a.task.Name, Outcome: OutcomeFailed,
 			Message: resolved + ": not done at the bank", At: now})
 		a.fail("not done at the bank, as the bank's operators found", now)
 		return nil, nil
