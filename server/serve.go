@@ -195,7 +195,7 @@ func run(d runDeps) {
 			}
 			logGateways(d.Log, d.Cfg.Gateways)
 			if d.Cfg.Sandbox {
-				printBanner(ln.Addr().String(), key)
+				printBanner(ln.Addr().String(), key, d.Cfg.AdminAddr)
 			}
 			return nil
 		},
@@ -209,7 +209,7 @@ func run(d runDeps) {
 
 // printBanner tells a newcomer where the sandbox is and how to call it. The sandbox key is the
 // only secret tiyin ever prints outside `partner create` and `rotate-key`.
-func printBanner(addr, key string) {
+func printBanner(addr, key, adminAddr string) {
 	host := addr
 	if strings.HasPrefix(addr, "[::]") || strings.HasPrefix(addr, "0.0.0.0") {
 		host = "localhost" + addr[strings.LastIndex(addr, ":"):]
@@ -225,8 +225,11 @@ func printBanner(addr, key string) {
       -H 'Content-Type: application/json' -d '{"id":"'$(cat /proc/sys/kernel/random/uuid)'","params":{"duration":"0s"}}'
 
   Walk through a microloan: docs/integration.md. API document: http://%[1]s/openapi.yaml
-
 `, host, key)
+	if adminAddr != adminOff {
+		fmt.Printf("  Operator console: http://%s/console/ (an operator first: tiyin operator create NAME --role admin)\n", adminAddr)
+	}
+	fmt.Println()
 }
 
 func newLogger(level string) (*zap.Logger, error) {
