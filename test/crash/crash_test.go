@@ -168,12 +168,15 @@ func (c *cluster) run(workers int, during func()) []tiyintest.Outcome {
 }
 
 // verify checks how the flows ended and what the database holds, once the nodes stopped; a
-// failed issuance counts as ended when failedOK (it is a documented end: FAILED, 1027).
+// failed issuance or pre-scoring counts as ended when failedOK (a documented end: FAILED, 1027,
+// after 5 calls in a row never reached the bank, which under 20 % injected errors befalls about
+// one stage in 3 000).
 func (c *cluster) verify(t *testing.T, outcomes []tiyintest.Outcome, bin, dbURL string, failedOK bool) (finished, failed int, ledger string) {
 	t.Helper()
 	for _, o := range outcomes {
 		switch {
-		case failedOK && o.Err != nil && strings.Contains(o.Err.Error(), "issuance ended FAILED"):
+		case failedOK && o.Err != nil && (strings.Contains(o.Err.Error(), "issuance ended FAILED") ||
+			strings.Contains(o.Err.Error(), "pre-scoring ended FAILED")):
 			failed++
 		case o.Err != nil:
 			t.Errorf("flow %s: %v", o.App, o.Err)
@@ -288,6 +291,6 @@ func TestUnderGatewayFaults(t *testing.T) {
 	if finished == 0 || c.retries.Load() == 0 {
 		t.Fatalf("%d flows finished, %d requests met a fault: the faults did not reach the requests", finished, c.retries.Load())
 	}
-	fmt.Fprintf(os.Stderr, "gateway faults (error 20%%, timeout 5%%): %d flows finished, %d issuances FAILED after their retries, %d requests answered code 10 and retried with the same id; %s\n",
+	fmt.Fprintf(os.Stderr, "gateway faults (error 20%%, timeout 5%%): %d flows finished, %d applications FAILED after their retries, %d requests answered code 10 and retried with the same id; %s\n",
 		finished, failed, c.retries.Load(), ledger)
 }
