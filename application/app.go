@@ -39,6 +39,11 @@ type Product struct {
 	PenaltyDaily domain.Percent
 }
 
+// loanProduct is what a loan issued now copies: a fresh id and the product's settings.
+func (p Product) loanProduct() domain.LoanProduct {
+	return domain.LoanProduct{LoanID: newID(), ServiceRate: p.ServiceRate, PenaltyDaily: p.PenaltyDaily, ScheduleType: p.ScheduleType}
+}
+
 // Deps are the ports the use cases are built on. fx fills them by type; tests and the CLI
 // build them by hand.
 type Deps struct {

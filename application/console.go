@@ -3,7 +3,6 @@ package application
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base32"
 	"fmt"
 	"sync"
@@ -77,26 +76,12 @@ var dummyHash = sync.OnceValue(func() string {
 	return h
 })
 
-var secretEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
-
-// newSecret is n random bytes, as text.
-func newSecret(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
-	return secretEncoding.EncodeToString(b)
-}
-
-// oneTimePassword is a fresh password to be changed at the first login, 20 characters, and its
-// hash.
+// oneTimePassword is a fresh password to be changed at the first login, and its hash: 20
+// characters of base32 (capitals and digits, easy to read out and type).
 func oneTimePassword() (password, hash string, err error) {
-	password = newSecret(12)[:20]
+	b := make([]byte, 12)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	password = base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b)[:20]
 	hash, err = hashPassword(password)
 	return password, hash, err
-}
-
-// SessionTokenHash is how a session token is stored and looked up: the token itself is never
-// stored.
-func SessionTokenHash(token string) []byte {
-	h := sha256.Sum256([]byte(token))
-	return h[:]
 }

@@ -33,12 +33,12 @@ type Dashboard struct {
 type ConsoleDashboardHandler struct {
 	backOffice ports.BackOffice
 	proposals  ports.ProposalRepository
-	audit      audit
+	clock      ports.Clock
 }
 
 // NewConsoleDashboardHandler returns the handler on the ports it uses.
 func NewConsoleDashboardHandler(clock ports.Clock, backOffice ports.BackOffice, proposals ports.ProposalRepository) *ConsoleDashboardHandler {
-	return &ConsoleDashboardHandler{backOffice: backOffice, proposals: proposals, audit: audit{clock: clock}}
+	return &ConsoleDashboardHandler{backOffice: backOffice, proposals: proposals, clock: clock}
 }
 
 // Handle returns counts by status, the work that waited too long, and the open proposals.
@@ -46,7 +46,7 @@ func (h *ConsoleDashboardHandler) Handle(ctx context.Context, who Actor) (Dashbo
 	if err := who.may(domain.RoleViewer); err != nil {
 		return Dashboard{}, err
 	}
-	now := h.audit.now()
+	now := h.clock.Now(uuid.Nil)
 	d := Dashboard{Now: now}
 	var err error
 	if d.Counts, err = h.backOffice.CountByStatus(ctx); err != nil {

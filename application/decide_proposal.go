@@ -84,8 +84,7 @@ func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal)
 	var loan *domain.Loan
 	err := h.applications.Update(ctx, p.ObjectID, func(a *domain.Application) error {
 		var err error
-		loan, err = a.ResolveUnknown(p.Done, p.Ref, domain.LoanProduct{LoanID: newID(), ServiceRate: h.product.ServiceRate,
-			PenaltyDaily: h.product.PenaltyDaily, ScheduleType: h.product.ScheduleType}, h.clock.Now(a.PartnerID()))
+		loan, err = a.ResolveUnknown(p.Done, p.Ref, h.product.loanProduct(), h.clock.Now(a.PartnerID()))
 		return err
 	})
 	if err != nil || loan == nil {

@@ -49,7 +49,7 @@ func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (ConsoleSession, e
 		return ConsoleSession{}, err
 	}
 	good := passwordMatches(o.PasswordHash(), cmd.Password)
-	s := ConsoleSession{Token: newSecret(32), CSRF: newSecret(20), MustChangePassword: o.MustChangePassword(),
+	s := ConsoleSession{Token: newToken(32), CSRF: newToken(20), MustChangePassword: o.MustChangePassword(),
 		Operator: Actor{ID: o.ID(), Name: o.Name(), Role: o.Role(), Address: cmd.Address}}
 	var refusal error
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
@@ -77,7 +77,7 @@ func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (ConsoleSession, e
 		if refusal != nil {
 			return h.audit.record(ctx, s.Operator, "login.failed", "operator:"+o.Name(), refusal.Error())
 		}
-		if err := h.operators.CreateSession(ctx, ports.OperatorSession{TokenHash: SessionTokenHash(s.Token), OperatorID: o.ID(),
+		if err := h.operators.CreateSession(ctx, ports.OperatorSession{TokenHash: HashAPIKey(s.Token), OperatorID: o.ID(),
 			CSRF: s.CSRF, CreatedAt: now, LastSeenAt: now}); err != nil {
 			return err
 		}

@@ -21,7 +21,7 @@ func NewLogOutHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.O
 // Handle ends the session and records it.
 func (h *LogOutHandler) Handle(ctx context.Context, s ConsoleSession) error {
 	return h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := h.operators.DeleteSessions(ctx, s.Operator.ID, SessionTokenHash(s.Token)); err != nil {
+		if err := h.operators.DeleteSessions(ctx, s.Operator.ID, HashAPIKey(s.Token)); err != nil {
 			return err
 		}
 		return h.audit.record(ctx, s.Operator, "logout", "operator:"+s.Operator.Name, "")

@@ -11,13 +11,19 @@ const keyPrefix = "tiyin_"
 
 // newAPIKey returns a fresh key of 32 random bytes and its SHA-256 hash, the only form stored.
 func newAPIKey() (key string, hash []byte) {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
-	key = keyPrefix + base64.RawURLEncoding.EncodeToString(b)
+	key = keyPrefix + newToken(32)
 	return key, HashAPIKey(key)
 }
 
-// HashAPIKey returns the stored form of an API key.
+// newToken is n random bytes as URL-safe text: API keys and console session tokens.
+func newToken(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// HashAPIKey returns the stored form of an API key, and of a console session token: their
+// SHA-256 (both are long random secrets, so no salt or stretching is needed).
 func HashAPIKey(key string) []byte {
 	h := sha256.Sum256([]byte(key))
 	return h[:]

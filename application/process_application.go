@@ -92,7 +92,7 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 			err := h.applications.Update(ctx, id, func(x *domain.Application) error {
 				var err error
 				now := h.clock.Now(x.PartnerID())
-				if loan, err = x.CompleteStep(stage, result, h.loanProduct(), now); err != nil {
+				if loan, err = x.CompleteStep(stage, result, h.product.loanProduct(), now); err != nil {
 					return err
 				}
 				a, started = x, false
@@ -117,11 +117,6 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 		}
 	}
 	return time.Millisecond, nil
-}
-
-func (h *ProcessApplicationHandler) loanProduct() domain.LoanProduct {
-	return domain.LoanProduct{LoanID: newID(), ServiceRate: h.product.ServiceRate,
-		PenaltyDaily: h.product.PenaltyDaily, ScheduleType: h.product.ScheduleType}
 }
 
 // issue stores the new loan, opens its accounts and moves the principal onto the client's

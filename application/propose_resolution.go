@@ -99,7 +99,7 @@ func unknownNow(ctx context.Context, applications ports.ApplicationRepository, t
 		if err != nil {
 			return err
 		}
-		if a.Status() != domain.StatusInProgress || a.State().UnknownSince.IsZero() {
+		if !a.OutcomeUnknown() {
 			return domain.ErrOutcomeKnown
 		}
 	case domain.ResolveTransfer:

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -16,23 +18,23 @@ const touchEvery = time.Minute
 // ResumeSessionHandler finds the operator behind a console request's session cookie.
 type ResumeSessionHandler struct {
 	operators ports.OperatorRepository
-	audit     audit
+	clock     ports.Clock
 }
 
 // NewResumeSessionHandler returns the handler on the ports it uses.
 func NewResumeSessionHandler(clock ports.Clock, operators ports.OperatorRepository) *ResumeSessionHandler {
-	return &ResumeSessionHandler{operators: operators, audit: audit{clock: clock}}
+	return &ResumeSessionHandler{operators: operators, clock: clock}
 }
 
 // Handle returns the session of token, or ports.ErrNoSession when there is none, it was idle
 // longer than domain.SessionIdle, or its operator is disabled (the session is then ended).
 func (h *ResumeSessionHandler) Handle(ctx context.Context, token, address string) (ConsoleSession, error) {
-	hash := SessionTokenHash(token)
+	hash := HashAPIKey(token)
 	s, err := h.operators.Session(ctx, hash)
 	if err != nil {
 		return ConsoleSession{}, err
 	}
-	now := h.audit.now()
+	now := h.clock.Now(uuid.Nil)
 	o, err := h.operators.Get(ctx, s.OperatorID)
 	if err != nil && !errors.Is(err, domain.ErrOperatorNotFound) {
 		return ConsoleSession{}, err

@@ -115,7 +115,7 @@ func (p *Proposal) Withdraw(by uuid.UUID, now time.Time) {
 // bank's reference, required by the stages that return one), not done FAILS the application.
 // It returns the new loan when the last stage completes.
 func (a *Application) ResolveUnknown(done bool, ref string, ids LoanProduct, now time.Time) (*Loan, error) {
-	if a.status != StatusInProgress || a.unknownSince.IsZero() {
+	if !a.OutcomeUnknown() {
 		return nil, ErrOutcomeKnown
 	}
 	const resolved = "resolved by the bank's operators"
@@ -134,6 +134,12 @@ func (a *Application) ResolveUnknown(done bool, ref string, ids LoanProduct, now
 		}
 	}
 	return a.CompleteStep(a.task.Name, StepResult{Outcome: OutcomeDone, Ref: ref, Message: resolved + ": done at the bank"}, ids, now)
+}
+
+// OutcomeUnknown reports whether the application waits on a gateway call whose outcome is
+// unknown: what operators may resolve by hand.
+func (a *Application) OutcomeUnknown() bool {
+	return a.status == StatusInProgress && !a.unknownSince.IsZero()
 }
 
 // RetryNow makes the stage an application waits in (a backoff after an unanswered or

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.uber.org/zap"
 
+	"github.com/tiyin/tiyin/adapters/console"
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/application"
@@ -173,5 +175,50 @@ func TestEveryPageAndActionByRole(t *testing.T) {
 	}
 	if rec := serve(h, &viewer, http.MethodGet, "/console/", nil); rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/console/login") {
 		t.Fatalf("an idle session: %d %s", rec.Code, rec.Header().Get("Location"))
+	}
+}
+
+// TestTheSessionCookieIsStrictHTTPOnlyAndSecureOutsideTheSandbox: the cookies the console sets
+// carry the attributes the issue names, Secure when the console is told so (outside the sandbox).
+func TestTheSessionCookieIsStrictHTTPOnlyAndSecureOutsideTheSandbox(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	ctx := context.Background()
+	pw, err := e.app.Console.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dina", Role: domain.RoleViewer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secure := range []bool{true, false} {
+		h := console.New(e.app.Console, zap.NewNop(), console.Config{Secure: secure})
+		form := serve(h, nil, http.MethodGet, "/console/login", nil)
+		var token *http.Cookie
+		for _, c := range form.Result().Cookies() {
+			if c.Name == "tiyin_console_login" {
+				token = c
+			}
+		}
+		if token == nil {
+			t.Fatal("the login form set no token cookie")
+		}
+		req := httptest.NewRequest(http.MethodPost, "/console/login",
+			strings.NewReader(url.Values{"csrf": {token.Value}, "name": {"dina"}, "password": {pw}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(token)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var session *http.Cookie
+		for _, c := range rec.Result().Cookies() {
+			if c.Name == "tiyin_console" {
+				session = c
+			}
+		}
+		if rec.Code != http.StatusSeeOther || session == nil || session.Value == "" {
+			t.Fatalf("login (secure %v): %d, cookie %v\n%s", secure, rec.Code, session, rec.Body)
+		}
+		for _, c := range []*http.Cookie{token, session} {
+			if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/console" || c.Secure != secure {
+				t.Errorf("cookie %s (secure %v): HttpOnly %v, SameSite %v, Path %q, Secure %v", c.Name, secure, c.HttpOnly, c.SameSite, c.Path, c.Secure)
+			}
+		}
 	}
 }

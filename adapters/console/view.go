@@ -165,7 +165,7 @@ func facts(p application.ObjectPage) []fact {
 		s := p.Repayment.State()
 		addLink("Loan", "loan", s.LoanID)
 		add("Contract", s.ContractNumber)
-		add("Quoted debt", money(s.Quote.NotDuePrincipal+s.Quote.OverduePrincipal+s.Quote.OverdueInterest+s.Quote.TermInterest+s.Quote.Penalty))
+		add("Quoted debt", money(s.Quote.Payoff()))
 		add("Demand account", money(s.AccountBalance))
 		add("Checked", when(s.CheckedAt))
 		add("Expires", when(s.ExpireAt))
