@@ -21,8 +21,9 @@ type CoreBanking struct {
 func NewCoreBanking() *CoreBanking { return &CoreBanking{lost: map[string]int{}} }
 
 // accountTimesOut marks, in the account number, a client whose issuance answers are lost; the
-// digit after it is how many.
-const accountTimesOut = "20208000" + PINFLIssuanceTimesOut
+// digit after it is how many. Its balance-account prefix (20206) is one the sandbox never gives
+// an ordinary account (20208), so no generated number can carry the mark by chance.
+const accountTimesOut = "20206000" + PINFLIssuanceTimesOut
 
 // OpenAccount implements ports.CoreBanking.
 func (*CoreBanking) OpenAccount(_ context.Context, req ports.OpenAccountRequest) (string, error) {
