@@ -187,7 +187,7 @@ func New(d Deps, cfg Config) *App {
 		RegisterApplication:  NewRegisterApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue),
 		CancelApplication:    NewCancelApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, cfg.ApplicationTTL),
 		VerifyApplication:    NewVerifyApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Scoring, cfg.Product, cfg.ApplicationTTL),
-		IssueApplication:     NewIssueApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue, cfg.ApplicationTTL),
+		IssueApplication:     NewIssueApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue, cfg.Product, cfg.ApplicationTTL),
 		GetApplication:       NewGetApplicationHandler(d.Applications),
 		ProcessApplication:   NewProcessApplicationHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Scoring, d.CoreBanking, d.Ledger, cfg.Product),
 		Reconcile:            NewReconcileHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Queue, d.CoreBanking, d.Ledger, d.Transfers, d.Processing, d.CardOrders, processCardOrder, cfg),

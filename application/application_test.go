@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,7 +134,7 @@ func (d *deps) getRepayment() *application.GetRepaymentHandler {
 }
 
 func (d *deps) issueApplication() *application.IssueApplicationHandler {
-	return application.NewIssueApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.queue, d.cfg.ApplicationTTL)
+	return application.NewIssueApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.queue, d.cfg.Product, d.cfg.ApplicationTTL)
 }
 
 func (d *deps) payRepayment() *application.PayRepaymentHandler {
@@ -561,7 +562,7 @@ func TestCallsAfterTheTTLAnswerAsForAnExpiredApplication(t *testing.T) {
 			return err
 		}},
 		{"issue", "verified", func(d *deps, clock ports.Clock, a *domain.Application) error {
-			return runErr(d, application.NewIssueApplicationHandler(clock, d.uow, d.requests, d.apps, d.queue, d.cfg.ApplicationTTL).Handle,
+			return runErr(d, application.NewIssueApplicationHandler(clock, d.uow, d.requests, d.apps, d.queue, d.cfg.Product, d.cfg.ApplicationTTL).Handle,
 				application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")})
 		}},
 		{"cancel", "choosing", func(d *deps, clock ports.Clock, a *domain.Application) error {
@@ -701,5 +702,58 @@ func TestReconcileCompletesSandboxCallsAfterTheDelay(t *testing.T) {
 	}
 	if got := d.stored[a.ID()].Task(); got != (domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskCompleted}) {
 		t.Fatalf("task %+v", got)
+	}
+}
+
+// TestTheCapIsCheckedForTheOffersLifetimeAndAgainAtIssue: 1e9 for 12 months at 83.06 % fits
+// the cap issued on 28 February 2027, not from 1 March. Verify on the 28th refuses it (the
+// offer could be issued within its 72 hours), and an offer verified earlier is refused at issue
+// on 1 March before anything is lent (DESIGN §8.3).
+func TestTheCapIsCheckedForTheOffersLifetimeAndAgainAtIssue(t *testing.T) {
+	t.Parallel()
+	feb28 := time.Date(2027, 2, 28, 10, 0, 0, 0, domain.Tashkent)
+	pct, _ := domain.PercentFromHundredths(8306)
+	capBinding := domain.Offer{Amount: 1_000_000_000, Percent: pct, MonthPeriod: 12, BackupPhone: offer(1, 1).BackupPhone}
+	choosing := func(d *deps) *domain.Application {
+		phone, _ := domain.ParsePhone("998901234567")
+		a, _ := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: d.partner, ExternalID: uuid.New(),
+			Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true, Now: feb28})
+		done := domain.StepResult{Outcome: domain.OutcomeDone, Ref: "R", PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}
+		for _, s := range []domain.TaskName{domain.TaskPreScoring, domain.TaskPreScoringInfo} {
+			_ = a.BeginStep(s, feb28)
+			_, _ = a.CompleteStep(s, done, domain.LoanProduct{}, feb28)
+		}
+		d.stored[a.ID()] = a
+		return a
+	}
+	at := func(now time.Time) ports.Clock {
+		clock := mocks.NewMockClock(gomock.NewController(t))
+		clock.EXPECT().Now(gomock.Any()).Return(now).AnyTimes()
+		return clock
+	}
+
+	d := setup(t)
+	a := choosing(d)
+	// No PostScore expectation: the mock fails the test if verify asks post-scoring.
+	_, err := run(d, application.NewVerifyApplicationHandler(at(feb28), d.uow, d.requests, d.apps, d.scoring, d.cfg.Product, 72*time.Hour).Handle,
+		application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: capBinding})
+	if !errors.Is(err, domain.ErrOfferOutOfRange) || !strings.Contains(err.Error(), "2027-03-01") {
+		t.Fatalf("verify on 28 February with 72 hours to issue: %v, want 1004 naming 1 March", err)
+	}
+	// With a lifetime that ends on the 28th the offer fits.
+	d.scoring.EXPECT().PostScore(gomock.Any(), gomock.Any()).Return(domain.PostScoreResult{Approved: true}, nil)
+	if _, err := run(d, application.NewVerifyApplicationHandler(at(feb28), d.uow, d.requests, d.apps, d.scoring, d.cfg.Product, time.Hour).Handle,
+		application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: capBinding}); err != nil {
+		t.Fatalf("verify on 28 February for an offer living an hour: %v", err)
+	}
+	// Issued the next day (the lifetime configuration changed, or the clock moved): refused
+	// before anything is queued.
+	err = runErr(d, application.NewIssueApplicationHandler(at(feb28.AddDate(0, 0, 1)), d.uow, d.requests, d.apps, d.queue, d.cfg.Product, 72*time.Hour).Handle,
+		application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")})
+	if !errors.Is(err, domain.ErrOfferOutOfRange) {
+		t.Fatalf("issue on 1 March: %v, want 1004", err)
+	}
+	if got := d.stored[a.ID()]; got.Status() != domain.StatusPending {
+		t.Fatalf("a refused issue left the application %s", got.Status())
 	}
 }

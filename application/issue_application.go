@@ -22,6 +22,7 @@ type IssueApplication struct {
 type IssueApplicationHandler struct {
 	clock        ports.Clock
 	applications ports.ApplicationRepository
+	product      Product
 	ttl          time.Duration
 	queue        ports.WorkQueue
 	rq           requests
@@ -29,10 +30,11 @@ type IssueApplicationHandler struct {
 
 // NewIssueApplicationHandler returns the handler on the ports it uses.
 func NewIssueApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	applications ports.ApplicationRepository, queue ports.WorkQueue, ttl time.Duration) *IssueApplicationHandler {
+	applications ports.ApplicationRepository, queue ports.WorkQueue, product Product, ttl time.Duration) *IssueApplicationHandler {
 	return &IssueApplicationHandler{
 		clock:        clock,
 		applications: applications,
+		product:      product,
 		ttl:          ttl,
 		queue:        queue,
 		rq:           requests{uow: uow, store: idempotency},
@@ -44,7 +46,16 @@ func (h *IssueApplicationHandler) Handle(ctx context.Context, req Request[struct
 	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
 		now := h.clock.Now(cmd.PartnerID)
 		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, now, h.ttl, func(a *domain.Application) error {
-			return a.Issue(cmd.ClientData, now)
+			if err := a.Issue(cmd.ClientData, now); err != nil {
+				return err
+			}
+			// Verify checked the cap for every day the offer could be issued on; issue checks
+			// the schedule of today, the day it is issued, again before anything is lent.
+			o := a.Offer()
+			terms := domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent,
+				ServiceRate: h.product.ServiceRate, Type: h.product.ScheduleType}
+			today := domain.BusinessDate(now)
+			return domain.CheckCapForIssueDates(terms, today, today)
 		})
 		if err != nil {
 			return struct{}{}, err

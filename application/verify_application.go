@@ -111,16 +111,10 @@ func (h *VerifyApplicationHandler) postScore(ctx context.Context, cmd VerifyAppl
 }
 
 // checkCap refuses an offer whose scheduled interest and service alone would break the
-// Central Bank's cap (half of the amount in any 365 days), for a loan issued today.
+// Central Bank's cap (half of the amount in any 365 days) for any issue date in the offer's
+// lifetime: from today until the application would expire.
 func (h *VerifyApplicationHandler) checkCap(o domain.Offer, now time.Time) error {
 	terms := domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent,
-		ServiceRate: h.product.ServiceRate, Type: h.product.ScheduleType, IssuedOn: domain.BusinessDate(now)}
-	items, err := domain.BuildSchedule(terms)
-	if err != nil {
-		return fmt.Errorf("%w: %w", domain.ErrOfferOutOfRange, err)
-	}
-	if !domain.ScheduledChargesWithinCap(terms, items) {
-		return fmt.Errorf("%w: scheduled interest and service would exceed half of the amount within a year (Central Bank cap)", domain.ErrOfferOutOfRange)
-	}
-	return nil
+		ServiceRate: h.product.ServiceRate, Type: h.product.ScheduleType}
+	return domain.CheckCapForIssueDates(terms, domain.BusinessDate(now), domain.BusinessDate(now.Add(h.ttl)))
 }

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"errors"
+	"fmt"
 	"math/big"
 	"math/bits"
 	"time"
@@ -238,17 +239,17 @@ func differentiated(t LoanTerms, dates []time.Time, days []int, part int64) []Sc
 const CapShare = 2
 
 // ScheduledChargesWithinCap reports whether the schedule's interest + service accrued in any
-// 365-day window stays within half of the amount, counted day by day: an item's charges
-// accrue evenly over its period's days, and an item whose period crosses a window's edge
-// counts for its days inside it. The worst window starts where a period starts or ends where
-// one ends, so those windows are the ones checked. Verify refuses an offer whose schedule
-// alone already breaks the cap (DESIGN.md §8.3).
+// 365-day window stays within half of the amount, counted day by day and exactly: an item's
+// charges accrue evenly over its period's days, and an item whose period crosses a window's
+// edge counts for its exact share of them (no rounding lets a window pass by a tiyin). The worst
+// window starts where a period starts or ends where one ends, so those windows are the ones
+// checked (DESIGN.md §8.3).
 func ScheduledChargesWithinCap(t LoanTerms, items []ScheduleItem) bool {
-	limit := int64(t.Amount) / CapShare
+	limit := new(big.Rat).SetInt64(int64(t.Amount) / CapShare)
 	for _, it := range items {
 		from := it.PaymentDate.AddDate(0, 0, -it.PeriodDays)
 		for _, start := range []time.Time{from, it.PaymentDate.AddDate(0, 0, -365)} {
-			if chargesWithin(items, start, start.AddDate(0, 0, 365)) > limit {
+			if chargesWithin(items, start, start.AddDate(0, 0, 365)).Cmp(limit) > 0 {
 				return false
 			}
 		}
@@ -256,9 +257,28 @@ func ScheduledChargesWithinCap(t LoanTerms, items []ScheduleItem) bool {
 	return true
 }
 
-// chargesWithin is the interest + service the items accrue on the days from start up to end.
-func chargesWithin(items []ScheduleItem, start, end time.Time) int64 {
-	var sum int64
+// CheckCapForIssueDates refuses terms whose schedule would break the cap for any issue date
+// from first to last (business dates): an offer is checked for every day it may still be
+// issued on, and again on the day it is (DESIGN.md §8.3).
+func CheckCapForIssueDates(t LoanTerms, first, last time.Time) error {
+	for day := first; !day.After(last); day = day.AddDate(0, 0, 1) {
+		t.IssuedOn = day
+		items, err := BuildSchedule(t)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrOfferOutOfRange, err)
+		}
+		if !ScheduledChargesWithinCap(t, items) {
+			return fmt.Errorf("%w: issued on %s, scheduled interest and service would exceed half of the amount within a year (Central Bank cap)",
+				ErrOfferOutOfRange, day.Format(time.DateOnly))
+		}
+	}
+	return nil
+}
+
+// chargesWithin is the exact interest + service the items accrue on the days from start up to
+// end.
+func chargesWithin(items []ScheduleItem, start, end time.Time) *big.Rat {
+	sum := new(big.Rat)
 	for _, it := range items {
 		from := it.PaymentDate.AddDate(0, 0, -it.PeriodDays)
 		lo, hi := from, it.PaymentDate
@@ -269,7 +289,8 @@ func chargesWithin(items []ScheduleItem, start, end time.Time) int64 {
 			hi = end
 		}
 		if days := DaysBetween(lo, hi); days > 0 && it.PeriodDays > 0 {
-			sum += (it.Interest + it.Service) * int64(days) / int64(it.PeriodDays)
+			part := new(big.Rat).SetFrac64(int64(days), int64(it.PeriodDays))
+			sum.Add(sum, part.Mul(part, new(big.Rat).SetInt64(it.Interest+it.Service)))
 		}
 	}
 	return sum

@@ -2,9 +2,12 @@ package domain_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -246,7 +249,7 @@ func ExampleBuildSchedule() {
 
 // chargesInWorstWindow is an independent count, one day at a time, of the most interest and
 // service any 365-day window holds: each item's charges spread evenly over its period's days.
-func chargesInWorstWindow(items []domain.ScheduleItem) int64 {
+func chargesInWorstWindow(items []domain.ScheduleItem) *big.Rat {
 	var first, last time.Time
 	for i, it := range items {
 		from := it.PaymentDate.AddDate(0, 0, -it.PeriodDays)
@@ -255,10 +258,10 @@ func chargesInWorstWindow(items []domain.ScheduleItem) int64 {
 		}
 		last = it.PaymentDate
 	}
-	worst := int64(0)
+	worst := new(big.Rat)
 	for s := first.AddDate(0, 0, -365); !s.After(last); s = s.AddDate(0, 0, 1) {
 		e := s.AddDate(0, 0, 365)
-		var sum int64
+		sum := new(big.Rat)
 		for _, it := range items {
 			from := it.PaymentDate.AddDate(0, 0, -it.PeriodDays)
 			in := int64(0)
@@ -267,9 +270,11 @@ func chargesInWorstWindow(items []domain.ScheduleItem) int64 {
 					in++
 				}
 			}
-			sum += (it.Interest + it.Service) * in / int64(it.PeriodDays)
+			sum.Add(sum, big.NewRat((it.Interest+it.Service)*in, int64(it.PeriodDays)))
 		}
-		worst = max(worst, sum)
+		if sum.Cmp(worst) > 0 {
+			worst = sum
+		}
 	}
 	return worst
 }
@@ -297,10 +302,35 @@ func TestCapCountsChargesDayByDay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := chargesInWorstWindow(items) <= int64(terms.Amount)/domain.CapShare
+		want := chargesInWorstWindow(items).Cmp(big.NewRat(int64(terms.Amount)/domain.CapShare, 1)) <= 0
 		if got := domain.ScheduledChargesWithinCap(terms, items); got != want {
-			t.Errorf("%s%% %d months from %s: within cap %v, want %v (worst window %d)", tt.rate, tt.months, tt.issued, got, want,
-				chargesInWorstWindow(items))
+			t.Errorf("%s%% %d months from %s: within cap %v, want %v (worst window %s)", tt.rate, tt.months, tt.issued, got, want,
+				chargesInWorstWindow(items).FloatString(2))
+		}
+	}
+}
+
+// TestTheCapIsCheckedForEveryIssueDate: 83.06 % for 12 months fits the cap issued on 28
+// February 2027 but not on 1 March, so an offer verified on the 28th with a 72-hour lifetime is
+// refused, naming the first date that breaks it (DESIGN §8.3).
+func TestTheCapIsCheckedForEveryIssueDate(t *testing.T) {
+	t.Parallel()
+	terms := domain.LoanTerms{Amount: 1_000_000_000, MonthPeriod: 12, Rate: pct("83.06"), Type: domain.ScheduleAnnuity}
+	for _, tt := range []struct {
+		first, last string
+		refused     string // the date named, or empty
+	}{
+		{"2027-02-27", "2027-02-28", ""},
+		{"2027-02-28", "2027-03-03", "2027-03-01"},
+		{"2027-03-01", "2027-03-01", "2027-03-01"},
+		{"2027-03-02", "2027-03-02", "2027-03-02"},
+	} {
+		err := domain.CheckCapForIssueDates(terms, date(tt.first), date(tt.last))
+		switch {
+		case tt.refused == "" && err != nil:
+			t.Errorf("%s to %s: %v", tt.first, tt.last, err)
+		case tt.refused != "" && (!errors.Is(err, domain.ErrOfferOutOfRange) || !strings.Contains(fmt.Sprint(err), tt.refused)):
+			t.Errorf("%s to %s: %v, want a refusal naming %s", tt.first, tt.last, err, tt.refused)
 		}
 	}
 }
