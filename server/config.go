@@ -29,6 +29,7 @@ const envHelp = `  TIYIN_HTTP_ADDR              listen address (:8080)
   TIYIN_SANDBOX_API_KEY        the sandbox partner's key (random, printed at start)
   TIYIN_SANDBOX_CALL_DELAY     sandbox: complete phone calls this long after verify (unset)
   TIYIN_SANDBOX_OTP            sandbox: every SMS code is this value (random codes)
+  TIYIN_SANDBOX_SCORING_PERCENT sandbox: the percent pre-scoring offers (28.0); try offers at the 50 % cap
   TIYIN_SANDBOX_FAULTS         sandbox: gateway faults, e.g. error=0.2,timeout=0.05,latency=150ms
   TIYIN_DATA_KEY               64 hex digits sealing personal data (required outside the sandbox)
   TIYIN_DATA_KEY_RETIRED       earlier data keys, comma-separated
@@ -70,11 +71,13 @@ type config struct {
 	LogLevel         string
 	OTPTTL           time.Duration
 	SandboxOTP       string
-	DataKey          []byte
-	RetiredDataKeys  [][]byte
-	RateLimit        int
-	GatewayTimeout   time.Duration
-	SandboxFaults    sandbox.Faults
+	// SandboxScoringPercent is the percent the sandbox's pre-scoring offers.
+	SandboxScoringPercent domain.Percent
+	DataKey               []byte
+	RetiredDataKeys       [][]byte
+	RateLimit             int
+	GatewayTimeout        time.Duration
+	SandboxFaults         sandbox.Faults
 	// Gateways is each gateway port's adapter: TIYIN_<PORT>_URL and _TOKEN (docs/gateways.md).
 	Gateways []gateway
 }
@@ -154,6 +157,7 @@ func loadConfig() (config, error) {
 	if err != nil {
 		errs = append(errs, fmt.Errorf("TIYIN_SCHEDULE_TYPE=%q: want ANNUITY or DIFFERENTIATED", str("TIYIN_SCHEDULE_TYPE", "")))
 	}
+	c.SandboxScoringPercent = pct("TIYIN_SANDBOX_SCORING_PERCENT", "28.0")
 	c.Product = application.Product{ScheduleType: st, ServiceRate: pct("TIYIN_SERVICE_PERCENT", "0"),
 		PenaltyDaily: pct("TIYIN_PENALTY_DAILY_PERCENT", "0.05")}
 	flag := func(name string) bool {

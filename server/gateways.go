@@ -12,6 +12,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/gateway/httpgw"
 	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -109,8 +110,8 @@ func missingGateways(gs []gateway) error {
 	return errors.Join(errs...)
 }
 
-// gatewaysModule provides each port's adapter.
-func gatewaysModule(gs []gateway) fx.Option {
+// gatewaysModule provides each port's adapter; the sandbox scoring offers scoringPercent.
+func gatewaysModule(gs []gateway, scoringPercent domain.Percent) fx.Option {
 	byPort := map[string]gateway{}
 	for _, g := range gs {
 		byPort[g.port] = g
@@ -126,7 +127,7 @@ func gatewaysModule(gs []gateway) fx.Option {
 	}
 	return fx.Options(
 		fx.Module("scoring", choose("scoring", fx.Annotate(httpgw.NewScoring, fx.As(new(ports.Scoring))),
-			fx.Annotate(sandbox.NewScoring, fx.As(new(ports.Scoring))))),
+			fx.Annotate(func() *sandbox.Scoring { return sandbox.NewScoringAt(scoringPercent) }, fx.As(new(ports.Scoring))))),
 		fx.Module("core_banking", choose("core_banking", fx.Annotate(httpgw.NewCoreBanking, fx.As(new(ports.CoreBanking))),
 			fx.Annotate(sandbox.NewCoreBanking, fx.As(new(ports.CoreBanking))))),
 		fx.Module("processing", choose("processing", fx.Annotate(httpgw.NewProcessing, fx.As(new(ports.Processing))),

@@ -83,7 +83,7 @@ func serve(cfg config, o options) error {
 			},
 			readiness,
 		),
-		observe.Module, store.Module, clock, gatewaysModule(cfg.Gateways), guard.Module, webhook.Module, application.Module, jobs.Module,
+		observe.Module, store.Module, clock, gatewaysModule(cfg.Gateways, cfg.SandboxScoringPercent), guard.Module, webhook.Module, application.Module, jobs.Module,
 		httpadapter.Module,
 		fx.Invoke(run, startAdmin),
 		fx.Options(o.fx...),

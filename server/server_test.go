@@ -78,7 +78,7 @@ func TestAGoAdapterIsBuiltWithItsDepsAndGuarded(t *testing.T) {
 			return err
 		}
 		return fx.New(fx.NopLogger, fx.Supply(config{Sandbox: true}, zap.NewNop(), guard.Config{Timeout: 50 * time.Millisecond}),
-			fx.Provide(observe.New), gatewaysModule(gs), guard.Module, fx.Populate(into)).Err()
+			fx.Provide(observe.New), gatewaysModule(gs, domain.Percent{}), guard.Module, fx.Populate(into)).Err()
 	}
 	var s ports.Scoring
 	if err := graph(ok, &s); err != nil {

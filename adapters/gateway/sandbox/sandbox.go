@@ -34,7 +34,8 @@ const (
 const (
 	// AmountLimit is the pre-scoring amount limit: 50 000 000 so'm.
 	AmountLimit int64 = 5_000_000_000
-	// PercentHundredths is the pre-scoring rate: 28.00 %.
+	// PercentHundredths is the pre-scoring rate by default: 28.00 %
+	// (TIYIN_SANDBOX_SCORING_PERCENT sets another).
 	PercentHundredths int64 = 2800
 	// MonthPeriod is the pre-scoring longest term.
 	MonthPeriod = 12

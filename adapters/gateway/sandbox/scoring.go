@@ -12,13 +12,21 @@ import (
 // offer, so they survive restarts and agree across nodes; only the poll count of a slow answer
 // is kept in memory.
 type Scoring struct {
-	mu    sync.Mutex
-	polls map[string]int
+	mu      sync.Mutex
+	polls   map[string]int
+	percent domain.Percent
 }
 
-// NewScoring returns the sandbox scoring.
+// NewScoring returns the sandbox scoring offering PercentHundredths (28.00 %).
 func NewScoring() *Scoring {
-	return &Scoring{polls: map[string]int{}}
+	pct, _ := domain.PercentFromHundredths(PercentHundredths)
+	return NewScoringAt(pct)
+}
+
+// NewScoringAt returns the sandbox scoring offering percent instead
+// (TIYIN_SANDBOX_SCORING_PERCENT), so that partners and tests can try offers at the 50 % cap.
+func NewScoringAt(percent domain.Percent) *Scoring {
+	return &Scoring{polls: map[string]int{}, percent: percent}
 }
 
 // RequestPreScore implements ports.Scoring.
@@ -37,9 +45,8 @@ func (s *Scoring) PreScoreResult(_ context.Context, req ports.PreScoreRequest) (
 		s.polls[key]++
 		return ports.PreScoreAnswer{Answer: ports.Answer{Status: ports.AnswerPending}}, nil
 	}
-	pct, _ := domain.PercentFromHundredths(PercentHundredths)
 	return ports.PreScoreAnswer{Answer: ports.Answer{Status: ports.AnswerApproved},
-		Result: domain.PreScoreResult{AmountLimit: AmountLimit, Percent: pct, MonthPeriod: MonthPeriod}}, nil
+		Result: domain.PreScoreResult{AmountLimit: AmountLimit, Percent: s.percent, MonthPeriod: MonthPeriod}}, nil
 }
 
 // PostScore implements ports.Scoring.
