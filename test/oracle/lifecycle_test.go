@@ -60,7 +60,7 @@ type history struct {
 	Payments []payment
 }
 
-// goCase prints the history as a Go test case for TestReproductions.
+// goCase prints the history as a Go table-test case.
 func (h history) goCase() string {
 	t := h.Terms
 	var b strings.Builder
@@ -443,7 +443,7 @@ func TestDomainAgreesWithTheOracle(t *testing.T) {
 		total.amounts += w.amounts
 		if w.err != nil {
 			small := shrink(h)
-			t.Fatalf("seed %d, loan %d (%s): %v\nsmallest history that still differs, as a case for TestReproductions:\n%s\n%v",
+			t.Fatalf("seed %d, loan %d (%s): %v\nsmallest history that still differs, as a Go table case:\n%s\n%v",
 				*seed, n, h.Terms, w.err, small.goCase(), compare(small).err)
 		}
 	}
