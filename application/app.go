@@ -44,6 +44,12 @@ func (p Product) loanProduct() domain.LoanProduct {
 	return domain.LoanProduct{LoanID: newID(), ServiceRate: p.ServiceRate, PenaltyDaily: p.PenaltyDaily, ScheduleType: p.ScheduleType}
 }
 
+// offerTerms are the terms a loan on offer o gets from the product; the caller sets the issue
+// date. Verify and issue check the cap on them.
+func (p Product) offerTerms(o domain.Offer) domain.LoanTerms {
+	return domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent, ServiceRate: p.ServiceRate, Type: p.ScheduleType}
+}
+
 // Deps are the ports the use cases are built on. fx fills them by type; tests and the CLI
 // build them by hand.
 type Deps struct {

@@ -51,11 +51,8 @@ func (h *IssueApplicationHandler) Handle(ctx context.Context, req Request[struct
 			}
 			// Verify checked the cap for every day the offer could be issued on; issue checks
 			// the schedule of today, the day it is issued, again before anything is lent.
-			o := a.Offer()
-			terms := domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent,
-				ServiceRate: h.product.ServiceRate, Type: h.product.ScheduleType}
 			today := domain.BusinessDate(now)
-			return domain.CheckCapForIssueDates(terms, today, today)
+			return domain.CheckCapForIssueDates(h.product.offerTerms(*a.Offer()), today, today)
 		})
 		if err != nil {
 			return struct{}{}, err

@@ -114,7 +114,5 @@ func (h *VerifyApplicationHandler) postScore(ctx context.Context, cmd VerifyAppl
 // Central Bank's cap (half of the amount in any 365 days) for any issue date in the offer's
 // lifetime: from today until the application would expire.
 func (h *VerifyApplicationHandler) checkCap(o domain.Offer, now time.Time) error {
-	terms := domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent,
-		ServiceRate: h.product.ServiceRate, Type: h.product.ScheduleType}
-	return domain.CheckCapForIssueDates(terms, domain.BusinessDate(now), domain.BusinessDate(now.Add(h.ttl)))
+	return domain.CheckCapForIssueDates(h.product.offerTerms(o), domain.BusinessDate(now), domain.BusinessDate(now.Add(h.ttl)))
 }

@@ -79,7 +79,6 @@ type Loan struct {
 }
 
 var (
-	zero    = new(big.Rat)
 	one     = big.NewRat(1, 1)
 	year    = big.NewRat(365, 1)
 	hundred = big.NewRat(10000, 1) // hundredths of a percent
@@ -103,9 +102,7 @@ func roundHalfUp(x *big.Rat) int64 {
 
 // floor is the largest integer not above x.
 func floor(x *big.Rat) int64 {
-	q, m := new(big.Int).DivMod(x.Num(), x.Denom(), new(big.Int))
-	_ = m
-	return q.Int64()
+	return new(big.Int).Div(x.Num(), x.Denom()).Int64() // Euclidean: the floor, the denominator being positive
 }
 
 // Dates are the due dates: the issue day of each month, clipped to the month's end.
@@ -348,13 +345,25 @@ func (l *Loan) Advance(to time.Time) {
 
 // DayCharges is the interest and service of day d as the cap counts them: its item's reported
 // charges spread evenly over the item's period.
-func (l *Loan) DayCharges(d time.Time) *big.Rat {
+func (l *Loan) DayCharges(d time.Time) *big.Rat { return l.chargeOn(d, l.perDay()) }
+
+// perDay is each item's reported charges spread evenly over its period: a day's share.
+func (l *Loan) perDay() []*big.Rat {
+	out := make([]*big.Rat, len(l.items))
+	for k, it := range l.items {
+		i, s := l.itemCharges(k)
+		out[k] = quo(rat(i+s), rat(int64(it.periodDays)))
+	}
+	return out
+}
+
+// chargeOn is day d's share of its item's charges (perDay), nothing outside the schedule.
+func (l *Loan) chargeOn(d time.Time, perDay []*big.Rat) *big.Rat {
 	k := l.periodOf(d)
 	if k < 0 || l.items[k].gone || d.Before(l.t.IssuedOn) {
 		return new(big.Rat)
 	}
-	i, s := l.itemCharges(k)
-	return quo(rat(i+s), rat(int64(l.items[k].periodDays)))
+	return perDay[k]
 }
 
 // capped is today's penalty p within the cap: at most the least, over every 365-day window
@@ -363,12 +372,9 @@ func (l *Loan) DayCharges(d time.Time) *big.Rat {
 func (l *Loan) capped(p *big.Rat) *big.Rat {
 	// Cheap and exact: when all the loan's charges and the last year's penalty leave room for
 	// today's, no window can bind.
-	perItem := make([]*big.Rat, len(l.items))
 	all := new(big.Rat)
 	for k, it := range l.items {
-		i, s := l.itemCharges(k)
-		perItem[k] = quo(rat(i+s), rat(int64(it.periodDays)))
-		if !it.gone {
+		if i, s := l.itemCharges(k); !it.gone {
 			all.Add(all, rat(i+s))
 		}
 	}
@@ -378,18 +384,12 @@ func (l *Loan) capped(p *big.Rat) *big.Rat {
 	if add(all, p).Cmp(l.cap) <= 0 {
 		return p
 	}
-	dayCharge := func(d time.Time) *big.Rat {
-		k := l.periodOf(d)
-		if k < 0 || l.items[k].gone || d.Before(l.t.IssuedOn) {
-			return zero
-		}
-		return perItem[k]
-	}
+	perDay := l.perDay()
 	// sum[i] is the charges of the days from today-364 up to, not including, today-364+i.
 	sum := make([]*big.Rat, 730)
 	sum[0] = new(big.Rat)
 	for i := 1; i < len(sum); i++ {
-		sum[i] = add(sum[i-1], dayCharge(l.today.AddDate(0, 0, i-1-364)))
+		sum[i] = add(sum[i-1], l.chargeOn(l.today.AddDate(0, 0, i-1-364), perDay))
 	}
 	var least *big.Rat
 	for w := -364; w <= 0; w++ { // the window's first day, from today
@@ -513,7 +513,10 @@ func (l *Loan) Pay(early bool, amount int64) (Split, error) {
 	split.Penalty = min(x, pos.Penalty)
 	l.penPaid += split.Penalty
 	x -= split.Penalty
-	before := l.dueTotals(c)
+	var before []int64
+	if early {
+		before = l.dueTotals(c) // what each item has due before (5): an EARLY recompute raises none
+	}
 	// (5) the rest reduces the principal not yet due; when principal fell before the due
 	// date, interest paid ahead beyond the period's accrual on the new residue goes the same way.
 	later := l.notDue(c + 1)
