@@ -245,16 +245,28 @@ const CapShare = 2
 // window starts where a period starts or ends where one ends, so those windows are the ones
 // checked (DESIGN.md §8.3).
 func ScheduledChargesWithinCap(t LoanTerms, items []ScheduleItem) bool {
-	limit := new(big.Rat).SetInt64(int64(t.Amount) / CapShare)
-	for _, it := range items {
-		from := it.PaymentDate.AddDate(0, 0, -it.PeriodDays)
-		for _, start := range []time.Time{from, it.PaymentDate.AddDate(0, 0, -365)} {
-			if chargesWithin(items, start, start.AddDate(0, 0, 365)).Cmp(limit) > 0 {
+	limit := int64(t.Amount) / CapShare
+	// Periods as day numbers from the issue date: a window is then integer arithmetic.
+	periods := make([]chargePeriod, len(items))
+	for i, it := range items {
+		end := DaysBetween(t.IssuedOn, it.PaymentDate)
+		periods[i] = chargePeriod{from: end - it.PeriodDays, to: end, charges: it.Interest + it.Service}
+	}
+	for _, p := range periods {
+		for _, start := range []int{p.from, p.to - 365} {
+			whole, frac := chargesWithin(periods, start, start+365)
+			if whole > limit || frac != nil && frac.Add(frac, big.NewRat(whole-limit, 1)).Sign() > 0 {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// chargePeriod is an item's charges and the days they accrue on: from up to, not including, to.
+type chargePeriod struct {
+	from, to int
+	charges  int64
 }
 
 // CheckCapForIssueDates refuses terms whose schedule would break the cap for any issue date
@@ -275,23 +287,24 @@ func CheckCapForIssueDates(t LoanTerms, first, last time.Time) error {
 	return nil
 }
 
-// chargesWithin is the exact interest + service the items accrue on the days from start up to
-// end.
-func chargesWithin(items []ScheduleItem, start, end time.Time) *big.Rat {
-	sum := new(big.Rat)
-	for _, it := range items {
-		from := it.PaymentDate.AddDate(0, 0, -it.PeriodDays)
-		lo, hi := from, it.PaymentDate
-		if start.After(lo) {
-			lo = start
+// chargesWithin is the exact interest + service the periods accrue on the days from start up
+// to, not including, end: whole tiyin, and the fraction the periods cut by the window's edges
+// add (nil when none). Only those one or two need a fraction, so a window costs no big
+// arithmetic otherwise.
+func chargesWithin(periods []chargePeriod, start, end int) (whole int64, frac *big.Rat) {
+	for _, p := range periods {
+		days, span := int64(min(end, p.to)-max(start, p.from)), int64(p.to-p.from)
+		if days <= 0 || span <= 0 {
+			continue
 		}
-		if end.Before(hi) {
-			hi = end
-		}
-		if days := DaysBetween(lo, hi); days > 0 && it.PeriodDays > 0 {
-			part := new(big.Rat).SetFrac64(int64(days), int64(it.PeriodDays))
-			sum.Add(sum, part.Mul(part, new(big.Rat).SetInt64(it.Interest+it.Service)))
+		n := p.charges * days // ≤ 9e15 × 31: within int64
+		whole += n / span
+		if r := n % span; r != 0 {
+			if frac == nil {
+				frac = new(big.Rat)
+			}
+			frac.Add(frac, big.NewRat(r, span))
 		}
 	}
-	return sum
+	return whole, frac
 }

@@ -334,3 +334,15 @@ func TestTheCapIsCheckedForEveryIssueDate(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckCapForOfferLifetime is verify's cap check: four issue dates (72 hours) of a
+// 36-month offer, each schedule built and its windows summed exactly.
+func BenchmarkCheckCapForOfferLifetime(b *testing.B) {
+	terms := domain.LoanTerms{Amount: 5_000_000_000, MonthPeriod: 36, Rate: pct("28"), ServiceRate: pct("1"), Type: domain.ScheduleAnnuity}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := domain.CheckCapForIssueDates(terms, date("2026-01-28"), date("2026-01-31")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
