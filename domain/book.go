@@ -2,24 +2,33 @@ package domain
 
 import (
 	"errors"
+	"math/big"
 	"time"
 )
 
 // ErrRepaymentAmount means a repayment amount is not positive or above the payoff.
 var ErrRepaymentAmount = errors.New("amount must be positive and not above maxAmount")
 
-// BookItem is a schedule item with what has been paid on it and how its interest accrues.
+// BookItem is a schedule item with what has been paid on it and the principal its period
+// held. Its interest and service are not stored: they follow from Held and the principal not
+// yet due (DESIGN §8.4: interest is owed once, for the days the principal was held).
 type BookItem struct {
-	ScheduleItem
+	PaymentDate time.Time
+	PeriodDays  int
+	// Principal is the item's principal, early principal paid in its period included.
+	Principal     int64
 	PaidPrincipal int64
-	// PaidCharges is interest and service paid on the item.
+	// PaidCharges is interest and service paid on the item, less interest paid ahead that a
+	// later fall of the principal applied to principal.
 	PaidCharges int64
-	// The item's interest and service accrue from AccrualFrom on Base; FixedInterest and
-	// FixedService accrued before AccrualFrom (an early repayment fixes them and restarts the
-	// accrual on the reduced principal).
-	AccrualFrom                 time.Time
-	Base                        int64
-	FixedInterest, FixedService int64
+	// Held is the principal held on the period's days before AccrualFrom, in tiyin-days: each
+	// day counts the principal not yet due at its end. The days from AccrualFrom to the payment
+	// date hold the principal not yet due now, so the item's exact interest is
+	// (Held + that × those days) × rate / 365.
+	Held        int64
+	AccrualFrom time.Time
+	// Gone marks an item a prepayment laid out to nothing: it is not reported.
+	Gone bool
 }
 
 // BookState is a loan's repayment book as stored; repositories only.
@@ -28,27 +37,34 @@ type BookState struct {
 	// Level is the annuity instalment, or the differentiated schedule's principal part, that a
 	// TERM prepayment keeps.
 	Level int64
-	// PenaltyTo is the business date up to which PenaltyAccrued is fixed.
+	// PenaltyTo is the business date up to which the penalty is fixed; PenaltyAccrued plus
+	// PenaltyFrac / 188 790 000 is the exact penalty accrued from issue to it (rounded only
+	// where it is reported or paid).
 	PenaltyTo      time.Time
 	PenaltyAccrued int64
+	PenaltyFrac    int64
 	PenaltyPaid    int64
-	// PenaltyLog is the penalty accrued on the 365 days up to PenaltyTo, as spans; days it
-	// does not cover accrued none. The cap is kept in every 365-day window with it.
+	// PenaltyLog is the penalty of the 364 days up to PenaltyTo, exact, as runs of days of the
+	// same penalty; days it does not cover accrued none. The cap's windows read it.
 	PenaltyLog []PenaltySpan
 }
 
-// PenaltySpan is penalty accrued over Days days from From (a business date, the first of
-// them): Total in all, spread evenly, the last days taking the remainder's tiyin. Its days'
-// penalties differ by a tiyin at most, so any run of its last days holds no less than it
-// really accrued: a window, which always holds the last days of a span, never finds more room
-// than there was.
-type PenaltySpan struct {
-	From  time.Time
-	Days  int
-	Total int64
+// clone is a copy that shares nothing with s.
+func (s BookState) clone() *BookState {
+	s.Items = append([]BookItem(nil), s.Items...)
+	s.PenaltyLog = append([]PenaltySpan(nil), s.PenaltyLog...)
+	return &s
 }
 
-// Book is the loan's schedule with its repayments applied: the loan's state at any moment is a
+// PenaltySpan is Days days from From (a business date) that each accrued Daily plus
+// DailyFrac / 188 790 000 tiyin of penalty.
+type PenaltySpan struct {
+	From             time.Time
+	Days             int
+	Daily, DailyFrac int64
+}
+
+// book is the loan's schedule with its repayments applied: the loan's state at any moment is a
 // function of it and the moment, and it is itself the fold of the repayments over the original
 // schedule.
 type book struct {
@@ -66,7 +82,7 @@ func newBook(t LoanTerms, penaltyDaily Percent) (*book, error) {
 	b.Items = make([]BookItem, len(items))
 	start := t.IssuedOn
 	for i, it := range items {
-		b.Items[i] = BookItem{ScheduleItem: it, AccrualFrom: start, Base: it.Principal + it.Residue}
+		b.Items[i] = BookItem{PaymentDate: it.PaymentDate, PeriodDays: it.PeriodDays, Principal: it.Principal, AccrualFrom: start}
 		start = it.PaymentDate
 	}
 	b.Level = items[0].Total()
@@ -77,371 +93,471 @@ func newBook(t LoanTerms, penaltyDaily Percent) (*book, error) {
 	return b, nil
 }
 
-// accrued returns the item's interest and service accrued up to day.
-func (b *book) accrued(it *BookItem, day time.Time) (interest, service int64) {
-	days := DaysBetween(it.AccrualFrom, day)
-	return it.FixedInterest + Accrue(it.Base, b.terms.Rate, days), it.FixedService + Accrue(it.Base, b.terms.ServiceRate, days)
+// notDue returns, for each item k, the principal of the items from k on not yet paid: what
+// item k's open days accrue on. It has one more entry, 0, past the last item.
+func (b *book) notDue() []int64 {
+	out := make([]int64, len(b.Items)+1)
+	for k := len(b.Items) - 1; k >= 0; k-- {
+		out[k] = out[k+1] + b.Items[k].Principal - b.Items[k].PaidPrincipal
+	}
+	return out
 }
 
-// standing is the position at a day with what allocation and recomputation need.
+// charges is item k's interest and service as reported: the exact accrual of its period, its
+// days from AccrualFrom on holding notDue, rounded half up each.
+func (b *book) charges(it *BookItem, notDue int64) (interest, service int64) {
+	return b.accrual(it.Held + notDue*int64(DaysBetween(it.AccrualFrom, it.PaymentDate)))
+}
+
+// accrual is the interest and service of held tiyin-days, rounded half up each.
+func (b *book) accrual(held int64) (interest, service int64) {
+	return Accrue(held, b.terms.Rate, 1), Accrue(held, b.terms.ServiceRate, 1)
+}
+
+// termOwed is what the current item c owes of its charges on day: on its payment date all of
+// them, before it what accrued to date. It is negative when interest was paid ahead.
+func (b *book) termOwed(c int, day time.Time, notDue int64) int64 {
+	it := &b.Items[c]
+	if it.PaymentDate.Equal(day) {
+		i, s := b.charges(it, notDue)
+		return i + s - it.PaidCharges
+	}
+	i, s := b.accrual(it.Held + notDue*int64(DaysBetween(it.AccrualFrom, day)))
+	return i + s - it.PaidCharges
+}
+
+// standing is the position at a day with what a payment needs.
 type standing struct {
 	Position
-	current int // index of the current item (the earliest not yet overdue), -1 when none
-	// penaltyAccrued is the penalty accrued up to the day, within the cap; penaltyDays the
-	// penalty of each day after PenaltyTo up to the day.
-	penaltyAccrued int64
-	penaltyDays    []int64
-	// accruedInterest and accruedService of the current item up to the day.
-	accruedInterest, accruedService int64
+	current int // the earliest item not yet overdue, -1 when none
+	// newPenalty is the penalty of the days after PenaltyTo up to the day; penalty the exact
+	// penalty accrued from issue to the day.
+	newPenalty []PenaltySpan
+	penalty    exact
 }
 
 // at computes the standing at a business date. An item not fully paid by the end of its
-// payment date is overdue; penalty accrues daily on overdue principal, within the cap
-// (penaltyDays).
+// payment date is overdue; interest paid ahead of the days it is for is credited against the
+// principal not yet due.
 func (b *book) at(day time.Time) standing {
 	s := standing{current: -1}
-	for i := range b.Items {
-		it := &b.Items[i]
-		principal := it.Principal - it.PaidPrincipal
+	nd := b.notDue()
+	for k := range b.Items {
+		it := &b.Items[k]
 		if !it.PaymentDate.Before(day) {
-			if s.current < 0 {
-				s.current = i
-			}
-			s.NotDuePrincipal += principal
-			continue
+			s.current = k
+			break
 		}
-		s.OverduePrincipal += principal
-		s.OverdueInterest += max(0, it.Interest+it.Service-it.PaidCharges)
+		i, sv := b.charges(it, nd[k])
+		s.OverduePrincipal += it.Principal - it.PaidPrincipal
+		s.OverdueInterest += i + sv - it.PaidCharges
 	}
-	if s.current >= 0 {
-		it := &b.Items[s.current]
-		s.accruedInterest, s.accruedService = b.accrued(it, day)
-		s.TermInterest = max(0, s.accruedInterest+s.accruedService-it.PaidCharges)
-	}
-	s.penaltyAccrued = b.PenaltyAccrued
-	if s.OverduePrincipal > 0 {
-		s.penaltyDays = b.penaltyDays(day)
-		for _, p := range s.penaltyDays {
-			s.penaltyAccrued += p
+	if c := s.current; c >= 0 {
+		s.NotDuePrincipal = nd[c]
+		if term := b.termOwed(c, day, nd[c]); term >= 0 {
+			s.TermInterest = term
+		} else {
+			s.NotDuePrincipal += term
 		}
 	}
-	s.penaltyAccrued = max(s.penaltyAccrued, b.PenaltyPaid)
-	s.Penalty = s.penaltyAccrued - b.PenaltyPaid
+	s.newPenalty, s.penalty = b.penaltySince(day, nd)
+	s.Penalty = s.penalty.round() - b.PenaltyPaid
 	return s
 }
 
 // RepaymentSplit is how a posted repayment divides between the ledger's accounts.
 type RepaymentSplit struct {
-	Allocation
-	// InterestIncome and ServiceIncome split the allocation's interest (interest first).
+	Principal int64
+	// Interest is interest and service; it is negative when interest paid ahead went to
+	// principal. InterestIncome and ServiceIncome divide it.
+	Interest                      int64
 	InterestIncome, ServiceIncome int64
+	Penalty                       int64
 	// Closed reports that the repayment paid the loan off.
 	Closed bool
 }
 
 // apply applies a repayment made on day in the legal order and recomputes the schedule as its
-// type requires. A payment equal to the payoff is a full early repayment whatever its type.
+// type requires (DESIGN §8.4). A payment equal to the payoff is a full early repayment
+// whatever its type.
 func (b *book) apply(day time.Time, typ PaymentType, amount int64) (RepaymentSplit, error) {
 	s := b.at(day)
 	payoff := s.Payoff()
 	if amount <= 0 || amount > payoff {
 		return RepaymentSplit{}, ErrRepaymentAmount
 	}
+	b.keepPenalty(day, s)
+	b.fold(day)
+	interestBefore := b.interestPaid()
+	var split RepaymentSplit
 	if amount == payoff {
-		typ = PaymentEarly
+		split = b.payOff(day, s)
+	} else {
+		split = b.pay(day, typ == PaymentEarly, amount, s)
 	}
-	due := Due{OverduePrincipal: s.OverduePrincipal, OverdueInterest: s.OverdueInterest, Penalty: s.Penalty,
-		RemainingPrincipal: s.NotDuePrincipal}
-	var cur *BookItem
-	// An EARLY payment on the current item's due date settles that item first, as TERM
-	// would; only the items after it are recomputed (DESIGN §8.4).
-	onDueDate := false
-	if s.current >= 0 {
-		cur = &b.Items[s.current]
-		onDueDate = typ == PaymentEarly && !cur.PaymentDate.After(day)
-		due.CurrentPrincipal = cur.Principal - cur.PaidPrincipal
-		due.RemainingPrincipal -= due.CurrentPrincipal
-		due.CurrentInterest = s.TermInterest
-		if typ == PaymentTerm || onDueDate {
-			due.CurrentInterest = max(0, cur.Interest+cur.Service-cur.PaidCharges)
-		}
-	}
-	a := Allocate(due, amount)
-	split := RepaymentSplit{Allocation: a}
-	b.logPenalty(day, s.penaltyDays)
-	b.PenaltyTo, b.PenaltyAccrued = day, s.penaltyAccrued
-	b.PenaltyPaid += a.Penalty
-	principal, interest := a.OverduePrincipal, a.OverdueInterest
-	for i := range b.Items {
-		it := &b.Items[i]
-		if !it.PaymentDate.Before(day) {
-			break
-		}
-		p := min(principal, it.Principal-it.PaidPrincipal)
-		c := min(interest, max(0, it.Interest+it.Service-it.PaidCharges))
-		split.InterestIncome += min(c, max(0, it.Interest-it.PaidCharges))
-		it.PaidPrincipal += p
-		it.PaidCharges += c
-		principal, interest = principal-p, interest-c
-	}
-	if cur != nil {
-		var interestOwed int64
-		if typ == PaymentTerm || onDueDate {
-			interestOwed = max(0, cur.Interest-cur.PaidCharges)
-		} else {
-			interestOwed = max(0, s.accruedInterest-cur.PaidCharges)
-		}
-		split.InterestIncome += min(a.CurrentInterest, interestOwed)
-		cur.PaidCharges += a.CurrentInterest
-		cur.PaidPrincipal += a.CurrentPrincipal + a.Prepaid
-		switch {
-		case onDueDate && a.Prepaid > 0:
-			b.recomputeLater(s.current, 0) // lower instalments, the same end date
-		case typ == PaymentEarly && !onDueDate && a.CurrentPrincipal+a.Prepaid > 0:
-			b.recomputeEarly(s, day)
-		case typ == PaymentTerm && a.Prepaid > 0:
-			b.recomputeLater(s.current, b.Level) // the same instalment, an earlier end
-		}
-	}
-	split.ServiceIncome = a.Interest() - split.InterestIncome
-	split.Closed = b.at(day).Payoff() == 0
+	// The income accounts follow the items: what each has paid divides between interest and
+	// service as its charges do, so the accounts end with exactly the interest and service
+	// the schedule shows.
+	split.InterestIncome = b.interestPaid() - interestBefore
+	split.ServiceIncome = split.Interest - split.InterestIncome
 	return split, nil
 }
 
-// recomputeEarly lays the current and later items out again from day to the same end date on
-// the principal left, keeping their payment dates. The current item keeps the interest accrued
-// to day (or paid, if more) and shows all principal paid in its period.
-func (b *book) recomputeEarly(s standing, day time.Time) {
-	c := s.current
-	items := b.Items[c:]
-	var left int64
-	for i := range items {
-		left += items[i].Principal - items[i].PaidPrincipal
-	}
-	dates, days := periods(items, day)
-	cur := &items[0]
-	left = max(0, left)
-	t := b.terms
-	t.Amount = Amount(left)
-	fresh, level := layout(t, dates, days, 0)
-	if left > 0 {
-		b.Level = level
-	}
-	fixedI, fixedS := s.accruedInterest, s.accruedService
-	if extra := cur.PaidCharges - fixedI - fixedS; extra > 0 {
-		fixedI += extra
-	}
-	cur.FixedInterest, cur.FixedService, cur.AccrualFrom, cur.Base = fixedI, fixedS, day, left
-	cur.Principal = cur.PaidPrincipal + fresh[0].Principal
-	cur.Interest, cur.Service = fixedI+fresh[0].Interest, fixedS+fresh[0].Service
-	cur.Residue = fresh[0].Residue
-	for i := 1; i < len(items); i++ {
-		items[i] = BookItem{ScheduleItem: fresh[i], AccrualFrom: dates[i-1], Base: fresh[i].Principal + fresh[i].Residue}
-		items[i].PeriodDays = DaysBetween(dates[i-1], dates[i])
-	}
-}
-
-// recomputeLater lays the items after the current one out again on the principal a
-// prepayment left, keeping their payment dates: at level (the same instalment, so the loan
-// ends earlier), or, with level 0, at a new level found for the same end date. The prepaid
-// principal shows in the current item.
-func (b *book) recomputeLater(c int, level int64) {
-	cur := &b.Items[c]
-	prepaid := cur.PaidPrincipal - cur.Principal
-	cur.Principal = cur.PaidPrincipal
-	cur.Residue -= prepaid
-	later := b.Items[c+1:]
-	if len(later) == 0 {
-		return
-	}
-	dates, days := periods(later, cur.PaymentDate)
-	t := b.terms
-	t.Amount = Amount(cur.Residue)
-	fresh, newLevel := layout(t, dates, days, level)
-	if level == 0 && t.Amount > 0 {
-		b.Level = newLevel
-	}
-	for i := range later {
-		later[i] = BookItem{ScheduleItem: fresh[i], AccrualFrom: cur.PaymentDate, Base: fresh[i].Principal + fresh[i].Residue}
-		if i > 0 {
-			later[i].AccrualFrom = dates[i-1]
+// fold closes the days before day: each item's days up to day (or its payment date) join Held
+// at the principal they held, so that a payment's changes count from day on.
+func (b *book) fold(day time.Time) {
+	nd := b.notDue()
+	for k := range b.Items {
+		it := &b.Items[k]
+		to := day
+		if it.PaymentDate.Before(to) {
+			to = it.PaymentDate
+		}
+		if n := DaysBetween(it.AccrualFrom, to); n > 0 {
+			it.Held += nd[k] * int64(n)
+			it.AccrualFrom = to
 		}
 	}
 }
 
-// periods returns the items' payment dates and the days of each period, the first counted
-// from `from`.
-func periods(items []BookItem, from time.Time) ([]time.Time, []int) {
-	dates := make([]time.Time, len(items))
-	days := make([]int, len(items))
-	for i := range items {
-		dates[i], days[i], from = items[i].PaymentDate, DaysBetween(from, items[i].PaymentDate), items[i].PaymentDate
-	}
-	return dates, days
-}
-
-// penaltyDays returns the penalty of each day after PenaltyTo up to day. A day's penalty
-// accrues on the principal overdue that day at the daily percent (rounded so that a run of
-// days with the same principal sums to the run's exact penalty, rounded once), and within the
-// Central Bank cap: in every 365-day window that holds the day, the penalty accrued in it and
-// the schedule's interest and service, day by day, stay within half of the amount. Interest and
-// service are fixed by the schedule, so a day takes only the room that every window through it
-// leaves after them; penalty accrued before a window never uses its room (DESIGN §8.3).
-func (b *book) penaltyDays(day time.Time) []int64 {
-	n := DaysBetween(b.PenaltyTo, day)
-	if n <= 0 || b.penaltyDaily.hundredths == 0 {
-		return nil
-	}
-	limit := int64(b.terms.Amount) / CapShare
-	// Days are indexed from PenaltyTo-364 (0); pref[i%ring] is the penalty of the days
-	// before i. Only the last year's are ever read, so pref and room are rings.
-	const ring = 366
-	first := b.PenaltyTo.AddDate(0, 0, -364)
-	var pref, room [ring]int64
-	for i, v := range b.penaltyHistory(first) {
-		pref[i+1] = pref[i] + v
-	}
-	w := newChargeWindow(b.Items, first)
-	due := w.due
-	lastDue := due[len(due)-1]
-	// The room a day x leaves in the window ending on day e is room[e] - pref[x], where
-	// room[e] = limit - charges(e) + pref[e-364] is fixed once pref reaches e-364. A day's
-	// allowance is the least over the windows through it that end on or before the last due
-	// date (after it, the window ending on the day itself leaves the least: no charge is ahead
-	// of it). windows is a deque of window ends, their rooms increasing.
-	windows := make([]int, 0, ring)
-	added := 364 // the last window end considered
-	out := make([]int64, n)
-	var principal, overdue, runPenalty int64
-	next := 0 // the first item not overdue yet; items are in due-date order
-	run := 0  // days of the current run of equal overdue principal, runPenalty their penalty
-	for j := range n {
-		xi := 365 + j
-		for ; next < len(b.Items) && due[next] < xi; next++ {
-			overdue += b.Items[next].Principal - b.Items[next].PaidPrincipal
+// interestPaid is the interest part of what the items have paid: each item's paid charges
+// divided as its interest and service are (rounded down).
+func (b *book) interestPaid() int64 {
+	nd := b.notDue()
+	var sum int64
+	for k := range b.Items {
+		if i, s := b.charges(&b.Items[k], nd[k]); i+s > 0 {
+			sum += floorShare(b.Items[k].PaidCharges, i, i+s)
 		}
-		if overdue != principal {
-			principal, run, runPenalty = overdue, 0, 0
-		}
-		run++
-		cumulative := Accrue(principal, b.penaltyDaily, 365*run)
-		p := cumulative - runPenalty
-		runPenalty = cumulative
-		for last := max(xi, min(xi+364, lastDue)); added < last; {
-			added++
-			room[added%ring] = limit - w.charges(added) + pref[(added-364)%ring]
-			for len(windows) > 0 && room[windows[len(windows)-1]%ring] >= room[added%ring] {
-				windows = windows[:len(windows)-1]
-			}
-			windows = append(windows, added)
-		}
-		for windows[0] < xi {
-			windows = windows[1:]
-		}
-		p = max(0, min(p, room[windows[0]%ring]-pref[xi%ring]))
-		out[j] = p
-		pref[(xi+1)%ring] = pref[xi%ring] + p
-	}
-	return out
-}
-
-// chargeWindow sums the interest and service the items accrue in a 365-day window that only
-// moves forward, each item's spread evenly over its period: the items wholly inside from
-// running sums, the one or two at its edges in part.
-type chargeWindow struct {
-	items []BookItem
-	due   []int   // the items' payment days, counted from the window's first day
-	sums  []int64 // sums[i] is the charges of the items before i
-	a, c  int     // the items whose periods meet the window are a..c-1
-}
-
-func newChargeWindow(items []BookItem, first time.Time) *chargeWindow {
-	w := &chargeWindow{items: items, due: make([]int, len(items)), sums: make([]int64, len(items)+1)}
-	for i := range items {
-		w.due[i] = DaysBetween(first, items[i].PaymentDate)
-		w.sums[i+1] = w.sums[i] + items[i].Interest + items[i].Service
-	}
-	return w
-}
-
-// charges is what accrues on the 365 days ending on day end (never less than the last asked).
-func (w *chargeWindow) charges(end int) int64 {
-	start := end - 365
-	for w.a < len(w.items) && w.due[w.a] <= start {
-		w.a++
-	}
-	for w.c < len(w.items) && w.due[w.c]-w.items[w.c].PeriodDays < end {
-		w.c++
-	}
-	if w.a >= w.c {
-		return 0
-	}
-	sum := w.sums[w.c] - w.sums[w.a] - w.cut(w.a, start, end)
-	if w.c-1 > w.a {
-		sum -= w.cut(w.c-1, start, end)
 	}
 	return sum
 }
 
-// cut is the part of item i's charges that accrues outside the window (start, end].
-func (w *chargeWindow) cut(i, start, end int) int64 {
-	it := &w.items[i]
-	full := it.Interest + it.Service
-	lo, hi := max(w.due[i]-it.PeriodDays, start), min(w.due[i], end)
-	if it.PeriodDays <= 0 || hi <= lo {
-		return full
+// pay applies a payment below the payoff: (1)–(4) of the legal order, then (5) its rest and
+// any interest paid ahead that the fall of the principal frees reduce principal, and the
+// schedule is laid out again as the payment's type says.
+func (b *book) pay(day time.Time, early bool, amount int64, s standing) RepaymentSplit {
+	nd := b.notDue()
+	c := s.current
+	due := Due{OverduePrincipal: s.OverduePrincipal, OverdueInterest: s.OverdueInterest, Penalty: s.Penalty}
+	if c >= 0 {
+		cur := &b.Items[c]
+		i, sv := b.charges(cur, nd[c])
+		owed := i + sv - cur.PaidCharges // TERM, and any payment on the payment date: all of it
+		if early {
+			owed = b.termOwed(c, day, nd[c])
+		}
+		due.CurrentInterest = max(0, owed)
+		due.CurrentPrincipal = cur.Principal - cur.PaidPrincipal
+		due.RemainingPrincipal = nd[c+1]
 	}
-	if hi-lo == it.PeriodDays {
-		return 0
+	a := Allocate(due, amount)
+	b.payOverdue(day, nd, a.OverduePrincipal, a.OverdueInterest)
+	b.PenaltyPaid += a.Penalty
+	split := RepaymentSplit{Principal: a.Principal(), Interest: a.Interest(), Penalty: a.Penalty}
+	if c < 0 {
+		return split
 	}
-	return full - full*int64(hi-lo)/int64(it.PeriodDays)
+	cur := &b.Items[c]
+	cur.PaidCharges += a.CurrentInterest
+	cur.PaidPrincipal += a.CurrentPrincipal
+	var before []int64
+	if early {
+		before = b.dueTotals(c)
+	}
+	later := nd[c+1]
+	onDue := cur.PaymentDate.Equal(day)
+	rest := a.Prepaid
+	if !onDue && a.CurrentPrincipal+a.Prepaid > 0 {
+		e := b.advanceInterest(c, day, a.Prepaid)
+		rest += e
+		split.Principal += e
+		split.Interest -= e
+		cur.PaidCharges -= e
+	}
+	toLater := min(rest, later)
+	cur.Principal += toLater
+	cur.PaidPrincipal += rest
+	switch {
+	case early:
+		b.recompute(c, onDue, before, later-toLater)
+	case toLater > 0:
+		b.relayout(c, later-toLater)
+	}
+	return split
 }
 
-// penaltyHistory expands PenaltyLog into the penalty of each of the 365 days from first.
-func (b *book) penaltyHistory(first time.Time) []int64 {
-	out := make([]int64, 365)
-	for _, sp := range b.PenaltyLog {
-		if sp.Days <= 0 {
-			continue
+// payOverdue spreads overdue principal and charges paid over the overdue items, oldest first.
+func (b *book) payOverdue(day time.Time, nd []int64, principal, charges int64) {
+	for k := range b.Items {
+		it := &b.Items[k]
+		if !it.PaymentDate.Before(day) {
+			return
 		}
-		per, extra := sp.Total/int64(sp.Days), sp.Total%int64(sp.Days)
-		start := DaysBetween(first, sp.From)
-		for k := range sp.Days {
-			if i := start + k; i >= 0 && i < len(out) {
-				out[i] = per
-				if int64(sp.Days-k) <= extra {
-					out[i]++
-				}
-			}
-		}
+		i, s := b.charges(it, nd[k])
+		p, c := min(principal, it.Principal-it.PaidPrincipal), min(charges, i+s-it.PaidCharges)
+		it.PaidPrincipal += p
+		it.PaidCharges += c
+		principal, charges = principal-p, charges-c
+	}
+}
+
+// advanceInterest is E: the interest item c has paid beyond what its period accrues on the
+// residue the payment leaves (x being what the payment's (5) takes off it), applied to
+// principal. It is the one amount for which the interest kept equals the accrual on the
+// residue E leaves: E = surplus / (1 − open days × rate / 365), with the service's rate
+// added to the interest's, solved exactly and rounded half up once.
+func (b *book) advanceInterest(c int, day time.Time, x int64) int64 {
+	it := &b.Items[c]
+	notDue := b.notDue()[c]
+	open := int64(DaysBetween(day, it.PaymentDate))
+	rate := b.terms.Rate.hundredths + b.terms.ServiceRate.hundredths
+	const year = 10000 * 365
+	// surplus × year = paid × year − rate × (held + residue × open)
+	num := new(big.Int).Mul(big.NewInt(it.PaidCharges), big.NewInt(year))
+	held := new(big.Int).Add(big.NewInt(it.Held), new(big.Int).Mul(big.NewInt(notDue-x), big.NewInt(open)))
+	num.Sub(num, held.Mul(held, big.NewInt(rate)))
+	if num.Sign() <= 0 {
+		return 0
+	}
+	den := big.NewInt(year - open*rate)
+	// Half up: floor((2 num + den) / 2 den).
+	num.Add(num.Lsh(num, 1), den)
+	e := num.Quo(num, den.Lsh(den, 1))
+	if !e.IsInt64() {
+		return notDue - x
+	}
+	return min(e.Int64(), notDue-x)
+}
+
+// dueTotals is what each item from c on has still due, principal and charges.
+func (b *book) dueTotals(c int) []int64 {
+	nd := b.notDue()
+	out := make([]int64, len(b.Items))
+	for k := c; k < len(b.Items); k++ {
+		it := &b.Items[k]
+		i, s := b.charges(it, nd[k])
+		out[k] = it.Principal - it.PaidPrincipal + i + s - it.PaidCharges
 	}
 	return out
 }
 
-// logPenalty keeps the penalty of the 365 days up to day (the history up to PenaltyTo, then
-// days, the penalty of each day after it) as PenaltyLog: consecutive days of v or v+1 tiyin
-// share a span; days without penalty are left out.
-func (b *book) logPenalty(day time.Time, days []int64) {
-	if len(days) == 0 && day.Equal(b.PenaltyTo) {
-		return // the same day again: the log is the same
+// relayout lays residue, the principal after item c, out again at the same instalment (TERM's
+// rest): the loan ends earlier, the items past its principal gone.
+func (b *book) relayout(c int, residue int64) {
+	for k := c + 1; k < len(b.Items); k++ {
+		it := &b.Items[k]
+		p := residue
+		if k < len(b.Items)-1 {
+			if b.terms.Type == ScheduleDifferentiated {
+				p = min(residue, b.Level)
+			} else {
+				i, s := b.accrual(residue * int64(it.PeriodDays))
+				p = min(residue, max(0, b.Level-i-s))
+			}
+		}
+		it.Principal, it.PaidPrincipal, it.Gone = p, 0, p == 0
+		residue -= p
 	}
-	first := day.AddDate(0, 0, -364)
-	all := append(b.penaltyHistory(b.PenaltyTo.AddDate(0, 0, -364)), days...)
-	all = all[max(0, len(all)-365):]
-	var log []PenaltySpan
-	low, end := int64(0), -1 // the least penalty of a day of the last span, and its last day
-	for i, p := range all {
-		if p == 0 {
+}
+
+// end is the index of the loan's last item that still has principal.
+func (b *book) end() int {
+	for k := len(b.Items) - 1; k >= 0; k-- {
+		if !b.Items[k].Gone && b.Items[k].Principal > 0 {
+			return k
+		}
+	}
+	return len(b.Items) - 1
+}
+
+// recompute lays the principal not yet due out again after an EARLY payment, from the payment
+// date to the loan's current end on the same dates, no item due more than before (before is
+// what each item had due before the payment's (5)). The current item takes part unless it is
+// due today; later is the principal after it.
+func (b *book) recompute(c int, onDue bool, before []int64, later int64) {
+	last := b.end()
+	cur := &b.Items[c]
+	from, residue := c, later+cur.Principal-cur.PaidPrincipal
+	if onDue {
+		from, residue = c+1, later
+	}
+	if from > last || residue == 0 {
+		for k := max(from, c+1); k < len(b.Items); k++ {
+			b.Items[k].Principal, b.Items[k].PaidPrincipal, b.Items[k].Gone = 0, 0, true
+		}
+		if from == c {
+			cur.Principal = cur.PaidPrincipal
+		}
+		return
+	}
+	r := relay{b: b, items: b.Items[from : last+1], limits: before[from : last+1], principals: make([]int64, last-from+1)}
+	if from == c {
+		r.current = cur
+	}
+	if b.terms.Type == ScheduleDifferentiated {
+		b.Level = r.differentiated(residue)
+	} else {
+		b.Level = r.annuity(residue, true)
+	}
+	for j, p := range r.principals {
+		it := &r.items[j]
+		if from+j == c {
+			it.Principal = it.PaidPrincipal + p
 			continue
 		}
-		if n := len(log); n > 0 && end == i-1 && (p == low || p == low+1) {
-			log[n-1].Days++
-			log[n-1].Total += p
-			end = i
+		it.Principal, it.PaidPrincipal, it.Gone = p, 0, p == 0
+	}
+	for k := last + 1; k < len(b.Items); k++ {
+		b.Items[k].Principal, b.Items[k].PaidPrincipal, b.Items[k].Gone = 0, 0, true
+	}
+}
+
+// relay lays a residue out over items, for EARLY's recomputation.
+type relay struct {
+	b      *book
+	items  []BookItem
+	limits []int64 // each item's due before the payment: no item grows
+	// current, when it takes part, is the first item: its closed days keep what they held and
+	// it counts what it has paid.
+	current    *BookItem
+	principals []int64
+}
+
+// due is the charges item j counts with residue left before it.
+func (r *relay) due(j int, residue int64) int64 {
+	it := &r.items[j]
+	if j > 0 || r.current == nil {
+		i, s := r.b.accrual(residue * int64(it.PeriodDays))
+		return i + s
+	}
+	i, s := r.b.accrual(it.Held + residue*int64(DaysBetween(it.AccrualFrom, it.PaymentDate)))
+	return i + s - it.PaidCharges
+}
+
+// layout lays residue out with part(j, charges) the principal of each item before the last,
+// the last taking the rest, and returns the last item's total.
+func (r *relay) layout(residue int64, part func(j int, charges int64) int64) int64 {
+	n := len(r.items)
+	var charges int64
+	for j := range n {
+		charges = r.due(j, residue)
+		p := residue
+		if j < n-1 {
+			p = min(residue, max(0, part(j, charges)))
+		}
+		r.principals[j] = p
+		residue -= p
+	}
+	return r.principals[n-1] + charges
+}
+
+// annuity lays residue out as an annuity: the smallest whole instalment X for which the last
+// item is not larger than X (nor, with limits, than its limit), each item before it due X or
+// its limit, whichever is smaller. It returns X. Without an instalment that meets the limits
+// it lays the standard annuity.
+func (r *relay) annuity(residue int64, limited bool) int64 {
+	n := len(r.items)
+	fits := func(x int64) bool {
+		total := r.layout(residue, func(j int, c int64) int64 {
+			if limited {
+				return min(x, r.limits[j]) - c
+			}
+			return x - c
+		})
+		return total <= x && (!limited || total <= r.limits[n-1])
+	}
+	lo, hi := int64(0), int64(1)
+	for !fits(hi) {
+		if hi > 1<<62 {
+			return r.annuity(residue, false)
+		}
+		lo, hi = hi, hi*2
+	}
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if fits(m) {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	fits(hi) // lay it out
+	return hi
+}
+
+// differentiated lays residue out in equal principal parts, no item taking more principal than
+// it had: the smallest part, from an equal share, that leaves the last item no more than it had
+// either. It returns the part.
+func (r *relay) differentiated(residue int64) int64 {
+	n := len(r.items)
+	unpaid := func(j int) int64 { return r.items[j].Principal - r.items[j].PaidPrincipal }
+	lastOf := func(part int64) int64 {
+		left := residue
+		for j := range n - 1 {
+			left -= min(left, part, unpaid(j))
+		}
+		return left
+	}
+	// lastOf falls as the part grows, and at residue it is within the last item's principal.
+	part, hi := residue/int64(n), residue
+	for lastOf(part) > unpaid(n-1) && part < hi {
+		if m := part + (hi-part)/2; lastOf(m) > unpaid(n-1) {
+			part = m + 1
+		} else {
+			hi = m
+		}
+	}
+	r.layout(residue, func(j int, _ int64) int64 { return min(part, unpaid(j)) })
+	return part
+}
+
+// payOff closes the loan with a payment of its whole payoff: overdue items are settled, the
+// current item keeps the charges accrued to date and takes all principal left, and the items
+// after it are gone.
+func (b *book) payOff(day time.Time, s standing) RepaymentSplit {
+	nd := b.notDue()
+	split := RepaymentSplit{Principal: s.OverduePrincipal, Interest: s.OverdueInterest, Penalty: s.Penalty, Closed: true}
+	b.PenaltyPaid += s.Penalty
+	c := s.current
+	for k := range b.Items {
+		if c >= 0 && k >= c {
+			break
+		}
+		it := &b.Items[k]
+		i, sv := b.charges(it, nd[k])
+		it.PaidPrincipal, it.PaidCharges = it.Principal, i+sv
+	}
+	if c < 0 {
+		return split
+	}
+	cur := &b.Items[c]
+	split.Principal += nd[c]
+	split.Interest += b.termOwed(c, day, nd[c])
+	cur.Principal += nd[c+1]
+	for k := c + 1; k < len(b.Items); k++ {
+		b.Items[k].Principal, b.Items[k].PaidPrincipal, b.Items[k].Gone = 0, 0, true
+	}
+	cur.PaidPrincipal = cur.Principal
+	i, sv := b.charges(cur, 0) // its open days hold nothing now
+	cur.PaidCharges = i + sv
+	return split
+}
+
+// schedule is the schedule as it stands: items laid out to nothing by a prepayment are gone.
+func (b *book) schedule() []ScheduleItem {
+	nd := b.notDue()
+	out := make([]ScheduleItem, 0, len(b.Items))
+	residue := int64(b.terms.Amount)
+	for k := range b.Items {
+		it := &b.Items[k]
+		if it.Gone {
 			continue
 		}
-		log = append(log, PenaltySpan{From: first.AddDate(0, 0, i), Days: 1, Total: p})
-		low, end = p, i
+		i, s := b.charges(it, nd[k])
+		residue -= it.Principal
+		out = append(out, ScheduleItem{PaymentDate: it.PaymentDate, PeriodDays: it.PeriodDays, Principal: it.Principal,
+			Interest: i, Service: s, Residue: residue})
 	}
-	b.PenaltyLog = log
+	return out
 }

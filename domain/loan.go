@@ -86,8 +86,7 @@ func (l *Loan) State() LoanState {
 		ContractNumber: l.contractNumber, IssuedAt: l.issuedAt, Repayments: l.repayments, ClosedAt: l.closedAt,
 		Book: l.bookState}
 	if l.book != nil && l.repayments > 0 {
-		b := l.book.BookState
-		s.Book = &b
+		s.Book = l.book.BookState.clone()
 	}
 	return s
 }

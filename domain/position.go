@@ -60,17 +60,13 @@ func (l *Loan) Schedule() ([]ScheduleItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ScheduleItem, len(b.Items))
-	for i := range b.Items {
-		out[i] = b.Items[i].ScheduleItem
-	}
-	return out, nil
+	return b.schedule(), nil
 }
 
 // repaymentBook returns the loan's repayment book, built from its terms before the first repayment.
 func (l *Loan) repaymentBook() (*book, error) {
 	if l.book == nil && l.bookState != nil {
-		l.book = &book{BookState: *l.bookState, terms: l.Terms(), penaltyDaily: l.penaltyDaily}
+		l.book = &book{BookState: *l.bookState.clone(), terms: l.Terms(), penaltyDaily: l.penaltyDaily}
 	}
 	if l.book == nil {
 		b, err := newBook(l.Terms(), l.penaltyDaily)

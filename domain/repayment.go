@@ -186,16 +186,23 @@ func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
 	if err != nil {
 		return Posting{}, err
 	}
-	p.Principal, p.Interest, p.Penalty = split.Principal(), split.Interest(), split.Penalty
+	p.Principal, p.Interest, p.Penalty = split.Principal, split.Interest, split.Penalty
 	entries := []Entry{{Account: BankAccount(AccountRepaymentClearing), Debit: p.Amount}}
-	for _, e := range []Entry{
-		{Account: LoanAccount(AccountLoan, loan.id), Credit: p.Principal},
-		{Account: BankAccount(AccountInterestIncome), Credit: split.InterestIncome},
-		{Account: BankAccount(AccountServiceIncome), Credit: split.ServiceIncome},
-		{Account: BankAccount(AccountPenaltyIncome), Credit: p.Penalty},
+	// Interest paid ahead that a payment applied to principal is income given back: a debit.
+	for _, e := range []struct {
+		account Account
+		amount  int64
+	}{
+		{LoanAccount(AccountLoan, loan.id), p.Principal},
+		{BankAccount(AccountInterestIncome), split.InterestIncome},
+		{BankAccount(AccountServiceIncome), split.ServiceIncome},
+		{BankAccount(AccountPenaltyIncome), p.Penalty},
 	} {
-		if e.Credit > 0 {
-			entries = append(entries, e)
+		switch {
+		case e.amount > 0:
+			entries = append(entries, Entry{Account: e.account, Credit: e.amount})
+		case e.amount < 0:
+			entries = append(entries, Entry{Account: e.account, Debit: -e.amount})
 		}
 	}
 	posting, err := NewPosting(p.TransactionID, PostingRepayment, r.id, p.At, entries...)

@@ -156,7 +156,7 @@ func (m *loanModel) toDomain() (*domain.Loan, error) {
 	}
 	if m.Book != nil {
 		var err error
-		if s.Book, err = decodeBook(*m.Book); err != nil {
+		if s.Book, err = decodeBook(*m.Book, m.Rate+m.ServiceRate); err != nil {
 			return nil, fmt.Errorf("stored loan %s: %w", m.ID, err)
 		}
 	}

@@ -27,6 +27,8 @@ var (
 	seed  = flag.Uint64("oracle.seed", 1, "the comparison's seed")
 	loans = flag.Int("oracle.loans", 150, "how many loans the comparison walks")
 	years = flag.Int("oracle.years", 5, "the longest history of a loan, in years")
+	quick = flag.Bool("oracle.noshrink", false, "report a difference without shrinking its history")
+	trace = flag.Bool("oracle.trace", false, "print each payment and position of a compared loan")
 )
 
 // kind says how a payment's amount is found on its day, so that a history still means
@@ -260,6 +262,7 @@ func compare(h history) walk {
 		return w
 	}
 	limit := rat(t.Amount / 2)
+	windowPenalty := new(big.Rat) // the penalty of the 365 days to today
 	// scheduled[date] is an item's interest and service when its period began.
 	scheduled := map[time.Time]int64{}
 	payments := h.Payments
@@ -306,12 +309,13 @@ func compare(h history) walk {
 		}
 		// The cap, over every 365-day window that ends today: the oracle's exact penalty of
 		// each day and the schedule's charges spread over each item's period.
+		windowPenalty.Add(windowPenalty, o.PenaltyOn(day))
+		if day >= 365 {
+			windowPenalty.Sub(windowPenalty, o.PenaltyOn(day-365))
+		}
 		if day >= 364 || day == h.Days {
-			used := new(big.Rat)
-			for d := max(0, day-364); d <= day; d++ {
-				used.Add(used, o.PenaltyOn(d))
-				used.Add(used, o.DayCharges(t.IssuedOn.AddDate(0, 0, d)))
-			}
+			used := o.WindowCharges(t.IssuedOn.AddDate(0, 0, day-364), today)
+			used.Add(used, windowPenalty)
 			if used.Cmp(limit) > 0 {
 				w.fail(day, "the 365 days to this one accrue %s, over the cap %s", used.FloatString(3), limit.FloatString(0))
 			}
@@ -357,6 +361,10 @@ func (w *walk) step(loan *domain.Loan, o *oracle.Loan, p payment, day int, when 
 	}
 	w.payments++
 	w.amounts += 3
+	if *trace {
+		fmt.Printf("day %d: pay %d (early %t) of %+v: domain %d/%d/%d, oracle %+v\n", day, amount, p.Early, pos,
+			got.Principal, got.Interest, got.Penalty, want)
+	}
 	if got.Principal != want.Principal || got.Interest != want.Interest || got.Penalty != want.Penalty {
 		w.fail(day, "paying %d (early %t): the domain applies principal %d interest %d penalty %d, the oracle %+v",
 			amount, p.Early, got.Principal, got.Interest, got.Penalty, want)
@@ -441,6 +449,9 @@ func TestDomainAgreesWithTheOracle(t *testing.T) {
 		w := compare(h)
 		total.payments += w.payments
 		total.amounts += w.amounts
+		if w.err != nil && *quick {
+			t.Fatalf("seed %d, loan %d (%s): %v\n%s", *seed, n, h.Terms, w.err, h.goCase())
+		}
 		if w.err != nil {
 			small := shrink(h)
 			t.Fatalf("seed %d, loan %d (%s): %v\nsmallest history that still differs, as a Go table case:\n%s\n%v",

@@ -76,6 +76,10 @@ type Loan struct {
 	penPaid int64      // penalty paid
 	penDay  []*big.Rat // penalty accrued on each day, by its number
 	cap     *big.Rat
+	// lastYear is the penalty of the 364 days before today.
+	lastYear *big.Rat
+	// rate and service are the daily rates, penaltyRate the penalty's.
+	rate, service, penaltyRate *big.Rat
 }
 
 var (
@@ -224,7 +228,7 @@ func WithinCap(t Terms) bool {
 // New is a loan issued on its terms, on its issue date.
 func New(t Terms) *Loan {
 	l := &Loan{t: t, today: t.IssuedOn, penalty: new(big.Rat), penDay: []*big.Rat{new(big.Rat)},
-		cap: rat(t.Amount / 2)}
+		cap: rat(t.Amount / 2), lastYear: new(big.Rat), rate: daily(t.Rate), service: daily(t.Service), penaltyRate: quo(rat(t.PenaltyDaily), hundred)}
 	items := Schedule(t)
 	for _, it := range items {
 		l.items = append(l.items, &item{date: it.Date, periodDays: it.PeriodDays, principal: it.Principal,
@@ -296,7 +300,7 @@ func (l *Loan) exactCharges(k int) (*big.Rat, *big.Rat) {
 	}
 	open := rat(int64(it.periodDays - it.closedDays))
 	base := rat(l.notDue(k))
-	return add(it.accI, mul(mul(base, open), daily(l.t.Rate))), add(it.accS, mul(mul(base, open), daily(l.t.Service)))
+	return add(it.accI, mul(mul(base, open), l.rate)), add(it.accS, mul(mul(base, open), l.service))
 }
 
 // itemCharges is item k's interest and service as reported: its exact charges rounded half up.
@@ -324,8 +328,8 @@ func (l *Loan) Advance(to time.Time) {
 		if k := l.periodOf(l.today); k >= 0 && !l.closed {
 			it := l.items[k]
 			base := rat(l.notDue(k))
-			it.accI = add(it.accI, mul(base, daily(l.t.Rate)))
-			it.accS = add(it.accS, mul(base, daily(l.t.Service)))
+			it.accI = add(it.accI, mul(base, l.rate))
+			it.accS = add(it.accS, mul(base, l.service))
 			it.closedDays++
 		}
 		l.today = l.today.AddDate(0, 0, 1)
@@ -333,19 +337,51 @@ func (l *Loan) Advance(to time.Time) {
 		p := new(big.Rat)
 		if !l.closed {
 			op, _ := l.overdue(l.today)
-			p = mul(rat(op), quo(rat(l.t.PenaltyDaily), hundred))
+			p = mul(rat(op), l.penaltyRate)
 			if p.Sign() > 0 {
 				p = l.capped(p)
 			}
 		}
 		l.penDay = append(l.penDay, p)
 		l.penalty = add(l.penalty, p)
+		l.lastYear.Add(l.lastYear, p)
+		if l.day >= 364 {
+			l.lastYear.Sub(l.lastYear, l.penDay[l.day-364])
+		}
 	}
 }
 
-// DayCharges is the interest and service of day d as the cap counts them: its item's reported
-// charges spread evenly over the item's period.
-func (l *Loan) DayCharges(d time.Time) *big.Rat { return l.chargeOn(d, l.perDay()) }
+// WindowCharges is the interest and service of the days from first to last, as the cap counts
+// them: each item's reported charges spread evenly over its period, for its days in the window.
+func (l *Loan) WindowCharges(first, last time.Time) *big.Rat {
+	sum := new(big.Rat)
+	perDay := l.perDay()
+	for k, it := range l.items {
+		start := it.date.AddDate(0, 0, -it.periodDays)
+		from, to := maxTime(start, first, l.t.IssuedOn), minTime(it.date.AddDate(0, 0, -1), last)
+		if it.gone || to.Before(from) {
+			continue
+		}
+		sum.Add(sum, mul(perDay[k], rat(int64(days(from, to)+1))))
+	}
+	return sum
+}
+
+func maxTime(a time.Time, more ...time.Time) time.Time {
+	for _, b := range more {
+		if b.After(a) {
+			a = b
+		}
+	}
+	return a
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
 
 // perDay is each item's reported charges spread evenly over its period: a day's share.
 func (l *Loan) perDay() []*big.Rat {
@@ -378,9 +414,7 @@ func (l *Loan) capped(p *big.Rat) *big.Rat {
 			all.Add(all, rat(i+s))
 		}
 	}
-	for d := max(0, l.day-364); d < l.day; d++ {
-		all.Add(all, l.penDay[d])
-	}
+	all.Add(all, l.lastYear)
 	if add(all, p).Cmp(l.cap) <= 0 {
 		return p
 	}
@@ -392,14 +426,12 @@ func (l *Loan) capped(p *big.Rat) *big.Rat {
 		sum[i] = add(sum[i-1], l.chargeOn(l.today.AddDate(0, 0, i-1-364), perDay))
 	}
 	var least *big.Rat
-	for w := -364; w <= 0; w++ { // the window's first day, from today
-		if l.day+w < 0 {
-			continue
+	before := new(big.Rat) // the penalty of the window's days before today
+	for w := 0; w >= -364 && l.day+w >= 0; w-- { // the window's first day, from today
+		if w < 0 {
+			before.Add(before, l.penDay[l.day+w])
 		}
-		used := sub(sum[w+364+365], sum[w+364])
-		for d := l.day + w; d < l.day; d++ {
-			used.Add(used, l.penDay[d])
-		}
+		used := add(sub(sum[w+364+365], sum[w+364]), before)
 		if left := sub(l.cap, used); least == nil || left.Cmp(least) < 0 {
 			least = left
 		}
@@ -547,7 +579,7 @@ func (l *Loan) Pay(early bool, amount int64) (Split, error) {
 func (l *Loan) advanceInterest(c int, x int64) int64 {
 	it := l.items[c]
 	open := rat(int64(it.periodDays - it.closedDays))
-	rate := add(daily(l.t.Rate), daily(l.t.Service))
+	rate := add(l.rate, l.service)
 	base := rat(l.notDue(c) - x)
 	kept := add(add(it.accI, it.accS), mul(mul(base, open), rate))
 	surplus := sub(rat(it.paidC), kept)
@@ -634,22 +666,32 @@ func (l *Loan) recompute(c int, onDue bool, before []int64, later int64) {
 			if j > 0 {
 				return charges(l.t, residue, periods[j])
 			}
-			i := roundHalfUp(add(it.accI, mul(mul(rat(residue), open), daily(l.t.Rate))))
-			s := roundHalfUp(add(it.accS, mul(mul(rat(residue), open), daily(l.t.Service))))
+			i := roundHalfUp(add(it.accI, mul(mul(rat(residue), open), l.rate)))
+			s := roundHalfUp(add(it.accS, mul(mul(rat(residue), open), l.service)))
 			return i, s - it.paidC
 		}
 	}
 	var laid []Item
 	if l.t.Differentiated {
-		part := residue / int64(n)
-		lastP := l.items[last].principal - l.items[last].paidP
-		for n > 1 && residue-int64(n-1)*part > lastP {
-			part++
+		// Equal parts from an equal share, no item taking more principal than it had: the
+		// smallest such part that leaves the last item no more than it had either.
+		unpaid := func(j int) int64 { return l.items[from+j].principal - l.items[from+j].paidP }
+		lastOf := func(part int64) int64 {
+			r := residue
+			for j := range n - 1 {
+				r -= min(r, part, unpaid(j))
+			}
+			return r
 		}
-		laid = layout(residue, dates, periods, due, func(j int, _ int64) int64 {
-			p := l.items[from+j].principal - l.items[from+j].paidP
-			return min(part, p)
-		})
+		part, hi := residue/int64(n), residue
+		for lastOf(part) > unpaid(n-1) && part < hi {
+			if m := part + (hi-part)/2; lastOf(m) > unpaid(n-1) {
+				part = m + 1
+			} else {
+				hi = m
+			}
+		}
+		laid = layout(residue, dates, periods, due, func(j int, _ int64) int64 { return min(part, unpaid(j)) })
 		l.level = part
 	} else {
 		laid, l.level = annuity(residue, dates, periods, due, limits)
@@ -689,12 +731,12 @@ func (l *Loan) payOff(pos Position) Split {
 	rest := l.notDue(c)
 	split.Principal += rest
 	split.Interest += term
-	if !cur.date.Equal(l.today) {
-		cur.frozen = true
-		cur.principal += l.notDue(c + 1)
-		for _, later := range l.items[c+1:] {
-			later.principal, later.paidP, later.gone = 0, 0, true
-		}
+	// On its payment date too: the later items' periods have not begun, so nothing is owed
+	// for them and they are gone.
+	cur.frozen = true
+	cur.principal += l.notDue(c + 1)
+	for _, later := range l.items[c+1:] {
+		later.principal, later.paidP, later.gone = 0, 0, true
 	}
 	i, s := l.itemCharges(c)
 	cur.paidP, cur.paidC = cur.principal, i+s
