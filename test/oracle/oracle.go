@@ -426,7 +426,7 @@ func (l *Loan) capped(p *big.Rat) *big.Rat {
 		sum[i] = add(sum[i-1], l.chargeOn(l.today.AddDate(0, 0, i-1-364), perDay))
 	}
 	var least *big.Rat
-	before := new(big.Rat) // the penalty of the window's days before today
+	before := new(big.Rat)                       // the penalty of the window's days before today
 	for w := 0; w >= -364 && l.day+w >= 0; w-- { // the window's first day, from today
 		if w < 0 {
 			before.Add(before, l.penDay[l.day+w])
