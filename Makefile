@@ -114,7 +114,7 @@ simulate: ## Money lifecycle simulator: LOANS random loans (5000) with histories
 
 .PHONY: oracle
 oracle: ## Money oracle: LOANS random loans (10000) over up to YEARS (5), from SEED (1), each compared day by day with test/oracle (DESIGN §8.3–8.4, exact rationals); a difference prints the smallest history as a Go test case
-	$(GO) test -count=1 -timeout 0 -v -tags oracle -run '^TestDomainAgreesWithTheOracle$$' ./test/oracle/ -args -oracle.seed=$(or $(SEED),1) -oracle.loans=$(or $(LOANS),10000) -oracle.years=$(or $(YEARS),5)
+	$(GO) test -count=1 -timeout 0 -v -run '^TestDomainAgreesWithTheOracle$$' ./test/oracle/ -args -oracle.seed=$(or $(SEED),1) -oracle.loans=$(or $(LOANS),10000) -oracle.years=$(or $(YEARS),5)
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s; a long run: make fuzz FUZZTIME=10m)
