@@ -108,10 +108,6 @@ docker: ## Build the container image tiyin:$(VERSION) and check that it starts a
 	  for i in $$(seq 1 30); do curl -fsS http://127.0.0.1:$$port/healthz >/dev/null 2>&1 && { echo "the image serves /healthz"; exit 0; }; sleep 1; done; \
 	  docker logs $$id; echo "the image never answered /healthz"; exit 1
 
-.PHONY: simulate
-simulate: ## Money lifecycle simulator: LOANS random loans (5000) with histories of up to YEARS (5), from SEED (1); a failure prints the smallest failing history
-	$(GO) test -count=1 -timeout 0 -run '^TestLifecycleSimulator$$' -v ./domain/ -args -sim.seed=$(or $(SEED),1) -sim.loans=$(or $(LOANS),5000) -sim.years=$(or $(YEARS),5)
-
 .PHONY: oracle
 oracle: ## Money oracle: LOANS random loans (10000) over up to YEARS (5), from SEED (1), each compared day by day with test/oracle (DESIGN §8.3–8.4, exact rationals); a difference prints the smallest history as a Go test case
 	$(GO) test -count=1 -timeout 0 -v -run '^TestDomainAgreesWithTheOracle$$' ./test/oracle/ -args -oracle.seed=$(or $(SEED),1) -oracle.loans=$(or $(LOANS),10000) -oracle.years=$(or $(YEARS),5)

@@ -2095,7 +2095,10 @@ type ClientInterface interface {
 	// One item per posted repayment, in date order (not aggregated by period).
 	// `totalRepaymentAmount` is the amount paid; `loanRepaymentAmount` the principal and
 	// `accruedInterestAmount` the interest and service it repaid; the rest, if any, paid
-	// penalty. Unknown or foreign `loanId`: 1012.
+	// penalty. Interest is owed once, for the days the principal was held: when a payment
+	// lowers the principal before its due date, interest already paid for the period's days
+	// to come goes to principal, so `accruedInterestAmount` can be negative and
+	// `loanRepaymentAmount` above the amount (docs/money.md). Unknown or foreign `loanId`: 1012.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2107,7 +2110,10 @@ type ClientInterface interface {
 	// One item per posted repayment, in date order (not aggregated by period).
 	// `totalRepaymentAmount` is the amount paid; `loanRepaymentAmount` the principal and
 	// `accruedInterestAmount` the interest and service it repaid; the rest, if any, paid
-	// penalty. Unknown or foreign `loanId`: 1012.
+	// penalty. Interest is owed once, for the days the principal was held: when a payment
+	// lowers the principal before its due date, interest already paid for the period's days
+	// to come goes to principal, so `accruedInterestAmount` can be negative and
+	// `loanRepaymentAmount` above the amount (docs/money.md). Unknown or foreign `loanId`: 1012.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2952,7 +2958,10 @@ func (c *Client) GetLoan(ctx context.Context, body GetLoanJSONRequestBody, reqEd
 // One item per posted repayment, in date order (not aggregated by period).
 // `totalRepaymentAmount` is the amount paid; `loanRepaymentAmount` the principal and
 // `accruedInterestAmount` the interest and service it repaid; the rest, if any, paid
-// penalty. Unknown or foreign `loanId`: 1012.
+// penalty. Interest is owed once, for the days the principal was held: when a payment
+// lowers the principal before its due date, interest already paid for the period's days
+// to come goes to principal, so `accruedInterestAmount` can be negative and
+// `loanRepaymentAmount` above the amount (docs/money.md). Unknown or foreign `loanId`: 1012.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2974,7 +2983,10 @@ func (c *Client) ListPaymentsWithBody(ctx context.Context, contentType string, b
 // One item per posted repayment, in date order (not aggregated by period).
 // `totalRepaymentAmount` is the amount paid; `loanRepaymentAmount` the principal and
 // `accruedInterestAmount` the interest and service it repaid; the rest, if any, paid
-// penalty. Unknown or foreign `loanId`: 1012.
+// penalty. Interest is owed once, for the days the principal was held: when a payment
+// lowers the principal before its due date, interest already paid for the period's days
+// to come goes to principal, so `accruedInterestAmount` can be negative and
+// `loanRepaymentAmount` above the amount (docs/money.md). Unknown or foreign `loanId`: 1012.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4832,7 +4844,10 @@ type ClientWithResponsesInterface interface {
 	// One item per posted repayment, in date order (not aggregated by period).
 	// `totalRepaymentAmount` is the amount paid; `loanRepaymentAmount` the principal and
 	// `accruedInterestAmount` the interest and service it repaid; the rest, if any, paid
-	// penalty. Unknown or foreign `loanId`: 1012.
+	// penalty. Interest is owed once, for the days the principal was held: when a payment
+	// lowers the principal before its due date, interest already paid for the period's days
+	// to come goes to principal, so `accruedInterestAmount` can be negative and
+	// `loanRepaymentAmount` above the amount (docs/money.md). Unknown or foreign `loanId`: 1012.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4844,7 +4859,10 @@ type ClientWithResponsesInterface interface {
 	// One item per posted repayment, in date order (not aggregated by period).
 	// `totalRepaymentAmount` is the amount paid; `loanRepaymentAmount` the principal and
 	// `accruedInterestAmount` the interest and service it repaid; the rest, if any, paid
-	// penalty. Unknown or foreign `loanId`: 1012.
+	// penalty. Interest is owed once, for the days the principal was held: when a payment
+	// lowers the principal before its due date, interest already paid for the period's days
+	// to come goes to principal, so `accruedInterestAmount` can be negative and
+	// `loanRepaymentAmount` above the amount (docs/money.md). Unknown or foreign `loanId`: 1012.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6960,7 +6978,10 @@ func (c *ClientWithResponses) GetLoanWithResponse(ctx context.Context, body GetL
 // One item per posted repayment, in date order (not aggregated by period).
 // `totalRepaymentAmount` is the amount paid; `loanRepaymentAmount` the principal and
 // `accruedInterestAmount` the interest and service it repaid; the rest, if any, paid
-// penalty. Unknown or foreign `loanId`: 1012.
+// penalty. Interest is owed once, for the days the principal was held: when a payment
+// lowers the principal before its due date, interest already paid for the period's days
+// to come goes to principal, so `accruedInterestAmount` can be negative and
+// `loanRepaymentAmount` above the amount (docs/money.md). Unknown or foreign `loanId`: 1012.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6978,7 +6999,10 @@ func (c *ClientWithResponses) ListPaymentsWithBodyWithResponse(ctx context.Conte
 // One item per posted repayment, in date order (not aggregated by period).
 // `totalRepaymentAmount` is the amount paid; `loanRepaymentAmount` the principal and
 // `accruedInterestAmount` the interest and service it repaid; the rest, if any, paid
-// penalty. Unknown or foreign `loanId`: 1012.
+// penalty. Interest is owed once, for the days the principal was held: when a payment
+// lowers the principal before its due date, interest already paid for the period's days
+// to come goes to principal, so `accruedInterestAmount` can be negative and
+// `loanRepaymentAmount` above the amount (docs/money.md). Unknown or foreign `loanId`: 1012.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

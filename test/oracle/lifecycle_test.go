@@ -296,6 +296,7 @@ func compare(h history) walk {
 		if w.err != nil {
 			break
 		}
+		loan = domain.RestoreLoan(loan.State()) // as the repository stores and reads it back
 		pos, err := loan.PositionAt(when)
 		if err != nil {
 			w.fail(day, "position: %v", err)
