@@ -17,27 +17,31 @@ func (b *book) penaltySince(day time.Time, nd []int64) ([]PenaltySpan, exact) {
 	if last < first || b.penaltyDaily.hundredths == 0 {
 		return nil, total
 	}
-	p := penaltyRun{b: b, first: first}
-	var all int64 // the charges of all the loan's items
+	p := penaltyRun{b: b, first: first, due: make([]int, len(b.Items))}
+	for k := range b.Items {
+		p.due[k] = b.dayNumber(b.Items[k].PaymentDate)
+	}
+	// A 365-day window meets 13 periods at most: no window holds more charges than the
+	// dearest 13 items in a row.
 	line := b.chargeLine(nd)
-	for _, c := range line.charges {
-		all += c
+	var dearest int64
+	for k := range line.charges {
+		dearest = max(dearest, line.before[min(k+13, len(line.charges))]-line.before[k])
 	}
 	var history exact
 	for _, sp := range b.PenaltyLog {
 		history = history.add(exact{sp.Daily, sp.DailyFrac}.times(int64(sp.Days)))
 	}
-	// The cap cannot bind when all the loan's charges, the last year's penalty and a year of
-	// the largest daily penalty fit in it: then each day takes its penalty in full, a run at
-	// a time.
+	// The cap cannot bind when the dearest window's charges, the last year's penalty and a
+	// year of the largest daily penalty fit in it: then each day takes its penalty in full, a
+	// run at a time.
 	limit := exact{whole: int64(b.terms.Amount) / CapShare}
-	if !limit.less(exact{whole: all}.add(history).add(b.dailyPenalty(b.overdueOn(last)).times(365))) {
+	if !limit.less(exact{whole: dearest}.add(history).add(b.dailyPenalty(p.overdueOn(last)).times(365))) {
+		p.next = 0
 		for n := first; n <= last; {
-			overdue, until := b.overdueOn(n), last
-			for k := range b.Items {
-				if due := b.dayNumber(b.Items[k].PaymentDate); due >= n && due < until {
-					until = due // the next item falls overdue on due+1
-				}
+			overdue, until := p.overdueOn(n), last
+			if p.next < len(p.due) {
+				until = min(until, p.due[p.next]) // the next item falls overdue the day after
 			}
 			p.add(n, until-n+1, b.dailyPenalty(overdue))
 			n = until + 1
@@ -54,15 +58,18 @@ func (b *book) penaltySince(day time.Time, nd []int64) ([]PenaltySpan, exact) {
 // dayNumber is a business date's number of days from the issue date.
 func (b *book) dayNumber(d time.Time) int { return DaysBetween(b.terms.IssuedOn, d) }
 
-// overdueOn is the principal overdue at the start of day n: of the items due before it.
-func (b *book) overdueOn(n int) int64 {
-	var sum int64
-	for k := range b.Items {
-		if b.dayNumber(b.Items[k].PaymentDate) < n {
-			sum += b.Items[k].Principal - b.Items[k].PaidPrincipal
-		}
+// overdueOn is the principal overdue at the start of day n: of the items due before it. Calls
+// after the first ask for n in increasing order (p.next, the first item not yet overdue, only
+// moves forward); resetting p.next to 0 starts again.
+func (p *penaltyRun) overdueOn(n int) int64 {
+	if p.next == 0 {
+		p.overdue = 0
 	}
-	return sum
+	for ; p.next < len(p.due) && p.due[p.next] < n; p.next++ {
+		it := &p.b.Items[p.next]
+		p.overdue += it.Principal - it.PaidPrincipal
+	}
+	return p.overdue
 }
 
 // dailyPenalty is a day's penalty on overdue principal, before the cap.
@@ -77,23 +84,28 @@ func (b *book) dailyPenalty(overdue int64) exact {
 type penaltyRun struct {
 	b     *book
 	first int
-	spans []PenaltySpan
-	next  int // the day after the last added
+	due   []int // the items' payment dates as day numbers
+	// next is the first item not yet overdue, overdue the principal of those before it.
+	next    int
+	overdue int64
+	spans   []PenaltySpan
+	end     int // the day after the last span
 }
 
 // add appends days days from day n of penalty v each.
 func (p *penaltyRun) add(n, days int, v exact) {
-	p.next = n + days
 	if !v.positive() {
 		return
 	}
 	if k := len(p.spans) - 1; k >= 0 {
-		if sp := &p.spans[k]; sp.Daily == v.whole && sp.DailyFrac == v.frac && p.b.dayNumber(sp.From)+sp.Days == n {
+		if sp := &p.spans[k]; sp.Daily == v.whole && sp.DailyFrac == v.frac && p.end == n {
 			sp.Days += days
+			p.end += days
 			return
 		}
 	}
 	p.spans = append(p.spans, PenaltySpan{From: p.b.terms.IssuedOn.AddDate(0, 0, n), Days: days, Daily: v.whole, DailyFrac: v.frac})
+	p.end = n + days
 }
 
 // capped adds the penalty of each day from p.first to last within the cap. Day n's room in
@@ -122,15 +134,16 @@ func (p *penaltyRun) capped(last int, line chargeLine, limit exact) {
 		w int
 		a exact
 	}
-	var deque []window
-	var lo, hi int // cursors of the charge line for the window's start and end
+	deque := make([]window, 0, last-origin+2) // windows are pushed once each: no reallocation
+	head := 0                                 // deque[head:] are the windows kept
+	var lo, hi int                            // cursors of the charge line for the window's start and end
 	push := func(w int) {
 		if w < 0 {
 			return
 		}
 		charges := line.at(w+365, &hi).sub(line.at(w, &lo))
 		a := limit.sub(charges).add(pre[idx(w)])
-		for len(deque) > 0 && !deque[len(deque)-1].a.less(a) {
+		for len(deque) > head && !deque[len(deque)-1].a.less(a) {
 			deque = deque[:len(deque)-1]
 		}
 		deque = append(deque, window{w, a})
@@ -138,13 +151,14 @@ func (p *penaltyRun) capped(last int, line chargeLine, limit exact) {
 	for w := origin; w < p.first; w++ {
 		push(w)
 	}
+	p.next = 0
 	for n := p.first; n <= last; n++ {
 		push(n)
-		for deque[0].w < n-364 {
-			deque = deque[1:]
+		for deque[head].w < n-364 {
+			head++
 		}
-		v := p.b.dailyPenalty(p.b.overdueOn(n))
-		if room := deque[0].a.sub(pre[idx(n)]); room.less(v) {
+		v := p.b.dailyPenalty(p.overdueOn(n))
+		if room := deque[head].a.sub(pre[idx(n)]); room.less(v) {
 			v = room
 		}
 		if !v.positive() {

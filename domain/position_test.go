@@ -100,3 +100,48 @@ func TestPenaltyIsCappedInEachWindow(t *testing.T) {
 		t.Errorf("first year: penalty %d + interest %d less day 0's share of %d, want the cap 150 000 000", w, charges, first)
 	}
 }
+
+func TestAssignContractTakesDigitsOnly(t *testing.T) {
+	t.Parallel()
+	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New()})
+	if err := loan.AssignContract("12A4", time.Time{}); err == nil {
+		t.Fatal("letters accepted")
+	}
+	if err := loan.AssignContract("0012345678", time.Time{}); err != nil || loan.ContractNumber() != "0012345678" {
+		t.Fatalf("%v %q", err, loan.ContractNumber())
+	}
+}
+
+func BenchmarkPosition36Months(b *testing.B) {
+	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 5_000_000_000, MonthPeriod: 36, Rate: pct("28"),
+		PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, IssuedAt: date("2026-01-31")})
+	at := date("2027-06-15")
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = loan.PositionAt(at)
+	}
+}
+
+// BenchmarkPositionThreeYearsUnpaid is the dearest position there is to read: a 36-month loan
+// whose every day since issue accrues penalty within the windows' cap.
+func BenchmarkPositionThreeYearsUnpaid(b *testing.B) {
+	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 5_000_000_000, MonthPeriod: 36, Rate: pct("28"),
+		PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, IssuedAt: date("2026-01-31")})
+	at := date("2029-01-31")
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = loan.PositionAt(at)
+	}
+}
+
+// BenchmarkPositionCapBinding reads a loan whose penalty fills the cap: 0.5 % a day on a
+// 36-month loan unpaid for three years, so every day takes the least room of its windows.
+func BenchmarkPositionCapBinding(b *testing.B) {
+	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 5_000_000_000, MonthPeriod: 36, Rate: pct("28"),
+		PenaltyDaily: pct("0.5"), ScheduleType: domain.ScheduleAnnuity, IssuedAt: date("2026-01-31")})
+	at := date("2029-01-31")
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = loan.PositionAt(at)
+	}
+}
