@@ -112,36 +112,23 @@ func TestAssignContractTakesDigitsOnly(t *testing.T) {
 	}
 }
 
-func BenchmarkPosition36Months(b *testing.B) {
+// benchmarkPosition reads the position on day of a 36-month loan of 5e9 at 28 %, issued
+// 2026-01-31 and never paid, with the daily penalty percent.
+func benchmarkPosition(b *testing.B, daily, day string) {
 	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 5_000_000_000, MonthPeriod: 36, Rate: pct("28"),
-		PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, IssuedAt: date("2026-01-31")})
-	at := date("2027-06-15")
+		PenaltyDaily: pct(daily), ScheduleType: domain.ScheduleAnnuity, IssuedAt: date("2026-01-31")})
+	at := date(day)
 	b.ReportAllocs()
 	for b.Loop() {
 		_, _ = loan.PositionAt(at)
 	}
 }
 
-// BenchmarkPositionThreeYearsUnpaid is the dearest position there is to read: a 36-month loan
-// whose every day since issue accrues penalty within the windows' cap.
-func BenchmarkPositionThreeYearsUnpaid(b *testing.B) {
-	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 5_000_000_000, MonthPeriod: 36, Rate: pct("28"),
-		PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, IssuedAt: date("2026-01-31")})
-	at := date("2029-01-31")
-	b.ReportAllocs()
-	for b.Loop() {
-		_, _ = loan.PositionAt(at)
-	}
-}
+func BenchmarkPosition36Months(b *testing.B) { benchmarkPosition(b, "0.05", "2027-06-15") }
 
-// BenchmarkPositionCapBinding reads a loan whose penalty fills the cap: 0.5 % a day on a
-// 36-month loan unpaid for three years, so every day takes the least room of its windows.
-func BenchmarkPositionCapBinding(b *testing.B) {
-	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 5_000_000_000, MonthPeriod: 36, Rate: pct("28"),
-		PenaltyDaily: pct("0.5"), ScheduleType: domain.ScheduleAnnuity, IssuedAt: date("2026-01-31")})
-	at := date("2029-01-31")
-	b.ReportAllocs()
-	for b.Loop() {
-		_, _ = loan.PositionAt(at)
-	}
-}
+// BenchmarkPositionThreeYearsUnpaid: every day since issue accrues penalty.
+func BenchmarkPositionThreeYearsUnpaid(b *testing.B) { benchmarkPosition(b, "0.05", "2029-01-31") }
+
+// BenchmarkPositionCapBinding reads a loan whose penalty fills the cap: 0.5 % a day unpaid for
+// three years, so every day takes the least room of its windows.
+func BenchmarkPositionCapBinding(b *testing.B) { benchmarkPosition(b, "0.5", "2029-01-31") }
