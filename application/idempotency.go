@@ -16,10 +16,13 @@ import (
 // outcome is answered. The same key, endpoint and params again get the stored answer, byte
 // for byte; the same key with anything else is ErrRequestIDReused.
 type Request[R any] struct {
-	PartnerID   uuid.UUID
-	Key         string
-	Endpoint    string
-	Fingerprint []byte
+	PartnerID uuid.UUID
+	Key       string
+	Endpoint  string
+	// Fingerprints are keyed hashes of the endpoint and params (DESIGN §5: never a plain hash,
+	// which trying every PAN or SMS code would reverse): the first, under the current data key,
+	// is stored; a stored record matches any of them (a retired key's, an older form's).
+	Fingerprints [][]byte
 	// Render turns the use case's outcome, its result or the error that refused it, into the
 	// answer the partner gets. The edge that took the call owns the answer's form; the use case
 	// stores what Render returns in the transaction of its effects.
@@ -49,8 +52,25 @@ type requests struct {
 
 // claimFor is req's claim on its key.
 func claimFor[R any](req Request[R]) ports.IdempotencyRecord {
+	var fp []byte
+	if len(req.Fingerprints) > 0 {
+		fp = req.Fingerprints[0]
+	}
 	return ports.IdempotencyRecord{PartnerID: req.PartnerID, Key: req.Key, Endpoint: req.Endpoint,
-		Fingerprint: req.Fingerprint, CreatedAt: time.Now()}
+		Fingerprint: fp, CreatedAt: time.Now()}
+}
+
+// sameRequest says whether rec was claimed by req: the same endpoint and params.
+func sameRequest[R any](rec *ports.IdempotencyRecord, req Request[R]) bool {
+	if rec.Endpoint != req.Endpoint {
+		return false
+	}
+	for _, fp := range req.Fingerprints {
+		if bytes.Equal(rec.Fingerprint, fp) {
+			return true
+		}
+	}
+	return false
 }
 
 // once runs a use case whose effects fit one transaction: it runs fn and, with fn's effects,
@@ -141,7 +161,7 @@ func prior[R any](ctx context.Context, rq requests, req Request[R]) (ans Answer,
 		return req.Render(zero, err), true, false
 	case rec == nil:
 		return Answer{}, false, false
-	case rec.Endpoint != req.Endpoint || !bytes.Equal(rec.Fingerprint, req.Fingerprint):
+	case !sameRequest(rec, req):
 		return req.Render(zero, ErrRequestIDReused), true, false
 	case !rec.Answered:
 		return Answer{}, false, true

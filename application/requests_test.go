@@ -111,7 +111,7 @@ func run[C, R any](d *deps, handle func(context.Context, application.Request[R],
 	var res R
 	var err error
 	handle(context.Background(), application.Request[R]{PartnerID: d.partner, Key: uuid.NewString(), Endpoint: "/test",
-		Fingerprint: []byte("params"), Render: func(r R, e error) application.Answer {
+		Fingerprints: [][]byte{[]byte("params")}, Render: func(r R, e error) application.Answer {
 			res, err = r, e
 			return application.Answer{Code: testCode(e), Body: []byte("answer")}
 		}}, cmd)

@@ -150,9 +150,17 @@ func openDB(ctx context.Context, create bool, fn func(context.Context, *store.DB
 	return fn(ctx, db, cfg)
 }
 
+// migrate applies the schema's migrations, then re-keys the idempotency fingerprints that an
+// earlier version stored as plain hashes (it needs the data key, which SQL migrations do not
+// have).
 func migrate(ctx context.Context, db *store.DB) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
+	}
+	if db.Sealer != nil {
+		if _, err := store.NewUnitOfWork(db).RekeyPlainFingerprints(ctx, application.RekeyFingerprint(db.Sealer)); err != nil {
+			return fmt.Errorf("re-key idempotency fingerprints: %w", err)
+		}
 	}
 	return jobs.Migrate(ctx, db)
 }

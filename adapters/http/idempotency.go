@@ -3,7 +3,6 @@ package http
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -34,7 +33,7 @@ func (w write) params() json.RawMessage { return w.req.params }
 // use case stores it as rendered, so a replay is the same bytes.
 func requestOf[R any](w write, result func(R) any) application.Request[R] {
 	return application.Request[R]{
-		PartnerID: w.partner.ID, Key: w.req.id, Endpoint: w.path, Fingerprint: fingerprint(w.path, w.req.params),
+		PartnerID: w.partner.ID, Key: w.req.id, Endpoint: w.path, Fingerprints: application.Fingerprints(w.s.d.Sealer, w.path, canonicalJSON(w.req.params)),
 		Render: func(res R, err error) application.Answer {
 			if err != nil {
 				code, _, msg := w.s.classify(w.c, err)
@@ -69,20 +68,16 @@ var httpStatus = func() map[int]int {
 	return m
 }()
 
-// fingerprint identifies an endpoint and its params regardless of key order and spacing.
-func fingerprint(endpoint string, params json.RawMessage) []byte {
+// canonicalJSON is params with its keys sorted and no spacing; params that do not decode are
+// taken as they are.
+func canonicalJSON(params json.RawMessage) []byte {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(params))
 	d.UseNumber()
-	canonical := []byte(params)
 	if d.Decode(&v) == nil {
 		if b, err := json.Marshal(v); err == nil {
-			canonical = b
+			return b
 		}
 	}
-	h := sha256.New()
-	h.Write([]byte(endpoint))
-	h.Write([]byte{0})
-	h.Write(canonical)
-	return h.Sum(nil)
+	return params
 }

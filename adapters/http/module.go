@@ -20,6 +20,7 @@ type fxDeps struct {
 	Clock   ports.Clock
 	Log     *zap.Logger
 	Ready   ReadyFunc
+	Sealer  ports.Sealer
 	Metrics *observe.Metrics `optional:"true"`
 }
 
@@ -27,5 +28,5 @@ type fxDeps struct {
 type ReadyFunc func(ctx context.Context) error
 
 func newFromFx(d fxDeps, cfg Config) *Server {
-	return New(Deps{App: d.App, Clock: d.Clock, Log: d.Log, Ready: d.Ready, Metrics: d.Metrics}, cfg)
+	return New(Deps{App: d.App, Clock: d.Clock, Log: d.Log, Ready: d.Ready, Sealer: d.Sealer, Metrics: d.Metrics}, cfg)
 }

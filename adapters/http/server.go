@@ -45,6 +45,8 @@ type Deps struct {
 	Log   *zap.Logger
 	// Ready reports whether the service can take traffic (/readyz).
 	Ready ReadyFunc
+	// Sealer keys the idempotency fingerprints under the data key.
+	Sealer ports.Sealer
 	// Metrics records requests (the admin listener serves them); nil records nothing.
 	Metrics *observe.Metrics
 }

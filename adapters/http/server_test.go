@@ -104,7 +104,8 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}})
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)
-	srv := httpadapter.New(httpadapter.Deps{App: app, Clock: clock, Log: zap.New(core), Metrics: s.metrics, Ready: s.ready}, s.http)
+	srv := httpadapter.New(httpadapter.Deps{App: app, Clock: clock, Log: zap.New(core), Metrics: s.metrics, Ready: s.ready,
+		Sealer: storetest.Sealer}, s.http)
 	h := &harness{srv: httptest.NewServer(srv.Handler()), handler: srv.Handler(), app: app, db: db, logs: logs, check: apicheck.New(t)}
 	t.Cleanup(h.srv.Close)
 	ctx := context.Background()

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -846,4 +847,35 @@ func TestTheSQLiteFileIsTiyinsAlone(t *testing.T) {
 			t.Errorf("%s has mode %v", filepath.Base(f), st.Mode().Perm())
 		}
 	}
+}
+
+// TestPlainFingerprintsAreRekeyed: a record an earlier version stored with a plain SHA-256
+// fingerprint is re-keyed in place (keyed records are left alone), and keeps its answer.
+func TestPlainFingerprintsAreRekeyed(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		plain := bytes.Repeat([]byte{7}, 32)
+		for key, fp := range map[string][]byte{"old": plain, "new": append([]byte{1}, plain...)} {
+			rec := record(s, key)
+			rec.Fingerprint, rec.Answered, rec.Code, rec.Body = fp, true, 0, []byte(`{"result":{}}`)
+			if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, rec) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rekey := func(old []byte) []byte { return append([]byte{2}, bytes.ToUpper(old)...) }
+		if n, err := s.uow.RekeyPlainFingerprints(ctx, func(old []byte) []byte { return append([]byte{2}, old...) }); err != nil || n != 1 {
+			t.Fatalf("re-keyed %d, %v; want 1", n, err)
+		}
+		if old := must(s.uow.Lookup(ctx, s.partner.ID, "old")); !bytes.Equal(old.Fingerprint, append([]byte{2}, plain...)) ||
+			string(old.Body) != `{"result":{}}` {
+			t.Fatalf("old record %+v", old)
+		}
+		if kept := must(s.uow.Lookup(ctx, s.partner.ID, "new")); !bytes.Equal(kept.Fingerprint, append([]byte{1}, plain...)) {
+			t.Fatalf("a keyed record changed: %x", kept.Fingerprint)
+		}
+		if n, err := s.uow.RekeyPlainFingerprints(ctx, rekey); err != nil || n != 0 {
+			t.Fatalf("a second pass re-keyed %d, %v", n, err)
+		}
+	})
 }

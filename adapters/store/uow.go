@@ -144,3 +144,30 @@ func (u *UnitOfWork) Purge(ctx context.Context, before time.Time) (int64, error)
 	res := u.db.conn(ctx).Where("created_at < ?", before.UTC()).Delete(&idempotencyModel{})
 	return res.RowsAffected, interpretError(res.Error, nil, nil)
 }
+
+// plainFingerprintSize is the size of a plain SHA-256 fingerprint, as versions before keyed
+// fingerprints stored them; keyed ones carry a form byte first.
+const plainFingerprintSize = 32
+
+// RekeyPlainFingerprints replaces every plain fingerprint stored by an earlier version with
+// rekey's keyed form of it, in one transaction, and returns how many it re-keyed. A retry of
+// such a request still matches its record; the stored value no longer reveals the params.
+func (u *UnitOfWork) RekeyPlainFingerprints(ctx context.Context, rekey func(plain []byte) []byte) (int, error) {
+	n := 0
+	err := u.db.inTx(ctx, func(ctx context.Context) error {
+		var rows []idempotencyModel
+		if err := u.db.conn(ctx).Select("partner_id", "key", "fingerprint").
+			Where("length(fingerprint) = ?", plainFingerprintSize).Find(&rows).Error; err != nil {
+			return interpretError(err, nil, nil)
+		}
+		for _, m := range rows {
+			if err := u.db.conn(ctx).Model(&idempotencyModel{}).Where("partner_id = ? AND key = ?", m.PartnerID, m.Key).
+				Update("fingerprint", rekey(m.Fingerprint)).Error; err != nil {
+				return interpretError(err, nil, nil)
+			}
+		}
+		n = len(rows)
+		return nil
+	})
+	return n, err
+}
