@@ -22,7 +22,10 @@ const maxBody = 64 << 10
 
 // request is a decoded envelope.
 type request struct {
-	id     string
+	id string // as sent: answers echo it
+	// key is the idempotency key: id in lower case, so the same UUID written in upper case is
+	// the same request, not a second one.
+	key    string
 	params json.RawMessage
 }
 
@@ -69,7 +72,7 @@ func readRequest(c echo.Context) (request, error) {
 	} else if !isUUID(id) {
 		fs.Add("id", "must be a UUID")
 	} else {
-		req.id = id
+		req.id, req.key = id, strings.ToLower(id)
 	}
 	raw, ok := top["params"]
 	if trimmed := bytes.TrimSpace(raw); !ok || len(trimmed) == 0 || trimmed[0] != '{' {

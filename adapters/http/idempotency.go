@@ -33,7 +33,7 @@ func (w write) params() json.RawMessage { return w.req.params }
 // use case stores it as rendered, so a replay is the same bytes.
 func requestOf[R any](w write, result func(R) any) application.Request[R] {
 	return application.Request[R]{
-		PartnerID: w.partner.ID, Key: w.req.id, Endpoint: w.path, Fingerprints: application.Fingerprints(w.s.d.Sealer, w.path, canonicalJSON(w.req.params)),
+		PartnerID: w.partner.ID, Key: w.req.key, Endpoint: w.path, Fingerprints: application.Fingerprints(w.s.d.Sealer, w.path, canonicalJSON(w.req.params)),
 		Render: func(res R, err error) application.Answer {
 			if err != nil {
 				code, _, msg := w.s.classify(w.c, err)

@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -280,5 +281,25 @@ func exactlyOneSucceeds(t *testing.T, codes []int, refusal int) {
 	}
 	if ok != 1 {
 		t.Fatalf("codes %v: want exactly one success", codes)
+	}
+}
+
+// TestTheSameIDInUpperCaseIsTheSameRequest: an envelope id is a UUID, whatever the case of its
+// hex digits: sent again in upper case it replays the first answer instead of making a second
+// repayment request (issue 33).
+func TestTheSameIDInUpperCaseIsTheSameRequest(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	_, loanID := h.withContract(t, 300_000_000)
+	id := uuid.NewString()
+	params := map[string]any{"loanId": loanID}
+	first := h.callAs(t, h.key, id, "/repayment/loans/check", params)
+	again := h.callAs(t, h.key, strings.ToUpper(id), "/repayment/loans/check", params)
+	var count int64
+	if err := h.db.Gorm.Table("repayments").Count(&count).Error; err != nil || count != 1 {
+		t.Fatalf("%d repayment requests (%v), want 1", count, err)
+	}
+	if first.code() != 0 || !bytes.Equal(first.Raw, again.Raw) {
+		t.Fatalf("the upper-case retry is not the replay:\n%s\n%s", first.Raw, again.Raw)
 	}
 }
