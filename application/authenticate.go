@@ -40,7 +40,8 @@ const (
 
 // AuthenticateHandler finds the partner of an API key. Known keys are cached briefly so a busy
 // partner costs one lookup every few seconds, not one per request; unknown keys are cached in
-// a bounded cache, and each costs its sender's address a token of its bad-key allowance.
+// a bounded cache, and each costs its sender's address a token of its bad-key allowance, past
+// which unknown keys are answered "too many" (a good key never is).
 type AuthenticateHandler struct {
 	partners ports.PartnerRepository
 	cache    sync.Map // string(hash) → authEntry
@@ -73,12 +74,11 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, key, addr string) (dom
 			return e.partner, e.err
 		}
 	}
-	allowance, ok := h.badKeys.Get(addr)
-	if ok && allowance.Tokens() < 1 {
-		return domain.Partner{}, ErrTooManyBadKeys
-	}
+	// A key is looked up before its sender's bad-key allowance is consulted: behind a proxy all
+	// partners share one address, and a flood of bad keys through it must never refuse a
+	// good key. An unknown key costs one indexed lookup, then none for authCacheTTL.
 	if h.unknown.Contains(string(hash)) {
-		return domain.Partner{}, h.badKey(addr, allowance)
+		return domain.Partner{}, h.badKey(addr)
 	}
 	p, err := h.partners.ByKeyHash(ctx, hash)
 	switch {
@@ -93,7 +93,7 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, key, addr string) (dom
 	}
 	if errors.Is(err, ErrUnauthenticated) {
 		h.unknown.Add(string(hash), struct{}{})
-		return domain.Partner{}, h.badKey(addr, allowance)
+		return domain.Partner{}, h.badKey(addr)
 	}
 	if err != nil {
 		p = domain.Partner{}
@@ -102,12 +102,17 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, key, addr string) (dom
 	return p, err
 }
 
-// badKey counts an unknown key against its sender's address.
-func (h *AuthenticateHandler) badKey(addr string, allowance *rate.Limiter) error {
-	if allowance == nil {
+// badKey counts an unknown key against its sender's address: past its allowance the answer
+// is ErrTooManyBadKeys (code 7), which tells a scanner to slow down; a good key from the same
+// address is still served.
+func (h *AuthenticateHandler) badKey(addr string) error {
+	allowance, ok := h.badKeys.Get(addr)
+	if !ok {
 		allowance = rate.NewLimiter(badKeysPerSecond, 2*badKeysPerSecond)
 		h.badKeys.Add(addr, allowance)
 	}
-	allowance.Allow()
+	if !allowance.Allow() {
+		return ErrTooManyBadKeys
+	}
 	return ErrUnauthenticated
 }
