@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -175,13 +176,26 @@ func newToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// safeNext keeps a post-login redirect on the console.
+// safeNext keeps a post-login (or after-action) redirect on the console: only a path that,
+// once decoded and cleaned, is a console path, with its query; anything a browser could
+// normalise into another host (a backslash, "//", "..", control characters, a scheme) gives
+// the dashboard instead.
 func safeNext(next string) string {
 	u, err := url.Parse(next)
-	if err != nil || u.IsAbs() || u.Host != "" || len(next) < len(Prefix) || next[:len(Prefix)] != Prefix {
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || u.User != nil ||
+		strings.ContainsAny(next, "\\\x00\t\r\n") || strings.ContainsAny(u.Path, "\\\x00\t\r\n") ||
+		strings.HasPrefix(u.Path, "//") {
 		return Prefix
 	}
-	return next
+	clean := path.Clean(u.Path)
+	if clean != strings.TrimSuffix(Prefix, "/") && !strings.HasPrefix(clean, Prefix) {
+		return Prefix
+	}
+	if strings.HasSuffix(u.Path, "/") && clean != "/" {
+		clean += "/"
+	}
+	out := &url.URL{Path: clean, RawQuery: u.RawQuery}
+	return out.String()
 }
 
 func (c *Console) setCookie(w http.ResponseWriter, name, value string, maxAge time.Duration) {
