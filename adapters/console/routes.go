@@ -1,7 +1,7 @@
 package console
 
 import (
-	"encoding/csv"
+	"bufio"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -342,16 +342,33 @@ func (c *Console) auditCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="tiyin-audit.csv"`)
-	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"id", "at", "operator", "address", "action", "object", "detail"})
+	bw := bufio.NewWriter(w)
+	bw.WriteString("\ufeff") // a byte order mark, so Excel reads UTF-8
+	writeCSVRow(bw, "id", "at", "operator", "address", "action", "object", "detail")
 	for _, e := range entries {
-		_ = cw.Write([]string{strconv.FormatInt(e.ID, 10), e.At.UTC().Format(time.RFC3339), cell(e.Operator), cell(e.Address),
-			cell(e.Action), cell(e.Object), cell(e.Detail)})
+		writeCSVRow(bw, strconv.FormatInt(e.ID, 10), e.At.UTC().Format(time.RFC3339), e.Operator, e.Address,
+			e.Action, e.Object, e.Detail)
 	}
-	cw.Flush()
+	_ = bw.Flush()
 }
 
-// cell defuses a CSV cell a spreadsheet would read as a formula.
+// writeCSVRow writes one CSV row (RFC 4180) with every field quoted, so a spreadsheet whose
+// locale splits on ";" (or any other separator) never splits inside one, and every field
+// defused (cell).
+func writeCSVRow(w *bufio.Writer, fields ...string) {
+	for i, f := range fields {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteByte('"')
+		w.WriteString(strings.ReplaceAll(cell(f), `"`, `""`))
+		w.WriteByte('"')
+	}
+	w.WriteString("\r\n")
+}
+
+// cell defuses a CSV cell a spreadsheet would read as a formula: one starting with =, +, -, @,
+// a tab or a carriage return gets a leading apostrophe.
 func cell(s string) string {
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 		return "'" + s

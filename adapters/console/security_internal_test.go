@@ -1,6 +1,8 @@
 package console
 
 import (
+	"bufio"
+	"encoding/csv"
 	"net/url"
 	"strings"
 	"testing"
@@ -52,4 +54,22 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestCSVCellsAreDefused: every exported field is quoted (a ";" inside one is not a separator
+// for any locale) and a field a spreadsheet would run as a formula starts with an apostrophe.
+func TestCSVCellsAreDefused(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	w := bufio.NewWriter(&b)
+	writeCSVRow(w, "plain", "=HYPERLINK(\"http://evil\")", "+1", "-1", "@SUM(A1)", "\tx", "\rx", "x;=cmd()", "a\"b")
+	_ = w.Flush()
+	want := `"plain","'=HYPERLINK(""http://evil"")","'+1","'-1","'@SUM(A1)","'` + "\tx" + `","'` + "\rx" + `","x;=cmd()","a""b"` + "\r\n"
+	if b.String() != want {
+		t.Fatalf("row %q\nwant %q", b.String(), want)
+	}
+	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	if err != nil || len(rows) != 1 || len(rows[0]) != 9 || rows[0][7] != "x;=cmd()" {
+		t.Fatalf("read back %q, %v", rows, err)
+	}
 }
