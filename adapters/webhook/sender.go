@@ -92,7 +92,7 @@ func NewSender(cfg Config) *Sender {
 	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	proxy := http.ProxyFromEnvironment
 	if !cfg.Sandbox {
-		dialer.Control = refusePrivate
+		dialer.Control = refuseNonPublic(ownAddresses())
 		proxy = nil
 	}
 	tr := &http.Transport{
@@ -114,21 +114,71 @@ func NewSender(cfg Config) *Sender {
 // address.
 var ErrWebhookAddress = errors.New("webhook refused: outside the sandbox it must be https at a public address")
 
-// refusePrivate is the dialer's check of the address a name resolved to.
-func refusePrivate(_, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrWebhookAddress, address)
+// refuseNonPublic is the dialer's check of the address a name resolved to, at delivery time
+// (a name that resolved to a public address when the webhook was set and to a private one
+// now is refused too): only a global unicast address that is neither private, shared, special
+// purpose, one that embeds an IPv4 address (NAT64, 6to4, IPv4-compatible), nor one of the
+// host's own addresses (its public address reaches its own listeners).
+func refuseNonPublic(own map[netip.Addr]bool) func(_, address string, _ syscall.RawConn) error {
+	return func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("%w: %s", ErrWebhookAddress, address)
+		}
+		ip := ap.Addr().Unmap()
+		if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || own[ip] {
+			return fmt.Errorf("%w: %s is not public", ErrWebhookAddress, ip)
+		}
+		for _, p := range notPublic {
+			if p.Contains(ip) {
+				return fmt.Errorf("%w: %s is not public (%s)", ErrWebhookAddress, ip, p)
+			}
+		}
+		return nil
 	}
-	ip := ap.Addr().Unmap()
-	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || sharedAddresses.Contains(ip) {
-		return fmt.Errorf("%w: %s is not public", ErrWebhookAddress, ip)
-	}
-	return nil
 }
 
-// sharedAddresses is the carrier-grade NAT range (RFC 6598), private in all but name.
-var sharedAddresses = netip.MustParsePrefix("100.64.0.0/10")
+// notPublic are the ranges a global unicast address may still fall in that are no place for a
+// webhook (RFC 6890 and its successors): special purpose, documentation, benchmarking,
+// reserved, and IPv6 ranges that carry an IPv4 address a translator would reach.
+var notPublic = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8",       // "this network"
+		"100.64.0.0/10",   // carrier-grade NAT (RFC 6598)
+		"192.0.0.0/24",    // IETF protocol assignments
+		"192.0.2.0/24",    // documentation
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // documentation
+		"203.0.113.0/24",  // documentation
+		"240.0.0.0/4",     // reserved
+		"::/96",           // IPv4-compatible (::127.0.0.1)
+		"64:ff9b::/96",    // NAT64
+		"64:ff9b:1::/48",  // local NAT64
+		"100::/64",        // discard
+		"2001::/23",       // IETF protocol assignments (Teredo among them)
+		"2001:db8::/32",   // documentation
+		"2002::/16",       // 6to4
+	} {
+		out = append(out, netip.MustParsePrefix(s))
+	}
+	return out
+}()
+
+// ownAddresses are the host's interface addresses when the sender starts.
+func ownAddresses() map[netip.Addr]bool {
+	own := map[netip.Addr]bool{}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return own
+	}
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			own[p.Addr().Unmap()] = true
+		}
+	}
+	return own
+}
 
 // Send implements ports.WebhookSender.
 func (s *Sender) Send(ctx context.Context, w ports.Webhook) error {

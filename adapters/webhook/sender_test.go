@@ -98,8 +98,10 @@ func TestVerifyRefusesMalformedHeaders(t *testing.T) {
 }
 
 // TestOutsideTheSandboxWebhooksReachPublicHTTPSOnly: plain http, loopback, a private range,
-// link-local (the cloud metadata service) and a name that resolves to loopback are refused
-// before any byte is sent; in the sandbox, a receiver on loopback is reached.
+// link-local (the cloud metadata service), a name that resolves to loopback, "this network",
+// benchmarking and reserved ranges, IPv6 forms that embed an IPv4 address (NAT64, 6to4,
+// IPv4-compatible) and the host's own addresses are refused before any byte is sent; in the
+// sandbox, a receiver on loopback is reached.
 func TestOutsideTheSandboxWebhooksReachPublicHTTPSOnly(t *testing.T) {
 	t.Parallel()
 	var hits atomic.Int32
@@ -115,12 +117,31 @@ func TestOutsideTheSandboxWebhooksReachPublicHTTPSOnly(t *testing.T) {
 		"https://169.254.169.254/latest/meta-data/",
 		"https://[::1]:" + port + "/",
 		"https://100.64.0.1/",
+		"https://0.1.2.3/",
+		"https://198.18.0.1/",
+		"https://[64:ff9b::7f00:1]:" + port + "/",
+		"https://[::127.0.0.1]:" + port + "/",
+		"https://[2002:7f00:1::1]/",
+		"https://240.0.0.1/",
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		err := strict.Send(ctx, ports.Webhook{URL: url, Secret: []byte("s"), EventID: uuid.New(), Type: "X", Body: []byte(`{}`)})
 		cancel()
 		if !errors.Is(err, webhook.ErrWebhookAddress) {
 			t.Errorf("%s: %v, want ErrWebhookAddress", url, err)
+		}
+	}
+	// The host's own addresses reach its own listeners, public or not.
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			ip, _, _ := net.ParseCIDR(a.String())
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			err := strict.Send(ctx, ports.Webhook{URL: "https://" + net.JoinHostPort(ip.String(), port) + "/", Secret: []byte("s"),
+				EventID: uuid.New(), Type: "X", Body: []byte(`{}`)})
+			cancel()
+			if !errors.Is(err, webhook.ErrWebhookAddress) {
+				t.Errorf("the host's own address %s: %v, want ErrWebhookAddress", ip, err)
+			}
 		}
 	}
 	if hits.Load() != 0 {
