@@ -140,6 +140,7 @@ type Console struct {
 	ResumeSession         *ResumeSessionHandler
 	LogOut                *LogOutHandler
 	ChangePassword        *ChangePasswordHandler
+	SweepSessions         *SweepSessionsHandler
 	Dashboard             *ConsoleDashboardHandler
 	Search                *ConsoleSearchHandler
 	Application           *ConsoleApplicationHandler
@@ -167,6 +168,7 @@ func newConsole(d Deps, cfg Config) Console {
 		ResumeSession:         NewResumeSessionHandler(d.Clock, d.Operators),
 		LogOut:                NewLogOutHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
 		ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
+		SweepSessions:         NewSweepSessionsHandler(d.Clock, d.Operators),
 		Dashboard:             NewConsoleDashboardHandler(d.Clock, d.BackOffice, d.Proposals),
 		Search:                NewConsoleSearchHandler(d.BackOffice, d.Sealer),
 		Application:           NewConsoleApplicationHandler(d.Clock, d.Applications, d.Loans, d.Partners, d.BackOffice, d.Proposals, d.AuditLog),

@@ -7,9 +7,11 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// ChangePassword is an operator choosing a new password (at the first login, a must).
+// ChangePassword is an operator choosing a new password (at the first login, a must), from
+// the session of token Session: the operator's other sessions end with the change.
 type ChangePassword struct {
 	Old, New string
+	Session  string
 }
 
 // ChangePasswordHandler changes operators' passwords.
@@ -56,7 +58,10 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, who Actor, cmd Chang
 		if refusal != nil {
 			return h.audit.record(ctx, who, "password.change_failed", "operator:"+who.Name, "wrong current password")
 		}
-		return h.audit.record(ctx, who, "password.change", "operator:"+who.Name, "")
+		if err := h.operators.DeleteOtherSessions(ctx, who.ID, HashAPIKey(cmd.Session)); err != nil {
+			return err
+		}
+		return h.audit.record(ctx, who, "password.change", "operator:"+who.Name, "other sessions ended")
 	})
 	if err != nil {
 		return err

@@ -27,7 +27,8 @@ func NewResumeSessionHandler(clock ports.Clock, operators ports.OperatorReposito
 }
 
 // Handle returns the session of token, or ports.ErrNoSession when there is none, it was idle
-// longer than domain.SessionIdle, or its operator is disabled (the session is then ended).
+// longer than domain.SessionIdle, it is older than domain.SessionLifetime, or its operator is
+// disabled (the session is then ended).
 func (h *ResumeSessionHandler) Handle(ctx context.Context, token, address string) (ConsoleSession, error) {
 	hash := HashAPIKey(token)
 	s, err := h.operators.Session(ctx, hash)
@@ -39,7 +40,7 @@ func (h *ResumeSessionHandler) Handle(ctx context.Context, token, address string
 	if err != nil && !errors.Is(err, domain.ErrOperatorNotFound) {
 		return ConsoleSession{}, err
 	}
-	if err != nil || o.Disabled() || now.Sub(s.LastSeenAt) >= domain.SessionIdle {
+	if err != nil || o.Disabled() || now.Sub(s.LastSeenAt) >= domain.SessionIdle || now.Sub(s.CreatedAt) >= domain.SessionLifetime {
 		if err := h.operators.DeleteSessions(ctx, s.OperatorID, hash); err != nil {
 			return ConsoleSession{}, err
 		}

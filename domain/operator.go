@@ -17,6 +17,8 @@ const (
 	LockoutFor = 15 * time.Minute
 	// SessionIdle is how long a console session lives without a request.
 	SessionIdle = 30 * time.Minute
+	// SessionLifetime is how long a console session lives at most, however busy.
+	SessionLifetime = 12 * time.Hour
 	// ProposalTTL is how long a maker-checker proposal waits for its approval.
 	ProposalTTL = 24 * time.Hour
 	// MinPasswordLength is the shortest password an operator may choose.

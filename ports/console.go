@@ -47,6 +47,12 @@ type OperatorRepository interface {
 	// DeleteSessions ends the session whose token hashes to h, or, with h nil, every session of
 	// the operator.
 	DeleteSessions(ctx context.Context, operatorID uuid.UUID, h []byte) error
+	// DeleteOtherSessions ends every session of the operator but the one whose token hashes to
+	// keep.
+	DeleteOtherSessions(ctx context.Context, operatorID uuid.UUID, keep []byte) error
+	// PurgeSessions deletes the sessions last seen before idleBefore or created before
+	// createdBefore, and returns how many.
+	PurgeSessions(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error)
 }
 
 // AuditEntry is one line of the console's audit log: who did what, when, from which address.

@@ -38,7 +38,7 @@ func (e *env) as(t *testing.T, name string, role domain.Role) operatorSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.app.Console.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: name + "-long-password-1"}); err != nil {
+	if err := e.app.Console.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: name + "-long-password-1", Session: s.Token}); err != nil {
 		t.Fatal(err)
 	}
 	return operatorSession{cookie: &http.Cookie{Name: "tiyin_console", Value: s.Token}, csrf: s.CSRF}

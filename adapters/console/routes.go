@@ -386,7 +386,7 @@ func (c *Console) changePassword(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("new") != r.PostFormValue("again") {
 		err = fmt.Errorf("%w: the new password and its repetition differ", errBadInput)
 	} else {
-		err = c.uc.ChangePassword.Handle(r.Context(), s.Operator, application.ChangePassword{Old: r.PostFormValue("old"), New: r.PostFormValue("new")})
+		err = c.uc.ChangePassword.Handle(r.Context(), s.Operator, application.ChangePassword{Old: r.PostFormValue("old"), New: r.PostFormValue("new"), Session: s.Token})
 	}
 	if err != nil {
 		status, msg := problem(err)

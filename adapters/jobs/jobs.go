@@ -145,8 +145,25 @@ type reconcileWorker struct {
 	ttl     time.Duration
 	log     *zap.Logger
 	metrics *observe.Metrics
-	// counted is when unknown outcomes were last counted (Unix nanoseconds).
-	counted atomic.Int64
+	// counted is when unknown outcomes were last counted, swept when expired console sessions
+	// were last deleted (Unix nanoseconds).
+	counted, swept atomic.Int64
+}
+
+// sweepEvery spaces the deletions of expired console sessions.
+const sweepEvery = time.Minute
+
+// sweepSessions deletes the console sessions that expired, at most once every sweepEvery.
+func (w *reconcileWorker) sweepSessions(ctx context.Context) error {
+	last, now := w.swept.Load(), time.Now()
+	if now.Sub(time.Unix(0, last)) < sweepEvery || !w.swept.CompareAndSwap(last, now.UnixNano()) || w.app.Console.SweepSessions == nil {
+		return nil
+	}
+	n, err := w.app.Console.SweepSessions.Handle(ctx)
+	if n > 0 {
+		w.log.Info("expired console sessions deleted", zap.Int64("sessions", n))
+	}
+	return err
 }
 
 // unknownCountEvery spaces the counts of unknown outcomes: the gauge is of outcomes unknown for
@@ -176,6 +193,9 @@ func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs])
 		return err
 	}
 	if err := w.countUnknownOutcomes(ctx); err != nil {
+		return err
+	}
+	if err := w.sweepSessions(ctx); err != nil {
 		return err
 	}
 	if w.ttl > 0 {

@@ -147,6 +147,18 @@ func (r *OperatorRepository) DeleteSessions(ctx context.Context, operatorID uuid
 	return interpretError(q.Delete(&sessionModel{}).Error, nil, nil)
 }
 
+// DeleteOtherSessions implements ports.OperatorRepository.
+func (r *OperatorRepository) DeleteOtherSessions(ctx context.Context, operatorID uuid.UUID, keep []byte) error {
+	return interpretError(r.db.conn(ctx).Where("operator_id = ? AND token_hash <> ?", operatorID, keep).
+		Delete(&sessionModel{}).Error, nil, nil)
+}
+
+// PurgeSessions implements ports.OperatorRepository.
+func (r *OperatorRepository) PurgeSessions(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error) {
+	res := r.db.conn(ctx).Where("last_seen_at < ? OR created_at < ?", idleBefore.UTC(), createdBefore.UTC()).Delete(&sessionModel{})
+	return res.RowsAffected, interpretError(res.Error, nil, nil)
+}
+
 type auditModel struct {
 	ID       int64     `gorm:"column:id;primaryKey;autoIncrement"`
 	At       time.Time `gorm:"column:at"`

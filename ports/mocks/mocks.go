@@ -1317,6 +1317,20 @@ func (mr *MockOperatorRepositoryMockRecorder) CreateSession(ctx, s any) *gomock.
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CreateSession", reflect.TypeOf((*MockOperatorRepository)(nil).CreateSession), ctx, s)
 }
 
+// DeleteOtherSessions mocks base method.
+func (m *MockOperatorRepository) DeleteOtherSessions(ctx context.Context, operatorID uuid.UUID, keep []byte) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DeleteOtherSessions", ctx, operatorID, keep)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DeleteOtherSessions indicates an expected call of DeleteOtherSessions.
+func (mr *MockOperatorRepositoryMockRecorder) DeleteOtherSessions(ctx, operatorID, keep any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DeleteOtherSessions", reflect.TypeOf((*MockOperatorRepository)(nil).DeleteOtherSessions), ctx, operatorID, keep)
+}
+
 // DeleteSessions mocks base method.
 func (m *MockOperatorRepository) DeleteSessions(ctx context.Context, operatorID uuid.UUID, h []byte) error {
 	m.ctrl.T.Helper()
@@ -1359,6 +1373,21 @@ func (m *MockOperatorRepository) List(ctx context.Context) ([]*domain.Operator, 
 func (mr *MockOperatorRepositoryMockRecorder) List(ctx any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "List", reflect.TypeOf((*MockOperatorRepository)(nil).List), ctx)
+}
+
+// PurgeSessions mocks base method.
+func (m *MockOperatorRepository) PurgeSessions(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "PurgeSessions", ctx, idleBefore, createdBefore)
+	ret0, _ := ret[0].(int64)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// PurgeSessions indicates an expected call of PurgeSessions.
+func (mr *MockOperatorRepositoryMockRecorder) PurgeSessions(ctx, idleBefore, createdBefore any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "PurgeSessions", reflect.TypeOf((*MockOperatorRepository)(nil).PurgeSessions), ctx, idleBefore, createdBefore)
 }
 
 // Session mocks base method.

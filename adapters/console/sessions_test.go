@@ -1,0 +1,79 @@
+package console_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tiyin/tiyin/adapters/store/storetest"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// TestSessionsEndOnPasswordChangeAndAfterTwelveHours (issue 33): a password change ends the
+// operator's other sessions but not the one it was made from; a session ends 12 hours after
+// it began, however busy; the sweep deletes the sessions that can no longer be resumed.
+func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, storetest.Open(t, d))
+			ctx := context.Background()
+			c := e.app.Console
+			pw, err := c.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "alice", Role: domain.RoleViewer})
+			if err != nil {
+				t.Fatal(err)
+			}
+			login := func(password string) application.ConsoleSession {
+				t.Helper()
+				s, err := c.LogIn.Handle(ctx, application.LogIn{Name: "alice", Password: password, Address: "127.0.0.1"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			resumes := func(s application.ConsoleSession) bool {
+				_, err := c.ResumeSession.Handle(ctx, s.Token, "127.0.0.1")
+				if err != nil && !errors.Is(err, ports.ErrNoSession) {
+					t.Fatal(err)
+				}
+				return err == nil
+			}
+			laptop, phone := login(pw), login(pw)
+			if err := c.ChangePassword.Handle(ctx, laptop.Operator, application.ChangePassword{Old: pw, New: "alice-long-password-1",
+				Session: laptop.Token}); err != nil {
+				t.Fatal(err)
+			}
+			if !resumes(laptop) || resumes(phone) {
+				t.Fatalf("after a password change: the changing session resumes %t, the other %t", resumes(laptop), resumes(phone))
+			}
+			// A session 12 hours old ends, even if it was just used.
+			old := login("alice-long-password-1")
+			if err := e.db.Gorm.Table("operator_sessions").Where("token_hash = ?", application.HashAPIKey(old.Token)).
+				Update("created_at", time.Now().UTC().Add(-domain.SessionLifetime)).Error; err != nil {
+				t.Fatal(err)
+			}
+			if resumes(old) {
+				t.Fatal("a session 12 hours old resumes")
+			}
+			// The sweep deletes what cannot be resumed: idle 30 minutes, or 12 hours old.
+			idle, aged, live := login("alice-long-password-1"), login("alice-long-password-1"), login("alice-long-password-1")
+			for token, column := range map[string]string{idle.Token: "last_seen_at", aged.Token: "created_at"} {
+				if err := e.db.Gorm.Table("operator_sessions").Where("token_hash = ?", application.HashAPIKey(token)).
+					Update(column, time.Now().UTC().Add(-domain.SessionLifetime-time.Minute)).Error; err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n, err := c.SweepSessions.Handle(ctx); err != nil || n != 2 {
+				t.Fatalf("swept %d sessions (%v), want 2", n, err)
+			}
+			var left int64
+			if err := e.db.Gorm.Table("operator_sessions").Count(&left).Error; err != nil || left != 2 || !resumes(live) || !resumes(laptop) {
+				t.Fatalf("%d sessions left (%v), want the laptop's and the live one", left, err)
+			}
+		})
+	}
+}
