@@ -143,6 +143,7 @@ type Console struct {
 	SweepSessions         *SweepSessionsHandler
 	Dashboard             *ConsoleDashboardHandler
 	Search                *ConsoleSearchHandler
+	AuditRefusal          *AuditRefusalHandler
 	Application           *ConsoleApplicationHandler
 	Loan                  *ConsoleLoanHandler
 	Ledger                *ConsoleLedgerHandler
@@ -170,7 +171,8 @@ func newConsole(d Deps, cfg Config) Console {
 		ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
 		SweepSessions:         NewSweepSessionsHandler(d.Clock, d.Operators),
 		Dashboard:             NewConsoleDashboardHandler(d.Clock, d.BackOffice, d.Proposals),
-		Search:                NewConsoleSearchHandler(d.BackOffice, d.Sealer),
+		Search:                NewConsoleSearchHandler(d.Clock, d.BackOffice, d.Sealer, d.AuditLog),
+		AuditRefusal:          NewAuditRefusalHandler(d.Clock, d.AuditLog),
 		Application:           NewConsoleApplicationHandler(d.Clock, d.Applications, d.Loans, d.Partners, d.BackOffice, d.Proposals, d.AuditLog),
 		Loan:                  NewConsoleLoanHandler(d.Clock, d.Loans, d.Partners, d.Repayments, d.BackOffice),
 		Ledger:                NewConsoleLedgerHandler(d.BackOffice, d.Ledger),

@@ -18,11 +18,12 @@ const searchLimit = 50
 type ConsoleSearchHandler struct {
 	backOffice ports.BackOffice
 	sealer     ports.Sealer
+	audit      audit
 }
 
 // NewConsoleSearchHandler returns the handler on the ports it uses.
-func NewConsoleSearchHandler(backOffice ports.BackOffice, sealer ports.Sealer) *ConsoleSearchHandler {
-	return &ConsoleSearchHandler{backOffice: backOffice, sealer: sealer}
+func NewConsoleSearchHandler(clock ports.Clock, backOffice ports.BackOffice, sealer ports.Sealer, log ports.AuditLog) *ConsoleSearchHandler {
+	return &ConsoleSearchHandler{backOffice: backOffice, sealer: sealer, audit: audit{clock: clock, log: log}}
 }
 
 // Handle reads the text as any id (application, external, loan, transaction, card, request),
@@ -51,9 +52,22 @@ func (h *ConsoleSearchHandler) Handle(ctx context.Context, who Actor, text strin
 			for _, b := range h.sealer.Blind("phone", phone.String()) {
 				q.PhoneIndexes = append(q.PhoneIndexes, hex.EncodeToString(b))
 			}
+			// Looking a person up by phone is a read of personal data: audited, with the
+			// number masked as the console shows it.
+			if err := h.audit.record(ctx, who, "search.phone", "phone:"+maskPhone(phone.String()), ""); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return h.backOffice.Search(ctx, q)
+}
+
+// maskPhone keeps a phone number's country code and last two digits.
+func maskPhone(p string) string {
+	if len(p) < 6 {
+		return strings.Repeat("*", len(p))
+	}
+	return p[:3] + strings.Repeat("*", len(p)-5) + p[len(p)-2:]
 }
 
 func allDigits(s string) bool {

@@ -259,6 +259,11 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var sp *application.ConsoleSession
 	if s.Token != "" {
 		sp = &s
+		if errors.Is(err, domain.ErrForbidden) {
+			if err := c.uc.AuditRefusal.Handle(r.Context(), s.Operator, r.Method+" "+r.URL.Path); err != nil {
+				c.log.Error("console: audit a refusal", zap.String("path", r.URL.Path), zap.Error(err))
+			}
+		}
 	}
 	c.render(w, r, status, "error", page{Title: http.StatusText(status), Session: sp, Err: msg})
 }

@@ -3,9 +3,13 @@ package console_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
@@ -75,5 +79,40 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 				t.Fatalf("%d sessions left (%v), want the laptop's and the live one", left, err)
 			}
 		})
+	}
+}
+
+// TestPhoneSearchesAndRefusalsAreAudited (issue 33): a search by phone number is a read of
+// personal data and leaves an audit line (the number masked); a request a role refuses leaves
+// one too, so an operator probing for more than their role allows is seen.
+func TestPhoneSearchesAndRefusalsAreAudited(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	a := e.issuedApplication(t)
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	if rec := serve(h, &viewer, http.MethodGet, "/console/search?q="+a.Phone().String(), nil); rec.Code != http.StatusSeeOther {
+		t.Fatalf("phone search: %d", rec.Code)
+	}
+	retry := "/console/applications/" + a.ID().String() + "/retry"
+	if rec := serve(h, &viewer, http.MethodPost, retry, url.Values{"csrf": {viewer.csrf}}); rec.Code != http.StatusForbidden {
+		t.Fatalf("a viewer's retry: %d", rec.Code)
+	}
+	entries, err := e.app.Console.AuditTrail.Handle(context.Background(), application.CLIActor, ports.AuditFilter{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, en := range entries {
+		if en.Operator == "vic" {
+			seen[en.Action] = en.Object
+		}
+	}
+	phone := a.Phone().String()
+	if obj := seen["search.phone"]; obj == "" || strings.Contains(obj, phone) || !strings.HasSuffix(obj, phone[len(phone)-2:]) {
+		t.Errorf("the phone search is audited as %q, want the number masked", obj)
+	}
+	if obj := seen["access.refused"]; obj != "POST "+retry {
+		t.Errorf("the refused retry is audited as %q", obj)
 	}
 }

@@ -1,0 +1,23 @@
+package application
+
+import (
+	"context"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// AuditRefusalHandler records a console request its operator's role refused: an operator
+// probing for more than their role allows leaves a trace.
+type AuditRefusalHandler struct {
+	audit audit
+}
+
+// NewAuditRefusalHandler returns the handler on the ports it uses.
+func NewAuditRefusalHandler(clock ports.Clock, log ports.AuditLog) *AuditRefusalHandler {
+	return &AuditRefusalHandler{audit: audit{clock: clock, log: log}}
+}
+
+// Handle appends the refusal of what (the request, "POST /console/…") to the audit log.
+func (h *AuditRefusalHandler) Handle(ctx context.Context, who Actor, what string) error {
+	return h.audit.record(ctx, who, "access.refused", what, "role "+string(who.Role))
+}
