@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
@@ -58,13 +59,45 @@ func checkAdminAddr(addr string, public bool) error {
 	return fmt.Errorf("TIYIN_ADMIN_ADDR=%q listens beyond this machine: set TIYIN_ADMIN_PUBLIC=true if that is meant", addr)
 }
 
+// adminHosts are the host names the console answers to: the list given, else this machine's
+// loopback names. Any other Host header is refused, so a page that re-binds its own name to
+// 127.0.0.1 (DNS rebinding) cannot reach the console from an operator's browser.
+func adminHosts(list string) []string {
+	hosts := []string{"localhost", "127.0.0.1", "::1"}
+	if list != "" {
+		hosts = nil
+		for h := range strings.SplitSeq(list, ",") {
+			if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+				hosts = append(hosts, strings.Trim(h, "[]"))
+			}
+		}
+	}
+	return hosts
+}
+
+// adminWarnings are the admin listener's settings an on-call engineer should know are on.
+func adminWarnings(cfg config) []string {
+	var out []string
+	if cfg.AdminPublic && checkAdminAddr(cfg.AdminAddr, false) != nil {
+		out = append(out, "the admin listener (the operator console, /metrics) is reachable beyond this machine: "+
+			"TIYIN_ADMIN_PUBLIC=true, TIYIN_ADMIN_ADDR="+cfg.AdminAddr+"; keep it behind the bank's firewall")
+	}
+	if cfg.Pprof {
+		out = append(out, "Go's profiler is on (TIYIN_PPROF=true): /debug/pprof/ on the admin listener shows the process's memory")
+	}
+	return out
+}
+
 // startAdmin starts the admin listener unless TIYIN_ADMIN_ADDR is off.
 func startAdmin(lc fx.Lifecycle, cfg config, metrics *observe.Metrics, app *application.App, log *zap.Logger) {
 	if cfg.AdminAddr == adminOff {
 		return
 	}
 	// A CPU profile or trace runs for its ?seconds=, so no write timeout here.
-	con := console.New(app.Console, log.Named("console"), console.Config{Secure: !cfg.Sandbox})
+	for _, w := range adminWarnings(cfg) {
+		log.Warn(w)
+	}
+	con := console.New(app.Console, log.Named("console"), console.Config{Secure: !cfg.Sandbox, Hosts: cfg.AdminHosts})
 	srv := &http.Server{Handler: adminHandler(metrics, con, cfg.Pprof), ReadHeaderTimeout: 5 * time.Second}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {

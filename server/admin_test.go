@@ -1,68 +1,55 @@
 package server
 
 import (
-	"errors"
-	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/tiyin/tiyin/adapters/console"
+	"github.com/tiyin/tiyin/application"
 )
 
-func TestAnAdminListenerBeyondLoopbackMustBeMeant(t *testing.T) {
+// TestTheConsoleAnswersOnlyToItsHostNames (issue 33): the console refuses (421) a request
+// whose Host is not one of its names, as a DNS-rebinding page's would be; loopback names and
+// TIYIN_ADMIN_HOSTS's are served.
+func TestTheConsoleAnswersOnlyToItsHostNames(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		addr   string
-		public bool
-		ok     bool
+		list, host string
+		served     bool
 	}{
-		{"127.0.0.1:9090", false, true},
-		{"[::1]:9090", false, true},
-		{"localhost:9090", false, true},
-		{"off", false, true},
-		{"0.0.0.0:9090", false, false},
-		{":9090", false, false},
-		{"10.0.0.5:9090", false, false},
-		{"10.0.0.5:9090", true, true},
-		{"nonsense", false, false},
+		{"", "127.0.0.1:9090", true},
+		{"", "localhost:9090", true},
+		{"", "[::1]:9090", true},
+		{"", "LOCALHOST", true},
+		{"", "rebind.evil.example:9090", false},
+		{"", "10.0.0.5:9090", false},
+		{"console.bank.uz, 10.0.0.5", "console.bank.uz", true},
+		{"console.bank.uz, 10.0.0.5", "10.0.0.5:9090", true},
+		{"console.bank.uz, 10.0.0.5", "127.0.0.1:9090", false},
 	} {
-		if err := checkAdminAddr(tt.addr, tt.public); (err == nil) != tt.ok {
-			t.Errorf("%q public=%v: %v", tt.addr, tt.public, err)
+		con := console.New(application.Console{}, zap.NewNop(), console.Config{Hosts: adminHosts(tt.list)})
+		req := httptest.NewRequest(http.MethodGet, "/console/login", nil)
+		req.Host = tt.host
+		rec := httptest.NewRecorder()
+		con.ServeHTTP(rec, req)
+		if served := rec.Code != http.StatusMisdirectedRequest; served != tt.served {
+			t.Errorf("TIYIN_ADMIN_HOSTS=%q, Host %s: %d, want served %t", tt.list, tt.host, rec.Code, tt.served)
 		}
 	}
 }
 
-func TestOutsideTheSandboxGatewaysAreHTTPS(t *testing.T) {
+// TestAdminWarnings: an admin listener beyond loopback and the profiler are said at start.
+func TestAdminWarnings(t *testing.T) {
 	t.Parallel()
-	gs, errs := loadGateways(func(name, def string) string {
-		if strings.HasSuffix(name, "_URL") {
-			if name == "TIYIN_SCORING_URL" {
-				return "http://bank.internal/scoring"
-			}
-			return "https://bank.internal/" + name
-		}
-		return def
-	})
-	if len(errs) != 0 {
-		t.Fatal(errs)
+	if w := adminWarnings(config{AdminAddr: "127.0.0.1:9090"}); len(w) != 0 {
+		t.Fatalf("a loopback admin listener warns: %v", w)
 	}
-	err := missingGateways(gs)
-	if err == nil || !strings.Contains(err.Error(), "TIYIN_SCORING_URL not https") || strings.Contains(err.Error(), "no real adapter") {
-		t.Fatalf("got %v", err)
-	}
-}
-
-// TestAMistypedCommandIsAUsageError: an unknown subcommand, a missing argument or an unknown
-// flag is a usage error (exit status 2), never help printed with success.
-func TestAMistypedCommandIsAUsageError(t *testing.T) {
-	t.Parallel()
-	for _, args := range [][]string{{"partner", "enablex", "acme"}, {"ledger", "foo"}, {"nope"}, {"partner", "disable"},
-		{"partner", "list", "--bogus"}} {
-		root := rootCmd(options{})
-		root.SetArgs(args)
-		root.SetOut(io.Discard)
-		root.SetErr(io.Discard)
-		var usage usageError
-		if err := root.Execute(); !errors.As(err, &usage) {
-			t.Errorf("tiyin %s: %v, want a usage error", strings.Join(args, " "), err)
-		}
+	w := adminWarnings(config{AdminAddr: "0.0.0.0:9090", AdminPublic: true, Pprof: true})
+	if len(w) != 2 || !strings.Contains(w[0], "beyond this machine") || !strings.Contains(w[1], "TIYIN_PPROF") {
+		t.Fatalf("warnings %v", w)
 	}
 }

@@ -21,6 +21,7 @@ import (
 const envHelp = `  TIYIN_HTTP_ADDR              listen address (:8080)
   TIYIN_ADMIN_ADDR             admin listener for /metrics (127.0.0.1:9090; off: none)
   TIYIN_ADMIN_PUBLIC           allow the admin listener beyond loopback (false)
+  TIYIN_ADMIN_HOSTS            host names the console answers to (localhost and loopback addresses)
   TIYIN_PPROF                  Go's profiler on the admin listener (false)
   TIYIN_DATABASE_URL           PostgreSQL URL; empty: SQLite
   TIYIN_SQLITE_PATH            SQLite file when no database URL (tiyin.db)
@@ -56,6 +57,7 @@ type config struct {
 	HTTPAddr         string
 	AdminAddr        string
 	AdminPublic      bool
+	AdminHosts       []string
 	Pprof            bool
 	DatabaseURL      string
 	SQLitePath       string
@@ -169,6 +171,7 @@ func loadConfig() (config, error) {
 		return b
 	}
 	c.AdminPublic, c.Pprof = flag("TIYIN_ADMIN_PUBLIC"), flag("TIYIN_PPROF")
+	c.AdminHosts = adminHosts(str("TIYIN_ADMIN_HOSTS", ""))
 	if err := checkAdminAddr(c.AdminAddr, c.AdminPublic); err != nil {
 		errs = append(errs, err)
 	}
