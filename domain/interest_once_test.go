@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
-	"github.com/tiyin/tiyin/test/oracle"
 )
 
 // The reproductions of issue 32 (interest owed once, DESIGN §8.3–8.4 as amended on
@@ -95,28 +94,6 @@ func TestPayoffLessOneTiyinLeavesOneTiyin(t *testing.T) {
 		}
 		if left := position(t, loan, at("2027-02-10")); left != (domain.Position{NotDuePrincipal: 1}) {
 			t.Fatalf("%s leaves %+v, want 1 tiyin of principal", typ, left)
-		}
-	}
-}
-
-// The penalty is the exact accrual since the item fell overdue, rounded once: payments made
-// while it accrues never restart its rounding. Item 1 of 1e9 (74 923 255) falls overdue;
-// 0.05 % of it is 37 461.6275 a day. One-tiyin payments every few days pay overdue principal
-// and interest in proportion; the penalty the domain reports each day is the oracle's.
-func TestPenaltyRoundingNeverRestarts(t *testing.T) {
-	t.Parallel()
-	loan := loanOn("2026-01-31")
-	o := oracle.New(oracle.Terms{Amount: 1_000_000_000, Months: 12, Rate: 2800, PenaltyDaily: 5, IssuedOn: date("2026-01-31")})
-	for d := date("2026-03-01"); d.Before(date("2026-03-28")); d = d.AddDate(0, 0, 1) {
-		o.Advance(d)
-		if d.Day()%3 == 0 {
-			repay(t, loan, d.Add(5*time.Hour), domain.PaymentTerm, 1)
-			if _, err := o.Pay(false, 1); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got, want := position(t, loan, d.Add(5*time.Hour)).Penalty, o.Position().Penalty; got != want {
-			t.Fatalf("%s: penalty %d, the oracle's %d", d.Format(time.DateOnly), got, want)
 		}
 	}
 }

@@ -86,7 +86,7 @@ func (l *Loan) State() LoanState {
 		ContractNumber: l.contractNumber, IssuedAt: l.issuedAt, Repayments: l.repayments, ClosedAt: l.closedAt,
 		Book: l.bookState}
 	if l.book != nil && l.repayments > 0 {
-		s.Book = l.book.BookState.clone()
+		s.Book = l.book.clone()
 	}
 	return s
 }
