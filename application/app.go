@@ -160,15 +160,16 @@ type Console struct {
 }
 
 func newConsole(d Deps, cfg Config) Console {
+	throttles := newLoginThrottles()
 	return Console{
 		CreateOperator:        NewCreateOperatorHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
 		ListOperators:         NewListOperatorsHandler(d.Operators),
 		SetOperatorDisabled:   NewSetOperatorDisabledHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
 		ResetOperatorPassword: NewResetOperatorPasswordHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
-		LogIn:                 NewLogInHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
+		LogIn:                 NewLogInHandler(d.Clock, d.UoW, d.Operators, d.AuditLog, throttles),
 		ResumeSession:         NewResumeSessionHandler(d.Clock, d.Operators),
 		LogOut:                NewLogOutHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
-		ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
+		ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, d.Operators, d.AuditLog, throttles),
 		SweepSessions:         NewSweepSessionsHandler(d.Clock, d.Operators),
 		Dashboard:             NewConsoleDashboardHandler(d.Clock, d.BackOffice, d.Proposals),
 		Search:                NewConsoleSearchHandler(d.Clock, d.BackOffice, d.Sealer, d.AuditLog),

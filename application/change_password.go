@@ -19,18 +19,23 @@ type ChangePasswordHandler struct {
 	uow       ports.UnitOfWork
 	operators ports.OperatorRepository
 	audit     audit
+	throttles *loginThrottles
 }
 
 // NewChangePasswordHandler returns the handler on the ports it uses.
-func NewChangePasswordHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository, log ports.AuditLog) *ChangePasswordHandler {
-	return &ChangePasswordHandler{uow: uow, operators: operators, audit: audit{clock: clock, log: log}}
+func NewChangePasswordHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository, log ports.AuditLog,
+	throttles *loginThrottles) *ChangePasswordHandler {
+	return &ChangePasswordHandler{uow: uow, operators: operators, audit: audit{clock: clock, log: log}, throttles: throttles}
 }
 
 // Handle checks the old password and sets the new one. A wrong old password counts as a
-// failed login.
+// wrong password of a login from the operator's address (it waits the same way).
 func (h *ChangePasswordHandler) Handle(ctx context.Context, who Actor, cmd ChangePassword) error {
 	if len(cmd.New) < domain.MinPasswordLength || cmd.New == cmd.Old {
 		return domain.ErrWeakPassword
+	}
+	if h.throttles.waiting(who.Name, who.Address, h.audit.now()) {
+		return domain.ErrBadCredentials
 	}
 	o, err := h.operators.Get(ctx, who.ID)
 	if err != nil {
@@ -46,7 +51,6 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, who Actor, cmd Chang
 		err := h.operators.Update(ctx, who.ID, func(o *domain.Operator) error {
 			if !good {
 				refusal = domain.ErrBadCredentials
-				o.LoginFailed(h.audit.now())
 				return nil
 			}
 			o.SetPassword(hash, false)
@@ -65,6 +69,9 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, who Actor, cmd Chang
 	})
 	if err != nil {
 		return err
+	}
+	if refusal != nil {
+		h.throttles.failed(who.Name, who.Address, h.audit.now())
 	}
 	return refusal
 }

@@ -3,6 +3,7 @@ package application_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -124,52 +125,83 @@ func (c *console) actions() []string {
 	return out
 }
 
-func TestLoginLocksAfterFiveWrongPasswordsAndRecordsEveryAttempt(t *testing.T) {
+// TestWrongPasswordsAreThrottledPerNameAndAddressNeverPerAccount (issue 33): five wrong
+// passwords for a name from one address make that address wait, with the same answer as a
+// wrong password or an unknown name; the operator still logs in from another address (an
+// attacker cannot lock an admin out); the wait is in the audit log with every attempt.
+func TestWrongPasswordsAreThrottledPerNameAndAddressNeverPerAccount(t *testing.T) {
 	t.Parallel()
 	c := setupConsole(t)
 	uc := c.app()
 	ctx := context.Background()
-	pw, err := uc.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dilnoza", Role: domain.RoleOfficer})
+	pw, err := uc.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dilnoza", Role: domain.RoleAdmin})
 	if err != nil || len(pw) < 16 {
 		t.Fatalf("create: %q, %v", pw, err)
 	}
 	if _, err := uc.CreateOperator.Handle(ctx, application.Actor{Name: "olga", Role: domain.RoleOfficer}, application.CreateOperator{Name: "x", Role: domain.RoleAdmin}); !errors.Is(err, domain.ErrForbidden) {
 		t.Fatalf("an officer made an operator: %v", err)
 	}
-	login := func(password string) error {
-		_, err := uc.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: password, Address: "10.0.0.7"})
+	login := func(name, password, address string) error {
+		_, err := uc.LogIn.Handle(ctx, application.LogIn{Name: name, Password: password, Address: address})
 		return err
 	}
 	s, err := uc.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: pw, Address: "10.0.0.7"})
-	if err != nil || !s.MustChangePassword || s.Token == "" || s.CSRF == "" || s.Operator.Role != domain.RoleOfficer {
+	if err != nil || !s.MustChangePassword || s.Token == "" || s.CSRF == "" || s.Operator.Role != domain.RoleAdmin {
 		t.Fatalf("first login: %+v, %v", s, err)
 	}
-	for i := 1; i <= domain.MaxFailedLogins; i++ {
-		want := domain.ErrBadCredentials
-		if i == domain.MaxFailedLogins {
-			want = domain.ErrOperatorLocked
-		}
-		if err := login("wrong"); !errors.Is(err, want) {
-			t.Fatalf("wrong password %d: %v, want %v", i, err, want)
+	for i := 1; i <= domain.FreeLoginFailures; i++ {
+		if err := login("dilnoza", "wrong", "203.0.113.9"); !errors.Is(err, domain.ErrBadCredentials) {
+			t.Fatalf("wrong password %d: %v", i, err)
 		}
 	}
-	if err := login(pw); !errors.Is(err, domain.ErrOperatorLocked) {
-		t.Fatalf("the right password while locked: %v", err)
+	if err := login("dilnoza", pw, "203.0.113.9"); !errors.Is(err, domain.ErrBadCredentials) {
+		t.Fatalf("the right password from the address that must wait: %v", err)
 	}
-	if _, err := uc.LogIn.Handle(ctx, application.LogIn{Name: "nobody", Password: "x", Address: "10.0.0.9"}); !errors.Is(err, domain.ErrBadCredentials) {
+	if err := login("dilnoza", pw, "10.0.0.7"); err != nil {
+		t.Fatalf("the admin from their own address, while another waits: %v", err)
+	}
+	if err := login("nobody", "x", "10.0.0.9"); !errors.Is(err, domain.ErrBadCredentials) {
 		t.Fatalf("an unknown name: %v", err)
 	}
-	failed := 0
+	failed, throttled := 0, 0
 	for _, e := range c.audit {
-		if e.Action == "login.failed" {
+		switch e.Action {
+		case "login.failed":
 			failed++
 			if e.Address == "" {
 				t.Errorf("a failed login without its address: %+v", e)
 			}
+		case "login.throttled":
+			throttled++
+			if e.Object != "operator:dilnoza" || e.Address != "203.0.113.9" {
+				t.Errorf("the wait is recorded as %+v", e)
+			}
 		}
 	}
-	if failed != domain.MaxFailedLogins+2 {
-		t.Fatalf("%d failed logins recorded, want %d: %v", failed, domain.MaxFailedLogins+2, c.actions())
+	if failed != domain.FreeLoginFailures+2 || throttled != 1 {
+		t.Fatalf("%d failed logins and %d waits recorded, want %d and 1: %v", failed, throttled, domain.FreeLoginFailures+2, c.actions())
+	}
+}
+
+// TestAnAddressSprayingNamesWaits: an address that sends wrong passwords for many names waits
+// after FreeAddressFailures of them, whatever the names.
+func TestAnAddressSprayingNamesWaits(t *testing.T) {
+	t.Parallel()
+	c := setupConsole(t)
+	uc := c.app()
+	ctx := context.Background()
+	pw, err := uc.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dilnoza", Role: domain.RoleViewer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range domain.FreeAddressFailures {
+		_, _ = uc.LogIn.Handle(ctx, application.LogIn{Name: fmt.Sprintf("guess-%d", i), Password: "x", Address: "198.51.100.4"})
+	}
+	if _, err := uc.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: pw, Address: "198.51.100.4"}); !errors.Is(err, domain.ErrBadCredentials) {
+		t.Fatalf("a good password from a spraying address: %v", err)
+	}
+	if _, err := uc.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: pw, Address: "10.0.0.7"}); err != nil {
+		t.Fatalf("from another address: %v", err)
 	}
 }
 

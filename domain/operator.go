@@ -11,10 +11,6 @@ import (
 
 // The operator console's rules: who may log in, for how long, and what each role may do.
 const (
-	// MaxFailedLogins is how many wrong passwords in a row lock an operator out.
-	MaxFailedLogins = 5
-	// LockoutFor is how long such a lock lasts.
-	LockoutFor = 15 * time.Minute
 	// SessionIdle is how long a console session lives without a request.
 	SessionIdle = 30 * time.Minute
 	// SessionLifetime is how long a console session lives at most, however busy.
@@ -31,11 +27,9 @@ var (
 	ErrOperatorNotFound = errors.New("operator not found")
 	// ErrOperatorExists means an operator with that name exists already.
 	ErrOperatorExists = errors.New("operator with this name exists")
-	// ErrBadCredentials means the name or the password is wrong, or the operator is disabled:
-	// a login is never told which.
-	ErrBadCredentials = errors.New("wrong name or password")
-	// ErrOperatorLocked means too many wrong passwords locked the operator out for a while.
-	ErrOperatorLocked = errors.New("too many wrong passwords: the account is locked for 15 minutes")
+	// ErrBadCredentials means the name or the password is wrong, the operator is disabled, or
+	// too many wrong passwords came from this address lately: a login is never told which.
+	ErrBadCredentials = errors.New("wrong name or password, or too many attempts from this address: check them and try again in a few minutes")
 	// ErrForbidden means the operator's role may not do that.
 	ErrForbidden = errors.New("your role may not do this")
 	// ErrWeakPassword means a new password is too short or the same as the old one.
@@ -90,8 +84,6 @@ type Operator struct {
 	passwordHash string
 	mustChange   bool
 	disabled     bool
-	failedLogins int
-	lockedUntil  time.Time
 	createdAt    time.Time
 }
 
@@ -126,24 +118,9 @@ func (o *Operator) MustChangePassword() bool { return o.mustChange }
 // Disabled reports whether the operator may no longer log in.
 func (o *Operator) Disabled() bool { return o.disabled }
 
-// Locked reports whether wrong passwords lock the operator out at now.
-func (o *Operator) Locked(now time.Time) bool { return now.Before(o.lockedUntil) }
-
-// LoginFailed counts a wrong password; the MaxFailedLogins-th in a row locks the operator for
-// LockoutFor.
-func (o *Operator) LoginFailed(now time.Time) {
-	o.failedLogins++
-	if o.failedLogins >= MaxFailedLogins {
-		o.failedLogins, o.lockedUntil = 0, now.Add(LockoutFor)
-	}
-}
-
-// LoggedIn clears the count of wrong passwords.
-func (o *Operator) LoggedIn() { o.failedLogins = 0 }
-
 // SetPassword replaces the password; mustChange makes it a one-time password (a reset).
 func (o *Operator) SetPassword(hash string, mustChange bool) {
-	o.passwordHash, o.mustChange, o.failedLogins, o.lockedUntil = hash, mustChange, 0, time.Time{}
+	o.passwordHash, o.mustChange = hash, mustChange
 }
 
 // SetDisabled disables or enables the operator.
@@ -157,19 +134,17 @@ type OperatorState struct {
 	PasswordHash string
 	MustChange   bool
 	Disabled     bool
-	FailedLogins int
-	LockedUntil  time.Time
 	CreatedAt    time.Time
 }
 
 // RestoreOperator rebuilds an operator from storage.
 func RestoreOperator(s OperatorState) *Operator {
 	return &Operator{id: s.ID, name: s.Name, role: s.Role, passwordHash: s.PasswordHash, mustChange: s.MustChange,
-		disabled: s.Disabled, failedLogins: s.FailedLogins, lockedUntil: s.LockedUntil, createdAt: s.CreatedAt}
+		disabled: s.Disabled, createdAt: s.CreatedAt}
 }
 
 // State returns every stored field.
 func (o *Operator) State() OperatorState {
 	return OperatorState{ID: o.id, Name: o.name, Role: o.role, PasswordHash: o.passwordHash, MustChange: o.mustChange,
-		Disabled: o.disabled, FailedLogins: o.failedLogins, LockedUntil: o.lockedUntil, CreatedAt: o.createdAt}
+		Disabled: o.disabled, CreatedAt: o.createdAt}
 }

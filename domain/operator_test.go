@@ -40,7 +40,7 @@ func TestRolesAllowWhatTheRankBelowThemDoes(t *testing.T) {
 	}
 }
 
-func TestFiveWrongPasswordsLockForFifteenMinutes(t *testing.T) {
+func TestANewOperatorHasAOneTimePassword(t *testing.T) {
 	t.Parallel()
 	o, err := domain.NewOperator(uuid.New(), "dilnoza", domain.RoleOfficer, "hash", t0)
 	if err != nil {
@@ -49,34 +49,32 @@ func TestFiveWrongPasswordsLockForFifteenMinutes(t *testing.T) {
 	if !o.MustChangePassword() {
 		t.Fatal("a new operator's password is one-time")
 	}
-	for i := 1; i < domain.MaxFailedLogins; i++ {
-		o.LoginFailed(t0)
-		if o.Locked(t0) {
-			t.Fatalf("locked after %d wrong passwords", i)
-		}
-	}
-	o.LoginFailed(t0)
-	if !o.Locked(t0) || !o.Locked(t0.Add(domain.LockoutFor-time.Second)) {
-		t.Fatal("the fifth wrong password in a row must lock for 15 minutes")
-	}
-	if o.Locked(t0.Add(domain.LockoutFor)) {
-		t.Fatal("the lock must end after 15 minutes")
-	}
-	// A good login in between starts the count again.
-	for range domain.MaxFailedLogins - 1 {
-		o.LoginFailed(t0.Add(time.Hour))
-	}
-	o.LoggedIn()
-	o.LoginFailed(t0.Add(time.Hour))
-	if o.Locked(t0.Add(time.Hour)) {
-		t.Fatal("a good login must clear the count of wrong passwords")
-	}
 	o.SetPassword("new", false)
 	if o.MustChangePassword() || o.PasswordHash() != "new" {
 		t.Fatal("SetPassword did not take")
 	}
 	if _, err := domain.NewOperator(uuid.New(), " ", domain.RoleViewer, "h", t0); err == nil {
 		t.Fatal("an empty name was accepted")
+	}
+}
+
+// TestWrongPasswordsWaitLongerEachTime: the first free failures cost nothing; each one past
+// them makes the next attempt wait 1, 2, 4, 8 minutes, then 15 at most.
+func TestWrongPasswordsWaitLongerEachTime(t *testing.T) {
+	t.Parallel()
+	var th domain.LoginThrottle
+	for i := 1; i < domain.FreeLoginFailures; i++ {
+		if th.Failed(t0, domain.FreeLoginFailures) || th.Waiting(t0) {
+			t.Fatalf("failure %d already waits", i)
+		}
+	}
+	for _, want := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 15 * time.Minute, 15 * time.Minute, 15 * time.Minute} {
+		if !th.Failed(t0, domain.FreeLoginFailures) {
+			t.Fatal("a failure past the free ones starts no wait")
+		}
+		if !th.Waiting(t0.Add(want-time.Second)) || th.Waiting(t0.Add(want)) {
+			t.Fatalf("after %d failures the wait is %s, want %s", th.Failures, th.Until.Sub(t0), want)
+		}
 	}
 }
 

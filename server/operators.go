@@ -117,14 +117,11 @@ func operatorCmd() *cobra.Command {
 				}
 				w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(w, "NAME\tROLE\tSTATUS\tCREATED")
-				now := time.Now()
 				for _, o := range ops {
 					status := "active"
 					switch {
 					case o.Disabled():
 						status = "disabled"
-					case o.Locked(now):
-						status = "locked"
 					case o.MustChangePassword():
 						status = "one-time password"
 					}

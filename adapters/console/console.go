@@ -311,9 +311,7 @@ func problem(err error) (int, string) {
 	var validation *domain.ValidationError
 	switch {
 	case errors.Is(err, domain.ErrBadCredentials):
-		return http.StatusUnauthorized, "Wrong name or password."
-	case errors.Is(err, domain.ErrOperatorLocked):
-		return http.StatusTooManyRequests, "Too many wrong passwords: the account is locked for 15 minutes."
+		return http.StatusUnauthorized, "Wrong name or password, or too many attempts from this address: check them and try again in a few minutes."
 	case errors.Is(err, domain.ErrForbidden):
 		return http.StatusForbidden, "Your role may not do this."
 	case errors.Is(err, domain.ErrSelfApproval), errors.Is(err, domain.ErrProposalClosed), errors.Is(err, domain.ErrProposalOpen),

@@ -54,16 +54,14 @@ func TestOperatorsSessionsAndProposals(t *testing.T) {
 			t.Fatalf("a taken name: %v", err)
 		}
 		err := ops.Update(ctx, o.ID(), func(o *domain.Operator) error {
-			for range domain.MaxFailedLogins {
-				o.LoginFailed(t0)
-			}
+			o.SetDisabled(true)
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		back, err := ops.ByName(ctx, "alice")
-		if err != nil || !back.Locked(t0) || back.Role() != domain.RoleOfficer || !back.MustChangePassword() {
+		if err != nil || !back.Disabled() || back.Role() != domain.RoleOfficer || !back.MustChangePassword() {
 			t.Fatalf("round trip: %+v, %v", back.State(), err)
 		}
 		sess := ports.OperatorSession{TokenHash: []byte("hash-of-token"), OperatorID: o.ID(), CSRF: "csrf", CreatedAt: t0, LastSeenAt: t0}

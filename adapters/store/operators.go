@@ -15,15 +15,13 @@ import (
 // and the append-only audit log.
 
 type operatorModel struct {
-	ID           uuid.UUID  `gorm:"column:id;primaryKey"`
-	Name         string     `gorm:"column:name"`
-	Role         string     `gorm:"column:role"`
-	PasswordHash string     `gorm:"column:password_hash"`
-	MustChange   bool       `gorm:"column:must_change"`
-	Disabled     bool       `gorm:"column:disabled"`
-	FailedLogins int        `gorm:"column:failed_logins"`
-	LockedUntil  *time.Time `gorm:"column:locked_until"`
-	CreatedAt    time.Time  `gorm:"column:created_at;autoCreateTime:false"`
+	ID           uuid.UUID `gorm:"column:id;primaryKey"`
+	Name         string    `gorm:"column:name"`
+	Role         string    `gorm:"column:role"`
+	PasswordHash string    `gorm:"column:password_hash"`
+	MustChange   bool      `gorm:"column:must_change"`
+	Disabled     bool      `gorm:"column:disabled"`
+	CreatedAt    time.Time `gorm:"column:created_at;autoCreateTime:false"`
 }
 
 func (operatorModel) TableName() string { return "operators" }
@@ -31,13 +29,12 @@ func (operatorModel) TableName() string { return "operators" }
 func operatorRow(o *domain.Operator) operatorModel {
 	s := o.State()
 	return operatorModel{ID: s.ID, Name: s.Name, Role: string(s.Role), PasswordHash: s.PasswordHash, MustChange: s.MustChange,
-		Disabled: s.Disabled, FailedLogins: s.FailedLogins, LockedUntil: optTime(s.LockedUntil), CreatedAt: s.CreatedAt.UTC()}
+		Disabled: s.Disabled, CreatedAt: s.CreatedAt.UTC()}
 }
 
 func (m operatorModel) toDomain() *domain.Operator {
 	return domain.RestoreOperator(domain.OperatorState{ID: m.ID, Name: m.Name, Role: domain.Role(m.Role), PasswordHash: m.PasswordHash,
-		MustChange: m.MustChange, Disabled: m.Disabled, FailedLogins: m.FailedLogins, LockedUntil: fromOptTime(m.LockedUntil),
-		CreatedAt: m.CreatedAt.UTC()})
+		MustChange: m.MustChange, Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC()})
 }
 
 type sessionModel struct {
