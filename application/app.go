@@ -150,6 +150,8 @@ type Console struct {
 	Partners              *ConsolePartnersHandler
 	Object                *ConsoleObjectHandler
 	AuditTrail            *AuditTrailHandler
+	VerifyAudit           *VerifyAuditHandler
+	LastAuditVerification *LastAuditVerificationHandler
 	RetryStage            *RetryStageHandler
 	ResendEvent           *ResendEventHandler
 	CompleteVerification  *ConsoleVerificationHandler
@@ -180,6 +182,8 @@ func newConsole(d Deps, cfg Config) Console {
 		Partners:              NewConsolePartnersHandler(d.Partners, d.BackOffice),
 		Object:                NewConsoleObjectHandler(d.Clock, d.Transfers, d.Repayments, d.CardOrders, d.Cards, d.Partners, d.Proposals, d.AuditLog),
 		AuditTrail:            NewAuditTrailHandler(d.AuditLog),
+		VerifyAudit:           NewVerifyAuditHandler(d.Clock, d.AuditLog),
+		LastAuditVerification: NewLastAuditVerificationHandler(d.AuditLog),
 		RetryStage:            NewRetryStageHandler(d.Clock, d.UoW, d.Applications, d.Queue, d.AuditLog),
 		ResendEvent:           NewResendEventHandler(d.Clock, d.UoW, d.BackOffice, d.AuditLog),
 		CompleteVerification:  NewConsoleVerificationHandler(d.Clock, d.UoW, d.Applications, d.AuditLog),

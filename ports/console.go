@@ -77,11 +77,35 @@ type AuditFilter struct {
 // AuditLog is the append-only record of the console's logins, actions, approvals and reveals of
 // personal data. It has no update or delete path, and the database refuses both.
 type AuditLog interface {
-	// Append adds an entry, in the transaction of ctx.
+	// Append adds an entry, in the transaction of ctx, chained to the one before it: its chain
+	// is a keyed hash (under the data key) of the previous entry's chain and its own fields, so
+	// an entry edited, removed or inserted without the key breaks the chain.
 	Append(ctx context.Context, e AuditEntry) error
 	// List returns the entries the filter selects.
 	List(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+	// Verify walks the whole log in order and checks every entry's chain, and that the entries
+	// an earlier verification (since, nil for none) saw are still there as they were.
+	Verify(ctx context.Context, since *AuditVerification) (AuditVerification, error)
+	// SaveVerification keeps a verification's result; LastVerification returns the latest, nil
+	// when there is none.
+	SaveVerification(ctx context.Context, v AuditVerification) error
+	LastVerification(ctx context.Context) (*AuditVerification, error)
 }
+
+// AuditVerification is the result of checking the audit log's chain.
+type AuditVerification struct {
+	At time.Time
+	// Entries were checked; Chained of them carry a chain (those written before the chain
+	// began carry none); LastID and Head are the last entry's id and chain.
+	Entries, Chained, LastID int64
+	Head                     []byte
+	// BrokenID is the first entry that breaks the chain (0 when none) and Problem says how.
+	BrokenID int64
+	Problem  string
+}
+
+// Intact reports whether the log passed.
+func (v AuditVerification) Intact() bool { return v.Problem == "" }
 
 // ProposalRepository stores maker-checker proposals.
 type ProposalRepository interface {

@@ -74,7 +74,7 @@ func rootCmd(o options) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(o), migrateCmd(), partnerCmd(), operatorCmd(), ledgerCmd(), resealCmd(), demoCmd(), versionCmd())
+	root.AddCommand(serveCmd(o), migrateCmd(), partnerCmd(), operatorCmd(), auditCmd(), ledgerCmd(), resealCmd(), demoCmd(), versionCmd())
 	strictUsage(root)
 	return root
 }

@@ -303,6 +303,7 @@ var messages = map[string]string{
 	"reject":   "The proposal is rejected.",
 	"password": "Your password is changed.",
 	"partner":  "The partner is changed.",
+	"audit":    "The audit log was verified: its result is below.",
 }
 
 // problem maps an error to an HTTP status and the message an operator reads: the one place

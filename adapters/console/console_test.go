@@ -145,6 +145,8 @@ func TestEveryPageAndActionByRole(t *testing.T) {
 		{&admin, "/console/partners/acme/disable", nil, 303},
 		{&admin, "/console/partners/acme/enable", nil, 303},
 		{&admin, "/console/partners/acme/rotate_key", nil, 200},
+		{&officer, "/console/audit/verify", nil, 403},
+		{&admin, "/console/audit/verify", nil, 303},
 	} {
 		form := url.Values{"csrf": {c.who.csrf}}
 		for k, v := range c.form {

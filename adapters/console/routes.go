@@ -41,6 +41,7 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /console/partners/{name}/{action}", c.authed(c.partnerAction))
 	m.HandleFunc("GET /console/audit", c.authed(c.audit))
 	m.HandleFunc("GET /console/audit.csv", c.authed(c.auditCSV))
+	m.HandleFunc("POST /console/audit/verify", c.authed(c.verifyAudit))
 	m.HandleFunc("GET /console/password", c.authed(c.passwordForm))
 	m.HandleFunc("POST /console/password", c.authed(c.changePassword))
 	m.HandleFunc("POST /console/logout", c.authed(c.logout))
@@ -321,11 +322,26 @@ func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
+	verified, err := c.uc.LastAuditVerification.Handle(r.Context(), session(r).Operator)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
 	c.show(w, r, "audit", "Audit log", struct {
-		Filter  ports.AuditFilter
-		Query   string
-		Entries []ports.AuditEntry
-	}{f, r.URL.RawQuery, entries})
+		Filter   ports.AuditFilter
+		Query    string
+		Entries  []ports.AuditEntry
+		Verified *ports.AuditVerification
+	}{f, r.URL.RawQuery, entries, verified})
+}
+
+// verifyAudit checks the audit log's chain now (admins; `tiyin audit verify` does the same).
+func (c *Console) verifyAudit(w http.ResponseWriter, r *http.Request) {
+	if _, err := c.uc.VerifyAudit.Handle(r.Context(), session(r).Operator); err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	done(w, r, "/console/audit", "audit")
 }
 
 // auditCSV exports the filtered audit log. A cell that a spreadsheet would run as a formula

@@ -116,3 +116,22 @@ func TestPhoneSearchesAndRefusalsAreAudited(t *testing.T) {
 		t.Errorf("the refused retry is audited as %q", obj)
 	}
 }
+
+// TestTheAuditPageShowsTheLastVerification: the audit page says when the chain was last
+// verified and what was found; an admin verifies it from there.
+func TestTheAuditPageShowsTheLastVerification(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	h, _ := e.console(t)
+	viewer, admin := e.as(t, "vic", domain.RoleViewer), e.as(t, "adam", domain.RoleAdmin)
+	if body := serve(h, &viewer, http.MethodGet, "/console/audit", nil).Body.String(); !strings.Contains(body, "never verified") {
+		t.Fatal("the page does not say the chain was never verified")
+	}
+	if rec := serve(h, &admin, http.MethodPost, "/console/audit/verify", url.Values{"csrf": {admin.csrf}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("verify: %d", rec.Code)
+	}
+	if body := serve(h, &viewer, http.MethodGet, "/console/audit", nil).Body.String(); !strings.Contains(body, "Chain verified") ||
+		!strings.Contains(body, "entries intact") {
+		t.Fatal("the page does not show the verification")
+	}
+}

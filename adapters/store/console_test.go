@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"gorm.io/gorm"
 	"testing"
 	"time"
 
@@ -227,4 +229,76 @@ func TestBackOfficeFindsWhatNeedsAttention(t *testing.T) {
 			t.Fatalf("the demand account's postings: %+v, %v", entries, err)
 		}
 	})
+}
+
+// TestTheAuditChainNamesTheFirstBrokenEntry (issue 33): the triggers stop tiyin, not the
+// database's owner (SQLite's INSERT OR REPLACE, PostgreSQL's session_replication_role), so each
+// entry is chained under the data key. An entry edited, removed, replaced or inserted with SQL,
+// and entries cut from the end since the last verification, are found and named.
+func TestTheAuditChainNamesTheFirstBrokenEntry(t *testing.T) {
+	t.Parallel()
+	for _, tamper := range []struct {
+		name   string
+		sql    []string
+		broken int64
+	}{
+		{"an entry edited", []string{"UPDATE audit_log SET detail = 'nothing happened' WHERE id = 3"}, 3},
+		{"an entry removed", []string{"DELETE FROM audit_log WHERE id = 2"}, 3},
+		{"an entry inserted", []string{"INSERT INTO audit_log (id, at, operator, address, action, object, detail, chain) " +
+			"SELECT 100, at, operator, address, action, object, detail, chain FROM audit_log WHERE id = 2"}, 100},
+		{"an entry replaced", []string{"DELETE FROM audit_log WHERE id = 4", "INSERT INTO audit_log (id, at, operator, address, action, object, detail) " +
+			"SELECT 4, at, 'mallory', address, action, object, detail FROM audit_log WHERE id = 3"}, 4},
+		{"the chain's tail cut", []string{"DELETE FROM audit_log WHERE id >= 4"}, 5},
+	} {
+		t.Run(tamper.name, func(t *testing.T) {
+			t.Parallel()
+			forEachDialect(t, func(t *testing.T, s *suite) {
+				ctx := context.Background()
+				log := store.NewAuditLog(s.db)
+				for i := range 5 {
+					if err := log.Append(ctx, ports.AuditEntry{At: t0.Add(time.Duration(i) * time.Second), Operator: "alice",
+						Address: "127.0.0.1", Action: "login", Object: "operator:alice", Detail: fmt.Sprint(i)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				v, err := log.Verify(ctx, nil)
+				if err != nil || !v.Intact() || v.Entries != 5 || v.Chained != 5 || v.LastID != 5 {
+					t.Fatalf("the untouched log: %+v, %v", v, err)
+				}
+				// The owner of the database, bypassing the append-only triggers.
+				err = s.db.Gorm.Connection(func(g *gorm.DB) error {
+					bypass := "PRAGMA recursive_triggers = OFF" // SQLite: the triggers are dropped below
+					if s.db.Dialect == store.Postgres {
+						bypass = "SET session_replication_role = replica"
+					}
+					if err := g.Exec(bypass).Error; err != nil {
+						return err
+					}
+					if s.db.Dialect == store.SQLite {
+						for _, drop := range []string{"DROP TRIGGER audit_log_no_update", "DROP TRIGGER audit_log_no_delete"} {
+							if err := g.Exec(drop).Error; err != nil {
+								return err
+							}
+						}
+					}
+					for _, q := range tamper.sql {
+						if err := g.Exec(q).Error; err != nil {
+							return err
+						}
+					}
+					if s.db.Dialect == store.Postgres {
+						return g.Exec("SET session_replication_role = origin").Error
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := log.Verify(ctx, &v)
+				if err != nil || got.Intact() || got.BrokenID != tamper.broken {
+					t.Fatalf("after %s: %+v, %v; want entry #%d named", tamper.name, got, err, tamper.broken)
+				}
+			})
+		})
+	}
 }

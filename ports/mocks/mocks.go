@@ -1471,6 +1471,21 @@ func (mr *MockAuditLogMockRecorder) Append(ctx, e any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Append", reflect.TypeOf((*MockAuditLog)(nil).Append), ctx, e)
 }
 
+// LastVerification mocks base method.
+func (m *MockAuditLog) LastVerification(ctx context.Context) (*ports.AuditVerification, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "LastVerification", ctx)
+	ret0, _ := ret[0].(*ports.AuditVerification)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// LastVerification indicates an expected call of LastVerification.
+func (mr *MockAuditLogMockRecorder) LastVerification(ctx any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "LastVerification", reflect.TypeOf((*MockAuditLog)(nil).LastVerification), ctx)
+}
+
 // List mocks base method.
 func (m *MockAuditLog) List(ctx context.Context, f ports.AuditFilter) ([]ports.AuditEntry, error) {
 	m.ctrl.T.Helper()
@@ -1484,6 +1499,35 @@ func (m *MockAuditLog) List(ctx context.Context, f ports.AuditFilter) ([]ports.A
 func (mr *MockAuditLogMockRecorder) List(ctx, f any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "List", reflect.TypeOf((*MockAuditLog)(nil).List), ctx, f)
+}
+
+// SaveVerification mocks base method.
+func (m *MockAuditLog) SaveVerification(ctx context.Context, v ports.AuditVerification) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SaveVerification", ctx, v)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// SaveVerification indicates an expected call of SaveVerification.
+func (mr *MockAuditLogMockRecorder) SaveVerification(ctx, v any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SaveVerification", reflect.TypeOf((*MockAuditLog)(nil).SaveVerification), ctx, v)
+}
+
+// Verify mocks base method.
+func (m *MockAuditLog) Verify(ctx context.Context, since *ports.AuditVerification) (ports.AuditVerification, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Verify", ctx, since)
+	ret0, _ := ret[0].(ports.AuditVerification)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Verify indicates an expected call of Verify.
+func (mr *MockAuditLogMockRecorder) Verify(ctx, since any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Verify", reflect.TypeOf((*MockAuditLog)(nil).Verify), ctx, since)
 }
 
 // MockProposalRepository is a mock of ProposalRepository interface.
