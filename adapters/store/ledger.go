@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -44,12 +45,7 @@ func (r *LedgerRepository) OpenLoanAccounts(ctx context.Context, loanID uuid.UUI
 // account goes below zero whatever runs concurrently.
 func (r *LedgerRepository) Post(ctx context.Context, p domain.Posting) error {
 	entries := slices.Clone(p.Entries)
-	slices.SortFunc(entries, func(a, b domain.Entry) int {
-		if a.Account.Key() < b.Account.Key() {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(entries, func(a, b domain.Entry) int { return strings.Compare(a.Account.Key(), b.Account.Key()) })
 	for _, e := range entries {
 		err := r.db.write(ctx, false, func(g *gorm.DB) *gorm.DB {
 			return g.Model(&ledgerAccountModel{}).Where("key = ?", e.Account.Key()).
