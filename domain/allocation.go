@@ -72,10 +72,16 @@ func Allocate(d Due, amount int64) Allocation {
 		left -= x
 		return x
 	}
-	if overdue := d.OverduePrincipal + d.OverdueInterest; overdue > 0 {
+	switch overdue := d.OverduePrincipal + d.OverdueInterest; {
+	case overdue > 0:
 		x := take(overdue)
 		a.OverduePrincipal = floorShare(x, d.OverduePrincipal, overdue)
 		a.OverdueInterest = x - a.OverduePrincipal
+	case overdue < 0:
+		// An overdue item whose interest paid ahead, applied to principal (E, rounded once),
+		// left it a tiyin over its charges: the credit is taken first, as the position shows it.
+		a.OverduePrincipal, a.OverdueInterest = d.OverduePrincipal, d.OverdueInterest
+		left -= overdue
 	}
 	a.CurrentInterest = take(d.CurrentInterest)
 	a.CurrentPrincipal = take(d.CurrentPrincipal)
