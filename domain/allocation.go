@@ -14,7 +14,9 @@ var (
 	// items' principal in due-date order (same instalment, the loan ends earlier).
 	PaymentTerm = PaymentType{"TERM"}
 	// PaymentEarly pays the interest accrued to date; the rest reduces principal and the
-	// current and later items are recomputed to the same end date (smaller instalments).
+	// current and later items are recomputed to the loan's current end date (smaller
+	// instalments). Either way, interest paid ahead for days the principal is no longer held
+	// goes to principal (DESIGN §8.4).
 	PaymentEarly = PaymentType{"EARLY"}
 )
 
