@@ -287,15 +287,24 @@ func (b *book) pay(day time.Time, early bool, amount int64, s standing) Repaymen
 	return split
 }
 
-// payOverdue spreads overdue principal and charges paid over the overdue items, oldest first.
+// payOverdue spreads overdue principal and charges paid over the overdue items, oldest first:
+// an item's credit (a tiyin of E's rounding it kept over its charges) is taken first, then what
+// each owes.
 func (b *book) payOverdue(day time.Time, nd []int64, principal, charges int64) {
+	for k := range b.Items {
+		it := &b.Items[k]
+		if i, s := b.charges(it, nd[k]); it.PaymentDate.Before(day) && i+s-it.PaidCharges < 0 {
+			charges -= i + s - it.PaidCharges
+			it.PaidCharges = i + s
+		}
+	}
 	for k := range b.Items {
 		it := &b.Items[k]
 		if !it.PaymentDate.Before(day) {
 			return
 		}
 		i, s := b.charges(it, nd[k])
-		p, c := min(principal, it.Principal-it.PaidPrincipal), min(charges, i+s-it.PaidCharges)
+		p, c := min(principal, it.Principal-it.PaidPrincipal), min(charges, max(0, i+s-it.PaidCharges))
 		it.PaidPrincipal += p
 		it.PaidCharges += c
 		principal, charges = principal-p, charges-c

@@ -505,13 +505,21 @@ func (l *Loan) Pay(early bool, amount int64) (Split, error) {
 		split.Principal, split.Interest = pp.Int64(), x-pp.Int64()
 	}
 	x -= split.Principal + split.Interest
+	// Spread over the overdue items, oldest first: an item's credit (a tiyin of E's rounding it
+	// kept over its charges) is taken first, then what each owes.
 	rp, rc := split.Principal, split.Interest
+	for k, it := range l.items {
+		if i, s := l.itemCharges(k); it.date.Before(l.today) && i+s-it.paidC < 0 {
+			rc -= i + s - it.paidC
+			it.paidC = i + s
+		}
+	}
 	for k, it := range l.items {
 		if !it.date.Before(l.today) {
 			break
 		}
 		i, s := l.itemCharges(k)
-		dp, dc := min(rp, it.principal-it.paidP), min(rc, i+s-it.paidC)
+		dp, dc := min(rp, it.principal-it.paidP), min(rc, max(0, i+s-it.paidC))
 		it.paidP += dp
 		it.paidC += dc
 		rp -= dp

@@ -50,6 +50,12 @@ func TestKnownHistoriesAgree(t *testing.T) {
 			Days: 42, Payments: []payment{{Day: 22, Kind: part, Share: 0.027086565349485586},
 				{Day: 23, Early: true, Kind: part, Share: 0.18617370037832692}, {Day: 31, Kind: due},
 				{Day: 42, Early: true, Kind: part, Share: 0.013629476911776179}}},
+		// Seed 1, loan 1295: such a credit on item 3 was spread oldest first onto item 1, which
+		// then owed a tiyin: an EARLY payment made something overdue. Credits are taken first.
+		{Terms: oracle.Terms{Amount: 754484942613, Months: 8, Rate: 1738, Service: 210, PenaltyDaily: 5, IssuedOn: date("2031-03-29")},
+			Days: 101, Payments: []payment{{Day: 61, Kind: due}, {Day: 68, Kind: part, Share: 0.03265612034097889},
+				{Day: 73, Early: true, Kind: part, Share: 0.029365119970945236}, {Day: 74, Early: true, Kind: part, Share: 0.4178852348272232},
+				{Day: 101, Early: true, Kind: part, Share: 0.03990125800401609}}},
 	} {
 		if w := compare(h); w.err != nil || w.payments == 0 {
 			t.Errorf("%s: %v (%d payments compared)", h.Terms, w.err, w.payments)
