@@ -79,9 +79,10 @@ func Allocate(d Due, amount int64) Allocation {
 		x := take(overdue)
 		a.OverduePrincipal = floorShare(x, d.OverduePrincipal, overdue)
 		a.OverdueInterest = x - a.OverduePrincipal
-	case overdue < 0:
+	default:
 		// An overdue item whose interest paid ahead, applied to principal (E, rounded once),
-		// left it a tiyin over its charges: the credit is taken first, as the position shows it.
+		// left it a tiyin over its charges: the credit is taken first, as the position shows it,
+		// with any overdue principal it offsets.
 		a.OverduePrincipal, a.OverdueInterest = d.OverduePrincipal, d.OverdueInterest
 		left -= overdue
 	}

@@ -56,6 +56,13 @@ func TestKnownHistoriesAgree(t *testing.T) {
 			Days: 101, Payments: []payment{{Day: 61, Kind: due}, {Day: 68, Kind: part, Share: 0.03265612034097889},
 				{Day: 73, Early: true, Kind: part, Share: 0.029365119970945236}, {Day: 74, Early: true, Kind: part, Share: 0.4178852348272232},
 				{Day: 101, Early: true, Kind: part, Share: 0.03990125800401609}}},
+		// Seed 1, loan 3033: a tiyin of overdue principal beside a tiyin of credit: nothing in
+		// all, and both are still taken in step (1).
+		{Terms: oracle.Terms{Amount: 27110366573753, Months: 36, Rate: 4740, Service: 272, PenaltyDaily: 5, IssuedOn: date("2028-06-30")},
+			Days: 791, Payments: []payment{{Day: 2, Early: true, Kind: part, Share: 0.14252803806661407},
+				{Day: 22, Early: true, Kind: part, Share: 0.04779925989709437}, {Day: 731, Kind: due},
+				{Day: 732, Early: true, Kind: part, Share: 0.1568496541119231}, {Day: 752, Early: true, Kind: part, Share: 0.3642430885120532},
+				{Day: 753, Early: true, Kind: part, Share: 0.11340325570634496}, {Day: 791, Kind: due}}},
 	} {
 		if w := compare(h); w.err != nil || w.payments == 0 {
 			t.Errorf("%s: %v (%d payments compared)", h.Terms, w.err, w.payments)
