@@ -21,6 +21,14 @@ func ParsePhone(s string) (Phone, error) {
 // String returns the 12 digits.
 func (p Phone) String() string { return p.digits }
 
+// Masked keeps the country code and the last two digits, as operators see a phone.
+func (p Phone) Masked() string {
+	if len(p.digits) < 6 {
+		return strings.Repeat("•", len(p.digits))
+	}
+	return p.digits[:3] + strings.Repeat("•", len(p.digits)-5) + p.digits[len(p.digits)-2:]
+}
+
 // IsZero reports whether the phone is unset.
 func (p Phone) IsZero() bool { return p.digits == "" }
 

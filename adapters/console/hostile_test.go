@@ -96,5 +96,7 @@ func TestConsoleHostileInputs(t *testing.T) {
 	if after := rows(); after != before {
 		t.Errorf("hostile inputs without a valid CSRF token changed the database: %d rows, were %d", after, before)
 	}
-	fmt.Printf("console hostile inputs: %d cases, %d values, %d failed\n", cases, len(hostileValues), map[bool]int{true: 1}[t.Failed()])
+	if !t.Failed() {
+		fmt.Printf("console hostile inputs: %d cases, %d values, 0 failed\n", cases, len(hostileValues))
+	}
 }

@@ -181,7 +181,7 @@ func facts(p application.ObjectPage) []fact {
 		s := p.CardOrder.State()
 		add("Status", s.Status.String())
 		add("Description", s.Description)
-		add("Phone", mask(s.Phone.String()))
+		add("Phone", s.Phone.Masked())
 		add("External id", s.ExternalID)
 		add("Issuer reference", s.IssuerRef)
 		addLink("Card", "card", s.CardID)
@@ -195,7 +195,7 @@ func facts(p application.ObjectPage) []fact {
 		add("Reason", s.Reason)
 		add("Card", s.MaskedPAN+" · "+s.Network.String())
 		add("Origin", s.Origin.String())
-		add("Phone", mask(s.Phone.String()))
+		add("Phone", s.Phone.Masked())
 		add("Created", when(s.CreatedAt))
 		add("Last changed", when(s.UpdatedAt))
 	}
