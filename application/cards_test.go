@@ -133,8 +133,10 @@ func TestNetworkIsToldOfChangesToIssuedCardsOnly(t *testing.T) {
 		d.cardRepo.EXPECT().Get(gomock.Any(), card.ID()).DoAndReturn(func(context.Context, uuid.UUID) (*domain.Card, error) {
 			return domain.RestoreCard(card.State()), nil
 		}).Times(2)
+		var updated *domain.Card
 		d.cardRepo.EXPECT().Update(gomock.Any(), card.ID(), gomock.Any()).DoAndReturn(func(_ context.Context, _ uuid.UUID, fn func(*domain.Card) error) error {
-			return fn(domain.RestoreCard(card.State()))
+			updated = domain.RestoreCard(card.State())
+			return fn(updated)
 		}).Times(2)
 		if origin == domain.CardIssued {
 			d.cards.EXPECT().SetCardState(gomock.Any(), "TOK-1", domain.CardBlocked).Return(nil)
@@ -142,10 +144,10 @@ func TestNetworkIsToldOfChangesToIssuedCardsOnly(t *testing.T) {
 		for range 2 { // the second is a no-op: the network is told once at most
 			c, err := run(d, application.NewChangeCardStatusHandler(d.clock, d.uow, d.requests, d.cards, d.cardRepo).Handle, application.ChangeCardStatus{PartnerID: d.partner,
 				CardID: card.ID(), Status: domain.CardBlocked, Reason: "lost"})
-			if err != nil || c.Status() != domain.CardBlocked {
+			if err != nil || c.Status != domain.CardBlocked || updated.Status() != domain.CardBlocked {
 				t.Fatalf("%s: %v", origin, err)
 			}
-			card = c
+			card = updated
 		}
 	}
 }

@@ -44,29 +44,30 @@ func NewChangeCardStatusHandler(clock ports.Clock, uow ports.UnitOfWork, idempot
 // a state twice is setting it once); one transaction changes the card under its row lock and
 // stores the request's claim and answer. A crash between the two leaves the network ahead of
 // tiyin: a retry tells it again and records the change.
-func (h *ChangeCardStatusHandler) Handle(ctx context.Context, req Request[*domain.Card], cmd ChangeCardStatus) Answer {
-	if ans, done, _ := prior(ctx, h.rq, req); done {
-		return ans
+func (h *ChangeCardStatusHandler) Handle(ctx context.Context, call Call, cmd ChangeCardStatus) (CardState, error) {
+	if res, done, _, err := prior[CardState](ctx, h.rq, call); done {
+		return res, err
 	}
 	c, err := getCard(ctx, h.cards, cmd.PartnerID, cmd.CardID)
 	if err != nil {
-		return refuse(ctx, h.rq, req, err)
+		return refuse[CardState](ctx, h.rq, call, err)
 	}
 	changed, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now(cmd.PartnerID))
 	if err != nil {
-		return refuse(ctx, h.rq, req, err)
+		return refuse[CardState](ctx, h.rq, call, err)
 	}
 	if changed && c.Origin() == domain.CardIssued {
 		if err := h.processing.SetCardState(ctx, c.Token(), cmd.Status); err != nil {
-			return req.Render(nil, gatewayError(err))
+			return CardState{}, gatewayError(err)
 		}
 	}
-	return once(ctx, h.rq, req, func(ctx context.Context) (*domain.Card, error) {
-		var card *domain.Card
-		return card, updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
-			card = c
+	return once(ctx, h.rq, call, func(ctx context.Context) (CardState, error) {
+		var state CardState
+		err := updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
 			_, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now(cmd.PartnerID))
+			state = cardStateOf(c)
 			return err
 		})
+		return state, err
 	})
 }

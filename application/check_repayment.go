@@ -15,10 +15,14 @@ type CheckRepayment struct {
 	LoanID    string
 }
 
-// RepaymentQuote is a new repayment request with the client's name.
+// RepaymentQuote is a new repayment request: its id, the loan's contract number, the client's
+// name, the demand account's balance and the debt it quotes.
 type RepaymentQuote struct {
-	Repayment  *domain.Repayment
-	ClientName string
+	RequestID      uuid.UUID
+	LoanID         string
+	ClientName     string
+	AccountBalance int64
+	Debt           domain.Position
 }
 
 // CheckRepaymentHandler stores a repayment request quoting the debt now, the demand account's
@@ -42,8 +46,8 @@ func NewCheckRepaymentHandler(clock ports.Clock, uow ports.UnitOfWork, idempoten
 }
 
 // Handle returns the new request.
-func (h *CheckRepaymentHandler) Handle(ctx context.Context, req Request[RepaymentQuote], cmd CheckRepayment) Answer {
-	return once(ctx, h.rq, req, func(ctx context.Context) (RepaymentQuote, error) {
+func (h *CheckRepaymentHandler) Handle(ctx context.Context, call Call, cmd CheckRepayment) (RepaymentQuote, error) {
+	return once(ctx, h.rq, call, func(ctx context.Context) (RepaymentQuote, error) {
 		got, err := h.loans.GetForRepayment(ctx, cmd.LoanID)
 		if err != nil {
 			return RepaymentQuote{}, err
@@ -55,6 +59,7 @@ func (h *CheckRepaymentHandler) Handle(ctx context.Context, req Request[Repaymen
 		if err != nil {
 			return RepaymentQuote{}, err
 		}
-		return RepaymentQuote{Repayment: r, ClientName: got.ClientName}, h.repayments.Create(ctx, r)
+		return RepaymentQuote{RequestID: r.ID(), LoanID: r.ContractNumber(), ClientName: got.ClientName,
+			AccountBalance: r.AccountBalance(), Debt: r.Quote()}, h.repayments.Create(ctx, r)
 	})
 }

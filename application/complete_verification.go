@@ -37,8 +37,8 @@ func NewCompleteVerificationHandler(clock ports.Clock, uow ports.UnitOfWork, ide
 }
 
 // Handle completes the verification.
-func (h *CompleteVerificationHandler) Handle(ctx context.Context, req Request[struct{}], cmd CompleteVerification) Answer {
-	return once(ctx, h.rq, req, func(ctx context.Context) (struct{}, error) {
+func (h *CompleteVerificationHandler) Handle(ctx context.Context, call Call, cmd CompleteVerification) (struct{}, error) {
+	return once(ctx, h.rq, call, func(ctx context.Context) (struct{}, error) {
 		now := h.clock.Now(cmd.PartnerID)
 		return struct{}{}, updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, now, h.ttl, func(a *domain.Application) error {
 			return a.CompleteVerification(now)

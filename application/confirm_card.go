@@ -51,34 +51,34 @@ func NewConfirmCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency 
 // A retry with the same id after a stop between 1 and 3 finds the claim unanswered and
 // resumes at 2; a concurrent duplicate waits for step 1's claim, so an attempt is counted
 // once.
-func (h *ConfirmCardHandler) Handle(ctx context.Context, req Request[struct{}], cmd ConfirmCard) Answer {
-	ans, done, resume := prior(ctx, h.rq, req)
+func (h *ConfirmCardHandler) Handle(ctx context.Context, call Call, cmd ConfirmCard) (struct{}, error) {
+	res, done, resume, err := prior[struct{}](ctx, h.rq, call)
 	if done {
-		return ans
+		return res, err
 	}
 	if !resume {
-		if ans, done := h.checkCode(ctx, req, cmd); done {
-			return ans
+		if res, done, err := h.checkCode(ctx, call, cmd); done {
+			return res, err
 		}
 	}
 	c, err := getCard(ctx, h.cards, cmd.PartnerID, cmd.CardID)
 	if err != nil {
-		return req.Render(struct{}{}, err)
+		return struct{}{}, err
 	}
 	token, tokenErr := h.processing.Tokenise(ctx, c.NetworkRef())
 	if tokenErr != nil {
-		return req.Render(struct{}{}, gatewayError(tokenErr)) // not stored: a retry resumes here
+		return struct{}{}, gatewayError(tokenErr) // not stored: a retry resumes here
 	}
-	return finish(ctx, h.rq, req, true, func(ctx context.Context) (struct{}, error) {
+	return finish(ctx, h.rq, call, true, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
 			return c.Activate(token, h.clock.Now(cmd.PartnerID))
 		})
 	})
 }
 
-// checkCode is step 1. It answers (done) unless the code was right.
-func (h *ConfirmCardHandler) checkCode(ctx context.Context, req Request[struct{}], cmd ConfirmCard) (Answer, bool) {
-	return begin(ctx, h.rq, req, func(ctx context.Context) error {
+// checkCode is step 1. It ends the call (done) unless the code was right.
+func (h *ConfirmCardHandler) checkCode(ctx context.Context, call Call, cmd ConfirmCard) (struct{}, bool, error) {
+	return begin[struct{}](ctx, h.rq, call, func(ctx context.Context) error {
 		var refusal error
 		err := updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
 			refusal = c.Confirm(otpHash(h.sealer, c.ID(), cmd.Code), h.clock.Now(cmd.PartnerID))

@@ -65,46 +65,58 @@ func NewConfirmTransferHandler(clock ports.Clock, uow ports.UnitOfWork, idempote
 // resumes at 2: the network answers the same key the same way, so the answer is the one the
 // first run would have given. A concurrent duplicate does the same, and step 3 of whichever
 // run comes second finds the answer stored and gives it.
-func (h *ConfirmTransferHandler) Handle(ctx context.Context, req Request[*domain.Transfer], ref TransferRef) Answer {
-	ans, done, resume := prior(ctx, h.rq, req)
+func (h *ConfirmTransferHandler) Handle(ctx context.Context, call Call, ref TransferRef) (TransferState, error) {
+	res, done, resume, err := prior[TransferState](ctx, h.rq, call)
 	if done {
-		return ans
+		return res, err
 	}
 	t, err := getTransfer(ctx, h.transfers, ref)
 	switch {
 	case err != nil && resume:
-		return req.Render(nil, err)
+		return TransferState{}, err
 	case err != nil:
-		return refuse(ctx, h.rq, req, err)
+		return refuse[TransferState](ctx, h.rq, call, err)
 	case !resume:
-		if ans, done := h.startProcessing(ctx, req, t); done {
-			return ans
+		if res, done, err := h.startProcessing(ctx, call, t); done {
+			return res, err
 		}
 	}
 	result, creditErr := h.processing.Credit(ctx, creditOrder(t))
-	return finish(ctx, h.rq, req, true, func(ctx context.Context) (*domain.Transfer, error) {
+	return finish(ctx, h.rq, call, true, func(ctx context.Context) (TransferState, error) {
 		if creditErr == nil {
 			err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) {
 				return true, t.Settle(result.Credited, result.Reason, h.clock.Now(t.PartnerID()))
 			})
 			if err != nil && !errors.Is(err, domain.ErrTransferState) {
-				return nil, err
+				return TransferState{}, err
 			}
 		}
-		return h.transfers.Get(ctx, t.ID())
+		t, err := h.transfers.Get(ctx, t.ID())
+		if err != nil {
+			return TransferState{}, err
+		}
+		now := h.clock.Now(t.PartnerID())
+		return TransferState{ExternalID: t.ExternalID(), Status: t.StatusAt(now), Message: t.MessageAt(now)}, nil
 	})
 }
 
-// startProcessing is step 1: the claim and PROCESSING in one transaction. It answers (done)
-// when the transfer cannot be confirmed.
-func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, req Request[*domain.Transfer], t *domain.Transfer) (Answer, bool) {
+// TransferState is a confirmed transfer as it stands afterwards.
+type TransferState struct {
+	ExternalID uuid.UUID
+	Status     domain.TransferStatus
+	Message    string
+}
+
+// startProcessing is step 1: the claim and PROCESSING in one transaction. It ends the call
+// (done) when the transfer cannot be confirmed.
+func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, call Call, t *domain.Transfer) (TransferState, bool, error) {
 	if now := h.clock.Now(t.PartnerID()); t.StatusAt(now) == domain.TransferExpired {
-		// The expiry is a fact of the clock: recorded, and the hold released, whatever the answer.
+		// The expiry is a fact of the clock: recorded, and the hold released, whatever the outcome.
 		if err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
-			return req.Render(nil, err), true
+			return TransferState{}, true, err
 		}
 	}
-	return begin(ctx, h.rq, req, func(ctx context.Context) error {
+	return begin[TransferState](ctx, h.rq, call, func(ctx context.Context) error {
 		return h.transfers.Update(ctx, t.ID(), func(t *domain.Transfer) error { return t.StartProcessing(h.clock.Now(t.PartnerID())) })
 	})
 }

@@ -25,9 +25,24 @@ func NewGetCardHandler(cards ports.CardRepository) *GetCardHandler {
 	return &GetCardHandler{cards: cards}
 }
 
-// Handle returns the partner's card.
-func (h *GetCardHandler) Handle(ctx context.Context, q GetCard) (*domain.Card, error) {
-	return getCard(ctx, h.cards, q.PartnerID, q.CardID)
+// CardState is a card's status as a partner reads it.
+type CardState struct {
+	CardID uuid.UUID
+	Status domain.CardStatus
+	Reason string
+}
+
+func cardStateOf(c *domain.Card) CardState {
+	return CardState{CardID: c.ID(), Status: c.Status(), Reason: c.Reason()}
+}
+
+// Handle returns the partner's card's state.
+func (h *GetCardHandler) Handle(ctx context.Context, q GetCard) (CardState, error) {
+	c, err := getCard(ctx, h.cards, q.PartnerID, q.CardID)
+	if err != nil {
+		return CardState{}, err
+	}
+	return cardStateOf(c), nil
 }
 
 // getCard returns the partner's card; a foreign one is not found.

@@ -4,68 +4,62 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
-// Request is a state-changing call as its idempotency sees it: the partner's key (the
-// envelope id), what was asked (endpoint and a fingerprint of the params), and how the
-// outcome is answered. The same key, endpoint and params again get the stored answer, byte
-// for byte; the same key with anything else is ErrRequestIDReused.
-type Request[R any] struct {
+// Call is a state-changing call as its idempotency sees it: the partner's key (the envelope
+// id) and what was asked (endpoint and a fingerprint of the params). The same key, endpoint
+// and params again get the stored outcome, the use case's result or refusal; the same key with
+// anything else is ErrRequestIDReused.
+type Call struct {
 	PartnerID uuid.UUID
-	Key       string
-	Endpoint  string
+	// Key is the key in its canonical form (an envelope id in lower case).
+	Key string
+	// ID, when set, is the key as the caller wrote it: the step stores it with the outcome and,
+	// on a replay, sets it to the one the first call wrote, which the edge echoes, so that a
+	// replay is the first answer byte for byte.
+	ID       *string
+	Endpoint string
 	// Fingerprints are keyed hashes of the endpoint and params (DESIGN §5: never a plain hash,
 	// which trying every PAN or SMS code would reverse): the first, under the current data key,
 	// is stored; a stored record matches any of them (a retired key's, an older form's).
 	Fingerprints [][]byte
-	// Render turns the use case's outcome, its result or the error that refused it, into the
-	// answer the partner gets. The edge that took the call owns the answer's form; the use case
-	// stores what Render returns in the transaction of its effects.
-	Render func(result R, err error) Answer
 }
-
-// Answer is what a partner is answered: the envelope code (0 for a success) and the body, as
-// sent.
-type Answer struct {
-	Code int
-	Body []byte
-}
-
-// stored reports whether the answer is kept and replayed: a success or a business refusal
-// (code 1000 and up). Validation and system errors are not, so a corrected or later retry with
-// the same id runs.
-func (a Answer) stored() bool { return a.Code == 0 || a.Code >= 1000 }
 
 // ErrRequestIDReused is a request id used before with other params or another endpoint.
 var ErrRequestIDReused = errors.New("request id was already used with other params or another endpoint; use a new id")
 
-// requests is the idempotency step of every state-changing use case.
+// requests is the idempotency step of every state-changing use case: it claims the call's key,
+// runs the use case in the unit of work, stores the outcome (a result, or a business refusal:
+// domain.RefusalName) with its effects, and on a retry returns that outcome again. Nothing is
+// rendered here: the edge renders fresh and replayed outcomes alike.
 type requests struct {
 	uow   ports.UnitOfWork
 	store ports.IdempotencyStore
 }
 
-// claimFor is req's claim on its key.
-func claimFor[R any](req Request[R]) ports.IdempotencyRecord {
+// claim is the call's claim on its key.
+func (c Call) claim() ports.IdempotencyRecord {
 	var fp []byte
-	if len(req.Fingerprints) > 0 {
-		fp = req.Fingerprints[0]
+	if len(c.Fingerprints) > 0 {
+		fp = c.Fingerprints[0]
 	}
-	return ports.IdempotencyRecord{PartnerID: req.PartnerID, Key: req.Key, Endpoint: req.Endpoint,
+	return ports.IdempotencyRecord{PartnerID: c.PartnerID, Key: c.Key, Endpoint: c.Endpoint,
 		Fingerprint: fp, CreatedAt: time.Now()}
 }
 
-// sameRequest says whether rec was claimed by req: the same endpoint and params.
-func sameRequest[R any](rec *ports.IdempotencyRecord, req Request[R]) bool {
-	if rec.Endpoint != req.Endpoint {
+// claimed says whether rec was claimed by this call: the same endpoint and params.
+func (c Call) claimed(rec *ports.IdempotencyRecord) bool {
+	if rec.Endpoint != c.Endpoint {
 		return false
 	}
-	for _, fp := range req.Fingerprints {
+	for _, fp := range c.Fingerprints {
 		if bytes.Equal(rec.Fingerprint, fp) {
 			return true
 		}
@@ -73,106 +67,153 @@ func sameRequest[R any](rec *ports.IdempotencyRecord, req Request[R]) bool {
 	return false
 }
 
-// once runs a use case whose effects fit one transaction: it runs fn and, with fn's effects,
-// claims the key with its answer, in one insert at the end. A duplicate running at the same
-// time waits on that insert until the first commits, and its transaction is rolled back: it
-// gets the stored answer.
-func once[R any](ctx context.Context, rq requests, req Request[R], fn func(ctx context.Context) (R, error)) Answer {
-	return finish(ctx, rq, req, false, fn)
+// outcomeOf is what is stored of a use case's end: its result, or its business refusal; false
+// when err is neither (a field, system or gateway error), which is not stored, so that a
+// corrected or later retry with the same id runs.
+func outcomeOf[R any](call Call, res R, err error) (ports.Outcome, bool) {
+	var id string
+	if call.ID != nil {
+		id = *call.ID
+	}
+	if err == nil {
+		return ports.Outcome{ID: id, Result: res}, true
+	}
+	name, ok := domain.RefusalName(err)
+	if !ok {
+		return ports.Outcome{}, false
+	}
+	return ports.Outcome{ID: id, Refusal: name, Message: err.Error()}, true
 }
 
-// finish runs the transaction that ends a request: it runs fn and stores the answer with fn's
+// replayed is a stored outcome as the use case returned it. An answer stored before outcomes
+// were is returned as the *ports.SentAnswer error, which the edge sends as it is.
+func replayed[R any](rq requests, call Call, rec *ports.IdempotencyRecord) (R, error) {
+	var res R
+	o := rec.Outcome
+	if call.ID != nil && o.ID != "" {
+		*call.ID = o.ID
+	}
+	switch {
+	case o.Sent != nil:
+		return res, o.Sent
+	case o.Refusal != "":
+		if err, ok := domain.RefusalNamed(o.Refusal, o.Message); ok {
+			return res, err
+		}
+		return res, fmt.Errorf("request %s: stored refusal %q is unknown to this version", rec.Key, o.Refusal)
+	}
+	enc, ok := o.Result.(ports.EncodedResult)
+	if !ok {
+		return res, fmt.Errorf("request %s: stored result is %T, not encoded", rec.Key, o.Result)
+	}
+	if err := rq.store.DecodeResult(enc, &res); err != nil {
+		return res, fmt.Errorf("request %s: stored result: %w", rec.Key, err)
+	}
+	return res, nil
+}
+
+// once runs a use case whose effects fit one transaction: it runs fn and, with fn's effects,
+// claims the key with its outcome, in one insert at the end. A duplicate running at the same
+// time waits on that insert until the first commits, and its transaction is rolled back: it
+// gets the stored outcome.
+func once[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) (R, error)) (R, error) {
+	return finish(ctx, rq, call, false, fn)
+}
+
+// finish runs the transaction that ends a request: it runs fn and stores the outcome with fn's
 // effects, claiming the key with it, or, when resume is set, under the claim an earlier step
 // of the same request took (locked first). A refusal rolls fn's effects back, unless fn kept
-// them (keep), and stores its answer alone; an error that is not stored (validation, system)
-// leaves nothing behind.
-func finish[R any](ctx context.Context, rq requests, req Request[R], resume bool, fn func(ctx context.Context) (R, error)) Answer {
-	var ans Answer
+// them (keep), and stores its outcome alone; an error that is not an outcome (validation,
+// system) leaves nothing behind.
+func finish[R any](ctx context.Context, rq requests, call Call, resume bool, fn func(ctx context.Context) (R, error)) (R, error) {
+	var res R
+	var refusal error
 	err := rq.uow.Do(ctx, func(ctx context.Context) error {
 		if resume {
-			rec, err := rq.store.Resume(ctx, req.PartnerID, req.Key)
+			rec, err := rq.store.Resume(ctx, call.PartnerID, call.Key)
 			if err != nil {
 				return err
 			}
 			if rec.Answered { // another run of this request ended it first
-				ans = Answer{Code: rec.Code, Body: rec.Body}
+				res, refusal = replayed[R](rq, call, rec)
 				return errAnswered
 			}
 		}
-		res, err := fn(ctx)
-		ans = req.Render(res, err)
+		r, err := fn(ctx)
+		o, stored := outcomeOf(call, r, err)
 		var k keptError
-		if err != nil && (!errors.As(err, &k) || !ans.stored()) {
+		if err != nil && (!errors.As(err, &k) || !stored) {
 			return err
 		}
+		res, refusal = r, err
 		if resume {
-			return rq.store.Answer(ctx, req.PartnerID, req.Key, ans.Code, ans.Body)
+			return rq.store.Answer(ctx, call.PartnerID, call.Key, o)
 		}
-		rec := claimFor(req)
-		rec.Answered, rec.Code, rec.Body = true, ans.Code, ans.Body
+		rec := call.claim()
+		rec.Answered, rec.Outcome = true, o
 		return rq.store.Claim(ctx, rec)
 	})
 	switch {
 	case err == nil, errors.Is(err, errAnswered):
-		return ans
+		return res, refusal
 	case errors.Is(err, ports.ErrDuplicateRequest):
-		return replay(ctx, rq, req)
+		return replay[R](ctx, rq, call)
 	}
 	// A refusal, from fn or from the commit (a constraint the store checks there), rolled
-	// fn's effects back; its answer is stored alone.
+	// fn's effects back; its outcome is stored alone.
 	var zero R
 	var k keptError
-	if ans = req.Render(zero, err); ans.stored() && !errors.As(err, &k) {
-		return finish(ctx, rq, req, resume, func(context.Context) (R, error) { return zero, keep(err) })
+	if _, stored := outcomeOf(call, zero, err); stored && !errors.As(err, &k) {
+		return finish(ctx, rq, call, resume, func(context.Context) (R, error) { return zero, keep(err) })
 	}
-	return ans
+	return zero, err
 }
 
 // errAnswered stops a resumed request's last step that another run of it has ended.
 var errAnswered = errors.New("request answered by another run")
 
-// keptError is a refusal whose effects are kept, committed with its answer (a wrong SMS code
+// keptError is a refusal whose effects are kept, committed with its outcome (a wrong SMS code
 // counts an attempt).
 type keptError struct{ error }
 
 func (k keptError) Unwrap() error { return k.error }
 
-// keep marks err as a refusal whose effects commit with its answer.
+// keep marks err as a refusal whose effects commit with its outcome.
 func keep(err error) error { return keptError{err} }
 
-// replay answers a request whose key was claimed before: what prior finds, or
-// ErrRequestInProgress while the claim has no answer.
-func replay[R any](ctx context.Context, rq requests, req Request[R]) Answer {
-	if ans, done, _ := prior(ctx, rq, req); done {
-		return ans
+// replay returns the outcome of a request whose key was claimed before: what prior finds, or
+// ErrRequestInProgress while the claim has no outcome.
+func replay[R any](ctx context.Context, rq requests, call Call) (R, error) {
+	if res, done, _, err := prior[R](ctx, rq, call); done {
+		return res, err
 	}
 	var zero R
-	return req.Render(zero, ports.ErrRequestInProgress)
+	return zero, ports.ErrRequestInProgress
 }
 
 // prior is what a use case that calls a gateway looks at first, so that a replay never calls
-// the gateway again: the stored answer (done), or whether an earlier run claimed the key and
-// stopped before its last step (resume).
-func prior[R any](ctx context.Context, rq requests, req Request[R]) (ans Answer, done, resume bool) {
-	rec, err := rq.store.Lookup(ctx, req.PartnerID, req.Key)
-	var zero R
+// the gateway again: the stored outcome (done, with res or err), or whether an earlier run
+// claimed the key and stopped before its last step (resume).
+func prior[R any](ctx context.Context, rq requests, call Call) (res R, done, resume bool, err error) {
+	rec, err := rq.store.Lookup(ctx, call.PartnerID, call.Key)
 	switch {
 	case err != nil:
-		return req.Render(zero, err), true, false
+		return res, true, false, err
 	case rec == nil:
-		return Answer{}, false, false
-	case !sameRequest(rec, req):
-		return req.Render(zero, ErrRequestIDReused), true, false
+		return res, false, false, nil
+	case !call.claimed(rec):
+		return res, true, false, ErrRequestIDReused
 	case !rec.Answered:
-		return Answer{}, false, true
+		return res, false, true, nil
 	}
-	return Answer{Code: rec.Code, Body: rec.Body}, true, false
+	res, err = replayed[R](rq, call, rec)
+	return res, true, false, err
 }
 
-// refuse answers req with err, a refusal found before any effect: a business refusal is
-// claimed and stored as the answer, anything else is only answered.
-func refuse[R any](ctx context.Context, rq requests, req Request[R], err error) Answer {
-	return once(ctx, rq, req, func(context.Context) (R, error) {
+// refuse ends the call with err, a refusal found before any effect: a business refusal is
+// claimed and stored as the outcome, anything else is only returned.
+func refuse[R any](ctx context.Context, rq requests, call Call, err error) (R, error) {
+	return once(ctx, rq, call, func(context.Context) (R, error) {
 		var zero R
 		return zero, keep(err)
 	})
@@ -180,32 +221,34 @@ func refuse[R any](ctx context.Context, rq requests, req Request[R], err error) 
 
 // begin runs the first step of a request that ends after a gateway call (finish with resume
 // ends it): one transaction claims the key and runs fn, whose effects commit with the claim
-// and no answer yet (done false). A refusal from fn is the answer (done true): stored alone,
+// and no outcome yet (done false). A refusal from fn is the outcome (done true): stored alone,
 // or with fn's effects when fn kept them (keep). A duplicate whose run claimed the key first
-// gets that run's answer, or, while it has none, goes on from the gateway call too (done
-// false): the gateway answers the same key the same way, and finish stores one answer.
-func begin[R any](ctx context.Context, rq requests, req Request[R], fn func(ctx context.Context) error) (ans Answer, done bool) {
-	err := rq.uow.Do(ctx, func(ctx context.Context) error {
-		if err := rq.store.Claim(ctx, claimFor(req)); err != nil {
+// gets that run's outcome, or, while it has none, goes on from the gateway call too (done
+// false): the gateway answers the same key the same way, and finish stores one outcome.
+func begin[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) error) (res R, done bool, err error) {
+	var refusal error
+	err = rq.uow.Do(ctx, func(ctx context.Context) error {
+		if err := rq.store.Claim(ctx, call.claim()); err != nil {
 			return err
 		}
 		err := fn(ctx)
 		var k keptError
 		if errors.As(err, &k) {
 			var zero R
-			if ans = req.Render(zero, err); ans.stored() {
-				done = true
-				return rq.store.Answer(ctx, req.PartnerID, req.Key, ans.Code, ans.Body)
+			if o, stored := outcomeOf(call, zero, err); stored {
+				done, refusal = true, err
+				return rq.store.Answer(ctx, call.PartnerID, call.Key, o)
 			}
 		}
 		return err
 	})
 	switch {
 	case err == nil:
-		return ans, done
+		return res, done, refusal
 	case errors.Is(err, ports.ErrDuplicateRequest):
-		ans, done, _ = prior(ctx, rq, req)
-		return ans, done
+		res, done, _, err = prior[R](ctx, rq, call)
+		return res, done, err
 	}
-	return refuse(ctx, rq, req, err), true
+	res, err = refuse[R](ctx, rq, call, err)
+	return res, true, err
 }

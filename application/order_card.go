@@ -30,14 +30,20 @@ func NewOrderCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency po
 	return &OrderCardHandler{clock: clock, cardOrders: cardOrders, rq: requests{uow: uow, store: idempotency}}
 }
 
+// OrderedCard is a new card order: its id and the partner's external id.
+type OrderedCard struct {
+	OrderID    uuid.UUID
+	ExternalID string
+}
+
 // Handle returns the new order.
-func (h *OrderCardHandler) Handle(ctx context.Context, req Request[*domain.CardOrder], cmd OrderCard) Answer {
-	return once(ctx, h.rq, req, func(ctx context.Context) (*domain.CardOrder, error) {
+func (h *OrderCardHandler) Handle(ctx context.Context, call Call, cmd OrderCard) (OrderedCard, error) {
+	return once(ctx, h.rq, call, func(ctx context.Context) (OrderedCard, error) {
 		o, err := domain.NewCardOrder(domain.NewCardOrderParams{ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID,
 			Phone: cmd.Phone, ClientData: cmd.ClientData, Now: h.clock.Now(cmd.PartnerID)})
 		if err != nil {
-			return nil, err
+			return OrderedCard{}, err
 		}
-		return o, h.cardOrders.Create(ctx, o)
+		return OrderedCard{OrderID: o.ID(), ExternalID: o.ExternalID()}, h.cardOrders.Create(ctx, o)
 	})
 }

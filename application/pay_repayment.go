@@ -23,6 +23,14 @@ type PayRepayment struct {
 	Network    domain.Network
 }
 
+// PaidRepayment is a paid repayment request and its status.
+type PaidRepayment struct {
+	RequestID uuid.UUID
+	LoanID    string
+	Status    domain.RepaymentStatus
+	Message   string
+}
+
 // PayRepaymentHandler verifies the debit with the processing network and then, in one
 // transaction under the request's and the loan's row locks, applies the payment in the legal
 // order, posts it and records it on the request. A refused pay changes nothing: neither the
@@ -56,15 +64,15 @@ func NewPayRepaymentHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency
 // refused before the network is asked (outside any transaction) to verify the debit; one
 // transaction applies the payment, posts it and stores the request's claim and answer. A
 // crash before that transaction leaves nothing: a retry asks the network again.
-func (h *PayRepaymentHandler) Handle(ctx context.Context, req Request[RepaymentView], cmd PayRepayment) Answer {
-	if ans, done, _ := prior(ctx, h.rq, req); done {
-		return ans
+func (h *PayRepaymentHandler) Handle(ctx context.Context, call Call, cmd PayRepayment) (PaidRepayment, error) {
+	if res, done, _, err := prior[PaidRepayment](ctx, h.rq, call); done {
+		return res, err
 	}
 	r, err := h.verifyDebit(ctx, cmd)
 	if err != nil {
-		return refuse(ctx, h.rq, req, err)
+		return refuse[PaidRepayment](ctx, h.rq, call, err)
 	}
-	return once(ctx, h.rq, req, func(ctx context.Context) (RepaymentView, error) {
+	return once(ctx, h.rq, call, func(ctx context.Context) (PaidRepayment, error) {
 		var paid *domain.Repayment
 		var version int
 		var posting domain.Posting
@@ -79,13 +87,13 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, req Request[RepaymentV
 			})
 		})
 		if err != nil {
-			return RepaymentView{}, err
+			return PaidRepayment{}, err
 		}
 		if err := h.ledger.Post(ctx, posting); err != nil {
-			return RepaymentView{}, err
+			return PaidRepayment{}, err
 		}
 		status, msg := paid.StatusAt(h.clock.Now(cmd.PartnerID), version)
-		return RepaymentView{Repayment: paid, Status: status, Message: msg}, nil
+		return PaidRepayment{RequestID: paid.ID(), LoanID: paid.ContractNumber(), Status: status, Message: msg}, nil
 	})
 }
 

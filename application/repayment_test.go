@@ -72,7 +72,7 @@ func (s *repayable) expectPosting(d *deps) {
 	})
 }
 
-func (s *repayable) pay(d *deps, amount int64, debitID string) (application.RepaymentView, error) {
+func (s *repayable) pay(d *deps, amount int64, debitID string) (application.PaidRepayment, error) {
 	return run(d, d.payRepayment().Handle, application.PayRepayment{PartnerID: d.partner, ExternalID: uuid.New(),
 		LoanID: "7001", RequestID: s.request.ID(), Type: domain.PaymentTerm, DebitID: debitID, Amount: amount, Network: domain.NetworkHumo})
 }
@@ -88,8 +88,8 @@ func TestPayPostsTheVerifiedDebitInOneTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := v.Repayment
-	if v.Status != domain.RepaymentSuccess {
+	r := s.requests[s.request.ID()]
+	if v.Status != domain.RepaymentSuccess || v.RequestID != r.ID() {
 		t.Fatalf("status %s", v.Status)
 	}
 	if r.Payment() == nil || r.Payment().DebitID != "D-1" || d.committed != 1 || len(s.posted) != 1 {
@@ -192,9 +192,9 @@ func TestCheckQuotesTheLoanFromOneRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := s.loan.PositionAt(t0)
-	if q.ClientName != "Oʻrinboyev Aziz" || q.Repayment.AccountBalance() != 250_000 || q.Repayment.Quote() != want ||
-		q.Repayment.LoanID() != s.loan.ID() || len(created) != 1 || created[0] != q.Repayment {
-		t.Errorf("quote %+v (balance %d), created %d", q, q.Repayment.AccountBalance(), len(created))
+	if q.ClientName != "Oʻrinboyev Aziz" || q.AccountBalance != 250_000 || q.Debt != want || len(created) != 1 ||
+		created[0].LoanID() != s.loan.ID() || created[0].ID() != q.RequestID || created[0].AccountBalance() != 250_000 {
+		t.Errorf("quote %+v, created %d", q, len(created))
 	}
 	if _, err := check(uuid.New(), "7001"); !errors.Is(err, domain.ErrLoanNotFound) {
 		t.Errorf("foreign loan: %v", err)

@@ -2,6 +2,7 @@ package application_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -9,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/application"
-	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -42,6 +42,12 @@ func (f *fakeRequests) Claim(_ context.Context, rec ports.IdempotencyRecord) err
 	if _, ok := f.records[k]; ok {
 		return ports.ErrDuplicateRequest
 	}
+	if rec.Answered {
+		var err error
+		if rec.Outcome, err = encodeOutcome(rec.Outcome); err != nil {
+			return err
+		}
+	}
 	f.pending[k] = rec
 	return nil
 }
@@ -56,7 +62,7 @@ func (f *fakeRequests) Resume(_ context.Context, partnerID uuid.UUID, key string
 	return &rec, nil
 }
 
-func (f *fakeRequests) Answer(_ context.Context, partnerID uuid.UUID, key string, code int, body []byte) error {
+func (f *fakeRequests) Answer(_ context.Context, partnerID uuid.UUID, key string, o ports.Outcome) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	k := partnerID.String() + key
@@ -66,9 +72,27 @@ func (f *fakeRequests) Answer(_ context.Context, partnerID uuid.UUID, key string
 			return errors.New("never claimed")
 		}
 	}
-	rec.Answered, rec.Code, rec.Body = true, code, body
+	enc, err := encodeOutcome(o)
+	if err != nil {
+		return err
+	}
+	rec.Answered, rec.Outcome = true, enc
 	f.pending[k] = rec
 	return nil
+}
+
+// encodeOutcome stores a result as the store does: encoded, so that a replay decodes it.
+func encodeOutcome(o ports.Outcome) (ports.Outcome, error) {
+	if o.Refusal != "" || o.Sent != nil {
+		return o, nil
+	}
+	b, err := json.Marshal(o.Result)
+	o.Result = ports.EncodedResult(b)
+	return o, err
+}
+
+func (f *fakeRequests) DecodeResult(enc ports.EncodedResult, into any) error {
+	return json.Unmarshal(enc, into)
 }
 
 func (f *fakeRequests) Purge(context.Context, time.Time) (int64, error) { return 0, nil }
@@ -80,20 +104,24 @@ func (f *fakeRequests) commit() (refusal bool) {
 	defer f.mu.Unlock()
 	for k, rec := range f.pending {
 		f.records[k] = rec
-		refusal = refusal || rec.Answered && rec.Code >= 1000
+		refusal = refusal || rec.Answered && rec.Outcome.Refusal != ""
 	}
 	clear(f.pending)
 	return refusal
 }
 
-// answered returns the codes of the answers stored, in no order.
+// answered returns the codes of the outcomes stored, in no order: 0 for a result, 1000 for a
+// business refusal.
 func (f *fakeRequests) answered() []int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var codes []int
 	for _, rec := range f.records {
-		if rec.Answered {
-			codes = append(codes, rec.Code)
+		switch {
+		case rec.Answered && rec.Outcome.Refusal != "":
+			codes = append(codes, 1000)
+		case rec.Answered:
+			codes = append(codes, 0)
 		}
 	}
 	return codes
@@ -106,38 +134,14 @@ func (f *fakeRequests) rollback() {
 }
 
 // run calls a write use case as the edge does, under a new request id, and returns the result
-// it answered with, or the error it refused with.
-func run[C, R any](d *deps, handle func(context.Context, application.Request[R], C) application.Answer, cmd C) (R, error) {
-	var res R
-	var err error
-	handle(context.Background(), application.Request[R]{PartnerID: d.partner, Key: uuid.NewString(), Endpoint: "/test",
-		Fingerprints: [][]byte{[]byte("params")}, Render: func(r R, e error) application.Answer {
-			res, err = r, e
-			return application.Answer{Code: testCode(e), Body: []byte("answer")}
-		}}, cmd)
-	return res, err
+// it ended with, or the error it refused with.
+func run[C, R any](d *deps, handle func(context.Context, application.Call, C) (R, error), cmd C) (R, error) {
+	return handle(context.Background(), application.Call{PartnerID: d.partner, Key: uuid.NewString(), Endpoint: "/test",
+		Fingerprints: [][]byte{[]byte("params")}}, cmd)
 }
 
-// runErr is run for a use case whose answer has no result of its own.
-func runErr[C any](d *deps, handle func(context.Context, application.Request[struct{}], C) application.Answer, cmd C) error {
+// runErr is run for a use case whose outcome has no result of its own.
+func runErr[C any](d *deps, handle func(context.Context, application.Call, C) (struct{}, error), cmd C) error {
 	_, err := run(d, handle, cmd)
 	return err
-}
-
-// testCode stands in for the edge's code table: 0 for a success, 4 for a validation error, 10
-// for an unavailable gateway or database, 9 for a request in progress, 1000 for any other
-// refusal (a business error, stored).
-func testCode(err error) int {
-	var ve *domain.ValidationError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ve):
-		return 4
-	case errors.Is(err, ports.ErrUnavailable):
-		return 10
-	case errors.Is(err, ports.ErrRequestInProgress):
-		return 9
-	}
-	return 1000
 }

@@ -116,6 +116,19 @@ func ParseCardStatus(s string) (CardStatus, error) {
 // String returns the name.
 func (s CardStatus) String() string { return s.s }
 
+// MarshalText writes the name, so a stored outcome keeps the status.
+func (s CardStatus) MarshalText() ([]byte, error) { return []byte(s.s), nil }
+
+// UnmarshalText reads a name MarshalText wrote.
+func (s *CardStatus) UnmarshalText(b []byte) error {
+	st, err := ParseCardStatus(string(b))
+	if err != nil {
+		return err
+	}
+	*s = st
+	return nil
+}
+
 // cardTransitions is the status change table (DESIGN.md §8.5): UNVERIFIED → ACTIVE only by
 // attach confirm; the same status again is a no-op, handled before the table.
 var cardTransitions = map[CardStatus][]CardStatus{

@@ -48,6 +48,19 @@ func ParseRepaymentStatus(s string) (RepaymentStatus, error) {
 // String returns the name.
 func (s RepaymentStatus) String() string { return s.s }
 
+// MarshalText writes the name, so a stored outcome keeps the status.
+func (s RepaymentStatus) MarshalText() ([]byte, error) { return []byte(s.s), nil }
+
+// UnmarshalText reads a name MarshalText wrote.
+func (s *RepaymentStatus) UnmarshalText(b []byte) error {
+	st, err := ParseRepaymentStatus(string(b))
+	if err != nil {
+		return err
+	}
+	*s = st
+	return nil
+}
+
 // Debit is a card debit as the processing network reports it.
 type Debit struct {
 	ID        string

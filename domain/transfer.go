@@ -43,6 +43,19 @@ func ParseTransferStatus(s string) (TransferStatus, error) {
 // String returns the name.
 func (s TransferStatus) String() string { return s.s }
 
+// MarshalText writes the name, so a stored outcome keeps the status.
+func (s TransferStatus) MarshalText() ([]byte, error) { return []byte(s.s), nil }
+
+// UnmarshalText reads a name MarshalText wrote.
+func (s *TransferStatus) UnmarshalText(b []byte) error {
+	st, err := ParseTransferStatus(string(b))
+	if err != nil {
+		return err
+	}
+	*s = st
+	return nil
+}
+
 // Final reports whether the transfer can no longer change.
 func (s TransferStatus) Final() bool {
 	return s == TransferSuccess || s == TransferFailed || s == TransferExpired

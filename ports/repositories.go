@@ -81,36 +81,64 @@ type PartnerRepository interface {
 }
 
 // IdempotencyRecord is a state-changing request's claim on its idempotency key and, once it
-// has one, its answer, replayed when the same request id comes again.
+// has one, its outcome, replayed when the same request id comes again.
 type IdempotencyRecord struct {
 	PartnerID   uuid.UUID
 	Key         string
 	Endpoint    string
 	Fingerprint []byte
-	// Answered is set once the answer is stored. A claim without an answer is a request whose
+	// Answered is set once the outcome is stored. A claim without one is a request whose
 	// gateway step is under way, or was interrupted: a retry resumes it.
-	Answered bool
-	// Code is the answer's envelope code, 0 for a success; Body is the answer as sent.
-	Code      int
-	Body      []byte
+	Answered  bool
+	Outcome   Outcome
 	CreatedAt time.Time
 }
 
-// IdempotencyStore keeps the claims and answers of state-changing requests, written in the
+// Outcome is how a request ended, as its use case returned it: a result, or a business
+// refusal (domain.RefusalName) with its text. The edge renders it, fresh or replayed, the same
+// way.
+type Outcome struct {
+	// ID is the request's key as its caller first wrote it, echoed by a replay.
+	ID string
+	// Result is the use case's result. Claim and Answer store it in the store's own encoding;
+	// Lookup and Resume return it so encoded (an EncodedResult), for DecodeResult.
+	Result any
+	// Refusal names the business refusal that ended the request, and Message is its text;
+	// empty for a result.
+	Refusal, Message string
+	// Sent is an answer stored before outcomes were (the envelope's code and body as they
+	// were sent): it is replayed as it is.
+	Sent *SentAnswer
+}
+
+// EncodedResult is a stored result in the store's own encoding.
+type EncodedResult []byte
+
+// SentAnswer is an answer kept as it was sent: its envelope code and body.
+type SentAnswer struct {
+	Code int
+	Body []byte
+}
+
+func (a *SentAnswer) Error() string { return "answer replayed as it was sent" }
+
+// IdempotencyStore keeps the claims and outcomes of state-changing requests, written in the
 // transaction of the effects they answer for.
 type IdempotencyStore interface {
 	// Lookup returns the claim on the partner's request key, or nil when there is none.
 	Lookup(ctx context.Context, partnerID uuid.UUID, key string) (*IdempotencyRecord, error)
-	// Claim records rec's key in the transaction of ctx, with its answer when rec is Answered.
-	// ErrDuplicateRequest when a request with that key committed its claim first; a concurrent
-	// one is waited for (five seconds at most, then ErrRequestInProgress).
+	// Claim records rec's key in the transaction of ctx, with its outcome when rec is
+	// Answered. ErrDuplicateRequest when a request with that key committed its claim first; a
+	// concurrent one is waited for (five seconds at most, then ErrRequestInProgress).
 	Claim(ctx context.Context, rec IdempotencyRecord) error
 	// Resume locks the claim on the key in the transaction of ctx, for the step that ends a
 	// request claimed by an earlier transaction, and returns it (Answered when another run of
 	// the same request ended it first).
 	Resume(ctx context.Context, partnerID uuid.UUID, key string) (*IdempotencyRecord, error)
-	// Answer stores the answer to the request claimed under key, in the transaction of ctx.
-	Answer(ctx context.Context, partnerID uuid.UUID, key string, code int, body []byte) error
+	// DecodeResult decodes a stored result into what into points to.
+	DecodeResult(enc EncodedResult, into any) error
+	// Answer stores the outcome of the request claimed under key, in the transaction of ctx.
+	Answer(ctx context.Context, partnerID uuid.UUID, key string, o Outcome) error
 	// Purge deletes claims and answers recorded before t.
 	Purge(ctx context.Context, before time.Time) (int64, error)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) registerApplication(w write) (application.Answer, error) {
+func (s *Server) registerApplication(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.RegisterApplicationParams](raw, &fs)
@@ -25,16 +25,18 @@ func (s *Server) registerApplication(w write) (application.Answer, error) {
 		fs.Add("params.isAgreementAccepted", "must be true")
 	}
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.RegisterApplication.Handle(ctx, requestOf(w, func(id uuid.UUID) any {
-		return api.RegisterApplicationResult{ApplicationId: id.String(), Message: "Application registered; pre-scoring started"}
-	}), application.RegisterApplication{
+	id, err := s.d.App.RegisterApplication.Handle(ctx, w.call(), application.RegisterApplication{
 		PartnerID: p.ID, ExternalID: extID, Phone: phone, ClientData: cd, AgreementAccepted: true,
-	}), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return api.RegisterApplicationResult{ApplicationId: id.String(), Message: "Application registered; pre-scoring started"}, nil
 }
 
-func (s *Server) cancelApplication(w write) (application.Answer, error) {
+func (s *Server) cancelApplication(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.CancelApplicationParams](raw, &fs)
@@ -43,14 +45,15 @@ func (s *Server) cancelApplication(w write) (application.Answer, error) {
 	initiator, err := domain.ParseCancelInitiator(string(in.Initiator))
 	fs.Check("params.initiator", err)
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.CancelApplication.Handle(ctx, requestOf(w, func(struct{}) any {
-		return api.CancelApplicationResult{ApplicationId: id.String(), Message: "Application canceled"}
-	}), application.CancelApplication{PartnerID: p.ID, ApplicationID: id, Initiator: initiator}), nil
+	if _, err := s.d.App.CancelApplication.Handle(ctx, w.call(), application.CancelApplication{PartnerID: p.ID, ApplicationID: id, Initiator: initiator}); err != nil {
+		return nil, err
+	}
+	return api.CancelApplicationResult{ApplicationId: id.String(), Message: "Application canceled"}, nil
 }
 
-func (s *Server) verifyApplication(w write) (application.Answer, error) {
+func (s *Server) verifyApplication(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.VerifyApplicationParams](raw, &fs)
@@ -66,24 +69,24 @@ func (s *Server) verifyApplication(w write) (application.Answer, error) {
 	backup, err := domain.ParsePhone(in.BackupPhone)
 	fs.Check("params.backupPhone", err)
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.VerifyApplication.Handle(ctx, requestOf(w, verifyResult), application.VerifyApplication{PartnerID: p.ID,
-		ApplicationID: id, Offer: domain.Offer{Amount: amount, Percent: percent, MonthPeriod: in.MonthPeriod, BackupPhone: backup}}), nil
-}
-
-func verifyResult(r application.VerifyResult) any {
+	r, err := s.d.App.VerifyApplication.Handle(ctx, w.call(), application.VerifyApplication{PartnerID: p.ID,
+		ApplicationID: id, Offer: domain.Offer{Amount: amount, Percent: percent, MonthPeriod: in.MonthPeriod, BackupPhone: backup}})
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case r.Rejected:
-		return api.VerifyApplicationResult{Message: "Offer declined by post-scoring; the application is REJECTED", PhoneNumber: ""}
+		return api.VerifyApplicationResult{Message: "Offer declined by post-scoring; the application is REJECTED", PhoneNumber: ""}, nil
 	case r.PhoneCallRequired:
 		return api.VerifyApplicationResult{Message: "Offer accepted; the client must call the bank to complete verification",
-			PhoneNumber: r.CallCentrePhone, PhoneCallRequired: true}
+			PhoneNumber: r.CallCentrePhone, PhoneCallRequired: true}, nil
 	}
-	return api.VerifyApplicationResult{Message: "Offer accepted; no phone call needed, issue may start"}
+	return api.VerifyApplicationResult{Message: "Offer accepted; no phone call needed, issue may start"}, nil
 }
 
-func (s *Server) issueApplication(w write) (application.Answer, error) {
+func (s *Server) issueApplication(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.IssueApplicationParams](raw, &fs)
@@ -92,11 +95,12 @@ func (s *Server) issueApplication(w write) (application.Answer, error) {
 	cd, err := s.clientData(p, in.ClientData)
 	fs.Check("params.clientData", err)
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.IssueApplication.Handle(ctx, requestOf(w, func(struct{}) any {
-		return api.IssueApplicationResult{Message: "Loan issuance started; follow it with /microloans/applications/info"}
-	}), application.IssueApplication{PartnerID: p.ID, ApplicationID: id, ClientData: cd}), nil
+	if _, err := s.d.App.IssueApplication.Handle(ctx, w.call(), application.IssueApplication{PartnerID: p.ID, ApplicationID: id, ClientData: cd}); err != nil {
+		return nil, err
+	}
+	return api.IssueApplicationResult{Message: "Loan issuance started; follow it with /microloans/applications/info"}, nil
 }
 
 // applicationIDParams reads params that hold only an applicationId (info calls, the sandbox

@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/google/uuid"
-
 	"github.com/tiyin/tiyin/adapters/http/api"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) orderCard(w write) (application.Answer, error) {
+func (s *Server) orderCard(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.OrderCardParams](raw, &fs)
@@ -29,11 +27,13 @@ func (s *Server) orderCard(w write) (application.Answer, error) {
 		fs.Add("params.termsAndConditionsAccepted", "must be true")
 	}
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.OrderCard.Handle(ctx, requestOf(w, func(o *domain.CardOrder) any {
-		return api.OrderCardResult{OrderId: o.ID().String(), ExternalId: o.ExternalID()}
-	}), application.OrderCard{PartnerID: p.ID, ExternalID: in.ExternalId, Phone: phone, ClientData: cd}), nil
+	o, err := s.d.App.OrderCard.Handle(ctx, w.call(), application.OrderCard{PartnerID: p.ID, ExternalID: in.ExternalId, Phone: phone, ClientData: cd})
+	if err != nil {
+		return nil, err
+	}
+	return api.OrderCardResult{OrderId: o.OrderID.String(), ExternalId: o.ExternalID}, nil
 }
 
 func (s *Server) getCardOrder(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
@@ -56,8 +56,8 @@ func (s *Server) getCardOrder(ctx context.Context, p domain.Partner, raw json.Ra
 	return r, nil
 }
 
-func cardStatusResult(c *domain.Card) api.CardStatusResult {
-	return api.CardStatusResult{CardId: c.ID().String(), Status: api.CardStatus(c.Status().String()), Reason: c.Reason()}
+func cardStatusResult(c application.CardState) api.CardStatusResult {
+	return api.CardStatusResult{CardId: c.CardID.String(), Status: api.CardStatus(c.Status.String()), Reason: c.Reason}
 }
 
 func (s *Server) getCardStatus(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
@@ -75,7 +75,7 @@ func (s *Server) getCardStatus(ctx context.Context, p domain.Partner, raw json.R
 	return cardStatusResult(c), nil
 }
 
-func (s *Server) changeCardStatus(w write) (application.Answer, error) {
+func (s *Server) changeCardStatus(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.ChangeCardStatusParams](raw, &fs)
@@ -85,13 +85,16 @@ func (s *Server) changeCardStatus(w write) (application.Answer, error) {
 	fs.Check("params.status", err)
 	fs.Check("params.reason", domain.CheckReason(in.Reason))
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.ChangeCardStatus.Handle(ctx, requestOf(w, func(c *domain.Card) any { return cardStatusResult(c) }),
-		application.ChangeCardStatus{PartnerID: p.ID, CardID: id, Status: status, Reason: in.Reason}), nil
+	c, err := s.d.App.ChangeCardStatus.Handle(ctx, w.call(), application.ChangeCardStatus{PartnerID: p.ID, CardID: id, Status: status, Reason: in.Reason})
+	if err != nil {
+		return nil, err
+	}
+	return cardStatusResult(c), nil
 }
 
-func (s *Server) attachCard(w write) (application.Answer, error) {
+func (s *Server) attachCard(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.AttachCardParams](raw, &fs)
@@ -104,13 +107,16 @@ func (s *Server) attachCard(w write) (application.Answer, error) {
 	phone, err := domain.ParsePhone(in.PhoneNumber)
 	fs.Check("params.phoneNumber", err)
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.AttachCard.Handle(ctx, requestOf(w, func(id uuid.UUID) any { return api.AttachCardResult{CardId: id.String()} }),
-		application.AttachCard{PartnerID: p.ID, PAN: pan, Expiry: expiry, Network: network, Phone: phone}), nil
+	cardID, err := s.d.App.AttachCard.Handle(ctx, w.call(), application.AttachCard{PartnerID: p.ID, PAN: pan, Expiry: expiry, Network: network, Phone: phone})
+	if err != nil {
+		return nil, err
+	}
+	return api.AttachCardResult{CardId: cardID.String()}, nil
 }
 
-func (s *Server) confirmCard(w write) (application.Answer, error) {
+func (s *Server) confirmCard(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.ConfirmCardParams](raw, &fs)
@@ -119,8 +125,10 @@ func (s *Server) confirmCard(w write) (application.Answer, error) {
 	code, err := domain.ParseOTP(in.OtpCode)
 	fs.Check("params.otpCode", err)
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.ConfirmCard.Handle(ctx, requestOf(w, func(struct{}) any { return api.MessageResult{Message: "Card attached; it is ACTIVE"} }),
-		application.ConfirmCard{PartnerID: p.ID, CardID: id, Code: code}), nil
+	if _, err := s.d.App.ConfirmCard.Handle(ctx, w.call(), application.ConfirmCard{PartnerID: p.ID, CardID: id, Code: code}); err != nil {
+		return nil, err
+	}
+	return api.MessageResult{Message: "Card attached; it is ACTIVE"}, nil
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/tiyin/tiyin/adapters/http/api"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
@@ -46,13 +44,15 @@ func (s *Server) listEvents(ctx context.Context, p domain.Partner, raw json.RawM
 	}{events, page.NextSequence}, nil
 }
 
-func (s *Server) sendTestEvent(w write) (application.Answer, error) {
+func (s *Server) sendTestEvent(w write) (any, error) {
 	var fs domain.Fieldset
 	decodeParams[struct{}](w.params(), &fs)
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.SendTestEvent.Handle(w.ctx(), requestOf(w, func(id uuid.UUID) any {
-		return api.SendTestEventResult{EventId: id.String()}
-	}), application.SendTestEvent{PartnerID: w.partner.ID}), nil
+	id, err := s.d.App.SendTestEvent.Handle(w.ctx(), w.call(), application.SendTestEvent{PartnerID: w.partner.ID})
+	if err != nil {
+		return nil, err
+	}
+	return api.SendTestEventResult{EventId: id.String()}, nil
 }

@@ -15,37 +15,31 @@ import (
 )
 
 // write is a state-changing call as the edge hands it to its use case: the use case claims
-// its envelope id, runs, and stores the answer with its effects (application.Request); the
-// edge opens and commits nothing.
+// its envelope id (application.Call), runs, and stores its outcome with its effects; the edge
+// opens and commits nothing, and renders the outcome, fresh or replayed, the same way.
 type write struct {
 	s       *Server
 	c       echo.Context
 	partner domain.Partner
 	path    string
 	req     request
+	// echo is the id the answer echoes: this request's as sent, or, on a replay, the first
+	// request's as it sent it.
+	echo *string
 }
 
 func (w write) ctx() context.Context    { return w.c.Request().Context() }
 func (w write) params() json.RawMessage { return w.req.params }
 
-// requestOf is w's idempotency request for a use case whose result is an R; result maps it to
-// the wire's result object. The answer is rendered here, in the form partners read, and the
-// use case stores it as rendered, so a replay is the same bytes.
-func requestOf[R any](w write, result func(R) any) application.Request[R] {
-	return application.Request[R]{
-		PartnerID: w.partner.ID, Key: w.req.key, Endpoint: w.path, Fingerprints: application.Fingerprints(w.s.d.Sealer, w.path, canonicalJSON(w.req.params)),
-		Render: func(res R, err error) application.Answer {
-			if err != nil {
-				code, _, msg := w.s.classify(w.c, err)
-				return application.Answer{Code: code, Body: encodeResponse(w.req.id, nil, code, msg)}
-			}
-			return application.Answer{Body: encodeResponse(w.req.id, result(res), 0, "")}
-		},
-	}
+// call is w's idempotency key: the partner, the envelope id, the endpoint and the keyed
+// fingerprints of the params.
+func (w write) call() application.Call {
+	return application.Call{PartnerID: w.partner.ID, Key: w.req.key, ID: w.echo, Endpoint: w.path,
+		Fingerprints: application.Fingerprints(w.s.d.Sealer, w.path, canonicalJSON(w.req.params))}
 }
 
-// statusOf is the HTTP status of an answer with that code, from the code table: a stored
-// answer keeps its code, not a status.
+// statusOf is the HTTP status of an answer with that code, from the code table: an answer
+// stored as it was sent keeps its code, not a status.
 func statusOf(code int) int {
 	if code == 0 {
 		return http.StatusOK

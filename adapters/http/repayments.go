@@ -37,22 +37,24 @@ func (s *Server) listPayments(ctx context.Context, p domain.Partner, raw json.Ra
 	return api.ListPaymentsResult{Payments: items}, nil
 }
 
-func (s *Server) checkRepayment(w write) (application.Answer, error) {
+func (s *Server) checkRepayment(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	loanID, err := loanIDParams(raw)
 	if err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.CheckRepayment.Handle(ctx, requestOf(w, func(q application.RepaymentQuote) any {
-		r, pos := q.Repayment, q.Repayment.Quote()
-		return api.CheckRepaymentResult{RequestId: r.ID().String(), LoanId: r.ContractNumber(), ClientName: q.ClientName,
-			AccountBalance: r.AccountBalance(), TotalResidue: pos.Payoff(), MainDebtAmount: pos.NotDuePrincipal,
-			OverdueDebtAmount: pos.OverduePrincipal, TermInterestAmount: pos.TermInterest,
-			OverdueInterestAmount: pos.OverdueInterest, InterestFineAmount: pos.Penalty, MaxAmount: pos.Payoff()}
-	}), application.CheckRepayment{PartnerID: p.ID, LoanID: loanID}), nil
+	q, err := s.d.App.CheckRepayment.Handle(ctx, w.call(), application.CheckRepayment{PartnerID: p.ID, LoanID: loanID})
+	if err != nil {
+		return nil, err
+	}
+	pos := q.Debt
+	return api.CheckRepaymentResult{RequestId: q.RequestID.String(), LoanId: q.LoanID, ClientName: q.ClientName,
+		AccountBalance: q.AccountBalance, TotalResidue: pos.Payoff(), MainDebtAmount: pos.NotDuePrincipal,
+		OverdueDebtAmount: pos.OverduePrincipal, TermInterestAmount: pos.TermInterest,
+		OverdueInterestAmount: pos.OverdueInterest, InterestFineAmount: pos.Penalty, MaxAmount: pos.Payoff()}, nil
 }
 
-func (s *Server) payRepayment(w write) (application.Answer, error) {
+func (s *Server) payRepayment(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.PayRepaymentParams](raw, &fs)
@@ -69,15 +71,16 @@ func (s *Server) payRepayment(w write) (application.Answer, error) {
 		fs.Add("params.requestId", "must not be empty")
 	}
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
 	// Every requestId tiyin issues is a UUID: anything else names no request (uuid.Nil finds none).
 	requestID, _ := parseUUID(in.RequestId)
-	return s.d.App.PayRepayment.Handle(ctx, requestOf(w, func(v application.RepaymentView) any {
-		return api.PayRepaymentResult{LoanId: v.Repayment.ContractNumber(), RequestId: v.Repayment.ID().String(),
-			Status: api.RepaymentStatus(v.Status.String()), Message: v.Message}
-	}), application.PayRepayment{PartnerID: p.ID, ExternalID: uuid.MustParse(w.req.id),
-		LoanID: loanID, RequestID: requestID, Type: typ, DebitID: in.DebitId, Amount: in.Amount, Network: network}), nil
+	v, err := s.d.App.PayRepayment.Handle(ctx, w.call(), application.PayRepayment{PartnerID: p.ID, ExternalID: uuid.MustParse(w.req.id),
+		LoanID: loanID, RequestID: requestID, Type: typ, DebitID: in.DebitId, Amount: in.Amount, Network: network})
+	if err != nil {
+		return nil, err
+	}
+	return api.PayRepaymentResult{LoanId: v.LoanID, RequestId: v.RequestID.String(), Status: api.RepaymentStatus(v.Status.String()), Message: v.Message}, nil
 }
 
 func (s *Server) getRepayment(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {

@@ -10,7 +10,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) advanceClock(w write) (application.Answer, error) {
+func (s *Server) advanceClock(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.AdvanceClockParams](raw, &fs)
@@ -19,10 +19,13 @@ func (s *Server) advanceClock(w write) (application.Answer, error) {
 		fs.Add("params.duration", `must be a duration of 0 or more, such as "31m", "720h" or "0s"`)
 	}
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.AdvanceClock.Handle(ctx, requestOf(w, func(now time.Time) any { return api.AdvanceClockResult{Now: businessTime(now)} }),
-		application.AdvanceClock{PartnerID: p.ID, By: d}), nil
+	now, err := s.d.App.AdvanceClock.Handle(ctx, w.call(), application.AdvanceClock{PartnerID: p.ID, By: d})
+	if err != nil {
+		return nil, err
+	}
+	return api.AdvanceClockResult{Now: businessTime(now)}, nil
 }
 
 func (s *Server) smsOutbox(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
@@ -44,13 +47,14 @@ func (s *Server) smsOutbox(ctx context.Context, p domain.Partner, raw json.RawMe
 	return api.SMSOutboxResult{Messages: out}, nil
 }
 
-func (s *Server) completeVerification(w write) (application.Answer, error) {
+func (s *Server) completeVerification(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	id, err := applicationIDParams(raw)
 	if err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.CompleteVerification.Handle(ctx, requestOf(w, func(struct{}) any {
-		return api.CompleteVerificationResult{Message: "Phone verification completed; issue may start"}
-	}), application.CompleteVerification{PartnerID: p.ID, ApplicationID: id}), nil
+	if _, err := s.d.App.CompleteVerification.Handle(ctx, w.call(), application.CompleteVerification{PartnerID: p.ID, ApplicationID: id}); err != nil {
+		return nil, err
+	}
+	return api.CompleteVerificationResult{Message: "Phone verification completed; issue may start"}, nil
 }

@@ -102,14 +102,14 @@ func (s *Server) Handler() http.Handler { return s.e }
 type endpoint struct {
 	method, path string
 	serve        func(ctx context.Context, p domain.Partner, params json.RawMessage) (any, error)
-	write        func(w write) (application.Answer, error)
+	write        func(w write) (any, error)
 }
 
 func reads(method, path string, serve func(context.Context, domain.Partner, json.RawMessage) (any, error)) endpoint {
 	return endpoint{method: method, path: path, serve: serve}
 }
 
-func writes(method, path string, write func(write) (application.Answer, error)) endpoint {
+func writes(method, path string, write func(write) (any, error)) endpoint {
 	return endpoint{method: method, path: path, write: write}
 }
 
@@ -162,17 +162,19 @@ func (s *Server) handle(ep endpoint) echo.HandlerFunc {
 			res, err := ep.serve(c.Request().Context(), partner, req.params)
 			return s.answer(c, req.id, res, err)
 		}
-		ans, err := ep.write(write{s: s, c: c, partner: partner, path: ep.path, req: req})
-		if err != nil {
-			return s.answer(c, req.id, nil, err)
-		}
-		c.Set(ctxCode, ans.Code)
-		return writeJSON(c, statusOf(ans.Code), ans.Body)
+		echo := req.id
+		res, err := ep.write(write{s: s, c: c, partner: partner, path: ep.path, req: req, echo: &echo})
+		return s.answer(c, echo, res, err)
 	}
 }
 
-// answer writes a result or an error envelope.
+// answer writes a result or an error envelope; an answer stored as it was sent, before
+// outcomes were stored, is sent as it is.
 func (s *Server) answer(c echo.Context, id string, res any, err error) error {
+	if sent := (*ports.SentAnswer)(nil); errors.As(err, &sent) {
+		c.Set(ctxCode, sent.Code)
+		return writeJSON(c, statusOf(sent.Code), sent.Body)
+	}
 	code, status, msg := 0, http.StatusOK, ""
 	if err != nil {
 		code, status, msg = s.classify(c, err)

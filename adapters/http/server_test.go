@@ -553,6 +553,36 @@ func TestSameIDReplaysTheAnswer(t *testing.T) {
 	}
 }
 
+// TestAnAnswerStoredBeforeOutcomesIsReplayedAsSent: a record written by a version that stored
+// the answer as sent (its envelope code and body, before outcomes were stored) is replayed as it
+// is, byte for byte, with the status of its code.
+func TestAnAnswerStoredBeforeOutcomesIsReplayedAsSent(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	for _, tt := range []struct {
+		code   int
+		status int
+		body   string
+	}{
+		{0, 200, `{"id":"%s","result":{"applicationId":"0b7c2b8e-58f4-4bb4-a7a8-8d4f3e1d2c11","message":"Application registered; pre-scoring started"},"error":null}`},
+		{1011, 409, `{"id":"%s","result":null,"error":{"code":1011,"message":"externalId already used by this partner"}}`},
+	} {
+		id := uuid.NewString()
+		p := registerParams()
+		if a := h.callAs(t, h.key, id, "/microloans/applications/pre-scoring/register", p); a.code() != 0 {
+			t.Fatalf("first: %s", a.Raw)
+		}
+		legacy := fmt.Sprintf(tt.body, strings.ToUpper(id))
+		if err := h.db.Gorm.Exec("UPDATE idempotency_records SET code = ?, body = ? WHERE key = ?", tt.code, []byte(legacy), id).Error; err != nil {
+			t.Fatal(err)
+		}
+		again := h.callAs(t, h.key, id, "/microloans/applications/pre-scoring/register", p)
+		if string(again.Raw) != legacy || again.Status != tt.status {
+			t.Fatalf("replay of a record stored as sent: %d %s, want %d %s", again.Status, again.Raw, tt.status, legacy)
+		}
+	}
+}
+
 // TestRacingDuplicatesMakeOneApplication: on each database, duplicates sent at once all get
 // the first's answer byte for byte, and one application exists. On PostgreSQL they really run
 // in parallel: each duplicate does its work, waits on the claim's insert, and is rolled back.

@@ -12,7 +12,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) createTransfer(w write) (application.Answer, error) {
+func (s *Server) createTransfer(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.CreateTransferParams](raw, &fs)
@@ -41,12 +41,14 @@ func (s *Server) createTransfer(w write) (application.Answer, error) {
 	amount, err := domain.ParseAmount(in.Amount)
 	fs.Check("params.amount", err)
 	if err := fs.Err(); err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.CreateTransfer.Handle(ctx, requestOf(w, func(id uuid.UUID) any {
-		return api.CreateTransferResult{TransactionId: id.String()}
-	}), application.CreateTransfer{PartnerID: p.ID, ApplicationID: app,
-		ExternalID: ext, PAN: pan, CardID: cardID, Network: network, CardHolder: holder, Amount: amount}), nil
+	id, err := s.d.App.CreateTransfer.Handle(ctx, w.call(), application.CreateTransfer{PartnerID: p.ID, ApplicationID: app,
+		ExternalID: ext, PAN: pan, CardID: cardID, Network: network, CardHolder: holder, Amount: amount})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateTransferResult{TransactionId: id.String()}, nil
 }
 
 func (s *Server) transferRef(p domain.Partner, raw json.RawMessage) (application.TransferRef, error) {
@@ -59,17 +61,17 @@ func (s *Server) transferRef(p domain.Partner, raw json.RawMessage) (application
 	return application.TransferRef{PartnerID: p.ID, TransactionID: id, ExternalID: ext}, fs.Err()
 }
 
-func (s *Server) confirmTransfer(w write) (application.Answer, error) {
+func (s *Server) confirmTransfer(w write) (any, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	ref, err := s.transferRef(p, raw)
 	if err != nil {
-		return application.Answer{}, err
+		return nil, err
 	}
-	return s.d.App.ConfirmTransfer.Handle(ctx, requestOf(w, func(t *domain.Transfer) any {
-		now := s.d.Clock.Now(p.ID)
-		return api.ConfirmTransferResult{ExternalId: t.ExternalID().String(), Status: api.TransferStatus(t.StatusAt(now).String()),
-			Message: t.MessageAt(now)}
-	}), ref), nil
+	t, err := s.d.App.ConfirmTransfer.Handle(ctx, w.call(), ref)
+	if err != nil {
+		return nil, err
+	}
+	return api.ConfirmTransferResult{ExternalId: t.ExternalID.String(), Status: api.TransferStatus(t.Status.String()), Message: t.Message}, nil
 }
 
 func (s *Server) checkTransfer(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {

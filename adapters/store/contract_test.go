@@ -469,7 +469,7 @@ func (s *suite) request(ctx context.Context, key string, effect func(ctx context
 		if err := effect(ctx); err != nil {
 			return err
 		}
-		return s.uow.Answer(ctx, s.partner.ID, key, 0, []byte(`{"result":{}}`))
+		return s.uow.Answer(ctx, s.partner.ID, key, ports.Outcome{Result: struct{}{}})
 	})
 	if !errors.Is(err, domain.ErrWrongState) && !errors.Is(err, domain.ErrApplicationNotFound) {
 		return err
@@ -478,7 +478,7 @@ func (s *suite) request(ctx context.Context, key string, effect func(ctx context
 		if err := s.uow.Claim(ctx, record(s, key)); err != nil {
 			return err
 		}
-		return s.uow.Answer(ctx, s.partner.ID, key, 1002, []byte(`{"error":{"code":1002}}`))
+		return s.uow.Answer(ctx, s.partner.ID, key, ports.Outcome{Refusal: "wrong-state", Message: domain.ErrWrongState.Error()})
 	})
 }
 
@@ -497,13 +497,30 @@ func (s *suite) answerAfterFailure(t *testing.T, key string, effect func(ctx con
 	}
 }
 
-// code is the code of the answer stored under key, or -1 when there is none.
-func (s *suite) code(key string) int {
+// outcome is what is stored under key: "result", the refusal's name, or "none".
+func (s *suite) outcome(key string) string {
 	rec := must(s.uow.Lookup(context.Background(), s.partner.ID, key))
-	if rec == nil || !rec.Answered {
-		return -1
+	switch {
+	case rec == nil || !rec.Answered:
+		return "none"
+	case rec.Outcome.Refusal != "":
+		return rec.Outcome.Refusal
 	}
-	return rec.Code
+	return "result"
+}
+
+// decoded is the result stored in rec, decoded as a T.
+func decoded[T any](t *testing.T, s *suite, rec *ports.IdempotencyRecord) T {
+	t.Helper()
+	var v T
+	enc, ok := rec.Outcome.Result.(ports.EncodedResult)
+	if !ok {
+		t.Fatalf("stored result %T, want it encoded", rec.Outcome.Result)
+	}
+	if err := s.uow.DecodeResult(enc, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 func TestIdempotentAnswerIsStoredWithTheEffects(t *testing.T) {
@@ -515,7 +532,7 @@ func TestIdempotentAnswerIsStoredWithTheEffects(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec, err := s.uow.Lookup(ctx, s.partner.ID, "k1")
-		if err != nil || rec == nil || string(rec.Body) != `{"result":{}}` || rec.Code != 0 || !rec.Answered ||
+		if err != nil || rec == nil || rec.Outcome.Refusal != "" || rec.Outcome.Sent != nil || !rec.Answered ||
 			rec.Endpoint != "/x" || string(rec.Fingerprint) != "\x01\x02" {
 			t.Fatalf("lookup: %+v %v", rec, err)
 		}
@@ -542,17 +559,36 @@ func TestAClaimWithItsAnswer(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
 		rec := record(s, "a1")
-		rec.Answered, rec.Code, rec.Body = true, 1011, []byte(`{"error":{"code":1011}}`)
+		rec.Answered, rec.Outcome = true, ports.Outcome{Refusal: "external-id-used", Message: "externalId already used by this partner: Oʻ"}
 		if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, rec) }); err != nil {
 			t.Fatal(err)
 		}
 		got := must(s.uow.Lookup(ctx, s.partner.ID, "a1"))
-		if got == nil || !got.Answered || got.Code != 1011 || string(got.Body) != string(rec.Body) {
+		if got == nil || !got.Answered || got.Outcome != rec.Outcome {
 			t.Fatalf("stored %+v", got)
 		}
 		err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, rec) })
 		if !errors.Is(err, ports.ErrDuplicateRequest) {
 			t.Fatalf("the same key again: %v", err)
+		}
+	})
+}
+
+// TestAnAnswerStoredAsSentIsReplayedAsItIs: a record written before outcomes were stored holds
+// the envelope's code and body as they were sent; it reads back as that answer, byte for byte.
+func TestAnAnswerStoredAsSentIsReplayedAsItIs(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		body := []byte(`{"id":"0B3A1F56-7C4D-4E2A-9F1B-2C3D4E5F6A7B","result":null,"error":{"code":1011,"message":"externalId already used by this partner"}}`)
+		if err := s.db.Gorm.Exec(`INSERT INTO idempotency_records (partner_id, key, endpoint, fingerprint, code, body, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, s.partner.ID, "legacy", "/x", []byte{1, 2}, 1011, body, t0).Error; err != nil {
+			t.Fatal(err)
+		}
+		rec := must(s.uow.Lookup(ctx, s.partner.ID, "legacy"))
+		if rec == nil || !rec.Answered || rec.Outcome.Sent == nil || rec.Outcome.Sent.Code != 1011 ||
+			!bytes.Equal(rec.Outcome.Sent.Body, body) || rec.Outcome.Refusal != "" || rec.Outcome.Result != nil {
+			t.Fatalf("legacy record %+v", rec)
 		}
 	})
 }
@@ -612,6 +648,12 @@ func TestAnApplicationsUpdateIsSeenInItsTransaction(t *testing.T) {
 	})
 }
 
+// resumed is a use case's result as the tests store it.
+type resumed struct {
+	ID     string
+	Amount int64
+}
+
 // TestAClaimResumedByItsLastStep: a request whose first step committed its claim without an
 // answer is ended by a later transaction that locks the claim (Resume) and answers it; a
 // second run that resumes after that finds it answered.
@@ -634,15 +676,15 @@ func TestAClaimResumedByItsLastStep(t *testing.T) {
 					return err
 				}
 				got = rec
-				return s.uow.Answer(ctx, s.partner.ID, "r1", 1016, []byte(`{"error":{"code":1016}}`))
+				return s.uow.Answer(ctx, s.partner.ID, "r1", ports.Outcome{Result: resumed{ID: "t-1", Amount: 1_000_000_00}})
 			})
 			return got, err
 		}
 		if rec, err := end(); err != nil || rec.Answered {
 			t.Fatalf("last step: %+v %v", rec, err)
 		}
-		if rec, err := end(); err != nil || !rec.Answered || rec.Code != 1016 || string(rec.Body) != `{"error":{"code":1016}}` {
-			t.Fatalf("a second run's last step: %+v %v, want the stored answer", rec, err)
+		if rec, err := end(); err != nil || !rec.Answered || decoded[resumed](t, s, rec) != (resumed{ID: "t-1", Amount: 1_000_000_00}) {
+			t.Fatalf("a second run's last step: %+v %v, want the stored outcome", rec, err)
 		}
 		err := s.uow.Do(ctx, func(ctx context.Context) error {
 			_, err := s.uow.Resume(ctx, s.partner.ID, "never")
@@ -652,7 +694,7 @@ func TestAClaimResumedByItsLastStep(t *testing.T) {
 			t.Fatal("resumed a request that was never claimed")
 		}
 		if err := s.uow.Do(ctx, func(ctx context.Context) error {
-			return s.uow.Answer(ctx, s.partner.ID, "never", 0, []byte("{}"))
+			return s.uow.Answer(ctx, s.partner.ID, "never", ports.Outcome{Result: struct{}{}})
 		}); err == nil {
 			t.Fatal("answered a request that was never claimed")
 		}
@@ -668,8 +710,8 @@ func TestBusinessErrorAnswerDropsPartialEffects(t *testing.T) {
 		if _, err := s.apps.Get(ctx, a.ID()); !errors.Is(err, domain.ErrApplicationNotFound) {
 			t.Fatalf("a failed use case left its effect: %v", err)
 		}
-		if code := s.code("k2"); code != 1002 {
-			t.Fatalf("answer stored with code %d, want 1002", code)
+		if code := s.outcome("k2"); code != "wrong-state" {
+			t.Fatalf("outcome stored %s, want the refusal wrong-state", code)
 		}
 	})
 }
@@ -858,7 +900,7 @@ func TestPlainFingerprintsAreRekeyed(t *testing.T) {
 		plain := bytes.Repeat([]byte{7}, 32)
 		for key, fp := range map[string][]byte{"old": plain, "new": append([]byte{1}, plain...)} {
 			rec := record(s, key)
-			rec.Fingerprint, rec.Answered, rec.Code, rec.Body = fp, true, 0, []byte(`{"result":{}}`)
+			rec.Fingerprint, rec.Answered, rec.Outcome = fp, true, ports.Outcome{Result: resumed{ID: key}}
 			if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, rec) }); err != nil {
 				t.Fatal(err)
 			}
@@ -868,7 +910,7 @@ func TestPlainFingerprintsAreRekeyed(t *testing.T) {
 			t.Fatalf("re-keyed %d, %v; want 1", n, err)
 		}
 		if old := must(s.uow.Lookup(ctx, s.partner.ID, "old")); !bytes.Equal(old.Fingerprint, append([]byte{2}, plain...)) ||
-			string(old.Body) != `{"result":{}}` {
+			decoded[resumed](t, s, old) != (resumed{ID: "old"}) {
 			t.Fatalf("old record %+v", old)
 		}
 		if kept := must(s.uow.Lookup(ctx, s.partner.ID, "new")); !bytes.Equal(kept.Fingerprint, append([]byte{1}, plain...)) {

@@ -332,8 +332,8 @@ func TestARequestsEventsGoWithItsAnswer(t *testing.T) {
 		if types := eventTypes(t, due(t, outbox, t0, 100)); len(types) != 1 || types[0] != "APPLICATION_STATUS_CHANGED" {
 			t.Fatalf("claimed %v, want the cancellation's status change", types)
 		}
-		if code := s.code("done"); code != 0 {
-			t.Fatalf("answer stored with code %d, want 0", code)
+		if code := s.outcome("done"); code != "result" {
+			t.Fatalf("outcome stored %s, want a result", code)
 		}
 	})
 }

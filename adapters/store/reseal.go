@@ -134,7 +134,6 @@ func (db *DB) resealColumn(ctx context.Context, c sealedColumn, current string) 
 // resealAnswers seals the stored answers that are not sealed under the current key.
 func (db *DB) resealAnswers(ctx context.Context, current string) (int, error) {
 	n := 0
-	u := &UnitOfWork{db: db}
 	for {
 		var rows []idempotencyModel
 		// Bodies are bytes, read as text in each database's own way.
@@ -149,16 +148,16 @@ func (db *DB) resealAnswers(ctx context.Context, current string) (int, error) {
 		}
 		err = db.inTx(ctx, func(ctx context.Context) error {
 			for _, m := range rows {
-				rec, err := u.record(&m)
+				plain, err := db.open(string(m.Body), answerBinding(m.PartnerID, m.Key))
 				if err != nil {
-					return err
+					return fmt.Errorf("stored outcome %s: %w", m.Key, err)
 				}
-				body, err := u.sealAnswer(m.PartnerID, m.Key, rec.Body)
+				body, err := db.seal(plain, answerBinding(m.PartnerID, m.Key))
 				if err != nil {
 					return err
 				}
 				if err := db.conn(ctx).Model(&idempotencyModel{}).Where("partner_id = ? AND key = ?", m.PartnerID, m.Key).
-					Update("body", body).Error; err != nil {
+					Update("body", []byte(body)).Error; err != nil {
 					return err
 				}
 			}

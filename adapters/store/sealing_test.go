@@ -11,6 +11,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/keyring"
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // clientDataValues are values of clientData(t, "31234567890123") that must never be readable
@@ -102,7 +103,7 @@ func TestResealMovesEverythingToTheNewKey(t *testing.T) {
 		}
 		s.db.Gorm.Exec("UPDATE cards SET pinfl = '31234567890123' WHERE id = ?", card.ID())
 		answered := record(s, "reseal")
-		answered.Answered, answered.Body = true, []byte(`{"result":{}}`)
+		answered.Answered, answered.Outcome = true, ports.Outcome{Result: resumed{ID: "reseal", Amount: 7}}
 		if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, answered) }); err != nil {
 			t.Fatal(err)
 		}
@@ -132,8 +133,8 @@ func TestResealMovesEverythingToTheNewKey(t *testing.T) {
 			t.Fatalf("a second run resealed %+v", again)
 		}
 		s.db.Sealer = must(keyring.New(newKey)) // the old key dropped
-		if rec := must(s.uow.Lookup(ctx, s.partner.ID, "reseal")); string(rec.Body) != `{"result":{}}` {
-			t.Fatalf("the answer after reseal: %q", rec.Body)
+		if rec := must(s.uow.Lookup(ctx, s.partner.ID, "reseal")); decoded[resumed](t, s, rec) != (resumed{ID: "reseal", Amount: 7}) {
+			t.Fatalf("the outcome after reseal: %+v", rec.Outcome)
 		}
 		if got, err := s.apps.Get(ctx, a.ID()); err != nil || got.ClientData() != a.ClientData() {
 			t.Fatalf("after reseal, without the old key: %v", err)
@@ -176,9 +177,8 @@ func TestNoNameOrPhoneInTheRawTables(t *testing.T) {
 		if err := s.transfers.Create(ctx, tr); err != nil {
 			t.Fatal(err)
 		}
-		answer := []byte(`{"result":{"clientName":"AZIZ ORINBOYEV KARIMOVICH","phone":"998901234567"}}`)
 		rec := record(s, "raw")
-		rec.Answered, rec.Body = true, answer
+		rec.Answered, rec.Outcome = true, ports.Outcome{Result: map[string]string{"clientName": "AZIZ ORINBOYEV KARIMOVICH", "phone": "998901234567"}}
 		if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, rec) }); err != nil {
 			t.Fatal(err)
 		}
@@ -202,8 +202,8 @@ func TestNoNameOrPhoneInTheRawTables(t *testing.T) {
 		if got := must(s.transfers.Get(ctx, tr.ID())); got.State().CardHolder != "AZIZ ORINBOYEV" {
 			t.Fatal("card holder read back")
 		}
-		if got := must(s.uow.Lookup(ctx, s.partner.ID, "raw")); string(got.Body) != string(answer) {
-			t.Fatalf("answer read back: %s", got.Body)
+		if got := decoded[map[string]string](t, s, must(s.uow.Lookup(ctx, s.partner.ID, "raw"))); got["clientName"] != "AZIZ ORINBOYEV KARIMOVICH" || got["phone"] != "998901234567" {
+			t.Fatalf("outcome read back: %v", got)
 		}
 	})
 }

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -33,26 +35,81 @@ type idempotencyModel struct {
 	Key         string    `gorm:"column:key;primaryKey"`
 	Endpoint    string    `gorm:"column:endpoint"`
 	Fingerprint []byte    `gorm:"column:fingerprint"`
-	Code        int       `gorm:"column:code"`
-	Body        []byte    `gorm:"column:body"`
-	CreatedAt   time.Time `gorm:"column:created_at;autoCreateTime:false"`
+	// Code is the envelope code of an answer stored as it was sent, before outcomes were; 0
+	// for an outcome.
+	Code      int       `gorm:"column:code"`
+	Body      []byte    `gorm:"column:body"`
+	CreatedAt time.Time `gorm:"column:created_at;autoCreateTime:false"`
 }
 
 func (idempotencyModel) TableName() string { return "idempotency_records" }
 
-// record maps a row to its record, the answer's body opened: a stored answer may carry
-// personal data (the repayment check's client name), so bodies are kept sealed.
+// record maps a row to its record, the outcome opened: a stored outcome may carry personal
+// data (the repayment check's client name), so bodies are kept sealed.
 func (u *UnitOfWork) record(m *idempotencyModel) (*ports.IdempotencyRecord, error) {
-	body := m.Body
-	if body != nil {
-		plain, err := u.db.open(string(body), answerBinding(m.PartnerID, m.Key))
-		if err != nil {
-			return nil, fmt.Errorf("stored answer %s: %w", m.Key, err)
-		}
-		body = []byte(plain)
+	rec := &ports.IdempotencyRecord{PartnerID: m.PartnerID, Key: m.Key, Endpoint: m.Endpoint, Fingerprint: m.Fingerprint,
+		Answered: m.Body != nil, CreatedAt: m.CreatedAt.UTC()}
+	if m.Body == nil {
+		return rec, nil
 	}
-	return &ports.IdempotencyRecord{PartnerID: m.PartnerID, Key: m.Key, Endpoint: m.Endpoint, Fingerprint: m.Fingerprint,
-		Answered: m.Body != nil, Code: m.Code, Body: body, CreatedAt: m.CreatedAt.UTC()}, nil
+	plain, err := u.db.open(string(m.Body), answerBinding(m.PartnerID, m.Key))
+	if err != nil {
+		return nil, fmt.Errorf("stored outcome %s: %w", m.Key, err)
+	}
+	if rec.Outcome, err = readOutcome(m.Code, []byte(plain)); err != nil {
+		return nil, fmt.Errorf("stored outcome %s: %w", m.Key, err)
+	}
+	return rec, nil
+}
+
+// An outcome is stored as outcomeForm followed by its JSON: {"i": the id as first sent, "r":
+// result} or {"i": …, "e": refusal's name, "m": its text}. A body without the form is an answer as it was sent (an envelope),
+// stored before outcomes were, with its code in the code column; it is replayed as it is.
+const outcomeForm = "o1"
+
+type storedOutcome struct {
+	ID      string          `json:"i,omitempty"`
+	Result  json.RawMessage `json:"r,omitempty"`
+	Refusal string          `json:"e,omitempty"`
+	Message string          `json:"m,omitempty"`
+}
+
+// writeOutcome is o's stored body.
+func writeOutcome(o ports.Outcome) ([]byte, error) {
+	if o.Sent != nil {
+		return nil, errors.New("an answer as sent is never stored again")
+	}
+	s := storedOutcome{ID: o.ID, Refusal: o.Refusal, Message: o.Message}
+	if o.Refusal == "" {
+		r, err := json.Marshal(o.Result)
+		if err != nil {
+			return nil, fmt.Errorf("outcome's result: %w", err)
+		}
+		s.Result = r
+	}
+	b, err := json.Marshal(s)
+	return append([]byte(outcomeForm), b...), err
+}
+
+// readOutcome reads a stored body, the result left encoded for DecodeResult.
+func readOutcome(code int, body []byte) (ports.Outcome, error) {
+	b, ok := bytes.CutPrefix(body, []byte(outcomeForm))
+	if !ok {
+		return ports.Outcome{Sent: &ports.SentAnswer{Code: code, Body: body}}, nil
+	}
+	var s storedOutcome
+	if err := json.Unmarshal(b, &s); err != nil {
+		return ports.Outcome{}, err
+	}
+	if s.Refusal != "" {
+		return ports.Outcome{ID: s.ID, Refusal: s.Refusal, Message: s.Message}, nil
+	}
+	return ports.Outcome{ID: s.ID, Result: ports.EncodedResult(s.Result)}, nil
+}
+
+// DecodeResult implements ports.IdempotencyStore.
+func (u *UnitOfWork) DecodeResult(enc ports.EncodedResult, into any) error {
+	return json.Unmarshal(enc, into)
 }
 
 // answerBinding binds a sealed answer to its request.
@@ -60,8 +117,12 @@ func answerBinding(partnerID uuid.UUID, key string) string {
 	return "idempotency_records:" + partnerID.String() + ":" + key
 }
 
-// sealAnswer seals an answer's body for its request.
-func (u *UnitOfWork) sealAnswer(partnerID uuid.UUID, key string, body []byte) ([]byte, error) {
+// sealOutcome is o's body, sealed for its request.
+func (u *UnitOfWork) sealOutcome(partnerID uuid.UUID, key string, o ports.Outcome) ([]byte, error) {
+	body, err := writeOutcome(o)
+	if err != nil {
+		return nil, err
+	}
 	sealed, err := u.db.seal(string(body), answerBinding(partnerID, key))
 	return []byte(sealed), err
 }
@@ -91,11 +152,11 @@ func (u *UnitOfWork) Claim(ctx context.Context, rec ports.IdempotencyRecord) err
 	m := idempotencyModel{PartnerID: rec.PartnerID, Key: rec.Key, Endpoint: rec.Endpoint, Fingerprint: rec.Fingerprint,
 		CreatedAt: rec.CreatedAt.UTC()}
 	if rec.Answered {
-		body, err := u.sealAnswer(rec.PartnerID, rec.Key, rec.Body)
+		body, err := u.sealOutcome(rec.PartnerID, rec.Key, rec.Outcome)
 		if err != nil {
 			return err
 		}
-		m.Code, m.Body = rec.Code, body
+		m.Body = body
 	}
 	// An unanswered claim takes the key for the rest of the transaction (a duplicate waits on
 	// it), so it is sent at once; an answered one is the request's last write.
@@ -120,14 +181,14 @@ func (u *UnitOfWork) Resume(ctx context.Context, partnerID uuid.UUID, key string
 }
 
 // Answer implements ports.IdempotencyStore.
-func (u *UnitOfWork) Answer(ctx context.Context, partnerID uuid.UUID, key string, code int, body []byte) error {
-	body, err := u.sealAnswer(partnerID, key, body)
+func (u *UnitOfWork) Answer(ctx context.Context, partnerID uuid.UUID, key string, o ports.Outcome) error {
+	body, err := u.sealOutcome(partnerID, key, o)
 	if err != nil {
 		return err
 	}
 	return u.db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
 		return g.Model(&idempotencyModel{}).Where("partner_id = ? AND key = ?", partnerID, key).
-			Updates(map[string]any{"code": code, "body": body})
+			Updates(map[string]any{"code": 0, "body": body})
 	}, func(rows int64, err error) error {
 		if err != nil {
 			return interpretError(err, nil, nil)
