@@ -83,7 +83,8 @@ func (h *ReconcileHandler) pass(ctx context.Context, s timeScope, rep *Reconcile
 		return err
 	}
 	if len(due) > 0 {
-		if err := h.queue.EnqueueApplications(ctx, due...); err != nil {
+		// A job is written in a transaction; these are due already, so it is the job's alone.
+		if err := h.uow.Do(ctx, func(ctx context.Context) error { return h.queue.EnqueueApplications(ctx, due...) }); err != nil {
 			return err
 		}
 		rep.Enqueued += len(due)

@@ -39,10 +39,10 @@ func (h *RetryStageHandler) Handle(ctx context.Context, who Actor, id uuid.UUID)
 		if err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "application.retry_stage", "application:"+id.String(), stage.String())
+		if err := h.audit.record(ctx, who, "application.retry_stage", "application:"+id.String(), stage.String()); err != nil {
+			return err
+		}
+		return h.queue.EnqueueApplications(ctx, id) // commits with the retry it runs
 	})
-	if err != nil {
-		return err
-	}
-	return h.queue.EnqueueApplications(ctx, id)
+	return err
 }

@@ -58,9 +58,9 @@ type UnitOfWork interface {
 // transaction that makes its work due, and a periodic reconciler enqueues work that comes due
 // with time alone.
 type WorkQueue interface {
-	// EnqueueApplications asks for the applications' due stages to be run. Called inside a
-	// unit of work, the job commits or rolls back with it; an application that already has
-	// a job waiting or running gets no second one.
+	// EnqueueApplications asks for the applications' due stages to be run, inside a unit of
+	// work (an error outside one): the job commits or rolls back with it. An application that
+	// already has a job waiting or running gets no second one.
 	EnqueueApplications(ctx context.Context, ids ...ApplicationRef) error
 }
 

@@ -6,7 +6,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -230,30 +229,22 @@ type Queue struct {
 func NewQueue(db *store.DB) (*Queue, error) {
 	if db.Dialect == store.Postgres {
 		c, err := river.NewClient(riverpgxv5.New(db.Pool), &river.Config{})
-		return &Queue{insert: inserter(c, func(ctx context.Context) (pgx.Tx, bool) {
-			tx, _, ok := store.JobTx(ctx)
-			return tx, ok
-		})}, err
+		return &Queue{insert: func(ctx context.Context, params []river.InsertManyParams) error {
+			return store.WithPgxTx(ctx, func(tx pgx.Tx) error {
+				_, err := c.InsertManyTx(ctx, tx, params)
+				return err
+			})
+		}}, err
 	}
 	c, err := river.NewClient(riversqlite.New(db.SQL), &river.Config{})
-	return &Queue{insert: inserter(c, func(ctx context.Context) (*sql.Tx, bool) {
-		_, tx, ok := store.JobTx(ctx)
-		return tx, ok
-	})}, err
-}
-
-// inserter inserts jobs, in one statement, in the transaction ctx carries, or in one of their
-// own outside one.
-func inserter[TTx any](c *river.Client[TTx], txOf func(context.Context) (TTx, bool)) func(context.Context, []river.InsertManyParams) error {
-	return func(ctx context.Context, params []river.InsertManyParams) error {
-		var err error
-		if tx, ok := txOf(ctx); ok {
-			_, err = c.InsertManyTx(ctx, tx, params)
-		} else {
-			_, err = c.InsertMany(ctx, params)
+	return &Queue{insert: func(ctx context.Context, params []river.InsertManyParams) error {
+		tx, err := store.SQLTx(ctx)
+		if err != nil {
+			return err
 		}
+		_, err = c.InsertManyTx(ctx, tx, params)
 		return err
-	}
+	}}, err
 }
 
 // EnqueueApplications implements ports.WorkQueue.

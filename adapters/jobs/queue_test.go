@@ -14,7 +14,8 @@ import (
 )
 
 // A job is written in the unit of work that makes its work due: it commits with it, goes
-// with its rollback, and an application waiting for its job gets no second one.
+// with its rollback, and an application waiting for its job gets no second one. With no unit
+// of work it is an error, not an insert of its own.
 func TestJobsCommitAndRollBackWithTheirUnitOfWork(t *testing.T) {
 	t.Parallel()
 	for _, d := range storetest.Dialects {
@@ -45,8 +46,8 @@ func TestJobsCommitAndRollBackWithTheirUnitOfWork(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := q.EnqueueApplications(ctx, kept); err != nil {
-				t.Fatalf("outside a unit of work: %v", err)
+			if err := q.EnqueueApplications(ctx, uuid.New()); !errors.Is(err, store.ErrNoTransaction) {
+				t.Fatalf("outside a unit of work: %v, want store.ErrNoTransaction (no silent insert of its own)", err)
 			}
 			var rows []struct{ Args string }
 			if err := db.Gorm.Raw("SELECT CAST(args AS TEXT) AS args FROM river_job WHERE kind = ?", "application.process").Scan(&rows).Error; err != nil {

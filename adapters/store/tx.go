@@ -13,7 +13,7 @@ import (
 
 // A unit of work's transaction travels in its context: repositories run their statements on
 // it (conn), a unit of work begun inside another joins it (inTx), and the job queue inserts
-// its jobs in it (JobTx).
+// its jobs in it (WithPgxTx, SQLTx).
 //
 // On PostgreSQL, writes whose result nobody reads (inserts, updates of a locked row, the
 // answer of a request) wait in the transaction and go with its COMMIT, in one round trip
@@ -27,9 +27,9 @@ type txKey struct{}
 // has committed.
 type txState struct {
 	tx *gorm.DB
-	// pgx is the same transaction seen by pgx on PostgreSQL (nil on SQLite), for River and
-	// for the waiting writes.
-	pgx         pgx.Tx
+	// conn is the database/sql connection the transaction is pinned to on PostgreSQL (nil on
+	// SQLite): River's inserts and the waiting writes reach pgx under it, through withPgx.
+	conn        *sql.Conn
 	writes      []waitingWrite
 	afterCommit []func(context.Context)
 }
@@ -67,7 +67,7 @@ func (db *DB) conn(ctx context.Context) *gorm.DB {
 // the call's error, as it is on SQLite and outside a transaction.
 func (db *DB) write(ctx context.Context, held bool, stmt func(*gorm.DB) *gorm.DB, check func(rows int64, err error) error) error {
 	st := stateFrom(ctx)
-	if !held || st == nil || st.pgx == nil {
+	if !held || st == nil || st.conn == nil {
 		res := stmt(db.conn(ctx))
 		return check(res.RowsAffected, res.Error)
 	}
@@ -98,26 +98,28 @@ func (st *txState) send(ctx context.Context, commit bool) error {
 	}
 	writes := st.writes
 	st.writes = nil
-	br := st.pgx.SendBatch(ctx, b)
-	for _, w := range writes {
-		tag, err := br.Exec()
-		if err = w.check(tag.RowsAffected(), err); err != nil {
-			_ = br.Close()
-			return err
+	return st.withPgx(func(tx pgx.Tx) error {
+		br := tx.SendBatch(ctx, b)
+		for _, w := range writes {
+			tag, err := br.Exec()
+			if err = w.check(tag.RowsAffected(), err); err != nil {
+				_ = br.Close()
+				return err
+			}
 		}
-	}
-	if commit {
-		// A transaction a failed statement aborted answers COMMIT with ROLLBACK, no error.
-		tag, err := br.Exec()
-		if err == nil && tag.String() != "COMMIT" {
-			err = errRolledBack
+		if commit {
+			// A transaction a failed statement aborted answers COMMIT with ROLLBACK, no error.
+			tag, err := br.Exec()
+			if err == nil && tag.String() != "COMMIT" {
+				err = errRolledBack
+			}
+			if err != nil {
+				_ = br.Close()
+				return err
+			}
 		}
-		if err != nil {
-			_ = br.Close()
-			return err
-		}
-	}
-	return br.Close()
+		return br.Close()
+	})
 }
 
 var errRolledBack = errors.New("store: the transaction was aborted by a failed statement and rolled back")
@@ -151,21 +153,26 @@ func (db *DB) inTx(ctx context.Context, fn func(ctx context.Context) error) erro
 // River's go through it, and BEGIN, COMMIT (with the waiting writes) and ROLLBACK are sent
 // here, in plain sight. A connection whose transaction could not be ended is discarded.
 func (db *DB) pgTx(ctx context.Context, g *gorm.DB, st *txState, fn func(ctx context.Context) error) (err error) {
-	if st.pgx, err = pgxOf(g); err != nil {
-		return err
+	c, ok := g.Statement.ConnPool.(*sql.Conn)
+	if !ok {
+		return errors.New("store: transaction not on a pinned connection")
 	}
-	st.tx = g
-	pc := st.pgx.Conn()
-	if _, err = pc.Exec(ctx, "BEGIN"); err != nil {
+	st.tx, st.conn = g, c
+	if err = st.withPgx(func(tx pgx.Tx) error { _, err := tx.Exec(ctx, "BEGIN"); return err }); err != nil {
 		return err
 	}
 	defer func() {
-		if pc.PgConn().TxStatus() == 'I' {
-			return
-		}
-		if _, rerr := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
-			_ = pc.Close(context.WithoutCancel(ctx)) // database/sql sees it closed and drops it
-		}
+		end := context.WithoutCancel(ctx)
+		_ = st.withPgx(func(tx pgx.Tx) error {
+			pc := tx.Conn()
+			if pc.PgConn().TxStatus() == 'I' {
+				return nil
+			}
+			if _, rerr := pc.Exec(end, "ROLLBACK"); rerr != nil {
+				_ = pc.Close(end) // database/sql sees it closed and drops it
+			}
+			return nil
+		})
 	}()
 	if err = fn(context.WithValue(ctx, txKey{}, st)); err != nil {
 		return err
@@ -173,37 +180,45 @@ func (db *DB) pgTx(ctx context.Context, g *gorm.DB, st *txState, fn func(ctx con
 	return st.send(ctx, true)
 }
 
-// JobTx returns the transaction ctx carries as the job queue's drivers take it: a pgx.Tx on
-// PostgreSQL, the *sql.Tx on SQLite; ok is false outside a unit of work.
-func JobTx(ctx context.Context) (pgxTx pgx.Tx, sqlTx *sql.Tx, ok bool) {
-	st := stateFrom(ctx)
-	if st == nil {
-		return nil, nil, false
-	}
-	sqlTx, _ = st.tx.Statement.ConnPool.(*sql.Tx)
-	return st.pgx, sqlTx, true
-}
-
-// pgxOf returns the pgx connection under the database/sql connection g is pinned to, seen as
-// a transaction that its holder neither nests, commits nor rolls back: GORM owns those.
-// database/sql asks that a raw connection be used only inside Raw; g's connection stays
-// pinned, and used by one goroutine, until the transaction ends, which is what that rule
-// protects.
-func pgxOf(g *gorm.DB) (pgx.Tx, error) {
-	c, ok := g.Statement.ConnPool.(*sql.Conn)
-	if !ok {
-		return nil, errors.New("store: transaction not on a pinned connection")
-	}
-	var pc *pgx.Conn
-	err := c.Raw(func(dc any) error {
+// withPgx runs fn on the pgx connection under the transaction's database/sql connection,
+// inside sql.Conn.Raw, as database/sql requires: the driver's connection is used only while fn
+// runs, and nothing else uses it meanwhile. fn sees it as a transaction that it neither nests,
+// commits nor rolls back: pgTx owns those.
+func (st *txState) withPgx(fn func(tx pgx.Tx) error) error {
+	return st.conn.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)
 		if !ok {
 			return errors.New("store: PostgreSQL connection is not pgx")
 		}
-		pc = sc.Conn()
-		return nil
+		return fn(borrowedTx{sc.Conn()})
 	})
-	return borrowedTx{pc}, err
+}
+
+// ErrNoTransaction is a job enqueued with no unit of work: a job is written in the
+// transaction of the work that makes it due, so that the two commit together or not at all.
+var ErrNoTransaction = errors.New("store: a job is enqueued in the transaction of the work that makes it due; this context carries none")
+
+// WithPgxTx runs fn on the PostgreSQL transaction ctx carries, as River's pgx driver takes it
+// (inside sql.Conn.Raw); ErrNoTransaction outside a unit of work.
+func WithPgxTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	st := stateFrom(ctx)
+	if st == nil || st.conn == nil {
+		return ErrNoTransaction
+	}
+	return st.withPgx(fn) // the held writes need not go first: nothing a job insert does reads them
+}
+
+// SQLTx returns the SQLite transaction ctx carries; ErrNoTransaction outside a unit of work.
+func SQLTx(ctx context.Context) (*sql.Tx, error) {
+	st := stateFrom(ctx)
+	if st == nil {
+		return nil, ErrNoTransaction
+	}
+	tx, ok := st.tx.Statement.ConnPool.(*sql.Tx)
+	if !ok {
+		return nil, ErrNoTransaction
+	}
+	return tx, nil
 }
 
 // borrowedTx is a pgx.Tx over a connection whose transaction someone else owns: statements
