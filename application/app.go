@@ -230,13 +230,13 @@ func New(d Deps, cfg Config) *App {
 		DeliverEvents:        NewDeliverEventsHandler(d.Clock, d.Events, d.Webhooks, d.Sealer),
 		ListEvents:           NewListEventsHandler(d.Clock, d.Events),
 		SendTestEvent:        NewSendTestEventHandler(d.Clock, d.UoW, d.Idempotency, d.Events),
-		SetWebhook:           NewSetWebhookHandler(d.Partners, d.Sealer),
-		CreatePartner:        NewCreatePartnerHandler(d.Clock, d.Partners),
+		SetWebhook:           NewSetWebhookHandler(d.UoW, d.Partners, d.Sealer),
+		CreatePartner:        NewCreatePartnerHandler(d.Clock, d.UoW, d.Partners),
 		ListPartners:         NewListPartnersHandler(d.Partners),
-		SetPartnerEnabled:    NewSetPartnerEnabledHandler(d.Partners),
-		RotatePartnerKey:     NewRotatePartnerKeyHandler(d.Partners),
+		SetPartnerEnabled:    NewSetPartnerEnabledHandler(d.UoW, d.Partners),
+		RotatePartnerKey:     NewRotatePartnerKeyHandler(d.UoW, d.Partners),
 		Authenticate:         NewAuthenticateHandler(d.Partners),
-		EnsurePartner:        NewEnsurePartnerHandler(d.Clock, d.Partners),
+		EnsurePartner:        NewEnsurePartnerHandler(d.Clock, d.UoW, d.Partners),
 		Console:              newConsole(d, cfg),
 	}
 }

@@ -23,7 +23,7 @@ type ConsolePartnerHandler struct {
 
 // NewConsolePartnerHandler returns the handler on the ports it uses.
 func NewConsolePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, log ports.AuditLog) *ConsolePartnerHandler {
-	return &ConsolePartnerHandler{uow: uow, enabled: NewSetPartnerEnabledHandler(partners), rotate: NewRotatePartnerKeyHandler(partners),
+	return &ConsolePartnerHandler{uow: uow, enabled: NewSetPartnerEnabledHandler(uow, partners), rotate: NewRotatePartnerKeyHandler(uow, partners),
 		audit: audit{clock: clock, log: log}}
 }
 

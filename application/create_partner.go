@@ -23,12 +23,13 @@ type NewPartner struct {
 // CreatePartnerHandler creates partners.
 type CreatePartnerHandler struct {
 	clock    ports.Clock
+	uow      ports.UnitOfWork
 	partners ports.PartnerRepository
 }
 
 // NewCreatePartnerHandler returns the handler on the ports it uses.
-func NewCreatePartnerHandler(clock ports.Clock, partners ports.PartnerRepository) *CreatePartnerHandler {
-	return &CreatePartnerHandler{clock: clock, partners: partners}
+func NewCreatePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository) *CreatePartnerHandler {
+	return &CreatePartnerHandler{clock: clock, uow: uow, partners: partners}
 }
 
 // Handle creates the partner and returns its one-time API key.
@@ -39,7 +40,7 @@ func (h *CreatePartnerHandler) Handle(ctx context.Context, cmd CreatePartner) (N
 	}
 	key, hash := newAPIKey()
 	p := domain.Partner{ID: newID(), Name: name, KeyHash: hash, CreatedAt: h.clock.Now(uuid.Nil)}
-	if err := h.partners.Create(ctx, p); err != nil {
+	if err := h.uow.Do(ctx, func(ctx context.Context) error { return h.partners.Create(ctx, p) }); err != nil {
 		return NewPartner{}, err
 	}
 	return NewPartner{Partner: p, APIKey: key}, nil

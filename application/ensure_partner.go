@@ -2,8 +2,8 @@ package application
 
 import (
 	"context"
-
 	"errors"
+
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
@@ -21,12 +21,13 @@ type EnsurePartner struct {
 // EnsurePartnerHandler seeds partners.
 type EnsurePartnerHandler struct {
 	clock    ports.Clock
+	uow      ports.UnitOfWork
 	partners ports.PartnerRepository
 }
 
 // NewEnsurePartnerHandler returns the handler on the ports it uses.
-func NewEnsurePartnerHandler(clock ports.Clock, partners ports.PartnerRepository) *EnsurePartnerHandler {
-	return &EnsurePartnerHandler{clock: clock, partners: partners}
+func NewEnsurePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository) *EnsurePartnerHandler {
+	return &EnsurePartnerHandler{clock: clock, uow: uow, partners: partners}
 }
 
 // Handle creates the partner or re-keys the existing one, and returns the key. A partner an
@@ -36,16 +37,19 @@ func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (s
 	if key == "" {
 		key, hash = newAPIKey()
 	}
-	err := h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
-		if p.Disabled {
-			return ErrPartnerDisabled
+	err := h.uow.Do(ctx, func(ctx context.Context) error {
+		err := h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
+			if p.Disabled {
+				return ErrPartnerDisabled
+			}
+			p.KeyHash = hash
+			return nil
+		})
+		if errors.Is(err, domain.ErrPartnerNotFound) {
+			err = h.partners.Create(ctx, domain.Partner{ID: newID(), Name: cmd.Name, KeyHash: hash, CreatedAt: h.clock.Now(uuid.Nil)})
 		}
-		p.KeyHash = hash
-		return nil
+		return err
 	})
-	if errors.Is(err, domain.ErrPartnerNotFound) {
-		err = h.partners.Create(ctx, domain.Partner{ID: newID(), Name: cmd.Name, KeyHash: hash, CreatedAt: h.clock.Now(uuid.Nil)})
-	}
 	if err != nil {
 		return "", err
 	}

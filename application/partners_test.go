@@ -39,7 +39,9 @@ func TestEnsurePartnerLeavesADisabledPartnerDisabled(t *testing.T) {
 					p = q
 					return nil
 				})
-			key, err := application.NewEnsurePartnerHandler(mocks.NewMockClock(ctrl), partners).Handle(context.Background(),
+			uow := mocks.NewMockUnitOfWork(ctrl)
+			uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) })
+			key, err := application.NewEnsurePartnerHandler(mocks.NewMockClock(ctrl), uow, partners).Handle(context.Background(),
 				application.EnsurePartner{Name: p.Name, APIKey: "sk_sandbox_new"})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err %v, want %v", err, tt.want)

@@ -16,18 +16,21 @@ type SetPartnerEnabled struct {
 
 // SetPartnerEnabledHandler disables and enables partners.
 type SetPartnerEnabledHandler struct {
+	uow      ports.UnitOfWork
 	partners ports.PartnerRepository
 }
 
 // NewSetPartnerEnabledHandler returns the handler on the ports it uses.
-func NewSetPartnerEnabledHandler(partners ports.PartnerRepository) *SetPartnerEnabledHandler {
-	return &SetPartnerEnabledHandler{partners: partners}
+func NewSetPartnerEnabledHandler(uow ports.UnitOfWork, partners ports.PartnerRepository) *SetPartnerEnabledHandler {
+	return &SetPartnerEnabledHandler{uow: uow, partners: partners}
 }
 
 // Handle disables or enables the partner.
 func (h *SetPartnerEnabledHandler) Handle(ctx context.Context, cmd SetPartnerEnabled) error {
-	return h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
-		p.Disabled = !cmd.Enabled
-		return nil
+	return h.uow.Do(ctx, func(ctx context.Context) error {
+		return h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
+			p.Disabled = !cmd.Enabled
+			return nil
+		})
 	})
 }

@@ -24,13 +24,14 @@ var ErrWebhookNotHTTPS = errors.New("outside the sandbox a webhook URL must be h
 
 // SetWebhookHandler sets webhooks (tiyin partner set-webhook).
 type SetWebhookHandler struct {
+	uow      ports.UnitOfWork
 	partners ports.PartnerRepository
 	sealer   ports.Sealer
 }
 
 // NewSetWebhookHandler returns the handler on the ports it uses.
-func NewSetWebhookHandler(partners ports.PartnerRepository, sealer ports.Sealer) *SetWebhookHandler {
-	return &SetWebhookHandler{partners: partners, sealer: sealer}
+func NewSetWebhookHandler(uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer) *SetWebhookHandler {
+	return &SetWebhookHandler{uow: uow, partners: partners, sealer: sealer}
 }
 
 // webhookSecretPrefix marks a webhook signing secret, so a leaked one is recognisable.
@@ -57,9 +58,11 @@ func (h *SetWebhookHandler) Handle(ctx context.Context, cmd SetWebhook) (string,
 			return "", err
 		}
 	}
-	err := h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
-		p.WebhookURL, p.WebhookSecret = url, sealed
-		return nil
+	err := h.uow.Do(ctx, func(ctx context.Context) error {
+		return h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
+			p.WebhookURL, p.WebhookSecret = url, sealed
+			return nil
+		})
 	})
 	if err != nil {
 		return "", err

@@ -41,7 +41,9 @@ func webhookSetup(t *testing.T, dataKey string) *webhookDeps {
 		t.Fatal(err)
 	}
 	d.outbox.EXPECT().Sequence(gomock.Any(), gomock.Any()).Return(0, nil).AnyTimes()
-	d.app = application.New(application.Deps{Clock: clock, Partners: d.partners, Events: d.outbox, Webhooks: d.sender,
+	uow := mocks.NewMockUnitOfWork(ctrl)
+	uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).AnyTimes()
+	d.app = application.New(application.Deps{Clock: clock, UoW: uow, Partners: d.partners, Events: d.outbox, Webhooks: d.sender,
 		Sealer: sealer}, application.Config{})
 	return d
 }
