@@ -162,7 +162,13 @@ func migrate(ctx context.Context, db *store.DB) error {
 			return fmt.Errorf("re-key idempotency fingerprints: %w", err)
 		}
 	}
-	return jobs.Migrate(ctx, db)
+	return jobs.Migrate(ctx, jobDatabase(db))
+}
+
+// jobDatabase is the store's database as the job queue takes it: the two adapters share it
+// through the wiring, not an import.
+func jobDatabase(db *store.DB) jobs.Database {
+	return jobs.Database{Pool: db.Pool, SQL: db.SQL, InPgxTx: store.WithPgxTx, SQLTx: store.SQLTx}
 }
 
 // partnerApp builds the use cases the partner commands need; the data key seals webhook secrets.

@@ -82,6 +82,7 @@ func serve(cfg config, o options) error {
 				return g
 			},
 			readiness,
+			jobDatabase,
 		),
 		observe.Module, store.Module, clock, gatewaysModule(cfg.Gateways, cfg.SandboxScoringPercent), guard.Module, webhook.Module, application.Module, jobs.Module,
 		httpadapter.Module,

@@ -6,6 +6,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -22,7 +24,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tiyin/tiyin/adapters/observe"
-	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -212,6 +213,21 @@ type client interface {
 	Stop(ctx context.Context) error
 }
 
+// Database is the database River shares with the repositories. Package server makes it of the
+// store's (store.DB), so that this adapter imports no other.
+type Database struct {
+	// Pool is the PostgreSQL pool; nil on SQLite.
+	Pool *pgxpool.Pool
+	// SQL is the SQLite database, used when Pool is nil.
+	SQL *sql.DB
+	// InPgxTx runs fn on the PostgreSQL transaction a unit of work's context carries, an error
+	// outside one (store.WithPgxTx).
+	InPgxTx func(ctx context.Context, fn func(tx pgx.Tx) error) error
+	// SQLTx is the SQLite transaction a unit of work's context carries, an error outside one
+	// (store.SQLTx).
+	SQLTx func(ctx context.Context) (*sql.Tx, error)
+}
+
 // Runner owns the River client that runs the workers.
 type Runner struct {
 	c client
@@ -226,11 +242,11 @@ type Queue struct {
 }
 
 // NewQueue returns the queue on db.
-func NewQueue(db *store.DB) (*Queue, error) {
-	if db.Dialect == store.Postgres {
+func NewQueue(db Database) (*Queue, error) {
+	if db.Pool != nil {
 		c, err := river.NewClient(riverpgxv5.New(db.Pool), &river.Config{})
 		return &Queue{insert: func(ctx context.Context, params []river.InsertManyParams) error {
-			return store.WithPgxTx(ctx, func(tx pgx.Tx) error {
+			return db.InPgxTx(ctx, func(tx pgx.Tx) error {
 				_, err := c.InsertManyTx(ctx, tx, params)
 				return err
 			})
@@ -238,7 +254,7 @@ func NewQueue(db *store.DB) (*Queue, error) {
 	}
 	c, err := river.NewClient(riversqlite.New(db.SQL), &river.Config{})
 	return &Queue{insert: func(ctx context.Context, params []river.InsertManyParams) error {
-		tx, err := store.SQLTx(ctx)
+		tx, err := db.SQLTx(ctx)
 		if err != nil {
 			return err
 		}
@@ -260,7 +276,7 @@ func (q *Queue) EnqueueApplications(ctx context.Context, ids ...uuid.UUID) error
 }
 
 // NewRunner builds the River client on db with the workers bound to app.
-func NewRunner(db *store.DB, app *application.App, idem ports.IdempotencyStore, events ports.EventOutbox, cfg Config,
+func NewRunner(db Database, app *application.App, idem ports.IdempotencyStore, events ports.EventOutbox, cfg Config,
 	log *zap.Logger, metrics *observe.Metrics) (*Runner, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &applicationWorker{app: app})
@@ -288,7 +304,7 @@ func NewRunner(db *store.DB, app *application.App, idem ports.IdempotencyStore, 
 		c   client
 		err error
 	)
-	if db.Dialect == store.Postgres {
+	if db.Pool != nil {
 		c, err = river.NewClient(riverpgxv5.New(db.Pool), rc)
 	} else {
 		c, err = river.NewClient(riversqlite.New(db.SQL), rc)
@@ -306,9 +322,9 @@ func (r *Runner) Start(ctx context.Context) error { return r.c.Start(ctx) }
 func (r *Runner) Stop(ctx context.Context) error { return r.c.Stop(ctx) }
 
 // Migrate applies River's own schema.
-func Migrate(ctx context.Context, db *store.DB) error {
+func Migrate(ctx context.Context, db Database) error {
 	var err error
-	if db.Dialect == store.Postgres {
+	if db.Pool != nil {
 		m, merr := rivermigrate.New(riverpgxv5.New(db.Pool), nil)
 		if merr != nil {
 			return merr

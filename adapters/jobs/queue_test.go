@@ -23,10 +23,11 @@ func TestJobsCommitAndRollBackWithTheirUnitOfWork(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			db := storetest.Open(t, d)
-			if err := jobs.Migrate(ctx, db); err != nil {
+			jdb := jobs.Database{Pool: db.Pool, SQL: db.SQL, InPgxTx: store.WithPgxTx, SQLTx: store.SQLTx}
+			if err := jobs.Migrate(ctx, jdb); err != nil {
 				t.Fatal(err)
 			}
-			q, err := jobs.NewQueue(db)
+			q, err := jobs.NewQueue(jdb)
 			if err != nil {
 				t.Fatal(err)
 			}
