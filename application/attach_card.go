@@ -81,7 +81,7 @@ func (h *AttachCardHandler) Handle(ctx context.Context, call Call, cmd AttachCar
 	if resume {
 		id, err = h.renewCode(ctx, cmd, code)
 		if err != nil {
-			return finish(ctx, h.rq, call, true, func(context.Context) (uuid.UUID, error) { return uuid.Nil, err })
+			return finish(ctx, h.rq, call, resumed, func(context.Context) (uuid.UUID, error) { return uuid.Nil, err })
 		}
 	} else {
 		ref, err := h.processing.LookupCard(ctx, ports.CardQuery{PAN: cmd.PAN, Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone})
@@ -104,7 +104,7 @@ func (h *AttachCardHandler) Handle(ctx context.Context, call Call, cmd AttachCar
 	if sendErr != nil && !errors.Is(sendErr, domain.ErrSMSNotSent) {
 		return uuid.Nil, gatewayError(sendErr) // the outcome is unknown: code 10, a retry resumes
 	}
-	return finish(ctx, h.rq, call, true, func(ctx context.Context) (uuid.UUID, error) {
+	return finish(ctx, h.rq, call, resumed, func(ctx context.Context) (uuid.UUID, error) {
 		if sendErr == nil {
 			return id, nil
 		}

@@ -61,7 +61,7 @@ func (h *ChangeCardStatusHandler) Handle(ctx context.Context, call Call, cmd Cha
 			return CardState{}, gatewayError(err)
 		}
 	}
-	return once(ctx, h.rq, call, func(ctx context.Context) (CardState, error) {
+	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (CardState, error) {
 		var state CardState
 		err := updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
 			_, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now(cmd.PartnerID))

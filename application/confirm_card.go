@@ -69,7 +69,7 @@ func (h *ConfirmCardHandler) Handle(ctx context.Context, call Call, cmd ConfirmC
 	if tokenErr != nil {
 		return struct{}{}, gatewayError(tokenErr) // not stored: a retry resumes here
 	}
-	return finish(ctx, h.rq, call, true, func(ctx context.Context) (struct{}, error) {
+	return finish(ctx, h.rq, call, resumed, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
 			return c.Activate(token, h.clock.Now(cmd.PartnerID))
 		})

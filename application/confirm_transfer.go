@@ -82,7 +82,7 @@ func (h *ConfirmTransferHandler) Handle(ctx context.Context, call Call, ref Tran
 		}
 	}
 	result, creditErr := h.processing.Credit(ctx, creditOrder(t))
-	return finish(ctx, h.rq, call, true, func(ctx context.Context) (TransferState, error) {
+	return finish(ctx, h.rq, call, resumed, func(ctx context.Context) (TransferState, error) {
 		if creditErr == nil {
 			err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) {
 				return true, t.Settle(result.Credited, result.Reason, h.clock.Now(t.PartnerID()))

@@ -70,7 +70,7 @@ func (h *CreateTransferHandler) Handle(ctx context.Context, call Call, cmd Creat
 	if err != nil {
 		return refuse[uuid.UUID](ctx, h.rq, call, err)
 	}
-	return once(ctx, h.rq, call, func(ctx context.Context) (uuid.UUID, error) {
+	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (uuid.UUID, error) {
 		now := t.CreatedAt()
 		if err := h.settlement.releaseExpired(ctx, ports.Partners{Only: t.PartnerID()}, t.LoanID(), now); err != nil {
 			return uuid.Nil, err

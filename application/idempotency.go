@@ -112,13 +112,14 @@ func replayed[R any](rq requests, call Call, rec *ports.IdempotencyRecord) (R, e
 	return res, nil
 }
 
-// once runs a use case whose effects fit one transaction: it runs fn and, with fn's effects,
-// claims the key with its outcome, in one insert at the end. A duplicate running at the same
-// time waits on that insert until the first commits, and its transaction is rolled back: it
-// gets the stored outcome.
-func once[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) (R, error)) (R, error) {
-	return finish(ctx, rq, call, false, fn)
-}
+// A request's last transaction is fresh when it is also its first (a use case whose effects
+// fit one transaction: the claim is inserted with the outcome, at the end, and a duplicate
+// running at the same time waits on that insert until the first commits, then gets the stored
+// outcome), or resumed under the claim an earlier step took (begin).
+const (
+	fresh   = false
+	resumed = true
+)
 
 // finish runs the transaction that ends a request: it runs fn and stores the outcome with fn's
 // effects, claiming the key with it, or, when resume is set, under the claim an earlier step
@@ -213,7 +214,7 @@ func prior[R any](ctx context.Context, rq requests, call Call) (res R, done, res
 // refuse ends the call with err, a refusal found before any effect: a business refusal is
 // claimed and stored as the outcome, anything else is only returned.
 func refuse[R any](ctx context.Context, rq requests, call Call, err error) (R, error) {
-	return once(ctx, rq, call, func(context.Context) (R, error) {
+	return finish(ctx, rq, call, fresh, func(context.Context) (R, error) {
 		var zero R
 		return zero, keep(err)
 	})

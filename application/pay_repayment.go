@@ -72,7 +72,7 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, call Call, cmd PayRepa
 	if err != nil {
 		return refuse[PaidRepayment](ctx, h.rq, call, err)
 	}
-	return once(ctx, h.rq, call, func(ctx context.Context) (PaidRepayment, error) {
+	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (PaidRepayment, error) {
 		var paid *domain.Repayment
 		var version int
 		var posting domain.Posting

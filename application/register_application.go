@@ -39,7 +39,7 @@ func NewRegisterApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idem
 
 // Handle stores the new application with its answer (its id) and enqueues its pre-scoring.
 func (h *RegisterApplicationHandler) Handle(ctx context.Context, call Call, cmd RegisterApplication) (uuid.UUID, error) {
-	return once(ctx, h.rq, call, func(ctx context.Context) (uuid.UUID, error) {
+	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (uuid.UUID, error) {
 		a, err := domain.NewApplication(domain.NewApplicationParams{
 			ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID, Phone: cmd.Phone,
 			ClientData: cmd.ClientData, AgreementAccepted: cmd.AgreementAccepted, Now: h.clock.Now(cmd.PartnerID),

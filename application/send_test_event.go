@@ -29,7 +29,7 @@ func NewSendTestEventHandler(clock ports.Clock, uow ports.UnitOfWork, idempotenc
 
 // Handle records the event and answers its id.
 func (h *SendTestEventHandler) Handle(ctx context.Context, call Call, cmd SendTestEvent) (uuid.UUID, error) {
-	return once(ctx, h.rq, call, func(ctx context.Context) (uuid.UUID, error) {
+	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (uuid.UUID, error) {
 		e := domain.NewTestEvent(cmd.PartnerID, h.clock.Now(cmd.PartnerID))
 		return e.ID, h.events.Record(ctx, e)
 	})

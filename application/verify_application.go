@@ -66,7 +66,7 @@ func (h *VerifyApplicationHandler) Handle(ctx context.Context, call Call, cmd Ve
 	if err != nil {
 		return refuse[VerifyResult](ctx, h.rq, call, err)
 	}
-	return once(ctx, h.rq, call, func(ctx context.Context) (VerifyResult, error) {
+	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (VerifyResult, error) {
 		now := h.clock.Now(cmd.PartnerID)
 		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, now, h.ttl, func(a *domain.Application) error {
 			return a.Verify(cmd.Offer, answer, now)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/tiyin/tiyin/adapters/gateway/guard"
 	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
 	httpadapter "github.com/tiyin/tiyin/adapters/http"
 	"github.com/tiyin/tiyin/adapters/observe"
@@ -42,14 +44,21 @@ type harness struct {
 	check    *apicheck.Validator
 }
 
-type syncQueue struct{ app *application.App }
+type syncQueue struct {
+	t   testing.TB
+	app *application.App
+}
 
+// EnqueueApplications runs the stages once the enqueuing transaction has committed, as a job
+// worker would, and before the request that enqueued them is answered.
 func (q *syncQueue) EnqueueApplications(ctx context.Context, ids ...uuid.UUID) error {
-	for _, id := range ids {
-		if _, err := q.app.ProcessApplication.Handle(ctx, id); err != nil {
-			return err
+	store.AfterCommit(ctx, func(ctx context.Context) {
+		for _, id := range ids {
+			if _, err := q.app.ProcessApplication.Handle(ctx, id); err != nil {
+				q.t.Errorf("stages of %s: %v", id, err)
+			}
 		}
-	}
+	})
 	return nil
 }
 
@@ -61,6 +70,19 @@ func (noQueue) EnqueueApplications(context.Context, ...uuid.UUID) error { return
 func setup(t testing.TB) *harness {
 	return setupWith(t, true)
 }
+
+// outsideTx fails the test when a gateway is called inside a transaction.
+type outsideTx struct{ t testing.TB }
+
+func (o outsideTx) Before(ctx context.Context) error {
+	if store.InTransaction(ctx) {
+		o.t.Errorf("a gateway was called inside a transaction")
+		return errors.New("gateway called inside a transaction")
+	}
+	return nil
+}
+
+func (outsideTx) After(context.Context) error { return nil }
 
 // harnessSetup is what a harness is built from; an option changes it before the server is built.
 type harnessSetup struct {
@@ -83,7 +105,7 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 	db.EventBody = webhook.Body
 	uow := store.NewUnitOfWork(db)
 	clock := store.NewSandboxClock(db)
-	q := &syncQueue{}
+	q := &syncQueue{t: t}
 	var queue ports.WorkQueue = q
 	if !runStages {
 		queue = noQueue{}
@@ -100,6 +122,11 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 	for _, o := range opts {
 		o(&s)
 	}
+	// Every gateway call goes through a guard that fails the test when it is made inside a
+	// unit of work's transaction: no gateway is called while row locks may be held.
+	g := guard.New(guard.Config{Faults: outsideTx{t}}, nil)
+	s.deps.Scoring, s.deps.CoreBanking, s.deps.Processing = g.Scoring(s.deps.Scoring), g.CoreBanking(s.deps.CoreBanking), g.Processing(s.deps.Processing)
+	s.deps.SMS, s.deps.CardIssuer = g.SMSSender(s.deps.SMS), g.CardIssuer(s.deps.CardIssuer)
 	app := application.New(s.deps,
 		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}})
 	q.app = app

@@ -41,6 +41,10 @@ type waitingWrite struct {
 	check func(rows int64, err error) error
 }
 
+// InTransaction reports whether ctx carries a unit of work's transaction: row locks may be
+// held. Tests use it to show that no gateway is called under one.
+func InTransaction(ctx context.Context) bool { return stateFrom(ctx) != nil }
+
 func stateFrom(ctx context.Context) *txState {
 	st, _ := ctx.Value(txKey{}).(*txState)
 	return st
@@ -124,13 +128,14 @@ func (st *txState) send(ctx context.Context, commit bool) error {
 
 var errRolledBack = errors.New("store: the transaction was aborted by a failed statement and rolled back")
 
-// inTx runs fn in the transaction ctx carries, or else in a new one: BEGIN, fn, then COMMIT
-// when fn returns nil (and the hooks registered for after it), else ROLLBACK.
-func (db *DB) inTx(ctx context.Context, fn func(ctx context.Context) error) error {
+// Do implements ports.UnitOfWork: it runs fn in the transaction ctx carries, or else in a new
+// one: BEGIN, fn, then COMMIT when fn returns nil (and the hooks registered for after it), else
+// ROLLBACK. The outermost Do owns the transaction and commits it; a Do inside fn joins it.
+func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error) error {
 	if stateFrom(ctx) != nil {
 		return fn(ctx)
 	}
-	st := &txState{}
+	db, st := u.db, &txState{}
 	var err error
 	if db.Dialect == Postgres {
 		err = db.Gorm.WithContext(ctx).Connection(func(g *gorm.DB) error { return db.pgTx(ctx, g, st, fn) })
@@ -147,6 +152,12 @@ func (db *DB) inTx(ctx context.Context, fn func(ctx context.Context) error) erro
 		hook(context.WithoutCancel(ctx))
 	}
 	return nil
+}
+
+// inTx is Do, for a repository method that must lock and write in one transaction: it joins
+// the caller's unit of work, or else (a command-line maintenance task, a test) runs its own.
+func (db *DB) inTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	return (&UnitOfWork{db: db}).Do(ctx, fn)
 }
 
 // pgTx is a PostgreSQL transaction on the connection g is pinned to: GORM's statements and
@@ -237,7 +248,12 @@ func (t borrowedTx) Conn() *pgx.Conn                     { return t.pgxConn }
 
 // afterCommit runs fn once the transaction ctx carries has committed, or at once when it
 // carries none.
-func (db *DB) afterCommit(ctx context.Context, fn func(ctx context.Context)) {
+func (db *DB) afterCommit(ctx context.Context, fn func(ctx context.Context)) { AfterCommit(ctx, fn) }
+
+// AfterCommit runs fn once the transaction ctx carries has committed (not at all when it rolls
+// back), or at once when it carries none. The test harnesses run their background work so, as
+// a job queue would after the commit.
+func AfterCommit(ctx context.Context, fn func(ctx context.Context)) {
 	if st := stateFrom(ctx); st != nil {
 		st.afterCommit = append(st.afterCommit, fn)
 		return

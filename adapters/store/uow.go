@@ -23,13 +23,6 @@ type UnitOfWork struct {
 // NewUnitOfWork returns the unit of work of db.
 func NewUnitOfWork(db *DB) *UnitOfWork { return &UnitOfWork{db: db} }
 
-// Do implements ports.UnitOfWork: BEGIN, fn, then COMMIT when fn returns nil, else ROLLBACK.
-// Called with a context that already carries a transaction, fn runs in it: the outermost Do
-// owns the transaction and commits it.
-func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error) error {
-	return u.db.inTx(ctx, fn)
-}
-
 type idempotencyModel struct {
 	PartnerID   uuid.UUID `gorm:"column:partner_id;primaryKey"`
 	Key         string    `gorm:"column:key;primaryKey"`
