@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"go.uber.org/fx"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -50,88 +49,148 @@ func (p Product) offerTerms(o domain.Offer) domain.LoanTerms {
 	return domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent, ServiceRate: p.ServiceRate, Type: p.ScheduleType}
 }
 
-// Deps are the ports the use cases are built on. fx fills them by type; tests and the CLI
-// build them by hand.
+// Deps are the ports the use cases are built on, grouped so that no one struct carries more
+// than a dozen. Package server fills them from its fx graph; tests and the command line build
+// them by hand.
 type Deps struct {
-	fx.In
+	Clock       ports.Clock
+	UoW         ports.UnitOfWork
+	Idempotency ports.IdempotencyStore
+	Queue       ports.WorkQueue
+	Events      ports.EventOutbox
+	// Sealer seals webhook secrets and hashes SMS codes and card numbers (TIYIN_DATA_KEY).
+	Sealer   ports.Sealer
+	Stores   Stores
+	Gateways Gateways
+	Console  ConsoleStores
+	Sandbox  SandboxPorts
+}
 
-	Clock        ports.Clock
-	UoW          ports.UnitOfWork
-	Idempotency  ports.IdempotencyStore
+// Stores are the aggregates' repositories.
+type Stores struct {
 	Applications ports.ApplicationRepository
 	Loans        ports.LoanRepository
 	Partners     ports.PartnerRepository
-	Queue        ports.WorkQueue
-	Scoring      ports.Scoring
-	CoreBanking  ports.CoreBanking
 	Ledger       ports.LedgerRepository
 	Transfers    ports.TransferRepository
-	Processing   ports.Processing
 	Repayments   ports.RepaymentRepository
 	Cards        ports.CardRepository
 	CardOrders   ports.CardOrderRepository
-	CardIssuer   ports.CardIssuer
-	SMS          ports.SMSSender
-	Events       ports.EventOutbox
-	Webhooks     ports.WebhookSender
-	// Sealer seals webhook secrets and hashes SMS codes and card numbers (TIYIN_DATA_KEY).
-	Sealer ports.Sealer
-	// Operators, AuditLog, Proposals and BackOffice serve the operator console.
+}
+
+// Gateways are the bank's and the networks' systems, and the partners' webhooks.
+type Gateways struct {
+	Scoring     ports.Scoring
+	CoreBanking ports.CoreBanking
+	Processing  ports.Processing
+	CardIssuer  ports.CardIssuer
+	SMS         ports.SMSSender
+	Webhooks    ports.WebhookSender
+}
+
+// ConsoleStores serve the operator console.
+type ConsoleStores struct {
 	Operators  ports.OperatorRepository
 	AuditLog   ports.AuditLog
 	Proposals  ports.ProposalRepository
 	BackOffice ports.BackOffice
-	// SMSOutbox is the sandbox SMS gateway's outbox, nil outside the sandbox.
-	SMSOutbox ports.SMSOutbox `optional:"true"`
-	// SandboxClock is the movable clock, nil outside the sandbox.
-	SandboxClock ports.SandboxClock `optional:"true"`
 }
 
-// App groups every use case, so adapters depend on one value.
+// SandboxPorts are the sandbox's own: nil outside the sandbox.
+type SandboxPorts struct {
+	// SMSOutbox is the sandbox SMS gateway's outbox.
+	SMSOutbox ports.SMSOutbox
+	// Clock is the movable clock.
+	Clock ports.SandboxClock
+}
+
+// App groups the use cases by capability, so adapters depend on one value.
 type App struct {
-	RegisterApplication  *RegisterApplicationHandler
-	CancelApplication    *CancelApplicationHandler
-	VerifyApplication    *VerifyApplicationHandler
-	IssueApplication     *IssueApplicationHandler
-	GetApplication       *GetApplicationHandler
-	ProcessApplication   *ProcessApplicationHandler
+	Loans      Loans
+	Transfers  Transfers
+	Repayments Repayments
+	Cards      Cards
+	Partners   Partners
+	Operations Operations
+	Sandbox    Sandbox
+	Console    Console
+}
+
+// Loans are the microloan's applications and loans (interface.md 1–5, 8–10).
+type Loans struct {
+	RegisterApplication *RegisterApplicationHandler
+	CancelApplication   *CancelApplicationHandler
+	VerifyApplication   *VerifyApplicationHandler
+	IssueApplication    *IssueApplicationHandler
+	GetApplication      *GetApplicationHandler
+	ProcessApplication  *ProcessApplicationHandler
+	GetLoan             *GetLoanHandler
+	GetSchedule         *GetScheduleHandler
+	ListPayments        *ListPaymentsHandler
+}
+
+// Transfers move the loan's money to a card (interface.md 6–7).
+type Transfers struct {
+	CreateTransfer  *CreateTransferHandler
+	ConfirmTransfer *ConfirmTransferHandler
+	GetTransfer     *GetTransferHandler
+}
+
+// Repayments collect repayments (interface.md 11–13).
+type Repayments struct {
+	CheckRepayment *CheckRepaymentHandler
+	PayRepayment   *PayRepaymentHandler
+	GetRepayment   *GetRepaymentHandler
+}
+
+// Cards order, attach and manage payment cards (interface.md 14–20).
+type Cards struct {
+	OrderCard        *OrderCardHandler
+	GetCardOrder     *GetCardOrderHandler
+	ProcessCardOrder *ProcessCardOrderHandler
+	GetCard          *GetCardHandler
+	ChangeCardStatus *ChangeCardStatusHandler
+	AttachCard       *AttachCardHandler
+	ConfirmCard      *ConfirmCardHandler
+}
+
+// Partners are the partners themselves: keys, webhooks and the events sent to them.
+type Partners struct {
+	Authenticate      *AuthenticateHandler
+	EnsurePartner     *EnsurePartnerHandler
+	CreatePartner     *CreatePartnerHandler
+	ListPartners      *ListPartnersHandler
+	SetPartnerEnabled *SetPartnerEnabledHandler
+	RotatePartnerKey  *RotatePartnerKeyHandler
+	SetWebhook        *SetWebhookHandler
+	ListEvents        *ListEventsHandler
+	SendTestEvent     *SendTestEventHandler
+	DeliverEvents     *DeliverEventsHandler
+}
+
+// Operations keep the books and the background work honest.
+type Operations struct {
 	Reconcile            *ReconcileHandler
 	CountUnknownOutcomes *CountUnknownOutcomesHandler
-	CompleteVerification *CompleteVerificationHandler
-	AdvanceClock         *AdvanceClockHandler
-	CreateTransfer       *CreateTransferHandler
-	ConfirmTransfer      *ConfirmTransferHandler
-	GetTransfer          *GetTransferHandler
 	CheckLedger          *CheckLedgerHandler
-	GetLoan              *GetLoanHandler
-	GetSchedule          *GetScheduleHandler
-	ListPayments         *ListPaymentsHandler
-	CheckRepayment       *CheckRepaymentHandler
-	PayRepayment         *PayRepaymentHandler
-	GetRepayment         *GetRepaymentHandler
-	OrderCard            *OrderCardHandler
-	GetCardOrder         *GetCardOrderHandler
-	ProcessCardOrder     *ProcessCardOrderHandler
-	GetCard              *GetCardHandler
-	ChangeCardStatus     *ChangeCardStatusHandler
-	AttachCard           *AttachCardHandler
-	ConfirmCard          *ConfirmCardHandler
+}
+
+// Sandbox is what only the sandbox offers.
+type Sandbox struct {
+	AdvanceClock         *AdvanceClockHandler
+	CompleteVerification *CompleteVerificationHandler
 	ReadSMSOutbox        *ReadSMSOutboxHandler
-	DeliverEvents        *DeliverEventsHandler
-	ListEvents           *ListEventsHandler
-	SendTestEvent        *SendTestEventHandler
-	SetWebhook           *SetWebhookHandler
-	CreatePartner        *CreatePartnerHandler
-	ListPartners         *ListPartnersHandler
-	SetPartnerEnabled    *SetPartnerEnabledHandler
-	RotatePartnerKey     *RotatePartnerKeyHandler
-	Authenticate         *AuthenticateHandler
-	EnsurePartner        *EnsurePartnerHandler
-	Console              Console
 }
 
 // Console groups the operator console's use cases (docs/console.md).
 type Console struct {
+	Operators ConsoleOperators
+	Views     ConsoleViews
+	Actions   ConsoleActions
+}
+
+// ConsoleOperators manage operators and their sessions.
+type ConsoleOperators struct {
 	CreateOperator        *CreateOperatorHandler
 	ListOperators         *ListOperatorsHandler
 	SetOperatorDisabled   *SetOperatorDisabledHandler
@@ -141,103 +200,134 @@ type Console struct {
 	LogOut                *LogOutHandler
 	ChangePassword        *ChangePasswordHandler
 	SweepSessions         *SweepSessionsHandler
+}
+
+// ConsoleViews are the console's pages.
+type ConsoleViews struct {
 	Dashboard             *ConsoleDashboardHandler
 	Search                *ConsoleSearchHandler
-	AuditRefusal          *AuditRefusalHandler
 	Application           *ConsoleApplicationHandler
 	Loan                  *ConsoleLoanHandler
 	Ledger                *ConsoleLedgerHandler
 	Partners              *ConsolePartnersHandler
 	Object                *ConsoleObjectHandler
 	AuditTrail            *AuditTrailHandler
-	VerifyAudit           *VerifyAuditHandler
 	LastAuditVerification *LastAuditVerificationHandler
-	RetryStage            *RetryStageHandler
-	ResendEvent           *ResendEventHandler
-	CompleteVerification  *ConsoleVerificationHandler
-	RevealClientData      *RevealClientDataHandler
-	Partner               *ConsolePartnerHandler
-	ProposeResolution     *ProposeResolutionHandler
-	DecideProposal        *DecideProposalHandler
+}
+
+// ConsoleActions are what an operator does, each audited.
+type ConsoleActions struct {
+	AuditRefusal         *AuditRefusalHandler
+	VerifyAudit          *VerifyAuditHandler
+	RetryStage           *RetryStageHandler
+	ResendEvent          *ResendEventHandler
+	CompleteVerification *ConsoleVerificationHandler
+	RevealClientData     *RevealClientDataHandler
+	Partner              *ConsolePartnerHandler
+	ProposeResolution    *ProposeResolutionHandler
+	DecideProposal       *DecideProposalHandler
 }
 
 func newConsole(d Deps, cfg Config) Console {
 	throttles := newLoginThrottles()
+	st, cs := d.Stores, d.Console
 	return Console{
-		CreateOperator:        NewCreateOperatorHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
-		ListOperators:         NewListOperatorsHandler(d.Operators),
-		SetOperatorDisabled:   NewSetOperatorDisabledHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
-		ResetOperatorPassword: NewResetOperatorPasswordHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
-		LogIn:                 NewLogInHandler(d.Clock, d.UoW, d.Operators, d.AuditLog, throttles),
-		ResumeSession:         NewResumeSessionHandler(d.Clock, d.Operators),
-		LogOut:                NewLogOutHandler(d.Clock, d.UoW, d.Operators, d.AuditLog),
-		ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, d.Operators, d.AuditLog, throttles),
-		SweepSessions:         NewSweepSessionsHandler(d.Clock, d.Operators),
-		Dashboard:             NewConsoleDashboardHandler(d.Clock, d.BackOffice, d.Proposals),
-		Search:                NewConsoleSearchHandler(d.Clock, d.BackOffice, d.Sealer, d.AuditLog),
-		AuditRefusal:          NewAuditRefusalHandler(d.Clock, d.AuditLog),
-		Application:           NewConsoleApplicationHandler(d.Clock, d.Applications, d.Loans, d.Partners, d.BackOffice, d.Proposals, d.AuditLog),
-		Loan:                  NewConsoleLoanHandler(d.Clock, d.Loans, d.Partners, d.Repayments, d.BackOffice),
-		Ledger:                NewConsoleLedgerHandler(d.BackOffice, d.Ledger),
-		Partners:              NewConsolePartnersHandler(d.Partners, d.BackOffice),
-		Object:                NewConsoleObjectHandler(d.Clock, d.Transfers, d.Repayments, d.CardOrders, d.Cards, d.Partners, d.Proposals, d.AuditLog),
-		AuditTrail:            NewAuditTrailHandler(d.AuditLog),
-		VerifyAudit:           NewVerifyAuditHandler(d.Clock, d.AuditLog),
-		LastAuditVerification: NewLastAuditVerificationHandler(d.AuditLog),
-		RetryStage:            NewRetryStageHandler(d.Clock, d.UoW, d.Applications, d.Queue, d.AuditLog),
-		ResendEvent:           NewResendEventHandler(d.Clock, d.UoW, d.BackOffice, d.AuditLog),
-		CompleteVerification:  NewConsoleVerificationHandler(d.Clock, d.UoW, d.Applications, d.AuditLog),
-		RevealClientData:      NewRevealClientDataHandler(d.Clock, d.UoW, d.Applications, d.AuditLog),
-		Partner:               NewConsolePartnerHandler(d.Clock, d.UoW, d.Partners, d.AuditLog),
-		ProposeResolution:     NewProposeResolutionHandler(d.Clock, d.UoW, d.Applications, d.Transfers, d.Proposals, d.AuditLog),
-		DecideProposal: NewDecideProposalHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Ledger, d.Transfers, d.Proposals,
-			d.AuditLog, cfg.Product),
+		Operators: ConsoleOperators{
+			CreateOperator:        NewCreateOperatorHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
+			ListOperators:         NewListOperatorsHandler(cs.Operators),
+			SetOperatorDisabled:   NewSetOperatorDisabledHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
+			ResetOperatorPassword: NewResetOperatorPasswordHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
+			LogIn:                 NewLogInHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog, throttles),
+			ResumeSession:         NewResumeSessionHandler(d.Clock, cs.Operators),
+			LogOut:                NewLogOutHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
+			ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog, throttles),
+			SweepSessions:         NewSweepSessionsHandler(d.Clock, cs.Operators),
+		},
+		Views: ConsoleViews{
+			Dashboard:             NewConsoleDashboardHandler(d.Clock, cs.BackOffice, cs.Proposals),
+			Search:                NewConsoleSearchHandler(d.Clock, d.UoW, cs.BackOffice, d.Sealer, cs.AuditLog),
+			Application:           NewConsoleApplicationHandler(d.Clock, st.Applications, st.Loans, st.Partners, cs.BackOffice, cs.Proposals, cs.AuditLog),
+			Loan:                  NewConsoleLoanHandler(d.Clock, st.Loans, st.Partners, st.Repayments, cs.BackOffice),
+			Ledger:                NewConsoleLedgerHandler(cs.BackOffice, st.Ledger),
+			Partners:              NewConsolePartnersHandler(st.Partners, cs.BackOffice),
+			Object:                NewConsoleObjectHandler(d.Clock, st.Transfers, st.Repayments, st.CardOrders, st.Cards, st.Partners, cs.Proposals, cs.AuditLog),
+			AuditTrail:            NewAuditTrailHandler(cs.AuditLog),
+			LastAuditVerification: NewLastAuditVerificationHandler(cs.AuditLog),
+		},
+		Actions: ConsoleActions{
+			AuditRefusal:         NewAuditRefusalHandler(d.Clock, d.UoW, cs.AuditLog),
+			VerifyAudit:          NewVerifyAuditHandler(d.Clock, cs.AuditLog),
+			RetryStage:           NewRetryStageHandler(d.Clock, d.UoW, st.Applications, d.Queue, cs.AuditLog),
+			ResendEvent:          NewResendEventHandler(d.Clock, d.UoW, cs.BackOffice, cs.AuditLog),
+			CompleteVerification: NewConsoleVerificationHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),
+			RevealClientData:     NewRevealClientDataHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),
+			Partner:              NewConsolePartnerHandler(d.Clock, d.UoW, st.Partners, cs.AuditLog),
+			ProposeResolution:    NewProposeResolutionHandler(d.Clock, d.UoW, st.Applications, st.Transfers, cs.Proposals, cs.AuditLog),
+			DecideProposal: NewDecideProposalHandler(d.Clock, d.UoW, st.Applications, st.Loans, st.Ledger, st.Transfers, cs.Proposals,
+				cs.AuditLog, cfg.Product),
+		},
 	}
 }
 
 // New builds every use case on the given ports.
 func New(d Deps, cfg Config) *App {
-	processCardOrder := NewProcessCardOrderHandler(d.Clock, d.UoW, d.Processing, d.Cards, d.CardOrders, d.CardIssuer)
+	st, gw := d.Stores, d.Gateways
+	processCardOrder := NewProcessCardOrderHandler(d.Clock, d.UoW, gw.Processing, st.Cards, st.CardOrders, gw.CardIssuer)
 	return &App{
-		RegisterApplication:  NewRegisterApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue),
-		CancelApplication:    NewCancelApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, cfg.ApplicationTTL),
-		VerifyApplication:    NewVerifyApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Scoring, cfg.Product, cfg.ApplicationTTL),
-		IssueApplication:     NewIssueApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue, cfg.Product, cfg.ApplicationTTL),
-		GetApplication:       NewGetApplicationHandler(d.Applications),
-		ProcessApplication:   NewProcessApplicationHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Scoring, d.CoreBanking, d.Ledger, cfg.Product),
-		Reconcile:            NewReconcileHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Queue, d.CoreBanking, d.Ledger, d.Transfers, d.Processing, d.CardOrders, processCardOrder, cfg),
-		CountUnknownOutcomes: NewCountUnknownOutcomesHandler(d.Clock, d.Applications, d.Transfers, d.CardOrders),
-		CompleteVerification: NewCompleteVerificationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, cfg.ApplicationTTL),
-		AdvanceClock:         NewAdvanceClockHandler(d.UoW, d.Idempotency, d.SandboxClock),
-		CreateTransfer:       NewCreateTransferHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Loans, d.Ledger, d.Transfers, d.Processing, d.Cards),
-		ConfirmTransfer:      NewConfirmTransferHandler(d.Clock, d.UoW, d.Idempotency, d.Ledger, d.Transfers, d.Processing),
-		GetTransfer:          NewGetTransferHandler(d.Transfers),
-		CheckLedger:          NewCheckLedgerHandler(d.Ledger),
-		GetLoan:              NewGetLoanHandler(d.Clock, d.Applications, d.Loans),
-		GetSchedule:          NewGetScheduleHandler(d.Clock, d.Loans),
-		ListPayments:         NewListPaymentsHandler(d.Loans, d.Repayments),
-		CheckRepayment:       NewCheckRepaymentHandler(d.Clock, d.UoW, d.Idempotency, d.Loans, d.Repayments),
-		PayRepayment:         NewPayRepaymentHandler(d.Clock, d.UoW, d.Idempotency, d.Loans, d.Ledger, d.Processing, d.Repayments),
-		GetRepayment:         NewGetRepaymentHandler(d.Clock, d.Loans, d.Repayments),
-		OrderCard:            NewOrderCardHandler(d.Clock, d.UoW, d.Idempotency, d.CardOrders),
-		GetCardOrder:         NewGetCardOrderHandler(d.Cards, d.CardOrders),
-		ProcessCardOrder:     processCardOrder,
-		GetCard:              NewGetCardHandler(d.Cards),
-		ChangeCardStatus:     NewChangeCardStatusHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards),
-		AttachCard:           NewAttachCardHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards, d.SMS, d.Sealer, cfg),
-		ConfirmCard:          NewConfirmCardHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards, d.Sealer),
-		ReadSMSOutbox:        NewReadSMSOutboxHandler(d.SMSOutbox),
-		DeliverEvents:        NewDeliverEventsHandler(d.Clock, d.Events, d.Webhooks, d.Sealer),
-		ListEvents:           NewListEventsHandler(d.Clock, d.Events),
-		SendTestEvent:        NewSendTestEventHandler(d.Clock, d.UoW, d.Idempotency, d.Events),
-		SetWebhook:           NewSetWebhookHandler(d.UoW, d.Partners, d.Sealer),
-		CreatePartner:        NewCreatePartnerHandler(d.Clock, d.UoW, d.Partners),
-		ListPartners:         NewListPartnersHandler(d.Partners),
-		SetPartnerEnabled:    NewSetPartnerEnabledHandler(d.UoW, d.Partners),
-		RotatePartnerKey:     NewRotatePartnerKeyHandler(d.UoW, d.Partners),
-		Authenticate:         NewAuthenticateHandler(d.Partners),
-		EnsurePartner:        NewEnsurePartnerHandler(d.Clock, d.UoW, d.Partners),
-		Console:              newConsole(d, cfg),
+		Loans: Loans{
+			RegisterApplication: NewRegisterApplicationHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, d.Queue),
+			CancelApplication:   NewCancelApplicationHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, cfg.ApplicationTTL),
+			VerifyApplication:   NewVerifyApplicationHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, gw.Scoring, cfg.Product, cfg.ApplicationTTL),
+			IssueApplication:    NewIssueApplicationHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, d.Queue, cfg.Product, cfg.ApplicationTTL),
+			GetApplication:      NewGetApplicationHandler(st.Applications),
+			ProcessApplication:  NewProcessApplicationHandler(d.Clock, d.UoW, st.Applications, st.Loans, gw.Scoring, gw.CoreBanking, st.Ledger, cfg.Product),
+			GetLoan:             NewGetLoanHandler(d.Clock, st.Applications, st.Loans),
+			GetSchedule:         NewGetScheduleHandler(d.Clock, st.Loans),
+			ListPayments:        NewListPaymentsHandler(st.Loans, st.Repayments),
+		},
+		Transfers: Transfers{
+			CreateTransfer:  NewCreateTransferHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, st.Loans, st.Ledger, st.Transfers, gw.Processing, st.Cards),
+			ConfirmTransfer: NewConfirmTransferHandler(d.Clock, d.UoW, d.Idempotency, st.Ledger, st.Transfers, gw.Processing),
+			GetTransfer:     NewGetTransferHandler(st.Transfers),
+		},
+		Repayments: Repayments{
+			CheckRepayment: NewCheckRepaymentHandler(d.Clock, d.UoW, d.Idempotency, st.Loans, st.Repayments),
+			PayRepayment:   NewPayRepaymentHandler(d.Clock, d.UoW, d.Idempotency, st.Loans, st.Ledger, gw.Processing, st.Repayments),
+			GetRepayment:   NewGetRepaymentHandler(d.Clock, st.Loans, st.Repayments),
+		},
+		Cards: Cards{
+			OrderCard:        NewOrderCardHandler(d.Clock, d.UoW, d.Idempotency, st.CardOrders),
+			GetCardOrder:     NewGetCardOrderHandler(st.Cards, st.CardOrders),
+			ProcessCardOrder: processCardOrder,
+			GetCard:          NewGetCardHandler(st.Cards),
+			ChangeCardStatus: NewChangeCardStatusHandler(d.Clock, d.UoW, d.Idempotency, gw.Processing, st.Cards),
+			AttachCard:       NewAttachCardHandler(d.Clock, d.UoW, d.Idempotency, gw.Processing, st.Cards, gw.SMS, d.Sealer, cfg),
+			ConfirmCard:      NewConfirmCardHandler(d.Clock, d.UoW, d.Idempotency, gw.Processing, st.Cards, d.Sealer),
+		},
+		Partners: Partners{
+			Authenticate:      NewAuthenticateHandler(st.Partners),
+			EnsurePartner:     NewEnsurePartnerHandler(d.Clock, d.UoW, st.Partners),
+			CreatePartner:     NewCreatePartnerHandler(d.Clock, d.UoW, st.Partners),
+			ListPartners:      NewListPartnersHandler(st.Partners),
+			SetPartnerEnabled: NewSetPartnerEnabledHandler(d.UoW, st.Partners),
+			RotatePartnerKey:  NewRotatePartnerKeyHandler(d.UoW, st.Partners),
+			SetWebhook:        NewSetWebhookHandler(d.UoW, st.Partners, d.Sealer),
+			ListEvents:        NewListEventsHandler(d.Clock, d.Events),
+			SendTestEvent:     NewSendTestEventHandler(d.Clock, d.UoW, d.Idempotency, d.Events),
+			DeliverEvents:     NewDeliverEventsHandler(d.Clock, d.UoW, d.Events, gw.Webhooks, d.Sealer),
+		},
+		Operations: Operations{
+			Reconcile: NewReconcileHandler(d.Clock, d.UoW, st.Applications, st.Loans, d.Queue, gw.CoreBanking, st.Ledger, st.Transfers,
+				gw.Processing, st.CardOrders, processCardOrder, cfg),
+			CountUnknownOutcomes: NewCountUnknownOutcomesHandler(d.Clock, st.Applications, st.Transfers, st.CardOrders),
+			CheckLedger:          NewCheckLedgerHandler(st.Ledger),
+		},
+		Sandbox: Sandbox{
+			AdvanceClock:         NewAdvanceClockHandler(d.UoW, d.Idempotency, d.Sandbox.Clock),
+			CompleteVerification: NewCompleteVerificationHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, cfg.ApplicationTTL),
+			ReadSMSOutbox:        NewReadSMSOutboxHandler(d.Sandbox.SMSOutbox),
+		},
+		Console: newConsole(d, cfg),
 	}
 }
 

@@ -18,12 +18,14 @@ const searchLimit = 50
 type ConsoleSearchHandler struct {
 	backOffice ports.BackOffice
 	sealer     ports.Sealer
+	uow        ports.UnitOfWork
 	audit      audit
 }
 
 // NewConsoleSearchHandler returns the handler on the ports it uses.
-func NewConsoleSearchHandler(clock ports.Clock, backOffice ports.BackOffice, sealer ports.Sealer, log ports.AuditLog) *ConsoleSearchHandler {
-	return &ConsoleSearchHandler{backOffice: backOffice, sealer: sealer, audit: audit{clock: clock, log: log}}
+func NewConsoleSearchHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, sealer ports.Sealer,
+	log ports.AuditLog) *ConsoleSearchHandler {
+	return &ConsoleSearchHandler{backOffice: backOffice, sealer: sealer, uow: uow, audit: audit{clock: clock, log: log}}
 }
 
 // Handle reads the text as any id (application, external, loan, transaction, card, request),
@@ -54,7 +56,10 @@ func (h *ConsoleSearchHandler) Handle(ctx context.Context, who Actor, text strin
 			}
 			// Looking a person up by phone is a read of personal data: audited, with the
 			// number masked as the console shows it.
-			if err := h.audit.record(ctx, who, "search.phone", "phone:"+phone.Masked(), ""); err != nil {
+			err := h.uow.Do(ctx, func(ctx context.Context) error {
+				return h.audit.record(ctx, who, "search.phone", "phone:"+phone.Masked(), "")
+			})
+			if err != nil {
 				return nil, err
 			}
 		}

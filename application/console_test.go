@@ -95,8 +95,7 @@ func setupConsole(t *testing.T) *console {
 }
 
 func (c *console) app() application.Console {
-	return application.New(application.Deps{Clock: c.clock, UoW: c.uow, Applications: c.apps, Loans: c.loans, Ledger: c.ledger,
-		Transfers: c.transfers, Operators: c.operators, AuditLog: c.auditLog(), Proposals: c.proposals}, c.cfg).Console
+	return application.New(application.Deps{Clock: c.clock, UoW: c.uow, Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers}, Console: application.ConsoleStores{Operators: c.operators, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
 }
 
 // auditLog is an AuditLog that keeps its lines in c.audit; a line written outside a unit of
@@ -145,18 +144,18 @@ func TestWrongPasswordsAreThrottledPerNameAndAddressNeverPerAccount(t *testing.T
 	c := setupConsole(t)
 	uc := c.app()
 	ctx := context.Background()
-	pw, err := uc.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dilnoza", Role: domain.RoleAdmin})
+	pw, err := uc.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dilnoza", Role: domain.RoleAdmin})
 	if err != nil || len(pw) < 16 {
 		t.Fatalf("create: %q, %v", pw, err)
 	}
-	if _, err := uc.CreateOperator.Handle(ctx, application.Actor{Name: "olga", Role: domain.RoleOfficer}, application.CreateOperator{Name: "x", Role: domain.RoleAdmin}); !errors.Is(err, domain.ErrForbidden) {
+	if _, err := uc.Operators.CreateOperator.Handle(ctx, application.Actor{Name: "olga", Role: domain.RoleOfficer}, application.CreateOperator{Name: "x", Role: domain.RoleAdmin}); !errors.Is(err, domain.ErrForbidden) {
 		t.Fatalf("an officer made an operator: %v", err)
 	}
 	login := func(name, password, address string) error {
-		_, err := uc.LogIn.Handle(ctx, application.LogIn{Name: name, Password: password, Address: address})
+		_, err := uc.Operators.LogIn.Handle(ctx, application.LogIn{Name: name, Password: password, Address: address})
 		return err
 	}
-	s, err := uc.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: pw, Address: "10.0.0.7"})
+	s, err := uc.Operators.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: pw, Address: "10.0.0.7"})
 	if err != nil || !s.MustChangePassword || s.Token == "" || s.CSRF == "" || s.Operator.Role != domain.RoleAdmin {
 		t.Fatalf("first login: %+v, %v", s, err)
 	}
@@ -201,17 +200,17 @@ func TestAnAddressSprayingNamesWaits(t *testing.T) {
 	c := setupConsole(t)
 	uc := c.app()
 	ctx := context.Background()
-	pw, err := uc.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dilnoza", Role: domain.RoleViewer})
+	pw, err := uc.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dilnoza", Role: domain.RoleViewer})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range domain.FreeAddressFailures {
-		_, _ = uc.LogIn.Handle(ctx, application.LogIn{Name: fmt.Sprintf("guess-%d", i), Password: "x", Address: "198.51.100.4"})
+		_, _ = uc.Operators.LogIn.Handle(ctx, application.LogIn{Name: fmt.Sprintf("guess-%d", i), Password: "x", Address: "198.51.100.4"})
 	}
-	if _, err := uc.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: pw, Address: "198.51.100.4"}); !errors.Is(err, domain.ErrBadCredentials) {
+	if _, err := uc.Operators.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: pw, Address: "198.51.100.4"}); !errors.Is(err, domain.ErrBadCredentials) {
 		t.Fatalf("a good password from a spraying address: %v", err)
 	}
-	if _, err := uc.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: pw, Address: "10.0.0.7"}); err != nil {
+	if _, err := uc.Operators.LogIn.Handle(ctx, application.LogIn{Name: "dilnoza", Password: pw, Address: "10.0.0.7"}); err != nil {
 		t.Fatalf("from another address: %v", err)
 	}
 }
@@ -240,15 +239,15 @@ func TestAResolutionMovesMoneyOnlyWhenAnotherOfficerApprovesIt(t *testing.T) {
 	tr := c.processingTransfer(t)
 
 	propose := application.ProposeResolution{Kind: domain.ResolveTransfer, ObjectID: tr.ID(), Done: true, Note: "UZCARD says credited, ref 77"}
-	if _, err := uc.ProposeResolution.Handle(ctx, viewer, propose); !errors.Is(err, domain.ErrForbidden) {
+	if _, err := uc.Actions.ProposeResolution.Handle(ctx, viewer, propose); !errors.Is(err, domain.ErrForbidden) {
 		t.Fatalf("a viewer's proposal: %v", err)
 	}
-	id, err := uc.ProposeResolution.Handle(ctx, maker, propose)
+	id, err := uc.Actions.ProposeResolution.Handle(ctx, maker, propose)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// No posting until approved; the maker's own approval is refused and changes nothing.
-	if err := uc.DecideProposal.Handle(ctx, maker, application.DecideProposal{ID: id, Approve: true}); !errors.Is(err, domain.ErrSelfApproval) {
+	if err := uc.Actions.DecideProposal.Handle(ctx, maker, application.DecideProposal{ID: id, Approve: true}); !errors.Is(err, domain.ErrSelfApproval) {
 		t.Fatalf("self-approval: %v", err)
 	}
 	if c.xfers[tr.ID()].Status() != domain.TransferProcessing || c.props[id].Status != domain.ProposalOpen {
@@ -262,7 +261,7 @@ func TestAResolutionMovesMoneyOnlyWhenAnotherOfficerApprovesIt(t *testing.T) {
 		posted = append(posted, p)
 		return nil
 	}).Times(1)
-	if err := uc.DecideProposal.Handle(ctx, checker, application.DecideProposal{ID: id, Approve: true}); err != nil {
+	if err := uc.Actions.DecideProposal.Handle(ctx, checker, application.DecideProposal{ID: id, Approve: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.xfers[tr.ID()]; got.Status() != domain.TransferSuccess {
@@ -271,11 +270,11 @@ func TestAResolutionMovesMoneyOnlyWhenAnotherOfficerApprovesIt(t *testing.T) {
 	if len(posted) != 1 || posted[0].Kind != domain.PostingTransferCapture {
 		t.Fatalf("posted %+v, want one capture of the hold", posted)
 	}
-	if err := uc.DecideProposal.Handle(ctx, checker, application.DecideProposal{ID: id, Approve: true}); !errors.Is(err, domain.ErrProposalClosed) {
+	if err := uc.Actions.DecideProposal.Handle(ctx, checker, application.DecideProposal{ID: id, Approve: true}); !errors.Is(err, domain.ErrProposalClosed) {
 		t.Fatalf("a second approval: %v", err)
 	}
 	// The transfer's outcome is known now: nothing more to propose.
-	if _, err := uc.ProposeResolution.Handle(ctx, maker, propose); !errors.Is(err, domain.ErrOutcomeKnown) {
+	if _, err := uc.Actions.ProposeResolution.Handle(ctx, maker, propose); !errors.Is(err, domain.ErrOutcomeKnown) {
 		t.Fatalf("a proposal on a settled transfer: %v", err)
 	}
 	want := []string{"alice proposal.create", "bob proposal.approve"}
@@ -297,7 +296,7 @@ func TestAnExpiredProposalMakesRoomForANewOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.props[stale.ID] = stale
-	id, err := uc.ProposeResolution.Handle(context.Background(), maker, application.ProposeResolution{Kind: domain.ResolveTransfer,
+	id, err := uc.Actions.ProposeResolution.Handle(context.Background(), maker, application.ProposeResolution{Kind: domain.ResolveTransfer,
 		ObjectID: tr.ID(), Done: true, Note: "UZCARD says credited"})
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +305,7 @@ func TestAnExpiredProposalMakesRoomForANewOne(t *testing.T) {
 		t.Fatalf("stale %s, new %s", c.props[stale.ID].Status, c.props[id].Status)
 	}
 	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
-	if err := uc.DecideProposal.Handle(context.Background(), checker, application.DecideProposal{ID: stale.ID, Approve: true}); !errors.Is(err, domain.ErrProposalClosed) {
+	if err := uc.Actions.DecideProposal.Handle(context.Background(), checker, application.DecideProposal{ID: stale.ID, Approve: true}); !errors.Is(err, domain.ErrProposalClosed) {
 		t.Fatalf("approving the expired one: %v", err)
 	}
 }

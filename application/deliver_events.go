@@ -55,22 +55,27 @@ type DeliveryReport struct {
 // retries forward, and only its.
 type DeliverEventsHandler struct {
 	clock    ports.Clock
+	uow      ports.UnitOfWork
 	events   ports.EventOutbox
 	webhooks ports.WebhookSender
 	sealer   ports.Sealer
 }
 
 // NewDeliverEventsHandler returns the handler on the ports it uses.
-func NewDeliverEventsHandler(clock ports.Clock, events ports.EventOutbox, webhooks ports.WebhookSender,
+func NewDeliverEventsHandler(clock ports.Clock, uow ports.UnitOfWork, events ports.EventOutbox, webhooks ports.WebhookSender,
 	sealer ports.Sealer) *DeliverEventsHandler {
-	return &DeliverEventsHandler{clock: clock, events: events, webhooks: webhooks, sealer: sealer}
+	return &DeliverEventsHandler{clock: clock, uow: uow, events: events, webhooks: webhooks, sealer: sealer}
 }
 
 // Handle runs one pass: it numbers the events recorded since the last, then delivers, a batch
 // for each set of partners that share one time, round after round while events go out.
 func (h *DeliverEventsHandler) Handle(ctx context.Context) (DeliveryReport, error) {
 	var rep DeliveryReport
-	if _, err := h.events.Sequence(ctx, sequenceBatch); err != nil {
+	err := h.uow.Do(ctx, func(ctx context.Context) error {
+		_, err := h.events.Sequence(ctx, sequenceBatch)
+		return err
+	})
+	if err != nil {
 		return rep, err
 	}
 	for range eventRounds {
@@ -89,7 +94,11 @@ func (h *DeliverEventsHandler) Handle(ctx context.Context) (DeliveryReport, erro
 
 // deliver claims the due events of one set of partners and tries each.
 func (h *DeliverEventsHandler) deliver(ctx context.Context, s timeScope, rep *DeliveryReport) error {
-	due, err := h.events.ClaimDue(ctx, s.partners, s.now, eventLease, eventBatch)
+	var due []ports.OutboundEvent
+	err := h.uow.Do(ctx, func(ctx context.Context) (err error) {
+		due, err = h.events.ClaimDue(ctx, s.partners, s.now, eventLease, eventBatch)
+		return err
+	})
 	if err != nil || len(due) == 0 {
 		return err
 	}
@@ -105,10 +114,20 @@ func (h *DeliverEventsHandler) deliver(ctx context.Context, s timeScope, rep *De
 		}()
 	}
 	wg.Wait()
-	for i, o := range outcomes {
-		if err := h.events.Settle(ctx, due[i].ID, o); err != nil {
-			return err // the rest stay leased and are taken again when the lease ends
+	// One transaction settles the batch; if it fails, the batch stays leased and is taken
+	// again when the lease ends (delivery is at least once).
+	err = h.uow.Do(ctx, func(ctx context.Context) error {
+		for i, o := range outcomes {
+			if err := h.events.Settle(ctx, due[i].ID, o); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, o := range outcomes {
 		switch {
 		case !o.DeliveredAt.IsZero():
 			rep.Delivered++

@@ -43,15 +43,14 @@ func webhookSetup(t *testing.T, dataKey string) *webhookDeps {
 	d.outbox.EXPECT().Sequence(gomock.Any(), gomock.Any()).Return(0, nil).AnyTimes()
 	uow := mocks.NewMockUnitOfWork(ctrl)
 	uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).AnyTimes()
-	d.app = application.New(application.Deps{Clock: clock, UoW: uow, Partners: d.partners, Events: d.outbox, Webhooks: d.sender,
-		Sealer: sealer}, application.Config{})
+	d.app = application.New(application.Deps{Clock: clock, UoW: uow, Events: d.outbox, Sealer: sealer, Stores: application.Stores{Partners: d.partners}, Gateways: application.Gateways{Webhooks: d.sender}}, application.Config{})
 	return d
 }
 
 func TestSetWebhookKeepsTheSecretSealedAndDeliveryOpensIt(t *testing.T) {
 	t.Parallel()
 	d := webhookSetup(t, "key-1")
-	secret, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "https://partner.example/hooks"})
+	secret, err := d.app.Partners.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "https://partner.example/hooks"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,16 +67,16 @@ func TestSetWebhookKeepsTheSecretSealedAndDeliveryOpensIt(t *testing.T) {
 	d.outbox.EXPECT().ClaimDue(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes() // later rounds find none
 	d.sender.EXPECT().Send(gomock.Any(), ports.Webhook{URL: ev.URL, Secret: []byte(secret), EventID: ev.ID, Type: ev.Type, Body: ev.Body}).Return(nil)
 	d.outbox.EXPECT().Settle(gomock.Any(), ev.ID, ports.EventOutcome{Attempts: 1, DeliveredAt: t0})
-	rep, err := d.app.DeliverEvents.Handle(context.Background())
+	rep, err := d.app.Partners.DeliverEvents.Handle(context.Background())
 	if err != nil || rep.Delivered != 1 {
 		t.Fatalf("report %+v, %v", rep, err)
 	}
 
-	again, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "https://partner.example/hooks"})
+	again, err := d.app.Partners.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "https://partner.example/hooks"})
 	if err != nil || again == secret {
 		t.Fatalf("setting the webhook again must make a new secret: %v", err)
 	}
-	if none, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme"}); err != nil || none != "" ||
+	if none, err := d.app.Partners.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme"}); err != nil || none != "" ||
 		d.partner.WebhookURL != "" || d.partner.WebhookSecret != "" {
 		t.Fatalf("remove: %q %v %+v", none, err, d.partner)
 	}
@@ -88,7 +87,7 @@ func TestSetWebhookRefusesABadURL(t *testing.T) {
 	for _, url := range []string{"partner.example/hooks", "ftp://partner.example/", "https://user:pw@partner.example/",
 		"https:///path", "https://partner.example/#frag", "https://partner.example/" + strings.Repeat("a", 2000)} {
 		d := webhookSetup(t, "key-1")
-		if _, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: url}); !errors.Is(err, domain.ErrWebhookURL) {
+		if _, err := d.app.Partners.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: url}); !errors.Is(err, domain.ErrWebhookURL) {
 			t.Errorf("%.40q: %v", url, err)
 		}
 		if d.partner.WebhookURL != "" {
@@ -128,11 +127,11 @@ func TestDeliveryOutcomes(t *testing.T) {
 			if tt.otherKey {
 				other := webhookSetup(t, "key-2")
 				other.partner = d.partner
-				if _, err := other.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://127.0.0.1:9/h", AllowHTTP: true}); err != nil {
+				if _, err := other.app.Partners.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://127.0.0.1:9/h", AllowHTTP: true}); err != nil {
 					t.Fatal(err)
 				}
 				d.partner = other.partner
-			} else if _, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://127.0.0.1:9/h", AllowHTTP: true}); err != nil {
+			} else if _, err := d.app.Partners.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://127.0.0.1:9/h", AllowHTTP: true}); err != nil {
 				t.Fatal(err)
 			}
 			created := tt.createdAt
@@ -159,7 +158,7 @@ func TestDeliveryOutcomes(t *testing.T) {
 				got = o
 				return nil
 			})
-			if _, err := d.app.DeliverEvents.Handle(context.Background()); err != nil {
+			if _, err := d.app.Partners.DeliverEvents.Handle(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			if tt.otherKey {
@@ -188,7 +187,7 @@ func TestEventRetryAfterDoublesUpToAnHour(t *testing.T) {
 func TestOutsideTheSandboxAWebhookIsHTTPS(t *testing.T) {
 	t.Parallel()
 	d := webhookSetup(t, "key-1")
-	if _, err := d.app.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://partner.example/hooks"}); !errors.Is(err, application.ErrWebhookNotHTTPS) {
+	if _, err := d.app.Partners.SetWebhook.Handle(context.Background(), application.SetWebhook{Name: "acme", URL: "http://partner.example/hooks"}); !errors.Is(err, application.ErrWebhookNotHTTPS) {
 		t.Fatalf("http outside the sandbox: %v", err)
 	}
 	if d.partner.WebhookURL != "" {
@@ -203,7 +202,7 @@ func TestEventsAreListedFromTheLastThirtyDays(t *testing.T) {
 	d := webhookSetup(t, "key-1")
 	q := ports.EventQuery{PartnerID: d.partner.ID, AfterSequence: 7, Since: t0.AddDate(0, 0, -30), Types: []string{}, Limit: 2}
 	d.outbox.EXPECT().List(gomock.Any(), q).Return([]ports.ListedEvent{{Sequence: 8}, {Sequence: 9}}, nil)
-	page, err := d.app.ListEvents.Handle(context.Background(), application.ListEvents{PartnerID: d.partner.ID, AfterSequence: 7, Limit: 2})
+	page, err := d.app.Partners.ListEvents.Handle(context.Background(), application.ListEvents{PartnerID: d.partner.ID, AfterSequence: 7, Limit: 2})
 	if err != nil || page.NextSequence != 9 || len(page.Events) != 2 {
 		t.Fatalf("%+v %v", page, err)
 	}

@@ -23,7 +23,7 @@ func auditCmd() *cobra.Command {
 				if db.Sealer == nil {
 					return errNoDataKey
 				}
-				v, err := operatorApp(db).VerifyAudit.Handle(ctx, application.CLIActor)
+				v, err := operatorApp(db).Actions.VerifyAudit.Handle(ctx, application.CLIActor)
 				if err != nil {
 					return err
 				}

@@ -173,7 +173,7 @@ func jobDatabase(db *store.DB) jobs.Database {
 
 // partnerApp builds the use cases the partner commands need; the data key seals webhook secrets.
 func partnerApp(db *store.DB, cfg config) *application.App {
-	d := application.Deps{Clock: systemClock{}, Partners: store.NewPartnerRepository(db)}
+	d := application.Deps{Clock: systemClock{}, UoW: store.NewUnitOfWork(db), Stores: application.Stores{Partners: store.NewPartnerRepository(db)}}
 	if k := cfg.keyring(); k != nil {
 		d.Sealer = k
 	}
@@ -212,7 +212,7 @@ func partnerCmd() *cobra.Command {
 		Short: "Create a partner and print its API key (shown once)",
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-				np, err := partnerApp(db, cfg).CreatePartner.Handle(ctx, application.CreatePartner{Name: name})
+				np, err := partnerApp(db, cfg).Partners.CreatePartner.Handle(ctx, application.CreatePartner{Name: name})
 				if err != nil {
 					return err
 				}
@@ -232,7 +232,7 @@ func partnerCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-				ps, err := partnerApp(db, cfg).ListPartners.Handle(ctx)
+				ps, err := partnerApp(db, cfg).Partners.ListPartners.Handle(ctx)
 				if err != nil {
 					return err
 				}
@@ -274,7 +274,7 @@ func partnerCmd() *cobra.Command {
 			Short: short,
 			RunE: func(c *cobra.Command, _ []string) error {
 				return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-					err := partnerApp(db, cfg).SetPartnerEnabled.Handle(ctx, application.SetPartnerEnabled{Name: name, Enabled: enable})
+					err := partnerApp(db, cfg).Partners.SetPartnerEnabled.Handle(ctx, application.SetPartnerEnabled{Name: name, Enabled: enable})
 					if err != nil {
 						return partnerErr(err, name)
 					}
@@ -290,7 +290,7 @@ func partnerCmd() *cobra.Command {
 		Short: "Replace a partner's API key and print the new one (the old key stops working within 5 seconds)",
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-				key, err := partnerApp(db, cfg).RotatePartnerKey.Handle(ctx, application.RotatePartnerKey{Name: rotated})
+				key, err := partnerApp(db, cfg).Partners.RotatePartnerKey.Handle(ctx, application.RotatePartnerKey{Name: rotated})
 				if err != nil {
 					return partnerErr(err, rotated)
 				}
@@ -326,7 +326,7 @@ so serve must run with the same data key.`,
 				if len(cfg.DataKey) == 0 {
 					return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
 				}
-				secret, err := partnerApp(db, cfg).SetWebhook.Handle(ctx, application.SetWebhook{Name: name, URL: url, AllowHTTP: cfg.Sandbox})
+				secret, err := partnerApp(db, cfg).Partners.SetWebhook.Handle(ctx, application.SetWebhook{Name: name, URL: url, AllowHTTP: cfg.Sandbox})
 				if err != nil {
 					return partnerErr(err, name)
 				}
@@ -356,8 +356,8 @@ func ledgerCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-				app := application.New(application.Deps{Ledger: store.NewLedgerRepository(db)}, application.Config{})
-				r, err := app.CheckLedger.Handle(ctx)
+				app := application.New(application.Deps{Stores: application.Stores{Ledger: store.NewLedgerRepository(db)}}, application.Config{})
+				r, err := app.Operations.CheckLedger.Handle(ctx)
 				if err != nil {
 					return err
 				}

@@ -19,8 +19,8 @@ import (
 // operatorApp builds the use cases the operator commands need.
 func operatorApp(db *store.DB) application.Console {
 	uow := store.NewUnitOfWork(db)
-	return application.New(application.Deps{Clock: systemClock{}, UoW: uow, Operators: store.NewOperatorRepository(db),
-		AuditLog: store.NewAuditLog(db)}, application.Config{}).Console
+	return application.New(application.Deps{Clock: systemClock{}, UoW: uow,
+		Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), AuditLog: store.NewAuditLog(db)}}, application.Config{}).Console
 }
 
 // operatorCmd manages the operator console's accounts (docs/console.md).
@@ -57,7 +57,7 @@ func operatorCmd() *cobra.Command {
 				return usageError{err}
 			}
 			return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
-				pw, err := operatorApp(db).CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: r})
+				pw, err := operatorApp(db).Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: r})
 				if err != nil {
 					return err
 				}
@@ -74,7 +74,7 @@ func operatorCmd() *cobra.Command {
 		Short: "Give an operator a new one-time password (also lifts a lockout and ends their sessions)",
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
-				pw, err := operatorApp(db).ResetOperatorPassword.Handle(ctx, application.CLIActor, application.ResetOperatorPassword{Name: name})
+				pw, err := operatorApp(db).Operators.ResetOperatorPassword.Handle(ctx, application.CLIActor, application.ResetOperatorPassword{Name: name})
 				if err != nil {
 					return err
 				}
@@ -94,7 +94,7 @@ func operatorCmd() *cobra.Command {
 			Short: short,
 			RunE: func(c *cobra.Command, _ []string) error {
 				return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
-					err := operatorApp(db).SetOperatorDisabled.Handle(ctx, application.CLIActor, application.SetOperatorDisabled{Name: name, Disabled: disable})
+					err := operatorApp(db).Operators.SetOperatorDisabled.Handle(ctx, application.CLIActor, application.SetOperatorDisabled{Name: name, Disabled: disable})
 					if err != nil {
 						return err
 					}
@@ -111,7 +111,7 @@ func operatorCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
-				ops, err := operatorApp(db).ListOperators.Handle(ctx)
+				ops, err := operatorApp(db).Operators.ListOperators.Handle(ctx)
 				if err != nil {
 					return err
 				}

@@ -84,7 +84,7 @@ func serve(cfg config, o options) error {
 			readiness,
 			jobDatabase,
 		),
-		observe.Module, store.Module, clock, gatewaysModule(cfg.Gateways, cfg.SandboxScoringPercent), guard.Module, webhook.Module, application.Module, jobs.Module,
+		observe.Module, store.Module, clock, gatewaysModule(cfg.Gateways, cfg.SandboxScoringPercent), guard.Module, webhook.Module, appModule, jobs.Module,
 		httpadapter.Module,
 		fx.Invoke(run, startAdmin),
 		fx.Options(o.fx...),
@@ -162,7 +162,7 @@ func run(d runDeps) {
 			}
 			var key string
 			if d.Cfg.Sandbox {
-				key, err = d.App.EnsurePartner.Handle(ctx, application.EnsurePartner{Name: domain.SandboxPartnerName, APIKey: d.Cfg.SandboxAPIKey})
+				key, err = d.App.Partners.EnsurePartner.Handle(ctx, application.EnsurePartner{Name: domain.SandboxPartnerName, APIKey: d.Cfg.SandboxAPIKey})
 				if errors.Is(err, application.ErrPartnerDisabled) {
 					d.Log.Warn("the sandbox partner is disabled and stays so: `tiyin partner enable sandbox` enables it")
 					key, err = "", nil

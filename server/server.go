@@ -1,6 +1,7 @@
 // Package server is tiyin as a library: a bank's own main, in its own module, starts the whole
 // of tiyin (serve, migrate, partner, ledger and the rest of the command line) with Go adapters
-// of its own in place of any gateway port's, and fx options of its own beside tiyin's:
+// of its own in place of any gateway port's, and start hooks of its own beside tiyin's. Its API
+// is tiyin's own types and the standard library's: options, Main and Run, the ports.
 //
 //	func main() {
 //		server.Main(server.WithScoring(func(d server.Deps) (ports.Scoring, error) {
@@ -21,27 +22,48 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 
-	"github.com/spf13/cobra"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/tiyin/tiyin/ports"
 )
 
-// Deps is what tiyin hands a Go adapter's constructor when serve starts. An adapter reads its
-// own settings itself (os.Getenv), under names of the bank's outside the TIYIN_ prefix.
+// Deps is what tiyin hands a Go adapter's constructor, or a start hook, when serve starts. An
+// adapter reads its own settings itself (os.Getenv), under names of the bank's outside the
+// TIYIN_ prefix.
 type Deps struct {
-	// Log is tiyin's logger, named for the port. An adapter must never log personal data
-	// (client data, card numbers, phone numbers, SMS codes).
-	Log *zap.Logger
+	// Log is tiyin's logger (JSON lines at TIYIN_LOG_LEVEL), named for the port. An adapter
+	// must never log personal data (client data, card numbers, phone numbers, SMS codes).
+	Log *slog.Logger
 	// Sandbox is TIYIN_SANDBOX: the adapter may be run against a test system.
 	Sandbox bool
 	// Lifecycle takes the adapter's start and stop hooks (open a pool, close it on stop).
-	Lifecycle fx.Lifecycle
+	Lifecycle Lifecycle
+}
+
+// Lifecycle takes start and stop hooks: starts run in the order they were added when serve
+// starts, stops in reverse when it stops (after the listener has drained its requests).
+type Lifecycle interface {
+	OnStart(fn func(ctx context.Context) error)
+	OnStop(fn func(ctx context.Context) error)
+}
+
+// fxLifecycle is fx's lifecycle as a Lifecycle.
+type fxLifecycle struct{ lc fx.Lifecycle }
+
+func (l fxLifecycle) OnStart(fn func(context.Context) error) { l.lc.Append(fx.Hook{OnStart: fn}) }
+func (l fxLifecycle) OnStop(fn func(context.Context) error)  { l.lc.Append(fx.Hook{OnStop: fn}) }
+
+// deps is the Deps of what is named name.
+func deps(log *zap.Logger, name string, sandbox bool, lc fx.Lifecycle) Deps {
+	return Deps{Log: slog.New(zapslog.NewHandler(log.Named(name).Core())), Sandbox: sandbox, Lifecycle: fxLifecycle{lc}}
 }
 
 // Option changes how tiyin is built.
@@ -77,17 +99,27 @@ func WithCardIssuer(newAdapter func(Deps) (ports.CardIssuer, error)) Option {
 	return withGateway("card_issuer", newAdapter)
 }
 
-// WithFxOptions adds fx options to serve's application, beside tiyin's own: metrics
-// exporters, tracing, hooks. They may take what tiyin provides (*zap.Logger, the ports, the
-// Prometheus registry of adapters/observe); they must not provide what tiyin provides.
-func WithFxOptions(opts ...fx.Option) Option {
-	return func(o *options) { o.fx = append(o.fx, opts...) }
+// WithStart adds a hook of the bank's own beside tiyin's: fn runs once serve has started (the
+// schema applied, the workers and the listener running), with Deps named name: a start line
+// naming the build, an exporter started and stopped through d.Lifecycle. An error stops serve.
+func WithStart(name string, fn func(ctx context.Context, d Deps) error) Option {
+	return func(o *options) {
+		o.fx = append(o.fx, fx.Invoke(func(log *zap.Logger, cfg config, lc fx.Lifecycle) {
+			d := deps(log, name, cfg.Sandbox, lc)
+			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error {
+				if err := fn(ctx, d); err != nil {
+					return fmt.Errorf("the %s start hook: %w", name, err)
+				}
+				return nil
+			}})
+		}))
+	}
 }
 
 func withGateway[P any](port string, newAdapter func(Deps) (P, error)) Option {
 	return func(o *options) {
 		o.gateways[port] = fx.Provide(func(log *zap.Logger, cfg config, lc fx.Lifecycle) (P, error) {
-			p, err := newAdapter(Deps{Log: log.Named(port), Sandbox: cfg.Sandbox, Lifecycle: lc})
+			p, err := newAdapter(deps(log, port, cfg.Sandbox, lc))
 			if err == nil && any(p) == nil {
 				err = errors.New("the constructor returned no adapter")
 			}
@@ -107,12 +139,12 @@ func applied(opts []Option) options {
 	return o
 }
 
-// Command is tiyin's command line (serve, migrate, partner, ledger, reseal, demo, version) with
-// opts applied, for a main that adds commands of its own or runs it itself.
-func Command(opts ...Option) *cobra.Command { return rootCmd(applied(opts)) }
-
-// Main runs tiyin's command line on os.Args with opts applied and exits: 0 on success, 2 for a
+// Run runs tiyin's command line (serve, migrate, partner, operator, audit, ledger, reseal, demo,
+// version) on args with opts applied, and returns its exit status: 0 on success, 2 for a
 // command line it does not understand, 1 for any other failure.
+func Run(args []string, opts ...Option) int { return execute(rootCmd(applied(opts)), args) }
+
+// Main runs tiyin's command line on os.Args with opts applied and exits with Run's status.
 func Main(opts ...Option) {
-	os.Exit(execute(Command(opts...), os.Args[1:]))
+	os.Exit(Run(os.Args[1:], opts...))
 }

@@ -206,13 +206,8 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	uow := store.NewUnitOfWork(db)
 	e := &env{db: db, loans: store.NewLoanRepository(db), apps: store.NewApplicationRepository(db)}
-	e.app = application.New(application.Deps{Clock: store.NewSandboxClock(db), UoW: uow, Idempotency: uow, Applications: e.apps,
-		Loans: e.loans, Partners: store.NewPartnerRepository(db), Queue: noQueue{}, Ledger: store.NewLedgerRepository(db),
-		Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db),
-		CardOrders: store.NewCardOrderRepository(db), Events: store.NewEventOutbox(db), Sealer: storetest.Sealer,
-		Operators: store.NewOperatorRepository(db), AuditLog: store.NewAuditLog(db), Proposals: store.NewProposalRepository(db),
-		BackOffice: store.NewBackOffice(db)}, application.Config{})
-	p, err := e.app.CreatePartner.Handle(context.Background(), application.CreatePartner{Name: "acme"})
+	e.app = application.New(application.Deps{Clock: store.NewSandboxClock(db), UoW: uow, Idempotency: uow, Queue: noQueue{}, Events: store.NewEventOutbox(db), Sealer: storetest.Sealer, Stores: application.Stores{Applications: e.apps, Loans: e.loans, Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db)}, Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), AuditLog: store.NewAuditLog(db), Proposals: store.NewProposalRepository(db), BackOffice: store.NewBackOffice(db)}}, application.Config{})
+	p, err := e.app.Partners.CreatePartner.Handle(context.Background(), application.CreatePartner{Name: "acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,15 +300,15 @@ func (e *env) issuedApplication(t *testing.T) *domain.Application {
 func (e *env) console(t *testing.T) (http.Handler, *http.Cookie) {
 	t.Helper()
 	ctx := context.Background()
-	pw, err := e.app.Console.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "alice", Role: domain.RoleOfficer})
+	pw, err := e.app.Console.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "alice", Role: domain.RoleOfficer})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := e.app.Console.LogIn.Handle(ctx, application.LogIn{Name: "alice", Password: pw, Address: "127.0.0.1"})
+	s, err := e.app.Console.Operators.LogIn.Handle(ctx, application.LogIn{Name: "alice", Password: pw, Address: "127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.app.Console.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: "alice-long-password-1", Session: s.Token}); err != nil {
+	if err := e.app.Console.Operators.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: "alice-long-password-1", Session: s.Token}); err != nil {
 		t.Fatal(err)
 	}
 	return console.New(e.app.Console, zap.NewNop(), console.Config{}), &http.Cookie{Name: "tiyin_console", Value: s.Token}

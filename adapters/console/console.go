@@ -108,7 +108,7 @@ func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
 			c.toLogin(w, r)
 			return
 		}
-		s, err := c.uc.ResumeSession.Handle(r.Context(), ck.Value, clientAddress(r))
+		s, err := c.uc.Operators.ResumeSession.Handle(r.Context(), ck.Value, clientAddress(r))
 		if errors.Is(err, ports.ErrNoSession) {
 			c.clearCookie(w, sessionCookie)
 			c.toLogin(w, r)
@@ -155,7 +155,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusForbidden, "error", page{Title: "Refused", Err: "The login form expired: reload it and log in again."})
 		return
 	}
-	s, err := c.uc.LogIn.Handle(r.Context(), application.LogIn{Name: r.PostFormValue("name"), Password: r.PostFormValue("password"),
+	s, err := c.uc.Operators.LogIn.Handle(r.Context(), application.LogIn{Name: r.PostFormValue("name"), Password: r.PostFormValue("password"),
 		Address: clientAddress(r)})
 	if err != nil {
 		status, msg := problem(err)
@@ -284,7 +284,7 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if s.Token != "" {
 		sp = &s
 		if errors.Is(err, domain.ErrForbidden) {
-			if err := c.uc.AuditRefusal.Handle(r.Context(), s.Operator, r.Method+" "+r.URL.Path); err != nil {
+			if err := c.uc.Actions.AuditRefusal.Handle(r.Context(), s.Operator, r.Method+" "+r.URL.Path); err != nil {
 				c.log.Error("console: audit a refusal", zap.String("path", r.URL.Path), zap.Error(err))
 			}
 		}

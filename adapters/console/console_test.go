@@ -30,15 +30,15 @@ type operatorSession struct {
 func (e *env) as(t *testing.T, name string, role domain.Role) operatorSession {
 	t.Helper()
 	ctx := context.Background()
-	pw, err := e.app.Console.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: role})
+	pw, err := e.app.Console.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: role})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := e.app.Console.LogIn.Handle(ctx, application.LogIn{Name: name, Password: pw, Address: "127.0.0.1"})
+	s, err := e.app.Console.Operators.LogIn.Handle(ctx, application.LogIn{Name: name, Password: pw, Address: "127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.app.Console.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: name + "-long-password-1", Session: s.Token}); err != nil {
+	if err := e.app.Console.Operators.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: name + "-long-password-1", Session: s.Token}); err != nil {
 		t.Fatal(err)
 	}
 	return operatorSession{cookie: &http.Cookie{Name: "tiyin_console", Value: s.Token}, csrf: s.CSRF}
@@ -186,7 +186,7 @@ func TestTheSessionCookieIsStrictHTTPOnlyAndSecureOutsideTheSandbox(t *testing.T
 	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite))
 	ctx := context.Background()
-	pw, err := e.app.Console.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dina", Role: domain.RoleViewer})
+	pw, err := e.app.Console.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dina", Role: domain.RoleViewer})
 	if err != nil {
 		t.Fatal(err)
 	}

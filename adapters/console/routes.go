@@ -62,7 +62,7 @@ func done(w http.ResponseWriter, r *http.Request, to, msg string) {
 }
 
 func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
-	d, err := c.uc.Dashboard.Handle(r.Context(), session(r).Operator)
+	d, err := c.uc.Views.Dashboard.Handle(r.Context(), session(r).Operator)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -72,7 +72,7 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
 
 func (c *Console) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query().Get("q")
-	hits, err := c.uc.Search.Handle(r.Context(), session(r).Operator, q)
+	hits, err := c.uc.Views.Search.Handle(r.Context(), session(r).Operator, q)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -104,7 +104,7 @@ func (c *Console) applicationPage(w http.ResponseWriter, r *http.Request, reveal
 		c.fail(w, r, err)
 		return
 	}
-	p, err := c.uc.Application.Handle(r.Context(), session(r).Operator, id)
+	p, err := c.uc.Views.Application.Handle(r.Context(), session(r).Operator, id)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -127,13 +127,13 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request, to, msg string, fn
 
 func (c *Console) retry(w http.ResponseWriter, r *http.Request) {
 	c.act(w, r, "/console/applications/", "retry", func(who application.Actor, id uuid.UUID) error {
-		return c.uc.RetryStage.Handle(r.Context(), who, id)
+		return c.uc.Actions.RetryStage.Handle(r.Context(), who, id)
 	})
 }
 
 func (c *Console) verify(w http.ResponseWriter, r *http.Request) {
 	c.act(w, r, "/console/applications/", "verify", func(who application.Actor, id uuid.UUID) error {
-		return c.uc.CompleteVerification.Handle(r.Context(), who, id)
+		return c.uc.Actions.CompleteVerification.Handle(r.Context(), who, id)
 	})
 }
 
@@ -145,7 +145,7 @@ func (c *Console) reveal(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	a, err := c.uc.RevealClientData.Handle(r.Context(), session(r).Operator, id)
+	a, err := c.uc.Actions.RevealClientData.Handle(r.Context(), session(r).Operator, id)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -164,7 +164,7 @@ func (c *Console) propose(kind domain.ProposalKind, pages string) http.HandlerFu
 			default:
 				return fmt.Errorf("%w: choose whether the bank did it or not", errBadInput)
 			}
-			_, err := c.uc.ProposeResolution.Handle(r.Context(), who, application.ProposeResolution{Kind: kind, ObjectID: id,
+			_, err := c.uc.Actions.ProposeResolution.Handle(r.Context(), who, application.ProposeResolution{Kind: kind, ObjectID: id,
 				Done: isDone, Ref: r.PostFormValue("ref"), Note: r.PostFormValue("note")})
 			return err
 		})
@@ -182,7 +182,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, errNotFound)
 		return
 	}
-	if err := c.uc.DecideProposal.Handle(r.Context(), session(r).Operator, application.DecideProposal{ID: id, Approve: decision == "approve"}); err != nil {
+	if err := c.uc.Actions.DecideProposal.Handle(r.Context(), session(r).Operator, application.DecideProposal{ID: id, Approve: decision == "approve"}); err != nil {
 		c.fail(w, r, err)
 		return
 	}
@@ -192,7 +192,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 func (c *Console) resend(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err == nil {
-		err = c.uc.ResendEvent.Handle(r.Context(), session(r).Operator, id)
+		err = c.uc.Actions.ResendEvent.Handle(r.Context(), session(r).Operator, id)
 	}
 	if err != nil {
 		c.fail(w, r, err)
@@ -207,7 +207,7 @@ func (c *Console) loan(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	p, err := c.uc.Loan.Handle(r.Context(), session(r).Operator, id)
+	p, err := c.uc.Views.Loan.Handle(r.Context(), session(r).Operator, id)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -222,7 +222,7 @@ func (c *Console) object(kind string) http.HandlerFunc {
 			c.fail(w, r, err)
 			return
 		}
-		p, err := c.uc.Object.Handle(r.Context(), session(r).Operator, kind, id)
+		p, err := c.uc.Views.Object.Handle(r.Context(), session(r).Operator, kind, id)
 		if err != nil {
 			c.fail(w, r, err)
 			return
@@ -232,7 +232,7 @@ func (c *Console) object(kind string) http.HandlerFunc {
 }
 
 func (c *Console) ledger(w http.ResponseWriter, r *http.Request) {
-	p, err := c.uc.Ledger.Handle(r.Context(), session(r).Operator, r.URL.Query().Get("account"), r.URL.Query().Get("check") != "")
+	p, err := c.uc.Views.Ledger.Handle(r.Context(), session(r).Operator, r.URL.Query().Get("account"), r.URL.Query().Get("check") != "")
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -241,7 +241,7 @@ func (c *Console) ledger(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) partners(w http.ResponseWriter, r *http.Request) {
-	ps, err := c.uc.Partners.List(r.Context(), session(r).Operator)
+	ps, err := c.uc.Views.Partners.List(r.Context(), session(r).Operator)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -260,7 +260,7 @@ func (c *Console) partner(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) partnerPage(w http.ResponseWriter, r *http.Request, key string) {
-	p, err := c.uc.Partners.Handle(r.Context(), session(r).Operator, r.PathValue("name"))
+	p, err := c.uc.Views.Partners.Handle(r.Context(), session(r).Operator, r.PathValue("name"))
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -274,7 +274,7 @@ func (c *Console) partnerAction(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, errNotFound)
 		return
 	}
-	key, err := c.uc.Partner.Handle(r.Context(), session(r).Operator, application.ConsolePartnerAction{Name: name, Action: action})
+	key, err := c.uc.Actions.Partner.Handle(r.Context(), session(r).Operator, application.ConsolePartnerAction{Name: name, Action: action})
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -317,12 +317,12 @@ func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	entries, err := c.uc.AuditTrail.Handle(r.Context(), session(r).Operator, f, false)
+	entries, err := c.uc.Views.AuditTrail.Handle(r.Context(), session(r).Operator, f, false)
 	if err != nil {
 		c.fail(w, r, err)
 		return
 	}
-	verified, err := c.uc.LastAuditVerification.Handle(r.Context(), session(r).Operator)
+	verified, err := c.uc.Views.LastAuditVerification.Handle(r.Context(), session(r).Operator)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -337,7 +337,7 @@ func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
 
 // verifyAudit checks the audit log's chain now (admins; `tiyin audit verify` does the same).
 func (c *Console) verifyAudit(w http.ResponseWriter, r *http.Request) {
-	if _, err := c.uc.VerifyAudit.Handle(r.Context(), session(r).Operator); err != nil {
+	if _, err := c.uc.Actions.VerifyAudit.Handle(r.Context(), session(r).Operator); err != nil {
 		c.fail(w, r, err)
 		return
 	}
@@ -352,7 +352,7 @@ func (c *Console) auditCSV(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	entries, err := c.uc.AuditTrail.Handle(r.Context(), session(r).Operator, f, true)
+	entries, err := c.uc.Views.AuditTrail.Handle(r.Context(), session(r).Operator, f, true)
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -407,7 +407,7 @@ func (c *Console) changePassword(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("new") != r.PostFormValue("again") {
 		err = fmt.Errorf("%w: the new password and its repetition differ", errBadInput)
 	} else {
-		err = c.uc.ChangePassword.Handle(r.Context(), s.Operator, application.ChangePassword{Old: r.PostFormValue("old"), New: r.PostFormValue("new"), Session: s.Token})
+		err = c.uc.Operators.ChangePassword.Handle(r.Context(), s.Operator, application.ChangePassword{Old: r.PostFormValue("old"), New: r.PostFormValue("new"), Session: s.Token})
 	}
 	if err != nil {
 		status, msg := problem(err)
@@ -418,7 +418,7 @@ func (c *Console) changePassword(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
-	if err := c.uc.LogOut.Handle(r.Context(), session(r)); err != nil {
+	if err := c.uc.Operators.LogOut.Handle(r.Context(), session(r)); err != nil {
 		c.fail(w, r, err)
 		return
 	}

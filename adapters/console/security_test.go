@@ -27,27 +27,27 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 			e := newEnv(t, storetest.Open(t, d))
 			ctx := context.Background()
 			c := e.app.Console
-			pw, err := c.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "alice", Role: domain.RoleViewer})
+			pw, err := c.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "alice", Role: domain.RoleViewer})
 			if err != nil {
 				t.Fatal(err)
 			}
 			login := func(password string) application.ConsoleSession {
 				t.Helper()
-				s, err := c.LogIn.Handle(ctx, application.LogIn{Name: "alice", Password: password, Address: "127.0.0.1"})
+				s, err := c.Operators.LogIn.Handle(ctx, application.LogIn{Name: "alice", Password: password, Address: "127.0.0.1"})
 				if err != nil {
 					t.Fatal(err)
 				}
 				return s
 			}
 			resumes := func(s application.ConsoleSession) bool {
-				_, err := c.ResumeSession.Handle(ctx, s.Token, "127.0.0.1")
+				_, err := c.Operators.ResumeSession.Handle(ctx, s.Token, "127.0.0.1")
 				if err != nil && !errors.Is(err, ports.ErrNoSession) {
 					t.Fatal(err)
 				}
 				return err == nil
 			}
 			laptop, phone := login(pw), login(pw)
-			if err := c.ChangePassword.Handle(ctx, laptop.Operator, application.ChangePassword{Old: pw, New: "alice-long-password-1",
+			if err := c.Operators.ChangePassword.Handle(ctx, laptop.Operator, application.ChangePassword{Old: pw, New: "alice-long-password-1",
 				Session: laptop.Token}); err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if n, err := c.SweepSessions.Handle(ctx); err != nil || n != 2 {
+			if n, err := c.Operators.SweepSessions.Handle(ctx); err != nil || n != 2 {
 				t.Fatalf("swept %d sessions (%v), want 2", n, err)
 			}
 			var left int64
@@ -98,7 +98,7 @@ func TestPhoneSearchesAndRefusalsAreAudited(t *testing.T) {
 	if rec := serve(h, &viewer, http.MethodPost, retry, url.Values{"csrf": {viewer.csrf}}); rec.Code != http.StatusForbidden {
 		t.Fatalf("a viewer's retry: %d", rec.Code)
 	}
-	entries, err := e.app.Console.AuditTrail.Handle(context.Background(), application.CLIActor, ports.AuditFilter{}, true)
+	entries, err := e.app.Console.Views.AuditTrail.Handle(context.Background(), application.CLIActor, ports.AuditFilter{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func (s *Server) registerApplication(w write) (any, error) {
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	id, err := s.d.App.RegisterApplication.Handle(ctx, w.call(), application.RegisterApplication{
+	id, err := s.d.App.Loans.RegisterApplication.Handle(ctx, w.call(), application.RegisterApplication{
 		PartnerID: p.ID, ExternalID: extID, Phone: phone, ClientData: cd, AgreementAccepted: true,
 	})
 	if err != nil {
@@ -47,7 +47,7 @@ func (s *Server) cancelApplication(w write) (any, error) {
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	if _, err := s.d.App.CancelApplication.Handle(ctx, w.call(), application.CancelApplication{PartnerID: p.ID, ApplicationID: id, Initiator: initiator}); err != nil {
+	if _, err := s.d.App.Loans.CancelApplication.Handle(ctx, w.call(), application.CancelApplication{PartnerID: p.ID, ApplicationID: id, Initiator: initiator}); err != nil {
 		return nil, err
 	}
 	return api.CancelApplicationResult{ApplicationId: id.String(), Message: "Application canceled"}, nil
@@ -71,7 +71,7 @@ func (s *Server) verifyApplication(w write) (any, error) {
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	r, err := s.d.App.VerifyApplication.Handle(ctx, w.call(), application.VerifyApplication{PartnerID: p.ID,
+	r, err := s.d.App.Loans.VerifyApplication.Handle(ctx, w.call(), application.VerifyApplication{PartnerID: p.ID,
 		ApplicationID: id, Offer: domain.Offer{Amount: amount, Percent: percent, MonthPeriod: in.MonthPeriod, BackupPhone: backup}})
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func (s *Server) issueApplication(w write) (any, error) {
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	if _, err := s.d.App.IssueApplication.Handle(ctx, w.call(), application.IssueApplication{PartnerID: p.ID, ApplicationID: id, ClientData: cd}); err != nil {
+	if _, err := s.d.App.Loans.IssueApplication.Handle(ctx, w.call(), application.IssueApplication{PartnerID: p.ID, ApplicationID: id, ClientData: cd}); err != nil {
 		return nil, err
 	}
 	return api.IssueApplicationResult{Message: "Loan issuance started; follow it with /microloans/applications/info"}, nil
@@ -118,7 +118,7 @@ func (s *Server) getApplication(ctx context.Context, p domain.Partner, raw json.
 	if err != nil {
 		return nil, err
 	}
-	a, err := s.d.App.GetApplication.Handle(ctx, application.GetApplication{PartnerID: p.ID, ApplicationID: id})
+	a, err := s.d.App.Loans.GetApplication.Handle(ctx, application.GetApplication{PartnerID: p.ID, ApplicationID: id})
 	if err != nil {
 		return nil, err
 	}

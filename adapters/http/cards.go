@@ -29,7 +29,7 @@ func (s *Server) orderCard(w write) (any, error) {
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	o, err := s.d.App.OrderCard.Handle(ctx, w.call(), application.OrderCard{PartnerID: p.ID, ExternalID: in.ExternalId, Phone: phone, ClientData: cd})
+	o, err := s.d.App.Cards.OrderCard.Handle(ctx, w.call(), application.OrderCard{PartnerID: p.ID, ExternalID: in.ExternalId, Phone: phone, ClientData: cd})
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (s *Server) getCardOrder(ctx context.Context, p domain.Partner, raw json.Ra
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	v, err := s.d.App.GetCardOrder.Handle(ctx, application.GetCardOrder{PartnerID: p.ID, OrderID: id})
+	v, err := s.d.App.Cards.GetCardOrder.Handle(ctx, application.GetCardOrder{PartnerID: p.ID, OrderID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (s *Server) getCardStatus(ctx context.Context, p domain.Partner, raw json.R
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	c, err := s.d.App.GetCard.Handle(ctx, application.GetCard{PartnerID: p.ID, CardID: id})
+	c, err := s.d.App.Cards.GetCard.Handle(ctx, application.GetCard{PartnerID: p.ID, CardID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (s *Server) changeCardStatus(w write) (any, error) {
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	c, err := s.d.App.ChangeCardStatus.Handle(ctx, w.call(), application.ChangeCardStatus{PartnerID: p.ID, CardID: id, Status: status, Reason: in.Reason})
+	c, err := s.d.App.Cards.ChangeCardStatus.Handle(ctx, w.call(), application.ChangeCardStatus{PartnerID: p.ID, CardID: id, Status: status, Reason: in.Reason})
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (s *Server) attachCard(w write) (any, error) {
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	cardID, err := s.d.App.AttachCard.Handle(ctx, w.call(), application.AttachCard{PartnerID: p.ID, PAN: pan, Expiry: expiry, Network: network, Phone: phone})
+	cardID, err := s.d.App.Cards.AttachCard.Handle(ctx, w.call(), application.AttachCard{PartnerID: p.ID, PAN: pan, Expiry: expiry, Network: network, Phone: phone})
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (s *Server) confirmCard(w write) (any, error) {
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	if _, err := s.d.App.ConfirmCard.Handle(ctx, w.call(), application.ConfirmCard{PartnerID: p.ID, CardID: id, Code: code}); err != nil {
+	if _, err := s.d.App.Cards.ConfirmCard.Handle(ctx, w.call(), application.ConfirmCard{PartnerID: p.ID, CardID: id, Code: code}); err != nil {
 		return nil, err
 	}
 	return api.MessageResult{Message: "Card attached; it is ACTIVE"}, nil

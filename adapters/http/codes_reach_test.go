@@ -65,7 +65,7 @@ func TestStageRefusalsReportTheirCodes(t *testing.T) {
 			// Core banking stays down: each retry is due later on the clock; the fifth fails it.
 			for range domain.MaxStageAttempts + 1 {
 				h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "2h"})
-				if _, err := h.app.ProcessApplication.Handle(context.Background(), uuid.MustParse(id)); err != nil {
+				if _, err := h.app.Loans.ProcessApplication.Handle(context.Background(), uuid.MustParse(id)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -108,7 +108,7 @@ func TestLostIssuanceAnswersAreAskedAgainUntilTheLoanIsThere(t *testing.T) {
 			t.Fatalf("run %d: %s %s", i, status, task)
 		}
 		h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "2h"})
-		if _, err := h.app.ProcessApplication.Handle(context.Background(), uuid.MustParse(id)); err != nil {
+		if _, err := h.app.Loans.ProcessApplication.Handle(context.Background(), uuid.MustParse(id)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -121,7 +121,7 @@ func TestGatewayDownAnswersCode10AndARetryRuns(t *testing.T) {
 	t.Parallel()
 	down := true
 	h := setupWith(t, true, func(s *harnessSetup) {
-		s.deps.Scoring = switchScoring{Scoring: s.deps.Scoring, down: &down}
+		s.deps.Gateways.Scoring = switchScoring{Scoring: s.deps.Gateways.Scoring, down: &down}
 	})
 	id := h.register(t)
 	req := uuid.NewString()

@@ -63,8 +63,8 @@ func setupCrashPoints(t *testing.T) (*harness, *crashPoints) {
 	t.Helper()
 	cp := &crashPoints{}
 	h := setupWith(t, true, func(s *harnessSetup) {
-		s.deps.Processing = stoppingProcessing{Processing: s.deps.Processing, credit: &cp.credit, tokenise: &cp.tokenise}
-		s.deps.SMS = stoppingSMS{SMSSender: s.deps.SMS, send: &cp.send}
+		s.deps.Gateways.Processing = stoppingProcessing{Processing: s.deps.Gateways.Processing, credit: &cp.credit, tokenise: &cp.tokenise}
+		s.deps.Gateways.SMS = stoppingSMS{SMSSender: s.deps.Gateways.SMS, send: &cp.send}
 	})
 	return h, cp
 }

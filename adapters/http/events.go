@@ -30,7 +30,7 @@ func (s *Server) listEvents(ctx context.Context, p domain.Partner, raw json.RawM
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	page, err := s.d.App.ListEvents.Handle(ctx, q)
+	page, err := s.d.App.Partners.ListEvents.Handle(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (s *Server) sendTestEvent(w write) (any, error) {
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	id, err := s.d.App.SendTestEvent.Handle(w.ctx(), w.call(), application.SendTestEvent{PartnerID: w.partner.ID})
+	id, err := s.d.App.Partners.SendTestEvent.Handle(w.ctx(), w.call(), application.SendTestEvent{PartnerID: w.partner.ID})
 	if err != nil {
 		return nil, err
 	}

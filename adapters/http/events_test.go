@@ -33,7 +33,7 @@ func (h *harness) listEvents(t *testing.T, key string, params map[string]any) (e
 // number runs the delivery pass, which numbers the events recorded so far.
 func (h *harness) number(t *testing.T) {
 	t.Helper()
-	if _, err := h.app.DeliverEvents.Handle(context.Background()); err != nil {
+	if _, err := h.app.Partners.DeliverEvents.Handle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }

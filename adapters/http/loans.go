@@ -14,7 +14,7 @@ func (s *Server) getLoan(ctx context.Context, p domain.Partner, raw json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.d.App.GetLoan.Handle(ctx, application.GetLoan{PartnerID: p.ID, ApplicationID: id})
+	v, err := s.d.App.Loans.GetLoan.Handle(ctx, application.GetLoan{PartnerID: p.ID, ApplicationID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func (s *Server) getSchedule(ctx context.Context, p domain.Partner, raw json.Raw
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.d.App.GetSchedule.Handle(ctx, application.GetSchedule{PartnerID: p.ID, LoanID: loanID})
+	v, err := s.d.App.Loans.GetSchedule.Handle(ctx, application.GetSchedule{PartnerID: p.ID, LoanID: loanID})
 	if err != nil {
 		return nil, err
 	}

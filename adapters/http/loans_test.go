@@ -31,7 +31,7 @@ func (h *harness) loan(t *testing.T, app string) loanInfo {
 
 func (h *harness) reconcile(t *testing.T) {
 	t.Helper()
-	if _, err := h.app.Reconcile.Handle(context.Background()); err != nil {
+	if _, err := h.app.Operations.Reconcile.Handle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }

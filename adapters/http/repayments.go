@@ -25,7 +25,7 @@ func (s *Server) listPayments(ctx context.Context, p domain.Partner, raw json.Ra
 	if err != nil {
 		return nil, err
 	}
-	payments, err := s.d.App.ListPayments.Handle(ctx, application.ListPayments{PartnerID: p.ID, LoanID: loanID})
+	payments, err := s.d.App.Loans.ListPayments.Handle(ctx, application.ListPayments{PartnerID: p.ID, LoanID: loanID})
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (s *Server) checkRepayment(w write) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := s.d.App.CheckRepayment.Handle(ctx, w.call(), application.CheckRepayment{PartnerID: p.ID, LoanID: loanID})
+	q, err := s.d.App.Repayments.CheckRepayment.Handle(ctx, w.call(), application.CheckRepayment{PartnerID: p.ID, LoanID: loanID})
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (s *Server) payRepayment(w write) (any, error) {
 	}
 	// Every requestId tiyin issues is a UUID: anything else names no request (uuid.Nil finds none).
 	requestID, _ := parseUUID(in.RequestId)
-	v, err := s.d.App.PayRepayment.Handle(ctx, w.call(), application.PayRepayment{PartnerID: p.ID, ExternalID: uuid.MustParse(w.req.id),
+	v, err := s.d.App.Repayments.PayRepayment.Handle(ctx, w.call(), application.PayRepayment{PartnerID: p.ID, ExternalID: uuid.MustParse(w.req.id),
 		LoanID: loanID, RequestID: requestID, Type: typ, DebitID: in.DebitId, Amount: in.Amount, Network: network})
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func (s *Server) getRepayment(ctx context.Context, p domain.Partner, raw json.Ra
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	v, err := s.d.App.GetRepayment.Handle(ctx, q)
+	v, err := s.d.App.Repayments.GetRepayment.Handle(ctx, q)
 	if err != nil {
 		return nil, err
 	}

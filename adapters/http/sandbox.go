@@ -21,7 +21,7 @@ func (s *Server) advanceClock(w write) (any, error) {
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	now, err := s.d.App.AdvanceClock.Handle(ctx, w.call(), application.AdvanceClock{PartnerID: p.ID, By: d})
+	now, err := s.d.App.Sandbox.AdvanceClock.Handle(ctx, w.call(), application.AdvanceClock{PartnerID: p.ID, By: d})
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func (s *Server) smsOutbox(ctx context.Context, p domain.Partner, raw json.RawMe
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	sent, err := s.d.App.ReadSMSOutbox.Handle(ctx, p.ID, phone)
+	sent, err := s.d.App.Sandbox.ReadSMSOutbox.Handle(ctx, p.ID, phone)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (s *Server) completeVerification(w write) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.d.App.CompleteVerification.Handle(ctx, w.call(), application.CompleteVerification{PartnerID: p.ID, ApplicationID: id}); err != nil {
+	if _, err := s.d.App.Sandbox.CompleteVerification.Handle(ctx, w.call(), application.CompleteVerification{PartnerID: p.ID, ApplicationID: id}); err != nil {
 		return nil, err
 	}
 	return api.CompleteVerificationResult{Message: "Phone verification completed; issue may start"}, nil

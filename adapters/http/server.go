@@ -224,7 +224,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		// The peer's address, not a forwarded header a caller could make up.
 		addr, _, _ := net.SplitHostPort(c.Request().RemoteAddr)
-		p, err := s.d.App.Authenticate.Handle(c.Request().Context(), strings.TrimSpace(key), addr)
+		p, err := s.d.App.Partners.Authenticate.Handle(c.Request().Context(), strings.TrimSpace(key), addr)
 		if err != nil {
 			return s.refuse(c, err)
 		}

@@ -54,7 +54,7 @@ type syncQueue struct {
 func (q *syncQueue) EnqueueApplications(ctx context.Context, ids ...uuid.UUID) error {
 	store.AfterCommit(ctx, func(ctx context.Context) {
 		for _, id := range ids {
-			if _, err := q.app.ProcessApplication.Handle(ctx, id); err != nil {
+			if _, err := q.app.Loans.ProcessApplication.Handle(ctx, id); err != nil {
 				q.t.Errorf("stages of %s: %v", id, err)
 			}
 		}
@@ -111,13 +111,7 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 		queue = noQueue{}
 	}
 	s := harnessSetup{http: httpadapter.Config{Sandbox: true}}
-	s.deps = application.Deps{Clock: clock, UoW: uow, Applications: store.NewApplicationRepository(db),
-		Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Queue: queue,
-		Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
-		Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db),
-		Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db),
-		CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock), SMSOutbox: store.NewSMSOutbox(db),
-		SandboxClock: clock, Sealer: storetest.Sealer, Events: store.NewEventOutbox(db)}
+	s.deps = application.Deps{Clock: clock, UoW: uow, Queue: queue, Sealer: storetest.Sealer, Events: store.NewEventOutbox(db), Stores: application.Stores{Applications: store.NewApplicationRepository(db), Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db)}, Gateways: application.Gateways{Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(), CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock)}, Sandbox: application.SandboxPorts{SMSOutbox: store.NewSMSOutbox(db), Clock: clock}}
 	s.deps.Idempotency = uow
 	for _, o := range opts {
 		o(&s)
@@ -125,8 +119,8 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 	// Every gateway call goes through a guard that fails the test when it is made inside a
 	// unit of work's transaction: no gateway is called while row locks may be held.
 	g := guard.New(guard.Config{Faults: outsideTx{t}}, nil)
-	s.deps.Scoring, s.deps.CoreBanking, s.deps.Processing = g.Scoring(s.deps.Scoring), g.CoreBanking(s.deps.CoreBanking), g.Processing(s.deps.Processing)
-	s.deps.SMS, s.deps.CardIssuer = g.SMSSender(s.deps.SMS), g.CardIssuer(s.deps.CardIssuer)
+	s.deps.Gateways.Scoring, s.deps.Gateways.CoreBanking, s.deps.Gateways.Processing = g.Scoring(s.deps.Gateways.Scoring), g.CoreBanking(s.deps.Gateways.CoreBanking), g.Processing(s.deps.Gateways.Processing)
+	s.deps.Gateways.SMS, s.deps.Gateways.CardIssuer = g.SMSSender(s.deps.Gateways.SMS), g.CardIssuer(s.deps.Gateways.CardIssuer)
 	app := application.New(s.deps,
 		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}})
 	q.app = app
@@ -136,11 +130,11 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 	h := &harness{srv: httptest.NewServer(srv.Handler()), handler: srv.Handler(), app: app, db: db, logs: logs, check: apicheck.New(t)}
 	t.Cleanup(h.srv.Close)
 	ctx := context.Background()
-	a, err := app.CreatePartner.Handle(ctx, application.CreatePartner{Name: "acme"})
+	a, err := app.Partners.CreatePartner.Handle(ctx, application.CreatePartner{Name: "acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := app.CreatePartner.Handle(ctx, application.CreatePartner{Name: "other"})
+	b, err := app.Partners.CreatePartner.Handle(ctx, application.CreatePartner{Name: "other"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +332,7 @@ func TestEnvelopeErrors(t *testing.T) {
 func TestDisabledPartnerIsRefused(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
-	if err := h.app.SetPartnerEnabled.Handle(context.Background(), application.SetPartnerEnabled{Name: "other"}); err != nil {
+	if err := h.app.Partners.SetPartnerEnabled.Handle(context.Background(), application.SetPartnerEnabled{Name: "other"}); err != nil {
 		t.Fatal(err)
 	}
 	a := h.callAs(t, h.otherKey, uuid.NewString(), "/microloans/applications/info", map[string]any{"applicationId": uuid.NewString()})
@@ -694,7 +688,7 @@ func TestPanicAnswersInternalErrorWithoutDetails(t *testing.T) {
 	t.Parallel()
 	core, logs := observer.New(zap.DebugLevel)
 	// An App without use cases makes every handler panic on a nil pointer.
-	srv := httpadapter.New(httpadapter.Deps{App: &application.App{Authenticate: nil}, Log: zap.New(core)}, httpadapter.Config{})
+	srv := httpadapter.New(httpadapter.Deps{App: &application.App{}, Log: zap.New(core)}, httpadapter.Config{})
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 	req, _ := http.NewRequest("POST", ts.URL+"/microloans/applications/info", strings.NewReader(`{"id":"0b6a6f2e-8d0c-4c38-9a57-3f1f0c7c1a01","params":{}}`))

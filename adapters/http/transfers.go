@@ -43,7 +43,7 @@ func (s *Server) createTransfer(w write) (any, error) {
 	if err := fs.Err(); err != nil {
 		return nil, err
 	}
-	id, err := s.d.App.CreateTransfer.Handle(ctx, w.call(), application.CreateTransfer{PartnerID: p.ID, ApplicationID: app,
+	id, err := s.d.App.Transfers.CreateTransfer.Handle(ctx, w.call(), application.CreateTransfer{PartnerID: p.ID, ApplicationID: app,
 		ExternalID: ext, PAN: pan, CardID: cardID, Network: network, CardHolder: holder, Amount: amount})
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func (s *Server) confirmTransfer(w write) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.d.App.ConfirmTransfer.Handle(ctx, w.call(), ref)
+	t, err := s.d.App.Transfers.ConfirmTransfer.Handle(ctx, w.call(), ref)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (s *Server) checkTransfer(ctx context.Context, p domain.Partner, raw json.R
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.d.App.GetTransfer.Handle(ctx, ref)
+	t, err := s.d.App.Transfers.GetTransfer.Handle(ctx, ref)
 	if err != nil {
 		return nil, err
 	}

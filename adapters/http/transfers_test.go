@@ -51,7 +51,7 @@ func (tr transfer) ref() map[string]any {
 
 func (h *harness) checkLedger(t *testing.T) {
 	t.Helper()
-	c, err := h.app.CheckLedger.Handle(context.Background())
+	c, err := h.app.Operations.CheckLedger.Handle(context.Background())
 	if err != nil || !c.OK() {
 		t.Fatalf("ledger check: %+v %v", c, err)
 	}

@@ -93,7 +93,7 @@ type deliverEventsWorker struct {
 }
 
 func (w *deliverEventsWorker) Work(ctx context.Context, _ *river.Job[DeliverEventsArgs]) error {
-	rep, err := w.app.DeliverEvents.Handle(ctx)
+	rep, err := w.app.Partners.DeliverEvents.Handle(ctx)
 	w.metrics.Webhooks(rep.Delivered, rep.Failed, rep.GivenUp)
 	if rep.Failed+rep.GivenUp > 0 {
 		w.log.Warn("webhook deliveries failed", zap.Int("delivered", rep.Delivered), zap.Int("failed", rep.Failed),
@@ -113,7 +113,7 @@ type applicationWorker struct {
 const maxSnooze = 3 * time.Second
 
 func (w *applicationWorker) Work(ctx context.Context, job *river.Job[ApplicationArgs]) error {
-	next, err := w.app.ProcessApplication.Handle(ctx, job.Args.ApplicationID)
+	next, err := w.app.Loans.ProcessApplication.Handle(ctx, job.Args.ApplicationID)
 	if err != nil {
 		return err
 	}
@@ -156,10 +156,10 @@ const sweepEvery = time.Minute
 // sweepSessions deletes the console sessions that expired, at most once every sweepEvery.
 func (w *reconcileWorker) sweepSessions(ctx context.Context) error {
 	last, now := w.swept.Load(), time.Now()
-	if now.Sub(time.Unix(0, last)) < sweepEvery || !w.swept.CompareAndSwap(last, now.UnixNano()) || w.app.Console.SweepSessions == nil {
+	if now.Sub(time.Unix(0, last)) < sweepEvery || !w.swept.CompareAndSwap(last, now.UnixNano()) || w.app.Console.Operators.SweepSessions == nil {
 		return nil
 	}
-	n, err := w.app.Console.SweepSessions.Handle(ctx)
+	n, err := w.app.Console.Operators.SweepSessions.Handle(ctx)
 	if n > 0 {
 		w.log.Info("expired console sessions deleted", zap.Int64("sessions", n))
 	}
@@ -176,7 +176,7 @@ func (w *reconcileWorker) countUnknownOutcomes(ctx context.Context) error {
 	if now.Sub(time.Unix(0, last)) < unknownCountEvery || !w.counted.CompareAndSwap(last, now.UnixNano()) {
 		return nil
 	}
-	unknown, err := w.app.CountUnknownOutcomes.Handle(ctx)
+	unknown, err := w.app.Operations.CountUnknownOutcomes.Handle(ctx)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (w *reconcileWorker) countUnknownOutcomes(ctx context.Context) error {
 }
 
 func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs]) error {
-	rep, err := w.app.Reconcile.Handle(ctx)
+	rep, err := w.app.Operations.Reconcile.Handle(ctx)
 	if rep.Expired+rep.Verified > 0 {
 		w.log.Info("reconciled", zap.Int("enqueued", rep.Enqueued), zap.Int("expired", rep.Expired), zap.Int("verified", rep.Verified))
 	}

@@ -5,8 +5,6 @@ go 1.26.8
 require (
 	github.com/google/uuid v1.6.0
 	github.com/tiyin/tiyin v0.0.0
-	go.uber.org/fx v1.24.0
-	go.uber.org/zap v1.28.0
 )
 
 require (
@@ -55,7 +53,10 @@ require (
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	go.uber.org/dig v1.19.0 // indirect
+	go.uber.org/fx v1.24.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
+	go.uber.org/zap v1.28.0 // indirect
+	go.uber.org/zap/exp v0.3.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/net v0.61.0 // indirect

@@ -4,11 +4,9 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
-
-	"go.uber.org/fx"
-	"go.uber.org/zap"
 
 	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/server"
@@ -23,12 +21,13 @@ func main() {
 			return nil, errors.New("BANK_SCORING_ADDR is not set: the host:port of the bank's scoring engine")
 		}
 		return scoring.New(addr), nil
-	}), server.WithFxOptions(fx.Invoke(logBuild)))
+	}), server.WithStart("bank", logBuild))
 }
 
-// logBuild is an fx option of the bank's own beside tiyin's: a start line naming this build, so
-// that the bank's operators see which adapters it carries (a tracing exporter or a metrics
-// collector would be added the same way).
-func logBuild(log *zap.Logger) {
-	log.Info("bank build", zap.String("scoring", "line protocol over TCP (example.com/bank/scoring)"))
+// logBuild is a start hook of the bank's own beside tiyin's: a start line naming this build, so
+// that the bank's operators see which adapters it carries (a tracing exporter would be started,
+// and stopped through d.Lifecycle, the same way).
+func logBuild(_ context.Context, d server.Deps) error {
+	d.Log.Info("bank build", "scoring", "line protocol over TCP (example.com/bank/scoring)")
+	return nil
 }
