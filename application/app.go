@@ -228,106 +228,30 @@ type ConsoleActions struct {
 	DecideProposal       *DecideProposalHandler
 }
 
-func newConsole(d Deps, cfg Config) Console {
-	throttles := newLoginThrottles()
-	st, cs := d.Stores, d.Console
-	return Console{
-		Operators: ConsoleOperators{
-			CreateOperator:        NewCreateOperatorHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
-			ListOperators:         NewListOperatorsHandler(cs.Operators),
-			SetOperatorDisabled:   NewSetOperatorDisabledHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
-			ResetOperatorPassword: NewResetOperatorPasswordHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
-			LogIn:                 NewLogInHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog, throttles),
-			ResumeSession:         NewResumeSessionHandler(d.Clock, cs.Operators),
-			LogOut:                NewLogOutHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
-			ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog, throttles),
-			SweepSessions:         NewSweepSessionsHandler(d.Clock, cs.Operators),
-		},
-		Views: ConsoleViews{
-			Dashboard:             NewConsoleDashboardHandler(d.Clock, cs.BackOffice, cs.Proposals),
-			Search:                NewConsoleSearchHandler(d.Clock, d.UoW, cs.BackOffice, d.Sealer, cs.AuditLog),
-			Application:           NewConsoleApplicationHandler(d.Clock, st.Applications, st.Loans, st.Partners, cs.BackOffice, cs.Proposals, cs.AuditLog),
-			Loan:                  NewConsoleLoanHandler(d.Clock, st.Loans, st.Partners, st.Repayments, cs.BackOffice),
-			Ledger:                NewConsoleLedgerHandler(cs.BackOffice, st.Ledger),
-			Partners:              NewConsolePartnersHandler(st.Partners, cs.BackOffice),
-			Object:                NewConsoleObjectHandler(d.Clock, st.Transfers, st.Repayments, st.CardOrders, st.Cards, st.Partners, cs.Proposals, cs.AuditLog),
-			AuditTrail:            NewAuditTrailHandler(cs.AuditLog),
-			LastAuditVerification: NewLastAuditVerificationHandler(cs.AuditLog),
-		},
-		Actions: ConsoleActions{
-			AuditRefusal:         NewAuditRefusalHandler(d.Clock, d.UoW, cs.AuditLog),
-			VerifyAudit:          NewVerifyAuditHandler(d.Clock, cs.AuditLog),
-			RetryStage:           NewRetryStageHandler(d.Clock, d.UoW, st.Applications, d.Queue, cs.AuditLog),
-			ResendEvent:          NewResendEventHandler(d.Clock, d.UoW, cs.BackOffice, cs.AuditLog),
-			CompleteVerification: NewConsoleVerificationHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),
-			RevealClientData:     NewRevealClientDataHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),
-			Partner:              NewConsolePartnerHandler(d.Clock, d.UoW, st.Partners, cs.AuditLog),
-			ProposeResolution:    NewProposeResolutionHandler(d.Clock, d.UoW, st.Applications, st.Transfers, cs.Proposals, cs.AuditLog),
-			DecideProposal: NewDecideProposalHandler(d.Clock, d.UoW, st.Applications, st.Loans, st.Ledger, st.Transfers, cs.Proposals,
-				cs.AuditLog, cfg.Product),
-		},
-	}
-}
-
-// New builds every use case on the given ports.
+// New builds every use case on the given ports: each capability on the few it needs. The
+// server's fx graph builds the same capabilities one module each (server/wiring.go).
 func New(d Deps, cfg Config) *App {
 	st, gw := d.Stores, d.Gateways
-	processCardOrder := NewProcessCardOrderHandler(d.Clock, d.UoW, gw.Processing, st.Cards, st.CardOrders, gw.CardIssuer)
+	cards := NewCards(CardsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Processing: gw.Processing,
+		Cards: st.Cards, CardOrders: st.CardOrders, CardIssuer: gw.CardIssuer, SMS: gw.SMS, Sealer: d.Sealer}, cfg)
 	return &App{
-		Loans: Loans{
-			RegisterApplication: NewRegisterApplicationHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, d.Queue),
-			CancelApplication:   NewCancelApplicationHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, cfg.ApplicationTTL),
-			VerifyApplication:   NewVerifyApplicationHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, gw.Scoring, cfg.Product, cfg.ApplicationTTL),
-			IssueApplication:    NewIssueApplicationHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, d.Queue, cfg.Product, cfg.ApplicationTTL),
-			GetApplication:      NewGetApplicationHandler(st.Applications),
-			ProcessApplication:  NewProcessApplicationHandler(d.Clock, d.UoW, st.Applications, st.Loans, gw.Scoring, gw.CoreBanking, st.Ledger, cfg.Product),
-			GetLoan:             NewGetLoanHandler(d.Clock, st.Applications, st.Loans),
-			GetSchedule:         NewGetScheduleHandler(d.Clock, st.Loans),
-			ListPayments:        NewListPaymentsHandler(st.Loans, st.Repayments),
-		},
-		Transfers: Transfers{
-			CreateTransfer:  NewCreateTransferHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, st.Loans, st.Ledger, st.Transfers, gw.Processing, st.Cards),
-			ConfirmTransfer: NewConfirmTransferHandler(d.Clock, d.UoW, d.Idempotency, st.Ledger, st.Transfers, gw.Processing),
-			GetTransfer:     NewGetTransferHandler(st.Transfers),
-		},
-		Repayments: Repayments{
-			CheckRepayment: NewCheckRepaymentHandler(d.Clock, d.UoW, d.Idempotency, st.Loans, st.Repayments),
-			PayRepayment:   NewPayRepaymentHandler(d.Clock, d.UoW, d.Idempotency, st.Loans, st.Ledger, gw.Processing, st.Repayments),
-			GetRepayment:   NewGetRepaymentHandler(d.Clock, st.Loans, st.Repayments),
-		},
-		Cards: Cards{
-			OrderCard:        NewOrderCardHandler(d.Clock, d.UoW, d.Idempotency, st.CardOrders),
-			GetCardOrder:     NewGetCardOrderHandler(st.Cards, st.CardOrders),
-			ProcessCardOrder: processCardOrder,
-			GetCard:          NewGetCardHandler(st.Cards),
-			ChangeCardStatus: NewChangeCardStatusHandler(d.Clock, d.UoW, d.Idempotency, gw.Processing, st.Cards),
-			AttachCard:       NewAttachCardHandler(d.Clock, d.UoW, d.Idempotency, gw.Processing, st.Cards, gw.SMS, d.Sealer, cfg),
-			ConfirmCard:      NewConfirmCardHandler(d.Clock, d.UoW, d.Idempotency, gw.Processing, st.Cards, d.Sealer),
-		},
-		Partners: Partners{
-			Authenticate:      NewAuthenticateHandler(st.Partners),
-			EnsurePartner:     NewEnsurePartnerHandler(d.Clock, d.UoW, st.Partners),
-			CreatePartner:     NewCreatePartnerHandler(d.Clock, d.UoW, st.Partners),
-			ListPartners:      NewListPartnersHandler(st.Partners),
-			SetPartnerEnabled: NewSetPartnerEnabledHandler(d.UoW, st.Partners),
-			RotatePartnerKey:  NewRotatePartnerKeyHandler(d.UoW, st.Partners),
-			SetWebhook:        NewSetWebhookHandler(d.UoW, st.Partners, d.Sealer),
-			ListEvents:        NewListEventsHandler(d.Clock, d.Events),
-			SendTestEvent:     NewSendTestEventHandler(d.Clock, d.UoW, d.Idempotency, d.Events),
-			DeliverEvents:     NewDeliverEventsHandler(d.Clock, d.UoW, d.Events, gw.Webhooks, d.Sealer),
-		},
-		Operations: Operations{
-			Reconcile: NewReconcileHandler(d.Clock, d.UoW, st.Applications, st.Loans, d.Queue, gw.CoreBanking, st.Ledger, st.Transfers,
-				gw.Processing, st.CardOrders, processCardOrder, cfg),
-			CountUnknownOutcomes: NewCountUnknownOutcomesHandler(d.Clock, st.Applications, st.Transfers, st.CardOrders),
-			CheckLedger:          NewCheckLedgerHandler(st.Ledger),
-		},
-		Sandbox: Sandbox{
-			AdvanceClock:         NewAdvanceClockHandler(d.UoW, d.Idempotency, d.Sandbox.Clock),
-			CompleteVerification: NewCompleteVerificationHandler(d.Clock, d.UoW, d.Idempotency, st.Applications, cfg.ApplicationTTL),
-			ReadSMSOutbox:        NewReadSMSOutboxHandler(d.Sandbox.SMSOutbox),
-		},
-		Console: newConsole(d, cfg),
+		Loans: NewLoans(LoansDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Queue: d.Queue,
+			Applications: st.Applications, Loans: st.Loans, Repayments: st.Repayments, Ledger: st.Ledger,
+			Scoring: gw.Scoring, CoreBanking: gw.CoreBanking}, cfg),
+		Transfers: NewTransfers(TransfersDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency,
+			Applications: st.Applications, Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers,
+			Processing: gw.Processing, Cards: st.Cards}),
+		Repayments: NewRepayments(RepaymentsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Loans: st.Loans,
+			Ledger: st.Ledger, Processing: gw.Processing, Repayments: st.Repayments}),
+		Cards: cards,
+		Partners: NewPartners(PartnersDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Partners: st.Partners,
+			Events: d.Events, Webhooks: gw.Webhooks, Sealer: d.Sealer}),
+		Operations: NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Applications: st.Applications,
+			Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
+			Processing: gw.Processing, Cards: cards}, cfg),
+		Sandbox: NewSandbox(SandboxDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Applications: st.Applications,
+			SandboxClock: d.Sandbox.Clock, SMSOutbox: d.Sandbox.SMSOutbox}, cfg),
+		Console: NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console}, cfg),
 	}
 }
 

@@ -7,29 +7,157 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// appModule builds the use cases, by capability, from the ports the adapters' modules provide.
-// The application knows nothing of fx: the graph's groups below fill its plain Deps.
-var appModule = fx.Module("application", fx.Provide(newApp))
+// The use cases, one fx module per capability, each taking only the ports it names; the
+// application knows nothing of fx.
+var appModule = fx.Options(
+	fx.Module("loans", fx.Provide(func(in loansIn, cfg application.Config) application.Loans {
+		return application.NewLoans(application.LoansDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
+			Queue: in.Queue, Applications: in.Applications, Loans: in.Loans, Repayments: in.Repayments, Ledger: in.Ledger,
+			Scoring: in.Scoring, CoreBanking: in.CoreBanking}, cfg)
+	})),
+	fx.Module("transfers", fx.Provide(func(in transfersIn) application.Transfers {
+		return application.NewTransfers(application.TransfersDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
+			Applications: in.Applications, Loans: in.Loans, Ledger: in.Ledger, Transfers: in.Transfers, Processing: in.Processing,
+			Cards: in.Cards})
+	})),
+	fx.Module("repayments", fx.Provide(func(in repaymentsIn) application.Repayments {
+		return application.NewRepayments(application.RepaymentsDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
+			Loans: in.Loans, Ledger: in.Ledger, Processing: in.Processing, Repayments: in.Repayments})
+	})),
+	fx.Module("cards", fx.Provide(func(in cardsIn, cfg application.Config) application.Cards {
+		return application.NewCards(application.CardsDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
+			Processing: in.Processing, Cards: in.Cards, CardOrders: in.CardOrders, CardIssuer: in.CardIssuer, SMS: in.SMS,
+			Sealer: in.Sealer}, cfg)
+	})),
+	fx.Module("partners", fx.Provide(func(in partnersIn) application.Partners {
+		return application.NewPartners(application.PartnersDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
+			Partners: in.Partners, Events: in.Events, Webhooks: in.Webhooks, Sealer: in.Sealer})
+	})),
+	fx.Module("operations", fx.Provide(func(in operationsIn, cfg application.Config) application.Operations {
+		return application.NewOperations(application.OperationsDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue,
+			Applications: in.Applications, Loans: in.Loans, Ledger: in.Ledger, Transfers: in.Transfers, CardOrders: in.CardOrders,
+			CoreBanking: in.CoreBanking, Processing: in.Processing, Cards: in.Cards}, cfg)
+	})),
+	fx.Module("sandbox", fx.Provide(func(in sandboxIn, cfg application.Config) application.Sandbox {
+		return application.NewSandbox(application.SandboxDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
+			Applications: in.Applications, SandboxClock: in.SandboxClock, SMSOutbox: in.SMSOutbox}, cfg)
+	})),
+	fx.Module("console", fx.Provide(func(in consoleIn, st storesIn, cfg application.Config) application.Console {
+		return application.NewConsole(application.ConsoleDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue, Sealer: in.Sealer,
+			Stores: application.Stores{Applications: st.Applications, Loans: st.Loans, Partners: st.Partners, Ledger: st.Ledger,
+				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders},
+			Console: application.ConsoleStores{Operators: in.Operators, AuditLog: in.AuditLog, Proposals: in.Proposals,
+				BackOffice: in.BackOffice}}, cfg)
+	})),
+	fx.Provide(func(in appIn) *application.App {
+		return &application.App{Loans: in.Loans, Transfers: in.Transfers, Repayments: in.Repayments, Cards: in.Cards,
+			Partners: in.Partners, Operations: in.Operations, Sandbox: in.Sandbox, Console: in.Console}
+	}),
+)
 
-// coreIn are the ports every capability shares.
-type coreIn struct {
+type loansIn struct {
 	fx.In
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Idempotency  ports.IdempotencyStore
+	Queue        ports.WorkQueue
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Repayments   ports.RepaymentRepository
+	Ledger       ports.LedgerRepository
+	Scoring      ports.Scoring
+	CoreBanking  ports.CoreBanking
+}
 
+type transfersIn struct {
+	fx.In
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Idempotency  ports.IdempotencyStore
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Ledger       ports.LedgerRepository
+	Transfers    ports.TransferRepository
+	Processing   ports.Processing
+	Cards        ports.CardRepository
+}
+
+type repaymentsIn struct {
+	fx.In
 	Clock       ports.Clock
 	UoW         ports.UnitOfWork
 	Idempotency ports.IdempotencyStore
-	Queue       ports.WorkQueue
-	Events      ports.EventOutbox
-	Sealer      ports.Sealer
-	// SMSOutbox and SandboxClock are the sandbox's, absent outside it.
-	SMSOutbox    ports.SMSOutbox    `optional:"true"`
-	SandboxClock ports.SandboxClock `optional:"true"`
+	Loans       ports.LoanRepository
+	Ledger      ports.LedgerRepository
+	Processing  ports.Processing
+	Repayments  ports.RepaymentRepository
 }
 
-// storesIn are the aggregates' repositories.
+type cardsIn struct {
+	fx.In
+	Clock       ports.Clock
+	UoW         ports.UnitOfWork
+	Idempotency ports.IdempotencyStore
+	Processing  ports.Processing
+	Cards       ports.CardRepository
+	CardOrders  ports.CardOrderRepository
+	CardIssuer  ports.CardIssuer
+	SMS         ports.SMSSender
+	Sealer      ports.Sealer
+}
+
+type partnersIn struct {
+	fx.In
+	Clock       ports.Clock
+	UoW         ports.UnitOfWork
+	Idempotency ports.IdempotencyStore
+	Partners    ports.PartnerRepository
+	Events      ports.EventOutbox
+	Webhooks    ports.WebhookSender
+	Sealer      ports.Sealer
+}
+
+type operationsIn struct {
+	fx.In
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Queue        ports.WorkQueue
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Ledger       ports.LedgerRepository
+	Transfers    ports.TransferRepository
+	CardOrders   ports.CardOrderRepository
+	CoreBanking  ports.CoreBanking
+	Processing   ports.Processing
+	Cards        application.Cards
+}
+
+type sandboxIn struct {
+	fx.In
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Idempotency  ports.IdempotencyStore
+	Applications ports.ApplicationRepository
+	// SandboxClock and SMSOutbox are the sandbox's, absent outside it.
+	SandboxClock ports.SandboxClock `optional:"true"`
+	SMSOutbox    ports.SMSOutbox    `optional:"true"`
+}
+
+type consoleIn struct {
+	fx.In
+	Clock      ports.Clock
+	UoW        ports.UnitOfWork
+	Queue      ports.WorkQueue
+	Sealer     ports.Sealer
+	Operators  ports.OperatorRepository
+	AuditLog   ports.AuditLog
+	Proposals  ports.ProposalRepository
+	BackOffice ports.BackOffice
+}
+
+// storesIn are the aggregates' repositories, which the console reads across.
 type storesIn struct {
 	fx.In
-
 	Applications ports.ApplicationRepository
 	Loans        ports.LoanRepository
 	Partners     ports.PartnerRepository
@@ -40,36 +168,14 @@ type storesIn struct {
 	CardOrders   ports.CardOrderRepository
 }
 
-// gatewaysIn are the bank's and networks' systems (guarded) and the webhook sender.
-type gatewaysIn struct {
+type appIn struct {
 	fx.In
-
-	Scoring     ports.Scoring
-	CoreBanking ports.CoreBanking
-	Processing  ports.Processing
-	CardIssuer  ports.CardIssuer
-	SMS         ports.SMSSender
-	Webhooks    ports.WebhookSender
-}
-
-// consoleIn are the operator console's stores.
-type consoleIn struct {
-	fx.In
-
-	Operators  ports.OperatorRepository
-	AuditLog   ports.AuditLog
-	Proposals  ports.ProposalRepository
-	BackOffice ports.BackOffice
-}
-
-func newApp(c coreIn, s storesIn, g gatewaysIn, cs consoleIn, cfg application.Config) *application.App {
-	return application.New(application.Deps{
-		Clock: c.Clock, UoW: c.UoW, Idempotency: c.Idempotency, Queue: c.Queue, Events: c.Events, Sealer: c.Sealer,
-		Stores: application.Stores{Applications: s.Applications, Loans: s.Loans, Partners: s.Partners, Ledger: s.Ledger,
-			Transfers: s.Transfers, Repayments: s.Repayments, Cards: s.Cards, CardOrders: s.CardOrders},
-		Gateways: application.Gateways{Scoring: g.Scoring, CoreBanking: g.CoreBanking, Processing: g.Processing,
-			CardIssuer: g.CardIssuer, SMS: g.SMS, Webhooks: g.Webhooks},
-		Console: application.ConsoleStores{Operators: cs.Operators, AuditLog: cs.AuditLog, Proposals: cs.Proposals, BackOffice: cs.BackOffice},
-		Sandbox: application.SandboxPorts{SMSOutbox: c.SMSOutbox, Clock: c.SandboxClock},
-	}, cfg)
+	Loans      application.Loans
+	Transfers  application.Transfers
+	Repayments application.Repayments
+	Cards      application.Cards
+	Partners   application.Partners
+	Operations application.Operations
+	Sandbox    application.Sandbox
+	Console    application.Console
 }

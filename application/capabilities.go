@@ -1,0 +1,227 @@
+package application
+
+import "github.com/tiyin/tiyin/ports"
+
+// Each capability is built on the ports it names, and nothing else: a bank team that changes
+// one sees at a glance what it touches. The server's fx graph provides each from its own
+// module (server/wiring.go); New builds them all for tests and the command line.
+
+// LoansDeps are the ports Loans needs.
+type LoansDeps struct {
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Idempotency  ports.IdempotencyStore
+	Queue        ports.WorkQueue
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Repayments   ports.RepaymentRepository
+	Ledger       ports.LedgerRepository
+	Scoring      ports.Scoring
+	CoreBanking  ports.CoreBanking
+}
+
+// NewLoans builds the applications' and loans' use cases.
+func NewLoans(d LoansDeps, cfg Config) Loans {
+	return Loans{
+		RegisterApplication: NewRegisterApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue),
+		CancelApplication:   NewCancelApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, cfg.ApplicationTTL),
+		VerifyApplication:   NewVerifyApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Scoring, cfg.Product, cfg.ApplicationTTL),
+		IssueApplication:    NewIssueApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue, cfg.Product, cfg.ApplicationTTL),
+		GetApplication:      NewGetApplicationHandler(d.Applications),
+		ProcessApplication:  NewProcessApplicationHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Scoring, d.CoreBanking, d.Ledger, cfg.Product),
+		GetLoan:             NewGetLoanHandler(d.Clock, d.Applications, d.Loans),
+		GetSchedule:         NewGetScheduleHandler(d.Clock, d.Loans),
+		ListPayments:        NewListPaymentsHandler(d.Loans, d.Repayments),
+	}
+}
+
+// TransfersDeps are the ports Transfers needs.
+type TransfersDeps struct {
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Idempotency  ports.IdempotencyStore
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Ledger       ports.LedgerRepository
+	Transfers    ports.TransferRepository
+	Processing   ports.Processing
+	Cards        ports.CardRepository
+}
+
+// NewTransfers builds the transfers' use cases.
+func NewTransfers(d TransfersDeps) Transfers {
+	return Transfers{
+		CreateTransfer:  NewCreateTransferHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Loans, d.Ledger, d.Transfers, d.Processing, d.Cards),
+		ConfirmTransfer: NewConfirmTransferHandler(d.Clock, d.UoW, d.Idempotency, d.Ledger, d.Transfers, d.Processing),
+		GetTransfer:     NewGetTransferHandler(d.Transfers),
+	}
+}
+
+// RepaymentsDeps are the ports Repayments needs.
+type RepaymentsDeps struct {
+	Clock       ports.Clock
+	UoW         ports.UnitOfWork
+	Idempotency ports.IdempotencyStore
+	Loans       ports.LoanRepository
+	Ledger      ports.LedgerRepository
+	Processing  ports.Processing
+	Repayments  ports.RepaymentRepository
+}
+
+// NewRepayments builds the repayments' use cases.
+func NewRepayments(d RepaymentsDeps) Repayments {
+	return Repayments{
+		CheckRepayment: NewCheckRepaymentHandler(d.Clock, d.UoW, d.Idempotency, d.Loans, d.Repayments),
+		PayRepayment:   NewPayRepaymentHandler(d.Clock, d.UoW, d.Idempotency, d.Loans, d.Ledger, d.Processing, d.Repayments),
+		GetRepayment:   NewGetRepaymentHandler(d.Clock, d.Loans, d.Repayments),
+	}
+}
+
+// CardsDeps are the ports Cards needs.
+type CardsDeps struct {
+	Clock       ports.Clock
+	UoW         ports.UnitOfWork
+	Idempotency ports.IdempotencyStore
+	Processing  ports.Processing
+	Cards       ports.CardRepository
+	CardOrders  ports.CardOrderRepository
+	CardIssuer  ports.CardIssuer
+	SMS         ports.SMSSender
+	Sealer      ports.Sealer
+}
+
+// NewCards builds the cards' use cases.
+func NewCards(d CardsDeps, cfg Config) Cards {
+	return Cards{
+		OrderCard:        NewOrderCardHandler(d.Clock, d.UoW, d.Idempotency, d.CardOrders),
+		GetCardOrder:     NewGetCardOrderHandler(d.Cards, d.CardOrders),
+		ProcessCardOrder: NewProcessCardOrderHandler(d.Clock, d.UoW, d.Processing, d.Cards, d.CardOrders, d.CardIssuer),
+		GetCard:          NewGetCardHandler(d.Cards),
+		ChangeCardStatus: NewChangeCardStatusHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards),
+		AttachCard:       NewAttachCardHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards, d.SMS, d.Sealer, cfg),
+		ConfirmCard:      NewConfirmCardHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards, d.Sealer),
+	}
+}
+
+// PartnersDeps are the ports Partners needs.
+type PartnersDeps struct {
+	Clock       ports.Clock
+	UoW         ports.UnitOfWork
+	Idempotency ports.IdempotencyStore
+	Partners    ports.PartnerRepository
+	Events      ports.EventOutbox
+	Webhooks    ports.WebhookSender
+	Sealer      ports.Sealer
+}
+
+// NewPartners builds the partners' use cases: keys, webhooks, events.
+func NewPartners(d PartnersDeps) Partners {
+	return Partners{
+		Authenticate:      NewAuthenticateHandler(d.Partners),
+		EnsurePartner:     NewEnsurePartnerHandler(d.Clock, d.UoW, d.Partners),
+		CreatePartner:     NewCreatePartnerHandler(d.Clock, d.UoW, d.Partners),
+		ListPartners:      NewListPartnersHandler(d.Partners),
+		SetPartnerEnabled: NewSetPartnerEnabledHandler(d.UoW, d.Partners),
+		RotatePartnerKey:  NewRotatePartnerKeyHandler(d.UoW, d.Partners),
+		SetWebhook:        NewSetWebhookHandler(d.UoW, d.Partners, d.Sealer),
+		ListEvents:        NewListEventsHandler(d.Clock, d.Events),
+		SendTestEvent:     NewSendTestEventHandler(d.Clock, d.UoW, d.Idempotency, d.Events),
+		DeliverEvents:     NewDeliverEventsHandler(d.Clock, d.UoW, d.Events, d.Webhooks, d.Sealer),
+	}
+}
+
+// OperationsDeps are the ports Operations needs, and the card orders' processing it drives.
+type OperationsDeps struct {
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Queue        ports.WorkQueue
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Ledger       ports.LedgerRepository
+	Transfers    ports.TransferRepository
+	CardOrders   ports.CardOrderRepository
+	CoreBanking  ports.CoreBanking
+	Processing   ports.Processing
+	Cards        Cards
+}
+
+// NewOperations builds the reconciler, the unknown outcomes' count and the ledger check.
+func NewOperations(d OperationsDeps, cfg Config) Operations {
+	return Operations{
+		Reconcile: NewReconcileHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Queue, d.CoreBanking, d.Ledger, d.Transfers,
+			d.Processing, d.CardOrders, d.Cards.ProcessCardOrder, cfg),
+		CountUnknownOutcomes: NewCountUnknownOutcomesHandler(d.Clock, d.Applications, d.Transfers, d.CardOrders),
+		CheckLedger:          NewCheckLedgerHandler(d.Ledger),
+	}
+}
+
+// SandboxDeps are the ports Sandbox needs; SandboxClock and SMSOutbox are nil outside it.
+type SandboxDeps struct {
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Idempotency  ports.IdempotencyStore
+	Applications ports.ApplicationRepository
+	SandboxClock ports.SandboxClock
+	SMSOutbox    ports.SMSOutbox
+}
+
+// NewSandbox builds what only the sandbox offers.
+func NewSandbox(d SandboxDeps, cfg Config) Sandbox {
+	return Sandbox{
+		AdvanceClock:         NewAdvanceClockHandler(d.UoW, d.Idempotency, d.SandboxClock),
+		CompleteVerification: NewCompleteVerificationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, cfg.ApplicationTTL),
+		ReadSMSOutbox:        NewReadSMSOutboxHandler(d.SMSOutbox),
+	}
+}
+
+// ConsoleDeps are the ports the operator console needs: it reads across every aggregate.
+type ConsoleDeps struct {
+	Clock   ports.Clock
+	UoW     ports.UnitOfWork
+	Queue   ports.WorkQueue
+	Sealer  ports.Sealer
+	Stores  Stores
+	Console ConsoleStores
+}
+
+// NewConsole builds the operator console's use cases.
+func NewConsole(d ConsoleDeps, cfg Config) Console {
+	throttles := newLoginThrottles()
+	st, cs := d.Stores, d.Console
+	return Console{
+		Operators: ConsoleOperators{
+			CreateOperator:        NewCreateOperatorHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
+			ListOperators:         NewListOperatorsHandler(cs.Operators),
+			SetOperatorDisabled:   NewSetOperatorDisabledHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
+			ResetOperatorPassword: NewResetOperatorPasswordHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
+			LogIn:                 NewLogInHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog, throttles),
+			ResumeSession:         NewResumeSessionHandler(d.Clock, cs.Operators),
+			LogOut:                NewLogOutHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
+			ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog, throttles),
+			SweepSessions:         NewSweepSessionsHandler(d.Clock, cs.Operators),
+		},
+		Views: ConsoleViews{
+			Dashboard:             NewConsoleDashboardHandler(d.Clock, cs.BackOffice, cs.Proposals),
+			Search:                NewConsoleSearchHandler(d.Clock, d.UoW, cs.BackOffice, d.Sealer, cs.AuditLog),
+			Application:           NewConsoleApplicationHandler(d.Clock, st.Applications, st.Loans, st.Partners, cs.BackOffice, cs.Proposals, cs.AuditLog),
+			Loan:                  NewConsoleLoanHandler(d.Clock, st.Loans, st.Partners, st.Repayments, cs.BackOffice),
+			Ledger:                NewConsoleLedgerHandler(cs.BackOffice, st.Ledger),
+			Partners:              NewConsolePartnersHandler(st.Partners, cs.BackOffice),
+			Object:                NewConsoleObjectHandler(d.Clock, st.Transfers, st.Repayments, st.CardOrders, st.Cards, st.Partners, cs.Proposals, cs.AuditLog),
+			AuditTrail:            NewAuditTrailHandler(cs.AuditLog),
+			LastAuditVerification: NewLastAuditVerificationHandler(cs.AuditLog),
+		},
+		Actions: ConsoleActions{
+			AuditRefusal:         NewAuditRefusalHandler(d.Clock, d.UoW, cs.AuditLog),
+			VerifyAudit:          NewVerifyAuditHandler(d.Clock, cs.AuditLog),
+			RetryStage:           NewRetryStageHandler(d.Clock, d.UoW, st.Applications, d.Queue, cs.AuditLog),
+			ResendEvent:          NewResendEventHandler(d.Clock, d.UoW, cs.BackOffice, cs.AuditLog),
+			CompleteVerification: NewConsoleVerificationHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),
+			RevealClientData:     NewRevealClientDataHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),
+			Partner:              NewConsolePartnerHandler(d.Clock, d.UoW, st.Partners, cs.AuditLog),
+			ProposeResolution:    NewProposeResolutionHandler(d.Clock, d.UoW, st.Applications, st.Transfers, cs.Proposals, cs.AuditLog),
+			DecideProposal: NewDecideProposalHandler(d.Clock, d.UoW, st.Applications, st.Loans, st.Ledger, st.Transfers, cs.Proposals,
+				cs.AuditLog, cfg.Product),
+		},
+	}
+}
