@@ -3,11 +3,7 @@
 package application
 
 import (
-	"context"
-	"errors"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -253,59 +249,4 @@ func New(d Deps, cfg Config) *App {
 			SandboxClock: d.Sandbox.Clock, SMSOutbox: d.Sandbox.SMSOutbox}, cfg),
 		Console: NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console}, cfg),
 	}
-}
-
-// newID returns a time-ordered UUID (v7), which keeps primary-key indexes compact.
-func newID() uuid.UUID {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return uuid.New()
-	}
-	return id
-}
-
-// ownedBy hides another partner's application behind "not found": a partner never learns that
-// a foreign id exists.
-func ownedBy(a *domain.Application, partnerID uuid.UUID) error {
-	if a.PartnerID() != partnerID {
-		return domain.ErrApplicationNotFound
-	}
-	return nil
-}
-
-// getOwned reads the partner's application.
-func getOwned(ctx context.Context, repo ports.ApplicationRepository, partnerID, id uuid.UUID) (*domain.Application, error) {
-	a, err := repo.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := ownedBy(a, partnerID); err != nil {
-		return nil, err
-	}
-	return a, nil
-}
-
-// updateOwned changes the partner's application under its row lock, at now. An application
-// that outlived its ttl (0: none) by now is EXPIRED, a fact of the clock: the expiry is
-// recorded first and kept whatever the answer, and fn then refuses as it does for any EXPIRED
-// application, so a call after the TTL answers as the reconciler would have left it.
-func updateOwned(ctx context.Context, repo ports.ApplicationRepository, partnerID, id uuid.UUID,
-	now time.Time, ttl time.Duration, fn func(a *domain.Application) error) error {
-	var refusal error
-	err := repo.Update(ctx, id, func(a *domain.Application) error {
-		if err := ownedBy(a, partnerID); err != nil {
-			return err
-		}
-		if !a.Expire(now, ttl) {
-			return fn(a)
-		}
-		if refusal = fn(a); refusal == nil {
-			return errors.New("an EXPIRED application accepted a change") // never: every change refuses EXPIRED
-		}
-		return nil
-	})
-	if err == nil && refusal != nil {
-		return keep(refusal)
-	}
-	return err
 }

@@ -17,18 +17,6 @@ type TransferRef struct {
 	ExternalID    uuid.UUID
 }
 
-// getTransfer returns the partner's transfer; a foreign or mismatched one is not found.
-func getTransfer(ctx context.Context, transfers ports.TransferRepository, ref TransferRef) (*domain.Transfer, error) {
-	t, err := transfers.Get(ctx, ref.TransactionID)
-	if err != nil {
-		return nil, err
-	}
-	if t.PartnerID() != ref.PartnerID || t.ExternalID() != ref.ExternalID {
-		return nil, domain.ErrTransferNotFound
-	}
-	return t, nil
-}
-
 // ConfirmTransferHandler confirms a transfer (endpoint 7): SUCCESS captures the hold, FAILED
 // releases it. An unknown outcome leaves the transfer PROCESSING; the reconciler settles it by
 // asking the network with the same key, never by releasing the hold.

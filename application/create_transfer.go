@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -125,66 +124,4 @@ func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer)
 	return domain.NewTransfer(domain.NewTransferParams{ID: id, PartnerID: cmd.PartnerID, ApplicationID: a.ID(),
 		LoanID: loan.ID(), ExternalID: cmd.ExternalID, MaskedPAN: masked, Network: cmd.Network, CardHolder: cmd.CardHolder,
 		Amount: cmd.Amount, CreditToken: token, Now: h.clock.Now(cmd.PartnerID)}), nil
-}
-
-// transferSettlement settles transfers: it records a final status and moves the hold's money
-// in the same transaction.
-type transferSettlement struct {
-	uow       ports.UnitOfWork
-	transfers ports.TransferRepository
-	ledger    ports.LedgerRepository
-	clock     ports.Clock
-}
-
-// releaseExpired records the expiry of the loan's (or, with uuid.Nil, all the partners')
-// unconfirmed transfers older than the TTL at now and releases their holds, in the caller's
-// transaction.
-func (s transferSettlement) releaseExpired(ctx context.Context, partners ports.Partners, loanID uuid.UUID, now time.Time) error {
-	ids, err := s.transfers.ListNewBefore(ctx, partners, loanID, now.Add(-domain.TransferTTL), reconcileBatch)
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if err := s.settle(ctx, id, func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// settle applies fn to the transfer and, when the transfer reached a final status,
-// captures (SUCCESS) or releases (FAILED, EXPIRED) its hold in the same transaction.
-func (s transferSettlement) settle(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
-	return s.uow.Do(ctx, func(ctx context.Context) error { return s.settleIn(ctx, id, fn) })
-}
-
-// settleIn is settle in the caller's transaction, for a use case that owns one (an approved
-// resolution commits with its proposal and audit line).
-func (s transferSettlement) settleIn(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
-	var settled *domain.Transfer
-	err := s.transfers.Update(ctx, id, func(t *domain.Transfer) error {
-		changed, err := fn(t)
-		if err != nil {
-			return err
-		}
-		if changed {
-			settled = t
-		}
-		return nil
-	})
-	if err != nil || settled == nil || !settled.Status().Final() {
-		return err
-	}
-	loan := settled.LoanID()
-	to := domain.LoanAccount(domain.AccountDemand, loan)
-	kind := domain.PostingTransferRelease
-	if settled.Status() == domain.TransferSuccess {
-		to, kind = domain.BankAccount(domain.AccountCardSettlement), domain.PostingTransferCapture
-	}
-	p, err := domain.Move(newID(), kind, settled.ID(), settled.TransactionDateAt(s.clock.Now(settled.PartnerID())), settled.Amount().Tiyin(),
-		domain.LoanAccount(domain.AccountHold, loan), to)
-	if err != nil {
-		return err
-	}
-	return s.ledger.Post(ctx, p)
 }

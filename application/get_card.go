@@ -44,25 +44,3 @@ func (h *GetCardHandler) Handle(ctx context.Context, q GetCard) (CardState, erro
 	}
 	return cardStateOf(c), nil
 }
-
-// getCard returns the partner's card; a foreign one is not found.
-func getCard(ctx context.Context, cards ports.CardRepository, partnerID, id uuid.UUID) (*domain.Card, error) {
-	c, err := cards.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if c.PartnerID() != partnerID {
-		return nil, domain.ErrCardNotFound
-	}
-	return c, nil
-}
-
-// updateCard changes the partner's card under its row lock.
-func updateCard(ctx context.Context, cards ports.CardRepository, partnerID, id uuid.UUID, fn func(c *domain.Card) error) error {
-	return cards.Update(ctx, id, func(c *domain.Card) error {
-		if c.PartnerID() != partnerID {
-			return domain.ErrCardNotFound
-		}
-		return fn(c)
-	})
-}

@@ -123,15 +123,3 @@ func (h *PayRepaymentHandler) verifyDebit(ctx context.Context, cmd PayRepayment)
 	}
 	return r, domain.VerifyDebit(debit, cmd.Amount, cmd.Network)
 }
-
-// getRepayment returns the partner's repayment request; a foreign one is not found.
-func getRepayment(ctx context.Context, repayments ports.RepaymentRepository, partnerID, id uuid.UUID) (*domain.Repayment, error) {
-	r, err := repayments.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if r.PartnerID() != partnerID {
-		return nil, domain.ErrRepaymentNotFound
-	}
-	return r, nil
-}

@@ -218,9 +218,3 @@ func stepFailure(err error) domain.StepResult {
 		return domain.StepResult{Outcome: domain.OutcomeUnknown, Message: err.Error()}
 	}
 }
-
-// gatewayError turns a failed synchronous gateway call into the error a partner sees: the
-// gateway is unavailable and the same request may be retried.
-func gatewayError(err error) error {
-	return fmt.Errorf("%w: %w", ports.ErrUnavailable, err)
-}
