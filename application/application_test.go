@@ -689,7 +689,8 @@ func TestReconcileCompletesSandboxCallsAfterTheDelay(t *testing.T) {
 	if err := d.stored[a.ID()].Verify(offer(2_000_000_000, 12), domain.PostScoreResult{Approved: true, PhoneCallRequired: true}, t0.Add(-3*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	app := application.New(application.Deps{Clock: d.clock, UoW: d.uow, Queue: d.queue, Stores: application.Stores{Applications: d.apps, Loans: d.loans, Transfers: d.transfers, CardOrders: d.orders}}, application.Config{SandboxCallDelay: 2 * time.Minute})
+	app := application.New(application.Deps{Clock: d.clock, UoW: d.uow, Queue: d.queue,
+		Stores: application.Stores{Applications: d.apps, Loans: d.loans, Transfers: d.transfers, CardOrders: d.orders}}, application.Config{SandboxCallDelay: 2 * time.Minute})
 	d.apps.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
 	d.transfers.EXPECT().ListNewBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
 	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)

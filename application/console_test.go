@@ -95,7 +95,9 @@ func setupConsole(t *testing.T) *console {
 }
 
 func (c *console) app() application.Console {
-	return application.New(application.Deps{Clock: c.clock, UoW: c.uow, Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers}, Console: application.ConsoleStores{Operators: c.operators, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
+	return application.New(application.Deps{Clock: c.clock, UoW: c.uow,
+		Stores:  application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers},
+		Console: application.ConsoleStores{Operators: c.operators, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
 }
 
 // auditLog is an AuditLog that keeps its lines in c.audit; a line written outside a unit of

@@ -43,7 +43,9 @@ func webhookSetup(t *testing.T, dataKey string) *webhookDeps {
 	d.outbox.EXPECT().Sequence(gomock.Any(), gomock.Any()).Return(0, nil).AnyTimes()
 	uow := mocks.NewMockUnitOfWork(ctrl)
 	uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).AnyTimes()
-	d.app = application.New(application.Deps{Clock: clock, UoW: uow, Events: d.outbox, Sealer: sealer, Stores: application.Stores{Partners: d.partners}, Gateways: application.Gateways{Webhooks: d.sender}}, application.Config{})
+	d.app = application.New(application.Deps{Clock: clock, UoW: uow, Events: d.outbox, Sealer: sealer,
+		Stores:   application.Stores{Partners: d.partners},
+		Gateways: application.Gateways{Webhooks: d.sender}}, application.Config{})
 	return d
 }
 

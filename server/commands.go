@@ -135,7 +135,7 @@ func openDB(ctx context.Context, create bool, fn func(context.Context, *store.DB
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sc := store.Config{DatabaseURL: cfg.DatabaseURL, SQLitePath: cfg.SQLitePath, MaxConns: 4}
+	sc := store.Config{DatabaseURL: cfg.DatabaseURL, SQLitePath: cfg.SQLitePath, MaxConns: 4, RequireUnitOfWork: true}
 	if k := cfg.keyring(); k != nil {
 		sc.Sealer = k
 	}

@@ -60,7 +60,7 @@ func serve(cfg config, o options) error {
 		fx.Supply(cfg, log, fx.Annotate(cfg.keyring(), fx.As(new(ports.Sealer)))),
 		fx.Provide(
 			func(c config, s ports.Sealer) store.Config {
-				return store.Config{DatabaseURL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxConns: int32(c.DBMaxConns),
+				return store.Config{DatabaseURL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxConns: int32(c.DBMaxConns), RequireUnitOfWork: true,
 					EventBody: webhook.Body, Sealer: s}
 			},
 			func(c config) application.Config {

@@ -206,7 +206,16 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	uow := store.NewUnitOfWork(db)
 	e := &env{db: db, loans: store.NewLoanRepository(db), apps: store.NewApplicationRepository(db)}
-	e.app = application.New(application.Deps{Clock: store.NewSandboxClock(db), UoW: uow, Idempotency: uow, Queue: noQueue{}, Events: store.NewEventOutbox(db), Sealer: storetest.Sealer, Stores: application.Stores{Applications: e.apps, Loans: e.loans, Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db)}, Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), AuditLog: store.NewAuditLog(db), Proposals: store.NewProposalRepository(db), BackOffice: store.NewBackOffice(db)}}, application.Config{})
+	e.app = application.New(application.Deps{Clock: store.NewSandboxClock(db), UoW: uow, Idempotency: uow, Queue: noQueue{},
+		Events: store.NewEventOutbox(db), Sealer: storetest.Sealer,
+		Stores: application.Stores{
+			Applications: e.apps, Loans: e.loans, Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db),
+			Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db),
+			Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db),
+		},
+		Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), AuditLog: store.NewAuditLog(db),
+			Proposals: store.NewProposalRepository(db), BackOffice: store.NewBackOffice(db)},
+	}, application.Config{})
 	p, err := e.app.Partners.CreatePartner.Handle(context.Background(), application.CreatePartner{Name: "acme"})
 	if err != nil {
 		t.Fatal(err)

@@ -103,6 +103,7 @@ func setupWith(t testing.TB, runStages bool, opts ...option) *harness {
 func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harness {
 	t.Helper()
 	db.EventBody = webhook.Body
+	db.RequireUnitOfWork = true // as serve runs it: a write outside a unit of work fails the test
 	uow := store.NewUnitOfWork(db)
 	clock := store.NewSandboxClock(db)
 	q := &syncQueue{t: t}
@@ -111,16 +112,27 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 		queue = noQueue{}
 	}
 	s := harnessSetup{http: httpadapter.Config{Sandbox: true}}
-	s.deps = application.Deps{Clock: clock, UoW: uow, Queue: queue, Sealer: storetest.Sealer, Events: store.NewEventOutbox(db), Stores: application.Stores{Applications: store.NewApplicationRepository(db), Loans: store.NewLoanRepository(db), Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db), Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db), Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db)}, Gateways: application.Gateways{Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(), CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock)}, Sandbox: application.SandboxPorts{SMSOutbox: store.NewSMSOutbox(db), Clock: clock}}
+	s.deps = application.Deps{Clock: clock, UoW: uow, Queue: queue, Sealer: storetest.Sealer, Events: store.NewEventOutbox(db),
+		Stores: application.Stores{
+			Applications: store.NewApplicationRepository(db), Loans: store.NewLoanRepository(db),
+			Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db),
+			Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db),
+			Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db),
+		},
+		Gateways: application.Gateways{
+			Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
+			CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock),
+		},
+		Sandbox: application.SandboxPorts{SMSOutbox: store.NewSMSOutbox(db), Clock: clock}}
 	s.deps.Idempotency = uow
 	for _, o := range opts {
 		o(&s)
 	}
 	// Every gateway call goes through a guard that fails the test when it is made inside a
 	// unit of work's transaction: no gateway is called while row locks may be held.
-	g := guard.New(guard.Config{Faults: outsideTx{t}}, nil)
-	s.deps.Gateways.Scoring, s.deps.Gateways.CoreBanking, s.deps.Gateways.Processing = g.Scoring(s.deps.Gateways.Scoring), g.CoreBanking(s.deps.Gateways.CoreBanking), g.Processing(s.deps.Gateways.Processing)
-	s.deps.Gateways.SMS, s.deps.Gateways.CardIssuer = g.SMSSender(s.deps.Gateways.SMS), g.CardIssuer(s.deps.Gateways.CardIssuer)
+	g, gw := guard.New(guard.Config{Faults: outsideTx{t}}, nil), &s.deps.Gateways
+	gw.Scoring, gw.CoreBanking, gw.Processing = g.Scoring(gw.Scoring), g.CoreBanking(gw.CoreBanking), g.Processing(gw.Processing)
+	gw.SMS, gw.CardIssuer = g.SMSSender(gw.SMS), g.CardIssuer(gw.CardIssuer)
 	app := application.New(s.deps,
 		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}})
 	q.app = app

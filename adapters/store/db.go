@@ -58,6 +58,10 @@ type Config struct {
 	// Tracer sees every statement sent to PostgreSQL (tests use it to EXPLAIN them); nil in
 	// production.
 	Tracer pgx.QueryTracer
+	// RequireUnitOfWork makes a repository write with no unit of work ErrNoTransaction instead
+	// of a transaction of its own: repositories never commit. Package server sets it; the
+	// store's contract suite, which calls repositories directly, does not.
+	RequireUnitOfWork bool
 }
 
 // DB is an open database: GORM for the repositories and, on PostgreSQL, the pgx pool that the
@@ -67,6 +71,8 @@ type DB struct {
 	SQL     *sql.DB
 	Pool    *pgxpool.Pool
 	Dialect Dialect
+	// RequireUnitOfWork is Config.RequireUnitOfWork.
+	RequireUnitOfWork bool
 	// EventBody is Config.EventBody.
 	EventBody func(domain.Event) ([]byte, error)
 	// Sealer is Config.Sealer.
@@ -85,7 +91,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.EventBody, db.Sealer = cfg.EventBody, cfg.Sealer
+	db.EventBody, db.Sealer, db.RequireUnitOfWork = cfg.EventBody, cfg.Sealer, cfg.RequireUnitOfWork
 	return db, nil
 }
 

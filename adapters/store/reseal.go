@@ -108,7 +108,7 @@ func (db *DB) resealColumn(ctx context.Context, c sealedColumn, current string) 
 		if err != nil || len(rows) == 0 {
 			return n, err
 		}
-		err = db.inTx(ctx, func(ctx context.Context) error {
+		err = NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
 			for _, r := range rows {
 				plain, err := db.open(r.Value, binding(c.table, c.column, r.ID))
 				var sealed string
@@ -146,7 +146,7 @@ func (db *DB) resealAnswers(ctx context.Context, current string) (int, error) {
 		if err != nil || len(rows) == 0 {
 			return n, err
 		}
-		err = db.inTx(ctx, func(ctx context.Context) error {
+		err = NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
 			for _, m := range rows {
 				plain, err := db.open(string(m.Body), answerBinding(m.PartnerID, m.Key))
 				if err != nil {
@@ -186,7 +186,7 @@ func (db *DB) reindexPhones(ctx context.Context) (int, error) {
 		if err != nil || len(rows) == 0 {
 			return n, err
 		}
-		err = db.inTx(ctx, func(ctx context.Context) error {
+		err = NewUnitOfWork(db).Do(ctx, func(ctx context.Context) error {
 			for _, r := range rows {
 				plain, err := db.openField(r.Phone, "applications", "phone", r.ID)
 				if err != nil {

@@ -155,8 +155,13 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context) error)
 }
 
 // inTx is Do, for a repository method that must lock and write in one transaction: it joins
-// the caller's unit of work, or else (a command-line maintenance task, a test) runs its own.
+// the caller's unit of work. With none, it is ErrNoTransaction when the database requires a
+// unit of work (RequireUnitOfWork: repositories never commit), else a transaction of its own
+// (the store's contract suite).
 func (db *DB) inTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if db.RequireUnitOfWork && stateFrom(ctx) == nil {
+		return ErrNoTransaction
+	}
 	return (&UnitOfWork{db: db}).Do(ctx, fn)
 }
 
@@ -205,9 +210,10 @@ func (st *txState) withPgx(fn func(tx pgx.Tx) error) error {
 	})
 }
 
-// ErrNoTransaction is a job enqueued with no unit of work: a job is written in the
-// transaction of the work that makes it due, so that the two commit together or not at all.
-var ErrNoTransaction = errors.New("store: a job is enqueued in the transaction of the work that makes it due; this context carries none")
+// ErrNoTransaction is a write with no unit of work: a job is written in the transaction of the
+// work that makes it due, and a repository's write in its caller's, so that they commit
+// together or not at all.
+var ErrNoTransaction = errors.New("store: a write runs in the caller's unit of work; this context carries none")
 
 // WithPgxTx runs fn on the PostgreSQL transaction ctx carries, as River's pgx driver takes it
 // (inside sql.Conn.Raw); ErrNoTransaction outside a unit of work.

@@ -208,7 +208,7 @@ const plainFingerprintSize = 32
 // such a request still matches its record; the stored value no longer reveals the params.
 func (u *UnitOfWork) RekeyPlainFingerprints(ctx context.Context, rekey func(plain []byte) []byte) (int, error) {
 	n := 0
-	err := u.db.inTx(ctx, func(ctx context.Context) error {
+	err := u.Do(ctx, func(ctx context.Context) error {
 		var rows []idempotencyModel
 		if err := u.db.conn(ctx).Select("partner_id", "key", "fingerprint").
 			Where("length(fingerprint) = ?", plainFingerprintSize).Find(&rows).Error; err != nil {
