@@ -596,17 +596,17 @@ func (m *MockIdempotencyStore) EXPECT() *MockIdempotencyStoreMockRecorder {
 }
 
 // Answer mocks base method.
-func (m *MockIdempotencyStore) Answer(ctx context.Context, partnerID uuid.UUID, key string, code int, body []byte) error {
+func (m *MockIdempotencyStore) Answer(ctx context.Context, partnerID uuid.UUID, key string, o ports.Outcome) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Answer", ctx, partnerID, key, code, body)
+	ret := m.ctrl.Call(m, "Answer", ctx, partnerID, key, o)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // Answer indicates an expected call of Answer.
-func (mr *MockIdempotencyStoreMockRecorder) Answer(ctx, partnerID, key, code, body any) *gomock.Call {
+func (mr *MockIdempotencyStoreMockRecorder) Answer(ctx, partnerID, key, o any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Answer", reflect.TypeOf((*MockIdempotencyStore)(nil).Answer), ctx, partnerID, key, code, body)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Answer", reflect.TypeOf((*MockIdempotencyStore)(nil).Answer), ctx, partnerID, key, o)
 }
 
 // Claim mocks base method.
@@ -621,6 +621,20 @@ func (m *MockIdempotencyStore) Claim(ctx context.Context, rec ports.IdempotencyR
 func (mr *MockIdempotencyStoreMockRecorder) Claim(ctx, rec any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Claim", reflect.TypeOf((*MockIdempotencyStore)(nil).Claim), ctx, rec)
+}
+
+// DecodeResult mocks base method.
+func (m *MockIdempotencyStore) DecodeResult(enc ports.EncodedResult, into any) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "DecodeResult", enc, into)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// DecodeResult indicates an expected call of DecodeResult.
+func (mr *MockIdempotencyStoreMockRecorder) DecodeResult(enc, into any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DecodeResult", reflect.TypeOf((*MockIdempotencyStore)(nil).DecodeResult), enc, into)
 }
 
 // Lookup mocks base method.
