@@ -169,6 +169,7 @@ type Operations struct {
 	Reconcile            *ReconcileHandler
 	CountUnknownOutcomes *CountUnknownOutcomesHandler
 	CheckLedger          *CheckLedgerHandler
+	PurgeExpired         *PurgeExpiredHandler
 }
 
 // Sandbox is what only the sandbox offers.
@@ -242,7 +243,7 @@ func New(d Deps, cfg Config) *App {
 		Cards: cards,
 		Partners: NewPartners(PartnersDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Partners: st.Partners,
 			Events: d.Events, Webhooks: gw.Webhooks, Sealer: d.Sealer}),
-		Operations: NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Applications: st.Applications,
+		Operations: NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
 			Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
 			Processing: gw.Processing, Cards: cards}, cfg),
 		Sandbox: NewSandbox(SandboxDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Applications: st.Applications,

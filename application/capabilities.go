@@ -134,6 +134,8 @@ func NewPartners(d PartnersDeps) Partners {
 type OperationsDeps struct {
 	Clock        ports.Clock
 	UoW          ports.UnitOfWork
+	Idempotency  ports.IdempotencyStore
+	Events       ports.EventOutbox
 	Queue        ports.WorkQueue
 	Applications ports.ApplicationRepository
 	Loans        ports.LoanRepository
@@ -152,6 +154,7 @@ func NewOperations(d OperationsDeps, cfg Config) Operations {
 			d.Processing, d.CardOrders, d.Cards.ProcessCardOrder, cfg),
 		CountUnknownOutcomes: NewCountUnknownOutcomesHandler(d.Clock, d.Applications, d.Transfers, d.CardOrders),
 		CheckLedger:          NewCheckLedgerHandler(d.Ledger),
+		PurgeExpired:         NewPurgeExpiredHandler(d.UoW, d.Idempotency, d.Events),
 	}
 }
 
@@ -198,7 +201,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			ResumeSession:         NewResumeSessionHandler(d.Clock, cs.Operators),
 			LogOut:                NewLogOutHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
 			ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog, throttles),
-			SweepSessions:         NewSweepSessionsHandler(d.Clock, cs.Operators),
+			SweepSessions:         NewSweepSessionsHandler(d.Clock, d.UoW, cs.Operators),
 		},
 		Views: ConsoleViews{
 			Dashboard:             NewConsoleDashboardHandler(d.Clock, cs.BackOffice, cs.Proposals),

@@ -13,16 +13,22 @@ import (
 // than domain.SessionIdle or older than domain.SessionLifetime.
 type SweepSessionsHandler struct {
 	clock     ports.Clock
+	uow       ports.UnitOfWork
 	operators ports.OperatorRepository
 }
 
 // NewSweepSessionsHandler returns the handler on the ports it uses.
-func NewSweepSessionsHandler(clock ports.Clock, operators ports.OperatorRepository) *SweepSessionsHandler {
-	return &SweepSessionsHandler{clock: clock, operators: operators}
+func NewSweepSessionsHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository) *SweepSessionsHandler {
+	return &SweepSessionsHandler{clock: clock, uow: uow, operators: operators}
 }
 
 // Handle deletes them and returns how many.
 func (h *SweepSessionsHandler) Handle(ctx context.Context) (int64, error) {
 	now := h.clock.Now(uuid.Nil)
-	return h.operators.PurgeSessions(ctx, now.Add(-domain.SessionIdle), now.Add(-domain.SessionLifetime))
+	var n int64
+	err := h.uow.Do(ctx, func(ctx context.Context) (err error) {
+		n, err = h.operators.PurgeSessions(ctx, now.Add(-domain.SessionIdle), now.Add(-domain.SessionLifetime))
+		return err
+	})
+	return n, err
 }

@@ -34,7 +34,8 @@ var appModule = fx.Options(
 			Partners: in.Partners, Events: in.Events, Webhooks: in.Webhooks, Sealer: in.Sealer})
 	})),
 	fx.Module("operations", fx.Provide(func(in operationsIn, cfg application.Config) application.Operations {
-		return application.NewOperations(application.OperationsDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue,
+		return application.NewOperations(application.OperationsDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
+			Events: in.Events, Queue: in.Queue,
 			Applications: in.Applications, Loans: in.Loans, Ledger: in.Ledger, Transfers: in.Transfers, CardOrders: in.CardOrders,
 			CoreBanking: in.CoreBanking, Processing: in.Processing, Cards: in.Cards}, cfg)
 	})),
@@ -121,6 +122,8 @@ type operationsIn struct {
 	fx.In
 	Clock        ports.Clock
 	UoW          ports.UnitOfWork
+	Idempotency  ports.IdempotencyStore
+	Events       ports.EventOutbox
 	Queue        ports.WorkQueue
 	Applications ports.ApplicationRepository
 	Loans        ports.LoanRepository

@@ -82,9 +82,6 @@ func (DeliverEventsArgs) Kind() string { return "events.deliver" }
 // InsertOpts makes the delivery pass unique per period (see periodicOpts).
 func (DeliverEventsArgs) InsertOpts() river.InsertOpts { return periodicOpts }
 
-// eventRetention is how long settled events are kept: partners list the last 30 days.
-const eventRetention = application.EventListWindow
-
 type deliverEventsWorker struct {
 	river.WorkerDefaults[DeliverEventsArgs]
 	app     *application.App
@@ -140,8 +137,6 @@ const (
 type reconcileWorker struct {
 	river.WorkerDefaults[ReconcileArgs]
 	app     *application.App
-	idem    ports.IdempotencyStore
-	events  ports.EventOutbox
 	ttl     time.Duration
 	log     *zap.Logger
 	metrics *observe.Metrics
@@ -198,12 +193,7 @@ func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs])
 	if err := w.sweepSessions(ctx); err != nil {
 		return err
 	}
-	if w.ttl > 0 {
-		if _, err = w.idem.Purge(ctx, time.Now().Add(-w.ttl)); err != nil {
-			return err
-		}
-	}
-	_, err = w.events.Purge(ctx, time.Now().Add(-eventRetention))
+	_, err = w.app.Operations.PurgeExpired.Handle(ctx, application.PurgeExpired{IdempotencyTTL: w.ttl})
 	return err
 }
 
@@ -276,11 +266,11 @@ func (q *Queue) EnqueueApplications(ctx context.Context, ids ...uuid.UUID) error
 }
 
 // NewRunner builds the River client on db with the workers bound to app.
-func NewRunner(db Database, app *application.App, idem ports.IdempotencyStore, events ports.EventOutbox, cfg Config,
+func NewRunner(db Database, app *application.App, cfg Config,
 	log *zap.Logger, metrics *observe.Metrics) (*Runner, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &applicationWorker{app: app})
-	river.AddWorker(workers, &reconcileWorker{app: app, idem: idem, events: events, ttl: cfg.IdempotencyTTL, log: log, metrics: metrics})
+	river.AddWorker(workers, &reconcileWorker{app: app, ttl: cfg.IdempotencyTTL, log: log, metrics: metrics})
 	river.AddWorker(workers, &deliverEventsWorker{app: app, log: log, metrics: metrics})
 	every := river.PeriodicInterval(max(cfg.ReconcileEvery, 100*time.Millisecond))
 	rc := &river.Config{
