@@ -222,6 +222,12 @@ func (e *environment) measure(ctx context.Context, cfg config) error {
 	// read the writes' p99 at half rate against.
 	e.report.add(e.saturate(cfg.conc, cfg.dur, "bare echo (HTTP ceiling)", kindCeiling, echo.op("/x", envelope)))
 	e.report.add(e.saturate(cfg.conc, cfg.dur, "raw primary-key select (DB ceiling)", kindCeiling, e.raw.Select))
+	if e.raw.pool != nil {
+		minimalURL, stopMinimal := startMinimal(e.raw)
+		defer stopMinimal()
+		minimal := &client{http: e.api.http, base: minimalURL, key: minimalKey}
+		e.report.add(e.saturate(cfg.conc, cfg.dur, "minimal info handler (key check + one pgx read)", kindCeiling, minimal.op("/x", envelope)))
+	}
 	insert := e.saturate(cfg.conc, cfg.dur, "raw single-row insert (DB ceiling)", kindCeiling, e.raw.Insert)
 	half := pace(insert.Max.Rate()/2, cfg.dur, e.raw.Insert)
 	insert.Half = &half

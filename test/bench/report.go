@@ -128,8 +128,20 @@ func (r *report) print(w io.Writer) {
 			x.Max.Errors, vsEcho, ratio, target, half, halfErr, verdict, cpu)
 	}
 	_ = tw.Flush()
+	if info, minimal := r.find("application info"), r.find("minimal info handler"); info != nil && minimal != nil {
+		verdict := "met"
+		if ratio := info.Max.Rate() / minimal.Max.Rate(); ratio < minimalTarget {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(w, "\napplication info against the minimal info handler: %.2f× the rate (target ≥ %.2f): %s\n",
+			info.Max.Rate()/minimal.Max.Rate(), minimalTarget, verdict)
+	}
 	fmt.Fprintf(w, "\ntiyin's resident memory after the table: %.0f MB\n", float64(r.RSSAfter)/(1<<20))
 }
+
+// minimalTarget is what application info must reach of the minimal handler that checks the key
+// and reads one row with one pgx query (issue 34).
+const minimalTarget = 0.80
 
 // write saves the report as JSON.
 func (r *report) write(path string) error {
