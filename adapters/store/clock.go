@@ -87,7 +87,7 @@ func (c *SandboxClock) Advance(ctx context.Context, partner uuid.UUID, d time.Du
 			return ports.ErrClockBound
 		}
 		offset = time.Duration(m.OffsetNS) + d
-		c.db.afterCommit(ctx, func(context.Context) { c.merge(map[uuid.UUID]time.Duration{partner: offset}) })
+		AfterCommit(ctx, func(context.Context) { c.merge(map[uuid.UUID]time.Duration{partner: offset}) })
 		err = c.db.conn(ctx).Model(&m).Where("partner_id = ?", partner).Update("offset_ns", int64(offset)).Error
 		return interpretError(err, nil, nil)
 	})

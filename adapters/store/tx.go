@@ -252,10 +252,6 @@ func (borrowedTx) Rollback(context.Context) error        { return errBorrowedTx 
 func (borrowedTx) LargeObjects() pgx.LargeObjects        { return pgx.LargeObjects{} }
 func (t borrowedTx) Conn() *pgx.Conn                     { return t.pgxConn }
 
-// afterCommit runs fn once the transaction ctx carries has committed, or at once when it
-// carries none.
-func (db *DB) afterCommit(ctx context.Context, fn func(ctx context.Context)) { AfterCommit(ctx, fn) }
-
 // AfterCommit runs fn once the transaction ctx carries has committed (not at all when it rolls
 // back), or at once when it carries none. The test harnesses run their background work so, as
 // a job queue would after the commit.

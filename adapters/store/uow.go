@@ -60,11 +60,13 @@ func (u *UnitOfWork) record(m *idempotencyModel) (*ports.IdempotencyRecord, erro
 // stored before outcomes were, with its code in the code column; it is replayed as it is.
 const outcomeForm = "o1"
 
+// storedOutcome is an outcome's JSON. Result is the use case's result when written, and a
+// *json.RawMessage when read, so that it stays encoded until DecodeResult.
 type storedOutcome struct {
-	ID      string          `json:"i,omitempty"`
-	Result  json.RawMessage `json:"r,omitempty"`
-	Refusal string          `json:"e,omitempty"`
-	Message string          `json:"m,omitempty"`
+	ID      string `json:"i,omitempty"`
+	Result  any    `json:"r,omitempty"`
+	Refusal string `json:"e,omitempty"`
+	Message string `json:"m,omitempty"`
 }
 
 // writeOutcome is o's stored body.
@@ -74,14 +76,13 @@ func writeOutcome(o ports.Outcome) ([]byte, error) {
 	}
 	s := storedOutcome{ID: o.ID, Refusal: o.Refusal, Message: o.Message}
 	if o.Refusal == "" {
-		r, err := json.Marshal(o.Result)
-		if err != nil {
-			return nil, fmt.Errorf("outcome's result: %w", err)
-		}
-		s.Result = r
+		s.Result = o.Result
 	}
 	b, err := json.Marshal(s)
-	return append([]byte(outcomeForm), b...), err
+	if err != nil {
+		return nil, fmt.Errorf("outcome: %w", err)
+	}
+	return append([]byte(outcomeForm), b...), nil
 }
 
 // readOutcome reads a stored body, the result left encoded for DecodeResult.
@@ -90,14 +91,15 @@ func readOutcome(code int, body []byte) (ports.Outcome, error) {
 	if !ok {
 		return ports.Outcome{Sent: &ports.SentAnswer{Code: code, Body: body}}, nil
 	}
-	var s storedOutcome
+	var result json.RawMessage
+	s := storedOutcome{Result: &result}
 	if err := json.Unmarshal(b, &s); err != nil {
 		return ports.Outcome{}, err
 	}
 	if s.Refusal != "" {
 		return ports.Outcome{ID: s.ID, Refusal: s.Refusal, Message: s.Message}, nil
 	}
-	return ports.Outcome{ID: s.ID, Result: ports.EncodedResult(s.Result)}, nil
+	return ports.Outcome{ID: s.ID, Result: ports.EncodedResult(result)}, nil
 }
 
 // DecodeResult implements ports.IdempotencyStore.

@@ -35,11 +35,16 @@ func startEcho() (base string, stop func()) {
 		}
 		return c.JSON(http.StatusOK, map[string]any{"id": env.ID, "result": map[string]any{"ok": true}, "error": nil})
 	})
+	return serveLocal(e)
+}
+
+// serveLocal serves h on a free loopback port.
+func serveLocal(h http.Handler) (base string, stop func()) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(err)
 	}
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	return "http://" + l.Addr().String(), func() { _ = srv.Close() }
 }
@@ -74,13 +79,7 @@ func startMinimal(r *rawDB) (base string, stop func()) {
 		}
 		return c.JSON(http.StatusOK, map[string]any{"id": env.ID, "result": map[string]any{"payload": payload}, "error": nil})
 	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(l) }()
-	return "http://" + l.Addr().String(), func() { _ = srv.Close() }
+	return serveLocal(e)
 }
 
 // rawDB is the database ceiling: single-row insert transactions and primary-key selects on a
