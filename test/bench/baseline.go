@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -11,6 +12,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,37 +53,95 @@ func serveLocal(h http.Handler) (base string, stop func()) {
 	return "http://" + l.Addr().String(), func() { _ = srv.Close() }
 }
 
-// minimalKey is the key the minimal handler takes.
-const minimalKey = "bench-minimal-key-0123456789abcdef"
+// minimalEnv, when set in the environment, makes this program the minimal info handler (its
+// value the database URL) instead of the harness: main serves it and never returns.
+const minimalEnv = "TIYIN_BENCH_MINIMAL_DATABASE_URL"
 
-// startMinimal serves the smallest handler that does what an info call must: check the
-// partner's key (its SHA-256 against the one known hash), decode the envelope, read one row by
-// primary key with one pgx query, encode the answer. Issue 34 asks application info to reach
-// 0.80× of it.
-func startMinimal(r *rawDB) (base string, stop func()) {
-	want := sha256.Sum256([]byte(minimalKey))
+// startMinimal starts the smallest handler that does what an info call must, as a process of
+// its own beside tiyin's, so neither shares the load generator's runtime: check the partner's
+// key (its SHA-256 against the one known hash), decode the envelope and its applicationId,
+// read the application's row by primary key with one pgx query (the columns the answer
+// shows), and encode the answer. Issue 34 asks application info to reach 0.80× of it.
+func startMinimal(dbURL string, pool int) (base string, pid int, stop func(), err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), minimalEnv+"="+dbURL, fmt.Sprintf("TIYIN_BENCH_MINIMAL_POOL=%d", pool))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", 0, nil, err
+	}
+	stop = func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		stop()
+		return "", 0, nil, fmt.Errorf("the minimal handler did not start: %w", err)
+	}
+	return strings.TrimSpace(line), cmd.Process.Pid, stop, nil
+}
+
+// serveMinimal is the minimal handler's process: it prints its base URL and serves.
+func serveMinimal(dbURL string) error {
+	pc, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return err
+	}
+	if n, err := strconv.Atoi(os.Getenv("TIYIN_BENCH_MINIMAL_POOL")); err == nil {
+		pc.MaxConns = int32(n)
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), pc)
+	if err != nil {
+		return err
+	}
+	want := sha256.Sum256([]byte(key))
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.POST("/x", func(c echo.Context) error {
-		key, _ := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
-		if got := sha256.Sum256([]byte(key)); subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+	e.POST("/microloans/applications/info", func(c echo.Context) error {
+		k, _ := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
+		if got := sha256.Sum256([]byte(k)); subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 			return c.JSON(http.StatusUnauthorized, map[string]any{"id": nil, "result": nil, "error": map[string]any{"code": 2}})
 		}
 		var env struct {
-			ID     string          `json:"id"`
-			Params json.RawMessage `json:"params"`
+			ID     string `json:"id"`
+			Params struct {
+				ApplicationID uuid.UUID `json:"applicationId"`
+			} `json:"params"`
 		}
 		if err := json.NewDecoder(c.Request().Body).Decode(&env); err != nil {
 			return err
 		}
-		var payload string
-		id := r.ids[rand.IntN(len(r.ids))]
-		if err := r.pool.QueryRow(c.Request().Context(), "SELECT payload FROM bench_raw WHERE id = $1", id).Scan(&payload); err != nil {
+		var (
+			externalID                                   uuid.UUID
+			status, taskName, taskStatus, taskErr, taskM string
+			limit, percent                               *int64
+			months                                       *int32
+		)
+		if err := pool.QueryRow(c.Request().Context(), "SELECT external_id, status, task_name, task_status, task_error, task_message, "+
+			"pre_amount_limit, pre_percent, pre_month_period FROM applications WHERE id = $1", env.Params.ApplicationID).
+			Scan(&externalID, &status, &taskName, &taskStatus, &taskErr, &taskM, &limit, &percent, &months); err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, map[string]any{"id": env.ID, "result": map[string]any{"payload": payload}, "error": nil})
+		result := map[string]any{"applicationId": env.Params.ApplicationID, "externalId": externalID, "status": status,
+			"lastTask": map[string]any{"name": taskName, "status": taskStatus, "error": taskErr, "message": taskM}}
+		if limit != nil && percent != nil && months != nil {
+			result["preScoreResult"] = map[string]any{"externalId": externalID, "amountLimit": *limit,
+				"percent": float64(*percent) / 100, "monthPeriod": *months}
+		}
+		return c.JSON(http.StatusOK, map[string]any{"id": env.ID, "result": result, "error": nil})
 	})
-	return serveLocal(e)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Println("http://" + l.Addr().String())
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 5 * time.Second}
+	return srv.Serve(l)
 }
 
 // rawDB is the database ceiling: single-row insert transactions and primary-key selects on a

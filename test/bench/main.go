@@ -65,6 +65,10 @@ func main() {
 	flag.StringVar(&cfg.only, "only", "", "run only the scenarios whose name contains this (the ceilings always run)")
 	flag.StringVar(&cfg.admin, "admin", "", "TIYIN_ADMIN_ADDR for tiyin, to profile it while the bench runs")
 	flag.Parse()
+	if dbURL := os.Getenv(minimalEnv); dbURL != "" {
+		fmt.Fprintln(os.Stderr, "bench: minimal handler:", serveMinimal(dbURL))
+		os.Exit(1)
+	}
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -82,9 +86,13 @@ func firstOf(v ...string) string {
 
 const key = "bench-sandbox-key-0123456789abcdef"
 
+// minimalName is the minimal info handler's row; its CPU column "tiyin" is the handler's process.
+const minimalName = "minimal info handler (key check + one pgx read)"
+
 // environment is the running tiyin, its database and the ceilings' database handle.
 type environment struct {
 	node   *tiyintest.Node
+	dbURL  string // tiyin's PostgreSQL schema; empty on SQLite
 	raw    *rawDB
 	api    *client
 	report report
@@ -182,7 +190,7 @@ func measureBinary(cfg config, bin string, printTable bool) (report, error) {
 	}
 	defer func() { _ = node.Stop() }()
 
-	e := &environment{node: node, api: newClient(node.URL, key)}
+	e := &environment{node: node, dbURL: dbURL, api: newClient(node.URL, key)}
 	e.report = newReport(cfg)
 	register := tiyintest.RegisterParams()
 	body, _ := json.Marshal(register["clientData"])
@@ -222,12 +230,6 @@ func (e *environment) measure(ctx context.Context, cfg config) error {
 	// read the writes' p99 at half rate against.
 	e.report.add(e.saturate(cfg.conc, cfg.dur, "bare echo (HTTP ceiling)", kindCeiling, echo.op("/x", envelope)))
 	e.report.add(e.saturate(cfg.conc, cfg.dur, "raw primary-key select (DB ceiling)", kindCeiling, e.raw.Select))
-	if e.raw.pool != nil {
-		minimalURL, stopMinimal := startMinimal(e.raw)
-		defer stopMinimal()
-		minimal := &client{http: e.api.http, base: minimalURL, key: minimalKey}
-		e.report.add(e.saturate(cfg.conc, cfg.dur, "minimal info handler (key check + one pgx read)", kindCeiling, minimal.op("/x", envelope)))
-	}
 	insert := e.saturate(cfg.conc, cfg.dur, "raw single-row insert (DB ceiling)", kindCeiling, e.raw.Insert)
 	half := pace(insert.Max.Rate()/2, cfg.dur, e.raw.Insert)
 	insert.Half = &half
@@ -236,6 +238,17 @@ func (e *environment) measure(ctx context.Context, cfg config) error {
 	loans, err := e.api.issuedLoans(cfg.loans)
 	if err != nil {
 		return err
+	}
+	if e.dbURL != "" {
+		minimalURL, pid, stopMinimal, err := startMinimal(e.dbURL, cfg.pool)
+		if err != nil {
+			return err
+		}
+		defer stopMinimal()
+		minimal := &client{http: e.api.http, base: minimalURL, key: key}
+		m := startCPU(pid)
+		s := saturate(cfg.conc, cfg.dur, minimal.op("/microloans/applications/info", loans.byApp))
+		e.report.add(row{Scenario: minimalName, Kind: kindCeiling, Max: s, CPU: m.per(s.Done)})
 	}
 	scenarios := []struct {
 		name, kind string

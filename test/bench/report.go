@@ -128,7 +128,7 @@ func (r *report) print(w io.Writer) {
 			x.Max.Errors, vsEcho, ratio, target, half, halfErr, verdict, cpu)
 	}
 	_ = tw.Flush()
-	if info, minimal := r.find("application info"), r.find("minimal info handler"); info != nil && minimal != nil {
+	if info, minimal := r.find("application info"), r.find(minimalName); info != nil && minimal != nil {
 		verdict := "met"
 		if ratio := info.Max.Rate() / minimal.Max.Rate(); ratio < minimalTarget {
 			verdict = "MISSED"
