@@ -90,6 +90,13 @@ func setup(t *testing.T) *deps {
 		}
 		return domain.RestoreApplication(a.State()), nil
 	}).AnyTimes()
+	d.apps.EXPECT().Summary(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (domain.ApplicationSummary, error) {
+		a, ok := d.stored[id]
+		if !ok {
+			return domain.ApplicationSummary{}, domain.ErrApplicationNotFound
+		}
+		return a.Summary(), nil
+	}).AnyTimes()
 	d.apps.EXPECT().Update(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID, fn func(*domain.Application) error) error {
 		a, ok := d.stored[id]
 		if !ok {

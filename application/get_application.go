@@ -25,7 +25,14 @@ func NewGetApplicationHandler(applications ports.ApplicationRepository) *GetAppl
 	return &GetApplicationHandler{applications: applications}
 }
 
-// Handle returns the partner's application.
-func (h *GetApplicationHandler) Handle(ctx context.Context, q GetApplication) (*domain.Application, error) {
-	return getOwned(ctx, h.applications, q.PartnerID, q.ApplicationID)
+// Handle returns what application info shows of the partner's application.
+func (h *GetApplicationHandler) Handle(ctx context.Context, q GetApplication) (domain.ApplicationSummary, error) {
+	s, err := h.applications.Summary(ctx, q.ApplicationID)
+	if err != nil {
+		return domain.ApplicationSummary{}, err
+	}
+	if s.PartnerID != q.PartnerID {
+		return domain.ApplicationSummary{}, domain.ErrApplicationNotFound
+	}
+	return s, nil
 }

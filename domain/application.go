@@ -175,6 +175,22 @@ func (a *Application) Task() Task { return a.task }
 // PreScore returns the approved offer range, nil until approval.
 func (a *Application) PreScore() *PreScoreResult { return a.preScore }
 
+// ApplicationSummary is what application info shows of an application: whose it is, where it
+// stands, and the offer range the scoring approved. It holds none of the client's personal
+// data, so a store reads it without unsealing any.
+type ApplicationSummary struct {
+	ID, PartnerID, ExternalID uuid.UUID
+	Status                    ApplicationStatus
+	Task                      Task
+	PreScore                  *PreScoreResult
+}
+
+// Summary returns what application info shows of the application.
+func (a *Application) Summary() ApplicationSummary {
+	return ApplicationSummary{ID: a.id, PartnerID: a.partnerID, ExternalID: a.externalID, Status: a.status,
+		Task: a.task, PreScore: a.preScore}
+}
+
 // Offer returns the offer the client chose at verify, nil before.
 func (a *Application) Offer() *Offer { return a.offer }
 

@@ -19,6 +19,9 @@ type ApplicationRepository interface {
 	Create(ctx context.Context, a *domain.Application) error
 	// Get returns the application; domain.ErrApplicationNotFound when there is none.
 	Get(ctx context.Context, id uuid.UUID) (*domain.Application, error)
+	// Summary returns what application info shows of the application, read without its
+	// personal data; domain.ErrApplicationNotFound when there is none.
+	Summary(ctx context.Context, id uuid.UUID) (domain.ApplicationSummary, error)
 	// Update locks the application's row, applies fn and saves the result, in the transaction
 	// of ctx or a new one. An error from fn leaves the stored application unchanged.
 	Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error

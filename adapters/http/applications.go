@@ -125,11 +125,11 @@ func (s *Server) getApplication(ctx context.Context, p domain.Partner, raw json.
 	return applicationResult(a), nil
 }
 
-func applicationResult(a *domain.Application) api.GetApplicationResult {
-	r := api.GetApplicationResult{ApplicationId: a.ID().String(), ExternalId: a.ExternalID().String(),
-		Status: api.ApplicationStatus(a.Status().String()), LastTask: api.LastTaskOf(a.Task())}
-	if pr := a.PreScore(); pr != nil {
-		r.PreScoreResult = &api.PreScoreResult{ExternalId: a.ExternalID().String(), AmountLimit: pr.AmountLimit,
+func applicationResult(a domain.ApplicationSummary) api.GetApplicationResult {
+	r := api.GetApplicationResult{ApplicationId: a.ID.String(), ExternalId: a.ExternalID.String(),
+		Status: api.ApplicationStatus(a.Status.String()), LastTask: api.LastTaskOf(a.Task)}
+	if pr := a.PreScore; pr != nil {
+		r.PreScoreResult = &api.PreScoreResult{ExternalId: a.ExternalID.String(), AmountLimit: pr.AmountLimit,
 			Percent: pr.Percent.Float(), MonthPeriod: pr.MonthPeriod}
 	}
 	return r

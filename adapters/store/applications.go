@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -169,13 +170,7 @@ func (m *applicationModel) toDomain() (*domain.Application, error) {
 			errs = append(errs, err)
 		}
 	}
-	status, err := domain.ParseApplicationStatus(m.Status)
-	collect(err)
-	name, err := domain.ParseTaskName(m.TaskName)
-	collect(err)
-	taskStatus, err := domain.ParseTaskStatus(m.TaskStatus)
-	collect(err)
-	stageErr, err := domain.ParseStageError(m.TaskError)
+	sum, err := m.summary()
 	collect(err)
 	cd, err := decodeClientData(m.ClientData)
 	collect(err)
@@ -183,16 +178,11 @@ func (m *applicationModel) toDomain() (*domain.Application, error) {
 	collect(err)
 	s := domain.ApplicationState{
 		ID: m.ID, PartnerID: m.PartnerID, ExternalID: m.ExternalID, Phone: phone, ClientData: cd,
-		Status: status, Task: domain.Task{Name: name, Status: taskStatus, Error: stageErr, Message: m.TaskMessage},
+		Status: sum.Status, Task: sum.Task, PreScore: sum.PreScore,
 		CallCentrePhone: m.CallCentrePhone, AccountNumber: m.AccountNumber, CoreRef: m.CoreRef,
 		Attempts: m.Attempts, NextRunAt: fromOptTime(m.NextRunAt), UnknownSince: fromOptTime(m.UnknownSince), PendingSince: fromOptTime(m.PendingSince),
 		VerificationRequestedAt: fromOptTime(m.VerificationRequestedAt),
 		CreatedAt:               m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
-	}
-	if m.PreAmountLimit != nil && m.PrePercent != nil && m.PreMonthPeriod != nil {
-		pct, err := domain.PercentFromHundredths(*m.PrePercent)
-		collect(err)
-		s.PreScore = &domain.PreScoreResult{AmountLimit: *m.PreAmountLimit, Percent: pct, MonthPeriod: *m.PreMonthPeriod}
 	}
 	if m.OfferAmount != nil && m.OfferPercent != nil && m.OfferMonthPeriod != nil && m.OfferBackupPhone != nil {
 		pct, err := domain.PercentFromHundredths(*m.OfferPercent)
@@ -205,6 +195,26 @@ func (m *applicationModel) toDomain() (*domain.Application, error) {
 		return nil, fmt.Errorf("stored application %s is corrupt: %v", m.ID, errs)
 	}
 	return domain.RestoreApplication(s), nil
+}
+
+// summary restores the summary's columns of m.
+func (m *applicationModel) summary() (domain.ApplicationSummary, error) {
+	status, err1 := domain.ParseApplicationStatus(m.Status)
+	name, err2 := domain.ParseTaskName(m.TaskName)
+	taskStatus, err3 := domain.ParseTaskStatus(m.TaskStatus)
+	stageErr, err4 := domain.ParseStageError(m.TaskError)
+	s := domain.ApplicationSummary{ID: m.ID, PartnerID: m.PartnerID, ExternalID: m.ExternalID, Status: status,
+		Task: domain.Task{Name: name, Status: taskStatus, Error: stageErr, Message: m.TaskMessage}}
+	var err5 error
+	if m.PreAmountLimit != nil && m.PrePercent != nil && m.PreMonthPeriod != nil {
+		var pct domain.Percent
+		pct, err5 = domain.PercentFromHundredths(*m.PrePercent)
+		s.PreScore = &domain.PreScoreResult{AmountLimit: *m.PreAmountLimit, Percent: pct, MonthPeriod: *m.PreMonthPeriod}
+	}
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+		return domain.ApplicationSummary{}, fmt.Errorf("stored application %s is corrupt: %w", m.ID, err)
+	}
+	return s, nil
 }
 
 // ApplicationRepository implements ports.ApplicationRepository.
@@ -234,20 +244,42 @@ func (r *ApplicationRepository) Create(ctx context.Context, a *domain.Applicatio
 // work it reads through the transaction, as every statement does.
 func (r *ApplicationRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Application, error) {
 	var m applicationModel
-	if r.db.Pool != nil && stateFrom(ctx) == nil {
-		err := r.db.Pool.QueryRow(ctx, "SELECT "+applicationColumns+" FROM applications WHERE id = $1", id).Scan(m.fields()...)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, domain.ErrApplicationNotFound
-		}
-		if err != nil {
-			return nil, interpretError(err, nil, nil)
-		}
-		return r.load(&m)
-	}
-	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
-		return nil, interpretError(err, domain.ErrApplicationNotFound, nil)
+	if err := r.read(ctx, id, applicationColumns, &m, m.fields()); err != nil {
+		return nil, err
 	}
 	return r.load(&m)
+}
+
+// Summary implements ports.ApplicationRepository: the columns application info shows, so none
+// of the sealed personal data is read or opened.
+func (r *ApplicationRepository) Summary(ctx context.Context, id uuid.UUID) (domain.ApplicationSummary, error) {
+	var m applicationModel
+	if err := r.read(ctx, id, summaryColumns, &m, m.summaryFields()); err != nil {
+		return domain.ApplicationSummary{}, err
+	}
+	return m.summary()
+}
+
+// read reads the application's columns into m (fields: m's fields in their order). Outside a transaction on PostgreSQL it
+// is one pgx query on the pool: GORM's statement processing cost twice the query on the
+// info path (docs/performance.md). Inside a unit of work it reads through the transaction.
+func (r *ApplicationRepository) read(ctx context.Context, id uuid.UUID, columns string, m *applicationModel, fields []any) error {
+	if r.db.Pool != nil && stateFrom(ctx) == nil {
+		// pgtype.UUID is encoded as it is; a uuid.UUID would go through its driver.Valuer.
+		err := r.db.Pool.QueryRow(ctx, "SELECT "+columns+" FROM applications WHERE id = $1",
+			pgtype.UUID{Bytes: id, Valid: true}).Scan(fields...)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return domain.ErrApplicationNotFound
+		}
+		if err != nil {
+			return interpretError(err, nil, nil)
+		}
+		return nil
+	}
+	if err := r.db.conn(ctx).Select(columns).Where("id = ?", id).Take(m).Error; err != nil {
+		return interpretError(err, domain.ErrApplicationNotFound, nil)
+	}
+	return nil
 }
 
 // applicationColumns are applicationModel's columns in the order of its fields.
@@ -255,6 +287,15 @@ const applicationColumns = "id, partner_id, external_id, phone, phone_index, cli
 	"task_error, task_message, pre_amount_limit, pre_percent, pre_month_period, offer_amount, offer_percent, " +
 	"offer_month_period, offer_backup_phone, call_centre_phone, account_number, core_ref, attempts, next_run_at, " +
 	"unknown_since, pending_since, verification_requested_at, created_at, updated_at"
+
+// summaryColumns are the columns of an application's summary, in summaryFields' order.
+const summaryColumns = "id, partner_id, external_id, status, task_name, task_status, task_error, task_message, " +
+	"pre_amount_limit, pre_percent, pre_month_period"
+
+func (m *applicationModel) summaryFields() []any {
+	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Status, &m.TaskName, &m.TaskStatus, &m.TaskError, &m.TaskMessage,
+		&m.PreAmountLimit, &m.PrePercent, &m.PreMonthPeriod}
+}
 
 // fields are m's fields in applicationColumns' order, for a scan.
 func (m *applicationModel) fields() []any {

@@ -29,3 +29,24 @@ func TestApplicationColumnsAreTheModels(t *testing.T) {
 		}
 	}
 }
+
+// Each summary column is scanned into the model's field of that column.
+func TestSummaryColumnsAreTheModels(t *testing.T) {
+	var m applicationModel
+	typ := reflect.TypeOf(m)
+	v := reflect.ValueOf(&m).Elem()
+	byColumn := map[string]any{}
+	for i := range typ.NumField() {
+		tag := typ.Field(i).Tag.Get("gorm")
+		byColumn[strings.TrimPrefix(strings.SplitN(tag, ";", 2)[0], "column:")] = v.Field(i).Addr().Interface()
+	}
+	columns, fields := strings.Split(summaryColumns, ", "), m.summaryFields()
+	if len(columns) != len(fields) {
+		t.Fatalf("%d columns, %d scan targets", len(columns), len(fields))
+	}
+	for i, c := range columns {
+		if want, ok := byColumn[c]; !ok || fields[i] != want {
+			t.Errorf("summary column %d %q is not scanned into the model's field of that column", i, c)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -147,6 +148,45 @@ func TestApplicationRoundTripKeepsEveryField(t *testing.T) {
 		if st.PreScore == nil || st.Offer == nil || *st.Offer != offer || st.CallCentrePhone != "998781400000" || !st.UpdatedAt.Equal(t0) ||
 			!st.PendingSince.Equal(t0) || !st.VerificationRequestedAt.Equal(t0) || st.ClientData.Fields().LastName != "O'RINBOYEV" {
 			t.Fatalf("fields lost: %+v", st)
+		}
+	})
+}
+
+// A summary is the application's own summary, read outside and inside a unit of work, before
+// and after pre-scoring filled its offer range; an unknown id is not found.
+func TestApplicationSummaryIsTheApplicationsOwn(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		a := s.stored(t)
+		check := func(when string) {
+			t.Helper()
+			want, err := s.apps.Get(ctx, a.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.apps.Summary(ctx, a.ID())
+			if err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			var inTx domain.ApplicationSummary
+			if err := s.uow.Do(ctx, func(ctx context.Context) (err error) { inTx, err = s.apps.Summary(ctx, a.ID()); return err }); err != nil {
+				t.Fatalf("%s, in a unit of work: %v", when, err)
+			}
+			for name, sum := range map[string]domain.ApplicationSummary{"outside": got, "inside": inTx} {
+				if !reflect.DeepEqual(sum, want.Summary()) {
+					t.Errorf("%s, %s a unit of work:\n got %+v\nwant %+v", when, name, sum, want.Summary())
+				}
+			}
+		}
+		check("new")
+		s.approve(t, a.ID(), t0)
+		check("pre-scored")
+		if got, _ := s.apps.Summary(ctx, a.ID()); got.PreScore == nil || got.PreScore.AmountLimit != 5_000_000_000 || got.Status != domain.StatusPending {
+			t.Fatalf("pre-scored summary: %+v", got)
+		}
+		if _, err := s.apps.Summary(ctx, uuid.New()); !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Fatalf("unknown id: %v", err)
 		}
 	})
 }

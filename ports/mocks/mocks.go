@@ -333,6 +333,21 @@ func (mr *MockApplicationRepositoryMockRecorder) ListPendingBefore(ctx, partners
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListPendingBefore", reflect.TypeOf((*MockApplicationRepository)(nil).ListPendingBefore), ctx, partners, t, limit)
 }
 
+// Summary mocks base method.
+func (m *MockApplicationRepository) Summary(ctx context.Context, id uuid.UUID) (domain.ApplicationSummary, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Summary", ctx, id)
+	ret0, _ := ret[0].(domain.ApplicationSummary)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Summary indicates an expected call of Summary.
+func (mr *MockApplicationRepositoryMockRecorder) Summary(ctx, id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Summary", reflect.TypeOf((*MockApplicationRepository)(nil).Summary), ctx, id)
+}
+
 // Update mocks base method.
 func (m *MockApplicationRepository) Update(ctx context.Context, id uuid.UUID, fn func(*domain.Application) error) error {
 	m.ctrl.T.Helper()
