@@ -7,23 +7,22 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/application"
 )
 
 // auditCmd checks the operator console's audit log (docs/console.md).
-func auditCmd() *cobra.Command {
+func auditCmd(o options) *cobra.Command {
 	cmd := &cobra.Command{Use: "audit", Short: "Check the operator console's audit log"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "verify",
 		Short: "Verify the audit log's chain: every entry as written, none removed or inserted; names the first broken entry",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
-				if db.Sealer == nil {
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				if in.db.Sealer == nil {
 					return errNoDataKey
 				}
-				v, err := operatorApp(db).Actions.VerifyAudit.Handle(ctx, application.CLIActor)
+				v, err := in.app.Console.Actions.VerifyAudit.Handle(ctx, application.CLIActor)
 				if err != nil {
 					return err
 				}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
+	"go.uber.org/fx"
 
 	"github.com/tiyin/tiyin/adapters/jobs"
 	"github.com/tiyin/tiyin/adapters/store"
@@ -74,7 +75,7 @@ func rootCmd(o options) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(o), migrateCmd(), partnerCmd(), operatorCmd(), auditCmd(), ledgerCmd(), resealCmd(), demoCmd(), versionCmd())
+	root.AddCommand(serveCmd(o), migrateCmd(o), partnerCmd(o), operatorCmd(o), auditCmd(o), ledgerCmd(o), resealCmd(o), demoCmd(), versionCmd())
 	strictUsage(root)
 	return root
 }
@@ -87,7 +88,7 @@ func serveCmd(o options) *cobra.Command {
 			"Configured by environment variables (docs/configuration.md tells more):\n\n" + envHelp,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			cfg, err := loadConfig()
+			cfg, err := configure(o)
 			if err != nil {
 				return err
 			}
@@ -96,13 +97,13 @@ func serveCmd(o options) *cobra.Command {
 	}
 }
 
-func migrateCmd() *cobra.Command {
+func migrateCmd(o options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "migrate",
 		Short: "Apply the database schema",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return openDB(cmd.Context(), true, func(context.Context, *store.DB, config) error {
+			return openDB(cmd.Context(), o, true, func(context.Context, cli) error {
 				fmt.Println("migrations applied")
 				return nil
 			})
@@ -110,16 +111,24 @@ func migrateCmd() *cobra.Command {
 	}
 }
 
+// cli is what a one-shot command works with: its configuration, the database and the use
+// cases, built by the server's own graph without its listener and workers.
+type cli struct {
+	cfg config
+	db  *store.DB
+	app *application.App
+}
+
 // withDB opens and migrates the configured database for a one-shot command. It names the
 // database on stderr, and refuses to create a SQLite file that is not there: a command run in
 // the wrong directory must not quietly work on an empty database.
-func withDB(ctx context.Context, fn func(context.Context, *store.DB, config) error) error {
-	return openDB(ctx, false, fn)
+func withDB(ctx context.Context, o options, fn func(context.Context, cli) error) error {
+	return openDB(ctx, o, false, fn)
 }
 
 // openDB is withDB; create lets it make a SQLite database that does not exist yet (migrate).
-func openDB(ctx context.Context, create bool, fn func(context.Context, *store.DB, config) error) error {
-	cfg, err := loadConfig()
+func openDB(ctx context.Context, o options, create bool, fn func(context.Context, cli) error) error {
+	cfg, err := configure(o)
 	if err != nil {
 		return err
 	}
@@ -135,19 +144,21 @@ func openDB(ctx context.Context, create bool, fn func(context.Context, *store.DB
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sc := store.Config{DatabaseURL: cfg.DatabaseURL, SQLitePath: cfg.SQLitePath, MaxConns: 4, RequireUnitOfWork: true}
-	if k := cfg.keyring(); k != nil {
-		sc.Sealer = k
-	}
-	db, err := store.Open(ctx, sc)
+	log, err := newLogger(cfg.LogLevel)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = db.Close() }()
-	if err := migrate(ctx, db); err != nil {
+	defer func() { _ = log.Sync() }()
+	c := cli{cfg: cfg}
+	app := fx.New(graph(cfg, log), fx.Populate(&c.db, &c.app))
+	if err := app.Start(ctx); err != nil {
+		return rootCause(err)
+	}
+	defer func() { _ = app.Stop(context.WithoutCancel(ctx)) }()
+	if err := migrate(ctx, c.db); err != nil {
 		return err
 	}
-	return fn(ctx, db, cfg)
+	return fn(ctx, c)
 }
 
 // migrate applies the schema's migrations, then re-keys the idempotency fingerprints that an
@@ -169,15 +180,6 @@ func migrate(ctx context.Context, db *store.DB) error {
 // through the wiring, not an import.
 func jobDatabase(db *store.DB) jobs.Database {
 	return jobs.Database{Pool: db.Pool, SQL: db.SQL, InPgxTx: store.WithPgxTx, SQLTx: store.SQLTx}
-}
-
-// partnerApp builds the use cases the partner commands need; the data key seals webhook secrets.
-func partnerApp(db *store.DB, cfg config) *application.App {
-	d := application.Deps{Clock: systemClock{}, UoW: store.NewUnitOfWork(db), Stores: application.Stores{Partners: store.NewPartnerRepository(db)}}
-	if k := cfg.keyring(); k != nil {
-		d.Sealer = k
-	}
-	return application.New(d, application.Config{})
 }
 
 // partnerNamed makes c take the partner's name as its one argument, NAME, or as --name NAME
@@ -203,7 +205,7 @@ func partnerNamed(c *cobra.Command, name *string) *cobra.Command {
 	return c
 }
 
-func partnerCmd() *cobra.Command {
+func partnerCmd(o options) *cobra.Command {
 	cmd := &cobra.Command{Use: "partner", Short: "Manage partners and their API keys"}
 	var asJSON bool
 	var name string
@@ -211,8 +213,8 @@ func partnerCmd() *cobra.Command {
 		Use:   "create NAME",
 		Short: "Create a partner and print its API key (shown once)",
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-				np, err := partnerApp(db, cfg).Partners.CreatePartner.Handle(ctx, application.CreatePartner{Name: name})
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				np, err := in.app.Partners.CreatePartner.Handle(ctx, application.CreatePartner{Name: name})
 				if err != nil {
 					return err
 				}
@@ -231,8 +233,8 @@ func partnerCmd() *cobra.Command {
 		Short: "List partners",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-				ps, err := partnerApp(db, cfg).Partners.ListPartners.Handle(ctx)
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				ps, err := in.app.Partners.ListPartners.Handle(ctx)
 				if err != nil {
 					return err
 				}
@@ -273,8 +275,8 @@ func partnerCmd() *cobra.Command {
 			Use:   verb + " NAME",
 			Short: short,
 			RunE: func(c *cobra.Command, _ []string) error {
-				return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-					err := partnerApp(db, cfg).Partners.SetPartnerEnabled.Handle(ctx, application.SetPartnerEnabled{Name: name, Enabled: enable})
+				return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+					err := in.app.Partners.SetPartnerEnabled.Handle(ctx, application.SetPartnerEnabled{Name: name, Enabled: enable})
 					if err != nil {
 						return partnerErr(err, name)
 					}
@@ -289,8 +291,8 @@ func partnerCmd() *cobra.Command {
 		Use:   "rotate-key NAME",
 		Short: "Replace a partner's API key and print the new one (the old key stops working within 5 seconds)",
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-				key, err := partnerApp(db, cfg).Partners.RotatePartnerKey.Handle(ctx, application.RotatePartnerKey{Name: rotated})
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				key, err := in.app.Partners.RotatePartnerKey.Handle(ctx, application.RotatePartnerKey{Name: rotated})
 				if err != nil {
 					return partnerErr(err, rotated)
 				}
@@ -303,11 +305,11 @@ func partnerCmd() *cobra.Command {
 		},
 	}, &rotated)
 	rotate.Flags().BoolVar(&asJSON, "json", false, `print {"name", "apiKey"} as JSON`)
-	cmd.AddCommand(create, list, enabled(false), enabled(true), rotate, setWebhookCmd())
+	cmd.AddCommand(create, list, enabled(false), enabled(true), rotate, setWebhookCmd(o))
 	return cmd
 }
 
-func setWebhookCmd() *cobra.Command {
+func setWebhookCmd(o options) *cobra.Command {
 	var url string
 	var remove, asJSON bool
 	var name string
@@ -322,11 +324,11 @@ so serve must run with the same data key.`,
 			if remove == (url != "") {
 				return errors.New("give either --url URL or --remove")
 			}
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-				if len(cfg.DataKey) == 0 {
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				if len(in.cfg.DataKey) == 0 {
 					return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
 				}
-				secret, err := partnerApp(db, cfg).Partners.SetWebhook.Handle(ctx, application.SetWebhook{Name: name, URL: url, AllowHTTP: cfg.Sandbox})
+				secret, err := in.app.Partners.SetWebhook.Handle(ctx, application.SetWebhook{Name: name, URL: url, AllowHTTP: in.cfg.Sandbox})
 				if err != nil {
 					return partnerErr(err, name)
 				}
@@ -348,16 +350,15 @@ so serve must run with the same data key.`,
 	return c
 }
 
-func ledgerCmd() *cobra.Command {
+func ledgerCmd(o options) *cobra.Command {
 	cmd := &cobra.Command{Use: "ledger", Short: "Inspect the double-entry ledger"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "check",
 		Short: "Prove the ledger consistent: postings balanced, balances equal to entries, no demand account below zero",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-				app := application.New(application.Deps{Stores: application.Stores{Ledger: store.NewLedgerRepository(db)}}, application.Config{})
-				r, err := app.Operations.CheckLedger.Handle(ctx)
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				r, err := in.app.Operations.CheckLedger.Handle(ctx)
 				if err != nil {
 					return err
 				}
@@ -374,7 +375,7 @@ func ledgerCmd() *cobra.Command {
 	return cmd
 }
 
-func resealCmd() *cobra.Command {
+func resealCmd(o options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "reseal",
 		Short: "Re-encrypt personal data and secrets under the current TIYIN_DATA_KEY (after a key rotation)",
@@ -384,16 +385,16 @@ TIYIN_DATA_KEY_RETIRED; once it has run, the retired key can be dropped. It work
 may run while tiyin serves, and again at any time.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB, cfg config) error {
-				if db.Sealer == nil {
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				if in.db.Sealer == nil {
 					return errNoDataKey
 				}
-				r, err := db.Reseal(ctx)
+				r, err := in.db.Reseal(ctx)
 				if err != nil {
 					return err
 				}
 				fmt.Printf("resealed under key %s: %d clientData, %d card PINFLs, %d webhook secrets, %d phones and names, %d stored answers, %d phone indexes\n",
-					db.Sealer.KeyID(), r.ClientData, r.PINFLs, r.WebhookSecrets, r.Fields, r.Answers, r.PhoneIndexes)
+					in.db.Sealer.KeyID(), r.ClientData, r.PINFLs, r.WebhookSecrets, r.Fields, r.Answers, r.PhoneIndexes)
 				return nil
 			})
 		},

@@ -239,3 +239,16 @@ func (c config) keyring() *keyring.Keyring {
 	}
 	return k
 }
+
+// configure is loadConfig with the ports a bank's own main gave Go adapters (WithScoring and
+// the like): serve and the one-shot commands build the same gateways.
+func configure(o options) (config, error) {
+	cfg, err := loadConfig()
+	if err != nil {
+		return config{}, err
+	}
+	if cfg.Gateways, err = withGoAdapters(cfg.Gateways, o.gateways); err != nil {
+		return config{}, err
+	}
+	return cfg, nil
+}

@@ -11,20 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 )
 
-// operatorApp builds the use cases the operator commands need.
-func operatorApp(db *store.DB) application.Console {
-	uow := store.NewUnitOfWork(db)
-	return application.New(application.Deps{Clock: systemClock{}, UoW: uow,
-		Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), AuditLog: store.NewAuditLog(db)}}, application.Config{}).Console
-}
-
 // operatorCmd manages the operator console's accounts (docs/console.md).
-func operatorCmd() *cobra.Command {
+func operatorCmd(o options) *cobra.Command {
 	cmd := &cobra.Command{Use: "operator", Short: "Manage the operator console's accounts (the bank's staff)"}
 	var name, role string
 	var asJSON bool
@@ -56,8 +48,8 @@ func operatorCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
-				pw, err := operatorApp(db).Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: r})
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				pw, err := in.app.Console.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: r})
 				if err != nil {
 					return err
 				}
@@ -73,8 +65,8 @@ func operatorCmd() *cobra.Command {
 		Use:   "reset-password NAME",
 		Short: "Give an operator a new one-time password (also lifts a lockout and ends their sessions)",
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
-				pw, err := operatorApp(db).Operators.ResetOperatorPassword.Handle(ctx, application.CLIActor, application.ResetOperatorPassword{Name: name})
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				pw, err := in.app.Console.Operators.ResetOperatorPassword.Handle(ctx, application.CLIActor, application.ResetOperatorPassword{Name: name})
 				if err != nil {
 					return err
 				}
@@ -93,8 +85,8 @@ func operatorCmd() *cobra.Command {
 			Use:   verb + " NAME",
 			Short: short,
 			RunE: func(c *cobra.Command, _ []string) error {
-				return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
-					err := operatorApp(db).Operators.SetOperatorDisabled.Handle(ctx, application.CLIActor, application.SetOperatorDisabled{Name: name, Disabled: disable})
+				return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+					err := in.app.Console.Operators.SetOperatorDisabled.Handle(ctx, application.CLIActor, application.SetOperatorDisabled{Name: name, Disabled: disable})
 					if err != nil {
 						return err
 					}
@@ -110,8 +102,8 @@ func operatorCmd() *cobra.Command {
 		Short: "List operators",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), func(ctx context.Context, db *store.DB, _ config) error {
-				ops, err := operatorApp(db).Operators.ListOperators.Handle(ctx)
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				ops, err := in.app.Console.Operators.ListOperators.Handle(ctx)
 				if err != nil {
 					return err
 				}

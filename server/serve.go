@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.uber.org/dig"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 	"go.uber.org/zap"
@@ -36,10 +37,6 @@ func serve(cfg config, o options) error {
 	if len(cfg.DataKey) == 0 {
 		return errNoDataKey
 	}
-	var err error
-	if cfg.Gateways, err = withGoAdapters(cfg.Gateways, o.gateways); err != nil {
-		return err
-	}
 	if !cfg.Sandbox {
 		if err := missingGateways(cfg.Gateways); err != nil {
 			return err
@@ -51,14 +48,41 @@ func serve(cfg config, o options) error {
 	}
 	defer func() { _ = log.Sync() }()
 	tuneGC()
+	app := fx.New(graph(cfg, log), fx.Invoke(run, startAdmin), fx.Options(o.fx...))
+	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := app.Start(startCtx); err != nil {
+		return rootCause(err)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+	log.Info("shutting down: draining requests and jobs")
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancelStop()
+	return app.Stop(stopCtx)
+}
+
+// graph is tiyin as fx providers: the database, the clock, the gateways, the use cases, the
+// job queue and its workers, the HTTP edge. fx builds only what is asked for: serve asks for
+// the listener and the workers (run), a one-shot command only for the use cases and the
+// database (openDB), so the CLI runs the server's own graph without its listener.
+func graph(cfg config, log *zap.Logger) fx.Option {
 	clock := fx.Options(fx.Provide(func() ports.Clock { return systemClock{} }))
 	if cfg.Sandbox {
 		clock = store.SandboxClockModule
 	}
-	app := fx.New(
+	// Without a data key (a command that needs none, such as migrate) the sealer is nil, not
+	// a nil *Keyring in an interface.
+	var sealer ports.Sealer
+	if k := cfg.keyring(); k != nil {
+		sealer = k
+	}
+	return fx.Options(
 		fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger }),
-		fx.Supply(cfg, log, fx.Annotate(cfg.keyring(), fx.As(new(ports.Sealer)))),
+		fx.Supply(cfg, log),
 		fx.Provide(
+			func() ports.Sealer { return sealer },
 			func(c config, s ports.Sealer) store.Config {
 				return store.Config{DatabaseURL: c.DatabaseURL, SQLitePath: c.SQLitePath, MaxConns: int32(c.DBMaxConns), RequireUnitOfWork: true,
 					EventBody: webhook.Body, Sealer: s}
@@ -86,21 +110,14 @@ func serve(cfg config, o options) error {
 		),
 		observe.Module, store.Module, clock, gatewaysModule(cfg.Gateways, cfg.SandboxScoringPercent), guard.Module, webhook.Module, appModule, jobs.Module,
 		httpadapter.Module,
-		fx.Invoke(run, startAdmin),
-		fx.Options(o.fx...),
 	)
-	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := app.Start(startCtx); err != nil {
-		return err
-	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	<-sig
-	log.Info("shutting down: draining requests and jobs")
-	stopCtx, cancelStop := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancelStop()
-	return app.Stop(stopCtx)
+}
+
+// rootCause is the error a provider or a start hook returned, without fx's account of the
+// graph around it: an operator reads "listen on :8080: address already in use", not which
+// constructor needed which.
+func rootCause(err error) error {
+	return dig.RootCause(err)
 }
 
 // readiness is /readyz: the database answers, the schema is applied, the sandbox partner exists.
