@@ -278,12 +278,27 @@ func (a *Application) Verify(o Offer, r PostScoreResult, now time.Time) error {
 	return nil
 }
 
+// awaitsVerification reports whether the client's phone call is still to be made.
+func (a *Application) awaitsVerification() bool {
+	return a.status == StatusPending && a.task == (Task{Name: TaskClientVerification, Status: TaskPending})
+}
+
 // CompleteVerification records that the client finished the required phone call.
 func (a *Application) CompleteVerification(now time.Time) error {
-	if a.status != StatusPending || a.task != (Task{Name: TaskClientVerification, Status: TaskPending}) {
+	if !a.awaitsVerification() {
 		return a.refuse("verification complete")
 	}
 	a.set(StatusPending, Task{Name: TaskClientVerification, Status: TaskCompleted}, now)
+	return nil
+}
+
+// VerificationNotConfirmed accepts the call centre's word that the call did not confirm the
+// client (not reached, or not the client): the application waits on, for another call, its
+// TTL or a cancel, and nothing of it changes. Refused unless the call is still to be made.
+func (a *Application) VerificationNotConfirmed() error {
+	if !a.awaitsVerification() {
+		return a.refuse("verification not confirmed")
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -147,4 +148,20 @@ func RestoreOperator(s OperatorState) *Operator {
 func (o *Operator) State() OperatorState {
 	return OperatorState{ID: o.id, Name: o.name, Role: o.role, PasswordHash: o.passwordHash, MustChange: o.mustChange,
 		Disabled: o.disabled, CreatedAt: o.createdAt}
+}
+
+// ErrActionIncomplete refuses an operator's action that does not say what it must: its
+// outcome, or a note (none, or one longer than MaxNote).
+var ErrActionIncomplete = errors.New("action incomplete")
+
+// MaxNote is the longest note an operator gives an action, in characters.
+const MaxNote = 500
+
+// ParseNote is an operator's note on an action (what was found, and from whom), trimmed.
+func ParseNote(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || utf8.RuneCountInString(s) > MaxNote {
+		return "", fmt.Errorf("%w: say in a note (up to %d characters) what was found, and from whom", ErrActionIncomplete, MaxNote)
+	}
+	return s, nil
 }

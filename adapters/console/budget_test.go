@@ -224,9 +224,12 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	return e
 }
 
-// issuedApplication walks an application through every stage to an issued loan, through the
-// repositories, as the workers would.
-func (e *env) issuedApplication(t *testing.T) *domain.Application {
+// offered creates an application and walks it through pre-scoring and the client's offer,
+// through the repositories, as the workers would; with call, the bank asks for a phone call,
+// and the application waits for it. It returns the application, its client data, the time it
+// was walked at, and the step to go on with.
+func (e *env) offered(t *testing.T, call bool) (*domain.Application, domain.ClientData, time.Time,
+	func(func(a *domain.Application) error)) {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Add(-48 * time.Hour)
@@ -246,42 +249,59 @@ func (e *env) issuedApplication(t *testing.T) *domain.Application {
 	if err := e.apps.Create(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	pct, _ := domain.PercentFromHundredths(2800)
-	done := domain.StepResult{Outcome: domain.OutcomeDone, Ref: "REF-1",
-		PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}
-	var loan *domain.Loan
 	step := func(fn func(a *domain.Application) error) {
 		t.Helper()
 		if err := e.apps.Update(ctx, a.ID(), fn); err != nil {
 			t.Fatal(err)
 		}
 	}
-	run := func(stage domain.TaskName) {
-		step(func(a *domain.Application) error {
-			if err := a.BeginStep(stage, now); err != nil {
-				return err
-			}
-			l, err := a.CompleteStep(stage, done, domain.LoanProduct{LoanID: uuid.New()}, now)
-			loan = l
-			return err
-		})
-	}
+	run := func(stage domain.TaskName) { e.runStage(t, step, stage, now) }
 	run(domain.TaskPreScoring)
 	run(domain.TaskPreScoringInfo)
 	backup, _ := domain.ParsePhone("998911112233")
+	pct, _ := domain.PercentFromHundredths(2800)
 	step(func(a *domain.Application) error {
-		return a.Verify(domain.Offer{Amount: 1_000_000_000, Percent: pct, MonthPeriod: 12, BackupPhone: backup}, domain.PostScoreResult{Approved: true}, now)
+		return a.Verify(domain.Offer{Amount: 1_000_000_000, Percent: pct, MonthPeriod: 12, BackupPhone: backup},
+			domain.PostScoreResult{Approved: true, PhoneCallRequired: call, CallCentrePhone: "998781400000"}, now)
 	})
+	return a, cd, now, step
+}
+
+// runStage runs one stage to its done outcome; the loan is what the last issuance stage made.
+func (e *env) runStage(t *testing.T, step func(func(a *domain.Application) error), stage domain.TaskName, now time.Time) *domain.Loan {
+	t.Helper()
+	pct, _ := domain.PercentFromHundredths(2800)
+	done := domain.StepResult{Outcome: domain.OutcomeDone, Ref: "REF-1",
+		PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}
+	var loan *domain.Loan
+	step(func(a *domain.Application) error {
+		if err := a.BeginStep(stage, now); err != nil {
+			return err
+		}
+		l, err := a.CompleteStep(stage, done, domain.LoanProduct{LoanID: uuid.New()}, now)
+		loan = l
+		return err
+	})
+	return loan
+}
+
+// issuedApplication walks an application through every stage to an issued loan, through the
+// repositories, as the workers would.
+func (e *env) issuedApplication(t *testing.T) *domain.Application {
+	t.Helper()
+	a, cd, now, step := e.offered(t, false)
+	ctx := context.Background()
 	step(func(a *domain.Application) error { return a.Issue(cd, now) })
+	var loan *domain.Loan
 	for _, s := range []domain.TaskName{domain.TaskOpenAccount, domain.TaskOpenLoanApplication, domain.TaskGetOpenLoanApplicationResult,
 		domain.TaskLoanIssuance, domain.TaskGetLoanIssuanceResult} {
-		run(s)
+		loan = e.runStage(t, step, s, now)
 	}
 	if loan == nil {
 		t.Fatal("no loan issued")
 	}
 	ledger := store.NewLedgerRepository(e.db)
-	err = store.NewUnitOfWork(e.db).Do(ctx, func(ctx context.Context) error {
+	err := store.NewUnitOfWork(e.db).Do(ctx, func(ctx context.Context) error {
 		if err := e.loans.Create(ctx, loan); err != nil {
 			return err
 		}

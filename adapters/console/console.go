@@ -295,15 +295,16 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
 // messages are the confirmations an action's redirect names (?done=…); nothing the request
 // carries is shown as it is.
 var messages = map[string]string{
-	"retry":    "The stage will run again now.",
-	"resend":   "The event will be delivered again now.",
-	"verify":   "The phone verification is completed.",
-	"propose":  "The proposal is recorded. Another officer approves or rejects it.",
-	"approve":  "The proposal is approved and applied.",
-	"reject":   "The proposal is rejected.",
-	"password": "Your password is changed.",
-	"partner":  "The partner is changed.",
-	"audit":    "The audit log was verified: its result is below.",
+	"retry":        "The stage will run again now.",
+	"resend":       "The event will be delivered again now.",
+	"verify":       "The phone verification is completed.",
+	"verify_noted": "The call is noted: the application waits for another call.",
+	"propose":      "The proposal is recorded. Another officer approves or rejects it.",
+	"approve":      "The proposal is approved and applied.",
+	"reject":       "The proposal is rejected.",
+	"password":     "Your password is changed.",
+	"partner":      "The partner is changed.",
+	"audit":        "The audit log was verified: its result is below.",
 }
 
 // problem maps an error to an HTTP status and the message an operator reads: the one place
@@ -324,7 +325,7 @@ func problem(err error) (int, string) {
 		errors.Is(err, domain.ErrPartnerNotFound), errors.Is(err, domain.ErrProposalNotFound), errors.Is(err, ports.ErrEventNotFound),
 		errors.Is(err, errNotFound):
 		return http.StatusNotFound, "Not found."
-	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete):
+	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete), errors.Is(err, domain.ErrActionIncomplete):
 		return http.StatusBadRequest, capitalize(err.Error()) + "."
 	}
 	return http.StatusInternalServerError, "Something went wrong on tiyin's side; it is logged. Try again, or tell the tiyin team."

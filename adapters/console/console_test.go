@@ -130,9 +130,11 @@ func TestEveryPageAndActionByRole(t *testing.T) {
 		{&viewer, app + "/reveal", nil, 403},
 		{&viewer, app + "/verify", nil, 403},
 		{&viewer, "/console/events/" + missing + "/resend", nil, 403},
-		{&officer, app + "/retry", nil, 409},                                              // a COMPLETED application waits for no stage
-		{&officer, app + "/verify", nil, 409},                                             // nor for a phone call
-		{&officer, app + "/propose", url.Values{"outcome": {"done"}, "note": {"n"}}, 409}, // its outcome is known
+		{&officer, app + "/retry", nil, 409},                                                  // a COMPLETED application waits for no stage
+		{&officer, app + "/verify", url.Values{"outcome": {"confirmed"}, "note": {"n"}}, 409}, // nor for a phone call
+		{&officer, app + "/verify", url.Values{"outcome": {"confirmed"}}, 400},                // a call is recorded with a note
+		{&officer, app + "/verify", url.Values{"note": {"n"}}, 400},                           // and its outcome
+		{&officer, app + "/propose", url.Values{"outcome": {"done"}, "note": {"n"}}, 409},     // its outcome is known
 		{&officer, app + "/propose", nil, 400},
 		{&officer, "/console/transfers/" + missing + "/propose", url.Values{"outcome": {"done"}, "note": {"n"}}, 404},
 		{&officer, "/console/proposals/" + missing + "/approve", nil, 404},
@@ -221,6 +223,66 @@ func TestTheSessionCookieIsStrictHTTPOnlyAndSecureOutsideTheSandbox(t *testing.T
 			if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/console" || c.Secure != secure {
 				t.Errorf("cookie %s (secure %v): HttpOnly %v, SameSite %v, Path %q, Secure %v", c.Name, secure, c.HttpOnly, c.SameSite, c.Path, c.Secure)
 			}
+		}
+	}
+}
+
+// TestTheCallCentresCallIsRecordedWithItsOutcomeAndNote: a call that did not confirm the client
+// is noted and the application waits on; a call that did completes the verification. Each
+// needs an outcome and a note, and each is in the audit log with its note.
+func TestTheCallCentresCallIsRecordedWithItsOutcomeAndNote(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	a, _, _, _ := e.offered(t, true)
+	h, _ := e.console(t)
+	officer := e.as(t, "olga", domain.RoleOfficer)
+	path := "/console/applications/" + a.ID().String()
+	page := serve(h, &officer, http.MethodGet, path, nil).Body.String()
+	if !strings.Contains(page, `action="`+path+`/verify"`) || !strings.Contains(page, `name="note"`) {
+		t.Fatalf("the application waiting for a call offers no form to record it:\n%s", page)
+	}
+	task := func() domain.Task {
+		t.Helper()
+		got, err := e.apps.Get(context.Background(), a.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Task()
+	}
+	awaiting := domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskPending}
+	if task() != awaiting {
+		t.Fatalf("setup: %+v", task())
+	}
+	post := func(form url.Values) int {
+		form.Set("csrf", officer.csrf)
+		return serve(h, &officer, http.MethodPost, path+"/verify", form).Code
+	}
+	for _, bad := range []url.Values{{"outcome": {"confirmed"}}, {"outcome": {"confirmed"}, "note": {"   "}},
+		{"note": {"called"}}, {"outcome": {"maybe"}, "note": {"called"}}, {"outcome": {"confirmed"}, "note": {strings.Repeat("я", 501)}}} {
+		if code := post(bad); code != http.StatusBadRequest {
+			t.Errorf("%v: %d, want 400", bad, code)
+		}
+	}
+	if code := post(url.Values{"outcome": {"not_confirmed"}, "note": {"Dilnoza, 10:05: no answer"}}); code != http.StatusSeeOther {
+		t.Fatalf("not confirmed: %d", code)
+	}
+	if task() != awaiting {
+		t.Fatalf("a call that did not confirm the client changed the application: %+v", task())
+	}
+	if code := post(url.Values{"outcome": {"confirmed"}, "note": {"Dilnoza, 11:20: client confirmed the loan"}}); code != http.StatusSeeOther {
+		t.Fatalf("confirmed: %d", code)
+	}
+	if got := task(); got != (domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskCompleted}) {
+		t.Fatalf("after the confirming call: %+v", got)
+	}
+	if code := post(url.Values{"outcome": {"not_confirmed"}, "note": {"again"}}); code != http.StatusConflict {
+		t.Fatalf("a call recorded after the verification completed: %d, want 409", code)
+	}
+	audit := serve(h, &officer, http.MethodGet, "/console/audit", nil).Body.String()
+	for _, want := range []string{"application.verification_not_confirmed", "Dilnoza, 10:05: no answer",
+		"application.complete_verification", "Dilnoza, 11:20: client confirmed the loan"} {
+		if !strings.Contains(audit, want) {
+			t.Errorf("the audit log does not show %q", want)
 		}
 	}
 }

@@ -131,9 +131,15 @@ func (c *Console) retry(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// verify records the call centre's verification call: its outcome and a note are required.
 func (c *Console) verify(w http.ResponseWriter, r *http.Request) {
-	c.act(w, r, "/console/applications/", "verify", func(who application.Actor, id uuid.UUID) error {
-		return c.uc.Actions.CompleteVerification.Handle(r.Context(), who, id)
+	outcome, msg := r.PostFormValue("outcome"), "verify"
+	if outcome == application.CallNotConfirmed {
+		msg = "verify_noted"
+	}
+	c.act(w, r, "/console/applications/", msg, func(who application.Actor, id uuid.UUID) error {
+		return c.uc.Actions.CompleteVerification.Handle(r.Context(), who,
+			application.ConsoleVerification{ApplicationID: id, Outcome: outcome, Note: r.PostFormValue("note")})
 	})
 }
 
