@@ -278,11 +278,33 @@ func TestTheCallCentresCallIsRecordedWithItsOutcomeAndNote(t *testing.T) {
 	if code := post(url.Values{"outcome": {"not_confirmed"}, "note": {"again"}}); code != http.StatusConflict {
 		t.Fatalf("a call recorded after the verification completed: %d, want 409", code)
 	}
+	if page := serve(h, &officer, http.MethodGet, path, nil).Body.String(); strings.Contains(page, "<h2>Actions</h2>") {
+		t.Error("the page shows an Actions heading with no action under it")
+	}
 	audit := serve(h, &officer, http.MethodGet, "/console/audit", nil).Body.String()
 	for _, want := range []string{"application.verification_not_confirmed", "Dilnoza, 10:05: no answer",
 		"application.complete_verification", "Dilnoza, 11:20: client confirmed the loan"} {
 		if !strings.Contains(audit, want) {
 			t.Errorf("the audit log does not show %q", want)
 		}
+	}
+}
+
+// TestPostingsShowTheirIDsInFull: posting ids are UUIDv7s that share their first characters
+// within a day, so a cut id names nothing.
+func TestPostingsShowTheirIDsInFull(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	a := e.issuedApplication(t)
+	loan, err := e.loans.GetByApplication(context.Background(), a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	page := serve(h, &viewer, http.MethodGet, "/console/loans/"+loan.ID().String(), nil).Body.String()
+	full := regexp.MustCompile(`<code>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}</code></td><td>ISSUANCE`)
+	if !full.MatchString(page) {
+		t.Fatalf("the issuance posting's id is not shown in full:\n%s", page)
 	}
 }
