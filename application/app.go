@@ -203,6 +203,7 @@ type ConsoleOperators struct {
 type ConsoleViews struct {
 	Dashboard             *ConsoleDashboardHandler
 	Search                *ConsoleSearchHandler
+	List                  *ConsoleListHandler
 	Application           *ConsoleApplicationHandler
 	Loan                  *ConsoleLoanHandler
 	Ledger                *ConsoleLedgerHandler

@@ -1,6 +1,9 @@
 package domain
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // ApplicationStatus is where an application is (DESIGN.md §8): PENDING waits for the partner or
 // the client, IN_PROGRESS waits for the bank.
@@ -20,6 +23,9 @@ var (
 
 var applicationStatuses = []ApplicationStatus{StatusNew, StatusPending, StatusInProgress,
 	StatusCompleted, StatusRejected, StatusCanceled, StatusFailed, StatusExpired}
+
+// ApplicationStatuses are every application status, in the order of the process.
+func ApplicationStatuses() []ApplicationStatus { return slices.Clone(applicationStatuses) }
 
 // ParseApplicationStatus reads a stored status.
 func ParseApplicationStatus(s string) (ApplicationStatus, error) {

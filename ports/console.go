@@ -13,6 +13,9 @@ import (
 // ErrNoSession means the console session token is unknown (never issued, logged out, or purged).
 var ErrNoSession = errors.New("no such console session")
 
+// ErrBadList means a console list was asked for a kind, filter or order it does not have.
+var ErrBadList = errors.New("no such list, filter or order")
+
 // ErrEventNotFound means no event has that id, or its partner has no webhook to send it to.
 var ErrEventNotFound = errors.New("no such event, or its partner has no webhook")
 
@@ -193,9 +196,52 @@ type EntryRecord struct {
 	Credit    int64
 }
 
+// The console's lists (ListQuery.Kind).
+const (
+	ListApplications = "application"
+	ListLoans        = "loan"
+)
+
+// List sort orders (ListQuery.Sort).
+const (
+	SortTime   = "time"   // when the object was made (a loan: issued); the default
+	SortAmount = "amount" // its amount; a list whose kind has no amount to sort by refuses it
+)
+
+// ListQuery selects one page of a console list. Zero fields select all.
+type ListQuery struct {
+	Kind      string    // ListApplications, ListLoans
+	Status    string    // an application's status; a loan's OPEN or CLOSED
+	PartnerID uuid.UUID // one partner's
+	// From and To bound when the object was made: From ≤ t < To.
+	From, To time.Time
+	// MinAmount and MaxAmount bound its amount in tiyin, both included (an application's
+	// amount is its chosen offer's; one without an offer has none, and a bound excludes it).
+	MinAmount, MaxAmount int64
+	Sort                 string // SortTime (default) or SortAmount
+	Ascending            bool   // oldest or smallest first; default newest or largest first
+	// After is the last row of the page before, for the next page (keyset paging: a page
+	// costs the same however deep).
+	After *ListRow
+	Limit int
+}
+
+// ListRow is one object of a console list.
+type ListRow struct {
+	ID, PartnerID uuid.UUID
+	Partner       string
+	Status        string
+	Detail        string // an application's stage, a loan's contract number
+	Amount        int64  // 0: none yet
+	At            time.Time
+}
+
 // BackOffice is the console's read model: the cross-partner queries an operator's pages need,
 // each one query whatever the number of rows it returns.
 type BackOffice interface {
+	// List returns one page of a console list; ErrBadList names a filter or order the list's
+	// kind does not have.
+	List(ctx context.Context, q ListQuery) ([]ListRow, error)
 	// CountByStatus counts applications, transfers, card orders and cards by status.
 	CountByStatus(ctx context.Context) ([]StatusCount, error)
 	// NeedsAttention lists the work that waited too long, oldest first.

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -103,10 +104,11 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		`INSERT INTO applications SELECT (jsonb_populate_record(a, jsonb_build_object('id', md5('a' || i)::uuid,
 		   'external_id', md5('e' || i)::uuid, 'status', CASE WHEN i % 10 = 0 THEN 'IN_PROGRESS' ELSE a.status END,
 		   'next_run_at', CASE WHEN i % 10 = 0 THEN now() - interval '1 hour' END,
-		   'updated_at', now() - (i || ' seconds')::interval))).*
+		   'updated_at', now() - (i || ' seconds')::interval, 'created_at', now() - (i || ' seconds')::interval))).*
 		 FROM applications a, generate_series(1, $2::int) i WHERE a.id = $1`,
 		`INSERT INTO loans SELECT (jsonb_populate_record(l, jsonb_build_object('id', md5('l' || i)::uuid,
-		   'application_id', md5('a' || i)::uuid, 'contract_number', 'BENCH' || i))).*
+		   'application_id', md5('a' || i)::uuid, 'contract_number', 'BENCH' || i,
+		   'issued_at', now() - (i || ' seconds')::interval, 'amount', 100000000 + (i % 4000)::bigint * 1000000))).*
 		 FROM loans l, generate_series(1, $2::int) i WHERE l.application_id = $1`,
 		`INSERT INTO ledger_accounts (key, kind, loan_id, balance)
 		 SELECT replace(x.key, x.loan_id::text, md5('l' || i)::uuid::text), x.kind, md5('l' || i)::uuid, x.balance
@@ -130,6 +132,15 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 	}
 	t.Logf("seeded %d applications with their loans, accounts and postings in %v", n, time.Since(started).Round(time.Millisecond))
 
+	// A page half-way down the lists: keyset paging must cost there what it costs on the first.
+	var mid struct {
+		CreatedAt time.Time
+		ID        uuid.UUID
+	}
+	if err := db.Gorm.Raw("SELECT created_at, id FROM applications ORDER BY created_at DESC, id DESC OFFSET ? LIMIT 1", n/2).Scan(&mid).Error; err != nil {
+		t.Fatal(err)
+	}
+	deep := fmt.Sprintf("%d.0.%s", mid.CreatedAt.UnixMicro(), mid.ID)
 	handler, cookie := e.console(t)
 	counter.takeSlowest()
 	pages := []struct {
@@ -148,6 +159,13 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		{"/console/partners/acme", 0},
 		{"/console/audit", 0},
 		{"/console/audit?operator=alice", 0},
+		{"/console/applications", 50},
+		{"/console/applications?after=" + deep, 50},
+		{"/console/applications?status=IN_PROGRESS", 50},
+		{"/console/applications?status=COMPLETED&partner=acme&from=2020-01-01", 50},
+		{"/console/loans?status=OPEN", 50},
+		{"/console/loans?sort=amount&order=asc", 50},
+		{"/console/loans?partner=acme&min=1500000&max=2500000", 50},
 	}
 	const maxStatements = 12
 	for _, p := range pages {

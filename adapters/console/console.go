@@ -325,7 +325,8 @@ func problem(err error) (int, string) {
 		errors.Is(err, domain.ErrPartnerNotFound), errors.Is(err, domain.ErrProposalNotFound), errors.Is(err, ports.ErrEventNotFound),
 		errors.Is(err, errNotFound):
 		return http.StatusNotFound, "Not found."
-	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete), errors.Is(err, domain.ErrActionIncomplete):
+	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete), errors.Is(err, domain.ErrActionIncomplete),
+		errors.Is(err, ports.ErrBadList):
 		return http.StatusBadRequest, capitalize(err.Error()) + "."
 	}
 	return http.StatusInternalServerError, "Something went wrong on tiyin's side; it is logged. Try again, or tell the tiyin team."

@@ -102,6 +102,17 @@ func TestEveryPageAndActionByRole(t *testing.T) {
 		{&viewer, "/console/audit?from=2026-01-01&to=2030-01-01", 200},
 		{&viewer, "/console/audit?from=yesterday", 400},
 		{&viewer, "/console/audit.csv", 200},
+		{&viewer, "/console/applications", 200},
+		{&viewer, "/console/applications?status=COMPLETED&partner=acme&from=2020-01-01&to=2040-12-31", 200},
+		{&viewer, "/console/loans?status=OPEN&sort=amount&order=asc&min=1+000&max=99999999.99", 200},
+		{&viewer, "/console/applications.csv", 200},
+		{&viewer, "/console/loans.csv?status=OPEN", 200},
+		{&viewer, "/console/loans?status=NEW", 400},
+		{&viewer, "/console/applications?sort=amount", 400},
+		{&viewer, "/console/loans?from=yesterday", 400},
+		{&viewer, "/console/loans?min=1.234", 400},
+		{&viewer, "/console/loans?partner=nobody", 400},
+		{&viewer, "/console/loans?after=x", 400},
 		{&viewer, "/console/password", 200},
 		{&viewer, "/console/static/console.css", 200},
 		{nil, "/console/", http.StatusSeeOther},
@@ -306,5 +317,89 @@ func TestPostingsShowTheirIDsInFull(t *testing.T) {
 	full := regexp.MustCompile(`<code>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}</code></td><td>ISSUANCE`)
 	if !full.MatchString(page) {
 		t.Fatalf("the issuance posting's id is not shown in full:\n%s", page)
+	}
+}
+
+// TestListsFilterPageAndExport: the dashboard's counts link to the filtered lists; a list
+// shows its rows, pages with a link that keeps the filter, and exports the filtered rows as a
+// CSV file Excel opens (UTF-8 with a byte order mark), audited.
+func TestListsFilterPageAndExport(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	var made []*domain.Application
+	for range 3 {
+		made = append(made, e.issuedApplication(t))
+	}
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	dash := serve(h, &viewer, http.MethodGet, "/console/", nil).Body.String()
+	for _, want := range []string{`href="/console/applications?status=COMPLETED"`, `href="/console/loans?status=OPEN"`} {
+		if !strings.Contains(dash, want) {
+			t.Errorf("the dashboard's counts do not link %s", want)
+		}
+	}
+	first := serve(h, &viewer, http.MethodGet, "/console/applications?status=COMPLETED&partner=acme", nil).Body.String()
+	for _, a := range made {
+		if !strings.Contains(first, a.ID().String()) {
+			t.Errorf("the list does not show application %s", a.ID())
+		}
+	}
+	if !strings.Contains(first, "The last page.") {
+		t.Error("three rows on a page of fifty, yet another page is offered")
+	}
+	if none := serve(h, &viewer, http.MethodGet, "/console/applications?status=FAILED", nil).Body.String(); !strings.Contains(none, "Nothing matches.") {
+		t.Error("a status no application is in shows rows")
+	}
+	loans := serve(h, &viewer, http.MethodGet, "/console/loans?status=OPEN&sort=amount", nil).Body.String()
+	if n := strings.Count(loans, `href="/console/loans/`); n != 3 {
+		t.Errorf("%d open loans listed, want 3", n)
+	}
+	csv := serve(h, &viewer, http.MethodGet, "/console/loans.csv?status=OPEN", nil)
+	body := csv.Body.String()
+	if !strings.HasPrefix(body, "\ufeff\"id\",\"partner\",\"status\"") || strings.Count(body, "\r\n") != 4 ||
+		!strings.Contains(csv.Header().Get("Content-Disposition"), "tiyin-loans.csv") || !strings.Contains(body, "\"OPEN\"") {
+		t.Errorf("the CSV export:\n%s", body)
+	}
+	audit := serve(h, &viewer, http.MethodGet, "/console/audit", nil).Body.String()
+	if !strings.Contains(audit, "list.export") || !strings.Contains(audit, "list:loan") {
+		t.Error("the export is not in the audit log")
+	}
+}
+
+// TestListPagesFollowOneAnother: the next page's link starts after the page's last row, keeps
+// the filter, and the pages hold every row once.
+func TestListPagesFollowOneAnother(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	for range 3 {
+		e.issuedApplication(t)
+	}
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	next := regexp.MustCompile(`href="(/console/loans\?[^"]+)" rel="next"`)
+	row := regexp.MustCompile(`href="/console/loans/([0-9a-f-]{36})"`)
+	seen := map[string]bool{}
+	path := "/console/loans?status=OPEN&limit=2"
+	for pages := 0; path != ""; pages++ {
+		if pages > 3 {
+			t.Fatal("the pages do not end")
+		}
+		body := serve(h, &viewer, http.MethodGet, path, nil).Body.String()
+		for _, m := range row.FindAllStringSubmatch(body, -1) {
+			if seen[m[1]] {
+				t.Fatalf("loan %s on two pages", m[1])
+			}
+			seen[m[1]] = true
+		}
+		path = ""
+		if m := next.FindStringSubmatch(body); m != nil {
+			path = strings.ReplaceAll(m[1], "&amp;", "&")
+			if !strings.Contains(path, "status=OPEN") {
+				t.Fatalf("the next page's link drops the filter: %s", path)
+			}
+		}
+	}
+	if len(seen) != 3 {
+		t.Fatalf("%d loans over the pages, want 3", len(seen))
 	}
 }

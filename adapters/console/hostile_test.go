@@ -61,12 +61,16 @@ func TestConsoleHostileInputs(t *testing.T) {
 	gets := []string{"/console/", "/console/search?q=", "/console/applications/", "/console/loans/", "/console/transfers/",
 		"/console/repayments/", "/console/card-orders/", "/console/cards/", "/console/ledger?account=", "/console/partners/",
 		"/console/audit?operator=", "/console/audit?action=", "/console/audit?from=", "/console/audit?before=", "/console/audit.csv?object=",
-		"/console/login?next=", app + "?done="}
+		"/console/login?next=", app + "?done=",
+		"/console/applications?status=", "/console/applications?partner=", "/console/applications?from=", "/console/applications?to=",
+		"/console/loans?min=", "/console/loans?max=", "/console/loans?sort=", "/console/loans?after=", "/console/loans.csv?status=",
+		"/console/applications.csv?after="}
 	posts := []struct {
 		path   string
 		fields []string
 	}{
 		{app + "/propose", []string{"outcome", "note"}},
+		{app + "/verify", []string{"outcome", "note"}},
 		{app + "/retry", []string{"back"}},
 		{"/console/proposals/x/approve", []string{"note"}},
 		{"/console/events/x/resend", []string{"back"}},

@@ -1,13 +1,13 @@
 package console
 
 import (
-	"bufio"
 	"fmt"
-	"go.uber.org/zap"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/google/uuid"
 
@@ -22,6 +22,10 @@ func (c *Console) routes() {
 	m := c.mux
 	m.HandleFunc("GET /console/{$}", c.authed(c.dashboard))
 	m.HandleFunc("GET /console/search", c.authed(c.search))
+	m.HandleFunc("GET /console/applications", c.authed(c.list(ports.ListApplications)))
+	m.HandleFunc("GET /console/applications.csv", c.authed(c.listCSV(ports.ListApplications)))
+	m.HandleFunc("GET /console/loans", c.authed(c.list(ports.ListLoans)))
+	m.HandleFunc("GET /console/loans.csv", c.authed(c.listCSV(ports.ListLoans)))
 	m.HandleFunc("GET /console/applications/{id}", c.authed(c.application))
 	m.HandleFunc("POST /console/applications/{id}/retry", c.authed(c.retry))
 	m.HandleFunc("POST /console/applications/{id}/verify", c.authed(c.verify))
@@ -363,11 +367,7 @@ func (c *Console) auditCSV(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="tiyin-audit.csv"`)
-	bw := bufio.NewWriter(w)
-	_, _ = bw.WriteString("\ufeff") // a byte order mark, so Excel reads UTF-8; a write error shows at Flush
-	_, _ = bw.WriteString(csvRow("id", "at", "operator", "address", "action", "object", "detail"))
+	bw := startCSV(w, "tiyin-audit.csv", "id", "at", "operator", "address", "action", "object", "detail")
 	for _, e := range entries {
 		_, _ = bw.WriteString(csvRow(strconv.FormatInt(e.ID, 10), e.At.UTC().Format(time.RFC3339), e.Operator, e.Address,
 			e.Action, e.Object, e.Detail))

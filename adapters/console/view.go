@@ -3,6 +3,7 @@ package console
 import (
 	"fmt"
 	"html/template"
+	"net/url"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ var funcs = template.FuncMap{
 	"when":   when,
 	"ago":    ago,
 	"link":   link,
+	"listOf": listOf,
 	"mask":   mask,
 	"status": statusClass,
 	"allows": func(s *application.ConsoleSession, role string) bool {
@@ -77,6 +79,15 @@ func ago(t time.Time, now time.Time) string {
 }
 
 // link is the page of an object of a kind.
+// listOf is the link to the list of a kind's objects in a status, empty where the console has
+// no list of that kind.
+func listOf(kind, status string) string {
+	if _, ok := listTitles[kind]; !ok {
+		return ""
+	}
+	return "/console/" + kind + "s?status=" + url.QueryEscape(status)
+}
+
 func link(kind string, id uuid.UUID) string {
 	switch kind {
 	case "application", "unknown_application":

@@ -33,6 +33,7 @@ type suite struct {
 	transfers  *store.TransferRepository
 	repayments *store.RepaymentRepository
 	cards      *store.CardRepository
+	back       *store.BackOffice
 	partner    domain.Partner
 }
 
@@ -42,7 +43,7 @@ func setup(t *testing.T, d store.Dialect) *suite {
 	s := &suite{db: db, uow: store.NewUnitOfWork(db), apps: store.NewApplicationRepository(db),
 		loans: store.NewLoanRepository(db), partners: store.NewPartnerRepository(db),
 		ledger: store.NewLedgerRepository(db), transfers: store.NewTransferRepository(db),
-		repayments: store.NewRepaymentRepository(db), cards: store.NewCardRepository(db)}
+		repayments: store.NewRepaymentRepository(db), cards: store.NewCardRepository(db), back: store.NewBackOffice(db)}
 	s.partner = s.newPartner(t, "acme")
 	return s
 }

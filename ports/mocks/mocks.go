@@ -1725,6 +1725,21 @@ func (mr *MockBackOfficeMockRecorder) Events(ctx, partnerID, objectID, limit any
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Events", reflect.TypeOf((*MockBackOffice)(nil).Events), ctx, partnerID, objectID, limit)
 }
 
+// List mocks base method.
+func (m *MockBackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListRow, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "List", ctx, q)
+	ret0, _ := ret[0].([]ports.ListRow)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// List indicates an expected call of List.
+func (mr *MockBackOfficeMockRecorder) List(ctx, q any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "List", reflect.TypeOf((*MockBackOffice)(nil).List), ctx, q)
+}
+
 // NeedsAttention mocks base method.
 func (m *MockBackOffice) NeedsAttention(ctx context.Context, q ports.AttentionQuery) ([]ports.AttentionItem, error) {
 	m.ctrl.T.Helper()

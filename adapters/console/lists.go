@@ -1,0 +1,217 @@
+package console
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// The console's lists: applications and loans, filtered by the query of a GET (so a filtered
+// list is a link the dashboard's counts and an operator can share), paged by keyset, and
+// exported as CSV.
+
+// listTitles names each list's page.
+var listTitles = map[string]string{ports.ListApplications: "Applications", ports.ListLoans: "Loans"}
+
+// listQuery reads a list's filter, order and page from the URL's query. Dates are days in
+// Tashkent, to included; amounts are so'm with at most two decimals.
+func (c *Console) listQuery(r *http.Request, kind string) (ports.ListQuery, error) {
+	v := r.URL.Query()
+	q := ports.ListQuery{Kind: kind, Status: strings.TrimSpace(v.Get("status")), Sort: v.Get("sort"), Ascending: v.Get("order") == "asc"}
+	if name := strings.TrimSpace(v.Get("partner")); name != "" {
+		id, err := c.partnerID(r, name)
+		if err != nil {
+			return q, err
+		}
+		q.PartnerID = id
+	}
+	var err error
+	if q.From, err = day(v.Get("from"), "from"); err != nil {
+		return q, err
+	}
+	if q.To, err = day(v.Get("to"), "to"); err != nil {
+		return q, err
+	}
+	if !q.To.IsZero() {
+		q.To = q.To.AddDate(0, 0, 1) // the whole day
+	}
+	if q.MinAmount, err = soum(v.Get("min"), "min"); err != nil {
+		return q, err
+	}
+	if q.MaxAmount, err = soum(v.Get("max"), "max"); err != nil {
+		return q, err
+	}
+	if l := v.Get("limit"); l != "" {
+		if q.Limit, err = strconv.Atoi(l); err != nil || q.Limit < 1 || q.Limit > application.MaxListPageSize {
+			return q, fmt.Errorf("%w: limit is a page's rows, 1 to %d", errBadInput, application.MaxListPageSize)
+		}
+	}
+	if after := v.Get("after"); after != "" {
+		if q.After, err = parseCursor(after); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
+// partnerID is the id of the partner named name.
+func (c *Console) partnerID(r *http.Request, name string) (uuid.UUID, error) {
+	ps, err := c.uc.Views.Partners.List(r.Context(), session(r).Operator)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	for _, p := range ps {
+		if p.Name == name {
+			return p.ID, nil
+		}
+	}
+	return uuid.Nil, fmt.Errorf("%w: no partner is named %q", errBadInput, name)
+}
+
+// day reads a date in Tashkent; empty is none.
+func day(s, field string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.ParseInLocation(time.DateOnly, s, domain.Tashkent)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: %s is a date, 2026-11-24", errBadInput, field)
+	}
+	return t, nil
+}
+
+// soum reads an amount in so'm (spaces as thousands separators, a point or a comma before at
+// most two decimals) as tiyin; empty is none.
+func soum(s, field string) (int64, error) {
+	s = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", ",", ".").Replace(s)
+	if s == "" {
+		return 0, nil
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	bad := fmt.Errorf("%w: %s is an amount in so'm, such as 1 500 000 or 1500000.50", errBadInput, field)
+	if whole == "" || len(frac) > 2 || len(whole) > 13 {
+		return 0, bad
+	}
+	w, err := strconv.ParseUint(whole, 10, 64)
+	if err != nil {
+		return 0, bad
+	}
+	frac += strings.Repeat("0", 2-len(frac))
+	f, err := strconv.ParseUint(frac, 10, 64)
+	if err != nil {
+		return 0, bad
+	}
+	return int64(w*100 + f), nil
+}
+
+// cursor is the keyset of a list row, for the next page's link: its time, amount and id.
+func cursor(r ports.ListRow) string {
+	return fmt.Sprintf("%d.%d.%s", r.At.UnixMicro(), r.Amount, r.ID)
+}
+
+func parseCursor(s string) (*ports.ListRow, error) {
+	bad := fmt.Errorf("%w: after is a page's link, as the console writes it", errBadInput)
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return nil, bad
+	}
+	micros, err1 := strconv.ParseInt(parts[0], 10, 64)
+	amount, err2 := strconv.ParseInt(parts[1], 10, 64)
+	id, err3 := uuid.Parse(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return nil, bad
+	}
+	return &ports.ListRow{ID: id, Amount: amount, At: time.UnixMicro(micros).UTC()}, nil
+}
+
+// listView is a list page's data: the page, the filter as the form shows it, and the links.
+type listView struct {
+	application.ListPage
+	Kind, Title string
+	Form        url.Values
+	NextURL     string
+	CSVURL      string
+}
+
+func (c *Console) list(kind string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		q, err := c.listQuery(r, kind)
+		if err != nil {
+			c.fail(w, r, err)
+			return
+		}
+		p, err := c.uc.Views.List.Handle(r.Context(), session(r).Operator, q)
+		if err != nil {
+			c.fail(w, r, err)
+			return
+		}
+		form := r.URL.Query()
+		form.Del("after")
+		v := listView{ListPage: p, Kind: kind, Title: listTitles[kind], Form: form,
+			CSVURL: "/console/" + kind + "s.csv?" + form.Encode()}
+		if p.Next != nil {
+			next := url.Values{}
+			for k, vs := range form {
+				next[k] = vs
+			}
+			next.Set("after", cursor(*p.Next))
+			v.NextURL = "/console/" + kind + "s?" + next.Encode()
+		}
+		c.show(w, r, "list", listTitles[kind], v)
+	}
+}
+
+// listCSV exports the filtered list, every page of it, in one CSV file.
+func (c *Console) listCSV(kind string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		q, err := c.listQuery(r, kind)
+		if err != nil {
+			c.fail(w, r, err)
+			return
+		}
+		var bw *bufio.Writer
+		err = c.uc.Views.List.Export(r.Context(), session(r).Operator, q, func(row ports.ListRow) error {
+			if bw == nil { // the first row: the answer is a CSV file from here on
+				bw = startCSV(w, "tiyin-"+kind+"s.csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent")
+			}
+			_, err := bw.WriteString(csvRow(row.ID.String(), row.Partner, row.Status, row.Detail, strconv.FormatInt(row.Amount, 10),
+				money(row.Amount), when(row.At)))
+			return err
+		})
+		if bw == nil && err == nil { // no row: the header alone
+			bw = startCSV(w, "tiyin-"+kind+"s.csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent")
+		}
+		if bw == nil {
+			c.fail(w, r, err)
+			return
+		}
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
+			c.log.Warn("console: list CSV cut short", zap.String("list", kind), zap.Error(err))
+		}
+	}
+}
+
+// startCSV begins a CSV answer: its headers, a byte order mark (so Excel reads UTF-8) and the
+// header row.
+func startCSV(w http.ResponseWriter, filename string, header ...string) *bufio.Writer {
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	bw := bufio.NewWriter(w)
+	_, _ = bw.WriteString("\ufeff") // a write error shows at Flush
+	_, _ = bw.WriteString(csvRow(header...))
+	return bw
+}

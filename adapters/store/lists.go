@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// listSpec is a console list: its table and the SQL of what its rows and filters read. Every
+// list pages by keyset on (its sort key, id), so a page deep in a million rows costs what the
+// first does; the indexes that carry them are in migration 00015.
+type listSpec struct {
+	table  string
+	at     string // the column of when an object was made
+	amount string // the amount column; nullable where amountNullable
+	// amountNullable: some rows have no amount yet, so the list cannot be sorted by it.
+	amountNullable bool
+	status         string // the row's status, as SQL
+	detail         string
+	// whereStatus filters by status; it refuses a status the kind does not have.
+	whereStatus func(g *gorm.DB, status string) (*gorm.DB, error)
+}
+
+var listSpecs = map[string]listSpec{
+	ports.ListApplications: {table: "applications", at: "created_at", amount: "offer_amount", amountNullable: true,
+		status: "o.status", detail: "o.task_name || '/' || o.task_status",
+		whereStatus: func(g *gorm.DB, s string) (*gorm.DB, error) { return g.Where("o.status = ?", s), nil }},
+	ports.ListLoans: {table: "loans", at: "issued_at", amount: "amount",
+		status: "CASE WHEN o.closed_at IS NULL THEN 'OPEN' ELSE 'CLOSED' END", detail: "COALESCE(o.contract_number, '')",
+		whereStatus: func(g *gorm.DB, s string) (*gorm.DB, error) {
+			switch s {
+			case "OPEN":
+				return g.Where("o.closed_at IS NULL"), nil
+			case "CLOSED":
+				return g.Where("o.closed_at IS NOT NULL"), nil
+			}
+			return nil, fmt.Errorf("%w: a loan is OPEN or CLOSED, not %q", ports.ErrBadList, s)
+		}},
+}
+
+type listRow struct {
+	ID, PartnerID uuid.UUID
+	Partner       string
+	Status        string
+	Detail        string
+	Amount        int64
+	At            time.Time
+}
+
+// List implements ports.BackOffice: one statement, newest (or largest) first unless asked
+// otherwise, the page after q.After.
+func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListRow, error) {
+	spec, ok := listSpecs[q.Kind]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ports.ErrBadList, q.Kind)
+	}
+	key := "o." + spec.at
+	switch q.Sort {
+	case "", ports.SortTime:
+	case ports.SortAmount:
+		if spec.amountNullable {
+			return nil, fmt.Errorf("%w: a list of %ss is not sorted by amount (not every one has an amount yet)", ports.ErrBadList, q.Kind)
+		}
+		key = "o." + spec.amount
+	default:
+		return nil, fmt.Errorf("%w: sort by %q", ports.ErrBadList, q.Sort)
+	}
+	g := b.db.conn(ctx).Table(spec.table + " AS o").Joins("JOIN partners p ON p.id = o.partner_id").
+		Select(fmt.Sprintf("o.id, o.partner_id, p.name AS partner, %s AS status, %s AS detail, COALESCE(o.%s, 0) AS amount, o.%s AS at",
+			spec.status, spec.detail, spec.amount, spec.at))
+	var err error
+	if q.Status != "" {
+		if g, err = spec.whereStatus(g, q.Status); err != nil {
+			return nil, err
+		}
+	}
+	if q.PartnerID != uuid.Nil {
+		g = g.Where("o.partner_id = ?", q.PartnerID)
+	}
+	if !q.From.IsZero() {
+		g = g.Where("o."+spec.at+" >= ?", q.From.UTC())
+	}
+	if !q.To.IsZero() {
+		g = g.Where("o."+spec.at+" < ?", q.To.UTC())
+	}
+	if q.MinAmount > 0 {
+		g = g.Where("o."+spec.amount+" >= ?", q.MinAmount)
+	}
+	if q.MaxAmount > 0 {
+		g = g.Where("o."+spec.amount+" <= ?", q.MaxAmount)
+	}
+	dir, cmp := "DESC", "<"
+	if q.Ascending {
+		dir, cmp = "ASC", ">"
+	}
+	if a := q.After; a != nil {
+		var after any = a.At.UTC()
+		if q.Sort == ports.SortAmount {
+			after = a.Amount
+		}
+		g = g.Where("("+key+", o.id) "+cmp+" (?, ?)", after, a.ID)
+	}
+	var rows []listRow
+	if err := g.Order(key + " " + dir + ", o.id " + dir).Limit(q.Limit).Scan(&rows).Error; err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]ports.ListRow, len(rows))
+	for i, r := range rows {
+		out[i] = ports.ListRow{ID: r.ID, PartnerID: r.PartnerID, Partner: r.Partner, Status: r.Status, Detail: r.Detail,
+			Amount: r.Amount, At: r.At.UTC()}
+	}
+	return out, nil
+}

@@ -1,0 +1,165 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// TestConsoleLists: every filter selects what it names and nothing else, in the order asked;
+// pages taken one after another by keyset hold every row once; a filter or order a list does not
+// have is refused.
+func TestConsoleLists(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		other := s.newPartner(t, "other")
+		phone, _ := domain.ParsePhone("998901234567")
+		type made struct {
+			id      uuid.UUID
+			partner uuid.UUID
+			at      time.Time
+			amount  int64
+			closed  bool
+		}
+		var apps, loans []made
+		for i := range 12 {
+			p := s.partner
+			if i%3 == 0 {
+				p = other
+			}
+			at := t0.Add(time.Duration(i) * time.Hour)
+			a, err := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: p.ID, ExternalID: uuid.New(),
+				Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true, Now: at})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.apps.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			apps = append(apps, made{id: a.ID(), partner: p.ID, at: at})
+			// Loan amounts repeat (ties are ordered by id) and do not follow time.
+			amount := int64(1_000_000 * (1 + (i*7)%5))
+			st := domain.LoanState{ID: uuid.New(), ApplicationID: a.ID(), PartnerID: p.ID, Amount: domain.Amount(amount), MonthPeriod: 12,
+				Rate: must(domain.PercentFromHundredths(2850)), ScheduleType: domain.ScheduleAnnuity, AccountNumber: "20208000123456789012",
+				IssuedAt: at}
+			if i%4 == 1 {
+				st.ClosedAt = at.Add(time.Hour)
+			}
+			if err := s.loans.Create(ctx, domain.RestoreLoan(st)); err != nil {
+				t.Fatal(err)
+			}
+			loans = append(loans, made{id: st.ID, partner: p.ID, at: at, amount: amount, closed: !st.ClosedAt.IsZero()})
+		}
+		ids := func(rows []ports.ListRow) []uuid.UUID {
+			out := make([]uuid.UUID, len(rows))
+			for i, r := range rows {
+				out[i] = r.ID
+			}
+			return out
+		}
+		want := func(all []made, keep func(m made) bool, order func(a, b made) int) []uuid.UUID {
+			var sel []made
+			for _, m := range all {
+				if keep(m) {
+					sel = append(sel, m)
+				}
+			}
+			slices.SortFunc(sel, order)
+			out := make([]uuid.UUID, len(sel))
+			for i, m := range sel {
+				out[i] = m.id
+			}
+			return out
+		}
+		newest := func(a, b made) int {
+			if c := b.at.Compare(a.at); c != 0 {
+				return c
+			}
+			return compareIDs(b.id, a.id)
+		}
+		largest := func(a, b made) int {
+			if a.amount != b.amount {
+				return int(b.amount - a.amount)
+			}
+			return compareIDs(b.id, a.id)
+		}
+		reverse := func(f func(a, b made) int) func(a, b made) int { return func(a, b made) int { return f(b, a) } }
+		all := func(made) bool { return true }
+		for _, tt := range []struct {
+			name string
+			q    ports.ListQuery
+			want []uuid.UUID
+		}{
+			{"applications, newest first", ports.ListQuery{Kind: ports.ListApplications}, want(apps, all, newest)},
+			{"applications, oldest first", ports.ListQuery{Kind: ports.ListApplications, Ascending: true}, want(apps, all, reverse(newest))},
+			{"one partner's", ports.ListQuery{Kind: ports.ListApplications, PartnerID: other.ID},
+				want(apps, func(m made) bool { return m.partner == other.ID }, newest)},
+			{"made in a window", ports.ListQuery{Kind: ports.ListApplications, From: t0.Add(2 * time.Hour), To: t0.Add(5 * time.Hour)},
+				want(apps, func(m made) bool { return !m.at.Before(t0.Add(2*time.Hour)) && m.at.Before(t0.Add(5*time.Hour)) }, newest)},
+			{"in a status", ports.ListQuery{Kind: ports.ListApplications, Status: "NEW"}, want(apps, all, newest)},
+			{"in a status none is in", ports.ListQuery{Kind: ports.ListApplications, Status: "COMPLETED"}, nil},
+			{"with an offer of at least (none has one)", ports.ListQuery{Kind: ports.ListApplications, MinAmount: 1}, nil},
+			{"open loans", ports.ListQuery{Kind: ports.ListLoans, Status: "OPEN"}, want(loans, func(m made) bool { return !m.closed }, newest)},
+			{"closed loans", ports.ListQuery{Kind: ports.ListLoans, Status: "CLOSED"}, want(loans, func(m made) bool { return m.closed }, newest)},
+			{"loans by amount", ports.ListQuery{Kind: ports.ListLoans, Sort: ports.SortAmount}, want(loans, all, largest)},
+			{"loans by amount, smallest first", ports.ListQuery{Kind: ports.ListLoans, Sort: ports.SortAmount, Ascending: true},
+				want(loans, all, reverse(largest))},
+			{"loans in an amount range", ports.ListQuery{Kind: ports.ListLoans, MinAmount: 2_000_000, MaxAmount: 4_000_000},
+				want(loans, func(m made) bool { return m.amount >= 2_000_000 && m.amount <= 4_000_000 }, newest)},
+			{"one partner's open loans", ports.ListQuery{Kind: ports.ListLoans, Status: "OPEN", PartnerID: s.partner.ID},
+				want(loans, func(m made) bool { return !m.closed && m.partner == s.partner.ID }, newest)},
+		} {
+			// Whole, then in pages of 5 by keyset: the same rows, once each, in the same order.
+			q := tt.q
+			q.Limit = 100
+			rows, err := s.back.List(ctx, q)
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			if !slices.Equal(ids(rows), tt.want) {
+				t.Errorf("%s:\n got %v\nwant %v", tt.name, ids(rows), tt.want)
+			}
+			var paged []uuid.UUID
+			q.Limit = 5
+			for range 10 {
+				page, err := s.back.List(ctx, q)
+				if err != nil {
+					t.Fatalf("%s, paged: %v", tt.name, err)
+				}
+				paged = append(paged, ids(page)...)
+				if len(page) < q.Limit {
+					break
+				}
+				q.After = &page[len(page)-1]
+			}
+			if !slices.Equal(paged, tt.want) {
+				t.Errorf("%s, in pages of 5:\n got %v\nwant %v", tt.name, paged, tt.want)
+			}
+		}
+		rows, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, Limit: 1})
+		if err != nil || len(rows) != 1 || rows[0].Partner != "acme" && rows[0].Partner != "other" || rows[0].Amount == 0 || rows[0].Status != "OPEN" {
+			t.Errorf("a loan's row: %+v, %v", rows, err)
+		}
+		for name, q := range map[string]ports.ListQuery{
+			"no such list":                   {Kind: "ledger"},
+			"applications by amount":         {Kind: ports.ListApplications, Sort: ports.SortAmount},
+			"an unknown order":               {Kind: ports.ListLoans, Sort: "name"},
+			"a loan status it does not have": {Kind: ports.ListLoans, Status: "NEW"},
+		} {
+			if _, err := s.back.List(ctx, q); !errors.Is(err, ports.ErrBadList) {
+				t.Errorf("%s: %v, want ErrBadList", name, err)
+			}
+		}
+	})
+}
+
+// compareIDs orders ids as both databases do: by their bytes.
+func compareIDs(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) }

@@ -1,0 +1,159 @@
+package application
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// Console lists' page sizes.
+const (
+	// ListPageSize is a list page's rows unless asked otherwise; MaxListPageSize is the most.
+	ListPageSize    = 50
+	MaxListPageSize = 200
+	// MaxExportRows bounds a list's CSV export; exportBatch is how many rows each read takes.
+	MaxExportRows = 100_000
+	exportBatch   = 1000
+)
+
+// ListPage is one page of a console list, and what its filter form offers.
+type ListPage struct {
+	Query ports.ListQuery
+	Rows  []ports.ListRow
+	// Next is the page's last row when another page follows, nil on the last page.
+	Next     *ports.ListRow
+	Statuses []string
+	Partners []domain.Partner
+}
+
+// ConsoleListHandler reads the console's lists of applications and loans, and exports them.
+type ConsoleListHandler struct {
+	uow        ports.UnitOfWork
+	backOffice ports.BackOffice
+	partners   ports.PartnerRepository
+	audit      audit
+}
+
+// NewConsoleListHandler returns the handler on the ports it uses.
+func NewConsoleListHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, partners ports.PartnerRepository,
+	log ports.AuditLog) *ConsoleListHandler {
+	return &ConsoleListHandler{uow: uow, backOffice: backOffice, partners: partners, audit: audit{clock: clock, log: log}}
+}
+
+// listStatuses are the statuses each list filters by.
+func listStatuses(kind string) []string {
+	switch kind {
+	case ports.ListApplications:
+		var out []string
+		for _, s := range domain.ApplicationStatuses() {
+			out = append(out, s.String())
+		}
+		return out
+	case ports.ListLoans:
+		return []string{"OPEN", "CLOSED"}
+	}
+	return nil
+}
+
+// check refuses a query the list does not have: an unknown kind or status, amounts or dates
+// out of order.
+func checkList(q ports.ListQuery) error {
+	statuses := listStatuses(q.Kind)
+	switch {
+	case statuses == nil:
+		return fmt.Errorf("%w: no list of %q", ports.ErrBadList, q.Kind)
+	case q.Status != "" && !slices.Contains(statuses, q.Status):
+		return fmt.Errorf("%w: a %s's status is one of %v", ports.ErrBadList, q.Kind, statuses)
+	case q.MinAmount < 0 || q.MaxAmount < 0 || (q.MaxAmount > 0 && q.MinAmount > q.MaxAmount):
+		return fmt.Errorf("%w: the amounts are from the smaller to the larger", ports.ErrBadList)
+	case !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To):
+		return fmt.Errorf("%w: the dates are from the earlier to the later", ports.ErrBadList)
+	}
+	return nil
+}
+
+// Handle returns the page q asks for.
+func (h *ConsoleListHandler) Handle(ctx context.Context, who Actor, q ports.ListQuery) (ListPage, error) {
+	if err := who.may(domain.RoleViewer); err != nil {
+		return ListPage{}, err
+	}
+	if err := checkList(q); err != nil {
+		return ListPage{}, err
+	}
+	if q.Limit <= 0 || q.Limit > MaxListPageSize {
+		q.Limit = ListPageSize
+	}
+	want := q.Limit
+	q.Limit++ // one more tells whether another page follows
+	rows, err := h.backOffice.List(ctx, q)
+	if err != nil {
+		return ListPage{}, err
+	}
+	q.Limit = want
+	p := ListPage{Query: q, Rows: rows, Statuses: listStatuses(q.Kind)}
+	if len(rows) > want {
+		p.Rows = rows[:want]
+		p.Next = &p.Rows[want-1]
+	}
+	p.Partners, err = h.partners.List(ctx)
+	return p, err
+}
+
+// Export hands every row q selects (from its first page, at most MaxExportRows) to emit, in
+// the list's order. The export is audited first: the list leaves the bank's systems.
+func (h *ConsoleListHandler) Export(ctx context.Context, who Actor, q ports.ListQuery, emit func(ports.ListRow) error) error {
+	if err := who.may(domain.RoleViewer); err != nil {
+		return err
+	}
+	if err := checkList(q); err != nil {
+		return err
+	}
+	err := h.uow.Do(ctx, func(ctx context.Context) error {
+		return h.audit.record(ctx, who, "list.export", "list:"+q.Kind, describeList(q))
+	})
+	if err != nil {
+		return err
+	}
+	q.After, q.Limit = nil, exportBatch
+	for sent := 0; sent < MaxExportRows; {
+		q.Limit = min(exportBatch, MaxExportRows-sent)
+		rows, err := h.backOffice.List(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if err := emit(r); err != nil {
+				return err
+			}
+		}
+		sent += len(rows)
+		if len(rows) < q.Limit {
+			return nil
+		}
+		q.After = &rows[len(rows)-1]
+	}
+	return nil
+}
+
+// describeList is the audit's account of the filter an export used.
+func describeList(q ports.ListQuery) string {
+	s := fmt.Sprintf("status=%q", q.Status)
+	if q.PartnerID != uuid.Nil {
+		s += " partner=" + q.PartnerID.String()
+	}
+	if !q.From.IsZero() {
+		s += " from=" + q.From.Format("2006-01-02T15:04Z07:00")
+	}
+	if !q.To.IsZero() {
+		s += " to=" + q.To.Format("2006-01-02T15:04Z07:00")
+	}
+	if q.MinAmount > 0 || q.MaxAmount > 0 {
+		s += fmt.Sprintf(" amount=%d..%d", q.MinAmount, q.MaxAmount)
+	}
+	return s + fmt.Sprintf(" sort=%s ascending=%t", q.Sort, q.Ascending)
+}
