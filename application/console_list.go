@@ -31,7 +31,8 @@ type ListPage struct {
 	Partners []domain.Partner
 }
 
-// ConsoleListHandler reads the console's lists of applications and loans, and exports them.
+// ConsoleListHandler reads the console's lists (applications, loans, transfers, repayment
+// requests, card orders, cards), and exports them.
 type ConsoleListHandler struct {
 	uow        ports.UnitOfWork
 	backOffice ports.BackOffice
@@ -49,15 +50,27 @@ func NewConsoleListHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice p
 func listStatuses(kind string) []string {
 	switch kind {
 	case ports.ListApplications:
-		var out []string
-		for _, s := range domain.ApplicationStatuses() {
-			out = append(out, s.String())
-		}
-		return out
+		return names(domain.ApplicationStatuses()...)
 	case ports.ListLoans:
 		return []string{"OPEN", "CLOSED"}
+	case ports.ListTransfers:
+		return names(domain.TransferNew, domain.TransferProcessing, domain.TransferSuccess, domain.TransferFailed, domain.TransferExpired)
+	case ports.ListRepayments:
+		return []string{"PAID", "NOT_PAID"}
+	case ports.ListCardOrders:
+		return names(domain.CardOrderNew, domain.CardOrderPending, domain.CardOrderInProgress, domain.CardOrderCompleted, domain.CardOrderCanceled)
+	case ports.ListCards:
+		return names(domain.CardActive, domain.CardBlocked, domain.CardUnverified, domain.CardDeleted, domain.CardClosed)
 	}
 	return nil
+}
+
+func names[S fmt.Stringer](statuses ...S) []string {
+	out := make([]string, len(statuses))
+	for i, s := range statuses {
+		out[i] = s.String()
+	}
+	return out
 }
 
 // check refuses a query the list does not have: an unknown kind or status, amounts or dates

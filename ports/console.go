@@ -200,6 +200,10 @@ type EntryRecord struct {
 const (
 	ListApplications = "application"
 	ListLoans        = "loan"
+	ListTransfers    = "transfer"
+	ListRepayments   = "repayment"
+	ListCardOrders   = "card_order"
+	ListCards        = "card"
 )
 
 // List sort orders (ListQuery.Sort).
@@ -210,8 +214,8 @@ const (
 
 // ListQuery selects one page of a console list. Zero fields select all.
 type ListQuery struct {
-	Kind      string    // ListApplications, ListLoans
-	Status    string    // an application's status; a loan's OPEN or CLOSED
+	Kind      string    // ListApplications, ListLoans, …
+	Status    string    // the object's status; a loan's OPEN or CLOSED, a repayment request's PAID or NOT_PAID
 	PartnerID uuid.UUID // one partner's
 	// From and To bound when the object was made: From ≤ t < To.
 	From, To time.Time
@@ -231,7 +235,7 @@ type ListRow struct {
 	ID, PartnerID uuid.UUID
 	Partner       string
 	Status        string
-	Detail        string // an application's stage, a loan's contract number
+	Detail        string // an application's stage, a loan's contract number, a card's network and masked number
 	Amount        int64  // 0: none yet
 	At            time.Time
 }

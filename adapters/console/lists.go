@@ -17,12 +17,27 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// The console's lists: applications and loans, filtered by the query of a GET (so a filtered
+// The console's lists: applications, loans, transfers, repayment requests, card orders and
+// cards, filtered by the query of a GET (so a filtered
 // list is a link the dashboard's counts and an operator can share), paged by keyset, and
 // exported as CSV.
 
-// listTitles names each list's page.
-var listTitles = map[string]string{ports.ListApplications: "Applications", ports.ListLoans: "Loans"}
+// lists are the console's lists: each one's path (under /console/, and its CSV file's name)
+// and title.
+var lists = map[string]listKind{
+	ports.ListApplications: {Path: "applications", Title: "Applications", At: "Made", Detail: "Stage", Amount: true},
+	ports.ListLoans:        {Path: "loans", Title: "Loans", At: "Issued", Detail: "Contract", Amount: true, AmountSort: true},
+	ports.ListTransfers:    {Path: "transfers", Title: "Transfers", At: "Made", Detail: "Card", Amount: true, AmountSort: true},
+	ports.ListRepayments:   {Path: "repayments", Title: "Repayment requests", At: "Checked", Detail: "Contract", Amount: true},
+	ports.ListCardOrders:   {Path: "card-orders", Title: "Card orders", At: "Ordered", Detail: "Description"},
+	ports.ListCards:        {Path: "cards", Title: "Cards", At: "Made", Detail: "Card"},
+}
+
+// listKind is what a list's page says of its kind.
+type listKind struct {
+	Path, Title, At, Detail string
+	Amount, AmountSort      bool // the kind has an amount to filter by; to sort by
+}
 
 // listQuery reads a list's filter, order and page from the URL's query. Dates are days in
 // Tashkent, to included; amounts are so'm with at most two decimals.
@@ -138,7 +153,8 @@ func parseCursor(s string) (*ports.ListRow, error) {
 // listView is a list page's data: the page, the filter as the form shows it, and the links.
 type listView struct {
 	application.ListPage
-	Kind, Title string
+	Kind string
+	listKind
 	Form        url.Values
 	NextURL     string
 	CSVURL      string
@@ -158,17 +174,17 @@ func (c *Console) list(kind string) http.HandlerFunc {
 		}
 		form := r.URL.Query()
 		form.Del("after")
-		v := listView{ListPage: p, Kind: kind, Title: listTitles[kind], Form: form,
-			CSVURL: "/console/" + kind + "s.csv?" + form.Encode()}
+		l := lists[kind]
+		v := listView{ListPage: p, Kind: kind, listKind: l, Form: form, CSVURL: "/console/" + l.Path + ".csv?" + form.Encode()}
 		if p.Next != nil {
 			next := url.Values{}
 			for k, vs := range form {
 				next[k] = vs
 			}
 			next.Set("after", cursor(*p.Next))
-			v.NextURL = "/console/" + kind + "s?" + next.Encode()
+			v.NextURL = "/console/" + l.Path + "?" + next.Encode()
 		}
-		c.show(w, r, "list", listTitles[kind], v)
+		c.show(w, r, "list", l.Title, v)
 	}
 }
 
@@ -183,14 +199,14 @@ func (c *Console) listCSV(kind string) http.HandlerFunc {
 		var bw *bufio.Writer
 		err = c.uc.Views.List.Export(r.Context(), session(r).Operator, q, func(row ports.ListRow) error {
 			if bw == nil { // the first row: the answer is a CSV file from here on
-				bw = startCSV(w, "tiyin-"+kind+"s.csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent")
+				bw = startCSV(w, "tiyin-"+lists[kind].Path+".csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent")
 			}
 			_, err := bw.WriteString(csvRow(row.ID.String(), row.Partner, row.Status, row.Detail, strconv.FormatInt(row.Amount, 10),
 				money(row.Amount), when(row.At)))
 			return err
 		})
 		if bw == nil && err == nil { // no row: the header alone
-			bw = startCSV(w, "tiyin-"+kind+"s.csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent")
+			bw = startCSV(w, "tiyin-"+lists[kind].Path+".csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent")
 		}
 		if bw == nil {
 			c.fail(w, r, err)

@@ -22,10 +22,10 @@ func (c *Console) routes() {
 	m := c.mux
 	m.HandleFunc("GET /console/{$}", c.authed(c.dashboard))
 	m.HandleFunc("GET /console/search", c.authed(c.search))
-	m.HandleFunc("GET /console/applications", c.authed(c.list(ports.ListApplications)))
-	m.HandleFunc("GET /console/applications.csv", c.authed(c.listCSV(ports.ListApplications)))
-	m.HandleFunc("GET /console/loans", c.authed(c.list(ports.ListLoans)))
-	m.HandleFunc("GET /console/loans.csv", c.authed(c.listCSV(ports.ListLoans)))
+	for kind, l := range lists {
+		m.HandleFunc("GET /console/"+l.Path, c.authed(c.list(kind)))
+		m.HandleFunc("GET /console/"+l.Path+".csv", c.authed(c.listCSV(kind)))
+	}
 	m.HandleFunc("GET /console/applications/{id}", c.authed(c.application))
 	m.HandleFunc("POST /console/applications/{id}/retry", c.authed(c.retry))
 	m.HandleFunc("POST /console/applications/{id}/verify", c.authed(c.verify))

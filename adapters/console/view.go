@@ -82,10 +82,11 @@ func ago(t time.Time, now time.Time) string {
 // listOf is the link to the list of a kind's objects in a status, empty where the console has
 // no list of that kind.
 func listOf(kind, status string) string {
-	if _, ok := listTitles[kind]; !ok {
+	l, ok := lists[kind]
+	if !ok {
 		return ""
 	}
-	return "/console/" + kind + "s?status=" + url.QueryEscape(status)
+	return "/console/" + l.Path + "?status=" + url.QueryEscape(status)
 }
 
 func link(kind string, id uuid.UUID) string {

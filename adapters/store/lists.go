@@ -17,7 +17,7 @@ import (
 type listSpec struct {
 	table  string
 	at     string // the column of when an object was made
-	amount string // the amount column; nullable where amountNullable
+	amount string // the amount column, nullable where amountNullable; "" where the kind has none
 	// amountNullable: some rows have no amount yet, so the list cannot be sorted by it.
 	amountNullable bool
 	status         string // the row's status, as SQL
@@ -26,21 +26,36 @@ type listSpec struct {
 	whereStatus func(g *gorm.DB, status string) (*gorm.DB, error)
 }
 
+// byStatus filters by the status column.
+func byStatus(g *gorm.DB, s string) (*gorm.DB, error) { return g.Where("o.status = ?", s), nil }
+
+// byNull filters by whether column is NULL: the status named notNull when it is not, the
+// status named null when it is.
+func byNull(kind, column, notNull, null string) func(g *gorm.DB, s string) (*gorm.DB, error) {
+	return func(g *gorm.DB, s string) (*gorm.DB, error) {
+		switch s {
+		case notNull:
+			return g.Where("o." + column + " IS NOT NULL"), nil
+		case null:
+			return g.Where("o." + column + " IS NULL"), nil
+		}
+		return nil, fmt.Errorf("%w: a %s is %s or %s, not %q", ports.ErrBadList, kind, notNull, null, s)
+	}
+}
+
 var listSpecs = map[string]listSpec{
 	ports.ListApplications: {table: "applications", at: "created_at", amount: "offer_amount", amountNullable: true,
-		status: "o.status", detail: "o.task_name || '/' || o.task_status",
-		whereStatus: func(g *gorm.DB, s string) (*gorm.DB, error) { return g.Where("o.status = ?", s), nil }},
+		status: "o.status", detail: "o.task_name || '/' || o.task_status", whereStatus: byStatus},
 	ports.ListLoans: {table: "loans", at: "issued_at", amount: "amount",
 		status: "CASE WHEN o.closed_at IS NULL THEN 'OPEN' ELSE 'CLOSED' END", detail: "COALESCE(o.contract_number, '')",
-		whereStatus: func(g *gorm.DB, s string) (*gorm.DB, error) {
-			switch s {
-			case "OPEN":
-				return g.Where("o.closed_at IS NULL"), nil
-			case "CLOSED":
-				return g.Where("o.closed_at IS NOT NULL"), nil
-			}
-			return nil, fmt.Errorf("%w: a loan is OPEN or CLOSED, not %q", ports.ErrBadList, s)
-		}},
+		whereStatus: byNull("loan", "closed_at", "CLOSED", "OPEN")},
+	ports.ListTransfers: {table: "transfers", at: "created_at", amount: "amount",
+		status: "o.status", detail: "o.network || ' ' || o.masked_pan", whereStatus: byStatus},
+	ports.ListRepayments: {table: "repayments", at: "checked_at", amount: "amount", amountNullable: true,
+		status: "CASE WHEN o.paid_at IS NULL THEN 'NOT_PAID' ELSE 'PAID' END", detail: "o.contract_number",
+		whereStatus: byNull("repayment request", "paid_at", "PAID", "NOT_PAID")},
+	ports.ListCardOrders: {table: "card_orders", at: "created_at", status: "o.status", detail: "o.description", whereStatus: byStatus},
+	ports.ListCards: {table: "cards", at: "created_at", status: "o.status", detail: "o.network || ' ' || o.masked_pan", whereStatus: byStatus},
 }
 
 type listRow struct {
@@ -63,16 +78,22 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 	switch q.Sort {
 	case "", ports.SortTime:
 	case ports.SortAmount:
-		if spec.amountNullable {
+		if spec.amount == "" || spec.amountNullable {
 			return nil, fmt.Errorf("%w: a list of %ss is not sorted by amount (not every one has an amount yet)", ports.ErrBadList, q.Kind)
 		}
 		key = "o." + spec.amount
 	default:
 		return nil, fmt.Errorf("%w: sort by %q", ports.ErrBadList, q.Sort)
 	}
+	amount := "0"
+	if spec.amount != "" {
+		amount = "COALESCE(o." + spec.amount + ", 0)"
+	} else if q.MinAmount > 0 || q.MaxAmount > 0 {
+		return nil, fmt.Errorf("%w: a %s has no amount", ports.ErrBadList, q.Kind)
+	}
 	g := b.db.conn(ctx).Table(spec.table + " AS o").Joins("JOIN partners p ON p.id = o.partner_id").
-		Select(fmt.Sprintf("o.id, o.partner_id, p.name AS partner, %s AS status, %s AS detail, COALESCE(o.%s, 0) AS amount, o.%s AS at",
-			spec.status, spec.detail, spec.amount, spec.at))
+		Select(fmt.Sprintf("o.id, o.partner_id, p.name AS partner, %s AS status, %s AS detail, %s AS amount, o.%s AS at",
+			spec.status, spec.detail, amount, spec.at))
 	var err error
 	if q.Status != "" {
 		if g, err = spec.whereStatus(g, q.Status); err != nil {

@@ -149,13 +149,40 @@ func TestConsoleLists(t *testing.T) {
 			t.Errorf("a loan's row: %+v, %v", rows, err)
 		}
 		for name, q := range map[string]ports.ListQuery{
-			"no such list":                   {Kind: "ledger"},
-			"applications by amount":         {Kind: ports.ListApplications, Sort: ports.SortAmount},
-			"an unknown order":               {Kind: ports.ListLoans, Sort: "name"},
-			"a loan status it does not have": {Kind: ports.ListLoans, Status: "NEW"},
+			"no such list":                                    {Kind: "ledger"},
+			"applications by amount":                          {Kind: ports.ListApplications, Sort: ports.SortAmount},
+			"an unknown order":                                {Kind: ports.ListLoans, Sort: "name"},
+			"a loan status it does not have":                  {Kind: ports.ListLoans, Status: "NEW"},
+			"a repayment request's status it does not have":   {Kind: ports.ListRepayments, Status: "SUCCESS"},
+			"repayment requests by amount (not all are paid)": {Kind: ports.ListRepayments, Sort: ports.SortAmount},
+			"cards by amount":                                 {Kind: ports.ListCards, Sort: ports.SortAmount},
+			"card orders of an amount":                        {Kind: ports.ListCardOrders, MinAmount: 1},
 		} {
 			if _, err := s.back.List(ctx, q); !errors.Is(err, ports.ErrBadList) {
 				t.Errorf("%s: %v, want ErrBadList", name, err)
+			}
+		}
+	})
+}
+
+// TestEveryConsoleListAnswers: each list's statement runs on both databases, with every filter
+// and order it has.
+func TestEveryConsoleListAnswers(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		after := &ports.ListRow{ID: uuid.New(), At: t0, Amount: 5}
+		for kind, status := range map[string]string{ports.ListApplications: "NEW", ports.ListLoans: "CLOSED", ports.ListTransfers: "SUCCESS",
+			ports.ListRepayments: "PAID", ports.ListCardOrders: "PENDING", ports.ListCards: "ACTIVE"} {
+			q := ports.ListQuery{Kind: kind, Status: status, PartnerID: s.partner.ID, From: t0, To: t0.Add(time.Hour), After: after, Limit: 5}
+			if _, err := s.back.List(ctx, q); err != nil {
+				t.Errorf("%s: %v", kind, err)
+			}
+			if kind == ports.ListLoans || kind == ports.ListTransfers {
+				q.Sort, q.Ascending, q.MinAmount, q.MaxAmount = ports.SortAmount, true, 1, 100
+				if _, err := s.back.List(ctx, q); err != nil {
+					t.Errorf("%s by amount: %v", kind, err)
+				}
 			}
 		}
 	})

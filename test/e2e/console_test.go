@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/test/tiyintest"
 )
 
 // The operator console over real HTTP against the built binary: operators made with the CLI,
@@ -306,5 +307,45 @@ func TestConsoleOperatorsRolesAndMakerChecker(t *testing.T) {
 	}
 	if _, body := bob.get("/console/"); !strings.Contains(body, "Log in") {
 		t.Fatal("a logged-out session still opens the dashboard")
+	}
+}
+
+// TestConsoleListsOverAWholeFlow: after a whole microloan flow (a loan, its transfer, a
+// repayment, an attached card), each list shows its object, in its status, and exports it.
+func TestConsoleListsOverAWholeFlow(t *testing.T) {
+	t.Parallel()
+	admin := freeAddr(t)
+	s := &consoleServer{server: start(t, store.Postgres, "TIYIN_ADMIN_ADDR="+admin, "TIYIN_LOAN_CONTRACT_DELAY=1s"), admin: "http://" + admin}
+	o := tiyintest.Flow(flowCaller{t, s.server}, 100*time.Millisecond)
+	if o.Err != nil || o.TransferStatus != "SUCCESS" || o.Repayment != "SUCCESS" || o.Card != "ACTIVE" {
+		t.Fatalf("flow: %+v", o)
+	}
+	vic := s.browser(t)
+	pw := s.operator(t, "vic", "viewer")
+	if status, _ := vic.login("vic", pw); status != 200 {
+		t.Fatalf("login: %d", status)
+	}
+	vic.choosePassword(pw, "vic-long-password-1")
+	for _, l := range []struct{ path, want string }{
+		{"/console/applications?status=COMPLETED&partner=sandbox", o.App},
+		{"/console/loans?status=OPEN&sort=amount", o.LoanID},
+		{"/console/transfers?status=SUCCESS", "SUCCESS"},
+		{"/console/repayments?status=PAID", "PAID"},
+		{"/console/cards?status=ACTIVE", "ACTIVE"},
+		{"/console/card-orders", "Nothing matches."},
+	} {
+		status, body := vic.get(l.path)
+		if status != 200 || !strings.Contains(body, l.want) {
+			t.Errorf("%s: %d, want %q on the page", l.path, status, l.want)
+		}
+	}
+	resp, err := vic.c.Get(vic.base + "/console/transfers.csv?status=SUCCESS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	csv, _ := io.ReadAll(resp.Body)
+	if lines := strings.Count(string(csv), "\r\n"); resp.StatusCode != 200 || lines != 2 || !strings.HasPrefix(string(csv), "\ufeff") {
+		t.Errorf("the transfers' export: %d, %d lines:\n%s", resp.StatusCode, lines, csv)
 	}
 }
