@@ -342,6 +342,17 @@ func (e *env) issuedApplication(t *testing.T) *domain.Application {
 	return got
 }
 
+// issuedLoan is issuedApplication and its loan.
+func (e *env) issuedLoan(t *testing.T) (*domain.Application, *domain.Loan) {
+	t.Helper()
+	a := e.issuedApplication(t)
+	loan, err := e.loans.GetByApplication(context.Background(), a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, loan
+}
+
 // console builds the console and logs an officer in; it returns the handler and the session
 // cookie.
 func (e *env) console(t *testing.T) (http.Handler, *http.Cookie) {

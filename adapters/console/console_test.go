@@ -66,11 +66,7 @@ func serve(h http.Handler, s *operatorSession, method, path string, form url.Val
 func TestEveryPageAndActionByRole(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite))
-	a := e.issuedApplication(t)
-	loan, err := e.loans.GetByApplication(context.Background(), a.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, loan := e.issuedLoan(t)
 	h, _ := e.console(t)
 	viewer, officer, admin := e.as(t, "vic", domain.RoleViewer), e.as(t, "olga", domain.RoleOfficer), e.as(t, "adam", domain.RoleAdmin)
 	app, missing := "/console/applications/"+a.ID().String(), uuid.NewString()
@@ -312,11 +308,7 @@ func TestTheCallCentresCallIsRecordedWithItsOutcomeAndNote(t *testing.T) {
 func TestPostingsShowTheirIDsInFull(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite))
-	a := e.issuedApplication(t)
-	loan, err := e.loans.GetByApplication(context.Background(), a.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, loan := e.issuedLoan(t)
 	h, _ := e.console(t)
 	viewer := e.as(t, "vic", domain.RoleViewer)
 	page := serve(h, &viewer, http.MethodGet, "/console/loans/"+loan.ID().String(), nil).Body.String()

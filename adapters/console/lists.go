@@ -197,16 +197,19 @@ func (c *Console) listCSV(kind string) http.HandlerFunc {
 			return
 		}
 		var bw *bufio.Writer
+		start := func() {
+			bw = startCSV(w, "tiyin-"+lists[kind].Path+".csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent")
+		}
 		err = c.uc.Views.List.Export(r.Context(), session(r).Operator, q, func(row ports.ListRow) error {
 			if bw == nil { // the first row: the answer is a CSV file from here on
-				bw = startCSV(w, "tiyin-"+lists[kind].Path+".csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent")
+				start()
 			}
 			_, err := bw.WriteString(csvRow(row.ID.String(), row.Partner, row.Status, row.Detail, strconv.FormatInt(row.Amount, 10),
 				money(row.Amount), when(row.At)))
 			return err
 		})
 		if bw == nil && err == nil { // no row: the header alone
-			bw = startCSV(w, "tiyin-"+lists[kind].Path+".csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent")
+			start()
 		}
 		if bw == nil {
 			c.fail(w, r, err)
