@@ -11,8 +11,14 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// searchLimit bounds the hits of one search.
-const searchLimit = 50
+// SearchPageSize is a page of a search's hits.
+const SearchPageSize = 50
+
+// SearchPage is one page of a search's hits; Next is its last hit when another page follows.
+type SearchPage struct {
+	Hits []ports.SearchHit
+	Next *ports.SearchHit
+}
 
 // ConsoleSearchHandler finds objects by what an operator knows of them.
 type ConsoleSearchHandler struct {
@@ -30,17 +36,17 @@ func NewConsoleSearchHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice
 
 // Handle reads the text as any id (application, external, loan, transaction, card, request),
 // a phone number (found by its blind index: phones are stored sealed), or the last four
-// digits of a card number.
-func (h *ConsoleSearchHandler) Handle(ctx context.Context, who Actor, text string) ([]ports.SearchHit, error) {
+// digits of a card number, and returns the page of hits after after (nil: the first page).
+func (h *ConsoleSearchHandler) Handle(ctx context.Context, who Actor, text string, after *ports.SearchHit) (SearchPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
-		return nil, err
+		return SearchPage{}, err
 	}
 	text = strings.TrimSpace(text)
-	q := ports.SearchQuery{Text: text, Limit: searchLimit}
+	q := ports.SearchQuery{Text: text, After: after, Limit: SearchPageSize + 1} // one more tells whether another page follows
 	digits := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "", "(", "", ")", "").Replace(text), "+")
 	switch {
 	case text == "":
-		return nil, nil
+		return SearchPage{}, nil
 	case uuid.Validate(text) == nil:
 		q.ID = uuid.MustParse(text)
 	case len(digits) == 4 && allDigits(digits):
@@ -60,11 +66,20 @@ func (h *ConsoleSearchHandler) Handle(ctx context.Context, who Actor, text strin
 				return h.audit.record(ctx, who, "search.phone", "phone:"+phone.Masked(), "")
 			})
 			if err != nil {
-				return nil, err
+				return SearchPage{}, err
 			}
 		}
 	}
-	return h.backOffice.Search(ctx, q)
+	hits, err := h.backOffice.Search(ctx, q)
+	if err != nil {
+		return SearchPage{}, err
+	}
+	p := SearchPage{Hits: hits}
+	if len(hits) > SearchPageSize {
+		p.Hits = hits[:SearchPageSize]
+		p.Next = &p.Hits[SearchPageSize-1]
+	}
+	return p, nil
 }
 
 func allDigits(s string) bool {

@@ -153,15 +153,20 @@ type SearchQuery struct {
 	Text         string
 	PhoneIndexes []string
 	PANLast4     string
-	Limit        int
+	// After is the last hit of the page before, for the next page of a phone's or a card's
+	// hits (newest first, keyset on when the object was made and its id).
+	After *SearchHit
+	Limit int
 }
 
-// SearchHit is one object found.
+// SearchHit is one object found: when it was made, whose it is, its amount (0: none).
 type SearchHit struct {
-	Kind  string // application, loan, transfer, repayment, card, card_order, request
-	ID    uuid.UUID
-	Label string
-	At    time.Time
+	Kind    string // application, loan, transfer, repayment, card, card_order, request
+	ID      uuid.UUID
+	Label   string
+	At      time.Time
+	Partner string
+	Amount  int64
 }
 
 // EventRecord is a recorded event and its delivery state.

@@ -401,3 +401,49 @@ func TestListPagesFollowOneAnother(t *testing.T) {
 		t.Fatalf("%d loans over the pages, want 3", len(seen))
 	}
 }
+
+// TestSearchPagesAPhonesHits: a phone with more hits than a page shows 50, each with its date
+// and partner, and a link to the next page, which shows the rest; each page is audited.
+func TestSearchPagesAPhonesHits(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	phone, _ := domain.ParsePhone("998935550303")
+	cd := must(domain.ParseClientData(domain.ClientDataInput{PINFL: "31234567890123", LastName: "Karimov", FirstName: "Aziz",
+		BirthDate: "1990-05-17", DocumentType: "PASSPORT", DocumentSeries: "AA", DocumentNumber: "1234567", DocumentIssuedBy: "Toshkent IIB",
+		DocumentIssued: "2020-01-10", DocumentExpiry: "2035-01-09", Region: "Toshkent", District: "Chilonzor", Address: "Bunyodkor 1",
+		Phone: "998935550303"}, domain.BusinessDate(time.Now())))
+	for i := range 55 {
+		a := must(domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: e.pid, ExternalID: uuid.New(), Phone: phone,
+			ClientData: cd, AgreementAccepted: true, Now: time.Now().UTC().Add(-time.Duration(i) * time.Minute)}))
+		if err := e.apps.Create(context.Background(), a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	row := regexp.MustCompile(`href="/console/applications/([0-9a-f-]{36})"`)
+	first := serve(h, &viewer, http.MethodGet, "/console/search?q=998935550303", nil).Body.String()
+	next := regexp.MustCompile(`href="(/console/search\?[^"]+)" rel="next"`).FindStringSubmatch(first)
+	if n := len(row.FindAllString(first, -1)); n != 50 || next == nil || !strings.Contains(first, "<td>acme</td>") {
+		t.Fatalf("the first page: %d hits, next %v", n, next)
+	}
+	second := serve(h, &viewer, http.MethodGet, strings.ReplaceAll(next[1], "&amp;", "&"), nil).Body.String()
+	seen := map[string]bool{}
+	for _, m := range append(row.FindAllStringSubmatch(first, -1), row.FindAllStringSubmatch(second, -1)...) {
+		seen[m[1]] = true
+	}
+	if len(seen) != 55 || strings.Contains(second, `rel="next"`) {
+		t.Fatalf("%d different hits over both pages, want 55", len(seen))
+	}
+	audit := serve(h, &viewer, http.MethodGet, "/console/audit?action=search.phone", nil).Body.String()
+	if n := strings.Count(audit, "search.phone"); n < 2 {
+		t.Fatalf("%d phone searches audited, want one a page", n)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -3,6 +3,7 @@ package console
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -76,19 +77,33 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
 
 func (c *Console) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query().Get("q")
-	hits, err := c.uc.Views.Search.Handle(r.Context(), session(r).Operator, q)
+	var after *ports.SearchHit
+	if a := r.URL.Query().Get("after"); a != "" {
+		row, err := parseCursor(a)
+		if err != nil {
+			c.fail(w, r, err)
+			return
+		}
+		after = &ports.SearchHit{ID: row.ID, At: row.At}
+	}
+	p, err := c.uc.Views.Search.Handle(r.Context(), session(r).Operator, q, after)
 	if err != nil {
 		c.fail(w, r, err)
 		return
 	}
-	if len(hits) == 1 && hits[0].Kind != "request" {
-		http.Redirect(w, r, link(hits[0].Kind, hits[0].ID), http.StatusSeeOther)
+	if after == nil && len(p.Hits) == 1 && p.Hits[0].Kind != "request" {
+		http.Redirect(w, r, link(p.Hits[0].Kind, p.Hits[0].ID), http.StatusSeeOther)
 		return
 	}
-	c.show(w, r, "search", "Search", struct {
-		Q    string
-		Hits []ports.SearchHit
-	}{q, hits})
+	v := struct {
+		Q       string
+		Hits    []ports.SearchHit
+		NextURL string
+	}{Q: q, Hits: p.Hits}
+	if n := p.Next; n != nil {
+		v.NextURL = "/console/search?" + url.Values{"q": {q}, "after": {cursor(ports.ListRow{ID: n.ID, At: n.At})}}.Encode()
+	}
+	c.show(w, r, "search", "Search", v)
 }
 
 // applicationView is the application page's data: the page, and the personal data when an

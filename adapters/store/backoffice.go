@@ -91,38 +91,56 @@ func (b *BackOffice) NeedsAttention(ctx context.Context, q ports.AttentionQuery)
 }
 
 // Search implements ports.BackOffice: one statement for an id (every kind of object and its
-// external id), one for a phone, one for a card number's last four digits.
+// external id), one for a phone, one for a card number's last four digits; a phone's and a
+// card's hits page newest first by keyset.
 func (b *BackOffice) Search(ctx context.Context, q ports.SearchQuery) ([]ports.SearchHit, error) {
 	var out []ports.SearchHit
 	g := b.db.conn(ctx)
 	var err error
+	// after pages a phone's or a card's hits: the rows made before the last hit shown.
+	after, args := "", []any{}
+	if a := q.After; a != nil {
+		after, args = " AND (x.created_at, x.id) < (?, ?)", []any{a.At.UTC(), a.ID}
+	}
 	switch {
 	case q.ID != uuid.Nil:
 		id, text := q.ID, q.ID.String()
 		err = g.Raw(`
-SELECT 'application' AS kind, id, status || ' · ' || task_name AS label FROM applications WHERE id = ?
-UNION ALL SELECT 'application', id, status || ' · ' || task_name FROM applications
-  WHERE partner_id IN (SELECT id FROM partners) AND external_id = ? AND id <> ?
-UNION ALL SELECT 'loan', id, COALESCE(contract_number, 'no contract yet') FROM loans WHERE id = ?
-UNION ALL SELECT 'transfer', id, status || ' · ' || masked_pan FROM transfers WHERE id = ? OR external_id = ?
-UNION ALL SELECT 'repayment', id, contract_number FROM repayments WHERE id = ? OR transaction_id = ? OR external_id = ?
-UNION ALL SELECT 'card', id, status || ' · ' || masked_pan FROM cards WHERE id = ?
-UNION ALL SELECT 'card_order', id, status FROM card_orders WHERE id = ? OR card_id = ? OR external_id = ?
+SELECT 'application' AS kind, x.id, x.status || ' · ' || x.task_name AS label, x.created_at AS at, p.name AS partner,
+  COALESCE(x.offer_amount, 0) AS amount FROM applications x JOIN partners p ON p.id = x.partner_id WHERE x.id = ?
+UNION ALL SELECT 'application', x.id, x.status || ' · ' || x.task_name, x.created_at, p.name, COALESCE(x.offer_amount, 0)
+  FROM applications x JOIN partners p ON p.id = x.partner_id WHERE x.partner_id IN (SELECT id FROM partners) AND x.external_id = ? AND x.id <> ?
+UNION ALL SELECT 'loan', x.id, COALESCE(x.contract_number, 'no contract yet'), x.issued_at, p.name, x.amount
+  FROM loans x JOIN partners p ON p.id = x.partner_id WHERE x.id = ?
+UNION ALL SELECT 'transfer', x.id, x.status || ' · ' || x.masked_pan, x.created_at, p.name, x.amount
+  FROM transfers x JOIN partners p ON p.id = x.partner_id WHERE x.id = ? OR x.external_id = ?
+UNION ALL SELECT 'repayment', x.id, x.contract_number, x.checked_at, p.name, COALESCE(x.amount, 0)
+  FROM repayments x JOIN partners p ON p.id = x.partner_id WHERE x.id = ? OR x.transaction_id = ? OR x.external_id = ?
+UNION ALL SELECT 'card', x.id, x.status || ' · ' || x.masked_pan, x.created_at, p.name, 0
+  FROM cards x JOIN partners p ON p.id = x.partner_id WHERE x.id = ?
+UNION ALL SELECT 'card_order', x.id, x.status, x.created_at, p.name, 0
+  FROM card_orders x JOIN partners p ON p.id = x.partner_id WHERE x.id = ? OR x.card_id = ? OR x.external_id = ?
 LIMIT ?`, id, id, id, id, id, id, id, id, id, id, id, id, text, q.Limit).Scan(&out).Error
 	case len(q.PhoneIndexes) > 0:
-		err = g.Table("applications").Select("'application' AS kind, id, status || ' · ' || task_name AS label").
-			Where("phone_index IN ?", q.PhoneIndexes).Order("created_at DESC").Limit(q.Limit).Scan(&out).Error
+		err = g.Raw(`
+SELECT 'application' AS kind, x.id, x.status || ' · ' || x.task_name AS label, x.created_at AS at, p.name AS partner,
+  COALESCE(x.offer_amount, 0) AS amount
+FROM applications x JOIN partners p ON p.id = x.partner_id WHERE x.phone_index IN ?`+after+`
+ORDER BY x.created_at DESC, x.id DESC LIMIT ?`, append(append([]any{q.PhoneIndexes}, args...), q.Limit)...).Scan(&out).Error
 	case q.PANLast4 != "":
 		like := "%" + q.PANLast4
 		err = g.Raw(`
-SELECT 'card' AS kind, id, status || ' · ' || masked_pan AS label FROM cards WHERE masked_pan LIKE ?
-UNION ALL SELECT 'transfer', id, status || ' · ' || masked_pan FROM transfers WHERE masked_pan LIKE ?
-LIMIT ?`, like, like, q.Limit).Scan(&out).Error
+SELECT * FROM (
+  SELECT 'card' AS kind, x.id, x.status || ' · ' || x.masked_pan AS label, x.created_at AS at, p.name AS partner, 0 AS amount
+  FROM cards x JOIN partners p ON p.id = x.partner_id WHERE x.masked_pan LIKE ?`+after+`
+  UNION ALL SELECT 'transfer', x.id, x.status || ' · ' || x.masked_pan, x.created_at, p.name, x.amount
+  FROM transfers x JOIN partners p ON p.id = x.partner_id WHERE x.masked_pan LIKE ?`+after+`
+) hits ORDER BY at DESC, id DESC LIMIT ?`, append(append(append(append([]any{like}, args...), like), args...), q.Limit)...).Scan(&out).Error
 	}
 	if err != nil {
 		return nil, interpretError(err, nil, nil)
 	}
-	if q.Text != "" && len(out) < q.Limit {
+	if q.Text != "" && q.After == nil && len(out) < q.Limit {
 		// A request id is the partner's envelope id, any text: its stored claim names the endpoint.
 		var reqs []struct {
 			PartnerID uuid.UUID

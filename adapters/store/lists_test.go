@@ -190,3 +190,50 @@ func TestEveryConsoleListAnswers(t *testing.T) {
 
 // compareIDs orders ids as both databases do: by their bytes.
 func compareIDs(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) }
+
+// TestSearchPagesAPhonesHits: a phone's hits come newest first with when, whose and how much,
+// and pages taken by keyset hold each once.
+func TestSearchPagesAPhonesHits(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		phone, _ := domain.ParsePhone("998901234567")
+		var want []uuid.UUID
+		for i := range 7 {
+			a, err := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: s.partner.ID, ExternalID: uuid.New(),
+				Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true, Now: t0.Add(time.Duration(i) * time.Minute)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.apps.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			want = append([]uuid.UUID{a.ID()}, want...)
+		}
+		var index string
+		if err := s.db.Gorm.Raw("SELECT phone_index FROM applications LIMIT 1").Scan(&index).Error; err != nil || index == "" {
+			t.Fatalf("phone index %q: %v", index, err)
+		}
+		q := ports.SearchQuery{PhoneIndexes: []string{index}, Limit: 3}
+		var got []uuid.UUID
+		for range 5 {
+			hits, err := s.back.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if h.Partner != "acme" || h.At.IsZero() || h.Kind != "application" {
+					t.Fatalf("a hit without its partner or time: %+v", h)
+				}
+				got = append(got, h.ID)
+			}
+			if len(hits) < q.Limit {
+				break
+			}
+			q.After = &hits[len(hits)-1]
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("the pages of hits:\n got %v\nwant %v", got, want)
+		}
+	})
+}
