@@ -155,9 +155,9 @@ type listView struct {
 	application.ListPage
 	Kind string
 	listKind
-	Form        url.Values
-	NextURL     string
-	CSVURL      string
+	Form    url.Values
+	NextURL string
+	CSVURL  string
 }
 
 func (c *Console) list(kind string) http.HandlerFunc {

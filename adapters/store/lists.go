@@ -55,7 +55,7 @@ var listSpecs = map[string]listSpec{
 		status: "CASE WHEN o.paid_at IS NULL THEN 'NOT_PAID' ELSE 'PAID' END", detail: "o.contract_number",
 		whereStatus: byNull("repayment request", "paid_at", "PAID", "NOT_PAID")},
 	ports.ListCardOrders: {table: "card_orders", at: "created_at", status: "o.status", detail: "o.description", whereStatus: byStatus},
-	ports.ListCards: {table: "cards", at: "created_at", status: "o.status", detail: "o.network || ' ' || o.masked_pan", whereStatus: byStatus},
+	ports.ListCards:      {table: "cards", at: "created_at", status: "o.status", detail: "o.network || ' ' || o.masked_pan", whereStatus: byStatus},
 }
 
 type listRow struct {
