@@ -650,6 +650,52 @@ func TestAuthenticate(t *testing.T) {
 	}
 }
 
+// TestARotatedKeyWorksUntilItsOverlapEnds: the key a rotation replaced authenticates until
+// PreviousKeyUntil, not a moment after, whatever the cache holds.
+func TestARotatedKeyWorksUntilItsOverlapEnds(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		left time.Duration
+		want error
+	}{
+		{"during the overlap", time.Hour, nil},
+		{"after it", -time.Second, application.ErrUnauthenticated},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := setup(t)
+			old := "tiyin_old_key_0123456789"
+			p := domain.Partner{ID: uuid.New(), KeyHash: application.HashAPIKey("tiyin_new_key_0123456789"),
+				PreviousKeyHash: application.HashAPIKey(old), PreviousKeyUntil: time.Now().Add(tt.left)}
+			d.partners.EXPECT().ByKeyHash(gomock.Any(), application.HashAPIKey(old)).Return(p, nil).Times(1)
+			got, err := d.authenticate().Handle(context.Background(), old, "10.0.0.1")
+			if !errors.Is(err, tt.want) || (tt.want == nil && got.ID != p.ID) {
+				t.Fatalf("got %+v %v, want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestARotatedKeyIsNotCachedPastItsOverlap: a key whose overlap ends sooner than the cache's
+// five seconds is asked for again once it ends.
+func TestARotatedKeyIsNotCachedPastItsOverlap(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	old := "tiyin_old_key_0123456789"
+	p := domain.Partner{ID: uuid.New(), KeyHash: application.HashAPIKey("tiyin_new_key_0123456789"),
+		PreviousKeyHash: application.HashAPIKey(old), PreviousKeyUntil: time.Now().Add(300 * time.Millisecond)}
+	d.partners.EXPECT().ByKeyHash(gomock.Any(), application.HashAPIKey(old)).Return(p, nil).Times(2)
+	auth := d.authenticate()
+	if _, err := auth.Handle(context.Background(), old, "10.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if _, err := auth.Handle(context.Background(), old, "10.0.0.1"); !errors.Is(err, application.ErrUnauthenticated) {
+		t.Fatalf("after the overlap: %v", err)
+	}
+}
+
 func TestAuthenticateRefusesADisabledPartner(t *testing.T) {
 	t.Parallel()
 	d := setup(t)

@@ -2,7 +2,6 @@ package application
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"sync"
 	"time"
@@ -81,15 +80,22 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, key, addr string) (dom
 		return domain.Partner{}, h.badKey(addr)
 	}
 	p, err := h.partners.ByKeyHash(ctx, hash)
+	until := now.Add(authCacheTTL)
 	switch {
 	case errors.Is(err, domain.ErrPartnerNotFound):
 		err = ErrUnauthenticated
 	case err != nil:
 		return domain.Partner{}, err
-	case subtle.ConstantTimeCompare(p.KeyHash, hash) != 1:
-		err = ErrUnauthenticated
-	case p.Disabled:
-		err = ErrPartnerDisabled
+	default:
+		// A rotated key works until its overlap ends, and is remembered no longer.
+		if ends, ok := p.KeyWorksUntil(hash, now); !ok {
+			err = ErrUnauthenticated
+		} else if !ends.IsZero() && ends.Before(until) {
+			until = ends
+		}
+		if err == nil && p.Disabled {
+			err = ErrPartnerDisabled
+		}
 	}
 	if errors.Is(err, ErrUnauthenticated) {
 		h.unknown.Add(string(hash), struct{}{})
@@ -98,7 +104,7 @@ func (h *AuthenticateHandler) Handle(ctx context.Context, key, addr string) (dom
 	if err != nil {
 		p = domain.Partner{}
 	}
-	h.cache.Store(string(hash), authEntry{partner: p, err: err, until: now.Add(authCacheTTL)})
+	h.cache.Store(string(hash), authEntry{partner: p, err: err, until: until})
 	return p, err
 }
 

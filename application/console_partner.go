@@ -2,51 +2,105 @@ package application
 
 import (
 	"context"
+	"fmt"
+	"net/url"
+	"time"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
-// ConsolePartnerAction is an admin's change to a partner: disable, enable, or rotate its key.
+// The partner changes an admin makes, from the console or the command line.
+const (
+	PartnerCreate     = "create"
+	PartnerDisable    = "disable"
+	PartnerEnable     = "enable"
+	PartnerRotateKey  = "rotate_key"
+	PartnerSetWebhook = "set_webhook"
+)
+
+// ConsolePartnerAction is an admin's change to a partner.
 type ConsolePartnerAction struct {
 	Name   string
-	Action string // "disable", "enable", "rotate_key"
+	Action string // PartnerCreate, PartnerDisable, PartnerEnable, PartnerRotateKey, PartnerSetWebhook
+	// Overlap (rotate_key) is how long the replaced key keeps working; 0 stops it at once.
+	Overlap time.Duration
+	// URL (set_webhook) is where the partner's events go; empty removes the webhook.
+	// AllowHTTP accepts a plain http:// URL (the sandbox).
+	URL       string
+	AllowHTTP bool
 }
 
-// ConsolePartnerHandler changes partners from the console, each change in the audit log.
+// PartnerChange is what a change made that is shown once: a created partner and its key, a
+// rotated key and until when the old one works, a webhook's signing secret.
+type PartnerChange struct {
+	Partner       domain.Partner // create
+	APIKey        string         // create, rotate_key
+	OldKeyUntil   time.Time      // rotate_key; zero when the old key stopped at once
+	WebhookSecret string         // set_webhook, unless removed
+}
+
+// ConsolePartnerHandler changes partners, each change in the audit log with who made it: an
+// operator in the console, or CLIActor on the command line.
 type ConsolePartnerHandler struct {
 	uow     ports.UnitOfWork
+	create  *CreatePartnerHandler
 	enabled *SetPartnerEnabledHandler
 	rotate  *RotatePartnerKeyHandler
+	webhook *SetWebhookHandler
 	audit   audit
 }
 
 // NewConsolePartnerHandler returns the handler on the ports it uses.
-func NewConsolePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, log ports.AuditLog) *ConsolePartnerHandler {
-	return &ConsolePartnerHandler{uow: uow, enabled: NewSetPartnerEnabledHandler(uow, partners), rotate: NewRotatePartnerKeyHandler(uow, partners),
-		audit: audit{clock: clock, log: log}}
+func NewConsolePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer,
+	log ports.AuditLog) *ConsolePartnerHandler {
+	return &ConsolePartnerHandler{uow: uow, create: NewCreatePartnerHandler(clock, uow, partners),
+		enabled: NewSetPartnerEnabledHandler(uow, partners), rotate: NewRotatePartnerKeyHandler(clock, uow, partners),
+		webhook: NewSetWebhookHandler(uow, partners, sealer), audit: audit{clock: clock, log: log}}
 }
 
-// Handle applies the action; rotate_key returns the new key, shown once.
-func (h *ConsolePartnerHandler) Handle(ctx context.Context, who Actor, cmd ConsolePartnerAction) (string, error) {
+// Handle applies the change and its audit entry in one transaction.
+func (h *ConsolePartnerHandler) Handle(ctx context.Context, who Actor, cmd ConsolePartnerAction) (PartnerChange, error) {
 	if err := who.may(domain.RoleAdmin); err != nil {
-		return "", err
+		return PartnerChange{}, err
 	}
-	var key string
+	var out PartnerChange
 	err := h.uow.Do(ctx, func(ctx context.Context) error {
-		var err error
+		var (
+			err    error
+			detail string
+		)
 		switch cmd.Action {
-		case "disable", "enable":
-			err = h.enabled.Handle(ctx, SetPartnerEnabled{Name: cmd.Name, Enabled: cmd.Action == "enable"})
-		case "rotate_key":
-			key, err = h.rotate.Handle(ctx, RotatePartnerKey{Name: cmd.Name})
+		case PartnerCreate:
+			var np NewPartner
+			np, err = h.create.Handle(ctx, CreatePartner{Name: cmd.Name})
+			out.Partner, out.APIKey, cmd.Name = np.Partner, np.APIKey, np.Partner.Name
+		case PartnerDisable, PartnerEnable:
+			err = h.enabled.Handle(ctx, SetPartnerEnabled{Name: cmd.Name, Enabled: cmd.Action == PartnerEnable})
+		case PartnerRotateKey:
+			var k RotatedKey
+			k, err = h.rotate.Handle(ctx, RotatePartnerKey{Name: cmd.Name, Overlap: cmd.Overlap})
+			out.APIKey, out.OldKeyUntil = k.APIKey, k.OldUntil
+			detail = "the old key stopped at once"
+			if !k.OldUntil.IsZero() {
+				detail = "the old key works until " + k.OldUntil.In(domain.Tashkent).Format(time.RFC3339)
+			}
+		case PartnerSetWebhook:
+			out.WebhookSecret, err = h.webhook.Handle(ctx, SetWebhook{Name: cmd.Name, URL: cmd.URL, AllowHTTP: cmd.AllowHTTP})
+			detail = "removed"
+			if u, perr := url.Parse(cmd.URL); cmd.URL != "" && perr == nil {
+				detail = "to " + u.Scheme + "://" + u.Host + ", a new signing secret"
+			}
 		default:
-			return domain.ErrForbidden
+			return fmt.Errorf("%w: no partner change %q", domain.ErrActionIncomplete, cmd.Action)
 		}
 		if err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "partner."+cmd.Action, "partner:"+cmd.Name, "")
+		return h.audit.record(ctx, who, "partner."+cmd.Action, "partner:"+cmd.Name, detail)
 	})
-	return key, err
+	if err != nil {
+		return PartnerChange{}, err
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"crypto/subtle"
 	"errors"
 	"net/url"
 	"strings"
@@ -17,13 +18,57 @@ type Partner struct {
 	ID        uuid.UUID
 	Name      string
 	KeyHash   []byte
-	Disabled  bool
-	CreatedAt time.Time
+	// PreviousKeyHash is the key a rotation replaced, which keeps working until
+	// PreviousKeyUntil, so the partner can move its systems to the new key without a gap; nil
+	// when none.
+	PreviousKeyHash  []byte
+	PreviousKeyUntil time.Time
+	Disabled         bool
+	CreatedAt        time.Time
 	// WebhookURL is where the partner's events go; empty when it has none.
 	WebhookURL string
 	// WebhookSecret signs the events. It is kept sealed with the data key and opened only to
 	// sign a delivery.
 	WebhookSecret string
+}
+
+// DefaultKeyOverlap is how long a rotated key keeps working beside the new one unless the
+// rotation says otherwise; MaxKeyOverlap is the longest it may.
+const (
+	DefaultKeyOverlap = 24 * time.Hour
+	MaxKeyOverlap     = 7 * 24 * time.Hour
+)
+
+// ErrKeyOverlap refuses a key overlap that is negative or longer than MaxKeyOverlap.
+var ErrKeyOverlap = errors.New("the old key's overlap is from 0 (it stops at once) to 7 days")
+
+// RotateKey makes hash the partner's key at now; the key it replaces keeps working for
+// overlap (0: it stops at once), and one replaced before stops now.
+func (p *Partner) RotateKey(hash []byte, now time.Time, overlap time.Duration) error {
+	if overlap < 0 || overlap > MaxKeyOverlap {
+		return ErrKeyOverlap
+	}
+	p.PreviousKeyHash, p.PreviousKeyUntil = nil, time.Time{}
+	if overlap > 0 {
+		p.PreviousKeyHash, p.PreviousKeyUntil = p.KeyHash, now.Add(overlap)
+	}
+	p.KeyHash = hash
+	return nil
+}
+
+// KeyWorksUntil is until when the key of hash is the partner's at now: forever (the zero
+// time) for its key, PreviousKeyUntil for the key a rotation replaced while that lasts; false
+// for any other key. The comparisons take the same time whatever the hashes.
+func (p Partner) KeyWorksUntil(hash []byte, now time.Time) (time.Time, bool) {
+	current := subtle.ConstantTimeCompare(p.KeyHash, hash) == 1
+	previous := len(p.PreviousKeyHash) > 0 && subtle.ConstantTimeCompare(p.PreviousKeyHash, hash) == 1
+	switch {
+	case current:
+		return time.Time{}, true
+	case previous && now.Before(p.PreviousKeyUntil):
+		return p.PreviousKeyUntil, true
+	}
+	return time.Time{}, false
 }
 
 // ErrWebhookURL means a webhook address is not an absolute http(s) URL.
@@ -44,10 +89,13 @@ func ParseWebhookURL(s string) (string, error) {
 func ParsePartnerName(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || utf8.RuneCountInString(s) > 100 || !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
-		return "", errors.New("partner name must be 1 to 100 printable characters")
+		return "", ErrPartnerName
 	}
 	return s, nil
 }
+
+// ErrPartnerName refuses a partner name that is empty, too long or not printable.
+var ErrPartnerName = errors.New("partner name must be 1 to 100 printable characters")
 
 // SandboxPartnerName is the partner seeded in sandbox mode.
 const SandboxPartnerName = "sandbox"

@@ -1,8 +1,10 @@
 package domain_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tiyin/tiyin/domain"
@@ -142,4 +144,46 @@ func FuzzParsePhone(f *testing.F) {
 			t.Fatalf("accepted %q", s)
 		}
 	})
+}
+
+func TestRotatingAKeyKeepsTheOldOneForItsOverlap(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name    string
+		overlap time.Duration
+		err     error
+		oldAt   map[time.Duration]bool // the old key works this long after the rotation
+	}{
+		{"the default", domain.DefaultKeyOverlap, nil, map[time.Duration]bool{0: true, 23 * time.Hour: true, 24 * time.Hour: false}},
+		{"none: it stops now", 0, nil, map[time.Duration]bool{0: false}},
+		{"the longest", domain.MaxKeyOverlap, nil, map[time.Duration]bool{domain.MaxKeyOverlap - time.Second: true}},
+		{"longer than a week", domain.MaxKeyOverlap + time.Second, domain.ErrKeyOverlap, nil},
+		{"negative", -time.Second, domain.ErrKeyOverlap, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := domain.Partner{KeyHash: []byte("old"), PreviousKeyHash: []byte("older"), PreviousKeyUntil: now.Add(time.Hour)}
+			if err := p.RotateKey([]byte("new"), now, tt.overlap); !errors.Is(err, tt.err) {
+				t.Fatalf("got %v, want %v", err, tt.err)
+			}
+			if tt.err != nil {
+				if string(p.KeyHash) != "old" {
+					t.Fatal("a refused rotation changed the key")
+				}
+				return
+			}
+			if until, ok := p.KeyWorksUntil([]byte("new"), now.Add(365*24*time.Hour)); !ok || !until.IsZero() {
+				t.Fatal("the new key does not work for good")
+			}
+			if _, ok := p.KeyWorksUntil([]byte("older"), now); ok {
+				t.Fatal("a key two rotations old still works")
+			}
+			for after, want := range tt.oldAt {
+				if _, ok := p.KeyWorksUntil([]byte("old"), now.Add(after)); ok != want {
+					t.Errorf("the old key %v after the rotation: works %v, want %v", after, ok, want)
+				}
+			}
+		})
+	}
 }

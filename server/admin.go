@@ -97,7 +97,7 @@ func startAdmin(lc fx.Lifecycle, cfg config, metrics *observe.Metrics, app *appl
 	for _, w := range adminWarnings(cfg) {
 		log.Warn(w)
 	}
-	con := console.New(app.Console, log.Named("console"), console.Config{Secure: !cfg.Sandbox, Hosts: cfg.AdminHosts})
+	con := console.New(app.Console, log.Named("console"), console.Config{Secure: !cfg.Sandbox, Hosts: cfg.AdminHosts, Sandbox: cfg.Sandbox})
 	srv := &http.Server{Handler: adminHandler(metrics, con, cfg.Pprof), ReadHeaderTimeout: 5 * time.Second}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {

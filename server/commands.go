@@ -214,7 +214,8 @@ func partnerCmd(o options) *cobra.Command {
 		Short: "Create a partner and print its API key (shown once)",
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-				np, err := in.app.Partners.CreatePartner.Handle(ctx, application.CreatePartner{Name: name})
+				np, err := in.app.Console.Actions.Partner.Handle(ctx, application.CLIActor,
+					application.ConsolePartnerAction{Name: name, Action: application.PartnerCreate})
 				if err != nil {
 					return err
 				}
@@ -276,7 +277,11 @@ func partnerCmd(o options) *cobra.Command {
 			Short: short,
 			RunE: func(c *cobra.Command, _ []string) error {
 				return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-					err := in.app.Partners.SetPartnerEnabled.Handle(ctx, application.SetPartnerEnabled{Name: name, Enabled: enable})
+					action := application.PartnerDisable
+					if enable {
+						action = application.PartnerEnable
+					}
+					_, err := in.app.Console.Actions.Partner.Handle(ctx, application.CLIActor, application.ConsolePartnerAction{Name: name, Action: action})
 					if err != nil {
 						return partnerErr(err, name)
 					}
@@ -287,24 +292,36 @@ func partnerCmd(o options) *cobra.Command {
 		}, &name)
 	}
 	var rotated string
+	var overlap time.Duration
 	rotate := partnerNamed(&cobra.Command{
 		Use:   "rotate-key NAME",
-		Short: "Replace a partner's API key and print the new one (the old key stops working within 5 seconds)",
+		Short: "Replace a partner's API key and print the new one; the old key keeps working for --overlap (24h), 0 stops it now",
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-				key, err := in.app.Partners.RotatePartnerKey.Handle(ctx, application.RotatePartnerKey{Name: rotated})
+				k, err := in.app.Console.Actions.Partner.Handle(ctx, application.CLIActor,
+					application.ConsolePartnerAction{Name: rotated, Action: application.PartnerRotateKey, Overlap: overlap})
 				if err != nil {
 					return partnerErr(err, rotated)
 				}
-				if asJSON {
-					return json.NewEncoder(os.Stdout).Encode(map[string]string{"name": rotated, "apiKey": key})
+				oldUntil := ""
+				if !k.OldKeyUntil.IsZero() {
+					oldUntil = k.OldKeyUntil.In(domain.Tashkent).Format(time.RFC3339)
 				}
-				fmt.Printf("new API key of %q (shown once): %s\n", rotated, key)
+				if asJSON {
+					return json.NewEncoder(os.Stdout).Encode(map[string]string{"name": rotated, "apiKey": k.APIKey, "oldKeyUntil": oldUntil})
+				}
+				fmt.Printf("new API key of %q (shown once): %s\n", rotated, k.APIKey)
+				if oldUntil == "" {
+					fmt.Println("the old key stops working within 5 seconds")
+				} else {
+					fmt.Printf("the old key keeps working until %s\n", oldUntil)
+				}
 				return nil
 			})
 		},
 	}, &rotated)
-	rotate.Flags().BoolVar(&asJSON, "json", false, `print {"name", "apiKey"} as JSON`)
+	rotate.Flags().BoolVar(&asJSON, "json", false, `print {"name", "apiKey", "oldKeyUntil"} as JSON (oldKeyUntil empty when the old key stopped)`)
+	rotate.Flags().DurationVar(&overlap, "overlap", domain.DefaultKeyOverlap, "how long the old key keeps working beside the new one, up to 168h (0: it stops now)")
 	cmd.AddCommand(create, list, enabled(false), enabled(true), rotate, setWebhookCmd(o))
 	return cmd
 }
@@ -328,7 +345,9 @@ so serve must run with the same data key.`,
 				if len(in.cfg.DataKey) == 0 {
 					return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
 				}
-				secret, err := in.app.Partners.SetWebhook.Handle(ctx, application.SetWebhook{Name: name, URL: url, AllowHTTP: in.cfg.Sandbox})
+				ch, err := in.app.Console.Actions.Partner.Handle(ctx, application.CLIActor, application.ConsolePartnerAction{Name: name,
+					Action: application.PartnerSetWebhook, URL: url, AllowHTTP: in.cfg.Sandbox})
+				secret := ch.WebhookSecret
 				if err != nil {
 					return partnerErr(err, name)
 				}

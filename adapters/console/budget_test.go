@@ -369,5 +369,5 @@ func (e *env) console(t *testing.T) (http.Handler, *http.Cookie) {
 	if err := e.app.Console.Operators.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: "alice-long-password-1", Session: s.Token}); err != nil {
 		t.Fatal(err)
 	}
-	return console.New(e.app.Console, zap.NewNop(), console.Config{}), &http.Cookie{Name: "tiyin_console", Value: s.Token}
+	return console.New(e.app.Console, zap.NewNop(), console.Config{Sandbox: true}), &http.Cookie{Name: "tiyin_console", Value: s.Token}
 }

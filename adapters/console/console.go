@@ -48,6 +48,8 @@ type Config struct {
 	// Hosts are the host names (no port) the console answers to; another Host header gets
 	// 421, which keeps a DNS-rebinding page off it. Empty answers any.
 	Hosts []string
+	// Sandbox accepts plain http:// webhook URLs, as the command line does in the sandbox.
+	Sandbox bool
 }
 
 // Console serves the console's pages.
@@ -318,7 +320,7 @@ func problem(err error) (int, string) {
 		return http.StatusForbidden, "Your role may not do this."
 	case errors.Is(err, domain.ErrSelfApproval), errors.Is(err, domain.ErrProposalClosed), errors.Is(err, domain.ErrProposalOpen),
 		errors.Is(err, domain.ErrOutcomeKnown), errors.Is(err, domain.ErrWrongState), errors.Is(err, domain.ErrWeakPassword),
-		errors.Is(err, domain.ErrOperatorExists):
+		errors.Is(err, domain.ErrOperatorExists), errors.Is(err, domain.ErrPartnerExists):
 		return http.StatusConflict, capitalize(err.Error()) + "."
 	case errors.Is(err, domain.ErrApplicationNotFound), errors.Is(err, domain.ErrLoanNotFound), errors.Is(err, domain.ErrTransferNotFound),
 		errors.Is(err, domain.ErrRepaymentNotFound), errors.Is(err, domain.ErrCardNotFound), errors.Is(err, domain.ErrCardOrderNotFound),
@@ -326,7 +328,8 @@ func problem(err error) (int, string) {
 		errors.Is(err, errNotFound):
 		return http.StatusNotFound, "Not found."
 	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete), errors.Is(err, domain.ErrActionIncomplete),
-		errors.Is(err, ports.ErrBadList):
+		errors.Is(err, ports.ErrBadList), errors.Is(err, domain.ErrPartnerName), errors.Is(err, domain.ErrWebhookURL),
+		errors.Is(err, domain.ErrKeyOverlap):
 		return http.StatusBadRequest, capitalize(err.Error()) + "."
 	}
 	return http.StatusInternalServerError, "Something went wrong on tiyin's side; it is logged. Try again, or tell the tiyin team."

@@ -159,7 +159,13 @@ func TestEveryPageAndActionByRole(t *testing.T) {
 		{&admin, "/console/partners/nobody/disable", nil, 404},
 		{&admin, "/console/partners/acme/disable", nil, 303},
 		{&admin, "/console/partners/acme/enable", nil, 303},
-		{&admin, "/console/partners/acme/rotate_key", nil, 200},
+		{&admin, "/console/partners/acme/rotate_key", url.Values{"overlap": {"0"}}, 200},
+		{&admin, "/console/partners/acme/rotate_key", nil, 400}, // how long the old key works is chosen
+		{&officer, "/console/partners", url.Values{"name": {"beta"}}, 403},
+		{&admin, "/console/partners", url.Values{"name": {" "}}, 400},
+		{&admin, "/console/partners", url.Values{"name": {"acme"}}, 409},
+		{&officer, "/console/partners/acme/set_webhook", url.Values{"url": {"https://partner.example/hook"}}, 403},
+		{&admin, "/console/partners/acme/set_webhook", url.Values{"url": {"ftp://partner.example/hook"}}, 400},
 		{&officer, "/console/audit/verify", nil, 403},
 		{&admin, "/console/audit/verify", nil, 303},
 	} {
@@ -178,7 +184,7 @@ func TestEveryPageAndActionByRole(t *testing.T) {
 			t.Errorf("POST %s without a session: %d", c.path, anon.Code)
 		}
 	}
-	rotated := serve(h, &admin, http.MethodPost, "/console/partners/acme/rotate_key", url.Values{"csrf": {admin.csrf}})
+	rotated := serve(h, &admin, http.MethodPost, "/console/partners/acme/rotate_key", url.Values{"csrf": {admin.csrf}, "overlap": {"0"}})
 	if !regexp.MustCompile(`shown this once: <code class="key">[A-Za-z0-9_-]{20,}</code>`).MatchString(rotated.Body.String()) {
 		t.Fatalf("the rotated key is not shown once:\n%s", rotated.Body)
 	}
@@ -446,4 +452,49 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestAdminsManagePartnersFromTheConsole: an admin creates a partner (its key shown once),
+// rotates its key with an overlap (the old key's end shown on the page), sets its webhook (the
+// secret shown once); each change is in the audit log.
+func TestAdminsManagePartnersFromTheConsole(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	h, _ := e.console(t)
+	admin := e.as(t, "adam", domain.RoleAdmin)
+	post := func(path string, form url.Values) string {
+		t.Helper()
+		form.Set("csrf", admin.csrf)
+		rec := serve(h, &admin, http.MethodPost, path, form)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("POST %s: %d\n%s", path, rec.Code, rec.Body)
+		}
+		return rec.Body.String()
+	}
+	key := regexp.MustCompile(`shown this once: <code class="key">([A-Za-z0-9_-]{20,})</code>`)
+	created := post("/console/partners", url.Values{"name": {"beta"}})
+	if !key.MatchString(created) || !strings.Contains(created, "<h1>Partner beta</h1>") {
+		t.Fatalf("the new partner's key is not shown:\n%s", created)
+	}
+	rotated := post("/console/partners/beta/rotate_key", url.Values{"overlap": {"24h"}})
+	if !key.MatchString(rotated) || !strings.Contains(rotated, "The old key keeps working until") {
+		t.Fatalf("the rotation does not say until when the old key works:\n%s", rotated)
+	}
+	page := serve(h, &admin, http.MethodGet, "/console/partners/beta", nil).Body.String()
+	if key.MatchString(page) || !strings.Contains(page, "the key before the last rotation works until") {
+		t.Fatalf("the partner's page shows a key again, or not the old key's end:\n%s", page)
+	}
+	hooked := post("/console/partners/beta/set_webhook", url.Values{"url": {"https://partner.example/hook?token=abc"}})
+	if !strings.Contains(hooked, "signing secret, shown this once") {
+		t.Fatalf("the webhook's secret is not shown:\n%s", hooked)
+	}
+	audit := serve(h, &admin, http.MethodGet, "/console/audit?object=partner:beta", nil).Body.String()
+	for _, want := range []string{"partner.create", "partner.rotate_key", "the old key works until", "partner.set_webhook", "https://partner.example"} {
+		if !strings.Contains(audit, want) {
+			t.Errorf("the audit log does not show %q", want)
+		}
+	}
+	if strings.Contains(audit, "token=abc") {
+		t.Error("the audit log keeps the webhook URL's query")
+	}
 }

@@ -43,6 +43,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /console/ledger", c.authed(c.ledger))
 	m.HandleFunc("GET /console/partners", c.authed(c.partners))
 	m.HandleFunc("GET /console/partners/{name}", c.authed(c.partner))
+	m.HandleFunc("POST /console/partners", c.authed(c.createPartner))
 	m.HandleFunc("POST /console/partners/{name}/{action}", c.authed(c.partnerAction))
 	m.HandleFunc("GET /console/audit", c.authed(c.audit))
 	m.HandleFunc("GET /console/audit.csv", c.authed(c.auditCSV))
@@ -274,41 +275,70 @@ func (c *Console) partners(w http.ResponseWriter, r *http.Request) {
 	c.show(w, r, "partners", "Partners", ps)
 }
 
-// partnerView is a partner's page, with a key just rotated (shown once).
+// partnerView is a partner's page, with what a change just made (shown once).
 type partnerView struct {
 	application.PartnerPage
-	NewKey string
+	Change application.PartnerChange
+	Now    time.Time
 }
 
 func (c *Console) partner(w http.ResponseWriter, r *http.Request) {
-	c.partnerPage(w, r, "")
+	c.partnerPage(w, r, r.PathValue("name"), application.PartnerChange{})
 }
 
-func (c *Console) partnerPage(w http.ResponseWriter, r *http.Request, key string) {
-	p, err := c.uc.Views.Partners.Handle(r.Context(), session(r).Operator, r.PathValue("name"))
+func (c *Console) partnerPage(w http.ResponseWriter, r *http.Request, name string, change application.PartnerChange) {
+	p, err := c.uc.Views.Partners.Handle(r.Context(), session(r).Operator, name)
 	if err != nil {
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "partner", "Partner "+p.Partner.Name, partnerView{PartnerPage: p, NewKey: key})
+	c.show(w, r, "partner", "Partner "+p.Partner.Name, partnerView{PartnerPage: p, Change: change, Now: time.Now()})
 }
 
+// keyOverlaps are the overlaps a rotation offers, by the form's value.
+var keyOverlaps = map[string]time.Duration{"0": 0, "1h": time.Hour, "24h": domain.DefaultKeyOverlap, "72h": 72 * time.Hour, "168h": domain.MaxKeyOverlap}
+
+// partnerAction applies an admin's change to a partner. A new key or signing secret is shown
+// in this answer only; the other changes redirect to the partner's page.
 func (c *Console) partnerAction(w http.ResponseWriter, r *http.Request) {
 	name, action := r.PathValue("name"), r.PathValue("action")
-	if action != "disable" && action != "enable" && action != "rotate_key" {
+	cmd := application.ConsolePartnerAction{Name: name, Action: action}
+	switch action {
+	case application.PartnerDisable, application.PartnerEnable:
+	case application.PartnerRotateKey:
+		overlap, ok := keyOverlaps[r.PostFormValue("overlap")]
+		if !ok {
+			c.fail(w, r, fmt.Errorf("%w: choose how long the old key keeps working", errBadInput))
+			return
+		}
+		cmd.Overlap = overlap
+	case application.PartnerSetWebhook:
+		cmd.URL, cmd.AllowHTTP = strings.TrimSpace(r.PostFormValue("url")), c.cfg.Sandbox
+	default:
 		c.fail(w, r, errNotFound)
 		return
 	}
-	key, err := c.uc.Actions.Partner.Handle(r.Context(), session(r).Operator, application.ConsolePartnerAction{Name: name, Action: action})
+	change, err := c.uc.Actions.Partner.Handle(r.Context(), session(r).Operator, cmd)
 	if err != nil {
 		c.fail(w, r, err)
 		return
 	}
-	if key != "" {
-		c.partnerPage(w, r, key) // the new key is shown once, in this answer only
+	if change.APIKey != "" || change.WebhookSecret != "" {
+		c.partnerPage(w, r, name, change)
 		return
 	}
 	done(w, r, "/console/partners/"+name, "partner")
+}
+
+// createPartner makes a partner; its key is shown in this answer only.
+func (c *Console) createPartner(w http.ResponseWriter, r *http.Request) {
+	change, err := c.uc.Actions.Partner.Handle(r.Context(), session(r).Operator,
+		application.ConsolePartnerAction{Name: strings.TrimSpace(r.PostFormValue("name")), Action: application.PartnerCreate})
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.partnerPage(w, r, change.Partner.Name, change)
 }
 
 // auditFilter reads the audit page's filter from the query.

@@ -494,6 +494,36 @@ func TestPartners(t *testing.T) {
 	})
 }
 
+// TestARotatedKeyIsFoundDuringItsOverlap: the key a rotation replaced is stored with its end
+// and finds its partner (the application checks the end); a second rotation forgets it.
+func TestARotatedKeyIsFoundDuringItsOverlap(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		old := s.partner.KeyHash
+		rotate := func(hash string, overlap time.Duration) {
+			t.Helper()
+			if err := s.partners.Update(ctx, "acme", func(p *domain.Partner) error { return p.RotateKey([]byte(hash), t0, overlap) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rotate("second", time.Hour)
+		for _, h := range [][]byte{old, []byte("second")} {
+			p, err := s.partners.ByKeyHash(ctx, h)
+			if err != nil || p.ID != s.partner.ID || string(p.PreviousKeyHash) != string(old) || !p.PreviousKeyUntil.Equal(t0.Add(time.Hour)) {
+				t.Fatalf("by %q: %+v %v", h, p, err)
+			}
+		}
+		rotate("third", 0)
+		if _, err := s.partners.ByKeyHash(ctx, old); !errors.Is(err, domain.ErrPartnerNotFound) {
+			t.Fatalf("a key two rotations old: %v", err)
+		}
+		if p, err := s.partners.ByKeyHash(ctx, []byte("third")); err != nil || p.PreviousKeyHash != nil || !p.PreviousKeyUntil.IsZero() {
+			t.Fatalf("after a rotation without overlap: %+v %v", p, err)
+		}
+	})
+}
+
 func record(s *suite, key string) ports.IdempotencyRecord {
 	return ports.IdempotencyRecord{PartnerID: s.partner.ID, Key: key, Endpoint: "/x", Fingerprint: []byte{1, 2}, CreatedAt: t0}
 }

@@ -11,11 +11,14 @@ import (
 )
 
 type partnerModel struct {
-	ID        uuid.UUID `gorm:"column:id;primaryKey"`
-	Name      string    `gorm:"column:name"`
-	KeyHash   []byte    `gorm:"column:key_hash"`
-	Disabled  bool      `gorm:"column:disabled"`
-	CreatedAt time.Time `gorm:"column:created_at;autoCreateTime:false"`
+	ID      uuid.UUID `gorm:"column:id;primaryKey"`
+	Name    string    `gorm:"column:name"`
+	KeyHash []byte    `gorm:"column:key_hash"`
+	// PreviousKeyHash is the key a rotation replaced, working until PreviousKeyUntil.
+	PreviousKeyHash  []byte     `gorm:"column:previous_key_hash"`
+	PreviousKeyUntil *time.Time `gorm:"column:previous_key_until"`
+	Disabled         bool       `gorm:"column:disabled"`
+	CreatedAt        time.Time  `gorm:"column:created_at;autoCreateTime:false"`
 	// WebhookURL and WebhookSecret (sealed by the application) are the partner's webhook.
 	WebhookURL    string `gorm:"column:webhook_url"`
 	WebhookSecret string `gorm:"column:webhook_secret"`
@@ -24,7 +27,8 @@ type partnerModel struct {
 func (partnerModel) TableName() string { return "partners" }
 
 func (m partnerModel) toDomain() domain.Partner {
-	return domain.Partner{ID: m.ID, Name: m.Name, KeyHash: m.KeyHash, Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC(),
+	return domain.Partner{ID: m.ID, Name: m.Name, KeyHash: m.KeyHash, PreviousKeyHash: m.PreviousKeyHash,
+		PreviousKeyUntil: fromOptTime(m.PreviousKeyUntil), Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC(),
 		WebhookURL: m.WebhookURL, WebhookSecret: m.WebhookSecret}
 }
 
@@ -41,7 +45,8 @@ var partnerUnique = constraintErrors{
 
 // Create implements ports.PartnerRepository.
 func (r *PartnerRepository) Create(ctx context.Context, p domain.Partner) error {
-	m := partnerModel{ID: p.ID, Name: p.Name, KeyHash: p.KeyHash, Disabled: p.Disabled, CreatedAt: p.CreatedAt.UTC(),
+	m := partnerModel{ID: p.ID, Name: p.Name, KeyHash: p.KeyHash, PreviousKeyHash: p.PreviousKeyHash,
+		PreviousKeyUntil: optTime(p.PreviousKeyUntil), Disabled: p.Disabled, CreatedAt: p.CreatedAt.UTC(),
 		WebhookURL: p.WebhookURL, WebhookSecret: p.WebhookSecret}
 	return interpretError(r.db.conn(ctx).Create(&m).Error, nil, partnerUnique)
 }
@@ -49,7 +54,8 @@ func (r *PartnerRepository) Create(ctx context.Context, p domain.Partner) error 
 // ByKeyHash implements ports.PartnerRepository.
 func (r *PartnerRepository) ByKeyHash(ctx context.Context, h []byte) (domain.Partner, error) {
 	var m partnerModel
-	if err := r.db.conn(ctx).Where("key_hash = ?", h).Take(&m).Error; err != nil {
+	// The key, or the key a rotation replaced (the caller checks that its overlap lasts).
+	if err := r.db.conn(ctx).Where("key_hash = ? OR previous_key_hash = ?", h, h).Take(&m).Error; err != nil {
 		return domain.Partner{}, interpretError(err, domain.ErrPartnerNotFound, nil)
 	}
 	return m.toDomain(), nil
@@ -90,6 +96,8 @@ func (r *PartnerRepository) Update(ctx context.Context, name string, fn func(p *
 			return err
 		}
 		m.KeyHash, m.Disabled, m.WebhookURL, m.WebhookSecret = p.KeyHash, p.Disabled, p.WebhookURL, p.WebhookSecret
-		return interpretError(r.db.conn(ctx).Select("key_hash", "disabled", "webhook_url", "webhook_secret").Updates(&m).Error, nil, partnerUnique)
+		m.PreviousKeyHash, m.PreviousKeyUntil = p.PreviousKeyHash, optTime(p.PreviousKeyUntil)
+		return interpretError(r.db.conn(ctx).Select("key_hash", "previous_key_hash", "previous_key_until", "disabled", "webhook_url",
+			"webhook_secret").Updates(&m).Error, nil, partnerUnique)
 	})
 }

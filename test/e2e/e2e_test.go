@@ -477,7 +477,21 @@ func TestPartnerCommands(t *testing.T) {
 	if out := run("partner", "list"); !strings.Contains(out, "acme bank") || !strings.Contains(out, "sandbox") {
 		t.Fatalf("list: %s", out)
 	}
-	newKey := strings.TrimSpace(run("partner", "rotate-key", "acme bank", "--json"))
+	// A rotation keeps the old key working for its overlap (24 h unless told), so a partner
+	// moves to the new key without a gap; --overlap 0 stops the old key at once.
+	var overlapped struct{ APIKey, OldKeyUntil string }
+	if err := json.Unmarshal([]byte(run("partner", "rotate-key", "acme bank", "--json")), &overlapped); err != nil || overlapped.OldKeyUntil == "" {
+		t.Fatalf("rotate-key: %+v %v", overlapped, err)
+	}
+	if until, err := time.Parse(time.RFC3339, overlapped.OldKeyUntil); err != nil || until.Sub(time.Now()) < 23*time.Hour {
+		t.Fatalf("the old key's overlap ends %q, want about 24 h from now", overlapped.OldKeyUntil)
+	}
+	for _, key := range []string{created.APIKey, overlapped.APIKey} {
+		if a := s.callWith(t, key, uuid.NewString(), "/microloans/applications/info", info); a.code() != 1001 {
+			t.Fatalf("during the overlap: %s", a.Raw)
+		}
+	}
+	newKey := strings.TrimSpace(run("partner", "rotate-key", "acme bank", "--overlap", "0", "--json"))
 	var rotated struct{ APIKey string }
 	_ = json.Unmarshal([]byte(newKey), &rotated)
 	// Keys are cached for up to 5 s: a rotated or disabled key stops working within that time.
@@ -496,6 +510,7 @@ func TestPartnerCommands(t *testing.T) {
 		}
 	}
 	eventually(created.APIKey, 2)
+	eventually(overlapped.APIKey, 2)
 	run("partner", "disable", "acme bank")
 	eventually(rotated.APIKey, 3)
 	nobody := exec.Command(binary, "partner", "disable", "nobody")
@@ -513,6 +528,11 @@ func TestPartnerCommands(t *testing.T) {
 	}
 	if out := run("partner", "list"); !strings.Contains(out, "https://partner.example/hook") {
 		t.Fatalf("list does not show the webhook: %s", out)
+	}
+	// Each change made above is in the audit log, by the command line: create, two rotations,
+	// disable, set-webhook.
+	if out := run("audit", "verify"); !strings.HasPrefix(out, "5 entries") {
+		t.Fatalf("the command line's partner changes are not all audited: %s", out)
 	}
 	// Every command names its database; a command pointed at a SQLite file that is not there
 	// refuses rather than create an empty one.
