@@ -15,9 +15,9 @@ import (
 // Partner is an application allowed to call tiyin. It authenticates with an API key that tiyin
 // keeps only as a SHA-256 hash.
 type Partner struct {
-	ID        uuid.UUID
-	Name      string
-	KeyHash   []byte
+	ID      uuid.UUID
+	Name    string
+	KeyHash []byte
 	// PreviousKeyHash is the key a rotation replaced, which keeps working until
 	// PreviousKeyUntil, so the partner can move its systems to the new key without a gap; nil
 	// when none.
