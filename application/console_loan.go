@@ -12,7 +12,11 @@ import (
 // LoanPage is a loan as operators see it: its schedule, its position today (the five debt
 // parts), its payments, and its accounts with their postings.
 type LoanPage struct {
-	View        LoanView
+	View LoanView
+	// Items is the schedule item by item at the loan's partner's today: paid, outstanding,
+	// overdue (with its days).
+	Items       []domain.ItemStanding
+	DaysOverdue int // of the earliest overdue item; 0 when none is
 	PartnerName string
 	Payments    []domain.Payment
 	Accounts    []ports.AccountBalance
@@ -46,6 +50,14 @@ func (h *ConsoleLoanHandler) Handle(ctx context.Context, who Actor, id uuid.UUID
 	var p LoanPage
 	if p.View, err = view(loan, h.clock); err != nil {
 		return p, err
+	}
+	if p.Items, err = loan.ItemsAt(h.clock.Now(loan.PartnerID())); err != nil {
+		return p, err
+	}
+	for _, it := range p.Items {
+		if it.Overdue {
+			p.DaysOverdue = max(p.DaysOverdue, it.DaysOverdue)
+		}
 	}
 	if p.PartnerName, err = partnerName(ctx, h.partners, loan.PartnerID()); err != nil {
 		return p, err

@@ -63,6 +63,51 @@ func (l *Loan) Schedule() ([]ScheduleItem, error) {
 	return b.schedule(), nil
 }
 
+// ItemStanding is a schedule item at a business date: what it asks (ScheduleItem), what was
+// paid on it, and whether it is overdue: not fully paid by the end of its payment date.
+type ItemStanding struct {
+	ScheduleItem
+	PaidPrincipal int64
+	// PaidCharges is interest and service paid on the item (interest paid ahead of its days
+	// that a later fall of the principal applied to principal is not counted).
+	PaidCharges int64
+	Overdue     bool
+	// DaysOverdue counts the days since the payment date; 0 unless Overdue.
+	DaysOverdue int
+}
+
+// OutstandingPrincipal is the item's principal not yet paid.
+func (it ItemStanding) OutstandingPrincipal() int64 { return it.Principal - it.PaidPrincipal }
+
+// OutstandingCharges is the item's interest and service not yet paid. For the current item
+// it is the whole period's, as the schedule shows it, not what accrued to date.
+func (it ItemStanding) OutstandingCharges() int64 { return it.Interest + it.Service - it.PaidCharges }
+
+// ItemsAt returns the loan's schedule at now item by item, with what was paid on each and what
+// is overdue: the overdue items' outstanding principal and charges add up to PositionAt's
+// OverduePrincipal and OverdueInterest.
+func (l *Loan) ItemsAt(now time.Time) ([]ItemStanding, error) {
+	b, err := l.repaymentBook()
+	if err != nil {
+		return nil, err
+	}
+	day := BusinessDate(now)
+	sched := b.schedule()
+	out := make([]ItemStanding, 0, len(sched))
+	for k := range b.Items {
+		it := &b.Items[k]
+		if it.Gone {
+			continue
+		}
+		s := ItemStanding{ScheduleItem: sched[len(out)], PaidPrincipal: it.PaidPrincipal, PaidCharges: it.PaidCharges}
+		if it.PaymentDate.Before(day) && (s.OutstandingPrincipal() != 0 || s.OutstandingCharges() != 0) {
+			s.Overdue, s.DaysOverdue = true, DaysBetween(it.PaymentDate, day)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // repaymentBook returns the loan's repayment book, built from its terms before the first repayment.
 func (l *Loan) repaymentBook() (*book, error) {
 	if l.book == nil && l.bookState != nil {

@@ -132,3 +132,51 @@ func BenchmarkPositionThreeYearsUnpaid(b *testing.B) { benchmarkPosition(b, "0.0
 // BenchmarkPositionCapBinding reads a loan whose penalty fills the cap: 0.5 % a day unpaid for
 // three years, so every day takes the least room of its windows.
 func BenchmarkPositionCapBinding(b *testing.B) { benchmarkPosition(b, "0.5", "2029-01-31") }
+
+// TestItemsAtADate: on the golden schedule of TestPositionAtADate, unpaid, an item is overdue
+// from the day after its date, by the days since it, and the overdue items owe exactly the
+// position's overdue principal and interest.
+func TestItemsAtADate(t *testing.T) {
+	t.Parallel()
+	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 1_000_000_000, MonthPeriod: 12, Rate: pct("28"),
+		PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, IssuedAt: time.Date(2026, 1, 31, 12, 0, 0, 0, domain.Tashkent)})
+	for _, tt := range []struct {
+		at          string
+		overdue     int
+		overdueDays []int
+	}{
+		{"2026-02-28", 0, nil},
+		{"2026-03-01", 1, []int{1}},
+		{"2026-06-15", 4, []int{107, 76, 46, 15}}, // due 02-28, 03-31, 04-30, 05-31
+		{"2030-01-01", 12, nil},
+	} {
+		t.Run(tt.at, func(t *testing.T) {
+			t.Parallel()
+			at := date(tt.at).Add(10 * time.Hour).In(domain.Tashkent)
+			items, err := loan.ItemsAt(at)
+			if err != nil || len(items) != 12 {
+				t.Fatalf("%d items, %v", len(items), err)
+			}
+			pos, _ := loan.PositionAt(at)
+			var n int
+			var principal, charges int64
+			for i, it := range items {
+				if it.PaidPrincipal != 0 || it.PaidCharges != 0 {
+					t.Fatalf("item %d shows a payment on a loan never paid", i)
+				}
+				if it.Overdue {
+					if tt.overdueDays != nil && it.DaysOverdue != tt.overdueDays[n] {
+						t.Errorf("item %d: %d days overdue, want %d", i, it.DaysOverdue, tt.overdueDays[n])
+					}
+					n++
+					principal += it.OutstandingPrincipal()
+					charges += it.OutstandingCharges()
+				}
+			}
+			if n != tt.overdue || principal != pos.OverduePrincipal || charges != pos.OverdueInterest {
+				t.Fatalf("%d overdue items owing %d and %d; want %d items, the position's %d and %d", n, principal, charges,
+					tt.overdue, pos.OverduePrincipal, pos.OverdueInterest)
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ var funcs = template.FuncMap{
 	"ago":    ago,
 	"link":   link,
 	"listOf": listOf,
+	"add":    func(a, b int64) int64 { return a + b },
 	"mask":   mask,
 	"status": statusClass,
 	"allows": func(s *application.ConsoleSession, role string) bool {

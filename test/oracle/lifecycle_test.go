@@ -187,6 +187,33 @@ func comparePosition(w *walk, day int, what string, got domain.Position, want or
 }
 
 // domainLoan is the loan the domain keeps for terms.
+// checkItems: the overdue items of the console's loan view (ItemsAt) add up, exactly, to the
+// oracle's overdue principal and interest, and an item is overdue only after its date.
+func checkItems(w *walk, loan *domain.Loan, day int, when time.Time, want oracle.Position) {
+	if loan.Closed() {
+		return
+	}
+	items, err := loan.ItemsAt(when)
+	if err != nil {
+		w.fail(day, "items: %v", err)
+		return
+	}
+	var principal, charges int64
+	for _, it := range items {
+		if it.Overdue {
+			if !it.PaymentDate.Before(domain.BusinessDate(when)) || it.DaysOverdue < 1 {
+				w.fail(day, "item %s is overdue %d days at %s", it.PaymentDate.Format(time.DateOnly), it.DaysOverdue, when)
+			}
+			principal += it.OutstandingPrincipal()
+			charges += it.OutstandingCharges()
+		}
+	}
+	if principal != want.OverduePrincipal || charges != want.OverdueInterest {
+		w.fail(day, "the overdue items owe %d principal and %d interest, the oracle %d and %d", principal, charges,
+			want.OverduePrincipal, want.OverdueInterest)
+	}
+}
+
 func domainLoan(t oracle.Terms) *domain.Loan {
 	rate, _ := domain.PercentFromHundredths(t.Rate)
 	service, _ := domain.PercentFromHundredths(t.Service)
@@ -305,6 +332,7 @@ func compare(h history) walk {
 			break
 		}
 		comparePosition(&w, day, "position", pos, o.Position())
+		checkItems(&w, loan, day, when, o.Position())
 		if loan.Closed() != o.Closed() {
 			w.fail(day, "the domain's loan closed=%t, the oracle's %t", loan.Closed(), o.Closed())
 		}
