@@ -192,6 +192,8 @@ type ConsoleOperators struct {
 	ListOperators         *ListOperatorsHandler
 	SetOperatorDisabled   *SetOperatorDisabledHandler
 	ResetOperatorPassword *ResetOperatorPasswordHandler
+	ChangeRole            *ChangeOperatorRoleHandler
+	DecideGrant           *DecideOperatorGrantHandler
 	LogIn                 *LogInHandler
 	ResumeSession         *ResumeSessionHandler
 	LogOut                *LogOutHandler

@@ -197,6 +197,8 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			ListOperators:         NewListOperatorsHandler(cs.Operators),
 			SetOperatorDisabled:   NewSetOperatorDisabledHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
 			ResetOperatorPassword: NewResetOperatorPasswordHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
+			ChangeRole:            NewChangeOperatorRoleHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
+			DecideGrant:           NewDecideOperatorGrantHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
 			LogIn:                 NewLogInHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog, throttles),
 			ResumeSession:         NewResumeSessionHandler(d.Clock, cs.Operators),
 			LogOut:                NewLogOutHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),

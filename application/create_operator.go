@@ -26,7 +26,9 @@ func NewCreateOperatorHandler(clock ports.Clock, uow ports.UnitOfWork, operators
 }
 
 // Handle creates the operator and returns their one-time password, to be changed at the first
-// login; it is shown once and stored only as its hash.
+// login; it is shown once and stored only as its hash. An operator an admin creates in the
+// console logs in only once a second admin approves (DecideOperatorGrant); one the command
+// line creates, at once.
 func (h *CreateOperatorHandler) Handle(ctx context.Context, who Actor, cmd CreateOperator) (string, error) {
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return "", err
@@ -39,11 +41,16 @@ func (h *CreateOperatorHandler) Handle(ctx context.Context, who Actor, cmd Creat
 	if err != nil {
 		return "", err
 	}
+	detail := "role " + string(o.Role())
+	if !who.local() {
+		o.AwaitApproval(who.Name, h.audit.now())
+		detail += ", awaiting a second admin"
+	}
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
 		if err := h.operators.Create(ctx, o); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "operator.create", "operator:"+o.Name(), "role "+string(o.Role()))
+		return h.audit.record(ctx, who, "operator.create", "operator:"+o.Name(), detail)
 	})
 	if err != nil {
 		return "", err

@@ -17,7 +17,10 @@ func NewListOperatorsHandler(operators ports.OperatorRepository) *ListOperatorsH
 	return &ListOperatorsHandler{operators: operators}
 }
 
-// Handle returns every operator, by name.
-func (h *ListOperatorsHandler) Handle(ctx context.Context) ([]*domain.Operator, error) {
+// Handle returns every operator, by name; admins only.
+func (h *ListOperatorsHandler) Handle(ctx context.Context, who Actor) ([]*domain.Operator, error) {
+	if err := who.may(domain.RoleAdmin); err != nil {
+		return nil, err
+	}
 	return h.operators.List(ctx)
 }

@@ -66,8 +66,8 @@ func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (ConsoleSession, e
 	if !passwordMatches(o.PasswordHash(), cmd.Password) {
 		return ConsoleSession{}, h.refuse(ctx, who, "wrong password", now)
 	}
-	if o.Disabled() {
-		return ConsoleSession{}, h.refuse(ctx, who, "operator disabled", now)
+	if !o.MayLogIn() {
+		return ConsoleSession{}, h.refuse(ctx, who, "operator disabled or awaiting a second admin", now)
 	}
 	s := ConsoleSession{Token: newToken(32), CSRF: newToken(20), MustChangePassword: o.MustChangePassword(),
 		Operator: Actor{ID: o.ID(), Name: o.Name(), Role: o.Role(), Address: cmd.Address}}

@@ -40,7 +40,7 @@ func (h *ResumeSessionHandler) Handle(ctx context.Context, token, address string
 	if err != nil && !errors.Is(err, domain.ErrOperatorNotFound) {
 		return ConsoleSession{}, err
 	}
-	if err != nil || o.Disabled() || now.Sub(s.LastSeenAt) >= domain.SessionIdle || now.Sub(s.CreatedAt) >= domain.SessionLifetime {
+	if err != nil || !o.MayLogIn() || now.Sub(s.LastSeenAt) >= domain.SessionIdle || now.Sub(s.CreatedAt) >= domain.SessionLifetime {
 		if err := h.operators.DeleteSessions(ctx, s.OperatorID, hash); err != nil {
 			return ConsoleSession{}, err
 		}

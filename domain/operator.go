@@ -69,10 +69,18 @@ var roleRank = map[Role]int{RoleViewer: 1, RoleOfficer: 2, RoleAdmin: 3}
 func ParseRole(s string) (Role, error) {
 	r := Role(strings.ToLower(strings.TrimSpace(s)))
 	if roleRank[r] == 0 {
-		return "", fmt.Errorf("role %q: want viewer, officer or admin", s)
+		return "", fmt.Errorf("%w: role %q", ErrRole, s)
 	}
 	return r, nil
 }
+
+// Operator input errors.
+var (
+	// ErrRole refuses a role that is none of viewer, officer and admin.
+	ErrRole = errors.New("want role viewer, officer or admin")
+	// ErrOperatorName refuses an empty or too long login name.
+	ErrOperatorName = errors.New("an operator's name is 1 to 64 characters")
+)
 
 // Allows reports whether the role may do what needs at least role need.
 func (r Role) Allows(need Role) bool { return roleRank[r] >= roleRank[need] && roleRank[r] > 0 }
@@ -86,17 +94,43 @@ type Operator struct {
 	mustChange   bool
 	disabled     bool
 	createdAt    time.Time
+	grant        Grant
 }
+
+// Grant is access an admin asked for in the console and a second admin has not yet approved
+// (maker-checker): a new operator, who may not log in before it, or a higher role. Access taken
+// away (a lower role, disabling) needs no second admin. The zero Grant is none.
+type Grant struct {
+	// Role is the role asked for: the new operator's, or the higher one.
+	Role Role
+	// NewOperator: the operator was made by the grant, and logs in only once it is approved.
+	NewOperator bool
+	RequestedBy string
+	At          time.Time
+}
+
+// Pending reports whether the grant awaits a second admin.
+func (g Grant) Pending() bool { return g.Role != "" }
+
+// Grant errors.
+var (
+	// ErrNoGrant refuses approving or rejecting when no grant awaits.
+	ErrNoGrant = errors.New("no access grant awaits approval")
+	// ErrSelfGrant refuses an admin approving access they asked for.
+	ErrSelfGrant = errors.New("access is granted by another admin than the one who asked for it")
+	// ErrGrantPending refuses asking for access while another grant awaits.
+	ErrGrantPending = errors.New("an access grant already awaits approval: approve or reject it first")
+)
 
 // NewOperator makes an operator whose password (given as its hash) must be changed at the
 // first login.
 func NewOperator(id uuid.UUID, name string, role Role, passwordHash string, now time.Time) (*Operator, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 64 {
-		return nil, errors.New("an operator's name is 1 to 64 characters")
+		return nil, ErrOperatorName
 	}
 	if roleRank[role] == 0 {
-		return nil, fmt.Errorf("role %q: want viewer, officer or admin", role)
+		return nil, fmt.Errorf("%w: role %q", ErrRole, role)
 	}
 	return &Operator{id: id, name: name, role: role, passwordHash: passwordHash, mustChange: true, createdAt: now}, nil
 }
@@ -127,6 +161,64 @@ func (o *Operator) SetPassword(hash string, mustChange bool) {
 // SetDisabled disables or enables the operator.
 func (o *Operator) SetDisabled(disabled bool) { o.disabled = disabled }
 
+// Grant is the access grant that awaits a second admin; the zero Grant when none does.
+func (o *Operator) Grant() Grant { return o.grant }
+
+// MayLogIn reports whether the operator may log in: not disabled, and not a new operator whose
+// grant awaits approval.
+func (o *Operator) MayLogIn() bool { return !o.disabled && !o.grant.NewOperator }
+
+// AwaitApproval makes a new operator wait for a second admin before logging in; by is the
+// admin who made them.
+func (o *Operator) AwaitApproval(by string, now time.Time) {
+	o.grant = Grant{Role: o.role, NewOperator: true, RequestedBy: by, At: now}
+}
+
+// ChangeRole sets a lower (or the same) role at once. With approval a higher role waits for a
+// second admin and ChangeRole reports that it does; without (the command line) it is set at once.
+func (o *Operator) ChangeRole(r Role, by string, approval bool, now time.Time) (pending bool, err error) {
+	if roleRank[r] == 0 {
+		return false, fmt.Errorf("%w: role %q", ErrRole, r)
+	}
+	if o.grant.Pending() {
+		return false, ErrGrantPending
+	}
+	if roleRank[r] <= roleRank[o.role] || !approval {
+		o.role = r
+		return false, nil
+	}
+	o.grant = Grant{Role: r, RequestedBy: by, At: now}
+	return true, nil
+}
+
+// ApproveGrant applies the grant that awaits approval; by is the approving admin, who may not
+// be the one who asked.
+func (o *Operator) ApproveGrant(by string) (Grant, error) {
+	g := o.grant
+	switch {
+	case !g.Pending():
+		return Grant{}, ErrNoGrant
+	case g.RequestedBy == by:
+		return Grant{}, ErrSelfGrant
+	}
+	o.role, o.grant = g.Role, Grant{}
+	return g, nil
+}
+
+// RejectGrant drops the grant that awaits approval; a new operator it made is disabled, so
+// never logs in. Any other admin, or the one who asked, may reject.
+func (o *Operator) RejectGrant() (Grant, error) {
+	g := o.grant
+	if !g.Pending() {
+		return Grant{}, ErrNoGrant
+	}
+	if g.NewOperator {
+		o.disabled = true
+	}
+	o.grant = Grant{}
+	return g, nil
+}
+
 // OperatorState is every stored field of an operator, for repositories only.
 type OperatorState struct {
 	ID           uuid.UUID
@@ -136,18 +228,19 @@ type OperatorState struct {
 	MustChange   bool
 	Disabled     bool
 	CreatedAt    time.Time
+	Grant        Grant
 }
 
 // RestoreOperator rebuilds an operator from storage.
 func RestoreOperator(s OperatorState) *Operator {
 	return &Operator{id: s.ID, name: s.Name, role: s.Role, passwordHash: s.PasswordHash, mustChange: s.MustChange,
-		disabled: s.Disabled, createdAt: s.CreatedAt}
+		disabled: s.Disabled, createdAt: s.CreatedAt, grant: s.Grant}
 }
 
 // State returns every stored field.
 func (o *Operator) State() OperatorState {
 	return OperatorState{ID: o.id, Name: o.name, Role: o.role, PasswordHash: o.passwordHash, MustChange: o.mustChange,
-		Disabled: o.disabled, CreatedAt: o.createdAt}
+		Disabled: o.disabled, CreatedAt: o.createdAt, Grant: o.grant}
 }
 
 // ErrActionIncomplete refuses an operator's action that does not say what it must: its

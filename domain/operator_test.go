@@ -193,3 +193,66 @@ func TestAnUnknownOutcomeIsResolvedAsTheBankFoundIt(t *testing.T) {
 		t.Fatal("pre-scoring was resolved by hand")
 	}
 }
+
+// TestAccessWaitsForASecondAdmin: a new operator or a higher role asked for with approval waits
+// for another admin than the one who asked; a lower role, or any change without approval (the
+// command line), is at once; a rejected new operator is disabled.
+func TestAccessWaitsForASecondAdmin(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	newOp := func(role domain.Role) *domain.Operator {
+		o, err := domain.NewOperator(uuid.New(), "nina", role, "hash", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	o := newOp(domain.RoleOfficer)
+	o.AwaitApproval("adam", now)
+	if o.MayLogIn() || !o.Grant().NewOperator {
+		t.Fatal("a new operator awaiting approval may log in")
+	}
+	if _, err := o.ApproveGrant("adam"); !errors.Is(err, domain.ErrSelfGrant) {
+		t.Fatalf("self-approval: %v", err)
+	}
+	if g, err := o.ApproveGrant("bea"); err != nil || g.Role != domain.RoleOfficer || !o.MayLogIn() || o.Grant().Pending() {
+		t.Fatalf("approval: %+v %v", g, err)
+	}
+	if _, err := o.ApproveGrant("bea"); !errors.Is(err, domain.ErrNoGrant) {
+		t.Fatalf("approving nothing: %v", err)
+	}
+	for _, tt := range []struct {
+		name        string
+		from, to    domain.Role
+		approval    bool
+		wantPending bool
+	}{
+		{"a higher role waits", domain.RoleViewer, domain.RoleAdmin, true, true},
+		{"a lower role is at once", domain.RoleAdmin, domain.RoleViewer, true, false},
+		{"the same role is at once", domain.RoleOfficer, domain.RoleOfficer, true, false},
+		{"without approval a higher role is at once", domain.RoleViewer, domain.RoleAdmin, false, false},
+	} {
+		o := newOp(tt.from)
+		pending, err := o.ChangeRole(tt.to, "adam", tt.approval, now)
+		want := tt.to
+		if tt.wantPending {
+			want = tt.from
+		}
+		if err != nil || pending != tt.wantPending || o.Role() != want {
+			t.Errorf("%s: pending %v, role %s, %v", tt.name, pending, o.Role(), err)
+		}
+		if tt.wantPending {
+			if _, err := o.ChangeRole(domain.RoleViewer, "adam", true, now); !errors.Is(err, domain.ErrGrantPending) {
+				t.Errorf("%s: a change while a grant waits: %v", tt.name, err)
+			}
+		}
+	}
+	r := newOp(domain.RoleAdmin)
+	r.AwaitApproval("adam", now)
+	if _, err := r.RejectGrant(); err != nil || !r.Disabled() || r.MayLogIn() || r.Grant().Pending() {
+		t.Fatalf("a rejected new operator: disabled %v, %v", r.Disabled(), err)
+	}
+	if _, err := newOp(domain.RoleViewer).ChangeRole("root", "adam", true, now); !errors.Is(err, domain.ErrRole) {
+		t.Fatalf("an unknown role: %v", err)
+	}
+}

@@ -103,7 +103,7 @@ func operatorCmd(o options) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-				ops, err := in.app.Console.Operators.ListOperators.Handle(ctx)
+				ops, err := in.app.Console.Operators.ListOperators.Handle(ctx, application.CLIActor)
 				if err != nil {
 					return err
 				}
@@ -111,9 +111,13 @@ func operatorCmd(o options) *cobra.Command {
 				fmt.Fprintln(w, "NAME\tROLE\tSTATUS\tCREATED")
 				for _, o := range ops {
 					status := "active"
-					switch {
+					switch g := o.Grant(); {
 					case o.Disabled():
 						status = "disabled"
+					case g.NewOperator:
+						status = "awaiting a second admin (asked by " + g.RequestedBy + ")"
+					case g.Pending():
+						status = "role " + string(g.Role) + " awaiting a second admin (asked by " + g.RequestedBy + ")"
 					case o.MustChangePassword():
 						status = "one-time password"
 					}
@@ -123,6 +127,26 @@ func operatorCmd(o options) *cobra.Command {
 			})
 		},
 	}
-	cmd.AddCommand(create, list, disabled(true), disabled(false), reset)
+	setRole := one(&cobra.Command{
+		Use:   "set-role NAME --role viewer|officer|admin",
+		Short: "Give an operator another role at once (in the console a higher role waits for a second admin; here it is audited as cli)",
+		RunE: func(c *cobra.Command, _ []string) error {
+			r, err := domain.ParseRole(role)
+			if err != nil {
+				return usageError{err}
+			}
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				if _, err := in.app.Console.Operators.ChangeRole.Handle(ctx, application.CLIActor,
+					application.ChangeOperatorRole{Name: name, Role: r}); err != nil {
+					return err
+				}
+				fmt.Printf("operator %q is %s\n", name, r)
+				return nil
+			})
+		},
+	})
+	setRole.Flags().StringVar(&role, "role", "", "viewer, officer or admin")
+	_ = setRole.MarkFlagRequired("role")
+	cmd.AddCommand(create, list, disabled(true), disabled(false), reset, setRole)
 	return cmd
 }

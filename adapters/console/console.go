@@ -301,6 +301,8 @@ var messages = map[string]string{
 	"resend":       "The event will be delivered again now.",
 	"verify":       "The phone verification is completed.",
 	"verify_noted": "The call is noted: the application waits for another call.",
+	"operator":     "The operator is changed.",
+	"role_pending": "The higher role awaits a second admin's approval.",
 	"propose":      "The proposal is recorded. Another officer approves or rejects it.",
 	"approve":      "The proposal is approved and applied.",
 	"reject":       "The proposal is rejected.",
@@ -320,15 +322,16 @@ func problem(err error) (int, string) {
 		return http.StatusForbidden, "Your role may not do this."
 	case errors.Is(err, domain.ErrSelfApproval), errors.Is(err, domain.ErrProposalClosed), errors.Is(err, domain.ErrProposalOpen),
 		errors.Is(err, domain.ErrOutcomeKnown), errors.Is(err, domain.ErrWrongState), errors.Is(err, domain.ErrWeakPassword),
-		errors.Is(err, domain.ErrOperatorExists), errors.Is(err, domain.ErrPartnerExists):
+		errors.Is(err, domain.ErrOperatorExists), errors.Is(err, domain.ErrPartnerExists),
+		errors.Is(err, domain.ErrSelfGrant), errors.Is(err, domain.ErrNoGrant), errors.Is(err, domain.ErrGrantPending):
 		return http.StatusConflict, capitalize(err.Error()) + "."
 	case errors.Is(err, domain.ErrApplicationNotFound), errors.Is(err, domain.ErrLoanNotFound), errors.Is(err, domain.ErrTransferNotFound),
 		errors.Is(err, domain.ErrRepaymentNotFound), errors.Is(err, domain.ErrCardNotFound), errors.Is(err, domain.ErrCardOrderNotFound),
-		errors.Is(err, domain.ErrPartnerNotFound), errors.Is(err, domain.ErrProposalNotFound), errors.Is(err, ports.ErrEventNotFound),
+		errors.Is(err, domain.ErrPartnerNotFound), errors.Is(err, domain.ErrProposalNotFound), errors.Is(err, domain.ErrOperatorNotFound), errors.Is(err, ports.ErrEventNotFound),
 		errors.Is(err, errNotFound):
 		return http.StatusNotFound, "Not found."
 	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete), errors.Is(err, domain.ErrActionIncomplete),
-		errors.Is(err, ports.ErrBadList), errors.Is(err, domain.ErrPartnerName), errors.Is(err, domain.ErrWebhookURL),
+		errors.Is(err, ports.ErrBadList), errors.Is(err, domain.ErrPartnerName), errors.Is(err, domain.ErrRole), errors.Is(err, domain.ErrOperatorName), errors.Is(err, domain.ErrWebhookURL),
 		errors.Is(err, domain.ErrKeyOverlap):
 		return http.StatusBadRequest, capitalize(err.Error()) + "."
 	}

@@ -498,3 +498,96 @@ func TestAdminsManagePartnersFromTheConsole(t *testing.T) {
 		t.Error("the audit log keeps the webhook URL's query")
 	}
 }
+
+// TestOperatorsAreManagedWithASecondAdmin: an operator an admin creates in the console logs in
+// only once another admin approves; a higher role waits the same way, a lower one does not;
+// an admin never approves what they asked for; each step is in the audit log.
+func TestOperatorsAreManagedWithASecondAdmin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	h, _ := e.console(t)
+	adam, bea, vic := e.as(t, "adam", domain.RoleAdmin), e.as(t, "bea", domain.RoleAdmin), e.as(t, "vic", domain.RoleViewer)
+	post := func(who *operatorSession, path string, form url.Values) *httptest.ResponseRecorder {
+		t.Helper()
+		form.Set("csrf", who.csrf)
+		return serve(h, who, http.MethodPost, path, form)
+	}
+	if rec := serve(h, &vic, http.MethodGet, "/console/operators", nil); rec.Code != http.StatusForbidden {
+		t.Fatalf("a viewer sees the operators: %d", rec.Code)
+	}
+	made := post(&adam, "/console/operators", url.Values{"name": {"nina"}, "role": {"officer"}})
+	pw := regexp.MustCompile(`shown this once: <code class="key">([A-Z0-9]{20})</code>`).FindStringSubmatch(made.Body.String())
+	if made.Code != http.StatusOK || pw == nil || !strings.Contains(made.Body.String(), "logs in once a second admin approves") {
+		t.Fatalf("create: %d\n%s", made.Code, made.Body)
+	}
+	logIn := func() error {
+		_, err := e.app.Console.Operators.LogIn.Handle(context.Background(), application.LogIn{Name: "nina", Password: pw[1], Address: "10.0.0.9"})
+		return err
+	}
+	if err := logIn(); err == nil {
+		t.Fatal("a new operator logged in before a second admin approved")
+	}
+	if rec := post(&adam, "/console/operators/nina/approve", url.Values{}); rec.Code != http.StatusConflict {
+		t.Fatalf("the admin who asked approved: %d", rec.Code)
+	}
+	if rec := post(&bea, "/console/operators/nina/approve", url.Values{}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("a second admin's approval: %d", rec.Code)
+	}
+	if err := logIn(); err != nil {
+		t.Fatalf("after the approval: %v", err)
+	}
+	role := func() (domain.Role, domain.Grant) {
+		t.Helper()
+		o, err := e.app.Console.Operators.ListOperators.Handle(context.Background(), application.CLIActor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range o {
+			if x.Name() == "nina" {
+				return x.Role(), x.Grant()
+			}
+		}
+		t.Fatal("nina is gone")
+		return "", domain.Grant{}
+	}
+	if rec := post(&adam, "/console/operators/nina/role", url.Values{"role": {"admin"}}); rec.Code != http.StatusSeeOther ||
+		!strings.Contains(rec.Header().Get("Location"), "role_pending") {
+		t.Fatalf("asking for a higher role: %d %s", rec.Code, rec.Header().Get("Location"))
+	}
+	if r, g := role(); r != domain.RoleOfficer || g.Role != domain.RoleAdmin || g.RequestedBy != "adam" {
+		t.Fatalf("the higher role did not wait: %s %+v", r, g)
+	}
+	if rec := post(&adam, "/console/operators/nina/role", url.Values{"role": {"viewer"}}); rec.Code != http.StatusConflict {
+		t.Fatalf("a change while a grant awaits: %d", rec.Code)
+	}
+	if rec := post(&bea, "/console/operators/nina/approve", url.Values{}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("approve the role: %d", rec.Code)
+	}
+	if r, g := role(); r != domain.RoleAdmin || g.Pending() {
+		t.Fatalf("after the approval: %s %+v", r, g)
+	}
+	if rec := post(&adam, "/console/operators/nina/role", url.Values{"role": {"viewer"}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("a lower role: %d", rec.Code)
+	}
+	if r, g := role(); r != domain.RoleViewer || g.Pending() {
+		t.Fatalf("a lower role waited: %s %+v", r, g)
+	}
+	rejected := post(&adam, "/console/operators", url.Values{"name": {"omar"}, "role": {"admin"}})
+	if rejected.Code != http.StatusOK {
+		t.Fatalf("create omar: %d", rejected.Code)
+	}
+	if rec := post(&adam, "/console/operators/omar/reject", url.Values{}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("reject: %d", rec.Code)
+	}
+	page := serve(h, &bea, http.MethodGet, "/console/operators", nil).Body.String()
+	if !regexp.MustCompile(`<td>omar</td><td>admin</td>\s*<td><span class="st bad">disabled</span>`).MatchString(page) {
+		t.Errorf("a rejected new operator is not disabled:\n%s", page)
+	}
+	audit := serve(h, &bea, http.MethodGet, "/console/audit?object=operator:nina", nil).Body.String()
+	for _, want := range []string{"operator.create", "awaiting a second admin", "operator.grant_approve", "operator.role", "officer to admin",
+		"admin to viewer"} {
+		if !strings.Contains(audit, want) {
+			t.Errorf("the audit log does not show %q", want)
+		}
+	}
+}

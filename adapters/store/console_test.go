@@ -66,6 +66,22 @@ func TestOperatorsSessionsAndProposals(t *testing.T) {
 		if err != nil || !back.Disabled() || back.Role() != domain.RoleOfficer || !back.MustChangePassword() {
 			t.Fatalf("round trip: %+v, %v", back.State(), err)
 		}
+		// A grant awaiting a second admin is kept, then applied.
+		if err := ops.Update(ctx, o.ID(), func(o *domain.Operator) error {
+			_, err := o.ChangeRole(domain.RoleAdmin, "adam", true, t0)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if back, _ = ops.ByName(ctx, "alice"); back.Grant() != (domain.Grant{Role: domain.RoleAdmin, RequestedBy: "adam", At: t0}) {
+			t.Fatalf("the grant: %+v", back.Grant())
+		}
+		if err := ops.Update(ctx, o.ID(), func(o *domain.Operator) error { _, err := o.ApproveGrant("bea"); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if back, _ = ops.ByName(ctx, "alice"); back.Role() != domain.RoleAdmin || back.Grant().Pending() {
+			t.Fatalf("after the approval: %s %+v", back.Role(), back.Grant())
+		}
 		sess := ports.OperatorSession{TokenHash: []byte("hash-of-token"), OperatorID: o.ID(), CSRF: "csrf", CreatedAt: t0, LastSeenAt: t0}
 		if err := ops.CreateSession(ctx, sess); err != nil {
 			t.Fatal(err)

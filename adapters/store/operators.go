@@ -26,6 +26,11 @@ type operatorModel struct {
 	MustChange   bool      `gorm:"column:must_change"`
 	Disabled     bool      `gorm:"column:disabled"`
 	CreatedAt    time.Time `gorm:"column:created_at;autoCreateTime:false"`
+	// The access grant awaiting a second admin; GrantRole empty when none.
+	GrantRole        string     `gorm:"column:grant_role"`
+	GrantNewOperator bool       `gorm:"column:grant_new_operator"`
+	GrantRequestedBy string     `gorm:"column:grant_requested_by"`
+	GrantAt          *time.Time `gorm:"column:grant_at"`
 }
 
 func (operatorModel) TableName() string { return "operators" }
@@ -33,12 +38,14 @@ func (operatorModel) TableName() string { return "operators" }
 func operatorRow(o *domain.Operator) operatorModel {
 	s := o.State()
 	return operatorModel{ID: s.ID, Name: s.Name, Role: string(s.Role), PasswordHash: s.PasswordHash, MustChange: s.MustChange,
-		Disabled: s.Disabled, CreatedAt: s.CreatedAt.UTC()}
+		Disabled: s.Disabled, CreatedAt: s.CreatedAt.UTC(), GrantRole: string(s.Grant.Role), GrantNewOperator: s.Grant.NewOperator,
+		GrantRequestedBy: s.Grant.RequestedBy, GrantAt: optTime(s.Grant.At)}
 }
 
 func (m operatorModel) toDomain() *domain.Operator {
 	return domain.RestoreOperator(domain.OperatorState{ID: m.ID, Name: m.Name, Role: domain.Role(m.Role), PasswordHash: m.PasswordHash,
-		MustChange: m.MustChange, Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC()})
+		MustChange: m.MustChange, Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC(), Grant: domain.Grant{Role: domain.Role(m.GrantRole),
+			NewOperator: m.GrantNewOperator, RequestedBy: m.GrantRequestedBy, At: fromOptTime(m.GrantAt)}})
 }
 
 type sessionModel struct {
@@ -112,8 +119,8 @@ func (r *OperatorRepository) Update(ctx context.Context, id uuid.UUID, fn func(o
 			return err
 		}
 		m = operatorRow(o)
-		return interpretError(r.db.conn(ctx).Select("password_hash", "must_change", "disabled", "failed_logins", "locked_until").
-			Updates(&m).Error, nil, nil)
+		return interpretError(r.db.conn(ctx).Select("role", "password_hash", "must_change", "disabled", "grant_role", "grant_new_operator",
+			"grant_requested_by", "grant_at").Updates(&m).Error, nil, nil)
 	})
 }
 
