@@ -483,7 +483,7 @@ func TestPartnerCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(run("partner", "rotate-key", "acme bank", "--json")), &overlapped); err != nil || overlapped.OldKeyUntil == "" {
 		t.Fatalf("rotate-key: %+v %v", overlapped, err)
 	}
-	if until, err := time.Parse(time.RFC3339, overlapped.OldKeyUntil); err != nil || until.Sub(time.Now()) < 23*time.Hour {
+	if until, err := time.Parse(time.RFC3339, overlapped.OldKeyUntil); err != nil || time.Until(until) < 23*time.Hour {
 		t.Fatalf("the old key's overlap ends %q, want about 24 h from now", overlapped.OldKeyUntil)
 	}
 	for _, key := range []string{created.APIKey, overlapped.APIKey} {
