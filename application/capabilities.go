@@ -123,7 +123,7 @@ func NewPartners(d PartnersDeps) Partners {
 		ListPartners:      NewListPartnersHandler(d.Partners),
 		SetPartnerEnabled: NewSetPartnerEnabledHandler(d.UoW, d.Partners),
 		RotatePartnerKey:  NewRotatePartnerKeyHandler(d.Clock, d.UoW, d.Partners),
-		SetWebhook:        NewSetWebhookHandler(d.UoW, d.Partners, d.Sealer),
+		SetWebhook:        NewSetWebhookHandler(d.Clock, d.UoW, d.Partners, d.Sealer),
 		ListEvents:        NewListEventsHandler(d.Clock, d.Events),
 		SendTestEvent:     NewSendTestEventHandler(d.Clock, d.UoW, d.Idempotency, d.Events),
 		DeliverEvents:     NewDeliverEventsHandler(d.Clock, d.UoW, d.Events, d.Webhooks, d.Sealer),

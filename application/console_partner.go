@@ -23,7 +23,8 @@ const (
 type ConsolePartnerAction struct {
 	Name   string
 	Action string // PartnerCreate, PartnerDisable, PartnerEnable, PartnerRotateKey, PartnerSetWebhook
-	// Overlap (rotate_key) is how long the replaced key keeps working; 0 stops it at once.
+	// Overlap (rotate_key, set_webhook) is how long the replaced key keeps working, or the
+	// replaced webhook secret keeps signing beside the new one; 0 stops it at once.
 	Overlap time.Duration
 	// URL (set_webhook) is where the partner's events go; empty removes the webhook.
 	// AllowHTTP accepts a plain http:// URL (the sandbox).
@@ -56,7 +57,7 @@ func NewConsolePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners 
 	log ports.AuditLog) *ConsolePartnerHandler {
 	return &ConsolePartnerHandler{uow: uow, create: NewCreatePartnerHandler(clock, uow, partners),
 		enabled: NewSetPartnerEnabledHandler(uow, partners), rotate: NewRotatePartnerKeyHandler(clock, uow, partners),
-		webhook: NewSetWebhookHandler(uow, partners, sealer), audit: audit{clock: clock, log: log}}
+		webhook: NewSetWebhookHandler(clock, uow, partners, sealer), audit: audit{clock: clock, log: log}}
 }
 
 // Handle applies the change and its audit entry in one transaction.
@@ -86,10 +87,10 @@ func (h *ConsolePartnerHandler) Handle(ctx context.Context, who Actor, cmd Conso
 				detail = "the old key works until " + k.OldUntil.In(domain.Tashkent).Format(time.RFC3339)
 			}
 		case PartnerSetWebhook:
-			out.WebhookSecret, err = h.webhook.Handle(ctx, SetWebhook{Name: cmd.Name, URL: cmd.URL, AllowHTTP: cmd.AllowHTTP})
+			out.WebhookSecret, err = h.webhook.Handle(ctx, SetWebhook{Name: cmd.Name, URL: cmd.URL, AllowHTTP: cmd.AllowHTTP, Overlap: cmd.Overlap})
 			detail = "removed"
 			if u, perr := url.Parse(cmd.URL); cmd.URL != "" && perr == nil {
-				detail = "to " + u.Scheme + "://" + u.Host + ", a new signing secret"
+				detail = "to " + u.Scheme + "://" + u.Host + ", a new signing secret; the old one signs beside it for " + cmd.Overlap.String()
 			}
 		default:
 			return fmt.Errorf("%w: no partner change %q", domain.ErrActionIncomplete, cmd.Action)

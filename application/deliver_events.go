@@ -146,13 +146,20 @@ func (h *DeliverEventsHandler) attempt(ctx context.Context, ev ports.OutboundEve
 		o.Error = "the partner removed its webhook"
 		return o
 	}
+	now := h.clock.Now(ev.PartnerID)
+	w := ports.Webhook{URL: ev.URL, EventID: ev.ID, Type: ev.Type, Body: ev.Body}
 	secret, err := h.sealer.Open(ev.SealedSecret, "")
+	w.Secret = secret
+	if err == nil && ev.PreviousSealedSecret != "" && now.Before(ev.PreviousUntil) {
+		// The secret the current one replaced signs beside it until its overlap ends.
+		w.PreviousSecret, err = h.sealer.Open(ev.PreviousSealedSecret, "")
+	}
 	if err == nil {
 		cctx, cancel := context.WithTimeout(ctx, WebhookTimeout)
-		err = h.webhooks.Send(cctx, ports.Webhook{URL: ev.URL, Secret: secret, EventID: ev.ID, Type: ev.Type, Body: ev.Body})
+		err = h.webhooks.Send(cctx, w)
 		cancel()
+		now = h.clock.Now(ev.PartnerID)
 	}
-	now := h.clock.Now(ev.PartnerID)
 	if err == nil {
 		o.DeliveredAt = now
 		return o

@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -17,6 +20,9 @@ type SetWebhook struct {
 	URL  string
 	// AllowHTTP accepts a plain-http URL (the sandbox); otherwise only https is.
 	AllowHTTP bool
+	// Overlap is how long the secret a new one replaces still signs deliveries beside it
+	// (0: not at all; domain.DefaultKeyOverlap is what the console and the CLI offer first).
+	Overlap time.Duration
 }
 
 // ErrWebhookNotHTTPS is a plain-http webhook URL outside the sandbox.
@@ -24,14 +30,15 @@ var ErrWebhookNotHTTPS = errors.New("outside the sandbox a webhook URL must be h
 
 // SetWebhookHandler sets webhooks (tiyin partner set-webhook).
 type SetWebhookHandler struct {
+	clock    ports.Clock
 	uow      ports.UnitOfWork
 	partners ports.PartnerRepository
 	sealer   ports.Sealer
 }
 
 // NewSetWebhookHandler returns the handler on the ports it uses.
-func NewSetWebhookHandler(uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer) *SetWebhookHandler {
-	return &SetWebhookHandler{uow: uow, partners: partners, sealer: sealer}
+func NewSetWebhookHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer) *SetWebhookHandler {
+	return &SetWebhookHandler{clock: clock, uow: uow, partners: partners, sealer: sealer}
 }
 
 // webhookSecretPrefix marks a webhook signing secret, so a leaked one is recognisable.
@@ -60,8 +67,7 @@ func (h *SetWebhookHandler) Handle(ctx context.Context, cmd SetWebhook) (string,
 	}
 	err := h.uow.Do(ctx, func(ctx context.Context) error {
 		return h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
-			p.WebhookURL, p.WebhookSecret = url, sealed
-			return nil
+			return p.SetWebhook(url, sealed, h.clock.Now(uuid.Nil), cmd.Overlap)
 		})
 	})
 	if err != nil {

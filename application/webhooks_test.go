@@ -209,3 +209,47 @@ func TestEventsAreListedFromTheLastThirtyDays(t *testing.T) {
 		t.Fatalf("%+v %v", page, err)
 	}
 }
+
+// TestAReplacedWebhookSecretSignsBesideTheNewOneForItsOverlap: setting a webhook again keeps
+// the old secret for the overlap; a delivery within it carries both, one after it only the new.
+func TestAReplacedWebhookSecretSignsBesideTheNewOneForItsOverlap(t *testing.T) {
+	t.Parallel()
+	d := webhookSetup(t, "key-1")
+	ctx := context.Background()
+	first, err := d.app.Partners.SetWebhook.Handle(ctx, application.SetWebhook{Name: "acme", URL: "https://partner.example/hooks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := d.app.Partners.SetWebhook.Handle(ctx, application.SetWebhook{Name: "acme", URL: "https://partner.example/hooks",
+		Overlap: domain.DefaultKeyOverlap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.partner.PreviousWebhookSecret == "" || !d.partner.PreviousWebhookSecretUntil.Equal(t0.Add(domain.DefaultKeyOverlap)) {
+		t.Fatalf("the replaced secret is not kept for its overlap: %+v", d.partner)
+	}
+	for _, tt := range []struct {
+		name  string
+		until time.Time
+		want  []byte
+	}{
+		{"within the overlap", t0.Add(time.Hour), []byte(first)},
+		{"after it", t0, nil},
+	} {
+		ev := ports.OutboundEvent{ID: uuid.New(), PartnerID: d.partner.ID, Type: "CARD_ATTACHED", Body: []byte(`{}`), CreatedAt: t0,
+			URL: d.partner.WebhookURL, SealedSecret: d.partner.WebhookSecret, PreviousSealedSecret: d.partner.PreviousWebhookSecret,
+			PreviousUntil: tt.until}
+		d.outbox.EXPECT().ClaimDue(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return([]ports.OutboundEvent{ev}, nil)
+		d.sender.EXPECT().Send(gomock.Any(), ports.Webhook{URL: ev.URL, Secret: []byte(second), PreviousSecret: tt.want, EventID: ev.ID,
+			Type: ev.Type, Body: ev.Body}).Return(nil)
+		d.outbox.EXPECT().Settle(gomock.Any(), ev.ID, gomock.Any())
+		d.outbox.EXPECT().ClaimDue(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
+		if rep, err := d.app.Partners.DeliverEvents.Handle(ctx); err != nil || rep.Delivered != 1 {
+			t.Fatalf("%s: %+v %v", tt.name, rep, err)
+		}
+	}
+	if _, err := d.app.Partners.SetWebhook.Handle(ctx, application.SetWebhook{Name: "acme"}); err != nil ||
+		d.partner.WebhookSecret != "" || d.partner.PreviousWebhookSecret != "" {
+		t.Fatalf("removing the webhook keeps a secret: %+v %v", d.partner, err)
+	}
+}

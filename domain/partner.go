@@ -30,17 +30,38 @@ type Partner struct {
 	// WebhookSecret signs the events. It is kept sealed with the data key and opened only to
 	// sign a delivery.
 	WebhookSecret string
+	// PreviousWebhookSecret (sealed) is the secret a new one replaced; events are signed with
+	// both until PreviousWebhookSecretUntil, so the partner moves to the new secret without
+	// refusing a delivery. Empty when none.
+	PreviousWebhookSecret      string
+	PreviousWebhookSecretUntil time.Time
 }
 
-// DefaultKeyOverlap is how long a rotated key keeps working beside the new one unless the
-// rotation says otherwise; MaxKeyOverlap is the longest it may.
+// SetWebhook sends the partner's events to url, signed with sealedSecret from now on. The
+// secret it replaces (at the same or another URL) signs beside it for overlap (0: not at
+// all); removing the webhook (url empty) drops both.
+func (p *Partner) SetWebhook(url, sealedSecret string, now time.Time, overlap time.Duration) error {
+	if overlap < 0 || overlap > MaxKeyOverlap {
+		return ErrKeyOverlap
+	}
+	p.PreviousWebhookSecret, p.PreviousWebhookSecretUntil = "", time.Time{}
+	if url != "" && p.WebhookSecret != "" && overlap > 0 {
+		p.PreviousWebhookSecret, p.PreviousWebhookSecretUntil = p.WebhookSecret, now.Add(overlap)
+	}
+	p.WebhookURL, p.WebhookSecret = url, sealedSecret
+	return nil
+}
+
+// DefaultKeyOverlap is how long a rotated key (or webhook secret) keeps working beside the
+// new one unless the rotation says otherwise; MaxKeyOverlap is the longest it may.
 const (
 	DefaultKeyOverlap = 24 * time.Hour
 	MaxKeyOverlap     = 7 * 24 * time.Hour
 )
 
-// ErrKeyOverlap refuses a key overlap that is negative or longer than MaxKeyOverlap.
-var ErrKeyOverlap = errors.New("the old key's overlap is from 0 (it stops at once) to 7 days")
+// ErrKeyOverlap refuses an overlap of an old key or secret that is negative or longer than
+// MaxKeyOverlap.
+var ErrKeyOverlap = errors.New("the old key's or secret's overlap is from 0 (it stops at once) to 7 days")
 
 // RotateKey makes hash the partner's key at now; the key it replaces keeps working for
 // overlap (0: it stops at once), and one replaced before stops now.

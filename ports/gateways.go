@@ -358,7 +358,10 @@ type DebitQuery struct {
 type Webhook struct {
 	URL string
 	// Secret signs the body (X-Tiyin-Signature); it is the partner's webhook secret in clear.
-	Secret  []byte
+	Secret []byte
+	// PreviousSecret, when set, is the secret Secret replaced: during its overlap the body is
+	// signed with both, so a partner still checking with it accepts the delivery.
+	PreviousSecret []byte
 	EventID uuid.UUID
 	Type    string
 	Body    []byte

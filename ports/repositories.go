@@ -251,6 +251,10 @@ type OutboundEvent struct {
 	// URL and SealedSecret are the partner's webhook as it is now; URL is empty when the
 	// partner removed it since.
 	URL, SealedSecret string
+	// PreviousSealedSecret is the secret the current one replaced, which signs beside it
+	// until PreviousUntil; empty when none.
+	PreviousSealedSecret string
+	PreviousUntil        time.Time
 }
 
 // EventOutcome is what became of one delivery attempt.

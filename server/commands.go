@@ -328,6 +328,7 @@ func partnerCmd(o options) *cobra.Command {
 
 func setWebhookCmd(o options) *cobra.Command {
 	var url string
+	var overlap time.Duration
 	var remove, asJSON bool
 	var name string
 	c := partnerNamed(&cobra.Command{
@@ -335,7 +336,8 @@ func setWebhookCmd(o options) *cobra.Command {
 		Short: "Send a partner's events to URL, with a new signing secret printed once (--remove stops them)",
 		Long: `Sets the URL tiyin POSTs the partner's events to, and a new signing secret, printed once.
 Every call carries X-Tiyin-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, t + "." + body)>.
-Setting it again replaces the secret at once. The secret is kept sealed under TIYIN_DATA_KEY,
+Setting it again makes a new secret; the one it replaces signs beside it for --overlap (24h),
+as a second v1, so the partner can switch without refusing a delivery. The secret is kept sealed under TIYIN_DATA_KEY,
 so serve must run with the same data key.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if remove == (url != "") {
@@ -346,7 +348,7 @@ so serve must run with the same data key.`,
 					return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
 				}
 				ch, err := in.app.Console.Actions.Partner.Handle(ctx, application.CLIActor, application.ConsolePartnerAction{Name: name,
-					Action: application.PartnerSetWebhook, URL: url, AllowHTTP: in.cfg.Sandbox})
+					Action: application.PartnerSetWebhook, URL: url, AllowHTTP: in.cfg.Sandbox, Overlap: overlap})
 				secret := ch.WebhookSecret
 				if err != nil {
 					return partnerErr(err, name)
@@ -365,6 +367,8 @@ so serve must run with the same data key.`,
 	}, &name)
 	c.Flags().StringVar(&url, "url", "", "absolute http(s) URL the events are POSTed to")
 	c.Flags().BoolVar(&remove, "remove", false, "stop sending the partner's events")
+	c.Flags().DurationVar(&overlap, "overlap", domain.DefaultKeyOverlap,
+		"how long the secret the new one replaces still signs deliveries beside it, up to 168h (0: not at all)")
 	c.Flags().BoolVar(&asJSON, "json", false, `print {"name", "webhookUrl", "secret"} as JSON`)
 	return c
 }

@@ -165,7 +165,7 @@ func TestEveryPageAndActionByRole(t *testing.T) {
 		{&admin, "/console/partners", url.Values{"name": {" "}}, 400},
 		{&admin, "/console/partners", url.Values{"name": {"acme"}}, 409},
 		{&officer, "/console/partners/acme/set_webhook", url.Values{"url": {"https://partner.example/hook"}}, 403},
-		{&admin, "/console/partners/acme/set_webhook", url.Values{"url": {"ftp://partner.example/hook"}}, 400},
+		{&admin, "/console/partners/acme/set_webhook", url.Values{"url": {"ftp://partner.example/hook"}, "overlap": {"24h"}}, 400},
 		{&officer, "/console/audit/verify", nil, 403},
 		{&admin, "/console/audit/verify", nil, 303},
 	} {
@@ -484,7 +484,7 @@ func TestAdminsManagePartnersFromTheConsole(t *testing.T) {
 	if key.MatchString(page) || !strings.Contains(page, "the key before the last rotation works until") {
 		t.Fatalf("the partner's page shows a key again, or not the old key's end:\n%s", page)
 	}
-	hooked := post("/console/partners/beta/set_webhook", url.Values{"url": {"https://partner.example/hook?token=abc"}})
+	hooked := post("/console/partners/beta/set_webhook", url.Values{"url": {"https://partner.example/hook?token=abc"}, "overlap": {"24h"}})
 	if !strings.Contains(hooked, "signing secret, shown this once") {
 		t.Fatalf("the webhook's secret is not shown:\n%s", hooked)
 	}

@@ -308,14 +308,12 @@ func (c *Console) partnerAction(w http.ResponseWriter, r *http.Request) {
 	cmd := application.ConsolePartnerAction{Name: name, Action: action}
 	switch action {
 	case application.PartnerDisable, application.PartnerEnable:
-	case application.PartnerRotateKey:
+	case application.PartnerRotateKey, application.PartnerSetWebhook:
 		overlap, ok := keyOverlaps[r.PostFormValue("overlap")]
 		if !ok {
-			c.fail(w, r, fmt.Errorf("%w: choose how long the old key keeps working", errBadInput))
-			return
+			overlap = -1 // refused as domain.ErrKeyOverlap, after the role is checked
 		}
 		cmd.Overlap = overlap
-	case application.PartnerSetWebhook:
 		cmd.URL, cmd.AllowHTTP = strings.TrimSpace(r.PostFormValue("url")), c.cfg.Sandbox
 	default:
 		c.fail(w, r, errNotFound)

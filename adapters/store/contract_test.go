@@ -494,6 +494,29 @@ func TestPartners(t *testing.T) {
 	})
 }
 
+// TestAReplacedWebhookSecretIsKeptForItsOverlap: the partner's webhook keeps the secret a new
+// one replaced, with its end, and the outbox hands both to the delivery.
+func TestAReplacedWebhookSecretIsKeptForItsOverlap(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		set := func(secret string) {
+			t.Helper()
+			if err := s.partners.Update(ctx, "acme", func(p *domain.Partner) error {
+				return p.SetWebhook("https://partner.example/hook", secret, t0, time.Hour)
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		set("sealed-1")
+		set("sealed-2")
+		p, err := s.partners.ByName(ctx, "acme")
+		if err != nil || p.WebhookSecret != "sealed-2" || p.PreviousWebhookSecret != "sealed-1" || !p.PreviousWebhookSecretUntil.Equal(t0.Add(time.Hour)) {
+			t.Fatalf("%+v %v", p, err)
+		}
+	})
+}
+
 // TestARotatedKeyIsFoundDuringItsOverlap: the key a rotation replaced is stored with its end
 // and finds its partner (the application checks the end); a second rotation forgets it.
 func TestARotatedKeyIsFoundDuringItsOverlap(t *testing.T) {

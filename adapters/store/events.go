@@ -70,6 +70,9 @@ type outboundRow struct {
 	Attempts      int
 	WebhookURL    string
 	WebhookSecret string
+	// The secret the current one replaced, signing beside it until its end.
+	PreviousWebhookSecret      string
+	PreviousWebhookSecretUntil *time.Time
 }
 
 // ClaimDue implements ports.EventOutbox. On PostgreSQL concurrent claimers skip each other's
@@ -79,7 +82,8 @@ func (o *EventOutbox) ClaimDue(ctx context.Context, partners ports.Partners, now
 	err := o.db.inTx(ctx, func(ctx context.Context) error {
 		// A numbered event is due unless an earlier one of its object still waits to be
 		// delivered or given up: one object's events go out in order.
-		q := `SELECT e.id, e.partner_id, e.type, e.body, e.created_at, e.attempts, p.webhook_url, p.webhook_secret
+		q := `SELECT e.id, e.partner_id, e.type, e.body, e.created_at, e.attempts, p.webhook_url, p.webhook_secret,
+			p.previous_webhook_secret, p.previous_webhook_secret_until
 			FROM events e JOIN partners p ON p.id = e.partner_id
 			WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ? AND e.sequence IS NOT NULL
 			AND NOT EXISTS (SELECT 1 FROM events b WHERE b.object_id = e.object_id AND b.next_attempt_at IS NOT NULL
@@ -105,7 +109,8 @@ func (o *EventOutbox) ClaimDue(ctx context.Context, partners ports.Partners, now
 		for i, r := range rows {
 			ids[i] = r.ID
 			out[i] = ports.OutboundEvent{ID: r.ID, PartnerID: r.PartnerID, Type: r.Type, Body: []byte(r.Body),
-				CreatedAt: r.CreatedAt.UTC(), Attempts: r.Attempts, URL: r.WebhookURL, SealedSecret: r.WebhookSecret}
+				CreatedAt: r.CreatedAt.UTC(), Attempts: r.Attempts, URL: r.WebhookURL, SealedSecret: r.WebhookSecret,
+				PreviousSealedSecret: r.PreviousWebhookSecret, PreviousUntil: fromOptTime(r.PreviousWebhookSecretUntil)}
 		}
 		err := o.db.conn(ctx).Exec(`UPDATE events SET next_attempt_at = ? WHERE id IN ?`, now.Add(lease).UTC(), ids).Error
 		return interpretError(err, nil, nil)

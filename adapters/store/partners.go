@@ -22,6 +22,9 @@ type partnerModel struct {
 	// WebhookURL and WebhookSecret (sealed by the application) are the partner's webhook.
 	WebhookURL    string `gorm:"column:webhook_url"`
 	WebhookSecret string `gorm:"column:webhook_secret"`
+	// The secret a new one replaced (sealed), signing beside it until its end.
+	PreviousWebhookSecret      string     `gorm:"column:previous_webhook_secret"`
+	PreviousWebhookSecretUntil *time.Time `gorm:"column:previous_webhook_secret_until"`
 }
 
 func (partnerModel) TableName() string { return "partners" }
@@ -29,7 +32,8 @@ func (partnerModel) TableName() string { return "partners" }
 func (m partnerModel) toDomain() domain.Partner {
 	return domain.Partner{ID: m.ID, Name: m.Name, KeyHash: m.KeyHash, PreviousKeyHash: m.PreviousKeyHash,
 		PreviousKeyUntil: fromOptTime(m.PreviousKeyUntil), Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC(),
-		WebhookURL: m.WebhookURL, WebhookSecret: m.WebhookSecret}
+		WebhookURL: m.WebhookURL, WebhookSecret: m.WebhookSecret, PreviousWebhookSecret: m.PreviousWebhookSecret,
+		PreviousWebhookSecretUntil: fromOptTime(m.PreviousWebhookSecretUntil)}
 }
 
 // PartnerRepository implements ports.PartnerRepository.
@@ -97,7 +101,8 @@ func (r *PartnerRepository) Update(ctx context.Context, name string, fn func(p *
 		}
 		m.KeyHash, m.Disabled, m.WebhookURL, m.WebhookSecret = p.KeyHash, p.Disabled, p.WebhookURL, p.WebhookSecret
 		m.PreviousKeyHash, m.PreviousKeyUntil = p.PreviousKeyHash, optTime(p.PreviousKeyUntil)
+		m.PreviousWebhookSecret, m.PreviousWebhookSecretUntil = p.PreviousWebhookSecret, optTime(p.PreviousWebhookSecretUntil)
 		return interpretError(r.db.conn(ctx).Select("key_hash", "previous_key_hash", "previous_key_until", "disabled", "webhook_url",
-			"webhook_secret").Updates(&m).Error, nil, partnerUnique)
+			"webhook_secret", "previous_webhook_secret", "previous_webhook_secret_until").Updates(&m).Error, nil, partnerUnique)
 	})
 }

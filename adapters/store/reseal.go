@@ -74,23 +74,31 @@ func (db *DB) Reseal(ctx context.Context) (ResealReport, error) {
 		}
 		rep.PINFLs++
 	}
-	var partners []partnerModel
-	if err := db.Gorm.WithContext(ctx).Where("webhook_secret <> '' AND webhook_secret NOT LIKE ?", current).Find(&partners).Error; err != nil {
-		return rep, err
-	}
-	for _, p := range partners {
-		plain, err := db.Sealer.Open(p.WebhookSecret, "")
-		if err != nil {
-			return rep, fmt.Errorf("partner %s webhook secret: %w", p.Name, err)
+	// Webhook secrets, the current and the one it replaced (signing beside it for a while).
+	for _, column := range []string{"webhook_secret", "previous_webhook_secret"} {
+		var rows []struct {
+			ID     uuid.UUID
+			Name   string
+			Sealed string
 		}
-		sealed, err := db.Sealer.Seal(plain, "")
-		if err != nil {
+		if err := db.Gorm.WithContext(ctx).Model(&partnerModel{}).Select("id, name, "+column+" AS sealed").
+			Where(column+" <> '' AND "+column+" NOT LIKE ?", current).Scan(&rows).Error; err != nil {
 			return rep, err
 		}
-		if err := db.Gorm.WithContext(ctx).Model(&partnerModel{}).Where("id = ?", p.ID).Update("webhook_secret", sealed).Error; err != nil {
-			return rep, err
+		for _, p := range rows {
+			plain, err := db.Sealer.Open(p.Sealed, "")
+			if err != nil {
+				return rep, fmt.Errorf("partner %s %s: %w", p.Name, column, err)
+			}
+			sealed, err := db.Sealer.Seal(plain, "")
+			if err != nil {
+				return rep, err
+			}
+			if err := db.Gorm.WithContext(ctx).Model(&partnerModel{}).Where("id = ?", p.ID).Update(column, sealed).Error; err != nil {
+				return rep, err
+			}
+			rep.WebhookSecrets++
 		}
-		rep.WebhookSecrets++
 	}
 	return rep, nil
 }

@@ -24,47 +24,60 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// SignatureHeader carries "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>".
+// SignatureHeader carries "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>";
+// while a replaced secret still signs, a second v1 follows, made with it.
 const SignatureHeader = "X-Tiyin-Signature"
 
-// Sign returns the signature header's value for body sent at t.
-func Sign(secret, body []byte, t time.Time) string {
+// Sign returns the signature header's value for body sent at t, with a v1 for each secret.
+func Sign(secret, body []byte, t time.Time, more ...[]byte) string {
 	ts := strconv.FormatInt(t.Unix(), 10)
+	out := "t=" + ts
+	for _, k := range append([][]byte{secret}, more...) {
+		out += ",v1=" + signature(k, ts, body)
+	}
+	return out
+}
+
+func signature(secret []byte, ts string, body []byte) string {
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(ts))
 	m.Write([]byte{'.'})
 	m.Write(body)
-	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // ErrBadSignature means a webhook's signature does not verify, or is older than allowed.
 var ErrBadSignature = errors.New("webhook signature does not verify")
 
-// Verify checks a signature header against the body, as a receiver does: the HMAC must match
-// and the timestamp be within tolerance of now (which stops replays of old deliveries).
+// Verify checks a signature header against the body, as a receiver does: one of its v1
+// HMACs must match the secret, and the timestamp be within tolerance of now (which stops
+// replays of old deliveries).
 func Verify(secret, body []byte, header string, now time.Time, tolerance time.Duration) error {
-	var ts, sig string
+	var ts string
+	var sigs []string
 	for _, part := range strings.Split(header, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
 		switch k {
 		case "t":
 			ts = v
 		case "v1":
-			sig = v
+			sigs = append(sigs, v)
 		}
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil || sig == "" {
+	if err != nil || len(sigs) == 0 {
 		return ErrBadSignature
 	}
 	if d := now.Sub(time.Unix(sec, 0)); d > tolerance || d < -tolerance {
 		return fmt.Errorf("%w: timestamp %s is outside %s of now", ErrBadSignature, ts, tolerance)
 	}
-	want := Sign(secret, body, time.Unix(sec, 0))
-	if !hmac.Equal([]byte(want), []byte("t="+ts+",v1="+sig)) {
-		return ErrBadSignature
+	want := []byte(signature(secret, ts, body))
+	for _, sig := range sigs {
+		if hmac.Equal(want, []byte(sig)) {
+			return nil
+		}
 	}
-	return nil
+	return ErrBadSignature
 }
 
 // Config says where webhooks may go.
@@ -193,7 +206,11 @@ func (s *Sender) Send(ctx context.Context, w ports.Webhook) error {
 	req.Header.Set("User-Agent", "tiyin-webhooks/1")
 	req.Header.Set("X-Tiyin-Event-Id", w.EventID.String())
 	req.Header.Set("X-Tiyin-Event-Type", w.Type)
-	req.Header.Set(SignatureHeader, Sign(w.Secret, w.Body, s.now()))
+	var previous [][]byte
+	if len(w.PreviousSecret) > 0 {
+		previous = append(previous, w.PreviousSecret)
+	}
+	req.Header.Set(SignatureHeader, Sign(w.Secret, w.Body, s.now(), previous...))
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("webhook unreachable: %w", err)

@@ -154,3 +154,30 @@ func TestOutsideTheSandboxWebhooksReachPublicHTTPSOnly(t *testing.T) {
 		t.Fatalf("sandbox to loopback: %v, hits %d", err, hits.Load())
 	}
 }
+
+// TestDuringAnOverlapBothSecretsVerify: a delivery signed with a new secret and the one it
+// replaced verifies under either, and under no other.
+func TestDuringAnOverlapBothSecretsVerify(t *testing.T) {
+	t.Parallel()
+	current, previous := []byte("whsec_new"), []byte("whsec_old")
+	body := []byte(`{"id":"e1"}`)
+	header := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { header <- r.Header.Get(webhook.SignatureHeader) }))
+	defer srv.Close()
+	if err := webhook.NewSender(webhook.Config{Sandbox: true}).Send(context.Background(), ports.Webhook{URL: srv.URL, Secret: current,
+		PreviousSecret: previous, EventID: uuid.New(), Type: "CARD_ATTACHED", Body: body}); err != nil {
+		t.Fatal(err)
+	}
+	h := <-header
+	if strings.Count(h, "v1=") != 2 {
+		t.Fatalf("header %q: want two v1 signatures", h)
+	}
+	for _, k := range [][]byte{current, previous} {
+		if err := webhook.Verify(k, body, h, time.Now(), 5*time.Minute); err != nil {
+			t.Errorf("%s: %v", k, err)
+		}
+	}
+	if err := webhook.Verify([]byte("whsec_other"), body, h, time.Now(), 5*time.Minute); err == nil {
+		t.Error("a third secret verified")
+	}
+}

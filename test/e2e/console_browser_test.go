@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/test/tiyintest"
 )
 
 // newBrowser starts a headless Chromium of its own (one operator's browser).
@@ -129,5 +130,66 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 	if got := s.info(t, id); got.Status != "FAILED" {
 		t.Fatalf("the partner sees %+v after the approval", got)
+	}
+}
+
+// TestConsoleListsAndAdminInChromium walks, in real Chromium, what an operations team does
+// with a day's loans and its own accounts: the loans list filtered and sorted, a loan's
+// schedule item by item, the transfers list, an operator created (who waits for a second
+// admin), and a partner's key rotated with an overlap.
+func TestConsoleListsAndAdminInChromium(t *testing.T) {
+	t.Parallel()
+	exe := chromium(t)
+	admin := freeAddr(t)
+	s := &consoleServer{server: start(t, store.SQLite, "TIYIN_ADMIN_ADDR="+admin, "TIYIN_LOAN_CONTRACT_DELAY=1s"), admin: "http://" + admin}
+	if o := tiyintest.Flow(flowCaller{t, s.server}, 100*time.Millisecond); o.Err != nil || o.LoanID == "" {
+		t.Fatalf("flow: %+v", o)
+	}
+	adaPW := s.operator(t, "ada", "admin")
+	ada := newBrowser(t, exe)
+	var loans, loan, transfers, operators, partner string
+	err := chromedp.Run(ada,
+		firstLogin(s.admin, "ada", adaPW, "ada-long-password-1"),
+		chromedp.Click(`//nav/a[.="Loans"]`),
+		chromedp.WaitVisible(`form.filter select[name=status]`),
+		chromedp.SetValue(`form.filter select[name=status]`, "OPEN"),
+		chromedp.SetValue(`form.filter select[name=sort]`, "amount"),
+		chromedp.Click(`//form[contains(@class, "filter")]//button[.="Show"]`),
+		chromedp.WaitVisible(`//table//a[contains(@href, "/console/loans/")]`), shot("loans"),
+		chromedp.Text(`main`, &loans),
+		chromedp.Click(`//table//a[contains(@href, "/console/loans/")]`),
+		chromedp.WaitVisible(`//h2[contains(., "Schedule")]`), shot("loan"),
+		chromedp.Text(`main`, &loan),
+		chromedp.Click(`//nav/a[.="Transfers"]`),
+		chromedp.WaitVisible(`//a[.="Export CSV"]`), shot("transfers"),
+		chromedp.Text(`main`, &transfers),
+		chromedp.Click(`//nav/a[.="Operators"]`),
+		chromedp.SendKeys(`//form[@action="/console/operators"]//input[@name="name"]`, "nina"),
+		chromedp.SetValue(`//form[@action="/console/operators"]//select[@name="role"]`, "officer"),
+		chromedp.Click(`//form[@action="/console/operators"]//button`),
+		chromedp.WaitVisible(`//p[contains(., "shown this once")]`), shot("operators"),
+		chromedp.Text(`main`, &operators),
+		chromedp.Navigate(s.admin+"/console/partners/sandbox"),
+		chromedp.Click(`//form[contains(@action, "rotate_key")]//button`),
+		chromedp.WaitVisible(`//p[contains(., "The old key keeps working until")]`), shot("partner-rotated"),
+		chromedp.Text(`main`, &partner),
+	)
+	if err != nil {
+		t.Fatalf("ada: %v", err)
+	}
+	for name, c := range map[string]struct{ page, want string }{
+		"loans":     {loans, "OPEN"},
+		"loan":      {loan, "to pay"},
+		"transfers": {transfers, "SUCCESS"},
+		"operators": {operators, "logs in once a second admin approves"},
+		"partner":   {partner, "shown this once"},
+	} {
+		if !strings.Contains(c.page, c.want) {
+			t.Errorf("the %s page lacks %q:\n%s", name, c.want, c.page)
+		}
+	}
+	// The sandbox partner's old key keeps working through the overlap.
+	if a := s.call(t, "/microloans/applications/info", map[string]any{"applicationId": "00000000-0000-0000-0000-000000000000"}); a.code() != 1001 {
+		t.Fatalf("the old key during its overlap: %s", a.Raw)
 	}
 }
