@@ -362,9 +362,9 @@ type Webhook struct {
 	// PreviousSecret, when set, is the secret Secret replaced: during its overlap the body is
 	// signed with both, so a partner still checking with it accepts the delivery.
 	PreviousSecret []byte
-	EventID uuid.UUID
-	Type    string
-	Body    []byte
+	EventID        uuid.UUID
+	Type           string
+	Body           []byte
 }
 
 // WebhookSender delivers events to partners' webhooks. A nil error means the partner
