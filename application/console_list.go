@@ -86,6 +86,8 @@ func checkList(q ports.ListQuery) error {
 		return fmt.Errorf("%w: the amounts are from the smaller to the larger", ports.ErrBadList)
 	case !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To):
 		return fmt.Errorf("%w: the dates are from the earlier to the later", ports.ErrBadList)
+	case q.MinDaysOverdue < 0 || (q.MinDaysOverdue > 0 && q.Kind != ports.ListLoans):
+		return fmt.Errorf("%w: days overdue are a loan's, 1 or more", ports.ErrBadList)
 	}
 	return nil
 }
@@ -98,6 +100,7 @@ func (h *ConsoleListHandler) Handle(ctx context.Context, who Actor, q ports.List
 	if err := checkList(q); err != nil {
 		return ListPage{}, err
 	}
+	q.Today = domain.BusinessDate(h.audit.now())
 	if q.Limit <= 0 || q.Limit > MaxListPageSize {
 		q.Limit = ListPageSize
 	}
@@ -132,7 +135,7 @@ func (h *ConsoleListHandler) Export(ctx context.Context, who Actor, q ports.List
 	if err != nil {
 		return err
 	}
-	q.After, q.Limit = nil, exportBatch
+	q.After, q.Limit, q.Today = nil, exportBatch, domain.BusinessDate(h.audit.now())
 	for sent := 0; sent < MaxExportRows; {
 		q.Limit = min(exportBatch, MaxExportRows-sent)
 		rows, err := h.backOffice.List(ctx, q)
@@ -167,6 +170,9 @@ func describeList(q ports.ListQuery) string {
 	}
 	if q.MinAmount > 0 || q.MaxAmount > 0 {
 		s += fmt.Sprintf(" amount=%d..%d", q.MinAmount, q.MaxAmount)
+	}
+	if q.MinDaysOverdue > 0 {
+		s += fmt.Sprintf(" overdue>=%d", q.MinDaysOverdue)
 	}
 	return s + fmt.Sprintf(" sort=%s ascending=%t", q.Sort, q.Ascending)
 }

@@ -108,6 +108,25 @@ func (l *Loan) ItemsAt(now time.Time) ([]ItemStanding, error) {
 	return out, nil
 }
 
+// FirstUnpaidDue is the payment date of the loan's earliest schedule item not fully paid
+// (a business date): the loan is overdue from the day after it, by the days since (as
+// ItemsAt's oldest overdue item). False when the loan is closed or owes nothing on its items.
+func (l *Loan) FirstUnpaidDue() (time.Time, bool, error) {
+	if l.Closed() {
+		return time.Time{}, false, nil
+	}
+	items, err := l.ItemsAt(l.issuedAt)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	for _, it := range items {
+		if it.OutstandingPrincipal() != 0 || it.OutstandingCharges() != 0 {
+			return it.PaymentDate, true, nil
+		}
+	}
+	return time.Time{}, false, nil
+}
+
 // repaymentBook returns the loan's repayment book, built from its terms before the first repayment.
 func (l *Loan) repaymentBook() (*book, error) {
 	if l.book == nil && l.bookState != nil {

@@ -227,7 +227,11 @@ type ListQuery struct {
 	// MinAmount and MaxAmount bound its amount in tiyin, both included (an application's
 	// amount is its chosen offer's; one without an offer has none, and a bound excludes it).
 	MinAmount, MaxAmount int64
-	Sort                 string // SortTime (default) or SortAmount
+	// MinDaysOverdue (loans) selects the open loans at least this many days overdue at Today,
+	// a business date (domain.BusinessDate); 0 selects all.
+	MinDaysOverdue int
+	Today          time.Time
+	Sort           string // SortTime (default) or SortAmount
 	Ascending            bool   // oldest or smallest first; default newest or largest first
 	// After is the last row of the page before, for the next page (keyset paging: a page
 	// costs the same however deep).
@@ -243,6 +247,9 @@ type ListRow struct {
 	Detail        string // an application's stage, a loan's contract number, a card's network and masked number
 	Amount        int64  // 0: none yet
 	At            time.Time
+	// DaysOverdue (loans) is how many days the loan's oldest unpaid item is overdue at the
+	// query's Today; 0 when none is.
+	DaysOverdue int
 }
 
 // BackOffice is the console's read model: the cross-partner queries an operator's pages need,

@@ -163,7 +163,8 @@ func openDB(ctx context.Context, o options, create bool, fn func(context.Context
 
 // migrate applies the schema's migrations, then re-keys the idempotency fingerprints that an
 // earlier version stored as plain hashes (it needs the data key, which SQL migrations do not
-// have).
+// have) and fills in the first unpaid due date of loans stored before it was kept (it needs
+// the domain's reading of their books).
 func migrate(ctx context.Context, db *store.DB) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
@@ -172,6 +173,9 @@ func migrate(ctx context.Context, db *store.DB) error {
 		if _, err := store.NewUnitOfWork(db).RekeyPlainFingerprints(ctx, application.RekeyFingerprint(db.Sealer)); err != nil {
 			return fmt.Errorf("re-key idempotency fingerprints: %w", err)
 		}
+	}
+	if _, err := db.BackfillFirstUnpaidDue(ctx); err != nil {
+		return fmt.Errorf("fill in the loans' first unpaid due dates: %w", err)
 	}
 	return jobs.Migrate(ctx, jobDatabase(db))
 }

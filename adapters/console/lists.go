@@ -26,7 +26,7 @@ import (
 // and title.
 var lists = map[string]listKind{
 	ports.ListApplications: {Path: "applications", Title: "Applications", At: "Made", Detail: "Stage", Amount: true},
-	ports.ListLoans:        {Path: "loans", Title: "Loans", At: "Issued", Detail: "Contract", Amount: true, AmountSort: true},
+	ports.ListLoans:        {Path: "loans", Title: "Loans", At: "Issued", Detail: "Contract", Amount: true, AmountSort: true, Overdue: true},
 	ports.ListTransfers:    {Path: "transfers", Title: "Transfers", At: "Made", Detail: "Card", Amount: true, AmountSort: true},
 	ports.ListRepayments:   {Path: "repayments", Title: "Repayment requests", At: "Checked", Detail: "Contract", Amount: true},
 	ports.ListCardOrders:   {Path: "card-orders", Title: "Card orders", At: "Ordered", Detail: "Description"},
@@ -37,6 +37,7 @@ var lists = map[string]listKind{
 type listKind struct {
 	Path, Title, At, Detail string
 	Amount, AmountSort      bool // the kind has an amount to filter by; to sort by
+	Overdue                 bool // the kind is overdue by days (loans)
 }
 
 // listQuery reads a list's filter, order and page from the URL's query. Dates are days in
@@ -66,6 +67,11 @@ func (c *Console) listQuery(r *http.Request, kind string) (ports.ListQuery, erro
 	}
 	if q.MaxAmount, err = soum(v.Get("max"), "max"); err != nil {
 		return q, err
+	}
+	if d := strings.TrimSpace(v.Get("overdue")); d != "" {
+		if q.MinDaysOverdue, err = strconv.Atoi(d); err != nil || q.MinDaysOverdue < 0 {
+			return q, fmt.Errorf("%w: overdue is a number of days", errBadInput)
+		}
 	}
 	if l := v.Get("limit"); l != "" {
 		if q.Limit, err = strconv.Atoi(l); err != nil || q.Limit < 1 || q.Limit > application.MaxListPageSize {
@@ -198,14 +204,14 @@ func (c *Console) listCSV(kind string) http.HandlerFunc {
 		}
 		var bw *bufio.Writer
 		start := func() {
-			bw = startCSV(w, "tiyin-"+lists[kind].Path+".csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent")
+			bw = startCSV(w, "tiyin-"+lists[kind].Path+".csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent", "days_overdue")
 		}
 		err = c.uc.Views.List.Export(r.Context(), session(r).Operator, q, func(row ports.ListRow) error {
 			if bw == nil { // the first row: the answer is a CSV file from here on
 				start()
 			}
 			_, err := bw.WriteString(csvRow(row.ID.String(), row.Partner, row.Status, row.Detail, strconv.FormatInt(row.Amount, 10),
-				money(row.Amount), when(row.At)))
+				money(row.Amount), when(row.At), strconv.Itoa(row.DaysOverdue)))
 			return err
 		})
 		if bw == nil && err == nil { // no row: the header alone

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -22,6 +23,7 @@ type listSpec struct {
 	amountNullable bool
 	status         string // the row's status, as SQL
 	detail         string
+	due            string // the first unpaid due date (loans), as SQL; "" for none
 	// whereStatus filters by status; it refuses a status the kind does not have.
 	whereStatus func(g *gorm.DB, status string) (*gorm.DB, error)
 }
@@ -48,7 +50,7 @@ var listSpecs = map[string]listSpec{
 		status: "o.status", detail: "o.task_name || '/' || o.task_status", whereStatus: byStatus},
 	ports.ListLoans: {table: "loans", at: "issued_at", amount: "amount",
 		status: "CASE WHEN o.closed_at IS NULL THEN 'OPEN' ELSE 'CLOSED' END", detail: "COALESCE(o.contract_number, '')",
-		whereStatus: byNull("loan", "closed_at", "CLOSED", "OPEN")},
+		due: "o.first_unpaid_due", whereStatus: byNull("loan", "closed_at", "CLOSED", "OPEN")},
 	ports.ListTransfers: {table: "transfers", at: "created_at", amount: "amount",
 		status: "o.status", detail: "o.network || ' ' || o.masked_pan", whereStatus: byStatus},
 	ports.ListRepayments: {table: "repayments", at: "checked_at", amount: "amount", amountNullable: true,
@@ -65,6 +67,7 @@ type listRow struct {
 	Detail        string
 	Amount        int64
 	At            time.Time
+	Due           *time.Time
 }
 
 // List implements ports.BackOffice: one statement, newest (or largest) first unless asked
@@ -91,9 +94,15 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 	} else if q.MinAmount > 0 || q.MaxAmount > 0 {
 		return nil, fmt.Errorf("%w: a %s has no amount", ports.ErrBadList, q.Kind)
 	}
+	due := "NULL"
+	if spec.due != "" {
+		due = spec.due
+	} else if q.MinDaysOverdue > 0 {
+		return nil, fmt.Errorf("%w: only loans are overdue", ports.ErrBadList)
+	}
 	g := b.db.conn(ctx).Table(spec.table + " AS o").Joins("JOIN partners p ON p.id = o.partner_id").
-		Select(fmt.Sprintf("o.id, o.partner_id, p.name AS partner, %s AS status, %s AS detail, %s AS amount, o.%s AS at",
-			spec.status, spec.detail, amount, spec.at))
+		Select(fmt.Sprintf("o.id, o.partner_id, p.name AS partner, %s AS status, %s AS detail, %s AS amount, o.%s AS at, %s AS due",
+			spec.status, spec.detail, amount, spec.at, due))
 	var err error
 	if q.Status != "" {
 		if g, err = spec.whereStatus(g, q.Status); err != nil {
@@ -115,6 +124,10 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 	if q.MaxAmount > 0 {
 		g = g.Where("o."+spec.amount+" <= ?", q.MaxAmount)
 	}
+	if q.MinDaysOverdue > 0 {
+		// Overdue by n days at today: the first unpaid item's date is n days before today or earlier.
+		g = g.Where("o.closed_at IS NULL AND "+spec.due+" <= ?", q.Today.AddDate(0, 0, -q.MinDaysOverdue))
+	}
 	dir, cmp := "DESC", "<"
 	if q.Ascending {
 		dir, cmp = "ASC", ">"
@@ -134,6 +147,9 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 	for i, r := range rows {
 		out[i] = ports.ListRow{ID: r.ID, PartnerID: r.PartnerID, Partner: r.Partner, Status: r.Status, Detail: r.Detail,
 			Amount: r.Amount, At: r.At.UTC()}
+		if r.Due != nil && r.Status == "OPEN" && r.Due.UTC().Before(q.Today) {
+			out[i].DaysOverdue = domain.DaysBetween(r.Due.UTC(), q.Today)
+		}
 	}
 	return out, nil
 }

@@ -144,6 +144,41 @@ func TestConsoleLists(t *testing.T) {
 				t.Errorf("%s, in pages of 5:\n got %v\nwant %v", tt.name, paged, tt.want)
 			}
 		}
+		// Days overdue: at a day after every first item's date, the open loans overdue by at most
+		// that many days; the closed ones never.
+		due, _, _ := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 1_000_000, MonthPeriod: 12, Rate: must(domain.PercentFromHundredths(2850)),
+			ScheduleType: domain.ScheduleAnnuity, IssuedAt: t0}).FirstUnpaidDue()
+		today := due.AddDate(0, 0, 10)
+		for _, tt := range []struct {
+			days int
+			want []uuid.UUID
+		}{
+			{9, want(loans, func(m made) bool { return !m.closed }, newest)},
+			{11, nil},
+		} {
+			rows, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, MinDaysOverdue: tt.days, Today: today, Limit: 100})
+			if err != nil || !slices.Equal(ids(rows), tt.want) {
+				t.Errorf("overdue %d days or more: %v %v, want %v", tt.days, ids(rows), err, tt.want)
+			}
+			for _, r := range rows {
+				if r.DaysOverdue < 9 || r.DaysOverdue > 10 {
+					t.Errorf("loan %s: %d days overdue", r.ID, r.DaysOverdue)
+				}
+			}
+		}
+		if n, err := s.db.BackfillFirstUnpaidDue(ctx); err != nil || n != 0 {
+			t.Fatalf("a backfill with nothing to fill set %d: %v", n, err)
+		}
+		if err := s.db.Gorm.Exec("UPDATE loans SET first_unpaid_due = NULL").Error; err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.db.BackfillFirstUnpaidDue(ctx); err != nil || n != len(want(loans, func(m made) bool { return !m.closed }, newest)) {
+			t.Fatalf("the backfill set %d: %v", n, err)
+		}
+		if rows, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, MinDaysOverdue: 9, Today: today, Limit: 100}); err != nil ||
+			!slices.Equal(ids(rows), want(loans, func(m made) bool { return !m.closed }, newest)) {
+			t.Fatalf("after the backfill: %v %v", ids(rows), err)
+		}
 		rows, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, Limit: 1})
 		if err != nil || len(rows) != 1 || rows[0].Partner != "acme" && rows[0].Partner != "other" || rows[0].Amount == 0 || rows[0].Status != "OPEN" {
 			t.Errorf("a loan's row: %+v, %v", rows, err)

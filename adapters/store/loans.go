@@ -28,6 +28,9 @@ type loanModel struct {
 	Repayments     int        `gorm:"column:repayments"`
 	ClosedAt       *time.Time `gorm:"column:closed_at"`
 	Book           *string    `gorm:"column:book"`
+	// FirstUnpaidDue is domain.Loan.FirstUnpaidDue, kept with every save so the console's
+	// lists and reports tell a loan's days overdue without reading its book.
+	FirstUnpaidDue *time.Time `gorm:"column:first_unpaid_due"`
 }
 
 func (loanModel) TableName() string { return "loans" }
@@ -77,6 +80,13 @@ func toLoanModel(l *domain.Loan) (*loanModel, error) {
 	if s.Book != nil {
 		book := encodeBook(s.Book)
 		m.Book = &book
+	}
+	due, ok, err := l.FirstUnpaidDue()
+	if err != nil {
+		return nil, fmt.Errorf("loan %s: %w", s.ID, err)
+	}
+	if ok {
+		m.FirstUnpaidDue = &due
 	}
 	return m, nil
 }

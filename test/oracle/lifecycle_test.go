@@ -199,8 +199,10 @@ func checkItems(w *walk, loan *domain.Loan, day int, when time.Time, want oracle
 		return
 	}
 	var principal, charges int64
+	oldest := 0
 	for _, it := range items {
 		if it.Overdue {
+			oldest = max(oldest, it.DaysOverdue)
 			if !it.PaymentDate.Before(domain.BusinessDate(when)) || it.DaysOverdue < 1 {
 				w.fail(day, "item %s is overdue %d days at %s", it.PaymentDate.Format(time.DateOnly), it.DaysOverdue, when)
 			}
@@ -211,6 +213,15 @@ func checkItems(w *walk, loan *domain.Loan, day int, when time.Time, want oracle
 	if principal != want.OverduePrincipal || charges != want.OverdueInterest {
 		w.fail(day, "the overdue items owe %d principal and %d interest, the oracle %d and %d", principal, charges,
 			want.OverduePrincipal, want.OverdueInterest)
+	}
+	// The stored first unpaid due date gives the loan's days overdue without its book.
+	due, ok, err := loan.FirstUnpaidDue()
+	days := 0
+	if today := domain.BusinessDate(when); ok && due.Before(today) {
+		days = domain.DaysBetween(due, today)
+	}
+	if err != nil || days != oldest {
+		w.fail(day, "first unpaid due %s (%v) makes %d days overdue, the oldest overdue item %d", due.Format(time.DateOnly), err, days, oldest)
 	}
 }
 
