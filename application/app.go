@@ -206,6 +206,7 @@ type ConsoleViews struct {
 	Dashboard             *ConsoleDashboardHandler
 	Search                *ConsoleSearchHandler
 	List                  *ConsoleListHandler
+	Reports               *ConsoleReportsHandler
 	Application           *ConsoleApplicationHandler
 	Loan                  *ConsoleLoanHandler
 	Ledger                *ConsoleLedgerHandler

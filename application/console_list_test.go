@@ -148,3 +148,46 @@ func TestAnExportReadsEveryPageOnceAndIsAudited(t *testing.T) {
 func viewerActor() application.Actor {
 	return application.Actor{ID: uuid.New(), Name: "vic", Role: domain.RoleViewer, Address: "127.0.0.1"}
 }
+
+// TestPortfolioAtRisk: the total adds the partners' rows, and PAR 1, 30 and 90 are the
+// principal overdue by more than 0, 30 and 90 days of all principal outstanding, in basis
+// points rounded down, exact however large the portfolio.
+func TestPortfolioAtRisk(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name               string
+		rows               []ports.PortfolioRow
+		par1, par30, par90 int64
+	}{
+		{"nothing outstanding", nil, 0, 0, 0},
+		{"two partners", []ports.PortfolioRow{
+			{Partner: "a", Open: 3, Outstanding: 600, Principal: [ports.AgingBuckets]int64{300, 100, 100, 0, 100}},
+			{Partner: "b", Open: 1, Outstanding: 300, Principal: [ports.AgingBuckets]int64{0, 0, 0, 300, 0}},
+		}, 6666, 5555, 1111}, // 600/900, 500/900, 100/900
+		{"larger than int64 times 10 000", []ports.PortfolioRow{
+			{Partner: "a", Open: 2, Outstanding: 4_000_000_000_000_000, Principal: [ports.AgingBuckets]int64{1_000_000_000_000_000, 0, 0, 0, 3_000_000_000_000_000}},
+		}, 7500, 7500, 7500},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := setupConsole(t)
+			back := mocks.NewMockBackOffice(gomock.NewController(t))
+			back.EXPECT().Portfolio(gomock.Any(), domain.BusinessDate(t0)).Return(tt.rows, nil)
+			p, err := application.NewConsoleReportsHandler(c.clock, back).Portfolio(context.Background(), viewerActor())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.PAR1 != tt.par1 || p.PAR30 != tt.par30 || p.PAR90 != tt.par90 {
+				t.Fatalf("PAR %d %d %d, want %d %d %d", p.PAR1, p.PAR30, p.PAR90, tt.par1, tt.par30, tt.par90)
+			}
+			var open int
+			var outstanding int64
+			for _, r := range tt.rows {
+				open, outstanding = open+r.Open, outstanding+r.Outstanding
+			}
+			if p.Total.Open != open || p.Total.Outstanding != outstanding {
+				t.Fatalf("total %+v", p.Total)
+			}
+		})
+	}
+}

@@ -252,12 +252,35 @@ type ListRow struct {
 	DaysOverdue int
 }
 
+// Aging buckets of open loans by days overdue (PortfolioRow.Count, .Principal).
+const (
+	AgingCurrent  = iota // not overdue
+	Aging1To30           // 1–30 days
+	Aging31To60          // 31–60 days
+	Aging61To90          // 61–90 days
+	AgingOver90          // more than 90 days
+	AgingBuckets
+)
+
+// PortfolioRow is one partner's loans at a business date: how many are open and closed, the
+// principal outstanding on the open ones (their loan accounts' balances), and both by how many
+// days the loans are overdue.
+type PortfolioRow struct {
+	Partner      string
+	Open, Closed int
+	Outstanding  int64
+	Count        [AgingBuckets]int
+	Principal    [AgingBuckets]int64
+}
+
 // BackOffice is the console's read model: the cross-partner queries an operator's pages need,
 // each one query whatever the number of rows it returns.
 type BackOffice interface {
 	// List returns one page of a console list; ErrBadList names a filter or order the list's
 	// kind does not have.
 	List(ctx context.Context, q ListQuery) ([]ListRow, error)
+	// Portfolio returns each partner's loans at today (a business date), by name.
+	Portfolio(ctx context.Context, today time.Time) ([]PortfolioRow, error)
 	// CountByStatus counts applications, transfers, card orders and cards by status.
 	CountByStatus(ctx context.Context) ([]StatusCount, error)
 	// NeedsAttention lists the work that waited too long, oldest first.

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -109,6 +110,11 @@ func TestEveryPageAndActionByRole(t *testing.T) {
 		{&viewer, "/console/cards?status=BLOCKED", 200},
 		{&viewer, "/console/cards.csv", 200},
 		{&viewer, "/console/cards?sort=amount", 400},
+		{&viewer, "/console/loans?status=OPEN&overdue=30", 200},
+		{&viewer, "/console/loans?overdue=-1", 400},
+		{&viewer, "/console/transfers?overdue=5", 400},
+		{&viewer, "/console/reports", 200},
+		{&viewer, "/console/reports/portfolio.csv", 200},
 		{&viewer, "/console/loans?status=NEW", 400},
 		{&viewer, "/console/applications?sort=amount", 400},
 		{&viewer, "/console/loans?from=yesterday", 400},
@@ -589,5 +595,25 @@ func TestOperatorsAreManagedWithASecondAdmin(t *testing.T) {
 		if !strings.Contains(audit, want) {
 			t.Errorf("the audit log does not show %q", want)
 		}
+	}
+}
+
+// TestTheReportsShowThePortfolio: the portfolio by partner with the loans' principal, and its
+// CSV export.
+func TestTheReportsShowThePortfolio(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	_, loan := e.issuedLoan(t)
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	page := serve(h, &viewer, http.MethodGet, "/console/reports", nil).Body.String()
+	if !strings.Contains(page, "<td>acme</td><td>1</td><td>0</td>") || !strings.Contains(page, "PAR 30") {
+		t.Fatalf("the portfolio does not show acme's open loan:\n%s", page)
+	}
+	csv := serve(h, &viewer, http.MethodGet, "/console/reports/portfolio.csv", nil).Body.String()
+	row := fmt.Sprintf(`"acme","1","0","%d"`, loan.Amount().Tiyin())
+	if !strings.HasPrefix(csv, "\ufeff\"business_date\"") || strings.Count(csv, "\r\n") != 3 || !strings.Contains(csv, row) ||
+		!strings.Contains(csv, "\"all partners\"") {
+		t.Fatalf("the portfolio's CSV lacks %s:\n%s", row, csv)
 	}
 }

@@ -45,6 +45,8 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /console/partners/{name}", c.authed(c.partner))
 	m.HandleFunc("POST /console/partners", c.authed(c.createPartner))
 	m.HandleFunc("POST /console/partners/{name}/{action}", c.authed(c.partnerAction))
+	m.HandleFunc("GET /console/reports", c.authed(c.reports))
+	m.HandleFunc("GET /console/reports/portfolio.csv", c.authed(c.portfolioCSV))
 	m.HandleFunc("GET /console/operators", c.authed(c.operators))
 	m.HandleFunc("POST /console/operators", c.authed(c.createOperator))
 	m.HandleFunc("POST /console/operators/{name}/{action}", c.authed(c.operatorAction))

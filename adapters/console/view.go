@@ -21,6 +21,7 @@ var funcs = template.FuncMap{
 	"link":   link,
 	"listOf": listOf,
 	"add":    func(a, b int64) int64 { return a + b },
+	"bp":     func(v int64) string { return fmt.Sprintf("%d.%02d %%", v/100, v%100) },
 	"mask":   mask,
 	"status": statusClass,
 	"allows": func(s *application.ConsoleSession, role string) bool {

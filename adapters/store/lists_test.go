@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -269,6 +270,73 @@ func TestSearchPagesAPhonesHits(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("the pages of hits:\n got %v\nwant %v", got, want)
+		}
+	})
+}
+
+// TestPortfolioByPartnerAndDaysOverdue: each partner's open and closed loans, the principal on
+// their loan accounts, and both by how overdue the loans are at a day.
+func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		other := s.newPartner(t, "other")
+		issue := func(p domain.Partner, amount int64, closed bool) *domain.Loan {
+			t.Helper()
+			a := s.newApplication(t, p, uuid.New())
+			if err := s.apps.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			st := domain.LoanState{ID: uuid.New(), ApplicationID: a.ID(), PartnerID: p.ID, Amount: domain.Amount(amount), MonthPeriod: 12,
+				Rate: must(domain.PercentFromHundredths(2850)), ScheduleType: domain.ScheduleAnnuity, AccountNumber: "20208000123456789012", IssuedAt: t0}
+			if closed {
+				st.ClosedAt = t0.Add(time.Hour)
+			}
+			l := domain.RestoreLoan(st)
+			err := s.uow.Do(ctx, func(ctx context.Context) error {
+				if err := s.loans.Create(ctx, l); err != nil {
+					return err
+				}
+				if err := s.ledger.OpenLoanAccounts(ctx, l.ID()); err != nil {
+					return err
+				}
+				if closed {
+					return nil
+				}
+				p, err := l.IssuancePosting(uuid.New())
+				if err != nil {
+					return err
+				}
+				return s.ledger.Post(ctx, p)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}
+		first := issue(s.partner, 3_000_000, false)
+		issue(s.partner, 5_000_000, false)
+		issue(other, 7_000_000, false)
+		issue(other, 1_000_000, true)
+		due, _, _ := first.FirstUnpaidDue()
+		rows, err := s.back.Portfolio(ctx, due.AddDate(0, 0, 45)) // every open loan 45 days overdue
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("%+v %v", rows, err)
+		}
+		want := []ports.PortfolioRow{
+			{Partner: "acme", Open: 2, Outstanding: 8_000_000, Count: [ports.AgingBuckets]int{0, 0, 2, 0, 0},
+				Principal: [ports.AgingBuckets]int64{0, 0, 8_000_000, 0, 0}},
+			{Partner: "other", Open: 1, Closed: 1, Outstanding: 7_000_000, Count: [ports.AgingBuckets]int{0, 0, 1, 0, 0},
+				Principal: [ports.AgingBuckets]int64{0, 0, 7_000_000, 0, 0}},
+		}
+		if !reflect.DeepEqual(rows, want) {
+			t.Fatalf("45 days overdue:\n got %+v\nwant %+v", rows, want)
+		}
+		if rows, _ = s.back.Portfolio(ctx, due); rows[0].Count[ports.AgingCurrent] != 2 || rows[1].Principal[ports.AgingCurrent] != 7_000_000 {
+			t.Fatalf("on the first due date nothing is overdue: %+v", rows)
+		}
+		if rows, _ = s.back.Portfolio(ctx, due.AddDate(0, 0, 91)); rows[0].Principal[ports.AgingOver90] != 8_000_000 {
+			t.Fatalf("91 days later: %+v", rows)
 		}
 	})
 }

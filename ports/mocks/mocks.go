@@ -1755,6 +1755,21 @@ func (mr *MockBackOfficeMockRecorder) NeedsAttention(ctx, q any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "NeedsAttention", reflect.TypeOf((*MockBackOffice)(nil).NeedsAttention), ctx, q)
 }
 
+// Portfolio mocks base method.
+func (m *MockBackOffice) Portfolio(ctx context.Context, today time.Time) ([]ports.PortfolioRow, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Portfolio", ctx, today)
+	ret0, _ := ret[0].([]ports.PortfolioRow)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Portfolio indicates an expected call of Portfolio.
+func (mr *MockBackOfficeMockRecorder) Portfolio(ctx, today any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Portfolio", reflect.TypeOf((*MockBackOffice)(nil).Portfolio), ctx, today)
+}
+
 // ResendEvent mocks base method.
 func (m *MockBackOffice) ResendEvent(ctx context.Context, id uuid.UUID, t time.Time) error {
 	m.ctrl.T.Helper()

@@ -1,0 +1,52 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+type portfolioRow struct {
+	Partner            string
+	Open, Closed       int
+	Outstanding        int64
+	N0, N1, N2, N3, N4 int
+	P0, P1, P2, P3, P4 int64
+}
+
+// Portfolio implements ports.BackOffice: one statement over the loans, their loan accounts
+// (the principal outstanding) and their first unpaid due dates (how overdue).
+func (b *BackOffice) Portfolio(ctx context.Context, today time.Time) ([]ports.PortfolioRow, error) {
+	d30, d60, d90 := today.AddDate(0, 0, -30), today.AddDate(0, 0, -60), today.AddDate(0, 0, -90)
+	var rows []portfolioRow
+	err := b.db.conn(ctx).Raw(`
+WITH l AS (
+  SELECT l.partner_id, l.closed_at IS NULL AS is_open, COALESCE(a.balance, 0) AS principal,
+    CASE WHEN l.closed_at IS NOT NULL THEN -1
+         WHEN l.first_unpaid_due IS NULL OR l.first_unpaid_due >= ? THEN 0
+         WHEN l.first_unpaid_due >= ? THEN 1
+         WHEN l.first_unpaid_due >= ? THEN 2
+         WHEN l.first_unpaid_due >= ? THEN 3
+         ELSE 4 END AS bucket
+  FROM loans l LEFT JOIN ledger_accounts a ON a.loan_id = l.id AND a.kind = 'LOAN')
+SELECT p.name AS partner,
+  SUM(CASE WHEN l.is_open THEN 1 ELSE 0 END) AS open, SUM(CASE WHEN l.is_open THEN 0 ELSE 1 END) AS closed,
+  SUM(CASE WHEN l.is_open THEN l.principal ELSE 0 END) AS outstanding,
+  SUM(CASE WHEN l.bucket = 0 THEN 1 ELSE 0 END) AS n0, SUM(CASE WHEN l.bucket = 0 THEN l.principal ELSE 0 END) AS p0,
+  SUM(CASE WHEN l.bucket = 1 THEN 1 ELSE 0 END) AS n1, SUM(CASE WHEN l.bucket = 1 THEN l.principal ELSE 0 END) AS p1,
+  SUM(CASE WHEN l.bucket = 2 THEN 1 ELSE 0 END) AS n2, SUM(CASE WHEN l.bucket = 2 THEN l.principal ELSE 0 END) AS p2,
+  SUM(CASE WHEN l.bucket = 3 THEN 1 ELSE 0 END) AS n3, SUM(CASE WHEN l.bucket = 3 THEN l.principal ELSE 0 END) AS p3,
+  SUM(CASE WHEN l.bucket = 4 THEN 1 ELSE 0 END) AS n4, SUM(CASE WHEN l.bucket = 4 THEN l.principal ELSE 0 END) AS p4
+FROM l JOIN partners p ON p.id = l.partner_id
+GROUP BY p.name ORDER BY p.name`, today, d30, d60, d90).Scan(&rows).Error
+	if err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]ports.PortfolioRow, len(rows))
+	for i, r := range rows {
+		out[i] = ports.PortfolioRow{Partner: r.Partner, Open: r.Open, Closed: r.Closed, Outstanding: r.Outstanding,
+			Count: [ports.AgingBuckets]int{r.N0, r.N1, r.N2, r.N3, r.N4}, Principal: [ports.AgingBuckets]int64{r.P0, r.P1, r.P2, r.P3, r.P4}}
+	}
+	return out, nil
+}

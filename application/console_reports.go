@@ -1,0 +1,71 @@
+package application
+
+import (
+	"context"
+	"math/big"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// Portfolio is the loan portfolio at a business date: each partner's loans and their total,
+// by how many days they are overdue, and the portfolio at risk.
+type Portfolio struct {
+	Today time.Time // a business date
+	Rows  []ports.PortfolioRow
+	Total ports.PortfolioRow
+	// PAR1, PAR30 and PAR90 are the portfolio at risk, in basis points (hundredths of a
+	// percent, rounded down): the principal outstanding on loans overdue by more than 0, 30
+	// and 90 days, of all principal outstanding.
+	PAR1, PAR30, PAR90 int64
+}
+
+// ConsoleReportsHandler reads the console's reports.
+type ConsoleReportsHandler struct {
+	clock      ports.Clock
+	backOffice ports.BackOffice
+}
+
+// NewConsoleReportsHandler returns the handler on the ports it uses.
+func NewConsoleReportsHandler(clock ports.Clock, backOffice ports.BackOffice) *ConsoleReportsHandler {
+	return &ConsoleReportsHandler{clock: clock, backOffice: backOffice}
+}
+
+// Portfolio returns the portfolio today (in Tashkent).
+func (h *ConsoleReportsHandler) Portfolio(ctx context.Context, who Actor) (Portfolio, error) {
+	if err := who.may(domain.RoleViewer); err != nil {
+		return Portfolio{}, err
+	}
+	p := Portfolio{Today: domain.BusinessDate(h.clock.Now(uuid.Nil))}
+	rows, err := h.backOffice.Portfolio(ctx, p.Today)
+	if err != nil {
+		return Portfolio{}, err
+	}
+	p.Rows, p.Total.Partner = rows, "all partners"
+	for _, r := range rows {
+		p.Total.Open += r.Open
+		p.Total.Closed += r.Closed
+		p.Total.Outstanding += r.Outstanding
+		for b := range ports.AgingBuckets {
+			p.Total.Count[b] += r.Count[b]
+			p.Total.Principal[b] += r.Principal[b]
+		}
+	}
+	at := func(from int) int64 {
+		var risk int64
+		for b := from; b < ports.AgingBuckets; b++ {
+			risk += p.Total.Principal[b]
+		}
+		if p.Total.Outstanding <= 0 {
+			return 0
+		}
+		// risk × 10 000 may not fit in an int64 for a large portfolio: exact in big integers.
+		bp := new(big.Int).Mul(big.NewInt(risk), big.NewInt(10_000))
+		return bp.Quo(bp, big.NewInt(p.Total.Outstanding)).Int64()
+	}
+	p.PAR1, p.PAR30, p.PAR90 = at(ports.Aging1To30), at(ports.Aging31To60), at(ports.AgingOver90)
+	return p, nil
+}
