@@ -232,7 +232,7 @@ type ListQuery struct {
 	MinDaysOverdue int
 	Today          time.Time
 	Sort           string // SortTime (default) or SortAmount
-	Ascending            bool   // oldest or smallest first; default newest or largest first
+	Ascending      bool   // oldest or smallest first; default newest or largest first
 	// After is the last row of the page before, for the next page (keyset paging: a page
 	// costs the same however deep).
 	After *ListRow
@@ -254,11 +254,11 @@ type ListRow struct {
 
 // Aging buckets of open loans by days overdue (PortfolioRow.Count, .Principal).
 const (
-	AgingCurrent  = iota // not overdue
-	Aging1To30           // 1–30 days
-	Aging31To60          // 31–60 days
-	Aging61To90          // 61–90 days
-	AgingOver90          // more than 90 days
+	AgingCurrent = iota // not overdue
+	Aging1To30          // 1–30 days
+	Aging31To60         // 31–60 days
+	Aging61To90         // 61–90 days
+	AgingOver90         // more than 90 days
 	AgingBuckets
 )
 
