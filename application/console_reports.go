@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"time"
 
@@ -68,4 +69,50 @@ func (h *ConsoleReportsHandler) Portfolio(ctx context.Context, who Actor) (Portf
 	}
 	p.PAR1, p.PAR30, p.PAR90 = at(ports.Aging1To30), at(ports.Aging31To60), at(ports.AgingOver90)
 	return p, nil
+}
+
+// MaxReportDays is the longest period a daily report covers.
+const MaxReportDays = 366
+
+// ErrBadPeriod refuses a report's period that ends before it begins or is longer than
+// MaxReportDays.
+var ErrBadPeriod = errors.New("the period runs from an earlier day to a later one, at most 366 days")
+
+// DailyReport is each business day's money over a period: loans issued, repayments paid,
+// transfers to cards completed; and their totals.
+type DailyReport struct {
+	From, To time.Time // business dates; To is the last day shown
+	Days     []ports.DailyRow
+	Total    ports.DailyRow
+}
+
+// Daily returns the days from from to to, both included (business dates; zero: the 30 days
+// up to today).
+func (h *ConsoleReportsHandler) Daily(ctx context.Context, who Actor, from, to time.Time) (DailyReport, error) {
+	if err := who.may(domain.RoleViewer); err != nil {
+		return DailyReport{}, err
+	}
+	if to.IsZero() {
+		to = domain.BusinessDate(h.clock.Now(uuid.Nil))
+	}
+	if from.IsZero() {
+		from = to.AddDate(0, 0, -29)
+	}
+	if to.Before(from) || domain.DaysBetween(from, to) >= MaxReportDays {
+		return DailyReport{}, ErrBadPeriod
+	}
+	days, err := h.backOffice.Daily(ctx, from, to.AddDate(0, 0, 1))
+	if err != nil {
+		return DailyReport{}, err
+	}
+	r := DailyReport{From: from, To: to, Days: days}
+	for _, d := range days {
+		r.Total.IssuedN += d.IssuedN
+		r.Total.RepaidN += d.RepaidN
+		r.Total.TransferredN += d.TransferredN
+		r.Total.Issued += d.Issued
+		r.Total.Repaid += d.Repaid
+		r.Total.Transferred += d.Transferred
+	}
+	return r, nil
 }

@@ -273,6 +273,14 @@ type PortfolioRow struct {
 	Principal    [AgingBuckets]int64
 }
 
+// DailyRow is one business day's money: loans issued, repayments paid and transfers to cards
+// completed, how many and how much (tiyin).
+type DailyRow struct {
+	Day                            time.Time // a business date
+	IssuedN, RepaidN, TransferredN int
+	Issued, Repaid, Transferred    int64
+}
+
 // BackOffice is the console's read model: the cross-partner queries an operator's pages need,
 // each one query whatever the number of rows it returns.
 type BackOffice interface {
@@ -281,6 +289,9 @@ type BackOffice interface {
 	List(ctx context.Context, q ListQuery) ([]ListRow, error)
 	// Portfolio returns each partner's loans at today (a business date), by name.
 	Portfolio(ctx context.Context, today time.Time) ([]PortfolioRow, error)
+	// Daily returns the business days from from up to to (business dates, to excluded), one
+	// row each, days without money included.
+	Daily(ctx context.Context, from, to time.Time) ([]DailyRow, error)
 	// CountByStatus counts applications, transfers, card orders and cards by status.
 	CountByStatus(ctx context.Context) ([]StatusCount, error)
 	// NeedsAttention lists the work that waited too long, oldest first.

@@ -332,7 +332,7 @@ func problem(err error) (int, string) {
 		return http.StatusNotFound, "Not found."
 	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete), errors.Is(err, domain.ErrActionIncomplete),
 		errors.Is(err, ports.ErrBadList), errors.Is(err, domain.ErrPartnerName), errors.Is(err, domain.ErrRole), errors.Is(err, domain.ErrOperatorName), errors.Is(err, domain.ErrWebhookURL),
-		errors.Is(err, domain.ErrKeyOverlap):
+		errors.Is(err, domain.ErrKeyOverlap), errors.Is(err, application.ErrBadPeriod):
 		return http.StatusBadRequest, capitalize(err.Error()) + "."
 	}
 	return http.StatusInternalServerError, "Something went wrong on tiyin's side; it is logged. Try again, or tell the tiyin team."

@@ -6,6 +6,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -18,10 +20,61 @@ func (c *Console) reports(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
+	d, err := c.daily(r)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
 	c.show(w, r, "reports", "Reports", struct {
-		Portfolio any
+		Portfolio application.Portfolio
 		Aging     [ports.AgingBuckets]string
-	}{p, agingLabels})
+		Daily     application.DailyReport
+		Chart     chart
+		Query     string
+	}{p, agingLabels, d, dailyChart(d.Days), r.URL.RawQuery})
+}
+
+// daily reads the daily report of the period the query names (from, to: days in Tashkent,
+// both included; none: the last 30 days).
+func (c *Console) daily(r *http.Request) (application.DailyReport, error) {
+	from, err := day(r.URL.Query().Get("from"), "from")
+	if err != nil {
+		return application.DailyReport{}, err
+	}
+	to, err := day(r.URL.Query().Get("to"), "to")
+	if err != nil {
+		return application.DailyReport{}, err
+	}
+	if !from.IsZero() {
+		from = domain.BusinessDate(from)
+	}
+	if !to.IsZero() {
+		to = domain.BusinessDate(to)
+	}
+	return c.uc.Views.Reports.Daily(r.Context(), session(r).Operator, from, to)
+}
+
+// dailyCSV exports the daily report: a day a row, then the total.
+func (c *Console) dailyCSV(w http.ResponseWriter, r *http.Request) {
+	d, err := c.daily(r)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	bw := startCSV(w, "tiyin-daily-"+d.From.Format("2006-01-02")+"-"+d.To.Format("2006-01-02")+".csv", "business_date",
+		"loans_issued", "issued_tiyin", "repayments", "repaid_tiyin", "transfers", "transferred_tiyin")
+	total := d.Total
+	for _, row := range append(d.Days, total) {
+		date := "total"
+		if !row.Day.IsZero() {
+			date = row.Day.Format("2006-01-02")
+		}
+		_, _ = bw.WriteString(csvRow(date, strconv.Itoa(row.IssuedN), strconv.FormatInt(row.Issued, 10), strconv.Itoa(row.RepaidN),
+			strconv.FormatInt(row.Repaid, 10), strconv.Itoa(row.TransferredN), strconv.FormatInt(row.Transferred, 10)))
+	}
+	if err := bw.Flush(); err != nil {
+		c.log.Warn("console: daily CSV cut short", zap.Error(err))
+	}
 }
 
 // portfolioCSV exports the portfolio table: a partner a row, then the total.

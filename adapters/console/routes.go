@@ -47,6 +47,7 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /console/partners/{name}/{action}", c.authed(c.partnerAction))
 	m.HandleFunc("GET /console/reports", c.authed(c.reports))
 	m.HandleFunc("GET /console/reports/portfolio.csv", c.authed(c.portfolioCSV))
+	m.HandleFunc("GET /console/reports/daily.csv", c.authed(c.dailyCSV))
 	m.HandleFunc("GET /console/operators", c.authed(c.operators))
 	m.HandleFunc("POST /console/operators", c.authed(c.createOperator))
 	m.HandleFunc("POST /console/operators/{name}/{action}", c.authed(c.operatorAction))

@@ -340,3 +340,39 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 		}
 	})
 }
+
+// TestDailyMoneyIsCountedByTheDayInTashkent: a loan issued at 19:30 UTC is the next day's in
+// Tashkent (UTC+5); every day of the period has its row, days without money too.
+func TestDailyMoneyIsCountedByTheDayInTashkent(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		day := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC) // a business date
+		for _, at := range []time.Time{
+			time.Date(2026, 3, 10, 10, 0, 0, 0, time.UTC),  // 15:00 in Tashkent, on the 10th
+			time.Date(2026, 3, 10, 19, 30, 0, 0, time.UTC), // 00:30 on the 11th
+			time.Date(2026, 3, 9, 18, 59, 0, 0, time.UTC),  // 23:59 on the 9th: before the period
+		} {
+			a := s.newApplication(t, s.partner, uuid.New())
+			if err := s.apps.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			l := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: a.ID(), PartnerID: s.partner.ID, Amount: 2_000_000,
+				MonthPeriod: 12, Rate: must(domain.PercentFromHundredths(2850)), ScheduleType: domain.ScheduleAnnuity,
+				AccountNumber: "20208000123456789012", IssuedAt: at})
+			if err := s.loans.Create(ctx, l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows, err := s.back.Daily(ctx, day, day.AddDate(0, 0, 3))
+		if err != nil || len(rows) != 3 {
+			t.Fatalf("%+v %v", rows, err)
+		}
+		for i, want := range []int{1, 1, 0} {
+			r := rows[i]
+			if !r.Day.Equal(day.AddDate(0, 0, i)) || r.IssuedN != want || r.Issued != int64(want)*2_000_000 || r.RepaidN != 0 || r.TransferredN != 0 {
+				t.Errorf("day %d: %+v, want %d loans issued", i, r, want)
+			}
+		}
+	})
+}

@@ -50,3 +50,59 @@ GROUP BY p.name ORDER BY p.name`, today, d30, d60, d90).Scan(&rows).Error
 	}
 	return out, nil
 }
+
+// Daily implements ports.BackOffice: three statements, each on a time index of its table (loans
+// by issue, repayment requests by check, transfers by creation), grouped by the business day in
+// Tashkent (UTC+5, no daylight saving) of the money's moving.
+func (b *BackOffice) Daily(ctx context.Context, from, to time.Time) ([]ports.DailyRow, error) {
+	day := func(column string) string {
+		if b.db.Dialect == Postgres {
+			return "to_char(" + column + " AT TIME ZONE 'Asia/Tashkent', 'YYYY-MM-DD')"
+		}
+		return "strftime('%Y-%m-%d', " + column + ", '+5 hours')"
+	}
+	// Business dates are midnight UTC of the Tashkent date; the instants of a Tashkent day
+	// start five hours earlier.
+	start, end := from.Add(-5*time.Hour), to.Add(-5*time.Hour)
+	type sum struct {
+		Day string
+		N   int
+		Sum int64
+	}
+	queries := []struct {
+		sql  string
+		args []any
+		set  func(r *ports.DailyRow, s sum)
+	}{
+		{"SELECT " + day("issued_at") + " AS day, COUNT(*) AS n, SUM(amount) AS sum FROM loans WHERE issued_at >= ? AND issued_at < ? GROUP BY 1",
+			[]any{start, end}, func(r *ports.DailyRow, s sum) { r.IssuedN, r.Issued = s.N, s.Sum }},
+		// A request is paid within its quote's life, hours at most after its check.
+		{"SELECT " + day("paid_at") + " AS day, COUNT(*) AS n, SUM(amount) AS sum FROM repayments WHERE checked_at >= ? AND checked_at < ? " +
+			"AND paid_at >= ? AND paid_at < ? GROUP BY 1", []any{start.Add(-24 * time.Hour), end, start, end},
+			func(r *ports.DailyRow, s sum) { r.RepaidN, r.Repaid = s.N, s.Sum }},
+		// A transfer completes within days of its creation (it expires otherwise).
+		{"SELECT " + day("finished_at") + " AS day, COUNT(*) AS n, SUM(amount) AS sum FROM transfers WHERE created_at >= ? AND created_at < ? " +
+			"AND status = 'SUCCESS' AND finished_at >= ? AND finished_at < ? GROUP BY 1", []any{start.AddDate(0, 0, -7), end, start, end},
+			func(r *ports.DailyRow, s sum) { r.TransferredN, r.Transferred = s.N, s.Sum }},
+	}
+	rows := map[string]*ports.DailyRow{}
+	var out []ports.DailyRow
+	for d := from; d.Before(to); d = d.AddDate(0, 0, 1) {
+		out = append(out, ports.DailyRow{Day: d})
+	}
+	for i := range out {
+		rows[out[i].Day.Format(time.DateOnly)] = &out[i]
+	}
+	for _, q := range queries {
+		var sums []sum
+		if err := b.db.conn(ctx).Raw(q.sql, q.args...).Scan(&sums).Error; err != nil {
+			return nil, interpretError(err, nil, nil)
+		}
+		for _, s := range sums {
+			if r, ok := rows[s.Day]; ok {
+				q.set(r, s)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1695,6 +1695,21 @@ func (mr *MockBackOfficeMockRecorder) CountByStatus(ctx any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CountByStatus", reflect.TypeOf((*MockBackOffice)(nil).CountByStatus), ctx)
 }
 
+// Daily mocks base method.
+func (m *MockBackOffice) Daily(ctx context.Context, from, to time.Time) ([]ports.DailyRow, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Daily", ctx, from, to)
+	ret0, _ := ret[0].([]ports.DailyRow)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Daily indicates an expected call of Daily.
+func (mr *MockBackOfficeMockRecorder) Daily(ctx, from, to any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Daily", reflect.TypeOf((*MockBackOffice)(nil).Daily), ctx, from, to)
+}
+
 // Entries mocks base method.
 func (m *MockBackOffice) Entries(ctx context.Context, accounts []string, limit int) ([]ports.EntryRecord, error) {
 	m.ctrl.T.Helper()

@@ -163,6 +163,8 @@ func TestConsoleListsAndAdminInChromium(t *testing.T) {
 		chromedp.Click(`//nav/a[.="Transfers"]`),
 		chromedp.WaitVisible(`//a[.="Export CSV"]`), shot("transfers"),
 		chromedp.Text(`main`, &transfers),
+		chromedp.Click(`//nav/a[.="Reports"]`),
+		chromedp.WaitReady(`svg.chart`), shot("reports"),
 		chromedp.Click(`//nav/a[.="Operators"]`),
 		chromedp.SendKeys(`//form[@action="/console/operators"]//input[@name="name"]`, "nina"),
 		chromedp.SetValue(`//form[@action="/console/operators"]//select[@name="role"]`, "officer"),

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/test/tiyintest"
 )
 
@@ -333,11 +334,18 @@ func TestConsoleListsOverAWholeFlow(t *testing.T) {
 		{"/console/repayments?status=PAID", "PAID"},
 		{"/console/cards?status=ACTIVE", "ACTIVE"},
 		{"/console/card-orders", "Nothing matches."},
+		{"/console/reports", "PAR 30"},
 	} {
 		status, body := vic.get(l.path)
 		if status != 200 || !strings.Contains(body, l.want) {
 			t.Errorf("%s: %d, want %q on the page", l.path, status, l.want)
 		}
+	}
+	// Today's row of the daily report counts the flow's loan, repayment and transfer.
+	today := time.Now().In(domain.Tashkent).Format(time.DateOnly)
+	if _, body := vic.get("/console/reports?from=" + today + "&to=" + today); !regexp.MustCompile(
+		`<td>` + today + `</td><td>1</td><td>[0-9 .]+</td><td>1</td><td>[0-9 .]+</td><td>1</td>`).MatchString(body) {
+		t.Errorf("the daily report does not count today's loan, repayment and transfer:\n%s", body)
 	}
 	resp, err := vic.c.Get(vic.base + "/console/transfers.csv?status=SUCCESS")
 	if err != nil {
