@@ -22,10 +22,10 @@ var chartSeries = []struct {
 // chart is the SVG's geometry, in its own units.
 type chart struct {
 	Width, Height, Base int
-	Bars               []chartBar
-	Labels             []chartLabel
-	Legend             []chartLabel
-	Max                string // the amount the chart's top stands for
+	Bars                []chartBar
+	Labels              []chartLabel
+	Legend              []chartLabel
+	Max                 string // the amount the chart's top stands for
 }
 
 type chartBar struct {
