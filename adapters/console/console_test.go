@@ -306,13 +306,21 @@ func TestTheCallCentresCallIsRecordedWithItsOutcomeAndNote(t *testing.T) {
 	if page := serve(h, &officer, http.MethodGet, path, nil).Body.String(); strings.Contains(page, "<h2>Actions</h2>") {
 		t.Error("the page shows an Actions heading with no action under it")
 	}
-	audit := serve(h, &officer, http.MethodGet, "/console/audit", nil).Body.String()
-	for _, want := range []string{"application.verification_not_confirmed", "Dilnoza, 10:05: no answer",
-		"application.complete_verification", "Dilnoza, 11:20: client confirmed the loan"} {
-		if !strings.Contains(audit, want) {
+	auditShows(t, h, &officer, "", "application.verification_not_confirmed", "Dilnoza, 10:05: no answer",
+		"application.complete_verification", "Dilnoza, 11:20: client confirmed the loan")
+}
+
+// auditShows fails the test unless the audit log's page (with the filter query) shows each want;
+// it returns the page.
+func auditShows(t *testing.T, h http.Handler, who *operatorSession, query string, wants ...string) string {
+	t.Helper()
+	page := serve(h, who, http.MethodGet, "/console/audit?"+query, nil).Body.String()
+	for _, want := range wants {
+		if !strings.Contains(page, want) {
 			t.Errorf("the audit log does not show %q", want)
 		}
 	}
+	return page
 }
 
 // TestPostingsShowTheirIDsInFull: posting ids are UUIDv7s that share their first characters
@@ -370,10 +378,7 @@ func TestListsFilterPageAndExport(t *testing.T) {
 		!strings.Contains(csv.Header().Get("Content-Disposition"), "tiyin-loans.csv") || !strings.Contains(body, "\"OPEN\"") {
 		t.Errorf("the CSV export:\n%s", body)
 	}
-	audit := serve(h, &viewer, http.MethodGet, "/console/audit", nil).Body.String()
-	if !strings.Contains(audit, "list.export") || !strings.Contains(audit, "list:loan") {
-		t.Error("the export is not in the audit log")
-	}
+	auditShows(t, h, &viewer, "", "list.export", "list:loan")
 }
 
 // TestListPagesFollowOneAnother: the next page's link starts after the page's last row, keeps
@@ -494,12 +499,8 @@ func TestAdminsManagePartnersFromTheConsole(t *testing.T) {
 	if !strings.Contains(hooked, "signing secret, shown this once") {
 		t.Fatalf("the webhook's secret is not shown:\n%s", hooked)
 	}
-	audit := serve(h, &admin, http.MethodGet, "/console/audit?object=partner:beta", nil).Body.String()
-	for _, want := range []string{"partner.create", "partner.rotate_key", "the old key works until", "partner.set_webhook", "https://partner.example"} {
-		if !strings.Contains(audit, want) {
-			t.Errorf("the audit log does not show %q", want)
-		}
-	}
+	audit := auditShows(t, h, &admin, "object=partner:beta", "partner.create", "partner.rotate_key", "the old key works until",
+		"partner.set_webhook", "https://partner.example")
 	if strings.Contains(audit, "token=abc") {
 		t.Error("the audit log keeps the webhook URL's query")
 	}
@@ -589,13 +590,8 @@ func TestOperatorsAreManagedWithASecondAdmin(t *testing.T) {
 	if !regexp.MustCompile(`<td>omar</td><td>admin</td>\s*<td><span class="st bad">disabled</span>`).MatchString(page) {
 		t.Errorf("a rejected new operator is not disabled:\n%s", page)
 	}
-	audit := serve(h, &bea, http.MethodGet, "/console/audit?object=operator:nina", nil).Body.String()
-	for _, want := range []string{"operator.create", "awaiting a second admin", "operator.grant_approve", "operator.role", "officer to admin",
-		"admin to viewer"} {
-		if !strings.Contains(audit, want) {
-			t.Errorf("the audit log does not show %q", want)
-		}
-	}
+	auditShows(t, h, &bea, "object=operator:nina", "operator.create", "awaiting a second admin", "operator.grant_approve", "operator.role",
+		"officer to admin", "admin to viewer")
 }
 
 // TestTheReportsShowThePortfolio: the portfolio by partner with the loans' principal, and its
