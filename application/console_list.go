@@ -88,6 +88,8 @@ func checkList(q ports.ListQuery) error {
 		return fmt.Errorf("%w: the dates are from the earlier to the later", ports.ErrBadList)
 	case q.MinDaysOverdue < 0 || (q.MinDaysOverdue > 0 && q.Kind != ports.ListLoans):
 		return fmt.Errorf("%w: days overdue are a loan's, 1 or more", ports.ErrBadList)
+	case q.DueWithinDays != nil && (*q.DueWithinDays < 0 || *q.DueWithinDays > 31 || q.Kind != ports.ListLoans):
+		return fmt.Errorf("%w: a loan falls due within 0 (today) to 31 days", ports.ErrBadList)
 	}
 	return nil
 }
@@ -173,6 +175,9 @@ func describeList(q ports.ListQuery) string {
 	}
 	if q.MinDaysOverdue > 0 {
 		s += fmt.Sprintf(" overdue>=%d", q.MinDaysOverdue)
+	}
+	if q.DueWithinDays != nil {
+		s += fmt.Sprintf(" due<=%dd", *q.DueWithinDays)
 	}
 	return s + fmt.Sprintf(" sort=%s ascending=%t", q.Sort, q.Ascending)
 }

@@ -173,6 +173,7 @@ func TestPortfolioAtRisk(t *testing.T) {
 			c := setupConsole(t)
 			back := mocks.NewMockBackOffice(gomock.NewController(t))
 			back.EXPECT().Portfolio(gomock.Any(), domain.BusinessDate(t0)).Return(tt.rows, nil)
+			back.EXPECT().Collections(gomock.Any(), domain.BusinessDate(t0)).Return(ports.Collection{Loans: 1}, ports.Collection{Loans: 2}, nil)
 			p, err := application.NewConsoleReportsHandler(c.clock, back).Portfolio(context.Background(), viewerActor())
 			if err != nil {
 				t.Fatal(err)
@@ -185,7 +186,7 @@ func TestPortfolioAtRisk(t *testing.T) {
 			for _, r := range tt.rows {
 				open, outstanding = open+r.Open, outstanding+r.Outstanding
 			}
-			if p.Total.Open != open || p.Total.Outstanding != outstanding {
+			if p.Total.Open != open || p.Total.Outstanding != outstanding || p.DueToday.Loans != 1 || p.DueThisWeek.Loans != 2 {
 				t.Fatalf("total %+v", p.Total)
 			}
 		})

@@ -22,6 +22,9 @@ type Portfolio struct {
 	// percent, rounded down): the principal outstanding on loans overdue by more than 0, 30
 	// and 90 days, of all principal outstanding.
 	PAR1, PAR30, PAR90 int64
+	// DueToday and DueThisWeek are the open loans not overdue whose oldest unpaid item falls
+	// due today, and in the seven days from today: the collections to expect.
+	DueToday, DueThisWeek ports.Collection
 }
 
 // ConsoleReportsHandler reads the console's reports.
@@ -68,7 +71,8 @@ func (h *ConsoleReportsHandler) Portfolio(ctx context.Context, who Actor) (Portf
 		return bp.Quo(bp, big.NewInt(p.Total.Outstanding)).Int64()
 	}
 	p.PAR1, p.PAR30, p.PAR90 = at(ports.Aging1To30), at(ports.Aging31To60), at(ports.AgingOver90)
-	return p, nil
+	p.DueToday, p.DueThisWeek, err = h.backOffice.Collections(ctx, p.Today)
+	return p, err
 }
 
 // MaxReportDays is the longest period a daily report covers.

@@ -230,9 +230,12 @@ type ListQuery struct {
 	// MinDaysOverdue (loans) selects the open loans at least this many days overdue at Today,
 	// a business date (domain.BusinessDate); 0 selects all.
 	MinDaysOverdue int
-	Today          time.Time
-	Sort           string // SortTime (default) or SortAmount
-	Ascending      bool   // oldest or smallest first; default newest or largest first
+	// DueWithinDays (loans), when set, selects the open loans not yet overdue whose oldest
+	// unpaid item is due from Today to this many days after it (0: today).
+	DueWithinDays *int
+	Today         time.Time
+	Sort          string // SortTime (default) or SortAmount
+	Ascending     bool   // oldest or smallest first; default newest or largest first
 	// After is the last row of the page before, for the next page (keyset paging: a page
 	// costs the same however deep).
 	After *ListRow
@@ -281,6 +284,13 @@ type DailyRow struct {
 	Issued, Repaid, Transferred    int64
 }
 
+// Collection is the open loans whose oldest unpaid item falls due in a span of days, and
+// the principal outstanding on them.
+type Collection struct {
+	Loans     int
+	Principal int64
+}
+
 // BackOffice is the console's read model: the cross-partner queries an operator's pages need,
 // each one query whatever the number of rows it returns.
 type BackOffice interface {
@@ -292,6 +302,9 @@ type BackOffice interface {
 	// Daily returns the business days from from up to to (business dates, to excluded), one
 	// row each, days without money included.
 	Daily(ctx context.Context, from, to time.Time) ([]DailyRow, error)
+	// Collections returns the open loans due at today (a business date) and due in the seven
+	// days from it, today included.
+	Collections(ctx context.Context, today time.Time) (dueToday, dueThisWeek Collection, err error)
 	// CountByStatus counts applications, transfers, card orders and cards by status.
 	CountByStatus(ctx context.Context) ([]StatusCount, error)
 	// NeedsAttention lists the work that waited too long, oldest first.

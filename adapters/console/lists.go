@@ -73,6 +73,13 @@ func (c *Console) listQuery(r *http.Request, kind string) (ports.ListQuery, erro
 			return q, fmt.Errorf("%w: overdue is a number of days", errBadInput)
 		}
 	}
+	if d := strings.TrimSpace(v.Get("due")); d != "" {
+		n, err := strconv.Atoi(d)
+		if err != nil {
+			return q, fmt.Errorf("%w: due is a number of days from today (0: today)", errBadInput)
+		}
+		q.DueWithinDays = &n
+	}
 	if l := v.Get("limit"); l != "" {
 		if q.Limit, err = strconv.Atoi(l); err != nil || q.Limit < 1 || q.Limit > application.MaxListPageSize {
 			return q, fmt.Errorf("%w: limit is a page's rows, 1 to %d", errBadInput, application.MaxListPageSize)

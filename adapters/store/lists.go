@@ -124,6 +124,12 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 	if q.MaxAmount > 0 {
 		g = g.Where("o."+spec.amount+" <= ?", q.MaxAmount)
 	}
+	if q.DueWithinDays != nil {
+		if spec.due == "" {
+			return nil, fmt.Errorf("%w: only loans fall due", ports.ErrBadList)
+		}
+		g = g.Where("o.closed_at IS NULL AND "+spec.due+" >= ? AND "+spec.due+" <= ?", q.Today, q.Today.AddDate(0, 0, *q.DueWithinDays))
+	}
 	if q.MinDaysOverdue > 0 {
 		// Overdue by n days at today: the first unpaid item's date is n days before today or earlier.
 		g = g.Where("o.closed_at IS NULL AND "+spec.due+" <= ?", q.Today.AddDate(0, 0, -q.MinDaysOverdue))

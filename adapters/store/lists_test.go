@@ -338,6 +338,40 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 		if rows, _ = s.back.Portfolio(ctx, due.AddDate(0, 0, 91)); rows[0].Principal[ports.AgingOver90] != 8_000_000 {
 			t.Fatalf("91 days later: %+v", rows)
 		}
+		// Collections: the three open loans fall due on due; the closed one never.
+		for _, tt := range []struct {
+			name        string
+			today       time.Time
+			today3, wk3 bool
+		}{
+			{"on the day", due, true, true},
+			{"three days before", due.AddDate(0, 0, -3), false, true},
+			{"seven days before", due.AddDate(0, 0, -7), false, false},
+			{"the day after (overdue)", due.AddDate(0, 0, 1), false, false},
+		} {
+			today, week, err := s.back.Collections(ctx, tt.today)
+			wantN := func(b bool) int {
+				if b {
+					return 3
+				}
+				return 0
+			}
+			if err != nil || today.Loans != wantN(tt.today3) || week.Loans != wantN(tt.wk3) ||
+				(tt.wk3 && week.Principal != 15_000_000) || (tt.today3 && today.Principal != 15_000_000) {
+				t.Errorf("%s: today %+v, this week %+v, %v", tt.name, today, week, err)
+			}
+			zero, six := 0, 6
+			for _, within := range []*int{&zero, &six} {
+				list, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, DueWithinDays: within, Today: tt.today, Limit: 10})
+				want := tt.wk3
+				if *within == 0 {
+					want = tt.today3
+				}
+				if err != nil || len(list) != wantN(want) {
+					t.Errorf("%s, due within %d days: %d loans, %v", tt.name, *within, len(list), err)
+				}
+			}
+		}
 	})
 }
 

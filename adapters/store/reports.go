@@ -106,3 +106,23 @@ func (b *BackOffice) Daily(ctx context.Context, from, to time.Time) ([]ports.Dai
 	}
 	return out, nil
 }
+
+// Collections implements ports.BackOffice: one statement on the open loans' first unpaid due
+// dates (their partial index) and their loan accounts.
+func (b *BackOffice) Collections(ctx context.Context, today time.Time) (dueToday, dueThisWeek ports.Collection, err error) {
+	var r struct {
+		TodayN, WeekN     int
+		TodaySum, WeekSum int64
+	}
+	err = b.db.conn(ctx).Raw(`
+SELECT COALESCE(SUM(CASE WHEN l.first_unpaid_due = ? THEN 1 ELSE 0 END), 0) AS today_n,
+  COALESCE(SUM(CASE WHEN l.first_unpaid_due = ? THEN COALESCE(a.balance, 0) ELSE 0 END), 0) AS today_sum,
+  COUNT(*) AS week_n, COALESCE(SUM(COALESCE(a.balance, 0)), 0) AS week_sum
+FROM loans l LEFT JOIN ledger_accounts a ON a.loan_id = l.id AND a.kind = 'LOAN'
+WHERE l.closed_at IS NULL AND l.first_unpaid_due >= ? AND l.first_unpaid_due <= ?`,
+		today, today, today, today.AddDate(0, 0, 6)).Scan(&r).Error
+	if err != nil {
+		return ports.Collection{}, ports.Collection{}, interpretError(err, nil, nil)
+	}
+	return ports.Collection{Loans: r.TodayN, Principal: r.TodaySum}, ports.Collection{Loans: r.WeekN, Principal: r.WeekSum}, nil
+}
