@@ -207,6 +207,7 @@ type ConsoleViews struct {
 	Search                *ConsoleSearchHandler
 	List                  *ConsoleListHandler
 	Reports               *ConsoleReportsHandler
+	Client                *ConsoleClientHandler
 	Application           *ConsoleApplicationHandler
 	Loan                  *ConsoleLoanHandler
 	Ledger                *ConsoleLedgerHandler

@@ -210,6 +210,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			Search:                NewConsoleSearchHandler(d.Clock, d.UoW, cs.BackOffice, d.Sealer, cs.AuditLog),
 			List:                  NewConsoleListHandler(d.Clock, d.UoW, cs.BackOffice, st.Partners, cs.AuditLog),
 			Reports:               NewConsoleReportsHandler(d.Clock, cs.BackOffice),
+			Client:                NewConsoleClientHandler(d.Clock, d.UoW, cs.BackOffice, cs.AuditLog),
 			Application:           NewConsoleApplicationHandler(d.Clock, st.Applications, st.Loans, st.Partners, cs.BackOffice, cs.Proposals, cs.AuditLog),
 			Loan:                  NewConsoleLoanHandler(d.Clock, st.Loans, st.Partners, st.Repayments, cs.BackOffice),
 			Ledger:                NewConsoleLedgerHandler(cs.BackOffice, st.Ledger),

@@ -15,9 +15,12 @@ import (
 const SearchPageSize = 50
 
 // SearchPage is one page of a search's hits; Next is its last hit when another page follows.
+// A PINFL searched for is no hit list but a client: Client is its blind index, the client
+// view's reference.
 type SearchPage struct {
-	Hits []ports.SearchHit
-	Next *ports.SearchHit
+	Hits   []ports.SearchHit
+	Next   *ports.SearchHit
+	Client string
 }
 
 // ConsoleSearchHandler finds objects by what an operator knows of them.
@@ -51,6 +54,13 @@ func (h *ConsoleSearchHandler) Handle(ctx context.Context, who Actor, text strin
 		q.ID = uuid.MustParse(text)
 	case len(digits) == 4 && allDigits(digits):
 		q.PANLast4 = digits
+	case len(digits) == 14 && allDigits(digits):
+		// A PINFL: the client view, by its blind index; the search is audited with the
+		// number masked.
+		err := h.uow.Do(ctx, func(ctx context.Context) error {
+			return h.audit.record(ctx, who, "search.pinfl", "pinfl:"+digits[:2]+"••••••••••"+digits[12:], "")
+		})
+		return SearchPage{Client: hex.EncodeToString(h.sealer.Blind("pinfl", digits)[0])}, err
 	case len(digits) >= 9 && allDigits(digits):
 		phone, err := domain.ParsePhone(digits)
 		if err != nil && len(digits) == 9 {

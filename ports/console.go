@@ -291,6 +291,13 @@ type Collection struct {
 	Principal int64
 }
 
+// ClientRecord is one person across partners, found by their PINFL's blind index: their
+// applications and what came of them, and the operators' audit entries about those.
+type ClientRecord struct {
+	Applications, Loans, Transfers, Repayments, Cards []ListRow
+	Audit                                             []AuditEntry
+}
+
 // BackOffice is the console's read model: the cross-partner queries an operator's pages need,
 // each one query whatever the number of rows it returns.
 type BackOffice interface {
@@ -305,6 +312,9 @@ type BackOffice interface {
 	// Collections returns the open loans due at today (a business date) and due in the seven
 	// days from it, today included.
 	Collections(ctx context.Context, today time.Time) (dueToday, dueThisWeek Collection, err error)
+	// Client returns the person whose PINFL has the blind index (under the current key), at
+	// today (a business date), each part newest first and at most limit long.
+	Client(ctx context.Context, pinflIndex string, today time.Time, limit int) (ClientRecord, error)
 	// CountByStatus counts applications, transfers, card orders and cards by status.
 	CountByStatus(ctx context.Context) ([]StatusCount, error)
 	// NeedsAttention lists the work that waited too long, oldest first.

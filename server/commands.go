@@ -174,6 +174,9 @@ func migrate(ctx context.Context, db *store.DB) error {
 			return fmt.Errorf("re-key idempotency fingerprints: %w", err)
 		}
 	}
+	if _, err := db.IndexPINFLs(ctx, true); err != nil {
+		return fmt.Errorf("index the applications' PINFLs: %w", err)
+	}
 	if _, err := db.BackfillFirstUnpaidDue(ctx); err != nil {
 		return fmt.Errorf("fill in the loans' first unpaid due dates: %w", err)
 	}
@@ -420,8 +423,8 @@ may run while tiyin serves, and again at any time.`,
 				if err != nil {
 					return err
 				}
-				fmt.Printf("resealed under key %s: %d clientData, %d card PINFLs, %d webhook secrets, %d phones and names, %d stored answers, %d phone indexes\n",
-					in.db.Sealer.KeyID(), r.ClientData, r.PINFLs, r.WebhookSecrets, r.Fields, r.Answers, r.PhoneIndexes)
+				fmt.Printf("resealed under key %s: %d clientData, %d card PINFLs, %d webhook secrets, %d phones and names, %d stored answers, %d phone indexes, %d application PINFL indexes\n",
+					in.db.Sealer.KeyID(), r.ClientData, r.PINFLs, r.WebhookSecrets, r.Fields, r.Answers, r.PhoneIndexes, r.PINFLIndexes)
 				return nil
 			})
 		},

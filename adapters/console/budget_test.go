@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -172,6 +173,7 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		{"/console/loans?partner=acme&min=1500000&max=2500000", 50},
 		{"/console/loans?status=OPEN&overdue=30", 0},
 		{"/console/reports", 0},
+		{"/console/clients/" + hex.EncodeToString(db.Sealer.Blind("pinfl", a.ClientData().PINFL())[0]), 200},
 	}
 	const maxStatements = 12
 	for _, p := range pages {

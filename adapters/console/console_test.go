@@ -618,3 +618,30 @@ func TestTheReportsShowThePortfolio(t *testing.T) {
 		t.Fatalf("the portfolio's CSV lacks %s:\n%s", row, csv)
 	}
 }
+
+// TestAPINFLSearchOpensTheClientView: a PINFL searched for leads to the client's page by its
+// blind index (the number is in no link or page), which lists the person's applications and
+// loans; the search and the view are audited.
+func TestAPINFLSearchOpensTheClientView(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	a, loan := e.issuedLoan(t)
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	found := serve(h, &viewer, http.MethodGet, "/console/search?q=31234567890123", nil)
+	to := found.Header().Get("Location")
+	if found.Code != http.StatusSeeOther || !regexp.MustCompile(`^/console/clients/[0-9a-f]{64}$`).MatchString(to) {
+		t.Fatalf("the search: %d %q", found.Code, to)
+	}
+	page := serve(h, &viewer, http.MethodGet, to, nil).Body.String()
+	if !strings.Contains(page, a.ID().String()) || !strings.Contains(page, loan.ID().String()) || strings.Contains(page, "31234567890123") {
+		t.Fatalf("the client's page:\n%s", page)
+	}
+	if rec := serve(h, &viewer, http.MethodGet, "/console/clients/"+strings.Repeat("ab", 32), nil); rec.Code != http.StatusNotFound {
+		t.Fatalf("nobody's page: %d", rec.Code)
+	}
+	if rec := serve(h, &viewer, http.MethodGet, "/console/clients/not-an-index", nil); rec.Code != http.StatusNotFound {
+		t.Fatalf("a malformed reference: %d", rec.Code)
+	}
+	auditShows(t, h, &viewer, "", "search.pinfl", "pinfl:31••••••••••23", "client.view")
+}

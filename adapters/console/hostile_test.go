@@ -64,7 +64,7 @@ func TestConsoleHostileInputs(t *testing.T) {
 		"/console/login?next=", app + "?done=",
 		"/console/applications?status=", "/console/applications?partner=", "/console/applications?from=", "/console/applications?to=",
 		"/console/loans?min=", "/console/loans?max=", "/console/loans?sort=", "/console/loans?after=", "/console/loans.csv?status=",
-		"/console/applications.csv?after=", "/console/loans?overdue="}
+		"/console/applications.csv?after=", "/console/loans?overdue=", "/console/clients/", "/console/reports?from="}
 	posts := []struct {
 		path   string
 		fields []string

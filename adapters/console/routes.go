@@ -45,6 +45,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /console/partners/{name}", c.authed(c.partner))
 	m.HandleFunc("POST /console/partners", c.authed(c.createPartner))
 	m.HandleFunc("POST /console/partners/{name}/{action}", c.authed(c.partnerAction))
+	m.HandleFunc("GET /console/clients/{index}", c.authed(c.client))
 	m.HandleFunc("GET /console/reports", c.authed(c.reports))
 	m.HandleFunc("GET /console/reports/portfolio.csv", c.authed(c.portfolioCSV))
 	m.HandleFunc("GET /console/reports/daily.csv", c.authed(c.dailyCSV))
@@ -96,6 +97,10 @@ func (c *Console) search(w http.ResponseWriter, r *http.Request) {
 	p, err := c.uc.Views.Search.Handle(r.Context(), session(r).Operator, q, after)
 	if err != nil {
 		c.fail(w, r, err)
+		return
+	}
+	if p.Client != "" {
+		http.Redirect(w, r, "/console/clients/"+p.Client, http.StatusSeeOther)
 		return
 	}
 	if after == nil && len(p.Hits) == 1 && p.Hits[0].Kind != "request" {

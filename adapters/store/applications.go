@@ -44,6 +44,9 @@ type applicationModel struct {
 	VerificationRequestedAt *time.Time `gorm:"column:verification_requested_at"`
 	CreatedAt               time.Time  `gorm:"column:created_at;autoCreateTime:false"`
 	UpdatedAt               time.Time  `gorm:"column:updated_at;autoUpdateTime:false"`
+	// PINFLIndex is the client's PINFL as its blind index under the current key: the
+	// console's client view finds a person's applications by it.
+	PINFLIndex string `gorm:"column:pinfl_index"`
 }
 
 func (applicationModel) TableName() string { return "applications" }
@@ -78,6 +81,7 @@ func (r *ApplicationRepository) toModel(a *domain.Application) (*applicationMode
 		return nil, err
 	}
 	m.PhoneIndex = r.db.PhoneIndexes(m.Phone)[0]
+	m.PINFLIndex = r.db.pinflIndex(a.ClientData().PINFL())
 	if m.Phone, err = r.db.sealField(m.Phone, "applications", "phone", m.ID); err != nil {
 		return nil, err
 	}
@@ -286,7 +290,7 @@ func (r *ApplicationRepository) read(ctx context.Context, id uuid.UUID, columns 
 const applicationColumns = "id, partner_id, external_id, phone, phone_index, client_data, status, task_name, task_status, " +
 	"task_error, task_message, pre_amount_limit, pre_percent, pre_month_period, offer_amount, offer_percent, " +
 	"offer_month_period, offer_backup_phone, call_centre_phone, account_number, core_ref, attempts, next_run_at, " +
-	"unknown_since, pending_since, verification_requested_at, created_at, updated_at"
+	"unknown_since, pending_since, verification_requested_at, created_at, updated_at, pinfl_index"
 
 // summaryColumns are the columns of an application's summary, in summaryFields' order.
 const summaryColumns = "id, partner_id, external_id, status, task_name, task_status, task_error, task_message, " +
@@ -302,7 +306,8 @@ func (m *applicationModel) fields() []any {
 	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Phone, &m.PhoneIndex, &m.ClientData, &m.Status, &m.TaskName,
 		&m.TaskStatus, &m.TaskError, &m.TaskMessage, &m.PreAmountLimit, &m.PrePercent, &m.PreMonthPeriod, &m.OfferAmount,
 		&m.OfferPercent, &m.OfferMonthPeriod, &m.OfferBackupPhone, &m.CallCentrePhone, &m.AccountNumber, &m.CoreRef,
-		&m.Attempts, &m.NextRunAt, &m.UnknownSince, &m.PendingSince, &m.VerificationRequestedAt, &m.CreatedAt, &m.UpdatedAt}
+		&m.Attempts, &m.NextRunAt, &m.UnknownSince, &m.PendingSince, &m.VerificationRequestedAt, &m.CreatedAt, &m.UpdatedAt,
+		&m.PINFLIndex}
 }
 
 // Update implements ports.ApplicationRepository. No update changes the partner or the

@@ -88,23 +88,15 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 	default:
 		return nil, fmt.Errorf("%w: sort by %q", ports.ErrBadList, q.Sort)
 	}
-	amount := "0"
-	if spec.amount != "" {
-		amount = "COALESCE(o." + spec.amount + ", 0)"
-	} else if q.MinAmount > 0 || q.MaxAmount > 0 {
+	if spec.amount == "" && (q.MinAmount > 0 || q.MaxAmount > 0) {
 		return nil, fmt.Errorf("%w: a %s has no amount", ports.ErrBadList, q.Kind)
 	}
-	due := "NULL"
-	if spec.due != "" {
-		due = spec.due
-	} else if q.MinDaysOverdue > 0 {
+	if spec.due == "" && q.MinDaysOverdue > 0 {
 		return nil, fmt.Errorf("%w: only loans are overdue", ports.ErrBadList)
 	}
-	g := b.db.conn(ctx).Table(spec.table + " AS o").Joins("JOIN partners p ON p.id = o.partner_id").
-		Select(fmt.Sprintf("o.id, o.partner_id, p.name AS partner, %s AS status, %s AS detail, %s AS amount, o.%s AS at, %s AS due",
-			spec.status, spec.detail, amount, spec.at, due))
-	var err error
+	g := b.rows(ctx, spec)
 	if q.Status != "" {
+		var err error
 		if g, err = spec.whereStatus(g, q.Status); err != nil {
 			return nil, err
 		}
@@ -145,17 +137,85 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 		}
 		g = g.Where("("+key+", o.id) "+cmp+" (?, ?)", after, a.ID)
 	}
+	return scanRows(g.Order(key+" "+dir+", o.id "+dir).Limit(q.Limit), q.Today)
+}
+
+// rows selects a list's rows of spec, each with its partner's name.
+func (b *BackOffice) rows(ctx context.Context, spec listSpec) *gorm.DB {
+	amount, due := "0", "NULL"
+	if spec.amount != "" {
+		amount = "COALESCE(o." + spec.amount + ", 0)"
+	}
+	if spec.due != "" {
+		due = spec.due
+	}
+	return b.db.conn(ctx).Table(spec.table + " AS o").Joins("JOIN partners p ON p.id = o.partner_id").
+		Select(fmt.Sprintf("o.id, o.partner_id, p.name AS partner, %s AS status, %s AS detail, %s AS amount, o.%s AS at, %s AS due",
+			spec.status, spec.detail, amount, spec.at, due))
+}
+
+// scanRows reads the rows g selects; a loan's days overdue are counted at today.
+func scanRows(g *gorm.DB, today time.Time) ([]ports.ListRow, error) {
 	var rows []listRow
-	if err := g.Order(key + " " + dir + ", o.id " + dir).Limit(q.Limit).Scan(&rows).Error; err != nil {
+	if err := g.Scan(&rows).Error; err != nil {
 		return nil, interpretError(err, nil, nil)
 	}
 	out := make([]ports.ListRow, len(rows))
 	for i, r := range rows {
 		out[i] = ports.ListRow{ID: r.ID, PartnerID: r.PartnerID, Partner: r.Partner, Status: r.Status, Detail: r.Detail,
 			Amount: r.Amount, At: r.At.UTC()}
-		if r.Due != nil && r.Status == "OPEN" && r.Due.UTC().Before(q.Today) {
-			out[i].DaysOverdue = domain.DaysBetween(r.Due.UTC(), q.Today)
+		if r.Due != nil && r.Status == "OPEN" && r.Due.UTC().Before(today) {
+			out[i].DaysOverdue = domain.DaysBetween(r.Due.UTC(), today)
 		}
 	}
 	return out, nil
+}
+
+// Client implements ports.BackOffice: a statement per part, each on an index (applications by
+// the PINFL's blind index, loans and transfers by application, repayment requests by loan,
+// issued cards by the PINFL's blind index, audit entries by object).
+func (b *BackOffice) Client(ctx context.Context, pinflIndex string, today time.Time, limit int) (ports.ClientRecord, error) {
+	var c ports.ClientRecord
+	newest := func(spec listSpec) string { return "o." + spec.at + " DESC, o.id DESC" }
+	part := func(kind, where string, arg any) ([]ports.ListRow, error) {
+		spec := listSpecs[kind]
+		return scanRows(b.rows(ctx, spec).Where(where, arg).Order(newest(spec)).Limit(limit), today)
+	}
+	var err error
+	if c.Applications, err = part(ports.ListApplications, "o.pinfl_index = ?", pinflIndex); err != nil || len(c.Applications) == 0 {
+		return c, err
+	}
+	apps := make([]uuid.UUID, len(c.Applications))
+	objects := make([]string, 0, 2*len(c.Applications))
+	for i, a := range c.Applications {
+		apps[i] = a.ID
+		objects = append(objects, "application:"+a.ID.String())
+	}
+	if c.Loans, err = part(ports.ListLoans, "o.application_id IN ?", apps); err != nil {
+		return c, err
+	}
+	loans := make([]uuid.UUID, len(c.Loans))
+	for i, l := range c.Loans {
+		loans[i] = l.ID
+		objects = append(objects, "loan:"+l.ID.String())
+	}
+	if c.Transfers, err = part(ports.ListTransfers, "o.application_id IN ?", apps); err != nil {
+		return c, err
+	}
+	if len(loans) > 0 {
+		if c.Repayments, err = part(ports.ListRepayments, "o.loan_id IN ?", loans); err != nil {
+			return c, err
+		}
+	}
+	if c.Cards, err = part(ports.ListCards, "o.pinfl = ?", pinflIndex); err != nil {
+		return c, err
+	}
+	var audit []auditModel
+	if err := b.db.conn(ctx).Where("object IN ?", objects).Order("id DESC").Limit(limit).Find(&audit).Error; err != nil {
+		return c, interpretError(err, nil, nil)
+	}
+	for _, m := range audit {
+		c.Audit = append(c.Audit, m.toEntry())
+	}
+	return c, nil
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"reflect"
 	"slices"
@@ -407,6 +408,61 @@ func TestDailyMoneyIsCountedByTheDayInTashkent(t *testing.T) {
 			if !r.Day.Equal(day.AddDate(0, 0, i)) || r.IssuedN != want || r.Issued != int64(want)*2_000_000 || r.RepaidN != 0 || r.TransferredN != 0 {
 				t.Errorf("day %d: %+v, want %d loans issued", i, r, want)
 			}
+		}
+	})
+}
+
+// TestAClientIsFoundAcrossPartnersByTheirPINFL: the applications of one PINFL, of any partner,
+// with their loans; another person's are not; applications stored before the index get it
+// from the backfill.
+func TestAClientIsFoundAcrossPartnersByTheirPINFL(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		other := s.newPartner(t, "other")
+		phone, _ := domain.ParsePhone("998901234567")
+		apply := func(p domain.Partner, pinfl string) *domain.Application {
+			t.Helper()
+			a, err := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: p.ID, ExternalID: uuid.New(), Phone: phone,
+				ClientData: clientData(t, pinfl), AgreementAccepted: true, Now: t0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.apps.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+		mine, theirs := apply(s.partner, "31234567890123"), apply(other, "31234567890123")
+		apply(s.partner, "41234567890123")
+		l := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: mine.ID(), PartnerID: s.partner.ID, Amount: 1_000_000, MonthPeriod: 12,
+			Rate: must(domain.PercentFromHundredths(2850)), ScheduleType: domain.ScheduleAnnuity, AccountNumber: "20208000123456789012", IssuedAt: t0})
+		if err := s.loans.Create(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+		index := hex.EncodeToString(s.db.Sealer.Blind("pinfl", "31234567890123")[0])
+		check := func(when string) {
+			t.Helper()
+			c, err := s.back.Client(ctx, index, t0, 50)
+			if err != nil || len(c.Applications) != 2 || len(c.Loans) != 1 || c.Loans[0].ID != l.ID() {
+				t.Fatalf("%s: %+v %v", when, c, err)
+			}
+			for _, a := range c.Applications {
+				if a.ID != mine.ID() && a.ID != theirs.ID() {
+					t.Fatalf("%s: another person's application %s", when, a.ID)
+				}
+			}
+		}
+		check("as stored")
+		if err := s.db.Gorm.Exec("UPDATE applications SET pinfl_index = ''").Error; err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.db.IndexPINFLs(ctx, true); err != nil || n != 3 {
+			t.Fatalf("the backfill indexed %d: %v", n, err)
+		}
+		check("after the backfill")
+		if c, err := s.back.Client(ctx, hex.EncodeToString(make([]byte, 32)), t0, 50); err != nil || len(c.Applications) != 0 {
+			t.Fatalf("nobody's index: %+v %v", c, err)
 		}
 	})
 }

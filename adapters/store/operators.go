@@ -180,6 +180,10 @@ type auditModel struct {
 
 func (auditModel) TableName() string { return "audit_log" }
 
+func (m auditModel) toEntry() ports.AuditEntry {
+	return ports.AuditEntry{ID: m.ID, At: m.At.UTC(), Operator: m.Operator, Address: m.Address, Action: m.Action, Object: m.Object, Detail: m.Detail}
+}
+
 // AuditLog implements ports.AuditLog: it only ever inserts and selects.
 type AuditLog struct{ db *DB }
 
@@ -334,7 +338,7 @@ func (l *AuditLog) List(ctx context.Context, f ports.AuditFilter) ([]ports.Audit
 	}
 	out := make([]ports.AuditEntry, len(ms))
 	for i, m := range ms {
-		out[i] = ports.AuditEntry{ID: m.ID, At: m.At.UTC(), Operator: m.Operator, Address: m.Address, Action: m.Action, Object: m.Object, Detail: m.Detail}
+		out[i] = m.toEntry()
 	}
 	return out, nil
 }

@@ -15,6 +15,8 @@ type ResealReport struct {
 	// PhoneIndexes are applications' phone blind indexes written under the current key (or
 	// written at all: rows stored before the index existed have none).
 	PhoneIndexes int
+	// PINFLIndexes are applications' PINFL blind indexes written under the current key.
+	PINFLIndexes int
 }
 
 // resealBatch bounds one transaction of Reseal.
@@ -52,6 +54,9 @@ func (db *DB) Reseal(ctx context.Context) (ResealReport, error) {
 	n, err := db.resealAnswers(ctx, current)
 	rep.Answers = n
 	if err != nil {
+		return rep, err
+	}
+	if rep.PINFLIndexes, err = db.IndexPINFLs(ctx, false); err != nil {
 		return rep, err
 	}
 	if rep.PhoneIndexes, err = db.reindexPhones(ctx); err != nil {

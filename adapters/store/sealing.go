@@ -98,6 +98,15 @@ func (db *DB) blindPINFLs(pinfl string) []string {
 	return out
 }
 
+// pinflIndex is an application's PINFL as its blind index under the current key; "" without
+// a sealer.
+func (db *DB) pinflIndex(pinfl string) string {
+	if db.Sealer == nil || pinfl == "" {
+		return ""
+	}
+	return hex.EncodeToString(db.Sealer.Blind("pinfl", pinfl)[0])
+}
+
 // blindPINFL is the pinfl column of a card: a PINFL is stored as its blind index under the
 // current key; a value read back from the column is already one and is kept.
 func (db *DB) blindPINFL(v string) (string, error) {

@@ -1680,6 +1680,21 @@ func (mr *MockBackOfficeMockRecorder) Accounts(ctx, loanID any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Accounts", reflect.TypeOf((*MockBackOffice)(nil).Accounts), ctx, loanID)
 }
 
+// Client mocks base method.
+func (m *MockBackOffice) Client(ctx context.Context, pinflIndex string, today time.Time, limit int) (ports.ClientRecord, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Client", ctx, pinflIndex, today, limit)
+	ret0, _ := ret[0].(ports.ClientRecord)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Client indicates an expected call of Client.
+func (mr *MockBackOfficeMockRecorder) Client(ctx, pinflIndex, today, limit any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Client", reflect.TypeOf((*MockBackOffice)(nil).Client), ctx, pinflIndex, today, limit)
+}
+
 // Collections mocks base method.
 func (m *MockBackOffice) Collections(ctx context.Context, today time.Time) (ports.Collection, ports.Collection, error) {
 	m.ctrl.T.Helper()
