@@ -148,31 +148,43 @@ func TestConsoleListsAndAdminInChromium(t *testing.T) {
 	adaPW := s.operator(t, "ada", "admin")
 	ada := newBrowser(t, exe)
 	var loans, loan, transfers, operators, partner string
+	var loanHref string
+	var ok bool
+	// Pages are reached by their address (a filter form's submit, a click on a link) and each
+	// action waits for what its answer shows, so no query runs on a page being replaced.
 	err := chromedp.Run(ada,
 		firstLogin(s.admin, "ada", adaPW, "ada-long-password-1"),
-		chromedp.Click(`//nav/a[.="Loans"]`),
+		chromedp.Navigate(s.admin+"/console/loans"),
 		chromedp.WaitVisible(`form.filter select[name=status]`),
 		chromedp.SetValue(`form.filter select[name=status]`, "OPEN"),
 		chromedp.SetValue(`form.filter select[name=sort]`, "amount"),
-		chromedp.Click(`//form[contains(@class, "filter")]//button[.="Show"]`),
+		chromedp.Submit(`form.filter`),
 		chromedp.WaitVisible(`//table//a[contains(@href, "/console/loans/")]`), shot("loans"),
 		chromedp.Text(`main`, &loans),
-		chromedp.Click(`//table//a[contains(@href, "/console/loans/")]`),
+		chromedp.AttributeValue(`//table//a[contains(@href, "/console/loans/")]`, "href", &loanHref, &ok),
+	)
+	if err != nil || !ok {
+		t.Fatalf("ada, the loans: %v", err)
+	}
+	err = chromedp.Run(ada,
+		chromedp.Navigate(s.admin+loanHref),
 		chromedp.WaitVisible(`//h2[contains(., "Schedule")]`), shot("loan"),
 		chromedp.Text(`main`, &loan),
-		chromedp.Click(`//nav/a[.="Transfers"]`),
+		chromedp.Navigate(s.admin+"/console/transfers"),
 		chromedp.WaitVisible(`//a[.="Export CSV"]`), shot("transfers"),
 		chromedp.Text(`main`, &transfers),
-		chromedp.Click(`//nav/a[.="Reports"]`),
+		chromedp.Navigate(s.admin+"/console/reports"),
 		chromedp.WaitReady(`svg.chart`), shot("reports"),
-		chromedp.Click(`//nav/a[.="Operators"]`),
+		chromedp.Navigate(s.admin+"/console/operators"),
+		chromedp.WaitVisible(`//form[@action="/console/operators"]//input[@name="name"]`),
 		chromedp.SendKeys(`//form[@action="/console/operators"]//input[@name="name"]`, "nina"),
 		chromedp.SetValue(`//form[@action="/console/operators"]//select[@name="role"]`, "officer"),
-		chromedp.Click(`//form[@action="/console/operators"]//button`),
+		chromedp.Submit(`//form[@action="/console/operators"]`),
 		chromedp.WaitVisible(`//p[contains(., "shown this once")]`), shot("operators"),
 		chromedp.Text(`main`, &operators),
 		chromedp.Navigate(s.admin+"/console/partners/sandbox"),
-		chromedp.Click(`//form[contains(@action, "rotate_key")]//button`),
+		chromedp.WaitVisible(`//form[contains(@action, "rotate_key")]`),
+		chromedp.Submit(`//form[contains(@action, "rotate_key")]`),
 		chromedp.WaitVisible(`//p[contains(., "The old key keeps working until")]`), shot("partner-rotated"),
 		chromedp.Text(`main`, &partner),
 	)
