@@ -184,7 +184,8 @@ func TestConsoleListsAndAdminInChromium(t *testing.T) {
 		chromedp.Text(`main`, &operators),
 		chromedp.Navigate(s.admin+"/console/partners/sandbox"),
 		chromedp.WaitVisible(`//form[contains(@action, "rotate_key")]`),
-		chromedp.Submit(`//form[contains(@action, "rotate_key")]`),
+		chromedp.Click(`//form[contains(@action, "rotate_key")]//input[@name="confirm"]`),
+		chromedp.Click(`//form[contains(@action, "rotate_key")]//button`),
 		chromedp.WaitVisible(`//p[contains(., "The old key keeps working until")]`), shot("partner-rotated"),
 		chromedp.Text(`main`, &partner),
 	)
