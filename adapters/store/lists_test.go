@@ -23,7 +23,6 @@ func TestConsoleLists(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
 		other := s.newPartner(t, "other")
-		phone, _ := domain.ParsePhone("998901234567")
 		type made struct {
 			id      uuid.UUID
 			partner uuid.UUID
@@ -38,14 +37,7 @@ func TestConsoleLists(t *testing.T) {
 				p = other
 			}
 			at := t0.Add(time.Duration(i) * time.Hour)
-			a, err := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: p.ID, ExternalID: uuid.New(),
-				Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true, Now: at})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.apps.Create(ctx, a); err != nil {
-				t.Fatal(err)
-			}
+			a := s.storedAt(t, p, "31234567890123", at)
 			apps = append(apps, made{id: a.ID(), partner: p.ID, at: at})
 			// Loan amounts repeat (ties are ordered by id) and do not follow time.
 			amount := int64(1_000_000 * (1 + (i*7)%5))
@@ -225,6 +217,21 @@ func TestEveryConsoleListAnswers(t *testing.T) {
 	})
 }
 
+// storedAt stores a new application of the partner's client with the PINFL, made at at.
+func (s *suite) storedAt(t *testing.T, p domain.Partner, pinfl string, at time.Time) *domain.Application {
+	t.Helper()
+	phone, _ := domain.ParsePhone("998901234567")
+	a, err := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: p.ID, ExternalID: uuid.New(), Phone: phone,
+		ClientData: clientData(t, pinfl), AgreementAccepted: true, Now: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.apps.Create(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // compareIDs orders ids as both databases do: by their bytes.
 func compareIDs(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) }
 
@@ -234,17 +241,9 @@ func TestSearchPagesAPhonesHits(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
-		phone, _ := domain.ParsePhone("998901234567")
 		var want []uuid.UUID
 		for i := range 7 {
-			a, err := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: s.partner.ID, ExternalID: uuid.New(),
-				Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true, Now: t0.Add(time.Duration(i) * time.Minute)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.apps.Create(ctx, a); err != nil {
-				t.Fatal(err)
-			}
+			a := s.storedAt(t, s.partner, "31234567890123", t0.Add(time.Duration(i)*time.Minute))
 			want = append([]uuid.UUID{a.ID()}, want...)
 		}
 		var index string
@@ -420,21 +419,8 @@ func TestAClientIsFoundAcrossPartnersByTheirPINFL(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
 		other := s.newPartner(t, "other")
-		phone, _ := domain.ParsePhone("998901234567")
-		apply := func(p domain.Partner, pinfl string) *domain.Application {
-			t.Helper()
-			a, err := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: p.ID, ExternalID: uuid.New(), Phone: phone,
-				ClientData: clientData(t, pinfl), AgreementAccepted: true, Now: t0})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.apps.Create(ctx, a); err != nil {
-				t.Fatal(err)
-			}
-			return a
-		}
-		mine, theirs := apply(s.partner, "31234567890123"), apply(other, "31234567890123")
-		apply(s.partner, "41234567890123")
+		mine, theirs := s.storedAt(t, s.partner, "31234567890123", t0), s.storedAt(t, other, "31234567890123", t0)
+		s.storedAt(t, s.partner, "41234567890123", t0)
 		l := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: mine.ID(), PartnerID: s.partner.ID, Amount: 1_000_000, MonthPeriod: 12,
 			Rate: must(domain.PercentFromHundredths(2850)), ScheduleType: domain.ScheduleAnnuity, AccountNumber: "20208000123456789012", IssuedAt: t0})
 		if err := s.loans.Create(ctx, l); err != nil {
