@@ -33,23 +33,19 @@ func (h *ChangeOperatorRoleHandler) Handle(ctx context.Context, who Actor, cmd C
 		return false, err
 	}
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		o, err := h.operators.ByName(ctx, cmd.Name)
-		if err != nil {
-			return err
-		}
-		from := o.Role()
-		err = h.operators.Update(ctx, o.ID(), func(o *domain.Operator) error {
-			pending, err = o.ChangeRole(cmd.Role, who.Name, !who.local(), h.audit.now())
-			return err
+		before, err := updateOperator(ctx, h.operators, cmd.Name, func(o *domain.Operator) error {
+			var changeErr error
+			pending, changeErr = o.ChangeRole(cmd.Role, who.Name, !who.local(), h.audit.now())
+			return changeErr
 		})
 		if err != nil {
 			return err
 		}
-		detail := string(from) + " to " + string(cmd.Role)
+		detail := string(before.Role()) + " to " + string(cmd.Role)
 		if pending {
 			detail += ", awaiting a second admin"
 		}
-		return h.audit.record(ctx, who, "operator.role", "operator:"+o.Name(), detail)
+		return h.audit.record(ctx, who, "operator.role", "operator:"+before.Name(), detail)
 	})
 	return pending, err
 }

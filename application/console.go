@@ -56,6 +56,16 @@ func (x audit) record(ctx context.Context, who Actor, action, object, detail str
 		Action: action, Object: object, Detail: detail})
 }
 
+// updateOperator applies fn to the operator named name under its row lock, in the unit of
+// work of ctx, and returns the operator as it was before fn.
+func updateOperator(ctx context.Context, operators ports.OperatorRepository, name string, fn func(o *domain.Operator) error) (*domain.Operator, error) {
+	o, err := operators.ByName(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return o, operators.Update(ctx, o.ID(), fn)
+}
+
 // passwordCost is bcrypt's cost for operators' passwords; tests lower it.
 var passwordCost = bcrypt.DefaultCost
 

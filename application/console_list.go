@@ -94,12 +94,32 @@ func checkList(q ports.ListQuery) error {
 	return nil
 }
 
-// Handle returns the page q asks for.
-func (h *ConsoleListHandler) Handle(ctx context.Context, who Actor, q ports.ListQuery) (ListPage, error) {
+// partnerNamed sets q's partner to the one named partner (none: every partner), from the
+// partners it reads and returns for the filter form.
+func (h *ConsoleListHandler) partnerNamed(ctx context.Context, q *ports.ListQuery, partner string) ([]domain.Partner, error) {
+	ps, err := h.partners.List(ctx)
+	if err != nil || partner == "" {
+		return ps, err
+	}
+	for _, p := range ps {
+		if p.Name == partner {
+			q.PartnerID = p.ID
+			return ps, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no partner is named %q", ports.ErrBadList, partner)
+}
+
+// Handle returns the page q asks for, of the partner named partner ("": of every partner).
+func (h *ConsoleListHandler) Handle(ctx context.Context, who Actor, q ports.ListQuery, partner string) (ListPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return ListPage{}, err
 	}
 	if err := checkList(q); err != nil {
+		return ListPage{}, err
+	}
+	partners, err := h.partnerNamed(ctx, &q, partner)
+	if err != nil {
 		return ListPage{}, err
 	}
 	q.Today = domain.BusinessDate(h.audit.now())
@@ -113,22 +133,24 @@ func (h *ConsoleListHandler) Handle(ctx context.Context, who Actor, q ports.List
 		return ListPage{}, err
 	}
 	q.Limit = want
-	p := ListPage{Query: q, Rows: rows, Statuses: listStatuses(q.Kind)}
+	p := ListPage{Query: q, Rows: rows, Statuses: listStatuses(q.Kind), Partners: partners}
 	if len(rows) > want {
 		p.Rows = rows[:want]
 		p.Next = &p.Rows[want-1]
 	}
-	p.Partners, err = h.partners.List(ctx)
-	return p, err
+	return p, nil
 }
 
-// Export hands every row q selects (from its first page, at most MaxExportRows) to emit, in
-// the list's order. The export is audited first: the list leaves the bank's systems.
-func (h *ConsoleListHandler) Export(ctx context.Context, who Actor, q ports.ListQuery, emit func(ports.ListRow) error) error {
+// Export hands every row q selects, of the partner named partner ("": of every partner), from
+// its first page and at most MaxExportRows, to emit, in the list's order. The export is audited first: the list leaves the bank's systems.
+func (h *ConsoleListHandler) Export(ctx context.Context, who Actor, q ports.ListQuery, partner string, emit func(ports.ListRow) error) error {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return err
 	}
 	if err := checkList(q); err != nil {
+		return err
+	}
+	if _, err := h.partnerNamed(ctx, &q, partner); err != nil {
 		return err
 	}
 	err := h.uow.Do(ctx, func(ctx context.Context) error {

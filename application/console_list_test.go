@@ -54,7 +54,7 @@ func TestAListPageSaysWhetherAnotherFollows(t *testing.T) {
 			back.EXPECT().List(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, q ports.ListQuery) ([]ports.ListRow, error) {
 				return rows[:min(q.Limit, len(rows))], nil
 			}).Times(1)
-			p, err := listHandler(t, c, back).Handle(context.Background(), viewerActor(), ports.ListQuery{Kind: ports.ListLoans, Limit: tt.limit})
+			p, err := listHandler(t, c, back).Handle(context.Background(), viewerActor(), ports.ListQuery{Kind: ports.ListLoans, Limit: tt.limit}, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,14 +86,14 @@ func TestAListRefusesWhatItDoesNotHave(t *testing.T) {
 		"a negative amount":                 {Kind: ports.ListLoans, MinAmount: -1},
 		"dates the wrong way round":         {Kind: ports.ListLoans, From: time.Unix(100, 0), To: time.Unix(100, 0)},
 	} {
-		if _, err := h.Handle(ctx, viewerActor(), q); !errors.Is(err, ports.ErrBadList) {
+		if _, err := h.Handle(ctx, viewerActor(), q, ""); !errors.Is(err, ports.ErrBadList) {
 			t.Errorf("%s: %v, want ErrBadList", name, err)
 		}
-		if err := h.Export(ctx, viewerActor(), q, func(ports.ListRow) error { return nil }); !errors.Is(err, ports.ErrBadList) {
+		if err := h.Export(ctx, viewerActor(), q, "", func(ports.ListRow) error { return nil }); !errors.Is(err, ports.ErrBadList) {
 			t.Errorf("%s, exported: %v, want ErrBadList", name, err)
 		}
 	}
-	if _, err := h.Handle(ctx, application.Actor{Name: "nobody"}, ports.ListQuery{Kind: ports.ListLoans}); !errors.Is(err, domain.ErrForbidden) {
+	if _, err := h.Handle(ctx, application.Actor{Name: "nobody"}, ports.ListQuery{Kind: ports.ListLoans}, ""); !errors.Is(err, domain.ErrForbidden) {
 		t.Errorf("no role: %v", err)
 	}
 	if len(c.audit) != 0 {
@@ -125,7 +125,7 @@ func TestAnExportReadsEveryPageOnceAndIsAudited(t *testing.T) {
 		return rows[start:min(start+q.Limit, len(rows))], nil
 	}).AnyTimes()
 	var got []uuid.UUID
-	err := listHandler(t, c, back).Export(context.Background(), viewerActor(), ports.ListQuery{Kind: ports.ListLoans, Status: "OPEN"},
+	err := listHandler(t, c, back).Export(context.Background(), viewerActor(), ports.ListQuery{Kind: ports.ListLoans, Status: "OPEN"}, "",
 		func(r ports.ListRow) error { got = append(got, r.ID); return nil })
 	if err != nil {
 		t.Fatal(err)
@@ -190,5 +190,29 @@ func TestPortfolioAtRisk(t *testing.T) {
 				t.Fatalf("total %+v", p.Total)
 			}
 		})
+	}
+}
+
+// TestAListOfOnePartnerIsAskedByItsID: the partner named in the filter is the one read for the
+// form; an unknown name is refused before any row is read.
+func TestAListOfOnePartnerIsAskedByItsID(t *testing.T) {
+	t.Parallel()
+	c := setupConsole(t)
+	back := mocks.NewMockBackOffice(gomock.NewController(t))
+	acme := domain.Partner{ID: uuid.New(), Name: "acme"}
+	c.partners.EXPECT().List(gomock.Any()).Return([]domain.Partner{acme, {ID: uuid.New(), Name: "beta"}}, nil).AnyTimes()
+	back.EXPECT().List(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, q ports.ListQuery) ([]ports.ListRow, error) {
+		if q.PartnerID != acme.ID {
+			t.Errorf("asked for partner %s, want acme's %s", q.PartnerID, acme.ID)
+		}
+		return nil, nil
+	}).Times(1)
+	h := application.NewConsoleListHandler(c.clock, c.uow, back, c.partners, c.auditLog())
+	p, err := h.Handle(context.Background(), viewerActor(), ports.ListQuery{Kind: ports.ListLoans}, "acme")
+	if err != nil || len(p.Partners) != 2 {
+		t.Fatalf("%+v %v", p, err)
+	}
+	if _, err := h.Handle(context.Background(), viewerActor(), ports.ListQuery{Kind: ports.ListLoans}, "nobody"); !errors.Is(err, ports.ErrBadList) {
+		t.Fatalf("an unknown partner: %v", err)
 	}
 }

@@ -33,12 +33,8 @@ func (h *DecideOperatorGrantHandler) Handle(ctx context.Context, who Actor, cmd 
 		return err
 	}
 	return h.uow.Do(ctx, func(ctx context.Context) error {
-		o, err := h.operators.ByName(ctx, cmd.Name)
-		if err != nil {
-			return err
-		}
 		var g domain.Grant
-		err = h.operators.Update(ctx, o.ID(), func(o *domain.Operator) error {
+		o, err := updateOperator(ctx, h.operators, cmd.Name, func(o *domain.Operator) error {
 			var err error
 			if cmd.Approve {
 				g, err = o.ApproveGrant(who.Name)

@@ -35,11 +35,8 @@ func (h *ResetOperatorPasswordHandler) Handle(ctx context.Context, who Actor, cm
 		return "", err
 	}
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		o, err := h.operators.ByName(ctx, cmd.Name)
+		o, err := updateOperator(ctx, h.operators, cmd.Name, func(o *domain.Operator) error { o.SetPassword(hash, true); return nil })
 		if err != nil {
-			return err
-		}
-		if err := h.operators.Update(ctx, o.ID(), func(o *domain.Operator) error { o.SetPassword(hash, true); return nil }); err != nil {
 			return err
 		}
 		if err := h.operators.DeleteSessions(ctx, o.ID(), nil); err != nil {

@@ -32,11 +32,8 @@ func (h *SetOperatorDisabledHandler) Handle(ctx context.Context, who Actor, cmd 
 		return err
 	}
 	return h.uow.Do(ctx, func(ctx context.Context) error {
-		o, err := h.operators.ByName(ctx, cmd.Name)
+		o, err := updateOperator(ctx, h.operators, cmd.Name, func(o *domain.Operator) error { o.SetDisabled(cmd.Disabled); return nil })
 		if err != nil {
-			return err
-		}
-		if err := h.operators.Update(ctx, o.ID(), func(o *domain.Operator) error { o.SetDisabled(cmd.Disabled); return nil }); err != nil {
 			return err
 		}
 		action := "operator.enable"

@@ -45,13 +45,6 @@ type listKind struct {
 func (c *Console) listQuery(r *http.Request, kind string) (ports.ListQuery, error) {
 	v := r.URL.Query()
 	q := ports.ListQuery{Kind: kind, Status: strings.TrimSpace(v.Get("status")), Sort: v.Get("sort"), Ascending: v.Get("order") == "asc"}
-	if name := strings.TrimSpace(v.Get("partner")); name != "" {
-		id, err := c.partnerID(r, name)
-		if err != nil {
-			return q, err
-		}
-		q.PartnerID = id
-	}
 	var err error
 	if q.From, err = day(v.Get("from"), "from"); err != nil {
 		return q, err
@@ -91,20 +84,6 @@ func (c *Console) listQuery(r *http.Request, kind string) (ports.ListQuery, erro
 		}
 	}
 	return q, nil
-}
-
-// partnerID is the id of the partner named name.
-func (c *Console) partnerID(r *http.Request, name string) (uuid.UUID, error) {
-	ps, err := c.uc.Views.Partners.List(r.Context(), session(r).Operator)
-	if err != nil {
-		return uuid.Nil, err
-	}
-	for _, p := range ps {
-		if p.Name == name {
-			return p.ID, nil
-		}
-	}
-	return uuid.Nil, fmt.Errorf("%w: no partner is named %q", errBadInput, name)
 }
 
 // day reads a date in Tashkent; empty is none.
@@ -180,7 +159,7 @@ func (c *Console) list(kind string) http.HandlerFunc {
 			c.fail(w, r, err)
 			return
 		}
-		p, err := c.uc.Views.List.Handle(r.Context(), session(r).Operator, q)
+		p, err := c.uc.Views.List.Handle(r.Context(), session(r).Operator, q, strings.TrimSpace(r.URL.Query().Get("partner")))
 		if err != nil {
 			c.fail(w, r, err)
 			return
@@ -213,7 +192,7 @@ func (c *Console) listCSV(kind string) http.HandlerFunc {
 		start := func() {
 			bw = startCSV(w, "tiyin-"+lists[kind].Path+".csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent", "days_overdue")
 		}
-		err = c.uc.Views.List.Export(r.Context(), session(r).Operator, q, func(row ports.ListRow) error {
+		err = c.uc.Views.List.Export(r.Context(), session(r).Operator, q, strings.TrimSpace(r.URL.Query().Get("partner")), func(row ports.ListRow) error {
 			if bw == nil { // the first row: the answer is a CSV file from here on
 				start()
 			}

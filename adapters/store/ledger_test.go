@@ -17,13 +17,22 @@ import (
 // and the issuance posting.
 func (s *suite) fundedLoan(t *testing.T, amount int64) *domain.Loan {
 	t.Helper()
+	return s.fundedLoanOf(t, s.partner, amount, time.Time{})
+}
+
+// fundedLoanOf is fundedLoan for the partner, closed at closedAt (zero: open).
+func (s *suite) fundedLoanOf(t *testing.T, p domain.Partner, amount int64, closedAt time.Time) *domain.Loan {
+	t.Helper()
 	ctx := context.Background()
-	a := s.stored(t)
+	a := s.newApplication(t, p, uuid.New())
+	if err := s.apps.Create(ctx, a); err != nil {
+		t.Fatal(err)
+	}
 	id := uuid.New()
-	l := domain.RestoreLoan(domain.LoanState{ID: id, ApplicationID: a.ID(), PartnerID: s.partner.ID,
+	l := domain.RestoreLoan(domain.LoanState{ID: id, ApplicationID: a.ID(), PartnerID: p.ID,
 		Amount: domain.Amount(amount), MonthPeriod: 12, Rate: must(domain.PercentFromHundredths(2800)),
 		ScheduleType: domain.ScheduleAnnuity, AccountNumber: "20208000000000000001", IssuedAt: t0,
-		ContractNumber: id.String()})
+		ContractNumber: id.String(), ClosedAt: closedAt})
 	err := s.uow.Do(ctx, func(ctx context.Context) error {
 		if err := s.loans.Create(ctx, l); err != nil {
 			return err

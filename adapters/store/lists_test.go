@@ -281,43 +281,10 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
 		other := s.newPartner(t, "other")
-		issue := func(p domain.Partner, amount int64, closed bool) *domain.Loan {
-			t.Helper()
-			a := s.newApplication(t, p, uuid.New())
-			if err := s.apps.Create(ctx, a); err != nil {
-				t.Fatal(err)
-			}
-			st := domain.LoanState{ID: uuid.New(), ApplicationID: a.ID(), PartnerID: p.ID, Amount: domain.Amount(amount), MonthPeriod: 12,
-				Rate: must(domain.PercentFromHundredths(2850)), ScheduleType: domain.ScheduleAnnuity, AccountNumber: "20208000123456789012", IssuedAt: t0}
-			if closed {
-				st.ClosedAt = t0.Add(time.Hour)
-			}
-			l := domain.RestoreLoan(st)
-			err := s.uow.Do(ctx, func(ctx context.Context) error {
-				if err := s.loans.Create(ctx, l); err != nil {
-					return err
-				}
-				if err := s.ledger.OpenLoanAccounts(ctx, l.ID()); err != nil {
-					return err
-				}
-				if closed {
-					return nil
-				}
-				p, err := l.IssuancePosting(uuid.New())
-				if err != nil {
-					return err
-				}
-				return s.ledger.Post(ctx, p)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return l
-		}
-		first := issue(s.partner, 3_000_000, false)
-		issue(s.partner, 5_000_000, false)
-		issue(other, 7_000_000, false)
-		issue(other, 1_000_000, true)
+		first := s.fundedLoanOf(t, s.partner, 3_000_000, time.Time{})
+		s.fundedLoanOf(t, s.partner, 5_000_000, time.Time{})
+		s.fundedLoanOf(t, other, 7_000_000, time.Time{})
+		s.fundedLoanOf(t, other, 1_000_000, t0.Add(time.Hour))
 		due, _, _ := first.FirstUnpaidDue()
 		rows, err := s.back.Portfolio(ctx, due.AddDate(0, 0, 45)) // every open loan 45 days overdue
 		if err != nil || len(rows) != 2 {
