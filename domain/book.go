@@ -44,6 +44,10 @@ type BookState struct {
 	PenaltyAccrued int64
 	PenaltyFrac    int64
 	PenaltyPaid    int64
+	// PenaltyWaived and InterestWaived are what operators forgave: the penalty owed is what
+	// accrued less what was paid and waived; waived interest counts as paid on its items.
+	PenaltyWaived  int64
+	InterestWaived int64
 	// PenaltyLog is the penalty of the 364 days up to PenaltyTo, exact, as runs of days of the
 	// same penalty; days it does not cover accrued none. The cap's windows read it.
 	PenaltyLog []PenaltySpan
@@ -161,7 +165,7 @@ func (b *book) at(day time.Time) standing {
 		}
 	}
 	s.newPenalty, s.penalty = b.penaltySince(day, nd)
-	s.Penalty = s.penalty.round() - b.PenaltyPaid
+	s.Penalty = s.penalty.round() - b.PenaltyPaid - b.PenaltyWaived
 	return s
 }
 

@@ -25,6 +25,9 @@ var (
 	EventCardOrderStatusChanged = EventType{"CARD_ORDER_STATUS_CHANGED"}
 	// EventCardAttached: a client confirmed a card attach with the SMS code.
 	EventCardAttached = EventType{"CARD_ATTACHED"}
+	// EventLoanChanged: the bank's operators waived interest or penalty on the loan, or wrote
+	// it off.
+	EventLoanChanged = EventType{"LOAN_CHANGED"}
 	// EventTest is a test event a sandbox partner asks for, to try its webhook.
 	EventTest = EventType{"TEST"}
 )
@@ -32,7 +35,7 @@ var (
 // EventTypes lists every event type.
 func EventTypes() []EventType {
 	return []EventType{EventApplicationStatusChanged, EventLoanContractAssigned, EventTransferStatusChanged,
-		EventRepaymentStatusChanged, EventCardOrderStatusChanged, EventCardAttached, EventTest}
+		EventRepaymentStatusChanged, EventCardOrderStatusChanged, EventCardAttached, EventLoanChanged, EventTest}
 }
 
 // ParseEventType accepts one of the event types.
@@ -138,7 +141,11 @@ type RepaymentChanged struct {
 	Status                   RepaymentStatus
 	Amount                   int64
 	PaymentType              PaymentType
-	LoanClosed               bool
+	// Channel is how the money came (the operators post cash desk and bank transfer
+	// payments); Recovery marks a payment on a written-off loan.
+	Channel    Channel
+	Recovery   bool
+	LoanClosed bool
 }
 
 // EventType implements EventData.

@@ -99,7 +99,7 @@ func TestLoanTransferCardAndRepaymentEvents(t *testing.T) {
 	}
 	evs = r.TakeEvents()
 	want := domain.RepaymentChanged{RequestID: r.ID(), ApplicationID: loan.ApplicationID(), ContractNumber: "0012345678",
-		Status: domain.RepaymentSuccess, Amount: payoff, PaymentType: domain.PaymentEarly, LoanClosed: true}
+		Status: domain.RepaymentSuccess, Amount: payoff, PaymentType: domain.PaymentEarly, Channel: domain.ChannelCard, LoanClosed: true}
 	if len(evs) != 1 || evs[0].Data != want {
 		t.Fatalf("repayment events %+v, want %+v", evs, want)
 	}

@@ -27,12 +27,18 @@ var (
 	AccountInterestIncome    = AccountKind{"INTEREST_INCOME"}
 	AccountServiceIncome     = AccountKind{"SERVICE_INCOME"}
 	AccountPenaltyIncome     = AccountKind{"PENALTY_INCOME"}
+	// AccountWrittenOff (per loan) holds the principal of a written-off loan not yet recovered.
+	AccountWrittenOff = AccountKind{"WRITTEN_OFF"}
+	// AccountCashDesk and AccountBankTransfers receive the repayments operators post by hand.
+	AccountCashDesk      = AccountKind{"CASH_DESK"}
+	AccountBankTransfers = AccountKind{"BANK_TRANSFERS"}
 )
 
 // ParseAccountKind reads a stored kind.
 func ParseAccountKind(s string) (AccountKind, error) {
 	return parseEnum(s, []AccountKind{AccountLoan, AccountDemand, AccountHold, AccountCardSettlement,
-		AccountRepaymentClearing, AccountInterestIncome, AccountServiceIncome, AccountPenaltyIncome})
+		AccountRepaymentClearing, AccountInterestIncome, AccountServiceIncome, AccountPenaltyIncome, AccountWrittenOff,
+		AccountCashDesk, AccountBankTransfers})
 }
 
 // String returns the name.
@@ -78,6 +84,7 @@ var (
 	PostingTransferCapture = PostingKind{"TRANSFER_CAPTURE"}
 	PostingTransferRelease = PostingKind{"TRANSFER_RELEASE"}
 	PostingRepayment       = PostingKind{"REPAYMENT"}
+	PostingWriteOff        = PostingKind{"WRITE_OFF"}
 )
 
 // String returns the name.

@@ -32,11 +32,14 @@ type Loan struct {
 	accountNumber                string
 	contractNumber               string
 	issuedAt                     time.Time
-	// repayments counts posted repayments; a repayment request quotes it to detect change.
+	// repayments counts the changes to the loan's debt: posted repayments and operators'
+	// actions; a repayment request quotes it to detect change.
 	repayments int
 	closedAt   time.Time
-	bookState  *BookState // as stored; nil before the first repayment
-	book       *book      // built on first use
+	// writtenOffAt is when operators wrote the loan off; its debt stands still from that day.
+	writtenOffAt time.Time
+	bookState    *BookState // as stored; nil before the first repayment
+	book         *book      // built on first use
 	events
 }
 
@@ -66,6 +69,7 @@ type LoanState struct {
 	IssuedAt                     time.Time
 	Repayments                   int
 	ClosedAt                     time.Time // zero while open
+	WrittenOffAt                 time.Time // zero unless written off
 	Book                         *BookState
 }
 
@@ -75,7 +79,7 @@ func RestoreLoan(s LoanState) *Loan {
 		amount: s.Amount, monthPeriod: s.MonthPeriod, rate: s.Rate, serviceRate: s.ServiceRate,
 		penaltyDaily: s.PenaltyDaily, scheduleType: s.ScheduleType, accountNumber: s.AccountNumber,
 		contractNumber: s.ContractNumber, issuedAt: s.IssuedAt, repayments: s.Repayments, closedAt: s.ClosedAt,
-		bookState: s.Book}
+		writtenOffAt: s.WrittenOffAt, bookState: s.Book}
 }
 
 // State returns every field, for repositories to store.
@@ -84,7 +88,7 @@ func (l *Loan) State() LoanState {
 		Amount: l.amount, MonthPeriod: l.monthPeriod, Rate: l.rate, ServiceRate: l.serviceRate,
 		PenaltyDaily: l.penaltyDaily, ScheduleType: l.scheduleType, AccountNumber: l.accountNumber,
 		ContractNumber: l.contractNumber, IssuedAt: l.issuedAt, Repayments: l.repayments, ClosedAt: l.closedAt,
-		Book: l.bookState}
+		WrittenOffAt: l.writtenOffAt, Book: l.bookState}
 	if l.book != nil && l.repayments > 0 {
 		s.Book = l.book.clone()
 	}
@@ -127,7 +131,7 @@ func (l *Loan) ContractNumber() string { return l.contractNumber }
 // IssuedAt returns the moment the loan was issued.
 func (l *Loan) IssuedAt() time.Time { return l.issuedAt }
 
-// Repayments returns the number of posted repayments.
+// Repayments returns the number of changes to the debt: posted repayments and operators' actions.
 func (l *Loan) Repayments() int { return l.repayments }
 
 // Closed reports whether the loan is paid off.

@@ -50,7 +50,7 @@ func (l *Loan) PositionAt(now time.Time) (Position, error) {
 	if err != nil || !l.closedAt.IsZero() {
 		return Position{}, err
 	}
-	return b.at(BusinessDate(now)).Position, nil
+	return b.at(l.dayOf(now)).Position, nil
 }
 
 // Schedule returns the loan's schedule as it stands: the original one, with the items that
@@ -91,7 +91,7 @@ func (l *Loan) ItemsAt(now time.Time) ([]ItemStanding, error) {
 	if err != nil {
 		return nil, err
 	}
-	day := BusinessDate(now)
+	day := l.dayOf(now)
 	sched := b.schedule()
 	out := make([]ItemStanding, 0, len(sched))
 	for k := range b.Items {
@@ -110,9 +110,10 @@ func (l *Loan) ItemsAt(now time.Time) ([]ItemStanding, error) {
 
 // FirstUnpaidDue is the payment date of the loan's earliest schedule item not fully paid
 // (a business date): the loan is overdue from the day after it, by the days since (as
-// ItemsAt's oldest overdue item). False when the loan is closed or owes nothing on its items.
+// ItemsAt's oldest overdue item). False when the loan is closed or written off (out of the
+// active portfolio) or owes nothing on its items.
 func (l *Loan) FirstUnpaidDue() (time.Time, bool, error) {
-	if l.Closed() {
+	if l.Status() != LoanActive {
 		return time.Time{}, false, nil
 	}
 	items, err := l.ItemsAt(l.issuedAt)

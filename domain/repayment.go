@@ -71,8 +71,12 @@ type Debit struct {
 
 // Payment is a posted repayment: what was paid, with which debit, and how it was applied.
 type Payment struct {
-	Type          PaymentType
-	Amount        int64
+	Type   PaymentType
+	Amount int64
+	// Channel is how the money came: a card debit (the partner's pay), or the cash desk or a
+	// bank transfer that operators post by hand. DebitID is the card debit's id, or the
+	// receipt's or transfer's reference; Network is the card's (zero for the other channels).
+	Channel       Channel
 	DebitID       string
 	Network       Network
 	ExternalID    uuid.UUID // the pay request's envelope id
@@ -81,6 +85,38 @@ type Payment struct {
 	Principal     int64
 	Interest      int64 // interest and service
 	Penalty       int64
+	// Recovery marks a payment on a written-off loan: its principal comes back from the
+	// written-off account.
+	Recovery bool
+}
+
+// Channel is how a repayment's money came.
+type Channel struct{ s string }
+
+// The repayment channels.
+var (
+	ChannelCard         = Channel{"CARD"}
+	ChannelCashDesk     = Channel{"CASH_DESK"}
+	ChannelBankTransfer = Channel{"BANK_TRANSFER"}
+)
+
+// ParseChannel reads a channel's name.
+func ParseChannel(s string) (Channel, error) {
+	return parseEnum(s, []Channel{ChannelCard, ChannelCashDesk, ChannelBankTransfer})
+}
+
+// String returns the name.
+func (c Channel) String() string { return c.s }
+
+// account is the bank's account the channel's money arrives on.
+func (c Channel) account() Account {
+	switch c {
+	case ChannelCashDesk:
+		return BankAccount(AccountCashDesk)
+	case ChannelBankTransfer:
+		return BankAccount(AccountBankTransfers)
+	}
+	return BankAccount(AccountRepaymentClearing)
 }
 
 // Repayment is a repayment request: a snapshot of the debt made by check, paid at most once.
@@ -200,13 +236,20 @@ func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
 		return Posting{}, err
 	}
 	p.Principal, p.Interest, p.Penalty = split.Principal, split.Interest, split.Penalty
-	entries := []Entry{{Account: BankAccount(AccountRepaymentClearing), Debit: p.Amount}}
+	if p.Channel == (Channel{}) {
+		p.Channel = ChannelCard
+	}
+	principal := LoanAccount(AccountLoan, loan.id)
+	if p.Recovery = !loan.writtenOffAt.IsZero(); p.Recovery {
+		principal = LoanAccount(AccountWrittenOff, loan.id)
+	}
+	entries := []Entry{{Account: p.Channel.account(), Debit: p.Amount}}
 	// Interest paid ahead that a payment applied to principal is income given back: a debit.
 	for _, e := range []struct {
 		account Account
 		amount  int64
 	}{
-		{LoanAccount(AccountLoan, loan.id), p.Principal},
+		{principal, p.Principal},
 		{BankAccount(AccountInterestIncome), split.InterestIncome},
 		{BankAccount(AccountServiceIncome), split.ServiceIncome},
 		{BankAccount(AccountPenaltyIncome), p.Penalty},
@@ -225,7 +268,7 @@ func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
 	r.payment = &p
 	r.record(r.partnerID, p.At, RepaymentChanged{RequestID: r.id, ApplicationID: loan.applicationID,
 		ContractNumber: loan.contractNumber, Status: RepaymentSuccess, Amount: p.Amount, PaymentType: p.Type,
-		LoanClosed: split.Closed})
+		Channel: p.Channel, Recovery: p.Recovery, LoanClosed: split.Closed})
 	return posting, nil
 }
 
@@ -235,7 +278,7 @@ func (l *Loan) repay(at time.Time, typ PaymentType, amount int64) (RepaymentSpli
 	if err != nil {
 		return RepaymentSplit{}, err
 	}
-	split, err := b.apply(BusinessDate(at), typ, amount)
+	split, err := b.apply(l.dayOf(at), typ, amount)
 	if err != nil {
 		return RepaymentSplit{}, err
 	}

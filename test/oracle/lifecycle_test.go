@@ -44,12 +44,15 @@ const (
 	payoff             // the whole payoff
 	less               // the payoff less one tiyin
 	over               // one tiyin over the payoff: refused, changes nothing
-	kinds
+	kinds              // the payment kinds; the operators' actions follow
+	waivePenalty       // a waiver of a share of the penalty (all of it for share 0)
+	waiveInterest      // a waiver of a share of the overdue interest (all of it for share 0)
+	writeOff           // the loan written off: its debt stands still, later payments recover it
 )
 
-var kindNames = [...]string{"due", "part", "tiny", "payoff", "less", "over"}
+var kindNames = [...]string{"due", "part", "tiny", "payoff", "less", "over", "", "waivePenalty", "waiveInterest", "writeOff"}
 
-// payment is one payment of a history: on day Day (from issue), of its kind.
+// payment is one payment, or operators' action, of a history: on day Day (from issue), of its kind.
 type payment struct {
 	Day   int
 	Early bool
@@ -76,7 +79,7 @@ func (h history) goCase() string {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "{Day: %d, Early: %t, Kind: %s", p.Day, p.Early, kindNames[p.Kind])
-		if p.Kind == part {
+		if p.Kind == part || p.Kind == waivePenalty || p.Kind == waiveInterest {
 			fmt.Fprintf(&b, ", Share: %v", p.Share) // shortest form that reads back exactly
 		}
 		b.WriteString("}")
@@ -120,9 +123,22 @@ func randomHistory(rng *rand.Rand, years int) history {
 			dues[d] = true
 		}
 		busy := rng.IntN(3) == 0 // some loans pay often, several times a period
+		writtenOff := -1         // some are written off, and pay (recover) after it
+		if rng.IntN(5) == 0 {
+			writtenOff = rng.IntN(h.Days + 1)
+		}
 		for day := 0; day <= h.Days; day++ {
 			onDue := dues[issued.AddDate(0, 0, day)]
+			if day == writtenOff {
+				h.Payments = append(h.Payments, payment{Day: day, Kind: writeOff})
+			}
 			switch r := rng.IntN(1000); {
+			case r >= 990: // the bank's operators waive penalty or overdue interest
+				p := payment{Day: day, Kind: waivePenalty + kind(rng.IntN(2))}
+				if rng.IntN(2) == 0 {
+					p.Share = rng.Float64()
+				}
+				h.Payments = append(h.Payments, p)
 			case r < 15: // a long silence
 				day += 30 + rng.IntN(400)
 			case onDue && r < 700:
@@ -148,7 +164,7 @@ func randomHistory(rng *rand.Rand, years int) history {
 
 // walk is a comparison's outcome: what was compared, and the first difference or broken rule.
 type walk struct {
-	payments, amounts int
+	payments, actions, amounts int
 	err               error
 }
 
@@ -214,8 +230,15 @@ func checkItems(w *walk, loan *domain.Loan, day int, when time.Time, want oracle
 		w.fail(day, "the overdue items owe %d principal and %d interest, the oracle %d and %d", principal, charges,
 			want.OverduePrincipal, want.OverdueInterest)
 	}
-	// The stored first unpaid due date gives the loan's days overdue without its book.
+	// The stored first unpaid due date gives the loan's days overdue without its book; a
+	// written-off loan is out of the active portfolio and has none.
 	due, ok, err := loan.FirstUnpaidDue()
+	if loan.WrittenOff() {
+		if ok || err != nil {
+			w.fail(day, "a written-off loan has a first unpaid due date %s (%v)", due.Format(time.DateOnly), err)
+		}
+		return
+	}
 	days := 0
 	if today := domain.BusinessDate(when); ok && due.Before(today) {
 		days = domain.DaysBetween(due, today)
@@ -289,6 +312,9 @@ func pay(loan *domain.Loan, when time.Time, early bool, amount int64) (domain.Pa
 		debits, credits = debits+e.Debit, credits+e.Credit
 	}
 	p := *r.Payment()
+	if p.Recovery != !loan.WrittenOffAt().IsZero() {
+		return p, fmt.Errorf("paying %d: recovery %t on a loan written off at %s", amount, p.Recovery, loan.WrittenOffAt())
+	}
 	if debits != credits || posting.Entries[0].Debit != amount || p.Principal+p.Interest+p.Penalty != amount {
 		return p, fmt.Errorf("paying %d: the posting %+v does not balance or the split %+v does not add up", amount, posting.Entries, p)
 	}
@@ -382,6 +408,10 @@ func rat(n int64) *big.Rat { return new(big.Rat).SetInt64(n) }
 // tiyin more never costs more than one tiyin, an EARLY payment makes nothing due today, grows
 // no item, and does not lengthen the loan.
 func (w *walk) step(loan *domain.Loan, o *oracle.Loan, p payment, day int, when time.Time) {
+	if p.Kind > kinds {
+		w.act(loan, o, p, day, when)
+		return
+	}
 	pos := o.Position()
 	before := o.Schedule()
 	amount := amountOf(p, pos, before, o.Today())
@@ -454,6 +484,38 @@ func (w *walk) step(loan *domain.Loan, o *oracle.Loan, p payment, day int, when 
 	}
 }
 
+// act takes an operators' action on both sides and compares what it did.
+func (w *walk) act(loan *domain.Loan, o *oracle.Loan, p payment, day int, when time.Time) {
+	pos := o.Position()
+	w.amounts++
+	w.actions++
+	if p.Kind == writeOff {
+		want := o.WriteOff()
+		posting, err := loan.WriteOff(uuid.New(), when)
+		var got int64
+		if posting != nil {
+			got = posting.Entries[0].Debit
+		}
+		if err != nil || got != want || loan.Status() != domain.LoanWrittenOff {
+			w.fail(day, "writing off: the domain moves %d (%v, %s), the oracle %d", got, err, loan.Status(), want)
+		}
+		return
+	}
+	owed, waive, twin := pos.Penalty, loan.WaivePenalty, o.WaivePenalty
+	if p.Kind == waiveInterest {
+		owed, waive, twin = pos.OverdueInterest, loan.WaiveInterest, o.WaiveInterest
+	}
+	amount := int64(float64(owed) * p.Share)
+	got, err := waive(when, amount)
+	want, oerr := twin(amount)
+	if (err == nil) != (oerr == nil) || got != want {
+		w.fail(day, "%s %d of %d: the domain forgives %d (%v), the oracle %d (%v)", kindNames[p.Kind], amount, owed, got, err, want, oerr)
+	}
+	if err != nil && !errors.Is(err, domain.ErrActionAmount) {
+		w.fail(day, "%s %d of %d: %v, want ErrActionAmount", kindNames[p.Kind], amount, owed, err)
+	}
+}
+
 // currentDate is the due date of the earliest item not yet overdue on today.
 func currentDate(items []oracle.Item, today time.Time) time.Time {
 	for _, it := range items {
@@ -523,6 +585,7 @@ func TestDomainAgreesWithTheOracle(t *testing.T) {
 	var total walk
 	for n, w := range walks {
 		total.payments += w.payments
+		total.actions += w.actions
 		total.amounts += w.amounts
 		if w.err != nil && *quick {
 			t.Fatalf("seed %d, loan %d (%s): %v\n%s", *seed, n, histories[n].Terms, w.err, histories[n].goCase())
@@ -536,5 +599,6 @@ func TestDomainAgreesWithTheOracle(t *testing.T) {
 	if total.amounts == 0 {
 		t.Fatal("nothing was compared")
 	}
-	fmt.Printf("oracle: %d loans, %d payments, %d amounts compared, 0 differences\n", len(histories), total.payments, total.amounts)
+	fmt.Printf("oracle: %d loans, %d payments, %d waivers and write-offs, %d amounts compared, 0 differences\n",
+		len(histories), total.payments, total.actions, total.amounts)
 }

@@ -66,16 +66,22 @@ type item struct {
 
 // Loan is a loan walked one day at a time.
 type Loan struct {
-	t       Terms
-	items   []*item
-	level   int64     // the annuity instalment, or the differentiated principal part
-	today   time.Time // the business date; the days before it are closed
-	day     int       // today's number, the issue date being 0
-	closed  bool
-	penalty *big.Rat   // exact penalty accrued since issue
-	penPaid int64      // penalty paid
-	penDay  []*big.Rat // penalty accrued on each day, by its number
-	cap     *big.Rat
+	t     Terms
+	items []*item
+	level int64     // the annuity instalment, or the differentiated principal part
+	today time.Time // the business date the debt is taken at; the days before it are closed
+	// calendar is the date the loan has been walked to: today, or later for a written-off
+	// loan, whose debt stands still at the day it was written off.
+	calendar   time.Time
+	day        int // the calendar's day number, the issue date being 0
+	closed     bool
+	writtenOff bool
+	penalty    *big.Rat // exact penalty accrued since issue
+	penPaid    int64    // penalty paid
+	// penWaived and intWaived are what the bank's operators forgave.
+	penWaived, intWaived int64
+	penDay               []*big.Rat // penalty accrued on each day, by its number
+	cap                  *big.Rat
 	// lastYear is the penalty of the 364 days before today.
 	lastYear *big.Rat
 	// rate and service are the daily rates, penaltyRate the penalty's.
@@ -227,7 +233,7 @@ func WithinCap(t Terms) bool {
 
 // New is a loan issued on its terms, on its issue date.
 func New(t Terms) *Loan {
-	l := &Loan{t: t, today: t.IssuedOn, penalty: new(big.Rat), penDay: []*big.Rat{new(big.Rat)},
+	l := &Loan{t: t, today: t.IssuedOn, calendar: t.IssuedOn, penalty: new(big.Rat), penDay: []*big.Rat{new(big.Rat)},
 		cap: rat(t.Amount / 2), lastYear: new(big.Rat), rate: daily(t.Rate), service: daily(t.Service), penaltyRate: quo(rat(t.PenaltyDaily), hundred)}
 	items := Schedule(t)
 	for _, it := range items {
@@ -241,7 +247,8 @@ func New(t Terms) *Loan {
 	return l
 }
 
-// Today is the loan's business date.
+// Today is the business date the loan's debt is taken at: the calendar's, or the day it was
+// written off.
 func (l *Loan) Today() time.Time { return l.today }
 
 // Closed says the loan is paid off.
@@ -324,7 +331,13 @@ func (l *Loan) termOwed(c int) int64 {
 // and service on the principal not yet due at its end, and each day begun accrues the penalty
 // on the principal overdue at its start, within the cap.
 func (l *Loan) Advance(to time.Time) {
-	for l.today.Before(to) {
+	for l.calendar.Before(to) {
+		if l.writtenOff { // nothing accrues: the days pass with no penalty
+			l.calendar = l.calendar.AddDate(0, 0, 1)
+			l.day++
+			l.penDay = append(l.penDay, new(big.Rat))
+			continue
+		}
 		if k := l.periodOf(l.today); k >= 0 && !l.closed {
 			it := l.items[k]
 			base := rat(l.notDue(k))
@@ -348,6 +361,7 @@ func (l *Loan) Advance(to time.Time) {
 		if l.day >= 364 {
 			l.lastYear.Sub(l.lastYear, l.penDay[l.day-364])
 		}
+		l.calendar = l.today
 	}
 }
 
@@ -455,7 +469,7 @@ func (l *Loan) Position() Position {
 		return Position{}
 	}
 	op, oc := l.overdue(l.today)
-	pos := Position{OverduePrincipal: op, OverdueInterest: oc, Penalty: roundHalfUp(l.penalty) - l.penPaid}
+	pos := Position{OverduePrincipal: op, OverdueInterest: oc, Penalty: roundHalfUp(l.penalty) - l.penPaid - l.penWaived}
 	c := l.current(l.today)
 	if c < 0 {
 		return pos
@@ -505,26 +519,7 @@ func (l *Loan) Pay(early bool, amount int64) (Split, error) {
 		split.Principal, split.Interest = pp.Int64(), x-pp.Int64()
 	}
 	x -= split.Principal + split.Interest
-	// Spread over the overdue items, oldest first: an item's credit (a tiyin of E's rounding it
-	// kept over its charges) is taken first, then what each owes.
-	rp, rc := split.Principal, split.Interest
-	for k, it := range l.items {
-		if i, s := l.itemCharges(k); it.date.Before(l.today) && i+s-it.paidC < 0 {
-			rc -= i + s - it.paidC
-			it.paidC = i + s
-		}
-	}
-	for k, it := range l.items {
-		if !it.date.Before(l.today) {
-			break
-		}
-		i, s := l.itemCharges(k)
-		dp, dc := min(rp, it.principal-it.paidP), min(rc, max(0, i+s-it.paidC))
-		it.paidP += dp
-		it.paidC += dc
-		rp -= dp
-		rc -= dc
-	}
+	l.spreadOverdue(split.Principal, split.Interest)
 	c := l.current(l.today)
 	if c < 0 { // after maturity only the penalty is left
 		split.Penalty = min(x, pos.Penalty)
@@ -578,6 +573,75 @@ func (l *Loan) Pay(early bool, amount int64) (Split, error) {
 		l.relayout(c, later-toLater)
 	}
 	return split, nil
+}
+
+// spreadOverdue spreads overdue principal rp and charges rc, paid or waived, over the overdue
+// items, oldest first: an item's credit (a tiyin of E's rounding it kept over its charges) is
+// taken first, then what each owes.
+func (l *Loan) spreadOverdue(rp, rc int64) {
+	for k, it := range l.items {
+		if i, s := l.itemCharges(k); it.date.Before(l.today) && i+s-it.paidC < 0 {
+			rc -= i + s - it.paidC
+			it.paidC = i + s
+		}
+	}
+	for k, it := range l.items {
+		if !it.date.Before(l.today) {
+			break
+		}
+		i, s := l.itemCharges(k)
+		dp, dc := min(rp, it.principal-it.paidP), min(rc, max(0, i+s-it.paidC))
+		it.paidP += dp
+		it.paidC += dc
+		rp -= dp
+		rc -= dc
+	}
+}
+
+// WaivePenalty forgives amount of the penalty owed today, all of it for 0, and returns what
+// it forgave.
+func (l *Loan) WaivePenalty(amount int64) (int64, error) {
+	owed := l.Position().Penalty
+	if l.closed || owed <= 0 || amount < 0 || amount > owed {
+		return 0, ErrAmount
+	}
+	if amount == 0 {
+		amount = owed
+	}
+	l.penWaived += amount
+	l.closed = l.Position().Payoff() == 0 // nothing left to pay: the loan is settled
+	return amount, nil
+}
+
+// WaiveInterest forgives amount of the overdue interest and service owed today, all of it for
+// 0, spread over the overdue items as a payment's would be, and returns what it forgave.
+func (l *Loan) WaiveInterest(amount int64) (int64, error) {
+	owed := l.Position().OverdueInterest
+	if l.closed || owed <= 0 || amount < 0 || amount > owed {
+		return 0, ErrAmount
+	}
+	if amount == 0 {
+		amount = owed
+	}
+	l.spreadOverdue(0, amount)
+	l.intWaived += amount
+	l.closed = l.Position().Payoff() == 0
+	return amount, nil
+}
+
+// Waived is the interest and the penalty the bank's operators forgave.
+func (l *Loan) Waived() (interest, penalty int64) { return l.intWaived, l.penWaived }
+
+// WriteOff stops the loan's debt where it stands today: nothing accrues any more, and later
+// payments are applied as of today. It returns the principal written off: every item's
+// principal not yet paid.
+func (l *Loan) WriteOff() int64 {
+	l.writtenOff = true
+	var p int64
+	for _, it := range l.items {
+		p += it.principal - it.paidP
+	}
+	return p
 }
 
 // advanceInterest is E: interest paid on item c beyond what its period accrues on the residue

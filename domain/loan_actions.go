@@ -1,0 +1,211 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Loan action errors.
+var (
+	// ErrActionAmount means a waiver's amount is above what is owed, or there is nothing to waive.
+	ErrActionAmount = errors.New("the amount must be positive and not above what is owed")
+	// ErrLoanWrittenOff means the loan is written off already.
+	ErrLoanWrittenOff = errors.New("the loan is written off already")
+)
+
+// LoanStatus is where a loan stands: ACTIVE until paid off (CLOSED) or written off
+// (WRITTEN_OFF). A written-off loan that recovers its whole debt is CLOSED.
+type LoanStatus struct{ s string }
+
+// The loan statuses.
+var (
+	LoanActive     = LoanStatus{"ACTIVE"}
+	LoanClosed     = LoanStatus{"CLOSED"}
+	LoanWrittenOff = LoanStatus{"WRITTEN_OFF"}
+)
+
+// String returns the name.
+func (s LoanStatus) String() string { return s.s }
+
+// Status returns the loan's status.
+func (l *Loan) Status() LoanStatus {
+	switch {
+	case l.Closed():
+		return LoanClosed
+	case l.WrittenOff():
+		return LoanWrittenOff
+	}
+	return LoanActive
+}
+
+// WrittenOff reports whether the loan was written off (and not recovered in full since).
+func (l *Loan) WrittenOff() bool { return !l.writtenOffAt.IsZero() && !l.Closed() }
+
+// WrittenOffAt returns when the loan was written off, zero if never.
+func (l *Loan) WrittenOffAt() time.Time { return l.writtenOffAt }
+
+// Waived returns the interest (with service) and the penalty operators have waived.
+func (l *Loan) Waived() (interest, penalty int64, err error) {
+	b, err := l.repaymentBook()
+	if err != nil {
+		return 0, 0, err
+	}
+	return b.InterestWaived, b.PenaltyWaived, nil
+}
+
+// dayOf is the business date the loan's debt is taken at for now: today, or the day it was
+// written off, from which on its debt stands still (nothing accrues on a written-off loan).
+func (l *Loan) dayOf(now time.Time) time.Time {
+	day := BusinessDate(now)
+	if !l.writtenOffAt.IsZero() {
+		if off := BusinessDate(l.writtenOffAt); off.Before(day) {
+			return off
+		}
+	}
+	return day
+}
+
+// openBook is the book of a loan still owing, for an operator's action.
+func (l *Loan) openBook() (*book, error) {
+	if l.Closed() {
+		return nil, ErrLoanClosed
+	}
+	return l.repaymentBook()
+}
+
+// WaivePenalty forgives amount of the penalty owed at now, or all of it for 0. It returns the
+// amount waived. Nothing moves in the ledger: penalty is income only when paid.
+func (l *Loan) WaivePenalty(now time.Time, amount int64) (int64, error) {
+	b, err := l.openBook()
+	if err != nil {
+		return 0, err
+	}
+	owed := b.at(l.dayOf(now)).Penalty
+	if amount, err = waivable(amount, owed, "penalty"); err != nil {
+		return 0, err
+	}
+	b.PenaltyWaived += amount
+	l.changed(now, ActionWaivePenalty, amount, b)
+	return amount, nil
+}
+
+// WaiveInterest forgives amount of the overdue interest and service owed at now, or all of it
+// for 0, oldest items first. It returns the amount waived. Interest not yet due cannot be
+// waived: it is not owed yet, and a restructuring is what changes it. Nothing moves in the
+// ledger: interest is income only when paid.
+func (l *Loan) WaiveInterest(now time.Time, amount int64) (int64, error) {
+	b, err := l.openBook()
+	if err != nil {
+		return 0, err
+	}
+	day := l.dayOf(now)
+	s := b.at(day)
+	if amount, err = waivable(amount, s.OverdueInterest, "overdue interest"); err != nil {
+		return 0, err
+	}
+	b.keepPenalty(day, s)
+	b.fold(day)
+	b.payOverdue(day, b.notDue(), 0, amount)
+	b.InterestWaived += amount
+	l.changed(now, ActionWaiveInterest, amount, b)
+	return amount, nil
+}
+
+// waivable is the amount a waiver of what (owed now) forgives: amount, or all for 0.
+func waivable(amount, owed int64, what string) (int64, error) {
+	if owed <= 0 {
+		return 0, fmt.Errorf("%w: no %s is owed", ErrActionAmount, what)
+	}
+	if amount == 0 {
+		return owed, nil
+	}
+	if amount < 0 || amount > owed {
+		return 0, fmt.Errorf("%w: %d tiyin of %s is owed", ErrActionAmount, owed, what)
+	}
+	return amount, nil
+}
+
+// WriteOff takes the loan out of the active portfolio at now: its debt stands still from that
+// business day on, and its principal still owed moves from the loan's account to its
+// written-off account (the posting, absent when no principal is owed). A later payment is a
+// recovery, applied to the debt as it stood on that day in the legal order.
+func (l *Loan) WriteOff(postingID uuid.UUID, now time.Time) (*Posting, error) {
+	b, err := l.openBook()
+	if err != nil {
+		return nil, err
+	}
+	if !l.writtenOffAt.IsZero() {
+		return nil, ErrLoanWrittenOff
+	}
+	principal := b.notDue()[0] // the loan account's balance: the principal of every item not yet paid
+	l.writtenOffAt = now
+	l.changed(now, ActionWriteOff, principal, b)
+	if principal <= 0 {
+		return nil, nil
+	}
+	p, err := Move(postingID, PostingWriteOff, l.id, now, principal, LoanAccount(AccountWrittenOff, l.id), LoanAccount(AccountLoan, l.id))
+	return &p, err
+}
+
+// changed records an operator's change to the loan: its version moves on (a repayment request
+// checked before it can no longer be paid), a loan that owes nothing more is closed, and the
+// partner is told.
+func (l *Loan) changed(now time.Time, action LoanActionKind, amount int64, b *book) {
+	l.repayments++
+	if b.at(l.dayOf(now)).Payoff() == 0 {
+		l.closedAt = now
+	}
+	l.record(l.partnerID, now, LoanChanged{ApplicationID: l.applicationID, ContractNumber: l.contractNumber,
+		Action: action, Amount: amount, Status: l.Status()})
+}
+
+// LoanActionKind is an operator's action on a loan's money (four-eyes: a proposal).
+type LoanActionKind string
+
+// The operators' loan actions.
+const (
+	ActionManualRepayment LoanActionKind = "MANUAL_REPAYMENT"
+	ActionWaivePenalty    LoanActionKind = "WAIVE_PENALTY"
+	ActionWaiveInterest   LoanActionKind = "WAIVE_INTEREST"
+	ActionWriteOff        LoanActionKind = "WRITE_OFF"
+)
+
+// LoanChanged tells an operator's action on a loan: a waiver or a write-off (a manual
+// repayment is told as a repayment). Amount is what was waived, or the principal written off.
+// The operators' reason stays in the audit log: it is not the partner's to read.
+type LoanChanged struct {
+	ApplicationID  uuid.UUID
+	ContractNumber string
+	Action         LoanActionKind
+	Amount         int64
+	Status         LoanStatus
+}
+
+// EventType implements EventData.
+func (LoanChanged) EventType() EventType { return EventLoanChanged }
+
+// Object implements EventData.
+func (d LoanChanged) Object() uuid.UUID { return d.ApplicationID }
+
+// PostManually posts a repayment the bank's operators received by hand, at the cash desk or by
+// bank transfer, with its receipt's or transfer's reference in p.DebitID: a repayment request
+// checked and paid at p.At, applied in the legal order like any. On a written-off loan it is a
+// recovery.
+func PostManually(id uuid.UUID, loan *Loan, p Payment) (*Repayment, Posting, error) {
+	if p.Channel != ChannelCashDesk && p.Channel != ChannelBankTransfer {
+		return nil, Posting{}, fmt.Errorf("%w: a manual repayment comes by the cash desk or a bank transfer", ErrProposalIncomplete)
+	}
+	if p.DebitID = strings.TrimSpace(p.DebitID); p.DebitID == "" || len(p.DebitID) > 100 {
+		return nil, Posting{}, fmt.Errorf("%w: give the receipt's or the transfer's reference (up to 100 characters)", ErrProposalIncomplete)
+	}
+	r, err := NewRepayment(id, loan, 0, p.At)
+	if err != nil {
+		return nil, Posting{}, err
+	}
+	posting, err := r.Pay(loan, p)
+	return r, posting, err
+}
