@@ -210,6 +210,7 @@ type ConsoleViews struct {
 	Client                *ConsoleClientHandler
 	Application           *ConsoleApplicationHandler
 	Loan                  *ConsoleLoanHandler
+	LoanAction            *PreviewLoanActionHandler
 	Ledger                *ConsoleLedgerHandler
 	Partners              *ConsolePartnersHandler
 	Object                *ConsoleObjectHandler
@@ -228,6 +229,7 @@ type ConsoleActions struct {
 	Partner              *ConsolePartnerHandler
 	ProposeResolution    *ProposeResolutionHandler
 	DecideProposal       *DecideProposalHandler
+	ProposeLoanAction    *ProposeLoanActionHandler
 }
 
 // New builds every use case on the given ports: each capability on the few it needs. The

@@ -212,7 +212,8 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			Reports:               NewConsoleReportsHandler(d.Clock, cs.BackOffice),
 			Client:                NewConsoleClientHandler(d.Clock, d.UoW, cs.BackOffice, cs.AuditLog),
 			Application:           NewConsoleApplicationHandler(d.Clock, st.Applications, st.Loans, st.Partners, cs.BackOffice, cs.Proposals, cs.AuditLog),
-			Loan:                  NewConsoleLoanHandler(d.Clock, st.Loans, st.Partners, st.Repayments, cs.BackOffice),
+			Loan:                  NewConsoleLoanHandler(d.Clock, st.Loans, st.Partners, st.Repayments, cs.BackOffice, cs.Proposals),
+			LoanAction:            NewPreviewLoanActionHandler(d.Clock, st.Loans, st.Partners, cs.Proposals),
 			Ledger:                NewConsoleLedgerHandler(cs.BackOffice, st.Ledger),
 			Partners:              NewConsolePartnersHandler(st.Partners, cs.BackOffice),
 			Object:                NewConsoleObjectHandler(d.Clock, st.Transfers, st.Repayments, st.CardOrders, st.Cards, st.Partners, cs.Proposals, cs.AuditLog),
@@ -228,8 +229,9 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			RevealClientData:     NewRevealClientDataHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),
 			Partner:              NewConsolePartnerHandler(d.Clock, d.UoW, st.Partners, d.Sealer, cs.AuditLog),
 			ProposeResolution:    NewProposeResolutionHandler(d.Clock, d.UoW, st.Applications, st.Transfers, cs.Proposals, cs.AuditLog),
-			DecideProposal: NewDecideProposalHandler(d.Clock, d.UoW, st.Applications, st.Loans, st.Ledger, st.Transfers, cs.Proposals,
-				cs.AuditLog, cfg.Product),
+			DecideProposal: NewDecideProposalHandler(d.Clock, d.UoW, st.Applications, st.Loans, st.Ledger, st.Transfers,
+				st.Repayments, cs.Proposals, cs.AuditLog, cfg.Product),
+			ProposeLoanAction: NewProposeLoanActionHandler(d.Clock, d.UoW, st.Loans, cs.Proposals, cs.AuditLog),
 		},
 	}
 }

@@ -21,6 +21,10 @@ type LoanPage struct {
 	Payments    []domain.Payment
 	Accounts    []ports.AccountBalance
 	Entries     []ports.EntryRecord
+	// Proposals are the loan's actions proposed, newest first, as of now.
+	Proposals []*domain.Proposal
+	// InterestWaived and PenaltyWaived are what operators forgave.
+	InterestWaived, PenaltyWaived int64
 }
 
 // ConsoleLoanHandler reads a loan's page.
@@ -30,12 +34,14 @@ type ConsoleLoanHandler struct {
 	partners   ports.PartnerRepository
 	repayments ports.RepaymentRepository
 	backOffice ports.BackOffice
+	proposals  ports.ProposalRepository
 }
 
 // NewConsoleLoanHandler returns the handler on the ports it uses.
 func NewConsoleLoanHandler(clock ports.Clock, loans ports.LoanRepository, partners ports.PartnerRepository,
-	repayments ports.RepaymentRepository, backOffice ports.BackOffice) *ConsoleLoanHandler {
-	return &ConsoleLoanHandler{clock: clock, loans: loans, partners: partners, repayments: repayments, backOffice: backOffice}
+	repayments ports.RepaymentRepository, backOffice ports.BackOffice, proposals ports.ProposalRepository) *ConsoleLoanHandler {
+	return &ConsoleLoanHandler{clock: clock, loans: loans, partners: partners, repayments: repayments, backOffice: backOffice,
+		proposals: proposals}
 }
 
 // Handle reads the page of loan id, of any partner, its position on its partner's clock.
@@ -65,6 +71,14 @@ func (h *ConsoleLoanHandler) Handle(ctx context.Context, who Actor, id uuid.UUID
 	if p.Payments, err = h.repayments.ListPayments(ctx, id); err != nil {
 		return p, err
 	}
+	if p.InterestWaived, p.PenaltyWaived, err = loan.Waived(); err != nil {
+		return p, err
+	}
+	props, err := h.proposals.List(ctx, id, pageRows)
+	if err != nil {
+		return p, err
+	}
+	p.Proposals = asOf(props, h.clock.Now(uuid.Nil))
 	if p.Accounts, err = h.backOffice.Accounts(ctx, id); err != nil {
 		return p, err
 	}

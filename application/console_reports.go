@@ -52,6 +52,8 @@ func (h *ConsoleReportsHandler) Portfolio(ctx context.Context, who Actor) (Portf
 	for _, r := range rows {
 		p.Total.Open += r.Open
 		p.Total.Closed += r.Closed
+		p.Total.WrittenOff += r.WrittenOff
+		p.Total.WrittenOffPrincipal += r.WrittenOffPrincipal
 		p.Total.Outstanding += r.Outstanding
 		for b := range ports.AgingBuckets {
 			p.Total.Count[b] += r.Count[b]

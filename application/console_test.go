@@ -59,6 +59,13 @@ func setupConsole(t *testing.T) *console {
 		c.props[p.ID] = p
 		return nil
 	}).AnyTimes()
+	c.proposals.EXPECT().Get(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (*domain.Proposal, error) {
+		if p, ok := c.props[id]; ok {
+			cp := *p
+			return &cp, nil
+		}
+		return nil, domain.ErrProposalNotFound
+	}).AnyTimes()
 	c.proposals.EXPECT().List(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, object uuid.UUID, _ int) ([]*domain.Proposal, error) {
 		var out []*domain.Proposal
 		for _, p := range c.props {
@@ -96,7 +103,8 @@ func setupConsole(t *testing.T) *console {
 
 func (c *console) app() application.Console {
 	return application.New(application.Deps{Clock: c.clock, UoW: c.uow,
-		Stores:  application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers},
+		Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers,
+			Repayments: c.payments, Partners: c.partners},
 		Console: application.ConsoleStores{Operators: c.operators, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
 }
 

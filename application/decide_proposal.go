@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -24,6 +25,7 @@ type DecideProposalHandler struct {
 	applications ports.ApplicationRepository
 	loans        ports.LoanRepository
 	ledger       ports.LedgerRepository
+	repayments   ports.RepaymentRepository
 	proposals    ports.ProposalRepository
 	settlement   transferSettlement
 	product      Product
@@ -33,8 +35,8 @@ type DecideProposalHandler struct {
 // NewDecideProposalHandler returns the handler on the ports it uses.
 func NewDecideProposalHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
 	loans ports.LoanRepository, ledger ports.LedgerRepository, transfers ports.TransferRepository,
-	proposals ports.ProposalRepository, log ports.AuditLog, product Product) *DecideProposalHandler {
-	return &DecideProposalHandler{uow: uow, clock: clock, applications: applications, loans: loans, ledger: ledger,
+	repayments ports.RepaymentRepository, proposals ports.ProposalRepository, log ports.AuditLog, product Product) *DecideProposalHandler {
+	return &DecideProposalHandler{uow: uow, clock: clock, applications: applications, loans: loans, ledger: ledger, repayments: repayments,
 		proposals: proposals, settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
 		product: product, audit: audit{clock: clock, log: log}}
 }
@@ -56,21 +58,27 @@ func (h *DecideProposalHandler) Handle(ctx context.Context, who Actor, cmd Decid
 		if err != nil {
 			return err
 		}
-		action := "proposal.reject"
+		action, detail := "proposal.reject", describe(p)
 		if cmd.Approve {
 			action = "proposal.approve"
-			if err := h.resolve(ctx, p); err != nil {
+			applied, err := h.resolve(ctx, p)
+			if err != nil {
 				return err
 			}
+			detail += applied
 		}
-		return h.audit.record(ctx, who, action, objectName(p), describe(p))
+		return h.audit.record(ctx, who, action, objectName(p), detail)
 	})
 }
 
-// resolve applies an approved proposal, in the transaction of ctx.
-func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal) error {
+// resolve applies an approved proposal, in the transaction of ctx; for a loan action it says
+// what it applied, for the audit line.
+func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal) (string, error) {
+	if p.Kind.IsLoanAction() {
+		return h.applyLoanAction(ctx, p)
+	}
 	if p.Kind == domain.ResolveTransfer {
-		return h.settlement.settleIn(ctx, p.ObjectID, func(t *domain.Transfer) (bool, error) {
+		return "", h.settlement.settleIn(ctx, p.ObjectID, func(t *domain.Transfer) (bool, error) {
 			if t.Status() != domain.TransferProcessing {
 				return false, domain.ErrOutcomeKnown
 			}
@@ -88,7 +96,37 @@ func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal)
 		return err
 	})
 	if err != nil || loan == nil {
-		return err
+		return "", err
 	}
-	return issueLoan(ctx, h.loans, h.ledger, loan)
+	return "", issueLoan(ctx, h.loans, h.ledger, loan)
+}
+
+// applyLoanAction applies an approved loan action as it stands now: the loan's change (and
+// its event), its postings and a manual repayment's request, in the transaction of ctx.
+func (h *DecideProposalHandler) applyLoanAction(ctx context.Context, p *domain.Proposal) (string, error) {
+	var out domain.ActionOutcome
+	err := h.loans.Update(ctx, p.ObjectID, func(loan *domain.Loan) error {
+		var err error
+		out, err = p.ApplyTo(loan, newID(), newID(), h.clock.Now(loan.PartnerID()))
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if p.Kind == domain.ActionWriteOff && len(out.Postings) > 0 {
+		if err := h.ledger.OpenAccount(ctx, domain.LoanAccount(domain.AccountWrittenOff, p.ObjectID)); err != nil {
+			return "", err
+		}
+	}
+	for _, posting := range out.Postings {
+		if err := h.ledger.Post(ctx, posting); err != nil {
+			return "", err
+		}
+	}
+	if out.Repayment != nil {
+		if err := h.repayments.Create(ctx, out.Repayment); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("; applied %d tiyin", out.Amount), nil
 }

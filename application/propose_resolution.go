@@ -118,6 +118,9 @@ func unknownNow(ctx context.Context, applications ports.ApplicationRepository, t
 
 // objectName is how the audit log names a proposal's object.
 func objectName(p *domain.Proposal) string {
+	if p.Kind.IsLoanAction() {
+		return "loan:" + p.ObjectID.String()
+	}
 	if p.Kind == domain.ResolveTransfer {
 		return "transfer:" + p.ObjectID.String()
 	}
@@ -126,6 +129,16 @@ func objectName(p *domain.Proposal) string {
 
 // describe is a proposal in one line of the audit log.
 func describe(p *domain.Proposal) string {
+	if p.Kind.IsLoanAction() {
+		s := fmt.Sprintf("proposal %s: %s", p.ID, p.Kind)
+		if a := p.Action; a.Amount > 0 {
+			s += fmt.Sprintf(" of %d tiyin", a.Amount)
+		}
+		if a := p.Action; p.Kind == domain.ActionManualRepayment {
+			s += fmt.Sprintf(" (%s, %s, reference %s)", a.PaymentType, a.Channel, p.Ref)
+		}
+		return s + ": " + p.Note
+	}
 	outcome := "not done"
 	if p.Done {
 		outcome = "done"

@@ -154,7 +154,7 @@ func (l *Loan) WriteOff(postingID uuid.UUID, now time.Time) (*Posting, error) {
 // changed records an operator's change to the loan: its version moves on (a repayment request
 // checked before it can no longer be paid), a loan that owes nothing more is closed, and the
 // partner is told.
-func (l *Loan) changed(now time.Time, action LoanActionKind, amount int64, b *book) {
+func (l *Loan) changed(now time.Time, action ProposalKind, amount int64, b *book) {
 	l.repayments++
 	if b.at(l.dayOf(now)).Payoff() == 0 {
 		l.closedAt = now
@@ -163,16 +163,104 @@ func (l *Loan) changed(now time.Time, action LoanActionKind, amount int64, b *bo
 		Action: action, Amount: amount, Status: l.Status()})
 }
 
-// LoanActionKind is an operator's action on a loan's money (four-eyes: a proposal).
-type LoanActionKind string
-
-// The operators' loan actions.
+// The operators' actions on a loan's money: proposals, approved by a second officer.
 const (
-	ActionManualRepayment LoanActionKind = "MANUAL_REPAYMENT"
-	ActionWaivePenalty    LoanActionKind = "WAIVE_PENALTY"
-	ActionWaiveInterest   LoanActionKind = "WAIVE_INTEREST"
-	ActionWriteOff        LoanActionKind = "WRITE_OFF"
+	ActionManualRepayment ProposalKind = "MANUAL_REPAYMENT"
+	ActionWaivePenalty    ProposalKind = "WAIVE_PENALTY"
+	ActionWaiveInterest   ProposalKind = "WAIVE_INTEREST"
+	ActionWriteOff        ProposalKind = "WRITE_OFF"
 )
+
+// LoanActions lists the loan actions.
+func LoanActions() []ProposalKind {
+	return []ProposalKind{ActionManualRepayment, ActionWaivePenalty, ActionWaiveInterest, ActionWriteOff}
+}
+
+// IsLoanAction reports whether the proposal's kind acts on a loan's money.
+func (k ProposalKind) IsLoanAction() bool {
+	return k == ActionManualRepayment || k == ActionWaivePenalty || k == ActionWaiveInterest || k == ActionWriteOff
+}
+
+// LoanActionTerms are what a loan action proposes besides its reason (the proposal's note)
+// and a manual repayment's reference (its ref).
+type LoanActionTerms struct {
+	// Amount is a manual repayment's amount, or a waiver's (0 waives all that is owed at
+	// approval); a write-off has none: it takes the principal owed.
+	Amount      int64
+	PaymentType PaymentType // a manual repayment's
+	Channel     Channel     // a manual repayment's
+}
+
+// NewLoanActionProposal records an officer's proposal of an action on loan. The note is the
+// reason, required: the approver decides on it and the audit log keeps it.
+func NewLoanActionProposal(id uuid.UUID, kind ProposalKind, loan uuid.UUID, terms LoanActionTerms, ref, note string,
+	by uuid.UUID, now time.Time) (*Proposal, error) {
+	note, ref = strings.TrimSpace(note), strings.TrimSpace(ref)
+	incomplete := func(msg string) (*Proposal, error) { return nil, fmt.Errorf("%w: %s", ErrProposalIncomplete, msg) }
+	switch {
+	case !kind.IsLoanAction():
+		return incomplete("unknown action")
+	case note == "" || len(note) > 500:
+		return incomplete("give the reason (up to 500 characters)")
+	case len(ref) > 100:
+		return incomplete("the reference is at most 100 characters")
+	case kind == ActionManualRepayment && terms.Amount <= 0:
+		return incomplete("a repayment's amount is positive")
+	case kind == ActionManualRepayment && terms.Channel != ChannelCashDesk && terms.Channel != ChannelBankTransfer:
+		return incomplete("a manual repayment comes by the cash desk or a bank transfer")
+	case kind == ActionManualRepayment && terms.PaymentType != PaymentTerm && terms.PaymentType != PaymentEarly:
+		return incomplete("a repayment is TERM or EARLY")
+	case kind == ActionManualRepayment && ref == "":
+		return incomplete("give the receipt's or the transfer's reference")
+	case terms.Amount < 0:
+		return incomplete("an amount is not negative")
+	case kind == ActionWriteOff && terms.Amount != 0:
+		return incomplete("a write-off takes the principal owed: it has no amount")
+	}
+	if kind != ActionManualRepayment {
+		terms.PaymentType, terms.Channel = PaymentType{}, Channel{}
+	}
+	return &Proposal{ID: id, Kind: kind, ObjectID: loan, Done: true, Ref: ref, Note: note, Action: terms,
+		Status: ProposalOpen, ProposedBy: by, ProposedAt: now}, nil
+}
+
+// ActionOutcome is what a loan action did: the amount it paid, waived or wrote off, its
+// postings, and a manual repayment's request (paid), for the payments list.
+type ActionOutcome struct {
+	Amount    int64
+	Postings  []Posting
+	Repayment *Repayment
+}
+
+// ApplyTo applies the loan action p to loan at now; postingID names its posting, repaymentID
+// a manual repayment's request. The preview applies it to a copy of the loan, the approval to
+// the loan itself, so both show the same.
+func (p *Proposal) ApplyTo(loan *Loan, postingID, repaymentID uuid.UUID, now time.Time) (ActionOutcome, error) {
+	if loan.id != p.ObjectID {
+		return ActionOutcome{}, ErrLoanNotFound
+	}
+	var out ActionOutcome
+	var err error
+	switch p.Kind {
+	case ActionManualRepayment:
+		var posting Posting
+		out.Repayment, posting, err = PostManually(repaymentID, loan, Payment{Type: p.Action.PaymentType, Amount: p.Action.Amount,
+			Channel: p.Action.Channel, DebitID: p.Ref, ExternalID: p.ID, TransactionID: postingID, At: now})
+		out.Amount, out.Postings = p.Action.Amount, []Posting{posting}
+	case ActionWaivePenalty:
+		out.Amount, err = loan.WaivePenalty(now, p.Action.Amount)
+	case ActionWaiveInterest:
+		out.Amount, err = loan.WaiveInterest(now, p.Action.Amount)
+	case ActionWriteOff:
+		var posting *Posting
+		if posting, err = loan.WriteOff(postingID, now); posting != nil {
+			out.Amount, out.Postings = posting.Entries[0].Debit, []Posting{*posting}
+		}
+	default:
+		return out, fmt.Errorf("%w: %s is not a loan action", ErrProposalIncomplete, p.Kind)
+	}
+	return out, err
+}
 
 // LoanChanged tells an operator's action on a loan: a waiver or a write-off (a manual
 // repayment is told as a repayment). Amount is what was waived, or the principal written off.
@@ -180,7 +268,7 @@ const (
 type LoanChanged struct {
 	ApplicationID  uuid.UUID
 	ContractNumber string
-	Action         LoanActionKind
+	Action         ProposalKind
 	Amount         int64
 	Status         LoanStatus
 }
@@ -208,4 +296,32 @@ func PostManually(id uuid.UUID, loan *Loan, p Payment) (*Repayment, Posting, err
 	}
 	posting, err := r.Pay(loan, p)
 	return r, posting, err
+}
+
+// LoanCost is what a loan costs its client as it stands: the interest and service of its
+// schedule, the penalty accrued to the day, less what operators waived. WithinCap says the
+// schedule's charges stay within the Central Bank's cap in every 365-day window (§8.3).
+type LoanCost struct {
+	Charges, Penalty, Waived int64
+	WithinCap                bool
+}
+
+// Total is the cost: charges and penalty less the waived.
+func (c LoanCost) Total() int64 { return c.Charges + c.Penalty - c.Waived }
+
+// CostAt is the loan's cost at now.
+func (l *Loan) CostAt(now time.Time) (LoanCost, error) {
+	b, err := l.repaymentBook()
+	if err != nil {
+		return LoanCost{}, err
+	}
+	items := b.schedule()
+	var c LoanCost
+	for _, it := range items {
+		c.Charges += it.Interest + it.Service
+	}
+	_, penalty := b.penaltySince(l.dayOf(now), b.notDue())
+	c.Penalty, c.Waived = penalty.round(), b.InterestWaived+b.PenaltyWaived
+	c.WithinCap = ScheduledChargesWithinCap(l.Terms(), items)
+	return c, nil
 }

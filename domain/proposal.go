@@ -36,12 +36,14 @@ const (
 
 // Proposal is one officer's decision waiting for another's approval (maker-checker).
 type Proposal struct {
-	ID         uuid.UUID
-	Kind       ProposalKind
-	ObjectID   uuid.UUID
-	Done       bool
-	Ref        string
-	Note       string
+	ID       uuid.UUID
+	Kind     ProposalKind
+	ObjectID uuid.UUID
+	Done     bool
+	Ref      string
+	Note     string
+	// Action is a loan action's terms; zero for the resolutions.
+	Action     LoanActionTerms
 	Status     ProposalStatus
 	ProposedBy uuid.UUID
 	ProposedAt time.Time

@@ -272,8 +272,12 @@ type PortfolioRow struct {
 	Partner      string
 	Open, Closed int
 	Outstanding  int64
-	Count        [AgingBuckets]int
-	Principal    [AgingBuckets]int64
+	// WrittenOff counts the loans written off and not recovered in full (they are out of the
+	// aging buckets); WrittenOffPrincipal is their principal not yet recovered.
+	WrittenOff          int
+	WrittenOffPrincipal int64
+	Count               [AgingBuckets]int
+	Principal           [AgingBuckets]int64
 }
 
 // DailyRow is one business day's money: loans issued, repayments paid and transfers to cards

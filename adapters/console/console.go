@@ -323,7 +323,8 @@ func problem(err error) (int, string) {
 	case errors.Is(err, domain.ErrSelfApproval), errors.Is(err, domain.ErrProposalClosed), errors.Is(err, domain.ErrProposalOpen),
 		errors.Is(err, domain.ErrOutcomeKnown), errors.Is(err, domain.ErrWrongState), errors.Is(err, domain.ErrWeakPassword),
 		errors.Is(err, domain.ErrOperatorExists), errors.Is(err, domain.ErrPartnerExists),
-		errors.Is(err, domain.ErrSelfGrant), errors.Is(err, domain.ErrNoGrant), errors.Is(err, domain.ErrGrantPending):
+		errors.Is(err, domain.ErrSelfGrant), errors.Is(err, domain.ErrNoGrant), errors.Is(err, domain.ErrGrantPending),
+		errors.Is(err, domain.ErrLoanWrittenOff), errors.Is(err, domain.ErrLoanNotIssued), errors.Is(err, domain.ErrDebitRejected):
 		return http.StatusConflict, capitalize(err.Error()) + "."
 	case errors.Is(err, domain.ErrApplicationNotFound), errors.Is(err, domain.ErrLoanNotFound), errors.Is(err, domain.ErrTransferNotFound),
 		errors.Is(err, domain.ErrRepaymentNotFound), errors.Is(err, domain.ErrCardNotFound), errors.Is(err, domain.ErrCardOrderNotFound),
@@ -332,7 +333,8 @@ func problem(err error) (int, string) {
 		return http.StatusNotFound, "Not found."
 	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete), errors.Is(err, domain.ErrActionIncomplete),
 		errors.Is(err, ports.ErrBadList), errors.Is(err, domain.ErrPartnerName), errors.Is(err, domain.ErrRole), errors.Is(err, domain.ErrOperatorName), errors.Is(err, domain.ErrWebhookURL),
-		errors.Is(err, domain.ErrKeyOverlap), errors.Is(err, application.ErrBadPeriod):
+		errors.Is(err, domain.ErrKeyOverlap), errors.Is(err, application.ErrBadPeriod),
+		errors.Is(err, domain.ErrActionAmount), errors.Is(err, domain.ErrRepaymentAmount):
 		return http.StatusBadRequest, capitalize(err.Error()) + "."
 	}
 	return http.StatusInternalServerError, "Something went wrong on tiyin's side; it is logged. Try again, or tell the tiyin team."

@@ -84,14 +84,14 @@ func (c *Console) portfolioCSV(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	header := []string{"business_date", "partner", "open", "closed", "outstanding_tiyin"}
+	header := []string{"business_date", "partner", "open", "closed", "outstanding_tiyin", "written_off", "written_off_tiyin"}
 	for _, l := range agingLabels {
 		header = append(header, "loans "+l, "principal_tiyin "+l)
 	}
 	bw := startCSV(w, "tiyin-portfolio-"+p.Today.Format("2006-01-02")+".csv", header...)
 	for _, row := range append(p.Rows, p.Total) {
 		fields := []string{p.Today.Format("2006-01-02"), row.Partner, strconv.Itoa(row.Open), strconv.Itoa(row.Closed),
-			strconv.FormatInt(row.Outstanding, 10)}
+			strconv.FormatInt(row.Outstanding, 10), strconv.Itoa(row.WrittenOff), strconv.FormatInt(row.WrittenOffPrincipal, 10)}
 		for b := range ports.AgingBuckets {
 			fields = append(fields, strconv.Itoa(row.Count[b]), strconv.FormatInt(row.Principal[b], 10))
 		}

@@ -20,7 +20,8 @@ func (s *Server) getLoan(ctx context.Context, p domain.Partner, raw json.RawMess
 	}
 	l := v.Loan
 	r := api.GetLoanResult{ApplicationId: l.ApplicationID().String(), Amount: l.Amount().Tiyin(), MonthPeriod: l.MonthPeriod(),
-		Rate: l.Rate().Float(), TotalResidue: v.Position.Payoff(), TotalFine: v.Position.Fine()}
+		Rate: l.Rate().Float(), TotalResidue: v.Position.Payoff(), TotalFine: v.Position.Fine(),
+		Status: api.GetLoanResultStatus(l.Status().String())}
 	if n := l.ContractNumber(); n != "" {
 		r.LoanId = &n
 	}

@@ -32,7 +32,8 @@ func (s *Server) listPayments(ctx context.Context, p domain.Partner, raw json.Ra
 	items := make([]api.PaymentItem, len(payments))
 	for i, pm := range payments {
 		items[i] = api.PaymentItem{PaymentDate: businessTime(pm.At), TotalRepaymentAmount: pm.Amount,
-			LoanRepaymentAmount: pm.Principal, AccruedInterestAmount: pm.Interest}
+			LoanRepaymentAmount: pm.Principal, AccruedInterestAmount: pm.Interest,
+			Channel: api.PaymentChannel(pm.Channel.String()), Recovery: pm.Recovery}
 	}
 	return api.ListPaymentsResult{Payments: items}, nil
 }

@@ -18,7 +18,9 @@ import (
 //
 //	b3;level;penaltyTo;penaltyAccrued;penaltyFrac;penaltyPaid;penaltyLog;item;item;…
 //
-// where the penalty log is its spans (from,days,daily,dailyFrac) joined by "|", an item is its
+// where penaltyPaid is followed, once operators waived anything, by ",penaltyWaived,
+// interestWaived" (a book stored before waivers existed has none: nothing waived);
+// the penalty log is its spans (from,days,daily,dailyFrac) joined by "|", an item is its
 // eight fields joined by commas, in the order of bookItemFields (Gone as 0 or 1), and a time is
 // its Unix nanoseconds (empty for the zero time).
 //
@@ -47,6 +49,10 @@ func encodeBook(b *domain.BookState) string {
 	buf = appendTime(append(buf, ';'), b.PenaltyTo)
 	for _, v := range []int64{b.PenaltyAccrued, b.PenaltyFrac, b.PenaltyPaid} {
 		buf = strconv.AppendInt(append(buf, ';'), v, 10)
+	}
+	if b.PenaltyWaived != 0 || b.InterestWaived != 0 {
+		buf = strconv.AppendInt(append(buf, ','), b.PenaltyWaived, 10)
+		buf = strconv.AppendInt(append(buf, ','), b.InterestWaived, 10)
 	}
 	buf = append(buf, ';')
 	for i, sp := range b.PenaltyLog {
@@ -94,7 +100,15 @@ func decodeBook(s string, chargeRate int64) (*domain.BookState, error) {
 		return nil, errors.New("book: too few fields")
 	}
 	b := &domain.BookState{Level: d.int(parts[0]), PenaltyTo: d.time(parts[1]), PenaltyAccrued: d.int(parts[2]),
-		PenaltyFrac: d.int(parts[3]), PenaltyPaid: d.int(parts[4]), PenaltyLog: make([]domain.PenaltySpan, 0)}
+		PenaltyFrac: d.int(parts[3]), PenaltyLog: make([]domain.PenaltySpan, 0)}
+	switch paid := strings.Split(parts[4], ","); len(paid) {
+	case 1:
+		b.PenaltyPaid = d.int(paid[0])
+	case 3:
+		b.PenaltyPaid, b.PenaltyWaived, b.InterestWaived = d.int(paid[0]), d.int(paid[1]), d.int(paid[2])
+	default:
+		return nil, fmt.Errorf("book: the penalty paid has %d fields, want 1 or 3", len(paid))
+	}
 	if parts[5] != "" {
 		for sp := range strings.SplitSeq(parts[5], "|") {
 			f := strings.Split(sp, ",")

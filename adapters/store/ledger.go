@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -38,6 +39,16 @@ func (r *LedgerRepository) OpenLoanAccounts(ctx context.Context, loanID uuid.UUI
 		rows = append(rows, ledgerAccountModel{Key: domain.LoanAccount(k, loanID).Key(), Kind: k.String(), LoanID: &id})
 	}
 	return interpretError(r.db.conn(ctx).Create(&rows).Error, nil, nil)
+}
+
+// OpenAccount implements ports.LedgerRepository.
+func (r *LedgerRepository) OpenAccount(ctx context.Context, a domain.Account) error {
+	m := ledgerAccountModel{Key: a.Key(), Kind: a.Kind.String()}
+	if a.LoanID != uuid.Nil {
+		id := a.LoanID
+		m.LoanID = &id
+	}
+	return interpretError(r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&m).Error, nil, nil)
 }
 
 // Post implements ports.LedgerRepository. Accounts are updated in key order, so two postings

@@ -45,12 +45,27 @@ func byNull(kind, column, notNull, null string) func(g *gorm.DB, s string) (*gor
 	}
 }
 
+// byLoanStatus filters loans by status: OPEN, CLOSED or WRITTEN_OFF (a loan written off and then
+// recovered in full is CLOSED).
+func byLoanStatus(g *gorm.DB, s string) (*gorm.DB, error) {
+	switch s {
+	case "OPEN":
+		return g.Where("o.closed_at IS NULL AND o.written_off_at IS NULL"), nil
+	case "CLOSED":
+		return g.Where("o.closed_at IS NOT NULL"), nil
+	case "WRITTEN_OFF":
+		return g.Where("o.closed_at IS NULL AND o.written_off_at IS NOT NULL"), nil
+	}
+	return nil, fmt.Errorf("%w: a loan is OPEN, CLOSED or WRITTEN_OFF, not %q", ports.ErrBadList, s)
+}
+
 var listSpecs = map[string]listSpec{
 	ports.ListApplications: {table: "applications", at: "created_at", amount: "offer_amount", amountNullable: true,
 		status: "o.status", detail: "o.task_name || '/' || o.task_status", whereStatus: byStatus},
 	ports.ListLoans: {table: "loans", at: "issued_at", amount: "amount",
-		status: "CASE WHEN o.closed_at IS NULL THEN 'OPEN' ELSE 'CLOSED' END", detail: "COALESCE(o.contract_number, '')",
-		due: "o.first_unpaid_due", whereStatus: byNull("loan", "closed_at", "CLOSED", "OPEN")},
+		status: "CASE WHEN o.closed_at IS NOT NULL THEN 'CLOSED' WHEN o.written_off_at IS NOT NULL THEN 'WRITTEN_OFF' ELSE 'OPEN' END",
+		detail: "COALESCE(o.contract_number, '')",
+		due:    "o.first_unpaid_due", whereStatus: byLoanStatus},
 	ports.ListTransfers: {table: "transfers", at: "created_at", amount: "amount",
 		status: "o.status", detail: "o.network || ' ' || o.masked_pan", whereStatus: byStatus},
 	ports.ListRepayments: {table: "repayments", at: "checked_at", amount: "amount", amountNullable: true,

@@ -27,6 +27,7 @@ type loanModel struct {
 	IssuedAt       time.Time  `gorm:"column:issued_at;autoCreateTime:false"`
 	Repayments     int        `gorm:"column:repayments"`
 	ClosedAt       *time.Time `gorm:"column:closed_at"`
+	WrittenOffAt   *time.Time `gorm:"column:written_off_at"`
 	Book           *string    `gorm:"column:book"`
 	// FirstUnpaidDue is domain.Loan.FirstUnpaidDue, kept with every save so the console's
 	// lists and reports tell a loan's days overdue without reading its book.
@@ -73,7 +74,7 @@ func toLoanModel(l *domain.Loan) (*loanModel, error) {
 		Amount: s.Amount.Tiyin(), MonthPeriod: s.MonthPeriod, Rate: s.Rate.Hundredths(),
 		ServiceRate: s.ServiceRate.Hundredths(), PenaltyDaily: s.PenaltyDaily.Hundredths(),
 		ScheduleType: s.ScheduleType.String(), AccountNumber: s.AccountNumber, IssuedAt: s.IssuedAt.UTC(),
-		Repayments: s.Repayments, ClosedAt: optTime(s.ClosedAt)}
+		Repayments: s.Repayments, ClosedAt: optTime(s.ClosedAt), WrittenOffAt: optTime(s.WrittenOffAt)}
 	if s.ContractNumber != "" {
 		m.ContractNumber = &s.ContractNumber
 	}
@@ -160,7 +161,7 @@ func (m *loanModel) toDomain() (*domain.Loan, error) {
 	s := domain.LoanState{ID: m.ID, ApplicationID: m.ApplicationID, PartnerID: m.PartnerID,
 		Amount: domain.Amount(m.Amount), MonthPeriod: m.MonthPeriod, Rate: rate, ServiceRate: service,
 		PenaltyDaily: penalty, ScheduleType: st, AccountNumber: m.AccountNumber, IssuedAt: m.IssuedAt.UTC(),
-		Repayments: m.Repayments, ClosedAt: fromOptTime(m.ClosedAt)}
+		Repayments: m.Repayments, ClosedAt: fromOptTime(m.ClosedAt), WrittenOffAt: fromOptTime(m.WrittenOffAt)}
 	if m.ContractNumber != nil {
 		s.ContractNumber = *m.ContractNumber
 	}

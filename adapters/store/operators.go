@@ -344,24 +344,28 @@ func (l *AuditLog) List(ctx context.Context, f ports.AuditFilter) ([]ports.Audit
 }
 
 type proposalModel struct {
-	ID         uuid.UUID  `gorm:"column:id;primaryKey"`
-	Kind       string     `gorm:"column:kind"`
-	ObjectID   uuid.UUID  `gorm:"column:object_id"`
-	Done       bool       `gorm:"column:done"`
-	Ref        string     `gorm:"column:ref"`
-	Note       string     `gorm:"column:note"`
-	Status     string     `gorm:"column:status"`
-	ProposedBy uuid.UUID  `gorm:"column:proposed_by"`
-	ProposedAt time.Time  `gorm:"column:proposed_at"`
-	DecidedBy  *uuid.UUID `gorm:"column:decided_by"`
-	DecidedAt  *time.Time `gorm:"column:decided_at"`
+	ID          uuid.UUID  `gorm:"column:id;primaryKey"`
+	Kind        string     `gorm:"column:kind"`
+	ObjectID    uuid.UUID  `gorm:"column:object_id"`
+	Done        bool       `gorm:"column:done"`
+	Ref         string     `gorm:"column:ref"`
+	Note        string     `gorm:"column:note"`
+	Amount      int64      `gorm:"column:amount"`
+	PaymentType string     `gorm:"column:payment_type"`
+	Channel     string     `gorm:"column:channel"`
+	Status      string     `gorm:"column:status"`
+	ProposedBy  uuid.UUID  `gorm:"column:proposed_by"`
+	ProposedAt  time.Time  `gorm:"column:proposed_at"`
+	DecidedBy   *uuid.UUID `gorm:"column:decided_by"`
+	DecidedAt   *time.Time `gorm:"column:decided_at"`
 }
 
 func (proposalModel) TableName() string { return "proposals" }
 
 func proposalRow(p *domain.Proposal) proposalModel {
 	m := proposalModel{ID: p.ID, Kind: string(p.Kind), ObjectID: p.ObjectID, Done: p.Done, Ref: p.Ref, Note: p.Note,
-		Status: string(p.Status), ProposedBy: p.ProposedBy, ProposedAt: p.ProposedAt.UTC(), DecidedAt: optTime(p.DecidedAt)}
+		Status: string(p.Status), ProposedBy: p.ProposedBy, ProposedAt: p.ProposedAt.UTC(), DecidedAt: optTime(p.DecidedAt),
+		Amount: p.Action.Amount, PaymentType: p.Action.PaymentType.String(), Channel: p.Action.Channel.String()}
 	if p.DecidedBy != uuid.Nil {
 		by := p.DecidedBy
 		m.DecidedBy = &by
@@ -371,7 +375,11 @@ func proposalRow(p *domain.Proposal) proposalModel {
 
 func (m proposalModel) toDomain() *domain.Proposal {
 	p := &domain.Proposal{ID: m.ID, Kind: domain.ProposalKind(m.Kind), ObjectID: m.ObjectID, Done: m.Done, Ref: m.Ref, Note: m.Note,
-		Status: domain.ProposalStatus(m.Status), ProposedBy: m.ProposedBy, ProposedAt: m.ProposedAt.UTC(), DecidedAt: fromOptTime(m.DecidedAt)}
+		Status: domain.ProposalStatus(m.Status), ProposedBy: m.ProposedBy, ProposedAt: m.ProposedAt.UTC(), DecidedAt: fromOptTime(m.DecidedAt),
+		Action: domain.LoanActionTerms{Amount: m.Amount}}
+	// Unknown names read as none: a resolution stores none.
+	p.Action.PaymentType, _ = domain.ParsePaymentType(m.PaymentType)
+	p.Action.Channel, _ = domain.ParseChannel(m.Channel)
 	if m.DecidedBy != nil {
 		p.DecidedBy = *m.DecidedBy
 	}

@@ -34,6 +34,10 @@ type repaymentModel struct {
 	Principal             *int64     `gorm:"column:principal"`
 	Interest              *int64     `gorm:"column:interest"`
 	Penalty               *int64     `gorm:"column:penalty"`
+	// Channel is how the money came; for the cash desk and bank transfers, network holds the
+	// channel too, so that a receipt's or transfer's reference pays once (repayments_debit_key).
+	Channel  string `gorm:"column:channel"`
+	Recovery bool   `gorm:"column:recovery"`
 }
 
 func (repaymentModel) TableName() string { return "repayments" }
@@ -43,9 +47,13 @@ func toRepaymentModel(r *domain.Repayment) *repaymentModel {
 	m := &repaymentModel{ID: s.ID, PartnerID: s.PartnerID, LoanID: s.LoanID, ContractNumber: s.ContractNumber,
 		LoanVersion: s.LoanVersion, QuoteNotDuePrincipal: s.Quote.NotDuePrincipal, QuoteOverduePrincipal: s.Quote.OverduePrincipal,
 		QuoteOverdueInterest: s.Quote.OverdueInterest, QuoteTermInterest: s.Quote.TermInterest, QuotePenalty: s.Quote.Penalty,
-		AccountBalance: s.AccountBalance, CheckedAt: s.CheckedAt.UTC(), ExpireAt: s.ExpireAt.UTC()}
+		AccountBalance: s.AccountBalance, CheckedAt: s.CheckedAt.UTC(), ExpireAt: s.ExpireAt.UTC(), Channel: domain.ChannelCard.String()}
 	if p := s.Payment; p != nil {
 		typ, network, at := p.Type.String(), p.Network.String(), p.At.UTC()
+		m.Channel, m.Recovery = p.Channel.String(), p.Recovery
+		if p.Channel != domain.ChannelCard {
+			network = p.Channel.String()
+		}
 		m.PaymentType, m.Amount, m.DebitID, m.Network = &typ, &p.Amount, &p.DebitID, &network
 		m.ExternalID, m.TransactionID, m.PaidAt = &p.ExternalID, &p.TransactionID, &at
 		m.Principal, m.Interest, m.Penalty = &p.Principal, &p.Interest, &p.Penalty
@@ -78,13 +86,19 @@ func (m *repaymentModel) payment() (domain.Payment, error) {
 	if err != nil {
 		return domain.Payment{}, fmt.Errorf("stored repayment %s: %w", m.ID, err)
 	}
-	network, err := domain.ParseNetwork(*m.Network)
+	channel, err := domain.ParseChannel(m.Channel)
 	if err != nil {
 		return domain.Payment{}, fmt.Errorf("stored repayment %s: %w", m.ID, err)
 	}
-	return domain.Payment{Type: typ, Amount: *m.Amount, DebitID: *m.DebitID, Network: network, ExternalID: *m.ExternalID,
-		TransactionID: *m.TransactionID, At: m.PaidAt.UTC(), Principal: *m.Principal, Interest: *m.Interest,
-		Penalty: *m.Penalty}, nil
+	var network domain.Network
+	if channel == domain.ChannelCard {
+		if network, err = domain.ParseNetwork(*m.Network); err != nil {
+			return domain.Payment{}, fmt.Errorf("stored repayment %s: %w", m.ID, err)
+		}
+	}
+	return domain.Payment{Type: typ, Amount: *m.Amount, Channel: channel, DebitID: *m.DebitID, Network: network,
+		ExternalID: *m.ExternalID, TransactionID: *m.TransactionID, At: m.PaidAt.UTC(), Principal: *m.Principal,
+		Interest: *m.Interest, Penalty: *m.Penalty, Recovery: m.Recovery}, nil
 }
 
 // RepaymentRepository implements ports.RepaymentRepository.
@@ -94,14 +108,17 @@ type RepaymentRepository struct{ db *DB }
 func NewRepaymentRepository(db *DB) *RepaymentRepository { return &RepaymentRepository{db: db} }
 
 var repaymentUnique = constraintErrors{
-	"repayments_debit_key":                    fmt.Errorf("%w: the debit paid another repayment already", domain.ErrDebitRejected),
-	"repayments.network, repayments.debit_id": fmt.Errorf("%w: the debit paid another repayment already", domain.ErrDebitRejected),
+	"repayments_debit_key":                    errDebitUsed,
+	"repayments.network, repayments.debit_id": errDebitUsed,
 }
 
-// Create implements ports.RepaymentRepository. A new request has no debit yet, so no
-// constraint can refuse it (its insert goes with the COMMIT).
+var errDebitUsed = fmt.Errorf("%w: the debit, or the receipt's or transfer's reference, paid another repayment already", domain.ErrDebitRejected)
+
+// Create implements ports.RepaymentRepository. A checked request has no debit yet, so no
+// constraint can refuse it; a manual repayment, created paid, is refused when its reference
+// paid another already.
 func (r *RepaymentRepository) Create(ctx context.Context, rp *domain.Repayment) error {
-	return createWithEvents(ctx, r.db, toRepaymentModel(rp), rp, nil)
+	return createWithEvents(ctx, r.db, toRepaymentModel(rp), rp, repaymentUnique)
 }
 
 // Get implements ports.RepaymentRepository.

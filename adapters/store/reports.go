@@ -11,6 +11,8 @@ type portfolioRow struct {
 	Partner            string
 	Open, Closed       int
 	Outstanding        int64
+	WrittenOff         int
+	WrittenOffP        int64
 	N0, N1, N2, N3, N4 int
 	P0, P1, P2, P3, P4 int64
 }
@@ -22,17 +24,20 @@ func (b *BackOffice) Portfolio(ctx context.Context, today time.Time) ([]ports.Po
 	var rows []portfolioRow
 	err := b.db.conn(ctx).Raw(`
 WITH l AS (
-  SELECT l.partner_id, l.closed_at IS NULL AS is_open, COALESCE(a.balance, 0) AS principal,
-    CASE WHEN l.closed_at IS NOT NULL THEN -1
+  SELECT l.partner_id, l.closed_at IS NULL AND l.written_off_at IS NULL AS is_open,
+    l.closed_at IS NOT NULL AS is_closed, COALESCE(a.balance, 0) AS principal, COALESCE(w.balance, 0) AS written_off,
+    CASE WHEN l.closed_at IS NOT NULL OR l.written_off_at IS NOT NULL THEN -1
          WHEN l.first_unpaid_due IS NULL OR l.first_unpaid_due >= ? THEN 0
          WHEN l.first_unpaid_due >= ? THEN 1
          WHEN l.first_unpaid_due >= ? THEN 2
          WHEN l.first_unpaid_due >= ? THEN 3
          ELSE 4 END AS bucket
-  FROM loans l LEFT JOIN ledger_accounts a ON a.loan_id = l.id AND a.kind = 'LOAN')
+  FROM loans l LEFT JOIN ledger_accounts a ON a.loan_id = l.id AND a.kind = 'LOAN'
+  LEFT JOIN ledger_accounts w ON w.loan_id = l.id AND w.kind = 'WRITTEN_OFF')
 SELECT p.name AS partner,
-  SUM(CASE WHEN l.is_open THEN 1 ELSE 0 END) AS open, SUM(CASE WHEN l.is_open THEN 0 ELSE 1 END) AS closed,
+  SUM(CASE WHEN l.is_open THEN 1 ELSE 0 END) AS open, SUM(CASE WHEN l.is_closed THEN 1 ELSE 0 END) AS closed,
   SUM(CASE WHEN l.is_open THEN l.principal ELSE 0 END) AS outstanding,
+  SUM(CASE WHEN l.is_open OR l.is_closed THEN 0 ELSE 1 END) AS written_off, SUM(l.written_off) AS written_off_p,
   SUM(CASE WHEN l.bucket = 0 THEN 1 ELSE 0 END) AS n0, SUM(CASE WHEN l.bucket = 0 THEN l.principal ELSE 0 END) AS p0,
   SUM(CASE WHEN l.bucket = 1 THEN 1 ELSE 0 END) AS n1, SUM(CASE WHEN l.bucket = 1 THEN l.principal ELSE 0 END) AS p1,
   SUM(CASE WHEN l.bucket = 2 THEN 1 ELSE 0 END) AS n2, SUM(CASE WHEN l.bucket = 2 THEN l.principal ELSE 0 END) AS p2,
@@ -46,6 +51,7 @@ GROUP BY p.name ORDER BY p.name`, today, d30, d60, d90).Scan(&rows).Error
 	out := make([]ports.PortfolioRow, len(rows))
 	for i, r := range rows {
 		out[i] = ports.PortfolioRow{Partner: r.Partner, Open: r.Open, Closed: r.Closed, Outstanding: r.Outstanding,
+			WrittenOff: r.WrittenOff, WrittenOffPrincipal: r.WrittenOffP,
 			Count: [ports.AgingBuckets]int{r.N0, r.N1, r.N2, r.N3, r.N4}, Principal: [ports.AgingBuckets]int64{r.P0, r.P1, r.P2, r.P3, r.P4}}
 	}
 	return out, nil

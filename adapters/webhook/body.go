@@ -39,7 +39,8 @@ func Body(e domain.Event) ([]byte, error) {
 	case domain.RepaymentChanged:
 		ev := api.RepaymentStatusChangedEventData{RequestId: d.RequestID.String(), ApplicationId: d.ApplicationID.String(),
 			Status: api.RepaymentStatus(d.Status.String()), Amount: d.Amount,
-			PaymentType: api.RepaymentStatusChangedEventDataPaymentType(d.PaymentType.String()), LoanClosed: d.LoanClosed}
+			PaymentType: api.RepaymentStatusChangedEventDataPaymentType(d.PaymentType.String()), LoanClosed: d.LoanClosed,
+			Channel: api.PaymentChannel(d.Channel.String()), Recovery: d.Recovery}
 		if d.ContractNumber != "" {
 			ev.LoanId = &d.ContractNumber
 		}
@@ -58,6 +59,13 @@ func Body(e domain.Event) ([]byte, error) {
 	case domain.CardAttachment:
 		err = data.FromCardAttachedEventData(api.CardAttachedEventData{CardId: d.CardID.String(),
 			ProcessingType: api.CardAttachedEventDataProcessingType(d.Network.String()), MaskedPan: d.MaskedPAN})
+	case domain.LoanChanged:
+		ev := api.LoanChangedEventData{ApplicationId: d.ApplicationID.String(), Action: api.LoanChangedEventDataAction(d.Action),
+			Amount: d.Amount, LoanStatus: api.LoanChangedEventDataLoanStatus(d.Status.String())}
+		if d.ContractNumber != "" {
+			ev.LoanId = &d.ContractNumber
+		}
+		err = data.FromLoanChangedEventData(ev)
 	case domain.WebhookTest:
 		err = data.FromTestEventData(api.TestEventData{Message: d.Message})
 	default:

@@ -751,6 +751,20 @@ func (mr *MockLedgerRepositoryMockRecorder) Check(ctx any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Check", reflect.TypeOf((*MockLedgerRepository)(nil).Check), ctx)
 }
 
+// OpenAccount mocks base method.
+func (m *MockLedgerRepository) OpenAccount(ctx context.Context, a domain.Account) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "OpenAccount", ctx, a)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// OpenAccount indicates an expected call of OpenAccount.
+func (mr *MockLedgerRepositoryMockRecorder) OpenAccount(ctx, a any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "OpenAccount", reflect.TypeOf((*MockLedgerRepository)(nil).OpenAccount), ctx, a)
+}
+
 // OpenLoanAccounts mocks base method.
 func (m *MockLedgerRepository) OpenLoanAccounts(ctx context.Context, loanID uuid.UUID) error {
 	m.ctrl.T.Helper()

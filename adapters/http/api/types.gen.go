@@ -277,6 +277,7 @@ const (
 	APPLICATIONSTATUSCHANGED EventType = "APPLICATION_STATUS_CHANGED"
 	CARDATTACHED             EventType = "CARD_ATTACHED"
 	CARDORDERSTATUSCHANGED   EventType = "CARD_ORDER_STATUS_CHANGED"
+	LOANCHANGED              EventType = "LOAN_CHANGED"
 	LOANCONTRACTASSIGNED     EventType = "LOAN_CONTRACT_ASSIGNED"
 	REPAYMENTSTATUSCHANGED   EventType = "REPAYMENT_STATUS_CHANGED"
 	TEST                     EventType = "TEST"
@@ -292,6 +293,8 @@ func (e EventType) Valid() bool {
 		return true
 	case CARDORDERSTATUSCHANGED:
 		return true
+	case LOANCHANGED:
+		return true
 	case LOANCONTRACTASSIGNED:
 		return true
 	case REPAYMENTSTATUSCHANGED:
@@ -299,6 +302,69 @@ func (e EventType) Valid() bool {
 	case TEST:
 		return true
 	case TRANSFERSTATUSCHANGED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetLoanResultStatus.
+const (
+	LoanActive     GetLoanResultStatus = "ACTIVE"
+	LoanClosed     GetLoanResultStatus = "CLOSED"
+	LoanWrittenOff GetLoanResultStatus = "WRITTEN_OFF"
+)
+
+// Valid indicates whether the value is a known member of the GetLoanResultStatus enum.
+func (e GetLoanResultStatus) Valid() bool {
+	switch e {
+	case LoanActive:
+		return true
+	case LoanClosed:
+		return true
+	case LoanWrittenOff:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LoanChangedEventDataAction.
+const (
+	WAIVEINTEREST LoanChangedEventDataAction = "WAIVE_INTEREST"
+	WAIVEPENALTY  LoanChangedEventDataAction = "WAIVE_PENALTY"
+	WRITEOFF      LoanChangedEventDataAction = "WRITE_OFF"
+)
+
+// Valid indicates whether the value is a known member of the LoanChangedEventDataAction enum.
+func (e LoanChangedEventDataAction) Valid() bool {
+	switch e {
+	case WAIVEINTEREST:
+		return true
+	case WAIVEPENALTY:
+		return true
+	case WRITEOFF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LoanChangedEventDataLoanStatus.
+const (
+	LoanChangedActive     LoanChangedEventDataLoanStatus = "ACTIVE"
+	LoanChangedClosed     LoanChangedEventDataLoanStatus = "CLOSED"
+	LoanChangedWrittenOff LoanChangedEventDataLoanStatus = "WRITTEN_OFF"
+)
+
+// Valid indicates whether the value is a known member of the LoanChangedEventDataLoanStatus enum.
+func (e LoanChangedEventDataLoanStatus) Valid() bool {
+	switch e {
+	case LoanChangedActive:
+		return true
+	case LoanChangedClosed:
+		return true
+	case LoanChangedWrittenOff:
 		return true
 	default:
 		return false
@@ -335,6 +401,27 @@ func (e PayRepaymentParamsProcessingType) Valid() bool {
 	case PayRepaymentParamsProcessingTypeHUMO:
 		return true
 	case PayRepaymentParamsProcessingTypeUZCARD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentChannel.
+const (
+	BANKTRANSFER PaymentChannel = "BANK_TRANSFER"
+	CARD         PaymentChannel = "CARD"
+	CASHDESK     PaymentChannel = "CASH_DESK"
+)
+
+// Valid indicates whether the value is a known member of the PaymentChannel enum.
+func (e PaymentChannel) Valid() bool {
+	switch e {
+	case BANKTRANSFER:
+		return true
+	case CARD:
+		return true
+	case CASHDESK:
 		return true
 	default:
 		return false
@@ -953,9 +1040,19 @@ type GetLoanResult struct {
 	LoanId        *string `json:"loanId"`
 	MonthPeriod   int     `json:"monthPeriod"`
 	Rate          float64 `json:"rate"`
-	TotalFine     Long    `json:"totalFine"`
-	TotalResidue  Long    `json:"totalResidue"`
+
+	// Status ACTIVE until paid off (CLOSED) or written off by the bank (WRITTEN_OFF). A written-off
+	// loan's debt stands as it was on the day it was written off; it can still be paid (check
+	// and pay as usual), each payment a recovery, and paying all of it makes it CLOSED.
+	Status       GetLoanResultStatus `json:"status"`
+	TotalFine    Long                `json:"totalFine"`
+	TotalResidue Long                `json:"totalResidue"`
 }
+
+// GetLoanResultStatus ACTIVE until paid off (CLOSED) or written off by the bank (WRITTEN_OFF). A written-off
+// loan's debt stands as it was on the day it was written off; it can still be paid (check
+// and pay as usual), each payment a recovery, and paying all of it makes it CLOSED.
+type GetLoanResultStatus string
 
 // GetRepaymentParams defines model for GetRepaymentParams.
 type GetRepaymentParams struct {
@@ -1079,6 +1176,27 @@ type ListPaymentsResponse struct {
 type ListPaymentsResult struct {
 	Payments []PaymentItem `json:"payments"`
 }
+
+// LoanChangedEventData LOAN_CHANGED — the bank's operators changed the loan's debt, each change approved by a second
+// officer: `WAIVE_PENALTY` and `WAIVE_INTEREST` forgave `amount` of the penalty or the overdue
+// interest; `WRITE_OFF` wrote the loan off (`amount` is its principal then owed). Read the
+// loan's info, schedule and payments for the result. A repayment the operators posted is told
+// as REPAYMENT_STATUS_CHANGED.
+type LoanChangedEventData struct {
+	Action        LoanChangedEventDataAction `json:"action"`
+	Amount        Long                       `json:"amount"`
+	ApplicationId UUID                       `json:"applicationId"`
+	LoanId        *string                    `json:"loanId"`
+
+	// LoanStatus The loan's status after the change (see the loan info call).
+	LoanStatus LoanChangedEventDataLoanStatus `json:"loanStatus"`
+}
+
+// LoanChangedEventDataAction defines model for LoanChangedEventData.Action.
+type LoanChangedEventDataAction string
+
+// LoanChangedEventDataLoanStatus The loan's status after the change (see the loan info call).
+type LoanChangedEventDataLoanStatus string
 
 // LoanContractAssignedEventData LOAN_CONTRACT_ASSIGNED — core banking gave the loan its contract number, the `loanId` of the loan calls.
 type LoanContractAssignedEventData struct {
@@ -1205,12 +1323,21 @@ type PayRepaymentResult struct {
 	Status    RepaymentStatus `json:"status"`
 }
 
+// PaymentChannel How the money came. CARD is a card debit paid through the pay call; the bank's operators post CASH_DESK and BANK_TRANSFER payments.
+type PaymentChannel string
+
 // PaymentItem defines model for PaymentItem.
 type PaymentItem struct {
-	AccruedInterestAmount Long      `json:"accruedInterestAmount"`
-	LoanRepaymentAmount   Long      `json:"loanRepaymentAmount"`
-	PaymentDate           time.Time `json:"paymentDate"`
-	TotalRepaymentAmount  Long      `json:"totalRepaymentAmount"`
+	AccruedInterestAmount Long `json:"accruedInterestAmount"`
+
+	// Channel How the money came. CARD is a card debit paid through the pay call; the bank's operators post CASH_DESK and BANK_TRANSFER payments.
+	Channel             PaymentChannel `json:"channel"`
+	LoanRepaymentAmount Long           `json:"loanRepaymentAmount"`
+	PaymentDate         time.Time      `json:"paymentDate"`
+
+	// Recovery A payment on a written-off loan.
+	Recovery             bool `json:"recovery"`
+	TotalRepaymentAmount Long `json:"totalRepaymentAmount"`
 }
 
 // Percent Percent with at most two decimals.
@@ -1256,14 +1383,21 @@ type RegisterApplicationResult struct {
 type RepaymentStatus string
 
 // RepaymentStatusChangedEventData REPAYMENT_STATUS_CHANGED — a repayment was posted to the loan (SUCCESS); `loanClosed` says it paid the loan off.
+// A payment the bank's operators posted (cash desk, bank transfer) comes with a `requestId` of its own.
 type RepaymentStatusChangedEventData struct {
-	Amount        Long                                       `json:"amount"`
-	ApplicationId UUID                                       `json:"applicationId"`
-	LoanClosed    bool                                       `json:"loanClosed"`
-	LoanId        *string                                    `json:"loanId"`
-	PaymentType   RepaymentStatusChangedEventDataPaymentType `json:"paymentType"`
-	RequestId     UUID                                       `json:"requestId"`
-	Status        RepaymentStatus                            `json:"status"`
+	Amount        Long `json:"amount"`
+	ApplicationId UUID `json:"applicationId"`
+
+	// Channel How the money came. CARD is a card debit paid through the pay call; the bank's operators post CASH_DESK and BANK_TRANSFER payments.
+	Channel     PaymentChannel                             `json:"channel"`
+	LoanClosed  bool                                       `json:"loanClosed"`
+	LoanId      *string                                    `json:"loanId"`
+	PaymentType RepaymentStatusChangedEventDataPaymentType `json:"paymentType"`
+
+	// Recovery A payment on a written-off loan.
+	Recovery  bool            `json:"recovery"`
+	RequestId UUID            `json:"requestId"`
+	Status    RepaymentStatus `json:"status"`
 }
 
 // RepaymentStatusChangedEventDataPaymentType defines model for RepaymentStatusChangedEventData.PaymentType.
@@ -1655,6 +1789,32 @@ func (t *WebhookEvent_Data) FromCardAttachedEventData(v CardAttachedEventData) e
 
 // MergeCardAttachedEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided CardAttachedEventData
 func (t *WebhookEvent_Data) MergeCardAttachedEventData(v CardAttachedEventData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsLoanChangedEventData returns the union data inside the WebhookEvent_Data as a LoanChangedEventData
+func (t WebhookEvent_Data) AsLoanChangedEventData() (LoanChangedEventData, error) {
+	var body LoanChangedEventData
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromLoanChangedEventData overwrites any union data inside the WebhookEvent_Data as the provided LoanChangedEventData
+func (t *WebhookEvent_Data) FromLoanChangedEventData(v LoanChangedEventData) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeLoanChangedEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided LoanChangedEventData
+func (t *WebhookEvent_Data) MergeLoanChangedEventData(v LoanChangedEventData) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
