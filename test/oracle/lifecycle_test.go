@@ -38,16 +38,16 @@ var (
 type kind int
 
 const (
-	due    kind = iota // what is due today (overdue, the current item, the penalty), or 1
-	part               // a share of the payoff
-	tiny               // 1 tiyin
-	payoff             // the whole payoff
-	less               // the payoff less one tiyin
-	over               // one tiyin over the payoff: refused, changes nothing
-	kinds              // the payment kinds; the operators' actions follow
-	waivePenalty       // a waiver of a share of the penalty (all of it for share 0)
-	waiveInterest      // a waiver of a share of the overdue interest (all of it for share 0)
-	writeOff           // the loan written off: its debt stands still, later payments recover it
+	due           kind = iota // what is due today (overdue, the current item, the penalty), or 1
+	part                      // a share of the payoff
+	tiny                      // 1 tiyin
+	payoff                    // the whole payoff
+	less                      // the payoff less one tiyin
+	over                      // one tiyin over the payoff: refused, changes nothing
+	kinds                     // the payment kinds; the operators' actions follow
+	waivePenalty              // a waiver of a share of the penalty (all of it for share 0)
+	waiveInterest             // a waiver of a share of the overdue interest (all of it for share 0)
+	writeOff                  // the loan written off: its debt stands still, later payments recover it
 )
 
 var kindNames = [...]string{"due", "part", "tiny", "payoff", "less", "over", "", "waivePenalty", "waiveInterest", "writeOff"}
@@ -165,7 +165,7 @@ func randomHistory(rng *rand.Rand, years int) history {
 // walk is a comparison's outcome: what was compared, and the first difference or broken rule.
 type walk struct {
 	payments, actions, amounts int
-	err               error
+	err                        error
 }
 
 func (w *walk) fail(day int, format string, args ...any) {
