@@ -25,7 +25,9 @@ type console struct {
 	ops       map[uuid.UUID]*domain.Operator
 	props     map[uuid.UUID]*domain.Proposal
 	xfers     map[uuid.UUID]*domain.Transfer
-	t         *testing.T
+	// loanEvents are the events of the loans updated (overdueLoan).
+	loanEvents []domain.Event
+	t          *testing.T
 }
 
 func setupConsole(t *testing.T) *console {

@@ -13,7 +13,8 @@ import (
 )
 
 // overdueLoan stores a loan issued four months before t0 and never paid: it owes overdue
-// principal, interest and penalty. Get and Update read and write it through the mocks.
+// principal, interest and penalty. Get and Update read and write it through the mocks; the
+// events of its updates are kept in c.loanEvents.
 func (c *console) overdueLoan(t *testing.T) (*domain.Loan, func() *domain.Loan) {
 	t.Helper()
 	rate, _ := domain.ParsePercent("28")
@@ -34,6 +35,7 @@ func (c *console) overdueLoan(t *testing.T) (*domain.Loan, func() *domain.Loan) 
 			return err
 		}
 		stored = l.State()
+		c.loanEvents = append(c.loanEvents, l.TakeEvents()...)
 		return nil
 	}).AnyTimes()
 	c.partners.EXPECT().List(gomock.Any()).Return([]domain.Partner{{ID: c.partner, Name: "sandbox"}}, nil).AnyTimes()
@@ -72,6 +74,18 @@ func TestALoanActionIsAppliedOnlyWhenASecondOfficerApprovesIt(t *testing.T) {
 					t.Fatalf("after the repayment the loan owes %+v, before %+v", p, before)
 				}
 			}},
+		{"a longer term", application.ProposeLoanAction{Kind: domain.ActionExtendTerm, Terms: domain.LoanActionTerms{Months: 6},
+			Reason: "income fell, employer's letter 5"}, nil, domain.EventLoanChanged, func(t *testing.T, before domain.Position, l *domain.Loan) {
+			if p, _ := l.PositionAt(t0); p != before || l.MonthPeriod() != 18 {
+				t.Fatalf("after the extension the loan owes %+v over %d months, before %+v", p, l.MonthPeriod(), before)
+			}
+		}},
+		{"a payment holiday", application.ProposeLoanAction{Kind: domain.ActionPaymentHoliday, Terms: domain.LoanActionTerms{Months: 2},
+			Reason: "flood, hokimiyat certificate 3"}, nil, domain.EventLoanChanged, func(t *testing.T, _ domain.Position, l *domain.Loan) {
+			if items, _ := l.ItemsAt(t0); l.MonthPeriod() != 14 || items[4].Principal != 0 || items[5].Principal != 0 || items[6].Principal == 0 {
+				t.Fatalf("after the holiday the loan runs %d months: %+v", l.MonthPeriod(), items)
+			}
+		}},
 		{"a write-off", application.ProposeLoanAction{Kind: domain.ActionWriteOff, Reason: "client deceased, certificate 77"},
 			[]domain.PostingKind{domain.PostingWriteOff}, domain.EventLoanChanged, func(t *testing.T, _ domain.Position, l *domain.Loan) {
 				if l.Status() != domain.LoanWrittenOff {
@@ -137,6 +151,13 @@ func TestALoanActionIsAppliedOnlyWhenASecondOfficerApprovesIt(t *testing.T) {
 			}
 			if (created != nil) != (tc.cmd.Kind == domain.ActionManualRepayment) {
 				t.Fatalf("repayment created: %v", created)
+			}
+			events := c.loanEvents
+			if created != nil {
+				events = append(events, created.TakeEvents()...)
+			}
+			if len(events) != 1 || events[0].Type() != tc.event {
+				t.Fatalf("the partner is told %+v, want one %s", events, tc.event)
 			}
 			if err := uc.Actions.DecideProposal.Handle(ctx, checker, application.DecideProposal{ID: id, Approve: true}); !errors.Is(err, domain.ErrProposalClosed) {
 				t.Fatalf("a second approval: %v", err)

@@ -95,7 +95,7 @@ func (h *PreviewLoanActionHandler) preview(ctx context.Context, p *domain.Propos
 	v.Outcome, err = p.ApplyTo(loan, newID(), newID(), now)
 	if err != nil {
 		if errors.Is(err, domain.ErrRepaymentAmount) || errors.Is(err, domain.ErrActionAmount) || errors.Is(err, domain.ErrLoanNotIssued) ||
-			errors.Is(err, domain.ErrLoanWrittenOff) || errors.Is(err, domain.ErrProposalIncomplete) {
+			errors.Is(err, domain.ErrLoanWrittenOff) || errors.Is(err, domain.ErrProposalIncomplete) || errors.Is(err, domain.ErrRestructure) {
 			v.Refusal = err.Error()
 			return v, nil
 		}

@@ -134,6 +134,9 @@ func describe(p *domain.Proposal) string {
 		if a := p.Action; a.Amount > 0 {
 			s += fmt.Sprintf(" of %d tiyin", a.Amount)
 		}
+		if p.Action.Months > 0 {
+			s += fmt.Sprintf(" by %d months", p.Action.Months)
+		}
 		if a := p.Action; p.Kind == domain.ActionManualRepayment {
 			s += fmt.Sprintf(" (%s, %s, reference %s)", a.PaymentType, a.Channel, p.Ref)
 		}

@@ -369,8 +369,10 @@ func (b *book) relayout(c int, residue int64) {
 				p = min(residue, max(0, b.Level-i-s))
 			}
 		}
-		it.Principal, it.PaidPrincipal, it.Gone = p, 0, p == 0
 		residue -= p
+		// An item with no principal is gone only past the loan's last principal: before it,
+		// it is a payment holiday's, and asks its interest.
+		it.Principal, it.PaidPrincipal, it.Gone = p, 0, p == 0 && residue == 0
 	}
 }
 
@@ -413,13 +415,19 @@ func (b *book) recompute(c int, onDue bool, before []int64, later int64) {
 	} else {
 		b.Level = r.annuity(residue, true)
 	}
+	end := 0 // the last item laid out with principal: an item with none before it is a holiday's
+	for j, p := range r.principals {
+		if p > 0 {
+			end = j
+		}
+	}
 	for j, p := range r.principals {
 		it := &r.items[j]
 		if from+j == c {
 			it.Principal = it.PaidPrincipal + p
 			continue
 		}
-		it.Principal, it.PaidPrincipal, it.Gone = p, 0, p == 0
+		it.Principal, it.PaidPrincipal, it.Gone = p, 0, j > end
 	}
 	for k := last + 1; k < len(b.Items); k++ {
 		b.Items[k].Principal, b.Items[k].PaidPrincipal, b.Items[k].Gone = 0, 0, true
@@ -435,6 +443,8 @@ type relay struct {
 	// it counts what it has paid.
 	current    *BookItem
 	principals []int64
+	// holiday is how many items, from the first, take no principal (a payment holiday).
+	holiday int
 }
 
 // due is the charges item j counts with residue left before it.
@@ -456,7 +466,10 @@ func (r *relay) layout(residue int64, part func(j int, charges int64) int64) int
 	for j := range n {
 		charges = r.due(j, residue)
 		p := residue
-		if j < n-1 {
+		switch {
+		case j < r.holiday:
+			p = 0
+		case j < n-1:
 			p = min(residue, max(0, part(j, charges)))
 		}
 		r.principals[j] = p

@@ -89,7 +89,7 @@ func (l *Loan) WaivePenalty(now time.Time, amount int64) (int64, error) {
 		return 0, err
 	}
 	b.PenaltyWaived += amount
-	l.changed(now, ActionWaivePenalty, amount, b)
+	l.changed(now, LoanChanged{Action: ActionWaivePenalty, Amount: amount}, b)
 	return amount, nil
 }
 
@@ -111,7 +111,7 @@ func (l *Loan) WaiveInterest(now time.Time, amount int64) (int64, error) {
 	b.fold(day)
 	b.payOverdue(day, b.notDue(), 0, amount)
 	b.InterestWaived += amount
-	l.changed(now, ActionWaiveInterest, amount, b)
+	l.changed(now, LoanChanged{Action: ActionWaiveInterest, Amount: amount}, b)
 	return amount, nil
 }
 
@@ -143,7 +143,7 @@ func (l *Loan) WriteOff(postingID uuid.UUID, now time.Time) (*Posting, error) {
 	}
 	principal := b.notDue()[0] // the loan account's balance: the principal of every item not yet paid
 	l.writtenOffAt = now
-	l.changed(now, ActionWriteOff, principal, b)
+	l.changed(now, LoanChanged{Action: ActionWriteOff, Amount: principal}, b)
 	if principal <= 0 {
 		return nil, nil
 	}
@@ -154,13 +154,13 @@ func (l *Loan) WriteOff(postingID uuid.UUID, now time.Time) (*Posting, error) {
 // changed records an operator's change to the loan: its version moves on (a repayment request
 // checked before it can no longer be paid), a loan that owes nothing more is closed, and the
 // partner is told.
-func (l *Loan) changed(now time.Time, action ProposalKind, amount int64, b *book) {
+func (l *Loan) changed(now time.Time, what LoanChanged, b *book) {
 	l.repayments++
 	if b.at(l.dayOf(now)).Payoff() == 0 {
 		l.closedAt = now
 	}
-	l.record(l.partnerID, now, LoanChanged{ApplicationID: l.applicationID, ContractNumber: l.contractNumber,
-		Action: action, Amount: amount, Status: l.Status()})
+	what.ApplicationID, what.ContractNumber, what.Status = l.applicationID, l.contractNumber, l.Status()
+	l.record(l.partnerID, now, what)
 }
 
 // The operators' actions on a loan's money: proposals, approved by a second officer.
@@ -169,16 +169,23 @@ const (
 	ActionWaivePenalty    ProposalKind = "WAIVE_PENALTY"
 	ActionWaiveInterest   ProposalKind = "WAIVE_INTEREST"
 	ActionWriteOff        ProposalKind = "WRITE_OFF"
+	ActionExtendTerm      ProposalKind = "EXTEND_TERM"
+	ActionPaymentHoliday  ProposalKind = "PAYMENT_HOLIDAY"
 )
 
 // LoanActions lists the loan actions.
 func LoanActions() []ProposalKind {
-	return []ProposalKind{ActionManualRepayment, ActionWaivePenalty, ActionWaiveInterest, ActionWriteOff}
+	return []ProposalKind{ActionManualRepayment, ActionWaivePenalty, ActionWaiveInterest, ActionWriteOff, ActionExtendTerm,
+		ActionPaymentHoliday}
 }
 
 // IsLoanAction reports whether the proposal's kind acts on a loan's money.
 func (k ProposalKind) IsLoanAction() bool {
-	return k == ActionManualRepayment || k == ActionWaivePenalty || k == ActionWaiveInterest || k == ActionWriteOff
+	switch k {
+	case ActionManualRepayment, ActionWaivePenalty, ActionWaiveInterest, ActionWriteOff, ActionExtendTerm, ActionPaymentHoliday:
+		return true
+	}
+	return false
 }
 
 // LoanActionTerms are what a loan action proposes besides its reason (the proposal's note)
@@ -189,6 +196,9 @@ type LoanActionTerms struct {
 	Amount      int64
 	PaymentType PaymentType // a manual repayment's
 	Channel     Channel     // a manual repayment's
+	// Months is a restructuring's: the months a term extension adds, or a payment holiday's
+	// length (which extends the term as much).
+	Months int
 }
 
 // NewLoanActionProposal records an officer's proposal of an action on loan. The note is the
@@ -214,8 +224,15 @@ func NewLoanActionProposal(id uuid.UUID, kind ProposalKind, loan uuid.UUID, term
 		return incomplete("give the receipt's or the transfer's reference")
 	case terms.Amount < 0:
 		return incomplete("an amount is not negative")
-	case kind == ActionWriteOff && terms.Amount != 0:
-		return incomplete("a write-off takes the principal owed: it has no amount")
+	case (kind == ActionWriteOff || kind == ActionExtendTerm || kind == ActionPaymentHoliday) && terms.Amount != 0:
+		return incomplete("this action has no amount")
+	case kind == ActionExtendTerm && (terms.Months < 1 || terms.Months > MaxMonthPeriod):
+		return incomplete("extend the term by 1 to 35 months")
+	case kind == ActionPaymentHoliday && (terms.Months < 1 || terms.Months > 3):
+		return incomplete("a payment holiday is 1 to 3 months")
+	}
+	if kind != ActionExtendTerm && kind != ActionPaymentHoliday {
+		terms.Months = 0
 	}
 	if kind != ActionManualRepayment {
 		terms.PaymentType, terms.Channel = PaymentType{}, Channel{}
@@ -251,6 +268,10 @@ func (p *Proposal) ApplyTo(loan *Loan, postingID, repaymentID uuid.UUID, now tim
 		out.Amount, err = loan.WaivePenalty(now, p.Action.Amount)
 	case ActionWaiveInterest:
 		out.Amount, err = loan.WaiveInterest(now, p.Action.Amount)
+	case ActionExtendTerm:
+		err = loan.Restructure(now, p.Action.Months, 0)
+	case ActionPaymentHoliday:
+		err = loan.Restructure(now, p.Action.Months, p.Action.Months)
 	case ActionWriteOff:
 		var posting *Posting
 		if posting, err = loan.WriteOff(postingID, now); posting != nil {
@@ -262,14 +283,16 @@ func (p *Proposal) ApplyTo(loan *Loan, postingID, repaymentID uuid.UUID, now tim
 	return out, err
 }
 
-// LoanChanged tells an operator's action on a loan: a waiver or a write-off (a manual
-// repayment is told as a repayment). Amount is what was waived, or the principal written off.
+// LoanChanged tells an operator's action on a loan: a waiver, a restructuring or a write-off (a
+// manual repayment is told as a repayment). Amount is what was waived or the principal written
+// off; Months a restructuring's (the term's extension or the holiday's length).
 // The operators' reason stays in the audit log: it is not the partner's to read.
 type LoanChanged struct {
 	ApplicationID  uuid.UUID
 	ContractNumber string
 	Action         ProposalKind
 	Amount         int64
+	Months         int
 	Status         LoanStatus
 }
 

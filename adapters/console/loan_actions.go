@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -29,6 +30,11 @@ func loanAction(v url.Values, loan uuid.UUID) (application.ProposeLoanAction, er
 	var err error
 	if cmd.Terms.Amount, err = soum(v.Get("amount"), "amount"); err != nil {
 		return cmd, err
+	}
+	if m := v.Get("months"); m != "" {
+		if cmd.Terms.Months, err = strconv.Atoi(m); err != nil {
+			return cmd, fmt.Errorf("%w: months is a whole number", errBadInput)
+		}
 	}
 	if cmd.Kind != domain.ActionManualRepayment {
 		return cmd, nil

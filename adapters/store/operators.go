@@ -353,6 +353,7 @@ type proposalModel struct {
 	Amount      int64      `gorm:"column:amount"`
 	PaymentType string     `gorm:"column:payment_type"`
 	Channel     string     `gorm:"column:channel"`
+	Months      int        `gorm:"column:months"`
 	Status      string     `gorm:"column:status"`
 	ProposedBy  uuid.UUID  `gorm:"column:proposed_by"`
 	ProposedAt  time.Time  `gorm:"column:proposed_at"`
@@ -365,7 +366,8 @@ func (proposalModel) TableName() string { return "proposals" }
 func proposalRow(p *domain.Proposal) proposalModel {
 	m := proposalModel{ID: p.ID, Kind: string(p.Kind), ObjectID: p.ObjectID, Done: p.Done, Ref: p.Ref, Note: p.Note,
 		Status: string(p.Status), ProposedBy: p.ProposedBy, ProposedAt: p.ProposedAt.UTC(), DecidedAt: optTime(p.DecidedAt),
-		Amount: p.Action.Amount, PaymentType: p.Action.PaymentType.String(), Channel: p.Action.Channel.String()}
+		Amount: p.Action.Amount, PaymentType: p.Action.PaymentType.String(), Channel: p.Action.Channel.String(),
+		Months: p.Action.Months}
 	if p.DecidedBy != uuid.Nil {
 		by := p.DecidedBy
 		m.DecidedBy = &by
@@ -376,7 +378,7 @@ func proposalRow(p *domain.Proposal) proposalModel {
 func (m proposalModel) toDomain() *domain.Proposal {
 	p := &domain.Proposal{ID: m.ID, Kind: domain.ProposalKind(m.Kind), ObjectID: m.ObjectID, Done: m.Done, Ref: m.Ref, Note: m.Note,
 		Status: domain.ProposalStatus(m.Status), ProposedBy: m.ProposedBy, ProposedAt: m.ProposedAt.UTC(), DecidedAt: fromOptTime(m.DecidedAt),
-		Action: domain.LoanActionTerms{Amount: m.Amount}}
+		Action: domain.LoanActionTerms{Amount: m.Amount, Months: m.Months}}
 	// Unknown names read as none: a resolution stores none.
 	p.Action.PaymentType, _ = domain.ParsePaymentType(m.PaymentType)
 	p.Action.Channel, _ = domain.ParseChannel(m.Channel)

@@ -65,6 +65,9 @@ func Body(e domain.Event) ([]byte, error) {
 		if d.ContractNumber != "" {
 			ev.LoanId = &d.ContractNumber
 		}
+		if d.Months > 0 {
+			ev.Months = &d.Months
+		}
 		err = data.FromLoanChangedEventData(ev)
 	case domain.WebhookTest:
 		err = data.FromTestEventData(api.TestEventData{Message: d.Message})

@@ -8,11 +8,13 @@ ALTER TABLE repayments ADD COLUMN recovery boolean NOT NULL DEFAULT false;
 ALTER TABLE proposals ADD COLUMN amount bigint NOT NULL DEFAULT 0;
 ALTER TABLE proposals ADD COLUMN payment_type text NOT NULL DEFAULT '';
 ALTER TABLE proposals ADD COLUMN channel text NOT NULL DEFAULT '';
+ALTER TABLE proposals ADD COLUMN months integer NOT NULL DEFAULT 0;
 -- The bank's accounts the operators' manual repayments arrive on.
 INSERT INTO ledger_accounts (key, kind) VALUES ('CASH_DESK', 'CASH_DESK'), ('BANK_TRANSFERS', 'BANK_TRANSFERS');
 
 -- +goose Down
 DELETE FROM ledger_accounts WHERE key IN ('CASH_DESK', 'BANK_TRANSFERS');
+ALTER TABLE proposals DROP COLUMN months;
 ALTER TABLE proposals DROP COLUMN channel;
 ALTER TABLE proposals DROP COLUMN payment_type;
 ALTER TABLE proposals DROP COLUMN amount;

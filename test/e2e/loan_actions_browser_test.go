@@ -17,7 +17,7 @@ func proposeAction(base, loanHref, kind string, fields map[string]string, screen
 	tasks := chromedp.Tasks{chromedp.Navigate(base + loanHref), chromedp.WaitVisible(form)}
 	for name, value := range fields {
 		sel := form + `//*[@name="` + name + `"]`
-		if name == "type" || name == "channel" {
+		if name == "type" || name == "channel" || kind == "PAYMENT_HOLIDAY" && name == "months" {
 			tasks = append(tasks, chromedp.SetValue(sel, value))
 			continue
 		}
@@ -44,7 +44,8 @@ func approveAction(base, loanHref, screenshot string) chromedp.Tasks {
 
 // TestConsoleMoneyActionsInChromium walks the money actions as two officers do, in real
 // Chromium, on a loan left unpaid for two months: a penalty waiver, an interest waiver, a cash
-// desk repayment and a write-off, each previewed and proposed by alice and approved by bob;
+// desk repayment, a payment holiday, a longer term and a write-off, each previewed and proposed
+// by alice and approved by bob;
 // then the partner sees each through its own calls and events, pays a recovery, and the ledger
 // stays consistent.
 func TestConsoleMoneyActionsInChromium(t *testing.T) {
@@ -81,6 +82,8 @@ func TestConsoleMoneyActionsInChromium(t *testing.T) {
 		{"WAIVE_INTEREST", map[string]string{"amount": "100", "reason": "goodwill after complaint 88"}},
 		{"MANUAL_REPAYMENT", map[string]string{"amount": "25 000", "type": "TERM", "channel": "CASH_DESK", "ref": "KASSA-0001",
 			"reason": "paid at the Chilonzor branch"}},
+		{"PAYMENT_HOLIDAY", map[string]string{"months": "2", "reason": "flood, hokimiyat certificate 3"}},
+		{"EXTEND_TERM", map[string]string{"months": "6", "reason": "income fell, employer's letter 5"}},
 		{"WRITE_OFF", map[string]string{"reason": "uncollectable: court ruling 2-114"}},
 	}
 	for _, st := range steps {
@@ -111,7 +114,8 @@ func TestConsoleMoneyActionsInChromium(t *testing.T) {
 
 	// The partner sees it all through its own calls.
 	info := s.must(t, "/microloans/info", map[string]any{"applicationId": o.App})
-	if info["status"] != "WRITTEN_OFF" || info["totalResidue"].(float64) >= before["totalResidue"].(float64) {
+	if info["status"] != "WRITTEN_OFF" || info["totalResidue"].(float64) >= before["totalResidue"].(float64) ||
+		info["monthPeriod"].(float64) != before["monthPeriod"].(float64)+8 {
 		t.Fatalf("the partner's loan before %v, after %v", before, info)
 	}
 	pays := s.must(t, "/microloans/payments", map[string]any{"loanId": o.LoanID})["payments"].([]any)
@@ -126,7 +130,7 @@ func TestConsoleMoneyActionsInChromium(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"LOAN_CHANGED WAIVE_PENALTY", "LOAN_CHANGED WAIVE_INTEREST", "LOAN_CHANGED WRITE_OFF",
-		"REPAYMENT_STATUS_CHANGED CASH_DESK"} {
+		"LOAN_CHANGED PAYMENT_HOLIDAY", "LOAN_CHANGED EXTEND_TERM", "REPAYMENT_STATUS_CHANGED CASH_DESK"} {
 		if events[want] != 1 {
 			t.Errorf("events %v: want one %s", events, want)
 		}

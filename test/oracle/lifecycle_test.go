@@ -48,9 +48,12 @@ const (
 	waivePenalty              // a waiver of a share of the penalty (all of it for share 0)
 	waiveInterest             // a waiver of a share of the overdue interest (all of it for share 0)
 	writeOff                  // the loan written off: its debt stands still, later payments recover it
+	extend                    // the term extended by 1–6 months (by share)
+	holiday                   // a payment holiday of 1–3 months (by share)
 )
 
-var kindNames = [...]string{"due", "part", "tiny", "payoff", "less", "over", "", "waivePenalty", "waiveInterest", "writeOff"}
+var kindNames = [...]string{"due", "part", "tiny", "payoff", "less", "over", "", "waivePenalty", "waiveInterest", "writeOff",
+	"extend", "holiday"}
 
 // payment is one payment, or operators' action, of a history: on day Day (from issue), of its kind.
 type payment struct {
@@ -79,7 +82,7 @@ func (h history) goCase() string {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "{Day: %d, Early: %t, Kind: %s", p.Day, p.Early, kindNames[p.Kind])
-		if p.Kind == part || p.Kind == waivePenalty || p.Kind == waiveInterest {
+		if p.Kind == part || p.Kind > kinds && p.Kind != writeOff {
 			fmt.Fprintf(&b, ", Share: %v", p.Share) // shortest form that reads back exactly
 		}
 		b.WriteString("}")
@@ -133,9 +136,9 @@ func randomHistory(rng *rand.Rand, years int) history {
 				h.Payments = append(h.Payments, payment{Day: day, Kind: writeOff})
 			}
 			switch r := rng.IntN(1000); {
-			case r >= 990: // the bank's operators waive penalty or overdue interest
-				p := payment{Day: day, Kind: waivePenalty + kind(rng.IntN(2))}
-				if rng.IntN(2) == 0 {
+			case r >= 990: // the bank's operators waive penalty or overdue interest, or restructure
+				p := payment{Day: day, Kind: []kind{waivePenalty, waiveInterest, extend, holiday}[rng.IntN(4)]}
+				if rng.IntN(2) == 0 || p.Kind >= extend {
 					p.Share = rng.Float64()
 				}
 				h.Payments = append(h.Payments, p)
@@ -164,7 +167,7 @@ func randomHistory(rng *rand.Rand, years int) history {
 
 // walk is a comparison's outcome: what was compared, and the first difference or broken rule.
 type walk struct {
-	payments, actions, amounts int
+	payments, actions, restructured, amounts int
 	err                        error
 }
 
@@ -489,6 +492,25 @@ func (w *walk) act(loan *domain.Loan, o *oracle.Loan, p payment, day int, when t
 	pos := o.Position()
 	w.amounts++
 	w.actions++
+	if p.Kind == extend || p.Kind == holiday {
+		months, rest := 1+int(p.Share*6), 0
+		if p.Kind == holiday {
+			months = 1 + int(p.Share*3)
+			rest = months
+		}
+		want := o.Restructure(months, rest)
+		err := loan.Restructure(when, months, rest)
+		if (err == nil) != want {
+			w.fail(day, "%s by %d months: the domain says %v, the oracle that it fits: %t", kindNames[p.Kind], months, err, want)
+		}
+		if err == nil {
+			w.restructured++
+		}
+		if err != nil && !errors.Is(err, domain.ErrRestructure) && !errors.Is(err, domain.ErrLoanWrittenOff) && !errors.Is(err, domain.ErrLoanNotIssued) {
+			w.fail(day, "%s by %d months: %v", kindNames[p.Kind], months, err)
+		}
+		return
+	}
 	if p.Kind == writeOff {
 		want := o.WriteOff()
 		posting, err := loan.WriteOff(uuid.New(), when)
@@ -586,6 +608,7 @@ func TestDomainAgreesWithTheOracle(t *testing.T) {
 	for n, w := range walks {
 		total.payments += w.payments
 		total.actions += w.actions
+		total.restructured += w.restructured
 		total.amounts += w.amounts
 		if w.err != nil && *quick {
 			t.Fatalf("seed %d, loan %d (%s): %v\n%s", *seed, n, histories[n].Terms, w.err, histories[n].goCase())
@@ -599,6 +622,6 @@ func TestDomainAgreesWithTheOracle(t *testing.T) {
 	if total.amounts == 0 {
 		t.Fatal("nothing was compared")
 	}
-	fmt.Printf("oracle: %d loans, %d payments, %d waivers and write-offs, %d amounts compared, 0 differences\n",
-		len(histories), total.payments, total.actions, total.amounts)
+	fmt.Printf("oracle: %d loans, %d payments, %d operators' actions (%d restructurings applied), %d amounts compared, 0 differences\n",
+		len(histories), total.payments, total.actions, total.restructured, total.amounts)
 }

@@ -209,8 +209,11 @@ func annuity(residue int64, dates []time.Time, periods []int, due chargesFn, lim
 
 // WithinCap says whether the schedule's interest and service, day by day (each item's charges
 // spread evenly over its period), stay within half the amount in every 365-day window (§8.3).
-func WithinCap(t Terms) bool {
-	items := Schedule(t)
+func WithinCap(t Terms) bool { return withinCap(Schedule(t), t.Amount) }
+
+// withinCap says whether the items' interest and service, each item's spread evenly over its
+// period, stay within half of amount in every 365-day window.
+func withinCap(items []Item, amount int64) bool {
 	var perDay []*big.Rat
 	for _, it := range items {
 		d := quo(rat(it.Interest+it.Service), rat(int64(it.PeriodDays)))
@@ -222,7 +225,7 @@ func WithinCap(t Terms) bool {
 	for _, d := range perDay {
 		sum = append(sum, add(sum[len(sum)-1], d))
 	}
-	limit := rat(t.Amount / 2)
+	limit := rat(amount / 2)
 	for end := 1; end < len(sum); end++ {
 		if sub(sum[end], sum[max(0, end-365)]).Cmp(limit) > 0 {
 			return false
@@ -644,6 +647,127 @@ func (l *Loan) WriteOff() int64 {
 	return p
 }
 
+// Restructure lays the principal not yet due out again today over the loan's current end and
+// months more, the first holiday of the new instalments taking no principal (interest only),
+// as an annuity (the smallest whole instalment whose last is not larger) or equal parts. An
+// item due today is settled as it stands and the layout starts after it; past items do not
+// change. It reports false and changes nothing when the restructuring does not fit: the loan
+// past its last date, closed or written off, longer than 36 months, no principal left, or its
+// schedule over the cap in some 365-day window.
+func (l *Loan) Restructure(months, holiday int) bool {
+	c := l.current(l.today)
+	if l.closed || l.writtenOff || c < 0 || months < 1 || holiday > months {
+		return false
+	}
+	last := l.end() + months
+	if last >= 36 {
+		return false
+	}
+	saved, savedLevel, savedMonths := make([]item, len(l.items)), l.level, l.t.Months
+	for k, it := range l.items {
+		saved[k] = *it
+	}
+	undo := func() bool {
+		l.items = l.items[:len(saved)]
+		for k := range saved {
+			*l.items[k] = saved[k]
+		}
+		l.level, l.t.Months = savedLevel, savedMonths
+		return false
+	}
+	all := Dates(l.t.IssuedOn, last+1)
+	for k := len(l.items); k <= last; k++ {
+		l.items = append(l.items, &item{date: all[k], periodDays: days(all[k-1], all[k]), accI: new(big.Rat), accS: new(big.Rat)})
+	}
+	from := c
+	if l.items[c].date.Equal(l.today) {
+		from = c + 1
+	}
+	residue := l.notDue(from)
+	if residue == 0 {
+		return undo()
+	}
+	n := last - from + 1
+	dates, periods := make([]time.Time, n), make([]int, n)
+	for j := range n {
+		dates[j], periods[j] = l.items[from+j].date, l.items[from+j].periodDays
+	}
+	due := func(j int, residue int64) (int64, int64) { return charges(l.t, residue, periods[j]) }
+	if from == c { // the current item keeps its closed days' accrual and counts what it paid
+		it := l.items[c]
+		open := rat(int64(it.periodDays - it.closedDays))
+		due = func(j int, residue int64) (int64, int64) {
+			if j > 0 {
+				return charges(l.t, residue, periods[j])
+			}
+			i := roundHalfUp(add(it.accI, mul(mul(rat(residue), open), l.rate)))
+			s := roundHalfUp(add(it.accS, mul(mul(rat(residue), open), l.service)))
+			return i, s - it.paidC
+		}
+	}
+	withX := func(x int64) []Item {
+		return layout(residue, dates, periods, due, func(j int, c int64) int64 {
+			if j < holiday {
+				return 0
+			}
+			if l.t.Differentiated {
+				return x
+			}
+			return x - c
+		})
+	}
+	var laid []Item
+	if l.t.Differentiated {
+		l.level = residue / int64(n-holiday)
+		laid = withX(l.level)
+	} else {
+		fits := func(x int64) bool {
+			last := withX(x)[n-1]
+			return last.Principal+last.Interest+last.Service <= x
+		}
+		lo, hi := int64(0), int64(1)
+		for !fits(hi) {
+			lo, hi = hi, hi*2
+		}
+		for lo < hi {
+			if m := lo + (hi-lo)/2; fits(m) {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		l.level, laid = hi, withX(hi)
+	}
+	for j, it := range laid {
+		x := l.items[from+j]
+		if from+j == c {
+			x.principal = x.paidP + it.Principal
+			continue
+		}
+		x.principal, x.paidP, x.gone = it.Principal, 0, false
+	}
+	for _, it := range l.items[last+1:] {
+		it.principal, it.paidP, it.gone = 0, 0, true
+	}
+	l.t.Months = last + 1
+	if !withinCap(l.Schedule(), l.t.Amount) {
+		return undo()
+	}
+	// The penalty already accrued uses its windows' room: every window holding today keeps the
+	// new schedule's charges and that penalty within the cap.
+	limit := rat(l.t.Amount / 2)
+	for s := max(0, l.day-363); s <= l.day; s++ {
+		used := l.WindowCharges(l.t.IssuedOn.AddDate(0, 0, s), l.t.IssuedOn.AddDate(0, 0, s+364))
+		for d := s; d <= l.day; d++ {
+			used.Add(used, l.penDay[d])
+		}
+		if used.Cmp(limit) > 0 {
+			return undo()
+		}
+	}
+	return true
+}
+
 // advanceInterest is E: interest paid on item c beyond what its period accrues on the residue
 // the payment leaves (x being what the payment takes off it in (5)), applied to principal: the
 // unique amount for which the interest kept equals the accrual on the residue E leaves,
@@ -696,8 +820,8 @@ func (l *Loan) relayout(c int, residue int64) {
 				p = min(residue, max(0, l.level-i-s))
 			}
 		}
-		it.principal, it.paidP, it.gone = p, 0, p == 0
 		residue -= p
+		it.principal, it.paidP, it.gone = p, 0, p == 0 && residue == 0 // a holiday's item is not gone
 	}
 }
 
@@ -774,7 +898,9 @@ func (l *Loan) recompute(c int, onDue bool, before []int64, later int64) {
 			x.principal = x.paidP + it.Principal
 			continue
 		}
-		x.principal, x.paidP, x.gone = it.Principal, 0, it.Principal == 0
+		// Gone only once nothing is left to lay out: an item with no principal before the
+		// loan's last principal is a payment holiday's, and asks its interest.
+		x.principal, x.paidP, x.gone = it.Principal, 0, it.Principal == 0 && it.Residue == 0
 	}
 	for k := last + 1; k < len(l.items); k++ {
 		l.items[k].principal, l.items[k].paidP, l.items[k].gone = 0, 0, true

@@ -331,14 +331,20 @@ func (e GetLoanResultStatus) Valid() bool {
 
 // Defines values for LoanChangedEventDataAction.
 const (
-	WAIVEINTEREST LoanChangedEventDataAction = "WAIVE_INTEREST"
-	WAIVEPENALTY  LoanChangedEventDataAction = "WAIVE_PENALTY"
-	WRITEOFF      LoanChangedEventDataAction = "WRITE_OFF"
+	EXTENDTERM     LoanChangedEventDataAction = "EXTEND_TERM"
+	PAYMENTHOLIDAY LoanChangedEventDataAction = "PAYMENT_HOLIDAY"
+	WAIVEINTEREST  LoanChangedEventDataAction = "WAIVE_INTEREST"
+	WAIVEPENALTY   LoanChangedEventDataAction = "WAIVE_PENALTY"
+	WRITEOFF       LoanChangedEventDataAction = "WRITE_OFF"
 )
 
 // Valid indicates whether the value is a known member of the LoanChangedEventDataAction enum.
 func (e LoanChangedEventDataAction) Valid() bool {
 	switch e {
+	case EXTENDTERM:
+		return true
+	case PAYMENTHOLIDAY:
+		return true
 	case WAIVEINTEREST:
 		return true
 	case WAIVEPENALTY:
@@ -1179,7 +1185,9 @@ type ListPaymentsResult struct {
 
 // LoanChangedEventData LOAN_CHANGED — the bank's operators changed the loan's debt, each change approved by a second
 // officer: `WAIVE_PENALTY` and `WAIVE_INTEREST` forgave `amount` of the penalty or the overdue
-// interest; `WRITE_OFF` wrote the loan off (`amount` is its principal then owed). Read the
+// interest; `EXTEND_TERM` laid the principal not yet due out over `months` more; `PAYMENT_HOLIDAY`
+// made the next `months` instalments interest only and the term as much longer (`amount` 0 for
+// both); `WRITE_OFF` wrote the loan off (`amount` is its principal then owed). Read the
 // loan's info, schedule and payments for the result. A repayment the operators posted is told
 // as REPAYMENT_STATUS_CHANGED.
 type LoanChangedEventData struct {
@@ -1190,6 +1198,9 @@ type LoanChangedEventData struct {
 
 	// LoanStatus The loan's status after the change (see the loan info call).
 	LoanStatus LoanChangedEventDataLoanStatus `json:"loanStatus"`
+
+	// Months EXTEND_TERM: the months added to the term; PAYMENT_HOLIDAY: the holiday's months (the term grows as much).
+	Months *int `json:"months,omitempty"`
 }
 
 // LoanChangedEventDataAction defines model for LoanChangedEventData.Action.
