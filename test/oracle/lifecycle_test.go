@@ -168,7 +168,7 @@ func randomHistory(rng *rand.Rand, years int) history {
 // walk is a comparison's outcome: what was compared, and the first difference or broken rule.
 type walk struct {
 	payments, actions, restructured, amounts int
-	err                        error
+	err                                      error
 }
 
 func (w *walk) fail(day int, format string, args ...any) {
