@@ -198,6 +198,7 @@ type ConsoleOperators struct {
 	ResumeSession         *ResumeSessionHandler
 	LogOut                *LogOutHandler
 	ChangePassword        *ChangePasswordHandler
+	SetLanguage           *SetLanguageHandler
 	SweepSessions         *SweepSessionsHandler
 }
 

@@ -203,6 +203,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			ResumeSession:         NewResumeSessionHandler(d.Clock, cs.Operators),
 			LogOut:                NewLogOutHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
 			ChangePassword:        NewChangePasswordHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog, throttles),
+			SetLanguage:           NewSetLanguageHandler(d.UoW, cs.Operators),
 			SweepSessions:         NewSweepSessionsHandler(d.Clock, d.UoW, cs.Operators),
 		},
 		Views: ConsoleViews{

@@ -321,3 +321,26 @@ func TestAnExpiredProposalMakesRoomForANewOne(t *testing.T) {
 		t.Fatalf("approving the expired one: %v", err)
 	}
 }
+
+// An operator's console language is theirs to set; a language the console does not speak is
+// refused and changes nothing.
+func TestAnOperatorChoosesTheConsoleLanguage(t *testing.T) {
+	t.Parallel()
+	c := setupConsole(t)
+	uc := c.app()
+	o, err := domain.NewOperator(uuid.New(), "olga", domain.RoleViewer, "hash", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ops[o.ID()] = o
+	who := application.Actor{ID: o.ID(), Name: "olga", Role: domain.RoleViewer}
+	if err := uc.Operators.SetLanguage.Handle(context.Background(), who, "ru"); err != nil || c.ops[o.ID()].Language() != "ru" {
+		t.Fatalf("set ru: %v, language %q", err, c.ops[o.ID()].Language())
+	}
+	if err := uc.Operators.SetLanguage.Handle(context.Background(), who, "de"); !errors.Is(err, domain.ErrLanguage) || c.ops[o.ID()].Language() != "ru" {
+		t.Fatalf("set de: %v, language %q", err, c.ops[o.ID()].Language())
+	}
+	if c.committed != 1 {
+		t.Fatalf("%d transactions committed, want 1", c.committed)
+	}
+}

@@ -25,6 +25,8 @@ type ConsoleSession struct {
 	CSRF               string
 	Operator           Actor
 	MustChangePassword bool
+	// Language is the operator's console language, empty until chosen.
+	Language string
 }
 
 // LogInHandler logs operators in. Wrong passwords are throttled per name and address and per

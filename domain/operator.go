@@ -3,6 +3,7 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -95,6 +96,26 @@ type Operator struct {
 	disabled     bool
 	createdAt    time.Time
 	grant        Grant
+	language     string
+}
+
+// ConsoleLanguages are the languages the console speaks, the default first: English, Russian,
+// Uzbek (Latin).
+var ConsoleLanguages = []string{"en", "ru", "uz"}
+
+// ErrLanguage refuses a language the console does not speak.
+var ErrLanguage = errors.New("the console speaks en, ru and uz")
+
+// Language is the operator's console language; empty until chosen (the browser's then).
+func (o *Operator) Language() string { return o.language }
+
+// SetLanguage chooses the operator's console language.
+func (o *Operator) SetLanguage(lang string) error {
+	if !slices.Contains(ConsoleLanguages, lang) {
+		return ErrLanguage
+	}
+	o.language = lang
+	return nil
 }
 
 // Grant is access an admin asked for in the console and a second admin has not yet approved
@@ -229,18 +250,19 @@ type OperatorState struct {
 	Disabled     bool
 	CreatedAt    time.Time
 	Grant        Grant
+	Language     string
 }
 
 // RestoreOperator rebuilds an operator from storage.
 func RestoreOperator(s OperatorState) *Operator {
 	return &Operator{id: s.ID, name: s.Name, role: s.Role, passwordHash: s.PasswordHash, mustChange: s.MustChange,
-		disabled: s.Disabled, createdAt: s.CreatedAt, grant: s.Grant}
+		disabled: s.Disabled, createdAt: s.CreatedAt, grant: s.Grant, language: s.Language}
 }
 
 // State returns every stored field.
 func (o *Operator) State() OperatorState {
 	return OperatorState{ID: o.id, Name: o.name, Role: o.role, PasswordHash: o.passwordHash, MustChange: o.mustChange,
-		Disabled: o.disabled, CreatedAt: o.createdAt, Grant: o.grant}
+		Disabled: o.disabled, CreatedAt: o.createdAt, Grant: o.grant, Language: o.language}
 }
 
 // ErrActionIncomplete refuses an operator's action that does not say what it must: its

@@ -14,9 +14,9 @@ var chartSeries = []struct {
 	name, fill string
 	amount     func(ports.DailyRow) int64
 }{
-	{"issued", "#1f5fa8", func(r ports.DailyRow) int64 { return r.Issued }},
-	{"repaid", "#2e8540", func(r ports.DailyRow) int64 { return r.Repaid }},
-	{"transferred to cards", "#b06d00", func(r ports.DailyRow) int64 { return r.Transferred }},
+	{msg("issued"), "#1f5fa8", func(r ports.DailyRow) int64 { return r.Issued }},
+	{msg("repaid"), "#2e8540", func(r ports.DailyRow) int64 { return r.Repaid }},
+	{msg("transferred to cards"), "#b06d00", func(r ports.DailyRow) int64 { return r.Transferred }},
 }
 
 // chart is the SVG's geometry, in its own units.

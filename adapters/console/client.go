@@ -14,13 +14,13 @@ func (c *Console) client(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "client", "Client", struct {
+	c.show(w, r, "client", msg("Client"), struct {
 		Record ports.ClientRecord
 		Parts  []clientPart
 	}{rec, []clientPart{
-		{"Applications", ports.ListApplications, rec.Applications}, {"Loans", ports.ListLoans, rec.Loans},
-		{"Transfers to cards", ports.ListTransfers, rec.Transfers}, {"Repayment requests", ports.ListRepayments, rec.Repayments},
-		{"Cards issued", ports.ListCards, rec.Cards},
+		{msg("Applications"), ports.ListApplications, rec.Applications}, {msg("Loans"), ports.ListLoans, rec.Loans},
+		{msg("Transfers to cards"), ports.ListTransfers, rec.Transfers}, {msg("Repayment requests"), ports.ListRepayments, rec.Repayments},
+		{msg("Cards issued"), ports.ListCards, rec.Cards},
 	}})
 }
 

@@ -57,14 +57,19 @@ type Console struct {
 	uc   application.Console
 	log  *zap.Logger
 	cfg  Config
-	tmpl *template.Template
+	cat  *catalogue
+	tmpl map[string]*template.Template // by language
 	mux  *http.ServeMux
 }
 
 // New builds the console on the application's use cases.
 func New(uc application.Console, log *zap.Logger, cfg Config) *Console {
 	c := &Console{uc: uc, log: log, cfg: cfg, mux: http.NewServeMux()}
-	c.tmpl = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "templates/*.html"))
+	cat, err := newCatalogue()
+	if err != nil {
+		panic(err) // the catalogues are embedded: their test keeps a broken one from shipping
+	}
+	c.cat, c.tmpl = cat, cat.templates()
 	static, _ := fs.Sub(assets, "static")
 	c.mux.Handle("GET /console/static/", http.StripPrefix("/console/static/", http.FileServerFS(static)))
 	c.mux.HandleFunc("GET /console/login", c.loginForm)
@@ -122,8 +127,8 @@ func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
 		}
 		if r.Method == http.MethodPost {
 			if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(s.CSRF)) != 1 {
-				c.render(w, r, http.StatusForbidden, "error", page{Title: "Refused", Session: &s,
-					Err: "This form has expired or did not come from the console. Go back, reload the page and try again."})
+				c.render(w, r, http.StatusForbidden, "error", page{Title: msg("Refused"), Session: &s,
+					Err: msg("This form has expired or did not come from the console. Go back, reload the page and try again.")})
 				return
 			}
 		}
@@ -137,7 +142,7 @@ func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
 
 func (c *Console) toLogin(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		c.render(w, r, http.StatusUnauthorized, "error", page{Title: "Logged out", Err: "Your session has ended: log in again."})
+		c.render(w, r, http.StatusUnauthorized, "error", page{Title: msg("Logged out"), Err: msg("Your session has ended: log in again.")})
 		return
 	}
 	http.Redirect(w, r, "/console/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
@@ -148,25 +153,25 @@ func (c *Console) toLogin(w http.ResponseWriter, r *http.Request) {
 func (c *Console) loginForm(w http.ResponseWriter, r *http.Request) {
 	token := newToken()
 	c.setCookie(w, loginCookie, token, 10*time.Minute)
-	c.render(w, r, http.StatusOK, "login", page{Title: "Log in", CSRF: token, Data: safeNext(r.URL.Query().Get("next"))})
+	c.render(w, r, http.StatusOK, "login", page{Title: msg("Log in"), CSRF: token, Data: safeNext(r.URL.Query().Get("next"))})
 }
 
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	ck, err := r.Cookie(loginCookie)
 	if err != nil || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(r.PostFormValue("csrf"))) != 1 {
-		c.render(w, r, http.StatusForbidden, "error", page{Title: "Refused", Err: "The login form expired: reload it and log in again."})
+		c.render(w, r, http.StatusForbidden, "error", page{Title: msg("Refused"), Err: msg("The login form expired: reload it and log in again.")})
 		return
 	}
 	s, err := c.uc.Operators.LogIn.Handle(r.Context(), application.LogIn{Name: r.PostFormValue("name"), Password: r.PostFormValue("password"),
 		Address: clientAddress(r)})
 	if err != nil {
-		status, msg := problem(err)
+		status, text := problem(err)
 		if status == http.StatusInternalServerError {
 			c.log.Error("console login", zap.Error(err))
 		}
 		token := newToken()
 		c.setCookie(w, loginCookie, token, 10*time.Minute)
-		c.render(w, r, status, "login", page{Title: "Log in", CSRF: token, Err: msg, Data: safeNext(r.PostFormValue("next"))})
+		c.render(w, r, status, "login", page{Title: msg("Log in"), CSRF: token, Err: text, Data: safeNext(r.PostFormValue("next"))})
 		return
 	}
 	c.clearCookie(w, loginCookie)
@@ -244,8 +249,10 @@ func clientAddress(r *http.Request) string {
 	return host
 }
 
-// page is what every template gets.
+// page is what every template gets. Title, Msg and Err are message ids, shown in Lang.
 type page struct {
+	Lang    string
+	Path    string // the page's own address, for the language switch to come back to
 	Title   string
 	Session *application.ConsoleSession
 	CSRF    string
@@ -262,9 +269,15 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	if p.Msg == "" {
 		p.Msg = messages[r.URL.Query().Get("done")]
 	}
+	p.Path = r.URL.RequestURI()
+	if p.Lang = c.cat.language(r.Header.Get("Accept-Language")); p.Session != nil && p.Session.Language != "" {
+		p.Lang = p.Session.Language
+	}
+	p.Title, p.Msg, p.Err = c.cat.tr(p.Lang, p.Title), c.cat.tr(p.Lang, p.Msg), c.cat.tr(p.Lang, p.Err)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Language", p.Lang)
 	w.WriteHeader(status)
-	if err := c.tmpl.ExecuteTemplate(w, name, p); err != nil {
+	if err := c.tmpl[p.Lang].ExecuteTemplate(w, name, p); err != nil {
 		c.log.Error("console template", zap.String("template", name), zap.Error(err))
 	}
 }
@@ -277,7 +290,7 @@ func (c *Console) show(w http.ResponseWriter, r *http.Request, name, title strin
 
 // fail answers an error as a page: its status and message come from problem.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status, msg := problem(err)
+	status, text := problem(err)
 	if status == http.StatusInternalServerError {
 		c.log.Error("console", zap.String("path", r.URL.Path), zap.Error(err))
 	}
@@ -291,24 +304,34 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
 			}
 		}
 	}
-	c.render(w, r, status, "error", page{Title: http.StatusText(status), Session: sp, Err: msg})
+	c.render(w, r, status, "error", page{Title: statusTitles[status], Session: sp, Err: text})
 }
 
 // messages are the confirmations an action's redirect names (?done=…); nothing the request
 // carries is shown as it is.
 var messages = map[string]string{
-	"retry":        "The stage will run again now.",
-	"resend":       "The event will be delivered again now.",
-	"verify":       "The phone verification is completed.",
-	"verify_noted": "The call is noted: the application waits for another call.",
-	"operator":     "The operator is changed.",
-	"role_pending": "The higher role awaits a second admin's approval.",
-	"propose":      "The proposal is recorded. Another officer approves or rejects it.",
-	"approve":      "The proposal is approved and applied.",
-	"reject":       "The proposal is rejected.",
-	"password":     "Your password is changed.",
-	"partner":      "The partner is changed.",
-	"audit":        "The audit log was verified: its result is below.",
+	"retry":        msg("The stage will run again now."),
+	"resend":       msg("The event will be delivered again now."),
+	"verify":       msg("The phone verification is completed."),
+	"verify_noted": msg("The call is noted: the application waits for another call."),
+	"operator":     msg("The operator is changed."),
+	"role_pending": msg("The higher role awaits a second admin's approval."),
+	"propose":      msg("The proposal is recorded. Another officer approves or rejects it."),
+	"approve":      msg("The proposal is approved and applied."),
+	"reject":       msg("The proposal is rejected."),
+	"password":     msg("Your password is changed."),
+	"partner":      msg("The partner is changed."),
+	"audit":        msg("The audit log was verified: its result is below."),
+}
+
+// statusTitles are the error page's titles.
+var statusTitles = map[int]string{
+	http.StatusBadRequest:          msg("Not accepted"),
+	http.StatusUnauthorized:        msg("Not logged in"),
+	http.StatusForbidden:           msg("Refused"),
+	http.StatusNotFound:            msg("Not found"),
+	http.StatusConflict:            msg("Not possible now"),
+	http.StatusInternalServerError: msg("Error"),
 }
 
 // problem maps an error to an HTTP status and the message an operator reads: the one place
@@ -317,9 +340,9 @@ func problem(err error) (int, string) {
 	var validation *domain.ValidationError
 	switch {
 	case errors.Is(err, domain.ErrBadCredentials):
-		return http.StatusUnauthorized, "Wrong name or password, or too many attempts from this address: check them and try again in a few minutes."
+		return http.StatusUnauthorized, msg("Wrong name or password, or too many attempts from this address: check them and try again in a few minutes.")
 	case errors.Is(err, domain.ErrForbidden):
-		return http.StatusForbidden, "Your role may not do this."
+		return http.StatusForbidden, msg("Your role may not do this.")
 	case errors.Is(err, domain.ErrSelfApproval), errors.Is(err, domain.ErrProposalClosed), errors.Is(err, domain.ErrProposalOpen),
 		errors.Is(err, domain.ErrOutcomeKnown), errors.Is(err, domain.ErrWrongState), errors.Is(err, domain.ErrWeakPassword),
 		errors.Is(err, domain.ErrOperatorExists), errors.Is(err, domain.ErrPartnerExists),
@@ -330,14 +353,15 @@ func problem(err error) (int, string) {
 		errors.Is(err, domain.ErrRepaymentNotFound), errors.Is(err, domain.ErrCardNotFound), errors.Is(err, domain.ErrCardOrderNotFound),
 		errors.Is(err, domain.ErrPartnerNotFound), errors.Is(err, domain.ErrProposalNotFound), errors.Is(err, domain.ErrOperatorNotFound), errors.Is(err, ports.ErrEventNotFound),
 		errors.Is(err, errNotFound):
-		return http.StatusNotFound, "Not found."
+		return http.StatusNotFound, msg("Not found.")
 	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete), errors.Is(err, domain.ErrActionIncomplete),
 		errors.Is(err, ports.ErrBadList), errors.Is(err, domain.ErrPartnerName), errors.Is(err, domain.ErrRole), errors.Is(err, domain.ErrOperatorName), errors.Is(err, domain.ErrWebhookURL),
 		errors.Is(err, domain.ErrKeyOverlap), errors.Is(err, application.ErrBadPeriod),
-		errors.Is(err, domain.ErrActionAmount), errors.Is(err, domain.ErrRepaymentAmount), errors.Is(err, domain.ErrRestructure):
+		errors.Is(err, domain.ErrActionAmount), errors.Is(err, domain.ErrRepaymentAmount), errors.Is(err, domain.ErrRestructure),
+		errors.Is(err, domain.ErrLanguage):
 		return http.StatusBadRequest, capitalize(err.Error()) + "."
 	}
-	return http.StatusInternalServerError, "Something went wrong on tiyin's side; it is logged. Try again, or tell the tiyin team."
+	return http.StatusInternalServerError, msg("Something went wrong on tiyin's side; it is logged. Try again, or tell the tiyin team.")
 }
 
 var (

@@ -25,12 +25,12 @@ import (
 // lists are the console's lists: each one's path (under /console/, and its CSV file's name)
 // and title.
 var lists = map[string]listKind{
-	ports.ListApplications: {Path: "applications", Title: "Applications", At: "Made", Detail: "Stage", Amount: true},
-	ports.ListLoans:        {Path: "loans", Title: "Loans", At: "Issued", Detail: "Contract", Amount: true, AmountSort: true, Overdue: true},
-	ports.ListTransfers:    {Path: "transfers", Title: "Transfers", At: "Made", Detail: "Card", Amount: true, AmountSort: true},
-	ports.ListRepayments:   {Path: "repayments", Title: "Repayment requests", At: "Checked", Detail: "Contract", Amount: true},
-	ports.ListCardOrders:   {Path: "card-orders", Title: "Card orders", At: "Ordered", Detail: "Description"},
-	ports.ListCards:        {Path: "cards", Title: "Cards", At: "Made", Detail: "Card"},
+	ports.ListApplications: {Path: "applications", Title: msg("Applications"), At: msg("Made"), Detail: msg("Stage"), Amount: true},
+	ports.ListLoans:        {Path: "loans", Title: msg("Loans"), At: msg("Issued"), Detail: msg("Contract"), Amount: true, AmountSort: true, Overdue: true},
+	ports.ListTransfers:    {Path: "transfers", Title: msg("Transfers"), At: msg("Made"), Detail: msg("Card"), Amount: true, AmountSort: true},
+	ports.ListRepayments:   {Path: "repayments", Title: msg("Repayment requests"), At: msg("Checked"), Detail: msg("Contract"), Amount: true},
+	ports.ListCardOrders:   {Path: "card-orders", Title: msg("Card orders"), At: msg("Ordered"), Detail: msg("Order description")},
+	ports.ListCards:        {Path: "cards", Title: msg("Cards"), At: msg("Made"), Detail: msg("Card")},
 }
 
 // listKind is what a list's page says of its kind.

@@ -63,7 +63,7 @@ func (c *Console) previewLoanAction(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "loanaction", "Preview", loanActionView{LoanActionPreview: v, Form: r.URL.Query()})
+	c.show(w, r, "loanaction", msg("Preview"), loanActionView{LoanActionPreview: v, Form: r.URL.Query()})
 }
 
 // proposeLoanAction records the previewed action as a proposal for a second officer.
@@ -92,5 +92,5 @@ func (c *Console) proposal(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "loanaction", "Proposal", loanActionView{LoanActionPreview: v})
+	c.show(w, r, "loanaction", msg("Proposal"), loanActionView{LoanActionPreview: v})
 }

@@ -32,7 +32,7 @@ func (c *Console) operatorsPage(w http.ResponseWriter, r *http.Request, v operat
 		return
 	}
 	v.Operators, v.Roles = ops, []domain.Role{domain.RoleViewer, domain.RoleOfficer, domain.RoleAdmin}
-	c.show(w, r, "operators", "Operators", v)
+	c.show(w, r, "operators", msg("Operators"), v)
 }
 
 // createOperator makes an operator, who logs in once a second admin approves.

@@ -12,7 +12,7 @@ import (
 )
 
 // agingLabels name the aging buckets, in ports.Aging… order.
-var agingLabels = [ports.AgingBuckets]string{"current", "1–30 days", "31–60 days", "61–90 days", "over 90 days"}
+var agingLabels = [ports.AgingBuckets]string{msg("current"), msg("1–30 days"), msg("31–60 days"), msg("61–90 days"), msg("over 90 days")}
 
 func (c *Console) reports(w http.ResponseWriter, r *http.Request) {
 	p, err := c.uc.Views.Reports.Portfolio(r.Context(), session(r).Operator)
@@ -25,7 +25,7 @@ func (c *Console) reports(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "reports", "Reports", struct {
+	c.show(w, r, "reports", msg("Reports"), struct {
 		Portfolio application.Portfolio
 		Aging     [ports.AgingBuckets]string
 		Daily     application.DailyReport

@@ -61,6 +61,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /console/password", c.authed(c.passwordForm))
 	m.HandleFunc("POST /console/password", c.authed(c.changePassword))
 	m.HandleFunc("POST /console/logout", c.authed(c.logout))
+	m.HandleFunc("POST /console/language", c.authed(c.setLanguage))
 }
 
 // pathID reads the {id} of the path.
@@ -83,7 +84,7 @@ func (c *Console) dashboard(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "dashboard", "Dashboard", d)
+	c.show(w, r, "dashboard", msg("Dashboard"), d)
 }
 
 func (c *Console) search(w http.ResponseWriter, r *http.Request) {
@@ -118,7 +119,7 @@ func (c *Console) search(w http.ResponseWriter, r *http.Request) {
 	if n := p.Next; n != nil {
 		v.NextURL = "/console/search?" + url.Values{"q": {q}, "after": {cursor(ports.ListRow{ID: n.ID, At: n.At})}}.Encode()
 	}
-	c.show(w, r, "search", "Search", v)
+	c.show(w, r, "search", msg("Search"), v)
 }
 
 // applicationView is the application page's data: the page, and the personal data when an
@@ -143,7 +144,7 @@ func (c *Console) applicationPage(w http.ResponseWriter, r *http.Request, reveal
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "application", "Application", applicationView{ApplicationPage: p, Revealed: revealed})
+	c.show(w, r, "application", msg("Application"), applicationView{ApplicationPage: p, Revealed: revealed})
 }
 
 // act runs an action on the {id} of the path and redirects to to/{id} with its confirmation.
@@ -252,7 +253,7 @@ func (c *Console) loan(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "loan", "Loan", p)
+	c.show(w, r, "loan", msg("Loan"), p)
 }
 
 func (c *Console) object(kind string) http.HandlerFunc {
@@ -277,7 +278,7 @@ func (c *Console) ledger(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "ledger", "Ledger", p)
+	c.show(w, r, "ledger", msg("Ledger"), p)
 }
 
 func (c *Console) partners(w http.ResponseWriter, r *http.Request) {
@@ -286,7 +287,7 @@ func (c *Console) partners(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "partners", "Partners", ps)
+	c.show(w, r, "partners", msg("Partners"), ps)
 }
 
 // partnerView is a partner's page, with what a change just made (shown once).
@@ -306,7 +307,7 @@ func (c *Console) partnerPage(w http.ResponseWriter, r *http.Request, name strin
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "partner", "Partner "+p.Partner.Name, partnerView{PartnerPage: p, Change: change, Now: time.Now()})
+	c.show(w, r, "partner", p.Partner.Name, partnerView{PartnerPage: p, Change: change, Now: time.Now()})
 }
 
 // keyOverlaps are the overlaps a rotation offers, by the form's value.
@@ -394,7 +395,7 @@ func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	c.show(w, r, "audit", "Audit log", struct {
+	c.show(w, r, "audit", msg("Audit log"), struct {
 		Filter   ports.AuditFilter
 		Query    string
 		Entries  []ports.AuditEntry
@@ -461,7 +462,7 @@ func cell(s string) string {
 }
 
 func (c *Console) passwordForm(w http.ResponseWriter, r *http.Request) {
-	c.show(w, r, "password", "Change your password", nil)
+	c.show(w, r, "password", msg("Change your password"), nil)
 }
 
 func (c *Console) changePassword(w http.ResponseWriter, r *http.Request) {
@@ -473,8 +474,8 @@ func (c *Console) changePassword(w http.ResponseWriter, r *http.Request) {
 		err = c.uc.Operators.ChangePassword.Handle(r.Context(), s.Operator, application.ChangePassword{Old: r.PostFormValue("old"), New: r.PostFormValue("new"), Session: s.Token})
 	}
 	if err != nil {
-		status, msg := problem(err)
-		c.render(w, r, status, "password", page{Title: "Change your password", Session: &s, Err: msg})
+		status, text := problem(err)
+		c.render(w, r, status, "password", page{Title: msg("Change your password"), Session: &s, Err: text})
 		return
 	}
 	done(w, r, Prefix, "password")
@@ -487,4 +488,13 @@ func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	c.clearCookie(w, sessionCookie)
 	http.Redirect(w, r, "/console/login", http.StatusSeeOther)
+}
+
+// setLanguage keeps the operator's console language and shows the page they were on in it.
+func (c *Console) setLanguage(w http.ResponseWriter, r *http.Request) {
+	if err := c.uc.Operators.SetLanguage.Handle(r.Context(), session(r).Operator, r.PostFormValue("language")); err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, safeNext(r.PostFormValue("back")), http.StatusSeeOther)
 }

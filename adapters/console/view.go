@@ -17,7 +17,7 @@ import (
 var funcs = template.FuncMap{
 	"money":  money,
 	"when":   when,
-	"ago":    ago,
+	"ago":    func(t, now time.Time) string { return "" }, // each language's (i18n.go)
 	"link":   link,
 	"listOf": listOf,
 	"add":    func(a, b int64) int64 { return a + b },
@@ -63,21 +63,20 @@ func when(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(domain.Tashkent).Format("2006-01-02 15:04:05")
+	return t.In(domain.Tashkent).Format("2006-01-02 15:04:05 -07") // "+05": Tashkent time, labelled
 }
 
-// ago is how long before now t was, roughly.
-func ago(t time.Time, now time.Time) string {
-	d := now.Sub(t)
+// age is how long d is, roughly: a number and the message that shows it.
+func age(d time.Duration) (int, string) {
 	switch {
 	case d < time.Minute:
-		return "just now"
+		return 0, msg("just now")
 	case d < time.Hour:
-		return fmt.Sprintf("%d min", int(d.Minutes()))
+		return int(d.Minutes()), msg("{A} min")
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h", int(d.Hours()))
+		return int(d.Hours()), msg("{A} h")
 	}
-	return fmt.Sprintf("%d days", int(d.Hours()/24))
+	return int(d.Hours() / 24), msg("{A} days")
 }
 
 // link is the page of an object of a kind.
@@ -136,7 +135,8 @@ func statusClass(s string) string {
 	return ""
 }
 
-var titles = map[string]string{"transfer": "Transfer", "repayment": "Repayment request", "card_order": "Card order", "card": "Card"}
+var titles = map[string]string{"transfer": msg("Transfer"), "repayment": msg("Repayment request"), "card_order": msg("Card order"),
+	"card": msg("Card")}
 
 // objectView is a transfer's, repayment request's, card order's or card's page.
 type objectView struct {
@@ -160,58 +160,58 @@ func facts(p application.ObjectPage) []fact {
 			f = append(f, fact{Name: name, Value: id.String(), Link: link(kind, id)})
 		}
 	}
-	add("Partner", p.PartnerName)
+	add(msg("Partner"), p.PartnerName)
 	switch {
 	case p.Transfer != nil:
 		s := p.Transfer.State()
-		add("Status", p.Transfer.StatusAt(p.Now).String())
-		add("Message", p.Transfer.MessageAt(p.Now))
-		add("Amount", money(s.Amount.Tiyin()))
-		add("Card", s.MaskedPAN+" · "+s.Network.String())
-		add("Card holder", mask(s.CardHolder))
-		add("External id", s.ExternalID.String())
-		addLink("Application", "application", s.ApplicationID)
-		addLink("Loan", "loan", s.LoanID)
-		add("Created", when(s.CreatedAt))
-		add("Last changed", when(s.UpdatedAt))
-		add("Finished", when(s.FinishedAt))
+		add(msg("Status"), p.Transfer.StatusAt(p.Now).String())
+		add(msg("Message"), p.Transfer.MessageAt(p.Now))
+		add(msg("Amount"), money(s.Amount.Tiyin()))
+		add(msg("Card"), s.MaskedPAN+" · "+s.Network.String())
+		add(msg("Card holder"), mask(s.CardHolder))
+		add(msg("External id"), s.ExternalID.String())
+		addLink(msg("Application"), "application", s.ApplicationID)
+		addLink(msg("Loan"), "loan", s.LoanID)
+		add(msg("Created"), when(s.CreatedAt))
+		add(msg("Last changed"), when(s.UpdatedAt))
+		add(msg("Finished"), when(s.FinishedAt))
 	case p.Repayment != nil:
 		s := p.Repayment.State()
-		addLink("Loan", "loan", s.LoanID)
-		add("Contract", s.ContractNumber)
-		add("Quoted debt", money(s.Quote.Payoff()))
-		add("Demand account", money(s.AccountBalance))
-		add("Checked", when(s.CheckedAt))
-		add("Expires", when(s.ExpireAt))
+		addLink(msg("Loan"), "loan", s.LoanID)
+		add(msg("Contract"), s.ContractNumber)
+		add(msg("Quoted debt"), money(s.Quote.Payoff()))
+		add(msg("Demand account"), money(s.AccountBalance))
+		add(msg("Checked"), when(s.CheckedAt))
+		add(msg("Expires"), when(s.ExpireAt))
 		if pay := s.Payment; pay != nil {
-			add("Paid", money(pay.Amount)+" · "+pay.Type.String()+" · "+pay.Network.String())
-			add("Paid at", when(pay.At))
-			add("Allocated", fmt.Sprintf("principal %s, interest %s, penalty %s", money(pay.Principal), money(pay.Interest), money(pay.Penalty)))
-			add("Debit id", pay.DebitID)
+			add(msg("Paid"), money(pay.Amount)+" · "+pay.Type.String()+" · "+pay.Network.String())
+			add(msg("Paid at"), when(pay.At))
+			add(msg("Allocated"), fmt.Sprintf("principal %s, interest %s, penalty %s", money(pay.Principal), money(pay.Interest), money(pay.Penalty)))
+			add(msg("Debit id"), pay.DebitID)
 		} else {
-			add("Paid", "not paid")
+			add(msg("Paid"), "not paid")
 		}
 	case p.CardOrder != nil:
 		s := p.CardOrder.State()
-		add("Status", s.Status.String())
-		add("Description", s.Description)
-		add("Phone", s.Phone.Masked())
-		add("External id", s.ExternalID)
-		add("Issuer reference", s.IssuerRef)
-		addLink("Card", "card", s.CardID)
-		add("Attempts", fmt.Sprint(s.Attempts))
-		add("Outcome unknown since", when(s.UnknownSince))
-		add("Next run", when(s.NextRunAt))
-		add("Created", when(s.CreatedAt))
+		add(msg("Status"), s.Status.String())
+		add(msg("Order description"), s.Description)
+		add(msg("Phone"), s.Phone.Masked())
+		add(msg("External id"), s.ExternalID)
+		add(msg("Issuer reference"), s.IssuerRef)
+		addLink(msg("Card"), "card", s.CardID)
+		add(msg("Attempts"), fmt.Sprint(s.Attempts))
+		add(msg("Outcome unknown since"), when(s.UnknownSince))
+		add(msg("Next run"), when(s.NextRunAt))
+		add(msg("Created"), when(s.CreatedAt))
 	case p.Card != nil:
 		s := p.Card.State()
-		add("Status", s.Status.String())
-		add("Reason", s.Reason)
-		add("Card", s.MaskedPAN+" · "+s.Network.String())
-		add("Origin", s.Origin.String())
-		add("Phone", s.Phone.Masked())
-		add("Created", when(s.CreatedAt))
-		add("Last changed", when(s.UpdatedAt))
+		add(msg("Status"), s.Status.String())
+		add(msg("Reason"), s.Reason)
+		add(msg("Card"), s.MaskedPAN+" · "+s.Network.String())
+		add(msg("Origin"), s.Origin.String())
+		add(msg("Phone"), s.Phone.Masked())
+		add(msg("Created"), when(s.CreatedAt))
+		add(msg("Last changed"), when(s.UpdatedAt))
 	}
 	return f
 }

@@ -31,6 +31,7 @@ type operatorModel struct {
 	GrantNewOperator bool       `gorm:"column:grant_new_operator"`
 	GrantRequestedBy string     `gorm:"column:grant_requested_by"`
 	GrantAt          *time.Time `gorm:"column:grant_at"`
+	Language         string     `gorm:"column:language"`
 }
 
 func (operatorModel) TableName() string { return "operators" }
@@ -39,13 +40,13 @@ func operatorRow(o *domain.Operator) operatorModel {
 	s := o.State()
 	return operatorModel{ID: s.ID, Name: s.Name, Role: string(s.Role), PasswordHash: s.PasswordHash, MustChange: s.MustChange,
 		Disabled: s.Disabled, CreatedAt: s.CreatedAt.UTC(), GrantRole: string(s.Grant.Role), GrantNewOperator: s.Grant.NewOperator,
-		GrantRequestedBy: s.Grant.RequestedBy, GrantAt: optTime(s.Grant.At)}
+		GrantRequestedBy: s.Grant.RequestedBy, GrantAt: optTime(s.Grant.At), Language: s.Language}
 }
 
 func (m operatorModel) toDomain() *domain.Operator {
 	return domain.RestoreOperator(domain.OperatorState{ID: m.ID, Name: m.Name, Role: domain.Role(m.Role), PasswordHash: m.PasswordHash,
 		MustChange: m.MustChange, Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC(), Grant: domain.Grant{Role: domain.Role(m.GrantRole),
-			NewOperator: m.GrantNewOperator, RequestedBy: m.GrantRequestedBy, At: fromOptTime(m.GrantAt)}})
+			NewOperator: m.GrantNewOperator, RequestedBy: m.GrantRequestedBy, At: fromOptTime(m.GrantAt)}, Language: m.Language})
 }
 
 type sessionModel struct {
@@ -120,7 +121,7 @@ func (r *OperatorRepository) Update(ctx context.Context, id uuid.UUID, fn func(o
 		}
 		m = operatorRow(o)
 		return interpretError(r.db.conn(ctx).Select("role", "password_hash", "must_change", "disabled", "grant_role", "grant_new_operator",
-			"grant_requested_by", "grant_at").Updates(&m).Error, nil, nil)
+			"grant_requested_by", "grant_at", "language").Updates(&m).Error, nil, nil)
 	})
 }
 
