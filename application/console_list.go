@@ -52,7 +52,7 @@ func listStatuses(kind string) []string {
 	case ports.ListApplications:
 		return names(domain.ApplicationStatuses()...)
 	case ports.ListLoans:
-		return []string{"OPEN", "CLOSED"}
+		return []string{"OPEN", "CLOSED", "WRITTEN_OFF"}
 	case ports.ListTransfers:
 		return names(domain.TransferNew, domain.TransferProcessing, domain.TransferSuccess, domain.TransferFailed, domain.TransferExpired)
 	case ports.ListRepayments:

@@ -203,6 +203,32 @@ func TestConsoleListsAndAdminInChromium(t *testing.T) {
 			t.Errorf("the %s page lacks %q:\n%s", name, c.want, c.page)
 		}
 	}
+	// Every list with every filter it has, as its form sends them: each answers its table (or
+	// says nothing matches) with the filter kept in its form, and links its CSV.
+	today := time.Now().Format(time.DateOnly)
+	for _, q := range []string{
+		"applications?status=COMPLETED&partner=sandbox&from=2020-01-01&to=" + today + "&min=1&max=100000000&order=asc",
+		"loans?status=OPEN&partner=sandbox&from=2020-01-01&to=" + today + "&min=1000&max=5000000&sort=amount&order=desc",
+		"loans?status=OPEN&overdue=1", "loans?status=OPEN&due=30",
+		"transfers?status=SUCCESS&min=1&sort=amount&order=asc",
+		"repayments?status=PAID&from=2020-01-01",
+		"card-orders?status=COMPLETED&partner=sandbox",
+		"cards?status=ACTIVE&to=" + today,
+	} {
+		var form string
+		err := chromedp.Run(ada,
+			chromedp.Navigate(s.admin+"/console/"+q),
+			chromedp.WaitVisible(`//a[.="Export CSV"]`),
+			chromedp.WaitVisible(`//table//a[contains(@href, "/console/")] | //p[.="Nothing matches."]`),
+			chromedp.Value(`form.filter select[name=status]`, &form),
+		)
+		if err != nil {
+			t.Fatalf("the list %s: %v", q, err)
+		}
+		if want := strings.SplitN(strings.SplitN(q, "status=", 2)[1], "&", 2)[0]; form != want {
+			t.Errorf("the list %s keeps status %q in its form, want %q", q, form, want)
+		}
+	}
 	// The sandbox partner's old key keeps working through the overlap.
 	if a := s.call(t, "/microloans/applications/info", map[string]any{"applicationId": "00000000-0000-0000-0000-000000000000"}); a.code() != 1001 {
 		t.Fatalf("the old key during its overlap: %s", a.Raw)

@@ -102,6 +102,10 @@ func TestConsoleMoneyActionsInChromium(t *testing.T) {
 		chromedp.Text(`main`, &page),
 		chromedp.Navigate(s.admin+"/console/ledger?check=1"),
 		chromedp.WaitVisible(`//p[contains(., "The ledger is consistent")]`),
+		chromedp.Navigate(s.admin+"/console/loans?status=WRITTEN_OFF"),
+		chromedp.WaitVisible(`//table//a[@href="`+loanHref+`"]`),
+		chromedp.Navigate(s.admin+"/console/loans?status=OPEN&overdue=1"),
+		chromedp.WaitVisible(`//p[.="Nothing matches."]`), // written off: out of the active portfolio
 	)
 	if err != nil {
 		t.Fatalf("bob, the loan after: %v", err)
