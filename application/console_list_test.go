@@ -64,7 +64,7 @@ func TestAListPageSaysWhetherAnotherFollows(t *testing.T) {
 			if tt.wantNext && p.Next.ID != p.Rows[len(p.Rows)-1].ID {
 				t.Fatal("the next page does not start after the page's last row")
 			}
-			if len(p.Statuses) != 2 || len(p.Partners) != 1 {
+			if len(p.Statuses) != 3 || p.Statuses[2] != "WRITTEN_OFF" || len(p.Partners) != 1 {
 				t.Fatalf("the filter form's choices: %v %v", p.Statuses, p.Partners)
 			}
 		})

@@ -53,14 +53,5 @@ func (h *ProposeLoanActionHandler) Handle(ctx context.Context, who Actor, cmd Pr
 	if _, err := p.ApplyTo(loan, newID(), newID(), h.clock.Now(loan.PartnerID())); err != nil {
 		return uuid.Nil, err
 	}
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := expireStale(ctx, h.proposals, cmd.LoanID, p.ProposedAt); err != nil {
-			return err
-		}
-		if err := h.proposals.Create(ctx, p); err != nil {
-			return err
-		}
-		return h.audit.record(ctx, who, "proposal.create", objectName(p), describe(p))
-	})
-	return p.ID, err
+	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, p)
 }

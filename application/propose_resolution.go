@@ -51,16 +51,22 @@ func (h *ProposeResolutionHandler) Handle(ctx context.Context, who Actor, cmd Pr
 	if err != nil {
 		return uuid.Nil, err
 	}
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := expireStale(ctx, h.proposals, cmd.ObjectID, p.ProposedAt); err != nil {
+	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, p)
+}
+
+// recordProposal stores p as its object's one open proposal (an expired one makes room), in one
+// transaction with its audit line.
+func recordProposal(ctx context.Context, uow ports.UnitOfWork, proposals ports.ProposalRepository, a audit, who Actor,
+	p *domain.Proposal) error {
+	return uow.Do(ctx, func(ctx context.Context) error {
+		if err := expireStale(ctx, proposals, p.ObjectID, p.ProposedAt); err != nil {
 			return err
 		}
-		if err := h.proposals.Create(ctx, p); err != nil {
+		if err := proposals.Create(ctx, p); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "proposal.create", objectName(p), describe(p))
+		return a.record(ctx, who, "proposal.create", objectName(p), describe(p))
 	})
-	return p.ID, err
 }
 
 // expireStale records the object's open proposals past domain.ProposalTTL as EXPIRED, so they no

@@ -692,19 +692,7 @@ func (l *Loan) Restructure(months, holiday int) bool {
 	for j := range n {
 		dates[j], periods[j] = l.items[from+j].date, l.items[from+j].periodDays
 	}
-	due := func(j int, residue int64) (int64, int64) { return charges(l.t, residue, periods[j]) }
-	if from == c { // the current item keeps its closed days' accrual and counts what it paid
-		it := l.items[c]
-		open := rat(int64(it.periodDays - it.closedDays))
-		due = func(j int, residue int64) (int64, int64) {
-			if j > 0 {
-				return charges(l.t, residue, periods[j])
-			}
-			i := roundHalfUp(add(it.accI, mul(mul(rat(residue), open), l.rate)))
-			s := roundHalfUp(add(it.accS, mul(mul(rat(residue), open), l.service)))
-			return i, s - it.paidC
-		}
-	}
+	due := l.relayDue(c, from, periods)
 	withX := func(x int64) []Item {
 		return layout(residue, dates, periods, due, func(j int, c int64) int64 {
 			if j < holiday {
@@ -852,21 +840,7 @@ func (l *Loan) recompute(c int, onDue bool, before []int64, later int64) {
 		it := l.items[from+j]
 		dates[j], periods[j], limits[j] = it.date, it.periodDays, before[from+j]
 	}
-	due := func(j int, residue int64) (int64, int64) { return charges(l.t, residue, periods[j]) }
-	if from == c {
-		// The current item's closed days keep what they accrued: it is due its whole period's
-		// charges on the residue, less what it has paid.
-		it := l.items[c]
-		open := rat(int64(it.periodDays - it.closedDays))
-		due = func(j int, residue int64) (int64, int64) {
-			if j > 0 {
-				return charges(l.t, residue, periods[j])
-			}
-			i := roundHalfUp(add(it.accI, mul(mul(rat(residue), open), l.rate)))
-			s := roundHalfUp(add(it.accS, mul(mul(rat(residue), open), l.service)))
-			return i, s - it.paidC
-		}
-	}
+	due := l.relayDue(c, from, periods)
 	var laid []Item
 	if l.t.Differentiated {
 		// Equal parts from an equal share, no item taking more principal than it had: the
@@ -904,6 +878,27 @@ func (l *Loan) recompute(c int, onDue bool, before []int64, later int64) {
 	}
 	for k := last + 1; k < len(l.items); k++ {
 		l.items[k].principal, l.items[k].paidP, l.items[k].gone = 0, 0, true
+	}
+}
+
+// relayDue is the charges of the items laid out again from item from (periods being theirs),
+// the current item c being from or before it. When the current item takes part, its closed
+// days keep what they accrued: it is due its whole period's charges on the residue, less what
+// it has paid.
+func (l *Loan) relayDue(c, from int, periods []int) chargesFn {
+	due := func(j int, residue int64) (int64, int64) { return charges(l.t, residue, periods[j]) }
+	if from != c {
+		return due
+	}
+	it := l.items[c]
+	open := rat(int64(it.periodDays - it.closedDays))
+	return func(j int, residue int64) (int64, int64) {
+		if j > 0 {
+			return due(j, residue)
+		}
+		i := roundHalfUp(add(it.accI, mul(mul(rat(residue), open), l.rate)))
+		s := roundHalfUp(add(it.accS, mul(mul(rat(residue), open), l.service)))
+		return i, s - it.paidC
 	}
 }
 
