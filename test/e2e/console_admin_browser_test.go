@@ -20,7 +20,8 @@ func clickConfirmed(action string) chromedp.Tasks {
 }
 
 // TestConsoleAdminActionsInChromium walks, in real Chromium, the console's remaining actions
-// with their approvals: reveal a client's data and record the call centre's verification call;
+// with their approvals: reveal a client's data, record the call centre's verification call and
+// resend its event;
 // create a partner, set its webhook, disable and enable it; create an operator whom a second
 // admin approves, lower their role, disable, enable and give them a new one-time password;
 // verify the audit chain. Each is then found in the audit log.
@@ -39,7 +40,13 @@ func TestConsoleAdminActionsInChromium(t *testing.T) {
 	var audit string
 	err := chromedp.Run(ada,
 		firstLogin(s.admin, "ada", adaPW, "ada-long-password-1"),
-		// The client: personal data revealed, the verification call recorded.
+		// The sandbox partner gets a webhook (nobody listens there), so the call's event is delivered, fails
+		// and can be resent.
+		chromedp.Navigate(s.admin+"/console/partners/sandbox"),
+		chromedp.SendKeys(`//form[contains(@action, "/set_webhook")]//input[@name="url"]`, "http://127.0.0.1:9/sandbox-events"),
+		clickConfirmed("/set_webhook"),
+		chromedp.WaitVisible(`//p[contains(., "new signing secret, shown this once")]`),
+		// The client: personal data revealed, the verification call recorded, its event resent.
 		chromedp.Navigate(s.admin+"/console/applications/"+id),
 		chromedp.Click(`//button[contains(., "Reveal personal data")]`),
 		chromedp.WaitVisible(`//p[contains(., "Shown to you and recorded")]`),
@@ -47,6 +54,8 @@ func TestConsoleAdminActionsInChromium(t *testing.T) {
 		chromedp.SendKeys(`//form[contains(@action, "/verify")]//input[@name="note"]`, "called 10:05, the client confirmed the loan"),
 		chromedp.Click(`//button[contains(., "Record the call")]`),
 		chromedp.WaitVisible(`//p[contains(., "The phone verification is completed")]`),
+		chromedp.Click(`//form[contains(@action, "/resend")]//button`),
+		chromedp.WaitVisible(`//p[contains(., "The event will be delivered again now")]`),
 		// A partner: created, its webhook set, disabled and enabled.
 		chromedp.Navigate(s.admin+"/console/partners"),
 		chromedp.SendKeys(`//form[@action="/console/partners"]//input[@name="name"]`, "acme"),
@@ -91,7 +100,7 @@ func TestConsoleAdminActionsInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bea: %v", err)
 	}
-	for _, want := range []string{"application.reveal", "application.complete_verification", "partner.create", "partner.set_webhook",
+	for _, want := range []string{"event.resend", "application.reveal", "application.complete_verification", "partner.create", "partner.set_webhook",
 		"partner.disable", "partner.enable", "operator.create", "operator.grant_approve", "operator.role", "operator.disable",
 		"operator.enable", "operator.reset_password"} {
 		if !strings.Contains(audit, want) {
