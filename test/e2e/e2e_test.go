@@ -63,13 +63,29 @@ const sandboxKey = "e2e-sandbox-key-0123456789"
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		_ = l.Close()
+		// The system hands a closed port out again: never give the same one to two listeners
+		// of this run (a server's API and its console would collide).
+		if !handedOut.addrs[addr] {
+			handedOut.addrs[addr] = true
+			return addr
+		}
 	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
 }
+
+// handedOut are the addresses freeAddr gave this run.
+var handedOut = struct {
+	sync.Mutex
+	addrs map[string]bool
+}{addrs: map[string]bool{}}
 
 // start runs `tiyin serve` on a fresh database of the dialect and waits until it is ready.
 func start(t *testing.T, d store.Dialect, extraEnv ...string) *server {
