@@ -1,0 +1,164 @@
+package domain
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Reconciliation (issue 36) compares, for one business day and one network, the movements
+// tiyin recorded with the ones the other side's statement lists, and names every difference a
+// break. This file is the matching, a pure function of the two sides; running it, keeping the
+// breaks and working them are the application's.
+
+// LineKind is which way a statement line moved money: a credit to a card (a transfer) or a
+// debit of a card (a repayment).
+type LineKind string
+
+// The line kinds.
+const (
+	LineCredit LineKind = "CREDIT"
+	LineDebit  LineKind = "DEBIT"
+)
+
+// LineStatus is how a side says a line ended.
+type LineStatus string
+
+// The line statuses. UNKNOWN is tiyin's for a credit still PROCESSING: it does not know the
+// outcome yet. REVERSED is the network's for a debit it took back.
+const (
+	LineDone     LineStatus = "DONE"
+	LineFailed   LineStatus = "FAILED"
+	LineUnknown  LineStatus = "UNKNOWN"
+	LineReversed LineStatus = "REVERSED"
+)
+
+// StatementLine is one movement as one side recorded it. ID is the id both sides know: the
+// credit's idempotency key ("<transactionId>:CREDIT") or the debit's id.
+type StatementLine struct {
+	ID     string
+	Kind   LineKind
+	Amount int64
+	At     time.Time
+	Status LineStatus
+}
+
+// BreakKind names how the two sides differ.
+type BreakKind string
+
+// The break kinds.
+const (
+	// BreakMissingInTiyin: the network moved money tiyin has no record of.
+	BreakMissingInTiyin BreakKind = "MISSING_IN_TIYIN"
+	// BreakMissingAtNetwork: tiyin recorded a movement the network does not list.
+	BreakMissingAtNetwork BreakKind = "MISSING_AT_NETWORK"
+	// BreakAmountDiffers: both list the movement, with different amounts.
+	BreakAmountDiffers BreakKind = "AMOUNT_DIFFERS"
+	// BreakStatusDiffers: both list it and disagree on how it ended (tiyin does not know,
+	// the network says done; done here, reversed there).
+	BreakStatusDiffers BreakKind = "STATUS_DIFFERS"
+	// BreakDuplicate: the network lists the movement more than once.
+	BreakDuplicate BreakKind = "DUPLICATE"
+)
+
+// Break is one difference: tiyin's line and the network's, either absent for a missing one.
+type Break struct {
+	Kind    BreakKind
+	Ours    *StatementLine
+	Theirs  *StatementLine
+	LineID  string // the line's id, on whichever side has it
+	Matched bool   // Theirs was found by amount and time, its id differing
+}
+
+// MatchWindow is how far apart in time two lines of the same kind and amount may be to match
+// when their ids do not.
+const MatchWindow = 10 * time.Minute
+
+// Reconcile matches tiyin's lines of a day against the network's: by id first, then, for the
+// lines left, by kind, amount and time within MatchWindow (nearest first). It returns how many
+// lines matched cleanly and every break, in a stable order (by id, then kind). A failed
+// movement that the other side does not list is no break: no money moved.
+func Reconcile(ours, theirs []StatementLine) (matched int, breaks []Break) {
+	byID := map[string][]*StatementLine{}
+	for i := range theirs {
+		byID[theirs[i].ID] = append(byID[theirs[i].ID], &theirs[i])
+	}
+	used := map[*StatementLine]bool{}
+	var leftOurs []*StatementLine
+	for i := range ours {
+		o := &ours[i]
+		ts := byID[o.ID]
+		if len(ts) == 0 {
+			leftOurs = append(leftOurs, o)
+			continue
+		}
+		for _, t := range ts {
+			used[t] = true
+		}
+		if len(ts) > 1 {
+			breaks = append(breaks, Break{Kind: BreakDuplicate, Ours: o, Theirs: ts[1], LineID: o.ID})
+		}
+		if b, ok := compareLines(o, ts[0]); ok {
+			breaks = append(breaks, b)
+		} else if len(ts) == 1 {
+			matched++
+		}
+	}
+	var leftTheirs []*StatementLine
+	for i := range theirs {
+		if !used[&theirs[i]] {
+			leftTheirs = append(leftTheirs, &theirs[i])
+		}
+	}
+	// Second pass: the same kind and amount, nearest in time within the window.
+	for _, o := range leftOurs {
+		var best *StatementLine
+		for _, t := range leftTheirs {
+			if used[t] || t.Kind != o.Kind || t.Amount != o.Amount || absDuration(t.At.Sub(o.At)) > MatchWindow {
+				continue
+			}
+			if best == nil || absDuration(t.At.Sub(o.At)) < absDuration(best.At.Sub(o.At)) {
+				best = t
+			}
+		}
+		switch {
+		case best != nil:
+			used[best] = true
+			if b, ok := compareLines(o, best); ok {
+				b.Matched = true
+				breaks = append(breaks, b)
+			} else {
+				matched++
+			}
+		case o.Status != LineFailed:
+			breaks = append(breaks, Break{Kind: BreakMissingAtNetwork, Ours: o, LineID: o.ID})
+		}
+	}
+	for _, t := range leftTheirs {
+		if !used[t] && t.Status != LineFailed {
+			breaks = append(breaks, Break{Kind: BreakMissingInTiyin, Theirs: t, LineID: t.ID})
+		}
+	}
+	slices.SortStableFunc(breaks, func(a, b Break) int {
+		return cmp.Or(cmp.Compare(a.LineID, b.LineID), cmp.Compare(a.Kind, b.Kind))
+	})
+	return matched, breaks
+}
+
+// compareLines is the break between two lines that list the same movement, if they differ.
+func compareLines(o, t *StatementLine) (Break, bool) {
+	switch {
+	case o.Amount != t.Amount:
+		return Break{Kind: BreakAmountDiffers, Ours: o, Theirs: t, LineID: o.ID}, true
+	case o.Status != t.Status:
+		return Break{Kind: BreakStatusDiffers, Ours: o, Theirs: t, LineID: o.ID}, true
+	}
+	return Break{}, false
+}
+
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
