@@ -110,7 +110,10 @@ func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, call Call,
 }
 
 // creditOrder is the network's order to credit the transfer's card; its key is the
-// transfer's, so every run of a confirm and the reconciler ask the same question.
+// transfer's, so every run of a confirm and the reconciler ask the same question. Its time is
+// when the transfer was confirmed (its last change while PROCESSING).
 func creditOrder(t *domain.Transfer) ports.CreditOrder {
-	return ports.CreditOrder{IdempotencyKey: t.ID().String() + ":CREDIT", Token: t.CreditToken(), Amount: t.Amount().Tiyin()}
+	s := t.State()
+	return ports.CreditOrder{IdempotencyKey: t.ID().String() + ":CREDIT", Token: t.CreditToken(), Amount: t.Amount().Tiyin(),
+		Network: s.Network, At: s.UpdatedAt}
 }

@@ -114,7 +114,8 @@ func (h *PayRepaymentHandler) verifyDebit(ctx context.Context, cmd PayRepayment)
 	if err := r.Payable(loan, h.clock.Now(cmd.PartnerID), cmd.Amount); err != nil {
 		return nil, err
 	}
-	debit, err := h.processing.LookupDebit(ctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount})
+	debit, err := h.processing.LookupDebit(ctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount,
+		At: h.clock.Now(cmd.PartnerID)})
 	if err != nil {
 		if errors.Is(err, domain.ErrDebitRejected) {
 			return nil, err

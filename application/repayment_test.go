@@ -81,7 +81,7 @@ func TestPayPostsTheVerifiedDebitInOneTransaction(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	s := d.repayable(t)
-	d.cards.EXPECT().LookupDebit(gomock.Any(), ports.DebitQuery{DebitID: "D-1", Network: domain.NetworkHumo, Amount: 500_000}).
+	d.cards.EXPECT().LookupDebit(gomock.Any(), ports.DebitQuery{DebitID: "D-1", Network: domain.NetworkHumo, Amount: 500_000, At: t0}).
 		Return(domain.Debit{ID: "D-1", Network: domain.NetworkHumo, Amount: 500_000, Succeeded: true}, nil)
 	s.expectPosting(d)
 	v, err := s.pay(d, 500_000, "D-1")

@@ -218,6 +218,10 @@ type CreditOrder struct {
 	IdempotencyKey string
 	Token          string
 	Amount         int64
+	// Network is the card's network, and At when tiyin ordered the credit (its clock): the
+	// statement of that business day lists it.
+	Network domain.Network
+	At      time.Time
 }
 
 // CreditResult is the settled outcome of a credit.
@@ -266,6 +270,19 @@ type Processing interface {
 	// closed; called inside PUT /cards/status before the status changes in tiyin. Setting the
 	// state a card already has must succeed. Any error: code 10, the status is unchanged.
 	SetCardState(ctx context.Context, token string, status domain.CardStatus) error
+	// Statement returns the credits and debits the network recorded on one business day
+	// (Asia/Tashkent) for one network, as it recorded them: a credit's line has the order's
+	// idempotency key as its id, a debit's its debit id; each with its amount, its time and how
+	// it ended (DONE, FAILED, REVERSED). tiyin's reconciliation compares it with its own
+	// (docs/reconciliation.md). It only reads; any error: the day is reconciled later.
+	Statement(ctx context.Context, q StatementQuery) ([]domain.StatementLine, error)
+}
+
+// StatementQuery asks for one network's statement of one business day: Day is a business
+// date (domain.BusinessDate: the Tashkent date, at midnight UTC).
+type StatementQuery struct {
+	Network domain.Network
+	Day     time.Time
 }
 
 // CardQuery names a card to attach.
@@ -350,8 +367,10 @@ type DebitQuery struct {
 	DebitID string
 	Network domain.Network
 	// Amount is what the partner says was debited. A real adapter answers the network's own
-	// figures; the sandbox, which keeps no debits, answers a debit of this amount.
+	// figures; the sandbox answers a debit of this amount.
 	Amount int64
+	// At is when tiyin asks (its clock); the sandbox records the debit then.
+	At time.Time
 }
 
 // Webhook is one event on its way to a partner's webhook.

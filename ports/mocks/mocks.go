@@ -2169,6 +2169,21 @@ func (mr *MockProcessingMockRecorder) SetCardState(ctx, token, status any) *gomo
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SetCardState", reflect.TypeOf((*MockProcessing)(nil).SetCardState), ctx, token, status)
 }
 
+// Statement mocks base method.
+func (m *MockProcessing) Statement(ctx context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Statement", ctx, q)
+	ret0, _ := ret[0].([]domain.StatementLine)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Statement indicates an expected call of Statement.
+func (mr *MockProcessingMockRecorder) Statement(ctx, q any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Statement", reflect.TypeOf((*MockProcessing)(nil).Statement), ctx, q)
+}
+
 // Tokenise mocks base method.
 func (m *MockProcessing) Tokenise(ctx context.Context, ref string) (string, error) {
 	m.ctrl.T.Helper()

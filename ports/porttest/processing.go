@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -103,6 +104,61 @@ func RunProcessing(t *testing.T, newAdapter Constructor[ports.Processing], c Pro
 	t.Run("an unknown debit is domain.ErrDebitRejected", func(t *testing.T) {
 		if _, err := healthy(t, newAdapter).LookupDebit(context.Background(), c.UnknownDebit); !errors.Is(err, domain.ErrDebitRejected) {
 			t.Fatalf("LookupDebit: %v, want domain.ErrDebitRejected", err)
+		}
+	})
+	t.Run("the statement of a day lists its credits and debits, once each, and another day's does not", func(t *testing.T) {
+		p, ctx := healthy(t, newAdapter), context.Background()
+		now := time.Now()
+		req := c.Credit
+		req.IdempotencyKey = key(t, "PREPARE")
+		token, err := p.PrepareCredit(ctx, req)
+		if err != nil {
+			t.Fatalf("PrepareCredit: %v", err)
+		}
+		order := ports.CreditOrder{IdempotencyKey: key(t, "CREDIT"), Token: token, Amount: req.Amount, Network: req.Network, At: now}
+		for range 2 { // a retried order is one line
+			if _, err := p.Credit(ctx, order); err != nil {
+				t.Fatalf("Credit: %v", err)
+			}
+		}
+		debit := c.Debit
+		debit.DebitID, debit.At = debit.DebitID+"-"+key(t, "STATEMENT"), now
+		if _, err := p.LookupDebit(ctx, debit); err != nil {
+			t.Fatalf("LookupDebit: %v", err)
+		}
+		day := domain.BusinessDate(now)
+		found, count := map[string]domain.StatementLine{}, map[string]int{}
+		networks := []domain.Network{req.Network}
+		if debit.Network != req.Network {
+			networks = append(networks, debit.Network)
+		}
+		for _, n := range networks {
+			lines, err := p.Statement(ctx, ports.StatementQuery{Network: n, Day: day})
+			if err != nil {
+				t.Fatalf("Statement: %v", err)
+			}
+			for _, l := range lines {
+				found[l.ID] = l
+				count[l.ID]++
+			}
+		}
+		if count[order.IdempotencyKey] != 1 || count[debit.DebitID] != 1 {
+			t.Fatalf("the statement lists the credit %d times and the debit %d times, want once each", count[order.IdempotencyKey], count[debit.DebitID])
+		}
+		if l, ok := found[order.IdempotencyKey]; !ok || l.Kind != domain.LineCredit || l.Amount != req.Amount || l.Status != domain.LineDone {
+			t.Fatalf("the credit in the statement: %+v (found %t)", l, ok)
+		}
+		if l, ok := found[debit.DebitID]; !ok || l.Kind != domain.LineDebit || l.Status != domain.LineDone {
+			t.Fatalf("the debit in the statement: %+v (found %t)", l, ok)
+		}
+		other, err := p.Statement(ctx, ports.StatementQuery{Network: req.Network, Day: day.AddDate(0, 0, -3)})
+		if err != nil {
+			t.Fatalf("Statement of another day: %v", err)
+		}
+		for _, l := range other {
+			if l.ID == order.IdempotencyKey || l.ID == debit.DebitID {
+				t.Fatalf("another day's statement lists %s", l.ID)
+			}
 		}
 	})
 	faults(t, newAdapter, func(ctx context.Context, p ports.Processing) error {

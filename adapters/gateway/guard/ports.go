@@ -87,6 +87,10 @@ func (p processing) LookupDebit(ctx context.Context, q ports.DebitQuery) (domain
 	return call(ctx, p.g, "processing", "LookupDebit", func(ctx context.Context) (domain.Debit, error) { return p.next.LookupDebit(ctx, q) })
 }
 
+func (p processing) Statement(ctx context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
+	return call(ctx, p.g, "processing", "Statement", func(ctx context.Context) ([]domain.StatementLine, error) { return p.next.Statement(ctx, q) })
+}
+
 func (p processing) LookupCard(ctx context.Context, q ports.CardQuery) (string, error) {
 	return call(ctx, p.g, "processing", "LookupCard", func(ctx context.Context) (string, error) { return p.next.LookupCard(ctx, q) })
 }

@@ -142,7 +142,7 @@ func (p *Processing) PrepareCredit(ctx context.Context, req ports.CreditRequest)
 
 func (p *Processing) credit(ctx context.Context, op string, o ports.CreditOrder) (ports.CreditResult, error) {
 	var out creditResult
-	err := p.c.call(ctx, op, o.IdempotencyKey, true, creditOrder{Token: o.Token, Amount: o.Amount}, &out)
+	err := p.c.call(ctx, op, o.IdempotencyKey, true, creditOrder{Token: o.Token, Amount: o.Amount, Network: o.Network.String(), At: o.At}, &out)
 	return ports.CreditResult{Credited: out.Credited, Reason: out.Reason}, err
 }
 
@@ -159,7 +159,7 @@ func (p *Processing) CreditStatus(ctx context.Context, o ports.CreditOrder) (por
 // LookupDebit implements ports.Processing.
 func (p *Processing) LookupDebit(ctx context.Context, q ports.DebitQuery) (domain.Debit, error) {
 	var out debit
-	if err := p.c.call(ctx, "debits/lookup", "", true, debitQuery{DebitID: q.DebitID, Network: q.Network.String(), Amount: q.Amount}, &out); err != nil {
+	if err := p.c.call(ctx, "debits/lookup", "", true, debitQuery{DebitID: q.DebitID, Network: q.Network.String(), Amount: q.Amount, At: q.At}, &out); err != nil {
 		return domain.Debit{}, err
 	}
 	n, err := domain.ParseNetwork(out.Network)
@@ -167,6 +167,25 @@ func (p *Processing) LookupDebit(ctx context.Context, q ports.DebitQuery) (domai
 		return domain.Debit{}, fmt.Errorf("%w: the debit answered is not the one asked for", ports.ErrGatewayTransient)
 	}
 	return domain.Debit{ID: out.DebitID, Network: n, Amount: out.Amount, Succeeded: out.Succeeded}, nil
+}
+
+// Statement implements ports.Processing. A line the network answers in a form tiyin does not
+// read (an unknown kind or status) fails the call, as a transient error: the day is reconciled
+// later rather than on a statement read wrong.
+func (p *Processing) Statement(ctx context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
+	var out statement
+	if err := p.c.call(ctx, "statements/get", "", true, statementQuery{Network: q.Network.String(), Day: domain.BusinessDate(q.Day).Format(time.DateOnly)}, &out); err != nil {
+		return nil, err
+	}
+	lines := make([]domain.StatementLine, len(out.Lines))
+	for i, l := range out.Lines {
+		kind, status := domain.LineKind(l.Kind), domain.LineStatus(l.Status)
+		if kind != domain.LineCredit && kind != domain.LineDebit || status != domain.LineDone && status != domain.LineFailed && status != domain.LineReversed {
+			return nil, fmt.Errorf("%w: statement line %q is %s %s", ports.ErrGatewayTransient, l.ID, l.Kind, l.Status)
+		}
+		lines[i] = domain.StatementLine{ID: l.ID, Kind: kind, Amount: l.Amount, At: l.At, Status: status}
+	}
+	return lines, nil
 }
 
 // LookupCard implements ports.Processing.

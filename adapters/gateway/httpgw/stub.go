@@ -218,14 +218,26 @@ func (s *Stub) handlers() map[string]handler {
 		})
 		credit := func(f func(context.Context, ports.CreditOrder) (ports.CreditResult, error)) handler {
 			return decode(func(ctx context.Context, in creditOrder, key string) (any, error) {
-				r, err := f(ctx, ports.CreditOrder{IdempotencyKey: key, Token: in.Token, Amount: in.Amount})
+				r, err := f(ctx, ports.CreditOrder{IdempotencyKey: key, Token: in.Token, Amount: in.Amount, Network: network(in.Network), At: in.At})
 				return creditResult{Credited: r.Credited, Reason: r.Reason}, err
 			})
 		}
 		h["credits/execute"], h["credits/status"] = credit(p.Credit), credit(p.CreditStatus)
 		h["debits/lookup"] = decode(func(ctx context.Context, in debitQuery, _ string) (any, error) {
-			d, err := p.LookupDebit(ctx, ports.DebitQuery{DebitID: in.DebitID, Network: network(in.Network), Amount: in.Amount})
+			d, err := p.LookupDebit(ctx, ports.DebitQuery{DebitID: in.DebitID, Network: network(in.Network), Amount: in.Amount, At: in.At})
 			return debit{DebitID: d.ID, Network: d.Network.String(), Amount: d.Amount, Succeeded: d.Succeeded}, err
+		})
+		h["statements/get"] = decode(func(ctx context.Context, in statementQuery, _ string) (any, error) {
+			day, err := time.Parse(time.DateOnly, in.Day)
+			if err != nil {
+				return nil, err
+			}
+			lines, err := p.Statement(ctx, ports.StatementQuery{Network: network(in.Network), Day: day})
+			out := statement{Lines: make([]statementLine, len(lines))}
+			for i, l := range lines {
+				out.Lines[i] = statementLine{ID: l.ID, Kind: string(l.Kind), Amount: l.Amount, At: l.At, Status: string(l.Status)}
+			}
+			return out, err
 		})
 		h["cards/lookup"] = decode(func(ctx context.Context, in cardQuery, _ string) (any, error) {
 			exp, _ := domain.ParseExpiry(in.Expiry, time.Now())

@@ -133,8 +133,10 @@ type tokenBody struct {
 }
 
 type creditOrder struct {
-	Token  string `json:"token"`
-	Amount int64  `json:"amount"`
+	Token   string    `json:"token"`
+	Amount  int64     `json:"amount"`
+	Network string    `json:"network,omitempty"`
+	At      time.Time `json:"at,omitzero"`
 }
 
 type creditResult struct {
@@ -143,9 +145,28 @@ type creditResult struct {
 }
 
 type debitQuery struct {
-	DebitID string `json:"debitId"`
+	DebitID string    `json:"debitId"`
+	Network string    `json:"network"`
+	Amount  int64     `json:"amount"`
+	At      time.Time `json:"at,omitzero"`
+}
+
+// statementQuery asks for a network's lines of a business day (YYYY-MM-DD, Asia/Tashkent).
+type statementQuery struct {
 	Network string `json:"network"`
-	Amount  int64  `json:"amount"`
+	Day     string `json:"day"`
+}
+
+type statementLine struct {
+	ID     string    `json:"id"`
+	Kind   string    `json:"kind"` // CREDIT or DEBIT
+	Amount int64     `json:"amount"`
+	At     time.Time `json:"at"`
+	Status string    `json:"status"` // DONE, FAILED or REVERSED
+}
+
+type statement struct {
+	Lines []statementLine `json:"lines"`
 }
 
 type debit struct {

@@ -23,7 +23,7 @@ const (
 
 // LookupCard implements ports.Processing: cards starting 8600 are UZCARD and 9860 HUMO; any
 // such card with a future expiry is known, registered to the phone given; PANBlocked is blocked.
-func (Processing) LookupCard(_ context.Context, q ports.CardQuery) (string, error) {
+func (*Processing) LookupCard(_ context.Context, q ports.CardQuery) (string, error) {
 	pan := q.PAN.Digits()
 	switch {
 	case networkOf(pan) != q.Network:
@@ -36,7 +36,7 @@ func (Processing) LookupCard(_ context.Context, q ports.CardQuery) (string, erro
 }
 
 // Tokenise implements ports.Processing.
-func (Processing) Tokenise(_ context.Context, ref string) (string, error) {
+func (*Processing) Tokenise(_ context.Context, ref string) (string, error) {
 	if !strings.HasPrefix(ref, "CARD-") {
 		return "", fmt.Errorf("%w: unknown card reference", ports.ErrGatewayFailed)
 	}
@@ -44,7 +44,7 @@ func (Processing) Tokenise(_ context.Context, ref string) (string, error) {
 }
 
 // SetCardState implements ports.Processing; the sandbox network accepts every change.
-func (Processing) SetCardState(context.Context, string, domain.CardStatus) error { return nil }
+func (*Processing) SetCardState(context.Context, string, domain.CardStatus) error { return nil }
 
 // SMSSender is the sandbox SMS gateway: it keeps every message in the outbox.
 type SMSSender struct {
