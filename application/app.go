@@ -72,6 +72,8 @@ type Stores struct {
 	Repayments   ports.RepaymentRepository
 	Cards        ports.CardRepository
 	CardOrders   ports.CardOrderRepository
+	// Reconciliation keeps reconciliation runs and breaks.
+	Reconciliation ports.ReconciliationRepository
 }
 
 // Gateways are the bank's and the networks' systems, and the partners' webhooks.
@@ -170,6 +172,7 @@ type Operations struct {
 	CountUnknownOutcomes *CountUnknownOutcomesHandler
 	CheckLedger          *CheckLedgerHandler
 	PurgeExpired         *PurgeExpiredHandler
+	ReconcileDay         *ReconcileDayHandler
 }
 
 // Sandbox is what only the sandbox offers.
@@ -253,7 +256,7 @@ func New(d Deps, cfg Config) *App {
 			Events: d.Events, Webhooks: gw.Webhooks, Sealer: d.Sealer}),
 		Operations: NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
 			Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
-			Processing: gw.Processing, Cards: cards}, cfg),
+			Processing: gw.Processing, Cards: cards, Reconciliation: st.Reconciliation}, cfg),
 		Sandbox: NewSandbox(SandboxDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Applications: st.Applications,
 			SandboxClock: d.Sandbox.Clock, SMSOutbox: d.Sandbox.SMSOutbox}, cfg),
 		Console: NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console}, cfg),

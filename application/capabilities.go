@@ -145,6 +145,8 @@ type OperationsDeps struct {
 	CoreBanking  ports.CoreBanking
 	Processing   ports.Processing
 	Cards        Cards
+	// Reconciliation may be nil where nothing reconciles (a test's graph).
+	Reconciliation ports.ReconciliationRepository
 }
 
 // NewOperations builds the reconciler, the unknown outcomes' count and the ledger check.
@@ -154,6 +156,7 @@ func NewOperations(d OperationsDeps, cfg Config) Operations {
 			d.Processing, d.CardOrders, d.Cards.ProcessCardOrder, cfg),
 		CountUnknownOutcomes: NewCountUnknownOutcomesHandler(d.Clock, d.Applications, d.Transfers, d.CardOrders),
 		CheckLedger:          NewCheckLedgerHandler(d.Ledger),
+		ReconcileDay:         NewReconcileDayHandler(d.Clock, d.UoW, d.Processing, d.Reconciliation),
 		PurgeExpired:         NewPurgeExpiredHandler(d.UoW, d.Idempotency, d.Events),
 	}
 }

@@ -111,9 +111,10 @@ func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, call Call,
 
 // creditOrder is the network's order to credit the transfer's card; its key is the
 // transfer's, so every run of a confirm and the reconciler ask the same question. Its time is
-// when the transfer was confirmed (its last change while PROCESSING).
+// the transfer's creation, which never changes: both sides file the credit under that
+// business day (docs/reconciliation.md).
 func creditOrder(t *domain.Transfer) ports.CreditOrder {
 	s := t.State()
 	return ports.CreditOrder{IdempotencyKey: t.ID().String() + ":CREDIT", Token: t.CreditToken(), Amount: t.Amount().Tiyin(),
-		Network: s.Network, At: s.UpdatedAt}
+		Network: s.Network, At: s.CreatedAt}
 }

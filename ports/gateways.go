@@ -309,6 +309,16 @@ type SentSMS struct {
 	SentAt time.Time
 }
 
+// NetworkJournal is the sandbox processing network's own record of what it moved: the source
+// of its statements, kept apart from tiyin's transfers and repayments so that the two can
+// disagree (and reconciliation can find where), and shared by every node and command.
+type NetworkJournal interface {
+	// Record keeps a line of the network, once per kind and id.
+	Record(ctx context.Context, network domain.Network, line domain.StatementLine) error
+	// Lines are the network's lines of a business day, in the order they were recorded.
+	Lines(ctx context.Context, q StatementQuery) ([]domain.StatementLine, error)
+}
+
 // SMSOutbox keeps what the sandbox SMS gateway sent, so automated partner tests can read the
 // codes (sandbox only).
 type SMSOutbox interface {

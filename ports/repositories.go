@@ -309,3 +309,27 @@ type EventOutbox interface {
 	// Purge deletes settled events recorded before before; it returns how many went.
 	Purge(ctx context.Context, before time.Time) (int64, error)
 }
+
+// ReconciliationRepository keeps what reconciliation compares and finds (docs/reconciliation.md).
+type ReconciliationRepository interface {
+	// Lines is tiyin's own statement of one business day and network: its credits (transfers
+	// created that day and sent to the network: PROCESSING as UNKNOWN, SUCCESS as DONE,
+	// FAILED), under their order's key "<transactionId>:CREDIT", and its card debits
+	// (repayments paid that day by card), under their debit id.
+	Lines(ctx context.Context, q StatementQuery) ([]domain.StatementLine, error)
+	// Record keeps a run and its breaks, in the caller's unit of work. A break already
+	// recorded for the day and network (the same kind and line) is kept once, however many
+	// runs or nodes find it; it returns how many of breaks were new.
+	Record(ctx context.Context, run ReconciliationRun, breaks []domain.Break) (int, error)
+}
+
+// ReconciliationRun is one comparison of a day and network: how many lines matched, how many
+// breaks it found.
+type ReconciliationRun struct {
+	ID      uuid.UUID
+	Day     time.Time // a business date
+	Network domain.Network
+	At      time.Time
+	Matched int
+	Breaks  int
+}

@@ -75,7 +75,7 @@ func rootCmd(o options) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(o), migrateCmd(o), partnerCmd(o), operatorCmd(o), auditCmd(o), ledgerCmd(o), resealCmd(o), demoCmd(), versionCmd())
+	root.AddCommand(serveCmd(o), migrateCmd(o), partnerCmd(o), operatorCmd(o), auditCmd(o), ledgerCmd(o), reconcileCmd(o), resealCmd(o), demoCmd(), versionCmd())
 	strictUsage(root)
 	return root
 }
@@ -403,6 +403,66 @@ func ledgerCmd(o options) *cobra.Command {
 		},
 	})
 	return cmd
+}
+
+func reconcileCmd(o options) *cobra.Command {
+	var date, network string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "reconcile",
+		Short: "Compare a business day's credits and debits with the processing networks' statements, and record every break",
+		Long: `Reads tiyin's transfers to cards and card repayments of the day (Asia/Tashkent), asks each
+network (UZCARD, HUMO; --network for one) for its statement of the day, matches the lines by id,
+then by amount and time, and records every difference as a break (docs/reconciliation.md). Run it
+again, or on several nodes at once: each break is recorded once.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			day, err := time.Parse(time.DateOnly, date)
+			if err != nil {
+				return fmt.Errorf("--date: give the business day as YYYY-MM-DD (%w)", err)
+			}
+			networks := []domain.Network{domain.NetworkUzcard, domain.NetworkHumo}
+			if network != "" {
+				n, err := domain.ParseNetwork(network)
+				if err != nil {
+					return fmt.Errorf("--network: UZCARD or HUMO, not %q", network)
+				}
+				networks = []domain.Network{n}
+			}
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				out := map[string]application.ReconcileResult{}
+				for _, n := range networks {
+					r, err := in.app.Operations.ReconcileDay.Handle(ctx, application.ReconcileDay{Day: day, Network: n})
+					if err != nil {
+						return fmt.Errorf("%s: %w", n, err)
+					}
+					out[n.String()] = r
+					if !asJSON {
+						fmt.Printf("%s %s: tiyin %d lines, network %d, matched %d, breaks %d (%d new) %v\n", date, n, r.Ours, r.Theirs,
+							r.Matched, sum(r.Breaks), r.New, r.Breaks)
+					}
+				}
+				if asJSON {
+					return json.NewEncoder(os.Stdout).Encode(out)
+				}
+				return nil
+			})
+		},
+	}
+	c.Flags().StringVar(&date, "date", "", "the business day, YYYY-MM-DD (Asia/Tashkent)")
+	c.Flags().StringVar(&network, "network", "", "UZCARD or HUMO (both when not given)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print each network's result as JSON")
+	_ = c.MarkFlagRequired("date")
+	return c
+}
+
+// sum is the number of breaks of every kind.
+func sum(m map[domain.BreakKind]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 func resealCmd(o options) *cobra.Command {

@@ -131,7 +131,7 @@ func gatewaysModule(gs []gateway, scoringPercent domain.Percent) fx.Option {
 		fx.Module("core_banking", choose("core_banking", fx.Annotate(httpgw.NewCoreBanking, fx.As(new(ports.CoreBanking))),
 			fx.Annotate(sandbox.NewCoreBanking, fx.As(new(ports.CoreBanking))))),
 		fx.Module("processing", choose("processing", fx.Annotate(httpgw.NewProcessing, fx.As(new(ports.Processing))),
-			fx.Annotate(sandbox.NewProcessing, fx.As(new(ports.Processing))))),
+			fx.Annotate(sandbox.NewProcessingWith, fx.As(new(ports.Processing))))),
 		fx.Module("sms", choose("sms", fx.Annotate(httpgw.NewSMSSender, fx.As(new(ports.SMSSender))),
 			fx.Annotate(sandbox.NewSMSSender, fx.As(new(ports.SMSSender))))),
 		fx.Module("card_issuer", choose("card_issuer", fx.Annotate(httpgw.NewCardIssuer, fx.As(new(ports.CardIssuer))),

@@ -37,7 +37,7 @@ var appModule = fx.Options(
 		return application.NewOperations(application.OperationsDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
 			Events: in.Events, Queue: in.Queue,
 			Applications: in.Applications, Loans: in.Loans, Ledger: in.Ledger, Transfers: in.Transfers, CardOrders: in.CardOrders,
-			CoreBanking: in.CoreBanking, Processing: in.Processing, Cards: in.Cards}, cfg)
+			CoreBanking: in.CoreBanking, Processing: in.Processing, Cards: in.Cards, Reconciliation: in.Reconciliation}, cfg)
 	})),
 	fx.Module("sandbox", fx.Provide(func(in sandboxIn, cfg application.Config) application.Sandbox {
 		return application.NewSandbox(application.SandboxDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
@@ -133,6 +133,8 @@ type operationsIn struct {
 	CoreBanking  ports.CoreBanking
 	Processing   ports.Processing
 	Cards        application.Cards
+	// Reconciliation is the store's.
+	Reconciliation ports.ReconciliationRepository
 }
 
 type sandboxIn struct {

@@ -27,6 +27,8 @@ var Module = fx.Module("store",
 		fx.Annotate(NewAuditLog, fx.As(new(ports.AuditLog))),
 		fx.Annotate(NewProposalRepository, fx.As(new(ports.ProposalRepository))),
 		fx.Annotate(NewBackOffice, fx.As(new(ports.BackOffice))),
+		fx.Annotate(NewReconciliationRepository, fx.As(new(ports.ReconciliationRepository))),
+		fx.Annotate(NewNetworkJournal, fx.As(new(ports.NetworkJournal))),
 	),
 )
 

@@ -30,13 +30,20 @@ func networkOf(pan string) domain.Network {
 
 // Processing is the sandbox UZCARD/HUMO processing. Credit tokens carry the outcome the card
 // will get, so credits and their status stay deterministic across restarts and nodes. Its
-// journal of credits and debits, the source of its statements, is its own and not tiyin's
-// database, so the two can disagree: it lives in this process's memory, so a restart, or
-// another node, starts an empty one (docs/reconciliation.md).
-type Processing struct{ journal *journal }
+// journal of what it credited and debited, the source of its statements, is its own: not
+// tiyin's transfers and repayments, so the two can disagree (docs/reconciliation.md).
+type Processing struct{ journal ports.NetworkJournal }
 
-// NewProcessing returns the sandbox processing.
-func NewProcessing() *Processing { return &Processing{journal: &journal{seen: map[string]bool{}}} }
+// NewProcessing returns the sandbox processing with a journal in this process's memory (for
+// tests; a server keeps it in the database: NewProcessingWith).
+func NewProcessing() *Processing {
+	return &Processing{journal: &memoryJournal{seen: map[string]bool{}}}
+}
+
+// NewProcessingWith returns the sandbox processing keeping its journal in journal.
+func NewProcessingWith(journal ports.NetworkJournal) *Processing {
+	return &Processing{journal: journal}
+}
 
 const failMark = "F"
 
@@ -63,20 +70,27 @@ func (p *Processing) Credit(ctx context.Context, order ports.CreditOrder) (ports
 		if !res.Credited {
 			status = domain.LineFailed
 		}
-		p.journal.record(order.Network, domain.StatementLine{ID: order.IdempotencyKey, Kind: domain.LineCredit,
+		err = p.record(ctx, order.Network, domain.StatementLine{ID: order.IdempotencyKey, Kind: domain.LineCredit,
 			Amount: order.Amount, At: order.At, Status: status})
 	}
 	return res, err
 }
 
-// Statement implements ports.Processing: the journal's lines of the day and network, in the
-// order they were recorded.
-func (p *Processing) Statement(_ context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
-	return p.journal.statement(q), nil
+// Statement implements ports.Processing: the journal's lines of the day and network.
+func (p *Processing) Statement(ctx context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
+	return p.journal.Lines(ctx, q)
 }
 
-// journal is the sandbox network's own record of what it moved.
-type journal struct {
+// record keeps a line in the journal; a line whose time is unset gets now.
+func (p *Processing) record(ctx context.Context, network domain.Network, l domain.StatementLine) error {
+	if l.At.IsZero() {
+		l.At = time.Now()
+	}
+	return p.journal.Record(ctx, network, l)
+}
+
+// memoryJournal is a journal in this process's memory: for tests, where no database is.
+type memoryJournal struct {
 	mu    sync.Mutex
 	lines []journalLine
 	seen  map[string]bool // kind and id of each line: the same order recorded once
@@ -87,19 +101,19 @@ type journalLine struct {
 	line    domain.StatementLine
 }
 
-func (j *journal) record(network domain.Network, l domain.StatementLine) {
-	if l.At.IsZero() {
-		l.At = time.Now()
-	}
+// Record implements ports.NetworkJournal.
+func (j *memoryJournal) Record(_ context.Context, network domain.Network, l domain.StatementLine) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if key := string(l.Kind) + " " + l.ID; !j.seen[key] {
 		j.seen[key] = true
 		j.lines = append(j.lines, journalLine{network: network, line: l})
 	}
+	return nil
 }
 
-func (j *journal) statement(q ports.StatementQuery) []domain.StatementLine {
+// Lines implements ports.NetworkJournal.
+func (j *memoryJournal) Lines(_ context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	out := []domain.StatementLine{}
@@ -108,7 +122,7 @@ func (j *journal) statement(q ports.StatementQuery) []domain.StatementLine {
 			out = append(out, l.line)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // CreditStatus implements ports.Processing.

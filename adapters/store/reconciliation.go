@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm/clause"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// ReconciliationRepository implements ports.ReconciliationRepository.
+type ReconciliationRepository struct{ db *DB }
+
+// NewReconciliationRepository returns the repository on db.
+func NewReconciliationRepository(db *DB) *ReconciliationRepository {
+	return &ReconciliationRepository{db: db}
+}
+
+// dayBounds is a business date's first instant and the next day's, in UTC.
+func dayBounds(day time.Time) (time.Time, time.Time) {
+	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, domain.Tashkent).UTC()
+	return start, start.AddDate(0, 0, 1)
+}
+
+// Lines implements ports.ReconciliationRepository: two statements, each on its table's time.
+func (r *ReconciliationRepository) Lines(ctx context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
+	from, to := dayBounds(q.Day)
+	var credits []struct {
+		ID        uuid.UUID
+		Amount    int64
+		Status    string
+		CreatedAt time.Time
+	}
+	err := r.db.conn(ctx).Table("transfers").Select("id, amount, status, created_at").
+		Where("network = ? AND status IN ? AND created_at >= ? AND created_at < ?", q.Network.String(),
+			[]string{domain.TransferProcessing.String(), domain.TransferSuccess.String(), domain.TransferFailed.String()}, from, to).
+		Order("created_at, id").Scan(&credits).Error
+	if err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	var debits []struct {
+		DebitID string
+		Amount  int64
+		PaidAt  time.Time
+	}
+	err = r.db.conn(ctx).Table("repayments").Select("debit_id, amount, paid_at").
+		Where("channel = ? AND network = ? AND paid_at >= ? AND paid_at < ?", domain.ChannelCard.String(), q.Network.String(), from, to).
+		Order("paid_at, id").Scan(&debits).Error
+	if err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]domain.StatementLine, 0, len(credits)+len(debits))
+	for _, c := range credits {
+		status := domain.LineUnknown
+		switch c.Status {
+		case domain.TransferSuccess.String():
+			status = domain.LineDone
+		case domain.TransferFailed.String():
+			status = domain.LineFailed
+		}
+		out = append(out, domain.StatementLine{ID: c.ID.String() + ":CREDIT", Kind: domain.LineCredit, Amount: c.Amount,
+			At: c.CreatedAt.UTC(), Status: status})
+	}
+	for _, d := range debits {
+		out = append(out, domain.StatementLine{ID: d.DebitID, Kind: domain.LineDebit, Amount: d.Amount, At: d.PaidAt.UTC(),
+			Status: domain.LineDone})
+	}
+	return out, nil
+}
+
+type reconciliationRunModel struct {
+	ID      uuid.UUID `gorm:"column:id;primaryKey"`
+	Day     time.Time `gorm:"column:day"`
+	Network string    `gorm:"column:network"`
+	At      time.Time `gorm:"column:at"`
+	Matched int       `gorm:"column:matched"`
+	Breaks  int       `gorm:"column:breaks"`
+}
+
+func (reconciliationRunModel) TableName() string { return "reconciliation_runs" }
+
+type reconciliationBreakModel struct {
+	ID          uuid.UUID  `gorm:"column:id;primaryKey"`
+	Day         time.Time  `gorm:"column:day"`
+	Network     string     `gorm:"column:network"`
+	Kind        string     `gorm:"column:kind"`
+	LineID      string     `gorm:"column:line_id"`
+	OurAmount   *int64     `gorm:"column:our_amount"`
+	OurStatus   *string    `gorm:"column:our_status"`
+	OurAt       *time.Time `gorm:"column:our_at"`
+	TheirAmount *int64     `gorm:"column:their_amount"`
+	TheirStatus *string    `gorm:"column:their_status"`
+	TheirAt     *time.Time `gorm:"column:their_at"`
+	Status      string     `gorm:"column:status"`
+	FoundAt     time.Time  `gorm:"column:found_at"`
+	RunID       uuid.UUID  `gorm:"column:run_id"`
+}
+
+func (reconciliationBreakModel) TableName() string { return "reconciliation_breaks" }
+
+// side is one side's line as the break's columns.
+func side(l *domain.StatementLine) (*int64, *string, *time.Time) {
+	if l == nil {
+		return nil, nil, nil
+	}
+	amount, status, at := l.Amount, string(l.Status), l.At.UTC()
+	return &amount, &status, &at
+}
+
+// Record implements ports.ReconciliationRepository: the run, then its breaks, each inserted
+// unless its day, network, kind and line are recorded already (a unique index decides, so two
+// nodes running the same day at once record it once).
+func (r *ReconciliationRepository) Record(ctx context.Context, run ports.ReconciliationRun, breaks []domain.Break) (int, error) {
+	day := domain.BusinessDate(run.Day)
+	m := reconciliationRunModel{ID: run.ID, Day: day, Network: run.Network.String(), At: run.At.UTC(), Matched: run.Matched, Breaks: run.Breaks}
+	if err := r.db.conn(ctx).Create(&m).Error; err != nil {
+		return 0, interpretError(err, nil, nil)
+	}
+	added := 0
+	for _, b := range breaks {
+		row := reconciliationBreakModel{ID: uuid.Must(uuid.NewV7()), Day: day, Network: m.Network, Kind: string(b.Kind), LineID: b.LineID,
+			Status: "OPEN", FoundAt: m.At, RunID: run.ID}
+		row.OurAmount, row.OurStatus, row.OurAt = side(b.Ours)
+		row.TheirAmount, row.TheirStatus, row.TheirAt = side(b.Theirs)
+		res := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
+		if err := interpretError(res.Error, nil, nil); err != nil {
+			return added, err
+		}
+		added += int(res.RowsAffected)
+	}
+	return added, nil
+}

@@ -1,0 +1,105 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// tiyin's lines of a day are its transfers sent to the network that day and its card debits
+// paid that day, nothing of another day or network; breaks are recorded once however many
+// runs find them.
+func TestReconciliationLinesAndBreaksOnce(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		rec := store.NewReconciliationRepository(s.db)
+		l := s.fundedLoan(t, 1_000_000)
+		transfer := func(network domain.Network, amount int64, processing bool) uuid.UUID {
+			tr := domain.NewTransfer(domain.NewTransferParams{ID: uuid.New(), PartnerID: s.partner.ID, ApplicationID: l.ApplicationID(),
+				LoanID: l.ID(), ExternalID: uuid.New(), MaskedPAN: "860012******9012", Network: network, CardHolder: "AZIZ KARIMOV",
+				Amount: domain.Amount(amount), CreditToken: "CT", Now: t0})
+			if err := s.transfers.Create(ctx, tr); err != nil {
+				t.Fatal(err)
+			}
+			if processing {
+				if err := s.transfers.Update(ctx, tr.ID(), func(x *domain.Transfer) error { return x.StartProcessing(t0) }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return tr.ID()
+		}
+		sent := transfer(domain.NetworkUzcard, 100, true)
+		transfer(domain.NetworkUzcard, 200, false) // never confirmed: nothing went to the network
+		transfer(domain.NetworkHumo, 300, true)    // another network
+		r := s.check(t, l.ID())
+		if err := s.pay(r.ID(), 5_000, "DBT-7"); err != nil {
+			t.Fatal(err)
+		}
+		day := domain.BusinessDate(t0)
+		lines, err := rec.Lines(ctx, ports.StatementQuery{Network: domain.NetworkUzcard, Day: day})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]domain.StatementLine{
+			sent.String() + ":CREDIT": {ID: sent.String() + ":CREDIT", Kind: domain.LineCredit, Amount: 100, Status: domain.LineUnknown},
+			"DBT-7":                   {ID: "DBT-7", Kind: domain.LineDebit, Amount: 5_000, Status: domain.LineDone},
+		}
+		if len(lines) != len(want) {
+			t.Fatalf("lines %+v, want %d", lines, len(want))
+		}
+		for _, got := range lines {
+			w := want[got.ID]
+			if got.Kind != w.Kind || got.Amount != w.Amount || got.Status != w.Status || domain.BusinessDate(got.At) != day {
+				t.Fatalf("line %+v, want %+v on %s", got, w, day)
+			}
+		}
+		if other, err := rec.Lines(ctx, ports.StatementQuery{Network: domain.NetworkUzcard, Day: day.AddDate(0, 0, 1)}); err != nil || len(other) != 0 {
+			t.Fatalf("the next day's lines: %+v, %v", other, err)
+		}
+		_, breaks := domain.Reconcile(lines, nil)
+		for run := range 2 {
+			var added int
+			err := s.uow.Do(ctx, func(ctx context.Context) error {
+				added, err = rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: day, Network: domain.NetworkUzcard, At: t0,
+					Breaks: len(breaks)}, breaks)
+				return err
+			})
+			if wantAdded := []int{len(breaks), 0}[run]; err != nil || added != wantAdded {
+				t.Fatalf("run %d recorded %d new breaks (%v), want %d", run+1, added, err, wantAdded)
+			}
+		}
+	})
+}
+
+// The sandbox network's journal keeps a line once, and answers a day's lines of a network.
+func TestNetworkJournalKeepsEachLineOnce(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		j := store.NewNetworkJournal(s.db)
+		credit := domain.StatementLine{ID: "t1:CREDIT", Kind: domain.LineCredit, Amount: 100, At: t0, Status: domain.LineDone}
+		debit := domain.StatementLine{ID: "D-1", Kind: domain.LineDebit, Amount: 7, At: t0, Status: domain.LineDone}
+		for _, l := range []domain.StatementLine{credit, credit, debit} {
+			if err := j.Record(ctx, domain.NetworkUzcard, l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := j.Record(ctx, domain.NetworkHumo, domain.StatementLine{ID: "t2:CREDIT", Kind: domain.LineCredit, Amount: 5, At: t0,
+			Status: domain.LineDone}); err != nil {
+			t.Fatal(err)
+		}
+		lines, err := j.Lines(ctx, ports.StatementQuery{Network: domain.NetworkUzcard, Day: domain.BusinessDate(t0)})
+		if err != nil || len(lines) != 2 || lines[0] != credit || lines[1] != debit {
+			t.Fatalf("the day's UZCARD lines: %+v, %v", lines, err)
+		}
+		if next, err := j.Lines(ctx, ports.StatementQuery{Network: domain.NetworkUzcard, Day: domain.BusinessDate(t0).AddDate(0, 0, 1)}); err != nil || len(next) != 0 {
+			t.Fatalf("the next day's lines: %+v, %v", next, err)
+		}
+	})
+}

@@ -1,0 +1,68 @@
+package application
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// ReconcileDay compares one business day's movements on one network with the network's own
+// statement (docs/reconciliation.md).
+type ReconcileDay struct {
+	Day     time.Time // a business date
+	Network domain.Network
+}
+
+// ReconcileResult is a run's outcome: tiyin's and the network's line counts, the lines that
+// matched, the breaks found (by kind), and how many of them no earlier run had recorded.
+type ReconcileResult struct {
+	Ours, Theirs, Matched int
+	Breaks                map[domain.BreakKind]int
+	New                   int
+}
+
+// ReconcileDayHandler runs a day's reconciliation: it reads tiyin's lines, asks the network
+// for its statement (outside any transaction), matches them (domain.Reconcile) and records the
+// run and its breaks in one transaction. Running a day again, or on two nodes at once, records
+// each break once.
+type ReconcileDayHandler struct {
+	clock          ports.Clock
+	uow            ports.UnitOfWork
+	processing     ports.Processing
+	reconciliation ports.ReconciliationRepository
+}
+
+// NewReconcileDayHandler returns the handler on the ports it uses.
+func NewReconcileDayHandler(clock ports.Clock, uow ports.UnitOfWork, processing ports.Processing,
+	reconciliation ports.ReconciliationRepository) *ReconcileDayHandler {
+	return &ReconcileDayHandler{clock: clock, uow: uow, processing: processing, reconciliation: reconciliation}
+}
+
+// Handle reconciles the day and network.
+func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (ReconcileResult, error) {
+	q := ports.StatementQuery{Network: cmd.Network, Day: domain.BusinessDate(cmd.Day)}
+	ours, err := h.reconciliation.Lines(ctx, q)
+	if err != nil {
+		return ReconcileResult{}, err
+	}
+	theirs, err := h.processing.Statement(ctx, q)
+	if err != nil {
+		return ReconcileResult{}, gatewayError(err)
+	}
+	matched, breaks := domain.Reconcile(ours, theirs)
+	res := ReconcileResult{Ours: len(ours), Theirs: len(theirs), Matched: matched, Breaks: map[domain.BreakKind]int{}}
+	for _, b := range breaks {
+		res.Breaks[b.Kind]++
+	}
+	run := ports.ReconciliationRun{ID: newID(), Day: q.Day, Network: cmd.Network, At: h.clock.Now(uuid.Nil),
+		Matched: matched, Breaks: len(breaks)}
+	err = h.uow.Do(ctx, func(ctx context.Context) error {
+		res.New, err = h.reconciliation.Record(ctx, run, breaks)
+		return err
+	})
+	return res, err
+}
