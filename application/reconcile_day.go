@@ -23,6 +23,8 @@ type ReconcileResult struct {
 	Ours, Theirs, Matched int
 	Breaks                map[domain.BreakKind]int
 	New                   int
+	// Found is every break of this run, as "KIND line-id".
+	Found []string
 }
 
 // ReconcileDayHandler runs a day's reconciliation: it reads tiyin's lines, asks the network
@@ -57,6 +59,7 @@ func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (Rec
 	res := ReconcileResult{Ours: len(ours), Theirs: len(theirs), Matched: matched, Breaks: map[domain.BreakKind]int{}}
 	for _, b := range breaks {
 		res.Breaks[b.Kind]++
+		res.Found = append(res.Found, string(b.Kind)+" "+b.LineID)
 	}
 	run := ports.ReconciliationRun{ID: newID(), Day: q.Day, Network: cmd.Network, At: h.clock.Now(uuid.Nil),
 		Matched: matched, Breaks: len(breaks)}

@@ -313,8 +313,9 @@ type SentSMS struct {
 // of its statements, kept apart from tiyin's transfers and repayments so that the two can
 // disagree (and reconciliation can find where), and shared by every node and command.
 type NetworkJournal interface {
-	// Record keeps a line of the network, once per kind and id.
-	Record(ctx context.Context, network domain.Network, line domain.StatementLine) error
+	// Record keeps a line of the network, once per kind, id and copy: copy is 0, or 1 for the
+	// second record of a movement the network made twice (a sandbox fault).
+	Record(ctx context.Context, network domain.Network, line domain.StatementLine, copy int) error
 	// Lines are the network's lines of a business day, in the order they were recorded.
 	Lines(ctx context.Context, q StatementQuery) ([]domain.StatementLine, error)
 }

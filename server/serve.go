@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/tiyin/tiyin/adapters/gateway/guard"
+	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
 	httpadapter "github.com/tiyin/tiyin/adapters/http"
 	"github.com/tiyin/tiyin/adapters/jobs"
 	"github.com/tiyin/tiyin/adapters/observe"
@@ -98,6 +99,7 @@ func graph(cfg config, log *zap.Logger) fx.Option {
 			func(c config) httpadapter.Config {
 				return httpadapter.Config{Sandbox: c.Sandbox, RateLimit: c.RateLimit}
 			},
+			func(c config) sandbox.Faults { return c.SandboxFaults }, // the sandbox network's journal faults
 			func(c config) guard.Config {
 				g := guard.Config{Timeout: c.GatewayTimeout}
 				if c.SandboxFaults.Active() {

@@ -22,6 +22,7 @@ type networkJournalModel struct {
 	Seq     int64     `gorm:"column:seq;primaryKey;autoIncrement"`
 	Kind    string    `gorm:"column:kind"`
 	LineID  string    `gorm:"column:line_id"`
+	Copy    int       `gorm:"column:copy"`
 	Network string    `gorm:"column:network"`
 	Amount  int64     `gorm:"column:amount"`
 	At      time.Time `gorm:"column:at"`
@@ -30,10 +31,10 @@ type networkJournalModel struct {
 
 func (networkJournalModel) TableName() string { return "sandbox_network_journal" }
 
-// Record implements ports.NetworkJournal: a line already kept (its kind and id) is not kept
-// again.
-func (j *NetworkJournal) Record(ctx context.Context, network domain.Network, l domain.StatementLine) error {
-	m := networkJournalModel{Kind: string(l.Kind), LineID: l.ID, Network: network.String(), Amount: l.Amount, At: l.At.UTC(),
+// Record implements ports.NetworkJournal: a line already kept (its kind, id and copy) is not
+// kept again.
+func (j *NetworkJournal) Record(ctx context.Context, network domain.Network, l domain.StatementLine, copy int) error {
+	m := networkJournalModel{Kind: string(l.Kind), LineID: l.ID, Copy: copy, Network: network.String(), Amount: l.Amount, At: l.At.UTC(),
 		Status: string(l.Status)}
 	err := j.db.Gorm.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&m).Error
 	return interpretError(err, nil, nil)

@@ -86,12 +86,12 @@ func TestNetworkJournalKeepsEachLineOnce(t *testing.T) {
 		credit := domain.StatementLine{ID: "t1:CREDIT", Kind: domain.LineCredit, Amount: 100, At: t0, Status: domain.LineDone}
 		debit := domain.StatementLine{ID: "D-1", Kind: domain.LineDebit, Amount: 7, At: t0, Status: domain.LineDone}
 		for _, l := range []domain.StatementLine{credit, credit, debit} {
-			if err := j.Record(ctx, domain.NetworkUzcard, l); err != nil {
+			if err := j.Record(ctx, domain.NetworkUzcard, l, 0); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if err := j.Record(ctx, domain.NetworkHumo, domain.StatementLine{ID: "t2:CREDIT", Kind: domain.LineCredit, Amount: 5, At: t0,
-			Status: domain.LineDone}); err != nil {
+			Status: domain.LineDone}, 0); err != nil {
 			t.Fatal(err)
 		}
 		lines, err := j.Lines(ctx, ports.StatementQuery{Network: domain.NetworkUzcard, Day: domain.BusinessDate(t0)})

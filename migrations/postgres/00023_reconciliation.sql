@@ -36,12 +36,13 @@ CREATE TABLE sandbox_network_journal (
     seq      bigserial PRIMARY KEY,
     kind     text NOT NULL,
     line_id  text NOT NULL,
+    copy     integer NOT NULL DEFAULT 0,
     network  text NOT NULL,
     amount   bigint NOT NULL,
     at       timestamptz NOT NULL,
     status   text NOT NULL
 );
-CREATE UNIQUE INDEX sandbox_network_journal_line_key ON sandbox_network_journal (kind, line_id);
+CREATE UNIQUE INDEX sandbox_network_journal_line_key ON sandbox_network_journal (kind, line_id, copy);
 CREATE INDEX sandbox_network_journal_day_idx ON sandbox_network_journal (network, at);
 
 -- +goose Down

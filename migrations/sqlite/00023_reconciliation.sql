@@ -36,12 +36,13 @@ CREATE TABLE sandbox_network_journal (
     seq      INTEGER PRIMARY KEY AUTOINCREMENT,
     kind     TEXT NOT NULL,
     line_id  TEXT NOT NULL,
+    copy     INTEGER NOT NULL DEFAULT 0,
     network  TEXT NOT NULL,
     amount   INTEGER NOT NULL,
     at       DATETIME NOT NULL,
     status   TEXT NOT NULL
 );
-CREATE UNIQUE INDEX sandbox_network_journal_line_key ON sandbox_network_journal (kind, line_id);
+CREATE UNIQUE INDEX sandbox_network_journal_line_key ON sandbox_network_journal (kind, line_id, copy);
 CREATE INDEX sandbox_network_journal_day_idx ON sandbox_network_journal (network, at);
 
 -- +goose Down

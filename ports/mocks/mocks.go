@@ -1968,17 +1968,17 @@ func (mr *MockNetworkJournalMockRecorder) Lines(ctx, q any) *gomock.Call {
 }
 
 // Record mocks base method.
-func (m *MockNetworkJournal) Record(ctx context.Context, network domain.Network, line domain.StatementLine) error {
+func (m *MockNetworkJournal) Record(ctx context.Context, network domain.Network, line domain.StatementLine, copy int) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Record", ctx, network, line)
+	ret := m.ctrl.Call(m, "Record", ctx, network, line, copy)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // Record indicates an expected call of Record.
-func (mr *MockNetworkJournalMockRecorder) Record(ctx, network, line any) *gomock.Call {
+func (mr *MockNetworkJournalMockRecorder) Record(ctx, network, line, copy any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Record", reflect.TypeOf((*MockNetworkJournal)(nil).Record), ctx, network, line)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Record", reflect.TypeOf((*MockNetworkJournal)(nil).Record), ctx, network, line, copy)
 }
 
 // MockScoring is a mock of Scoring interface.

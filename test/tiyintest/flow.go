@@ -18,7 +18,9 @@ type Caller interface {
 // Outcome is how one flow ended.
 type Outcome struct {
 	App, LoanID, TransferStatus, Repayment, Card string
-	Err                                          error
+	// TransactionID is the transfer's, DebitID the repayment's card debit.
+	TransactionID, DebitID string
+	Err                    error
 }
 
 // Digits is n random decimal digits.
@@ -80,6 +82,7 @@ func Flow(c Caller, poll time.Duration) (o Outcome) {
 	if err != nil || code != 0 {
 		return fail("transfer: %d %v", code, err)
 	}
+	o.TransactionID, _ = r["transactionId"].(string)
 	ref := map[string]any{"externalId": ext, "transactionId": r["transactionId"]}
 	if _, code, err = c.Call("/transfers/account-to-card/confirm", ref, true); err != nil || (code != 0 && code != 1016) {
 		return fail("confirm: %d %v", code, err)
@@ -102,8 +105,9 @@ func Flow(c Caller, poll time.Duration) (o Outcome) {
 	if err != nil || code != 0 {
 		return fail("check: %d %v", code, err)
 	}
+	o.DebitID = "DBT-" + uuid.NewString()
 	r, code, err = c.Call("/repayment/loans/pay", map[string]any{"loanId": o.LoanID, "paymentType": "EARLY", "requestId": chk["requestId"],
-		"debitId": "DBT-" + uuid.NewString(), "amount": 10_000_000, "processingType": "UZCARD"}, true)
+		"debitId": o.DebitID, "amount": 10_000_000, "processingType": "UZCARD"}, true)
 	if err != nil || code != 0 {
 		return fail("pay: %d %v", code, err)
 	}

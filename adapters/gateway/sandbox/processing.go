@@ -32,7 +32,10 @@ func networkOf(pan string) domain.Network {
 // will get, so credits and their status stay deterministic across restarts and nodes. Its
 // journal of what it credited and debited, the source of its statements, is its own: not
 // tiyin's transfers and repayments, so the two can disagree (docs/reconciliation.md).
-type Processing struct{ journal ports.NetworkJournal }
+type Processing struct {
+	journal ports.NetworkJournal
+	faults  Faults // the journal's (Faults.JournalFault)
+}
 
 // NewProcessing returns the sandbox processing with a journal in this process's memory (for
 // tests; a server keeps it in the database: NewProcessingWith).
@@ -40,9 +43,10 @@ func NewProcessing() *Processing {
 	return &Processing{journal: &memoryJournal{seen: map[string]bool{}}}
 }
 
-// NewProcessingWith returns the sandbox processing keeping its journal in journal.
-func NewProcessingWith(journal ports.NetworkJournal) *Processing {
-	return &Processing{journal: journal}
+// NewProcessingWith returns the sandbox processing keeping its journal in journal, which
+// takes faults' journal faults.
+func NewProcessingWith(journal ports.NetworkJournal, faults Faults) *Processing {
+	return &Processing{journal: journal, faults: faults}
 }
 
 const failMark = "F"
@@ -81,12 +85,25 @@ func (p *Processing) Statement(ctx context.Context, q ports.StatementQuery) ([]d
 	return p.journal.Lines(ctx, q)
 }
 
-// record keeps a line in the journal; a line whose time is unset gets now.
+// record keeps a line in the journal as its fault says (none, lost, twice, one tiyin more,
+// reversed); a line whose time is unset gets now.
 func (p *Processing) record(ctx context.Context, network domain.Network, l domain.StatementLine) error {
 	if l.At.IsZero() {
 		l.At = time.Now()
 	}
-	return p.journal.Record(ctx, network, l)
+	switch p.faults.JournalFault(l.Kind, l.ID) {
+	case FaultLostCredit:
+		return nil
+	case FaultDoubleCredit:
+		if err := p.journal.Record(ctx, network, l, 1); err != nil {
+			return err
+		}
+	case FaultAmountDrift:
+		l.Amount++
+	case FaultReversedDebit:
+		l.Status = domain.LineReversed
+	}
+	return p.journal.Record(ctx, network, l, 0)
 }
 
 // memoryJournal is a journal in this process's memory: for tests, where no database is.
@@ -102,10 +119,10 @@ type journalLine struct {
 }
 
 // Record implements ports.NetworkJournal.
-func (j *memoryJournal) Record(_ context.Context, network domain.Network, l domain.StatementLine) error {
+func (j *memoryJournal) Record(_ context.Context, network domain.Network, l domain.StatementLine, copy int) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if key := string(l.Kind) + " " + l.ID; !j.seen[key] {
+	if key := fmt.Sprint(l.Kind, " ", l.ID, " ", copy); !j.seen[key] {
 		j.seen[key] = true
 		j.lines = append(j.lines, journalLine{network: network, line: l})
 	}
