@@ -156,7 +156,7 @@ func NewOperations(d OperationsDeps, cfg Config) Operations {
 			d.Processing, d.CardOrders, d.Cards.ProcessCardOrder, cfg),
 		CountUnknownOutcomes: NewCountUnknownOutcomesHandler(d.Clock, d.Applications, d.Transfers, d.CardOrders),
 		CheckLedger:          NewCheckLedgerHandler(d.Ledger),
-		ReconcileDay:         NewReconcileDayHandler(d.Clock, d.UoW, d.Processing, d.Reconciliation),
+		ReconcileDay:         NewReconcileDayHandler(d.Clock, d.UoW, d.Processing, d.Reconciliation, d.Transfers, d.Ledger),
 		PurgeExpired:         NewPurgeExpiredHandler(d.UoW, d.Idempotency, d.Events),
 	}
 }

@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -36,12 +37,14 @@ type ReconcileDayHandler struct {
 	uow            ports.UnitOfWork
 	processing     ports.Processing
 	reconciliation ports.ReconciliationRepository
+	settlement     transferSettlement
 }
 
 // NewReconcileDayHandler returns the handler on the ports it uses.
 func NewReconcileDayHandler(clock ports.Clock, uow ports.UnitOfWork, processing ports.Processing,
-	reconciliation ports.ReconciliationRepository) *ReconcileDayHandler {
-	return &ReconcileDayHandler{clock: clock, uow: uow, processing: processing, reconciliation: reconciliation}
+	reconciliation ports.ReconciliationRepository, transfers ports.TransferRepository, ledger ports.LedgerRepository) *ReconcileDayHandler {
+	return &ReconcileDayHandler{clock: clock, uow: uow, processing: processing, reconciliation: reconciliation,
+		settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock}}
 }
 
 // Handle reconciles the day and network.
@@ -64,8 +67,38 @@ func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (Rec
 	run := ports.ReconciliationRun{ID: newID(), Day: q.Day, Network: cmd.Network, At: h.clock.Now(uuid.Nil),
 		Matched: matched, Breaks: len(breaks)}
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
+		for i := range breaks {
+			if err := h.settleUnknown(ctx, &breaks[i]); err != nil {
+				return err
+			}
+		}
 		res.New, err = h.reconciliation.Record(ctx, run, breaks)
 		return err
 	})
 	return res, err
+}
+
+// settleUnknown settles, in the run's transaction, a transfer whose outcome tiyin did not know
+// and the statement tells, as the reconciler would had the network answered: through the
+// transfer's own settlement, exactly once (a transfer no longer PROCESSING is left as it is).
+func (h *ReconcileDayHandler) settleUnknown(ctx context.Context, b *domain.Break) error {
+	credited, ok := b.SettlesUnknown()
+	if !ok {
+		return nil
+	}
+	id, err := uuid.Parse(strings.TrimSuffix(b.LineID, ":CREDIT"))
+	if err != nil {
+		return nil // not a line of tiyin's making: left for the operators
+	}
+	return h.settlement.settleIn(ctx, id, func(t *domain.Transfer) (bool, error) {
+		if t.Status() != domain.TransferProcessing {
+			return false, nil
+		}
+		b.Resolved = true
+		reason := ""
+		if !credited {
+			reason = "not credited, as the network's statement shows"
+		}
+		return true, t.Settle(credited, reason, h.clock.Now(t.PartnerID()))
+	})
 }

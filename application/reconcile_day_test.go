@@ -17,7 +17,7 @@ func TestReconcilingADayRecordsItsBreaksInOneTransaction(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, rec)
+	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, rec, d.transfers, d.ledger)
 	day := domain.BusinessDate(t0)
 	q := ports.StatementQuery{Network: domain.NetworkUzcard, Day: day}
 	ok := domain.StatementLine{ID: "t1:CREDIT", Kind: domain.LineCredit, Amount: 100, At: t0, Status: domain.LineDone}
@@ -46,10 +46,54 @@ func TestAStatementTheNetworkCannotGiveRecordsNothing(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, rec)
+	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, rec, d.transfers, d.ledger)
 	rec.EXPECT().Lines(gomock.Any(), gomock.Any()).Return(nil, nil)
 	d.cards.EXPECT().Statement(gomock.Any(), gomock.Any()).Return(nil, ports.ErrGatewayTransient)
 	if _, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Network: domain.NetworkHumo}); !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("a statement the network cannot give: %v, want ports.ErrUnavailable", err)
+	}
+}
+
+// A credit tiyin does not know the outcome of, which the network's statement shows done, is
+// settled by the run through the transfer's own settlement (the hold captured), once: a second
+// run finds the transfer settled and settles nothing.
+func TestAStatementSettlesAnUnknownCreditOnce(t *testing.T) {
+	t.Parallel()
+	c := setupConsole(t)
+	tr := c.processingTransfer(t)
+	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
+	h := application.NewReconcileDayHandler(c.clock, c.uow, c.cards, rec, c.transfers, c.ledger)
+	id := tr.ID().String() + ":CREDIT"
+	ours := domain.StatementLine{ID: id, Kind: domain.LineCredit, Amount: 250_000, At: t0, Status: domain.LineUnknown}
+	theirs := ours
+	theirs.Status = domain.LineDone
+	rec.EXPECT().Lines(gomock.Any(), gomock.Any()).Return([]domain.StatementLine{ours}, nil).Times(2)
+	c.cards.EXPECT().Statement(gomock.Any(), gomock.Any()).Return([]domain.StatementLine{theirs}, nil).Times(2)
+	var resolved []bool
+	rec.EXPECT().Record(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(_ context.Context, _ ports.ReconciliationRun, breaks []domain.Break) (int, error) {
+			for _, b := range breaks {
+				resolved = append(resolved, b.Resolved)
+			}
+			return len(breaks), nil
+		}).Times(2)
+	var posted []domain.PostingKind
+	c.ledger.EXPECT().Post(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p domain.Posting) error {
+		if !c.inTx {
+			t.Error("the capture was posted outside the run's transaction")
+		}
+		posted = append(posted, p.Kind)
+		return nil
+	}).Times(1)
+	for range 2 {
+		if _, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Network: domain.NetworkUzcard}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.xfers[tr.ID()].Status(); got != domain.TransferSuccess || len(posted) != 1 || posted[0] != domain.PostingTransferCapture {
+		t.Fatalf("the transfer is %s, posted %v", got, posted)
+	}
+	if len(resolved) != 2 || !resolved[0] || resolved[1] {
+		t.Fatalf("the runs' breaks resolved %v, want the first only", resolved)
 	}
 }

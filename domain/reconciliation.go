@@ -68,6 +68,24 @@ type Break struct {
 	Theirs  *StatementLine
 	LineID  string // the line's id, on whichever side has it
 	Matched bool   // Theirs was found by amount and time, its id differing
+	// Resolved marks a break its run settled: a credit whose outcome tiyin did not know, which
+	// the statement told.
+	Resolved bool
+}
+
+// SettlesUnknown reports whether the break tells the outcome of a credit tiyin does not know:
+// tiyin has it UNKNOWN, the network DONE or FAILED. Its transfer is settled as the network says.
+func (b Break) SettlesUnknown() (credited, ok bool) {
+	if b.Kind != BreakStatusDiffers || b.Ours == nil || b.Theirs == nil || b.Ours.Kind != LineCredit || b.Ours.Status != LineUnknown {
+		return false, false
+	}
+	switch b.Theirs.Status {
+	case LineDone:
+		return true, true
+	case LineFailed:
+		return false, true
+	}
+	return false, false
 }
 
 // MatchWindow is how far apart in time two lines of the same kind and amount may be to match

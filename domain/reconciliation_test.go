@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -69,5 +70,33 @@ func TestReconcileNamesEveryBreakAndNothingElse(t *testing.T) {
 				t.Fatalf("a second run: %d matched, %d breaks", again, len(twice))
 			}
 		})
+	}
+}
+
+// BenchmarkReconcile100000Lines matches a day of 100 000 lines on each side, one in a hundred
+// of them a break (docs/reconciliation.md quotes it).
+func BenchmarkReconcile100000Lines(b *testing.B) {
+	at := time.Date(2027, 3, 1, 10, 0, 0, 0, domain.Tashkent)
+	ours := make([]domain.StatementLine, 100_000)
+	theirs := make([]domain.StatementLine, 100_000)
+	for i := range ours {
+		ours[i] = domain.StatementLine{ID: fmt.Sprintf("%08d:CREDIT", i), Kind: domain.LineCredit, Amount: int64(1000 + i%5000),
+			At: at.Add(time.Duration(i) * 500 * time.Millisecond), Status: domain.LineDone}
+		theirs[i] = ours[i]
+		switch i % 100 {
+		case 1:
+			theirs[i].Amount++
+		case 2:
+			theirs[i].ID = fmt.Sprintf("NET-%d", i) // matched by amount and time
+		case 3:
+			theirs[i].Status = domain.LineReversed
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		matched, breaks := domain.Reconcile(ours, theirs)
+		if matched != 98_000 || len(breaks) != 2_000 {
+			b.Fatalf("matched %d, %d breaks", matched, len(breaks))
+		}
 	}
 }

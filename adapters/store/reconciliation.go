@@ -123,6 +123,9 @@ func (r *ReconciliationRepository) Record(ctx context.Context, run ports.Reconci
 	for _, b := range breaks {
 		row := reconciliationBreakModel{ID: uuid.Must(uuid.NewV7()), Day: day, Network: m.Network, Kind: string(b.Kind), LineID: b.LineID,
 			Status: "OPEN", FoundAt: m.At, RunID: run.ID}
+		if b.Resolved {
+			row.Status = "RESOLVED"
+		}
 		row.OurAmount, row.OurStatus, row.OurAt = side(b.Ours)
 		row.TheirAmount, row.TheirStatus, row.TheirAt = side(b.Theirs)
 		res := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)

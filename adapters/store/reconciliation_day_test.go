@@ -1,0 +1,73 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// A day of 100 000 card credits reconciles within a minute on PostgreSQL: tiyin's lines, the
+// network's journal, the matching and the breaks (one in a hundred lines) recorded, and a
+// second run adds nothing (docs/reconciliation.md quotes the time).
+func TestReconcileADayOf100000LinesWithinAMinute(t *testing.T) {
+	t.Parallel()
+	s := setup(t, store.Postgres)
+	ctx := context.Background()
+	l := s.fundedLoan(t, 1_000_000)
+	day := domain.BusinessDate(t0)
+	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 1, 0, domain.Tashkent).UTC()
+	const lines = 100_000
+	// tiyin's transfers, SUCCESS, half a second apart; the journal lists the same, one in a
+	// hundred with one tiyin more.
+	err := s.db.Gorm.Exec(`INSERT INTO transfers (id, partner_id, application_id, loan_id, external_id, masked_pan, network, card_holder,
+  amount, credit_token, status, created_at, finished_at, updated_at)
+SELECT gen_random_uuid(), ?, ?, ?, gen_random_uuid(), '860012******9012', 'UZCARD', 'AZIZ KARIMOV', 1000 + i % 5000, 'CT', 'SUCCESS',
+  ?::timestamptz + i * interval '500 milliseconds', ?::timestamptz + i * interval '500 milliseconds', ?::timestamptz + i * interval '500 milliseconds'
+FROM generate_series(0, ? - 1) AS i`, s.partner.ID, l.ApplicationID(), l.ID(), start, start, start, lines).Error
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.db.Gorm.Exec(`INSERT INTO sandbox_network_journal (kind, line_id, copy, network, amount, at, status)
+SELECT 'CREDIT', id::text || ':CREDIT', 0, network, amount + CASE WHEN (EXTRACT(EPOCH FROM created_at - ?::timestamptz) * 2)::bigint % 100 = 7 THEN 1 ELSE 0 END,
+  created_at, 'DONE' FROM transfers WHERE loan_id = ?`, start, l.ID()).Error
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, journal := store.NewReconciliationRepository(s.db), store.NewNetworkJournal(s.db)
+	q := ports.StatementQuery{Network: domain.NetworkUzcard, Day: day}
+	run := func() (time.Duration, int, int, int) {
+		began := time.Now()
+		ours := must(rec.Lines(ctx, q))
+		theirs := must(journal.Lines(ctx, q))
+		matched, breaks := domain.Reconcile(ours, theirs)
+		var added int
+		err := s.uow.Do(ctx, func(ctx context.Context) error {
+			var err error
+			added, err = rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: day, Network: q.Network, At: t0, Matched: matched,
+				Breaks: len(breaks)}, breaks)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(began), matched, len(breaks), added
+	}
+	took, matched, breaks, added := run()
+	if matched != lines-lines/100 || breaks != lines/100 || added != breaks {
+		t.Fatalf("matched %d, breaks %d (%d new), want %d and %d", matched, breaks, added, lines-lines/100, lines/100)
+	}
+	if took > time.Minute {
+		t.Fatalf("a day of %d lines took %s, over a minute", lines, took)
+	}
+	again, _, _, addedAgain := run()
+	if addedAgain != 0 {
+		t.Fatalf("the second run added %d breaks", addedAgain)
+	}
+	t.Logf("a day of %d lines on each side: %s; run again: %s", lines, took.Round(time.Millisecond), again.Round(time.Millisecond))
+}
