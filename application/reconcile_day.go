@@ -16,6 +16,9 @@ import (
 type ReconcileDay struct {
 	Day     time.Time // a business date
 	Network domain.Network
+	// Once skips a day and network already reconciled (the daily job); a command or an
+	// operator runs it again.
+	Once bool
 }
 
 // ReconcileResult is a run's outcome: tiyin's and the network's line counts, the lines that
@@ -26,6 +29,8 @@ type ReconcileResult struct {
 	New                   int
 	// Found is every break of this run, as "KIND line-id".
 	Found []string
+	// Skipped: Once, and the day was reconciled already.
+	Skipped bool
 }
 
 // ReconcileDayHandler runs a day's reconciliation: it reads tiyin's lines, asks the network
@@ -50,6 +55,11 @@ func NewReconcileDayHandler(clock ports.Clock, uow ports.UnitOfWork, processing 
 // Handle reconciles the day and network.
 func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (ReconcileResult, error) {
 	q := ports.StatementQuery{Network: cmd.Network, Day: domain.BusinessDate(cmd.Day)}
+	if cmd.Once {
+		if ran, err := h.reconciliation.Ran(ctx, q); err != nil || ran {
+			return ReconcileResult{Skipped: ran}, err
+		}
+	}
 	ours, err := h.reconciliation.Lines(ctx, q)
 	if err != nil {
 		return ReconcileResult{}, err

@@ -97,3 +97,18 @@ func TestAStatementSettlesAnUnknownCreditOnce(t *testing.T) {
 		t.Fatalf("the runs' breaks resolved %v, want the first only", resolved)
 	}
 }
+
+// The daily job reconciles a day once: a day already reconciled is skipped, asking nothing of
+// the network.
+func TestTheDailyRunSkipsADayAlreadyReconciled(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
+	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, rec, d.transfers, d.ledger)
+	q := ports.StatementQuery{Network: domain.NetworkHumo, Day: domain.BusinessDate(t0)}
+	rec.EXPECT().Ran(gomock.Any(), q).Return(true, nil)
+	res, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Network: domain.NetworkHumo, Once: true})
+	if err != nil || !res.Skipped {
+		t.Fatalf("%+v, %v", res, err)
+	}
+}

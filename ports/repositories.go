@@ -321,6 +321,8 @@ type ReconciliationRepository interface {
 	// recorded for the day and network (the same kind and line) is kept once, however many
 	// runs or nodes find it; it returns how many of breaks were new.
 	Record(ctx context.Context, run ReconciliationRun, breaks []domain.Break) (int, error)
+	// Ran reports whether a run of the day and network is recorded.
+	Ran(ctx context.Context, q StatementQuery) (bool, error)
 }
 
 // ReconciliationRun is one comparison of a day and network: how many lines matched, how many

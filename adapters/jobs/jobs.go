@@ -25,6 +25,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/observe"
 	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -72,6 +73,52 @@ func (ReconcileArgs) InsertOpts() river.InsertOpts { return periodicOpts }
 // pass whose process was killed stays "running" until River rescues it, and must not hold up
 // the passes after it. Passes that overlap are safe: each claims or locks what it works on.
 var periodicOpts = river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: time.Second}}
+
+// ReconcileDayArgs is the daily reconciliation of a closed business day (docs/reconciliation.md):
+// enqueued every hour for the day before, unique per day, and skipped when the day was
+// reconciled already, so a day is reconciled once however many nodes enqueue it.
+type ReconcileDayArgs struct {
+	Day string `json:"day"` // YYYY-MM-DD, Asia/Tashkent
+}
+
+// Kind implements river.JobArgs.
+func (ReconcileDayArgs) Kind() string { return "reconcile.day" }
+
+// InsertOpts makes the day's job unique for a day.
+func (ReconcileDayArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 24, UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: 24 * time.Hour}}
+}
+
+type reconcileDayWorker struct {
+	river.WorkerDefaults[ReconcileDayArgs]
+	app *application.App
+	log *zap.Logger
+}
+
+// Work reconciles the day on each network; a network that cannot give its statement fails the
+// job, which River retries.
+func (w *reconcileDayWorker) Work(ctx context.Context, job *river.Job[ReconcileDayArgs]) error {
+	day, err := time.Parse(time.DateOnly, job.Args.Day)
+	if err != nil {
+		return river.JobCancel(err)
+	}
+	for _, n := range []domain.Network{domain.NetworkUzcard, domain.NetworkHumo} {
+		r, err := w.app.Operations.ReconcileDay.Handle(ctx, application.ReconcileDay{Day: day, Network: n, Once: true})
+		if err != nil {
+			return err
+		}
+		if !r.Skipped {
+			w.log.Info("reconciled", zap.String("day", job.Args.Day), zap.String("network", n.String()), zap.Int("matched", r.Matched),
+				zap.Int("breaks", len(r.Found)), zap.Int("new_breaks", r.New))
+		}
+	}
+	return nil
+}
+
+// closedDay is the business day before now's, the last one closed.
+func closedDay() ReconcileDayArgs {
+	return ReconcileDayArgs{Day: domain.BusinessDate(time.Now()).AddDate(0, 0, -1).Format(time.DateOnly)}
+}
 
 // DeliverEventsArgs is the periodic job that delivers due events to partners' webhooks.
 type DeliverEventsArgs struct{}
@@ -272,6 +319,7 @@ func NewRunner(db Database, app *application.App, cfg Config,
 	river.AddWorker(workers, &applicationWorker{app: app})
 	river.AddWorker(workers, &reconcileWorker{app: app, ttl: cfg.IdempotencyTTL, log: log, metrics: metrics})
 	river.AddWorker(workers, &deliverEventsWorker{app: app, log: log, metrics: metrics})
+	river.AddWorker(workers, &reconcileDayWorker{app: app, log: log})
 	every := river.PeriodicInterval(max(cfg.ReconcileEvery, 100*time.Millisecond))
 	rc := &river.Config{
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(cfg.Workers, 1)}},
@@ -280,6 +328,8 @@ func NewRunner(db Database, app *application.App, cfg Config,
 			river.NewPeriodicJob(every, func() (river.JobArgs, *river.InsertOpts) { return ReconcileArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(every, func() (river.JobArgs, *river.InsertOpts) { return DeliverEventsArgs{}, nil },
+				&river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(time.Hour), func() (river.JobArgs, *river.InsertOpts) { return closedDay(), nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
 		},
 		FetchPollInterval:           max(cfg.PollInterval, 50*time.Millisecond),

@@ -110,6 +110,14 @@ func side(l *domain.StatementLine) (*int64, *string, *time.Time) {
 	return &amount, &status, &at
 }
 
+// Ran implements ports.ReconciliationRepository.
+func (r *ReconciliationRepository) Ran(ctx context.Context, q ports.StatementQuery) (bool, error) {
+	var n int64
+	err := r.db.conn(ctx).Model(&reconciliationRunModel{}).Where("day = ? AND network = ?", domain.BusinessDate(q.Day), q.Network.String()).
+		Limit(1).Count(&n).Error
+	return n > 0, interpretError(err, nil, nil)
+}
+
 // Record implements ports.ReconciliationRepository: the run, then its breaks, each inserted
 // unless its day, network, kind and line are recorded already (a unique index decides, so two
 // nodes running the same day at once record it once).

@@ -103,3 +103,32 @@ func TestNetworkJournalKeepsEachLineOnce(t *testing.T) {
 		}
 	})
 }
+
+// A recorded run is found by its day and network, and only by them.
+func TestAReconciliationRunIsFoundByItsDay(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		rec := store.NewReconciliationRepository(s.db)
+		q := ports.StatementQuery{Network: domain.NetworkHumo, Day: domain.BusinessDate(t0)}
+		if ran, err := rec.Ran(ctx, q); err != nil || ran {
+			t.Fatalf("before any run: %t, %v", ran, err)
+		}
+		err := s.uow.Do(ctx, func(ctx context.Context) error {
+			_, err := rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: q.Day, Network: q.Network, At: t0}, nil)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ran, err := rec.Ran(ctx, q); err != nil || !ran {
+			t.Fatalf("after the run: %t, %v", ran, err)
+		}
+		if ran, _ := rec.Ran(ctx, ports.StatementQuery{Network: domain.NetworkUzcard, Day: q.Day}); ran {
+			t.Fatal("another network's day counts as run")
+		}
+		if ran, _ := rec.Ran(ctx, ports.StatementQuery{Network: q.Network, Day: q.Day.AddDate(0, 0, 1)}); ran {
+			t.Fatal("another day counts as run")
+		}
+	})
+}

@@ -1913,6 +1913,21 @@ func (mr *MockReconciliationRepositoryMockRecorder) Lines(ctx, q any) *gomock.Ca
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Lines", reflect.TypeOf((*MockReconciliationRepository)(nil).Lines), ctx, q)
 }
 
+// Ran mocks base method.
+func (m *MockReconciliationRepository) Ran(ctx context.Context, q ports.StatementQuery) (bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Ran", ctx, q)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Ran indicates an expected call of Ran.
+func (mr *MockReconciliationRepositoryMockRecorder) Ran(ctx, q any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Ran", reflect.TypeOf((*MockReconciliationRepository)(nil).Ran), ctx, q)
+}
+
 // Record mocks base method.
 func (m *MockReconciliationRepository) Record(ctx context.Context, run ports.ReconciliationRun, breaks []domain.Break) (int, error) {
 	m.ctrl.T.Helper()

@@ -54,7 +54,7 @@ type server struct {
 	url, key string
 	env      []string
 	cmd      *exec.Cmd
-	out      *bytes.Buffer
+	out      *lockedBuffer
 	check    *apicheck.Validator
 	secrets  secrets
 }
@@ -95,7 +95,7 @@ func start(t *testing.T, d store.Dialect, extraEnv ...string) *server {
 	env := append(os.Environ(), "TIYIN_HTTP_ADDR="+addr, "TIYIN_ADMIN_ADDR=127.0.0.1:0", "TIYIN_SANDBOX=true", "TIYIN_SANDBOX_API_KEY="+sandboxKey,
 		"TIYIN_DATABASE_URL="+dbURL, "TIYIN_SQLITE_PATH="+sqlitePath)
 	env = append(env, extraEnv...)
-	s := &server{url: "http://" + addr, key: sandboxKey, env: env, out: &bytes.Buffer{}, check: apicheck.New(t)}
+	s := &server{url: "http://" + addr, key: sandboxKey, env: env, out: &lockedBuffer{}, check: apicheck.New(t)}
 	s.launch(t)
 	t.Cleanup(func() {
 		if err := s.stop(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,6 +51,17 @@ func TestReconcileADayFromTheCommandLine(t *testing.T) {
 	}
 	if again := run(); again["UZCARD"].New != 0 || again["UZCARD"].Matched != uz.Matched {
 		t.Fatalf("the second run: %+v", again)
+	}
+	// The daily job reconciled the day before when the server started, on each network.
+	yesterday := time.Now().In(domain.Tashkent).AddDate(0, 0, -1).Format(time.DateOnly)
+	for end := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out := s.out.String()
+		if strings.Count(out, `"msg":"reconciled","day":"`+yesterday+`"`) == 2 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the daily job did not reconcile %s on both networks:\n%s", yesterday, out)
+		}
 	}
 }
 
