@@ -88,6 +88,11 @@ func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (Rec
 	return res, err
 }
 
+// OpenBreaks counts the breaks not yet worked, by age at now (the gauge's figures).
+func (h *ReconcileDayHandler) OpenBreaks(ctx context.Context) (ports.BreakAges, error) {
+	return h.reconciliation.OpenBreaks(ctx, h.clock.Now(uuid.Nil))
+}
+
 // settleUnknown settles, in the run's transaction, a transfer whose outcome tiyin did not know
 // and the statement tells, as the reconciler would had the network answered: through the
 // transfer's own settlement, exactly once (a transfer no longer PROCESSING is left as it is).

@@ -323,7 +323,16 @@ type ReconciliationRepository interface {
 	Record(ctx context.Context, run ReconciliationRun, breaks []domain.Break) (int, error)
 	// Ran reports whether a run of the day and network is recorded.
 	Ran(ctx context.Context, q StatementQuery) (bool, error)
+	// OpenBreaks counts the breaks still OPEN by how long ago they were found at now: within a
+	// day, 1–7 days, 7–30 days, longer (BreakAges' order).
+	OpenBreaks(ctx context.Context, now time.Time) (BreakAges, error)
 }
+
+// BreakAges counts open breaks by age: within a day, 1–7 days, 7–30 days, longer.
+type BreakAges [4]int
+
+// BreakAgeLabels name BreakAges' buckets, for the gauge.
+var BreakAgeLabels = [4]string{"1d", "7d", "30d", "older"}
 
 // ReconciliationRun is one comparison of a day and network: how many lines matched, how many
 // breaks it found.

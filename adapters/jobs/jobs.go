@@ -91,8 +91,9 @@ func (ReconcileDayArgs) InsertOpts() river.InsertOpts {
 
 type reconcileDayWorker struct {
 	river.WorkerDefaults[ReconcileDayArgs]
-	app *application.App
-	log *zap.Logger
+	app     *application.App
+	log     *zap.Logger
+	metrics *observe.Metrics
 }
 
 // Work reconciles the day on each network; a network that cannot give its statement fails the
@@ -112,6 +113,11 @@ func (w *reconcileDayWorker) Work(ctx context.Context, job *river.Job[ReconcileD
 				zap.Int("breaks", len(r.Found)), zap.Int("new_breaks", r.New))
 		}
 	}
+	ages, err := w.app.Operations.ReconcileDay.OpenBreaks(ctx)
+	if err != nil {
+		return err
+	}
+	w.metrics.OpenBreaks(ages, ports.BreakAgeLabels)
 	return nil
 }
 
@@ -319,7 +325,7 @@ func NewRunner(db Database, app *application.App, cfg Config,
 	river.AddWorker(workers, &applicationWorker{app: app})
 	river.AddWorker(workers, &reconcileWorker{app: app, ttl: cfg.IdempotencyTTL, log: log, metrics: metrics})
 	river.AddWorker(workers, &deliverEventsWorker{app: app, log: log, metrics: metrics})
-	river.AddWorker(workers, &reconcileDayWorker{app: app, log: log})
+	river.AddWorker(workers, &reconcileDayWorker{app: app, log: log, metrics: metrics})
 	every := river.PeriodicInterval(max(cfg.ReconcileEvery, 100*time.Millisecond))
 	rc := &river.Config{
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(cfg.Workers, 1)}},

@@ -27,6 +27,7 @@ type Metrics struct {
 	webhooks  *prometheus.CounterVec
 	rateLimit *prometheus.CounterVec
 	unknown   *prometheus.GaugeVec
+	breaks    *prometheus.GaugeVec
 }
 
 // latencyBuckets span 1 ms to 10 s: the API answers in milliseconds, gateways in up to their
@@ -61,8 +62,11 @@ func New() *Metrics {
 		unknown: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "tiyin_unknown_outcomes",
 			Help: "Gateway calls whose outcome has been unknown for more than 10 minutes (tiyin keeps asking), by kind (application, transfer, card_order)."},
 			[]string{"kind"}),
+		breaks: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "tiyin_reconciliation_open_breaks",
+			Help: "Reconciliation breaks not yet worked, by age since found (1d, 7d, 30d, older): alert on any older than a day (docs/reconciliation.md)."},
+			[]string{"age"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.jobs, m.jobTime, m.gateway, m.webhooks, m.rateLimit, m.unknown,
+	m.reg.MustRegister(m.requests, m.latency, m.jobs, m.jobTime, m.gateway, m.webhooks, m.rateLimit, m.unknown, m.breaks,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -124,6 +128,16 @@ func (m *Metrics) UnknownOutcomes(applications, transfers, cardOrders int) {
 	m.unknown.WithLabelValues("application").Set(float64(applications))
 	m.unknown.WithLabelValues("transfer").Set(float64(transfers))
 	m.unknown.WithLabelValues("card_order").Set(float64(cardOrders))
+}
+
+// OpenBreaks sets the gauge of open reconciliation breaks by age.
+func (m *Metrics) OpenBreaks(ages [4]int, labels [4]string) {
+	if m == nil {
+		return
+	}
+	for i, n := range ages {
+		m.breaks.WithLabelValues(labels[i]).Set(float64(n))
+	}
 }
 
 // BuildInfo records the running build as tiyin_build_info{version,commit,goversion} 1.

@@ -118,6 +118,19 @@ func (r *ReconciliationRepository) Ran(ctx context.Context, q ports.StatementQue
 	return n > 0, interpretError(err, nil, nil)
 }
 
+// OpenBreaks implements ports.ReconciliationRepository: one statement on the open breaks' index.
+func (r *ReconciliationRepository) OpenBreaks(ctx context.Context, now time.Time) (ports.BreakAges, error) {
+	d1, d7, d30 := now.AddDate(0, 0, -1).UTC(), now.AddDate(0, 0, -7).UTC(), now.AddDate(0, 0, -30).UTC()
+	var got struct{ A, B, C, D int }
+	err := r.db.conn(ctx).Raw(`SELECT
+  COALESCE(SUM(CASE WHEN found_at >= ? THEN 1 ELSE 0 END), 0) AS a,
+  COALESCE(SUM(CASE WHEN found_at < ? AND found_at >= ? THEN 1 ELSE 0 END), 0) AS b,
+  COALESCE(SUM(CASE WHEN found_at < ? AND found_at >= ? THEN 1 ELSE 0 END), 0) AS c,
+  COALESCE(SUM(CASE WHEN found_at < ? THEN 1 ELSE 0 END), 0) AS d
+FROM reconciliation_breaks WHERE status = 'OPEN'`, d1, d1, d7, d7, d30, d30).Scan(&got).Error
+	return ports.BreakAges{got.A, got.B, got.C, got.D}, interpretError(err, nil, nil)
+}
+
 // Record implements ports.ReconciliationRepository: the run, then its breaks, each inserted
 // unless its day, network, kind and line are recorded already (a unique index decides, so two
 // nodes running the same day at once record it once).

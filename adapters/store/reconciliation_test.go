@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -72,6 +73,16 @@ func TestReconciliationLinesAndBreaksOnce(t *testing.T) {
 			})
 			if wantAdded := []int{len(breaks), 0}[run]; err != nil || added != wantAdded {
 				t.Fatalf("run %d recorded %d new breaks (%v), want %d", run+1, added, err, wantAdded)
+			}
+		}
+		// The open breaks by age: found at t0, they are a day old, then a week, then older.
+		for _, c := range []struct {
+			at   time.Time
+			want ports.BreakAges
+		}{{t0.Add(time.Hour), ports.BreakAges{len(breaks)}}, {t0.AddDate(0, 0, 3), ports.BreakAges{0, len(breaks)}},
+			{t0.AddDate(0, 0, 10), ports.BreakAges{0, 0, len(breaks)}}, {t0.AddDate(0, 2, 0), ports.BreakAges{0, 0, 0, len(breaks)}}} {
+			if got, err := rec.OpenBreaks(ctx, c.at); err != nil || got != c.want {
+				t.Fatalf("open breaks at %s: %v (%v), want %v", c.at, got, err, c.want)
 			}
 		}
 	})

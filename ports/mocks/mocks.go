@@ -1913,6 +1913,21 @@ func (mr *MockReconciliationRepositoryMockRecorder) Lines(ctx, q any) *gomock.Ca
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Lines", reflect.TypeOf((*MockReconciliationRepository)(nil).Lines), ctx, q)
 }
 
+// OpenBreaks mocks base method.
+func (m *MockReconciliationRepository) OpenBreaks(ctx context.Context, now time.Time) (ports.BreakAges, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "OpenBreaks", ctx, now)
+	ret0, _ := ret[0].(ports.BreakAges)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// OpenBreaks indicates an expected call of OpenBreaks.
+func (mr *MockReconciliationRepositoryMockRecorder) OpenBreaks(ctx, now any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "OpenBreaks", reflect.TypeOf((*MockReconciliationRepository)(nil).OpenBreaks), ctx, now)
+}
+
 // Ran mocks base method.
 func (m *MockReconciliationRepository) Ran(ctx context.Context, q ports.StatementQuery) (bool, error) {
 	m.ctrl.T.Helper()
