@@ -215,6 +215,7 @@ type ConsoleViews struct {
 	Application           *ConsoleApplicationHandler
 	Loan                  *ConsoleLoanHandler
 	LoanAction            *PreviewLoanActionHandler
+	Reconciliation        *ConsoleReconciliationHandler
 	Ledger                *ConsoleLedgerHandler
 	Partners              *ConsolePartnersHandler
 	Object                *ConsoleObjectHandler
@@ -234,6 +235,8 @@ type ConsoleActions struct {
 	ProposeResolution    *ProposeResolutionHandler
 	DecideProposal       *DecideProposalHandler
 	ProposeLoanAction    *ProposeLoanActionHandler
+	ExplainBreak         *ExplainBreakHandler
+	RunReconciliation    *RunReconciliationHandler
 }
 
 // New builds every use case on the given ports: each capability on the few it needs. The
@@ -242,6 +245,9 @@ func New(d Deps, cfg Config) *App {
 	st, gw := d.Stores, d.Gateways
 	cards := NewCards(CardsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Processing: gw.Processing,
 		Cards: st.Cards, CardOrders: st.CardOrders, CardIssuer: gw.CardIssuer, SMS: gw.SMS, Sealer: d.Sealer}, cfg)
+	ops := NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
+		Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
+		Processing: gw.Processing, Cards: cards, Reconciliation: st.Reconciliation}, cfg)
 	return &App{
 		Loans: NewLoans(LoansDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Queue: d.Queue,
 			Applications: st.Applications, Loans: st.Loans, Repayments: st.Repayments, Ledger: st.Ledger,
@@ -254,11 +260,10 @@ func New(d Deps, cfg Config) *App {
 		Cards: cards,
 		Partners: NewPartners(PartnersDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Partners: st.Partners,
 			Events: d.Events, Webhooks: gw.Webhooks, Sealer: d.Sealer}),
-		Operations: NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
-			Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
-			Processing: gw.Processing, Cards: cards, Reconciliation: st.Reconciliation}, cfg),
+		Operations: ops,
 		Sandbox: NewSandbox(SandboxDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Applications: st.Applications,
 			SandboxClock: d.Sandbox.Clock, SMSOutbox: d.Sandbox.SMSOutbox}, cfg),
-		Console: NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console}, cfg),
+		Console: NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console,
+			ReconcileDay: ops.ReconcileDay}, cfg),
 	}
 }

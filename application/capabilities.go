@@ -188,6 +188,8 @@ type ConsoleDeps struct {
 	Sealer  ports.Sealer
 	Stores  Stores
 	Console ConsoleStores
+	// ReconcileDay is the operations' day reconciliation, which the console runs on demand.
+	ReconcileDay *ReconcileDayHandler
 }
 
 // NewConsole builds the operator console's use cases.
@@ -218,6 +220,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			Application:           NewConsoleApplicationHandler(d.Clock, st.Applications, st.Loans, st.Partners, cs.BackOffice, cs.Proposals, cs.AuditLog),
 			Loan:                  NewConsoleLoanHandler(d.Clock, st.Loans, st.Partners, st.Repayments, cs.BackOffice, cs.Proposals),
 			LoanAction:            NewPreviewLoanActionHandler(d.Clock, st.Loans, st.Partners, cs.Proposals),
+			Reconciliation:        NewConsoleReconciliationHandler(d.Clock, st.Reconciliation),
 			Ledger:                NewConsoleLedgerHandler(cs.BackOffice, st.Ledger),
 			Partners:              NewConsolePartnersHandler(st.Partners, cs.BackOffice),
 			Object:                NewConsoleObjectHandler(d.Clock, st.Transfers, st.Repayments, st.CardOrders, st.Cards, st.Partners, cs.Proposals, cs.AuditLog),
@@ -236,6 +239,8 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			DecideProposal: NewDecideProposalHandler(d.Clock, d.UoW, st.Applications, st.Loans, st.Ledger, st.Transfers,
 				st.Repayments, cs.Proposals, cs.AuditLog, cfg.Product),
 			ProposeLoanAction: NewProposeLoanActionHandler(d.Clock, d.UoW, st.Loans, cs.Proposals, cs.AuditLog),
+			ExplainBreak:      NewExplainBreakHandler(d.Clock, d.UoW, st.Reconciliation, cs.AuditLog),
+			RunReconciliation: NewRunReconciliationHandler(d.Clock, d.UoW, d.ReconcileDay, cs.AuditLog),
 		},
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"go.uber.org/mock/gomock"
 
@@ -110,5 +113,36 @@ func TestTheDailyRunSkipsADayAlreadyReconciled(t *testing.T) {
 	res, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Network: domain.NetworkHumo, Once: true})
 	if err != nil || !res.Skipped {
 		t.Fatalf("%+v, %v", res, err)
+	}
+}
+
+// An officer explains a break with a note, audited in the transaction that closes it; a viewer
+// may not, and a note is required.
+func TestAnOfficerExplainsABreak(t *testing.T) {
+	t.Parallel()
+	c := setupConsole(t)
+	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
+	h := application.NewExplainBreakHandler(c.clock, c.uow, rec, c.auditLog())
+	officer := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
+	viewer := application.Actor{ID: uuid.New(), Name: "vic", Role: domain.RoleViewer}
+	id := uuid.New()
+	if err := h.Handle(context.Background(), viewer, id, "late file"); !errors.Is(err, domain.ErrForbidden) {
+		t.Fatalf("a viewer's explanation: %v", err)
+	}
+	if err := h.Handle(context.Background(), officer, id, "  "); !errors.Is(err, domain.ErrActionIncomplete) {
+		t.Fatalf("no note: %v", err)
+	}
+	rec.EXPECT().Explain(gomock.Any(), id, "UZCARD's file came a day late", "bob", t0).DoAndReturn(
+		func(context.Context, uuid.UUID, string, string, time.Time) error {
+			if !c.inTx {
+				t.Error("explained outside a transaction")
+			}
+			return nil
+		})
+	if err := h.Handle(context.Background(), officer, id, " UZCARD's file came a day late "); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.actions(); len(got) != 1 || got[0] != "bob break.explain" {
+		t.Fatalf("audit %v", got)
 	}
 }

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -326,6 +327,37 @@ type ReconciliationRepository interface {
 	// OpenBreaks counts the breaks still OPEN by how long ago they were found at now: within a
 	// day, 1–7 days, 7–30 days, longer (BreakAges' order).
 	OpenBreaks(ctx context.Context, now time.Time) (BreakAges, error)
+	// Breaks lists recorded breaks.
+	Breaks(ctx context.Context, q BreakQuery) ([]BreakRecord, error)
+	// Explain marks an OPEN break EXPLAINED with the operator's note, in the caller's unit of
+	// work; domain.ErrWrongState when it is not open, ErrBreakNotFound when there is none.
+	Explain(ctx context.Context, id uuid.UUID, note, by string, at time.Time) error
+}
+
+// ErrBreakNotFound means no break has that id.
+var ErrBreakNotFound = errors.New("reconciliation break not found")
+
+// BreakQuery asks for breaks: of a status (OPEN, RESOLVED, EXPLAINED; empty for any), of a day
+// (zero for any), newest found first, at most Limit.
+type BreakQuery struct {
+	Status string
+	Day    time.Time
+	Limit  int
+}
+
+// BreakRecord is a recorded break with both sides and how it was worked.
+type BreakRecord struct {
+	ID      uuid.UUID
+	Day     time.Time
+	Network domain.Network
+	Kind    domain.BreakKind
+	LineID  string
+	// Ours and Theirs are each side's line, nil where the side has none.
+	Ours, Theirs *domain.StatementLine
+	Status       string
+	FoundAt      time.Time
+	// Note is the operator's explanation, WorkedBy who gave it.
+	Note, WorkedBy string
 }
 
 // BreakAges counts open breaks by age: within a day, 1–7 days, 7–30 days, longer.

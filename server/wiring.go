@@ -43,12 +43,12 @@ var appModule = fx.Options(
 		return application.NewSandbox(application.SandboxDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
 			Applications: in.Applications, SandboxClock: in.SandboxClock, SMSOutbox: in.SMSOutbox}, cfg)
 	})),
-	fx.Module("console", fx.Provide(func(in consoleIn, st storesIn, cfg application.Config) application.Console {
+	fx.Module("console", fx.Provide(func(in consoleIn, st storesIn, ops application.Operations, cfg application.Config) application.Console {
 		return application.NewConsole(application.ConsoleDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue, Sealer: in.Sealer,
 			Stores: application.Stores{Applications: st.Applications, Loans: st.Loans, Partners: st.Partners, Ledger: st.Ledger,
-				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders},
+				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders, Reconciliation: st.Reconciliation},
 			Console: application.ConsoleStores{Operators: in.Operators, AuditLog: in.AuditLog, Proposals: in.Proposals,
-				BackOffice: in.BackOffice}}, cfg)
+				BackOffice: in.BackOffice}, ReconcileDay: ops.ReconcileDay}, cfg)
 	})),
 	fx.Provide(func(in appIn) *application.App {
 		return &application.App{Loans: in.Loans, Transfers: in.Transfers, Repayments: in.Repayments, Cards: in.Cards,
@@ -171,6 +171,8 @@ type storesIn struct {
 	Repayments   ports.RepaymentRepository
 	Cards        ports.CardRepository
 	CardOrders   ports.CardOrderRepository
+	// Reconciliation keeps reconciliation's runs and breaks.
+	Reconciliation ports.ReconciliationRepository
 }
 
 type appIn struct {

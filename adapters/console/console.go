@@ -322,6 +322,8 @@ var messages = map[string]string{
 	"password":     msg("Your password is changed."),
 	"partner":      msg("The partner is changed."),
 	"audit":        msg("The audit log was verified: its result is below."),
+	"reconciled":   msg("The day is reconciled on both networks: its breaks are below."),
+	"explained":    msg("The break is explained and closed."),
 }
 
 // statusTitles are the error page's titles.
@@ -351,7 +353,7 @@ func problem(err error) (int, string) {
 		return http.StatusConflict, capitalize(err.Error()) + "."
 	case errors.Is(err, domain.ErrApplicationNotFound), errors.Is(err, domain.ErrLoanNotFound), errors.Is(err, domain.ErrTransferNotFound),
 		errors.Is(err, domain.ErrRepaymentNotFound), errors.Is(err, domain.ErrCardNotFound), errors.Is(err, domain.ErrCardOrderNotFound),
-		errors.Is(err, domain.ErrPartnerNotFound), errors.Is(err, domain.ErrProposalNotFound), errors.Is(err, domain.ErrOperatorNotFound), errors.Is(err, ports.ErrEventNotFound),
+		errors.Is(err, domain.ErrPartnerNotFound), errors.Is(err, domain.ErrProposalNotFound), errors.Is(err, ports.ErrBreakNotFound), errors.Is(err, domain.ErrOperatorNotFound), errors.Is(err, ports.ErrEventNotFound),
 		errors.Is(err, errNotFound):
 		return http.StatusNotFound, msg("Not found.")
 	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete), errors.Is(err, domain.ErrActionIncomplete),

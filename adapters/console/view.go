@@ -28,6 +28,7 @@ var funcs = template.FuncMap{
 		return s != nil && s.Operator.Role.Allows(domain.Role(role))
 	},
 	"isNil": func(id uuid.UUID) bool { return id == uuid.Nil },
+	"list":  func(xs ...string) []string { return xs },
 	"proposals": func(list []*domain.Proposal, s *application.ConsoleSession, csrf, back string) proposalsView {
 		return proposalsView{List: list, Session: s, CSRF: csrf, Back: back}
 	},

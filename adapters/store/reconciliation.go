@@ -88,6 +88,7 @@ type reconciliationBreakModel struct {
 	Network     string     `gorm:"column:network"`
 	Kind        string     `gorm:"column:kind"`
 	LineID      string     `gorm:"column:line_id"`
+	LineKind    string     `gorm:"column:line_kind"`
 	OurAmount   *int64     `gorm:"column:our_amount"`
 	OurStatus   *string    `gorm:"column:our_status"`
 	OurAt       *time.Time `gorm:"column:our_at"`
@@ -95,6 +96,9 @@ type reconciliationBreakModel struct {
 	TheirStatus *string    `gorm:"column:their_status"`
 	TheirAt     *time.Time `gorm:"column:their_at"`
 	Status      string     `gorm:"column:status"`
+	Note        string     `gorm:"column:note"`
+	WorkedBy    string     `gorm:"column:worked_by"`
+	WorkedAt    *time.Time `gorm:"column:worked_at"`
 	FoundAt     time.Time  `gorm:"column:found_at"`
 	RunID       uuid.UUID  `gorm:"column:run_id"`
 }
@@ -116,6 +120,58 @@ func (r *ReconciliationRepository) Ran(ctx context.Context, q ports.StatementQue
 	err := r.db.conn(ctx).Model(&reconciliationRunModel{}).Where("day = ? AND network = ?", domain.BusinessDate(q.Day), q.Network.String()).
 		Limit(1).Count(&n).Error
 	return n > 0, interpretError(err, nil, nil)
+}
+
+// line is a side of a stored break, nil where the side has none.
+func line(kind, id string, amount *int64, status *string, at *time.Time) *domain.StatementLine {
+	if amount == nil || status == nil || at == nil {
+		return nil
+	}
+	return &domain.StatementLine{ID: id, Kind: domain.LineKind(kind), Amount: *amount, Status: domain.LineStatus(*status), At: at.UTC()}
+}
+
+// Breaks implements ports.ReconciliationRepository.
+func (r *ReconciliationRepository) Breaks(ctx context.Context, q ports.BreakQuery) ([]ports.BreakRecord, error) {
+	g := r.db.conn(ctx).Order("found_at DESC, id").Limit(max(q.Limit, 1))
+	if q.Status != "" {
+		g = g.Where("status = ?", q.Status)
+	}
+	if !q.Day.IsZero() {
+		g = g.Where("day = ?", domain.BusinessDate(q.Day))
+	}
+	var ms []reconciliationBreakModel
+	if err := g.Find(&ms).Error; err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]ports.BreakRecord, len(ms))
+	for i, m := range ms {
+		n, _ := domain.ParseNetwork(m.Network)
+		out[i] = ports.BreakRecord{ID: m.ID, Day: m.Day.UTC(), Network: n, Kind: domain.BreakKind(m.Kind), LineID: m.LineID,
+			Ours: line(m.LineKind, m.LineID, m.OurAmount, m.OurStatus, m.OurAt), Theirs: line(m.LineKind, m.LineID, m.TheirAmount, m.TheirStatus, m.TheirAt),
+			Status: m.Status, FoundAt: m.FoundAt.UTC(), Note: m.Note, WorkedBy: m.WorkedBy}
+	}
+	return out, nil
+}
+
+// Explain implements ports.ReconciliationRepository: the update names the OPEN status, so two
+// operators explaining at once leave one note.
+func (r *ReconciliationRepository) Explain(ctx context.Context, id uuid.UUID, note, by string, at time.Time) error {
+	res := r.db.conn(ctx).Model(&reconciliationBreakModel{}).Where("id = ? AND status = 'OPEN'", id).
+		Updates(map[string]any{"status": "EXPLAINED", "note": note, "worked_by": by, "worked_at": at.UTC()})
+	if err := interpretError(res.Error, nil, nil); err != nil {
+		return err
+	}
+	if res.RowsAffected == 1 {
+		return nil
+	}
+	var n int64
+	if err := r.db.conn(ctx).Model(&reconciliationBreakModel{}).Where("id = ?", id).Count(&n).Error; err != nil {
+		return interpretError(err, nil, nil)
+	}
+	if n == 0 {
+		return ports.ErrBreakNotFound
+	}
+	return domain.ErrWrongState
 }
 
 // OpenBreaks implements ports.ReconciliationRepository: one statement on the open breaks' index.
@@ -146,6 +202,11 @@ func (r *ReconciliationRepository) Record(ctx context.Context, run ports.Reconci
 			Status: "OPEN", FoundAt: m.At, RunID: run.ID}
 		if b.Resolved {
 			row.Status = "RESOLVED"
+		}
+		if b.Ours != nil {
+			row.LineKind = string(b.Ours.Kind)
+		} else if b.Theirs != nil {
+			row.LineKind = string(b.Theirs.Kind)
 		}
 		row.OurAmount, row.OurStatus, row.OurAt = side(b.Ours)
 		row.TheirAmount, row.TheirStatus, row.TheirAt = side(b.Theirs)

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -75,6 +76,27 @@ func TestReconciliationLinesAndBreaksOnce(t *testing.T) {
 				t.Fatalf("run %d recorded %d new breaks (%v), want %d", run+1, added, err, wantAdded)
 			}
 		}
+		// Listed with both sides; one explained, once.
+		open, err := rec.Breaks(ctx, ports.BreakQuery{Status: "OPEN", Day: day, Limit: 10})
+		if err != nil || len(open) != len(breaks) || open[0].Ours == nil || open[0].Theirs != nil || open[0].Kind != domain.BreakMissingAtNetwork {
+			t.Fatalf("the open breaks: %+v, %v", open, err)
+		}
+		explain := func(id uuid.UUID) error {
+			return s.uow.Do(ctx, func(ctx context.Context) error { return rec.Explain(ctx, id, "the network's file was late", "bob", t0) })
+		}
+		if err := explain(open[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := explain(open[0].ID); !errors.Is(err, domain.ErrWrongState) {
+			t.Fatalf("explaining twice: %v", err)
+		}
+		if err := explain(uuid.New()); !errors.Is(err, ports.ErrBreakNotFound) {
+			t.Fatalf("explaining none: %v", err)
+		}
+		if got, _ := rec.Breaks(ctx, ports.BreakQuery{Status: "EXPLAINED", Limit: 10}); len(got) != 1 || got[0].Note != "the network's file was late" || got[0].WorkedBy != "bob" {
+			t.Fatalf("the explained break: %+v", got)
+		}
+		breaks = breaks[1:] // the explained one is no longer open
 		// The open breaks by age: found at t0, they are a day old, then a week, then older.
 		for _, c := range []struct {
 			at   time.Time

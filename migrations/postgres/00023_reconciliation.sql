@@ -17,6 +17,7 @@ CREATE TABLE reconciliation_breaks (
     network       text NOT NULL,
     kind          text NOT NULL,
     line_id       text NOT NULL,
+    line_kind     text NOT NULL,
     our_amount    bigint,
     our_status    text,
     our_at        timestamptz,
@@ -24,6 +25,9 @@ CREATE TABLE reconciliation_breaks (
     their_status  text,
     their_at      timestamptz,
     status        text NOT NULL DEFAULT 'OPEN',
+    note          text NOT NULL DEFAULT '',
+    worked_by     text NOT NULL DEFAULT '',
+    worked_at     timestamptz,
     found_at      timestamptz NOT NULL,
     run_id        uuid NOT NULL
 );

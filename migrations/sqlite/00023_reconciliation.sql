@@ -17,6 +17,7 @@ CREATE TABLE reconciliation_breaks (
     network       TEXT NOT NULL,
     kind          TEXT NOT NULL,
     line_id       TEXT NOT NULL,
+    line_kind     TEXT NOT NULL,
     our_amount    INTEGER,
     our_status    TEXT,
     our_at        DATETIME,
@@ -24,6 +25,9 @@ CREATE TABLE reconciliation_breaks (
     their_status  TEXT,
     their_at      DATETIME,
     status        TEXT NOT NULL DEFAULT 'OPEN',
+    note          TEXT NOT NULL DEFAULT '',
+    worked_by     TEXT NOT NULL DEFAULT '',
+    worked_at     DATETIME,
     found_at      DATETIME NOT NULL,
     run_id        TEXT NOT NULL
 );

@@ -1898,6 +1898,35 @@ func (m *MockReconciliationRepository) EXPECT() *MockReconciliationRepositoryMoc
 	return m.recorder
 }
 
+// Breaks mocks base method.
+func (m *MockReconciliationRepository) Breaks(ctx context.Context, q ports.BreakQuery) ([]ports.BreakRecord, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Breaks", ctx, q)
+	ret0, _ := ret[0].([]ports.BreakRecord)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Breaks indicates an expected call of Breaks.
+func (mr *MockReconciliationRepositoryMockRecorder) Breaks(ctx, q any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Breaks", reflect.TypeOf((*MockReconciliationRepository)(nil).Breaks), ctx, q)
+}
+
+// Explain mocks base method.
+func (m *MockReconciliationRepository) Explain(ctx context.Context, id uuid.UUID, note, by string, at time.Time) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Explain", ctx, id, note, by, at)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Explain indicates an expected call of Explain.
+func (mr *MockReconciliationRepositoryMockRecorder) Explain(ctx, id, note, by, at any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Explain", reflect.TypeOf((*MockReconciliationRepository)(nil).Explain), ctx, id, note, by, at)
+}
+
 // Lines mocks base method.
 func (m *MockReconciliationRepository) Lines(ctx context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
 	m.ctrl.T.Helper()

@@ -1,0 +1,60 @@
+package console
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// reconciliation shows the breaks of a status (OPEN by default) and a day (any by default).
+func (c *Console) reconciliation(w http.ResponseWriter, r *http.Request) {
+	v := r.URL.Query()
+	q := ports.BreakQuery{Status: v.Get("status")}
+	if d := v.Get("day"); d != "" {
+		day, err := time.Parse(time.DateOnly, d)
+		if err != nil {
+			c.fail(w, r, fmt.Errorf("%w: the day is YYYY-MM-DD", errBadInput))
+			return
+		}
+		q.Day = day
+	}
+	p, err := c.uc.Views.Reconciliation.Handle(r.Context(), session(r).Operator, q)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.show(w, r, "reconciliation", msg("Reconciliation"), p)
+}
+
+// runReconciliation reconciles the day the form names on both networks.
+func (c *Console) runReconciliation(w http.ResponseWriter, r *http.Request) {
+	day, err := time.Parse(time.DateOnly, r.PostFormValue("day"))
+	if err != nil {
+		c.fail(w, r, fmt.Errorf("%w: the day is YYYY-MM-DD", errBadInput))
+		return
+	}
+	if _, err := c.uc.Actions.RunReconciliation.Handle(r.Context(), session(r).Operator, day); err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/console/reconciliation?done=reconciled&day="+day.Format(time.DateOnly), http.StatusSeeOther)
+}
+
+// explainBreak marks a break explained with the officer's note.
+func (c *Console) explainBreak(w http.ResponseWriter, r *http.Request) {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err == nil {
+		err = c.uc.Actions.ExplainBreak.Handle(r.Context(), session(r).Operator, id, r.PostFormValue("note"))
+	} else {
+		err = errNotFound
+	}
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	done(w, r, "/console/reconciliation", "explained")
+}

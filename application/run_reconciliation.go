@@ -1,0 +1,45 @@
+package application
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// RunReconciliationHandler is an officer's "reconcile now" in the console: a day on each
+// network, as `tiyin reconcile` runs it, audited.
+type RunReconciliationHandler struct {
+	reconcile *ReconcileDayHandler
+	uow       ports.UnitOfWork
+	audit     audit
+}
+
+// NewRunReconciliationHandler returns the handler on the day's reconciliation and the audit log.
+func NewRunReconciliationHandler(clock ports.Clock, uow ports.UnitOfWork, reconcile *ReconcileDayHandler,
+	log ports.AuditLog) *RunReconciliationHandler {
+	return &RunReconciliationHandler{reconcile: reconcile, uow: uow, audit: audit{clock: clock, log: log}}
+}
+
+// Handle reconciles day on UZCARD and HUMO and returns each network's result.
+func (h *RunReconciliationHandler) Handle(ctx context.Context, who Actor, day time.Time) (map[domain.Network]ReconcileResult, error) {
+	if err := who.may(domain.RoleOfficer); err != nil {
+		return nil, err
+	}
+	out := map[domain.Network]ReconcileResult{}
+	detail := ""
+	for _, n := range []domain.Network{domain.NetworkUzcard, domain.NetworkHumo} {
+		r, err := h.reconcile.Handle(ctx, ReconcileDay{Day: day, Network: n})
+		if err != nil {
+			return out, err
+		}
+		out[n] = r
+		detail += fmt.Sprintf("%s: %d matched, %d breaks (%d new); ", n, r.Matched, len(r.Found), r.New)
+	}
+	err := h.uow.Do(ctx, func(ctx context.Context) error {
+		return h.audit.record(ctx, who, "reconcile.run", "day:"+domain.BusinessDate(day).Format(time.DateOnly), detail)
+	})
+	return out, err
+}
