@@ -25,10 +25,12 @@ type ListEvents struct {
 	Types         []domain.EventType
 }
 
-// EventPage is a page of events and the number to ask after for the next one.
+// EventPage is a page of events and the number to ask after for the next one; HasMore says
+// whether more events follow it now.
 type EventPage struct {
 	Events       []ports.ListedEvent
 	NextSequence int64
+	HasMore      bool
 }
 
 // ListEventsHandler lists a partner's events, so that it recovers anything its webhook missed.
@@ -59,11 +61,15 @@ func (h *ListEventsHandler) Handle(ctx context.Context, q ListEvents) (EventPage
 		types[i] = t.String()
 	}
 	evs, err := h.events.List(ctx, ports.EventQuery{PartnerID: q.PartnerID, AfterSequence: q.AfterSequence,
-		Since: h.clock.Now(q.PartnerID).Add(-EventListWindow), Types: types, Limit: q.Limit})
+		Since: h.clock.Now(q.PartnerID).Add(-EventListWindow), Types: types, Limit: q.Limit + 1})
 	if err != nil {
 		return EventPage{}, err
 	}
 	page := EventPage{Events: evs, NextSequence: q.AfterSequence}
+	if len(evs) > q.Limit { // one more was read to know that more follow
+		page.Events, page.HasMore = evs[:q.Limit], true
+		evs = page.Events
+	}
 	if len(evs) > 0 {
 		page.NextSequence = evs[len(evs)-1].Sequence
 	}

@@ -198,15 +198,24 @@ func TestOutsideTheSandboxAWebhookIsHTTPS(t *testing.T) {
 }
 
 // TestEventsAreListedFromTheLastThirtyDays: the list asks for the partner's events of the last
-// 30 days on its own clock, and the next page starts after the last one listed.
+// 30 days on its own clock (one more than the page, to tell whether more follow), and the next
+// page starts after the last one listed.
 func TestEventsAreListedFromTheLastThirtyDays(t *testing.T) {
 	t.Parallel()
-	d := webhookSetup(t, "key-1")
-	q := ports.EventQuery{PartnerID: d.partner.ID, AfterSequence: 7, Since: t0.AddDate(0, 0, -30), Types: []string{}, Limit: 2}
-	d.outbox.EXPECT().List(gomock.Any(), q).Return([]ports.ListedEvent{{Sequence: 8}, {Sequence: 9}}, nil)
-	page, err := d.app.Partners.ListEvents.Handle(context.Background(), application.ListEvents{PartnerID: d.partner.ID, AfterSequence: 7, Limit: 2})
-	if err != nil || page.NextSequence != 9 || len(page.Events) != 2 {
-		t.Fatalf("%+v %v", page, err)
+	for _, c := range []struct {
+		stored  []ports.ListedEvent
+		hasMore bool
+	}{
+		{[]ports.ListedEvent{{Sequence: 8}, {Sequence: 9}, {Sequence: 10}}, true},
+		{[]ports.ListedEvent{{Sequence: 8}, {Sequence: 9}}, false},
+	} {
+		d := webhookSetup(t, "key-1")
+		q := ports.EventQuery{PartnerID: d.partner.ID, AfterSequence: 7, Since: t0.AddDate(0, 0, -30), Types: []string{}, Limit: 3}
+		d.outbox.EXPECT().List(gomock.Any(), q).Return(c.stored, nil)
+		page, err := d.app.Partners.ListEvents.Handle(context.Background(), application.ListEvents{PartnerID: d.partner.ID, AfterSequence: 7, Limit: 2})
+		if err != nil || page.NextSequence != 9 || len(page.Events) != 2 || page.HasMore != c.hasMore {
+			t.Fatalf("%d stored: %+v %v", len(c.stored), page, err)
+		}
 	}
 }
 

@@ -22,11 +22,11 @@ const docsCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe
 	"font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'"
 
 func (s *Server) docsRoutes(e *echo.Echo) {
-	e.GET("/docs", func(c echo.Context) error {
+	public(e, "/docs", func(c echo.Context) error {
 		c.Response().Header().Set("Content-Security-Policy", docsCSP)
 		return c.HTMLBlob(http.StatusOK, docsPage)
 	})
-	e.GET("/docs/redoc.standalone.js", func(c echo.Context) error {
+	public(e, "/docs/redoc.standalone.js", func(c echo.Context) error {
 		c.Response().Header().Set("Cache-Control", "public, max-age=86400")
 		return c.Blob(http.StatusOK, "text/javascript; charset=utf-8", docsBundle)
 	})

@@ -41,7 +41,8 @@ func (s *Server) listEvents(ctx context.Context, p domain.Partner, raw json.RawM
 	return struct {
 		Events       []json.RawMessage `json:"events"`
 		NextSequence int64             `json:"nextSequence"`
-	}{events, page.NextSequence}, nil
+		HasMore      bool              `json:"hasMore"`
+	}{events, page.NextSequence, page.HasMore}, nil
 }
 
 func (s *Server) sendTestEvent(w write) (any, error) {

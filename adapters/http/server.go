@@ -72,6 +72,13 @@ const (
 var publicPaths = map[string]bool{"/healthz": true, "/readyz": true, "/openapi.yaml": true,
 	"/docs": true, "/docs/redoc.standalone.js": true, "/favicon.ico": true}
 
+// public routes a page that needs no key for GET and for HEAD, which answers the same headers
+// without the body (a load balancer's or a monitor's check).
+func public(e *echo.Echo, path string, h echo.HandlerFunc) {
+	e.GET(path, h)
+	e.HEAD(path, h)
+}
+
 // New builds the server and its routes.
 func New(d Deps, cfg Config) *Server {
 	e := echo.New()
@@ -79,9 +86,9 @@ func New(d Deps, cfg Config) *Server {
 	s := &Server{e: e, d: d, cfg: cfg, limit: newLimiter(cfg.RateLimit)}
 	e.HTTPErrorHandler = s.httpError
 	e.Use(noSniff, s.accessLog, s.recoverPanic, s.authenticate, s.rateLimit)
-	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
-	e.GET("/readyz", s.readyz)
-	e.GET("/openapi.yaml", func(c echo.Context) error { return c.Blob(http.StatusOK, "application/yaml", OpenAPI) })
+	public(e, "/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+	public(e, "/readyz", s.readyz)
+	public(e, "/openapi.yaml", func(c echo.Context) error { return c.Blob(http.StatusOK, "application/yaml", OpenAPI) })
 	s.docsRoutes(e)
 	for _, ep := range s.endpoints() {
 		e.Add(ep.method, ep.path, s.handle(ep))
@@ -214,7 +221,7 @@ func (s *Server) httpError(err error, c echo.Context) {
 
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if c.Request().Method == http.MethodGet && publicPaths[c.Request().URL.Path] {
+		if m := c.Request().Method; (m == http.MethodGet || m == http.MethodHead) && publicPaths[c.Request().URL.Path] {
 			return next(c)
 		}
 		h := c.Request().Header.Get(echo.HeaderAuthorization)

@@ -846,3 +846,32 @@ func TestTheSandboxClockStopsAtAHundredYears(t *testing.T) {
 		t.Fatalf("the clock is %s ahead, want 876000h", ahead)
 	}
 }
+
+// TestHEADOnThePublicPagesAnswersLikeGET: a monitor's or a load balancer's HEAD on the health
+// checks, the API document and the docs page needs no key and gets GET's status and type,
+// without a body; an API path still asks for a key.
+func TestHEADOnThePublicPagesAnswersLikeGET(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	for _, path := range []string{"/healthz", "/readyz", "/openapi.yaml", "/docs", "/docs/redoc.standalone.js"} {
+		get, err := http.Get(h.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = get.Body.Close()
+		head, err := http.Head(h.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(head.Body)
+		_ = head.Body.Close()
+		if head.StatusCode != get.StatusCode || head.StatusCode != http.StatusOK || len(b) != 0 ||
+			head.Header.Get("Content-Type") != get.Header.Get("Content-Type") {
+			t.Errorf("HEAD %s: %d %q (%d bytes), GET %d %q", path, head.StatusCode, head.Header.Get("Content-Type"), len(b),
+				get.StatusCode, get.Header.Get("Content-Type"))
+		}
+	}
+	if resp, err := http.Head(h.srv.URL + "/microloans/info"); err != nil || resp.StatusCode == http.StatusOK {
+		t.Fatalf("HEAD on an API path without a key: %v %v", resp, err)
+	}
+}

@@ -1167,6 +1167,9 @@ type ListEventsResponse struct {
 type ListEventsResult struct {
 	Events []WebhookEvent `json:"events"`
 
+	// HasMore More events follow this page now: ask again after nextSequence at once.
+	HasMore bool `json:"hasMore"`
+
 	// NextSequence Ask after this next: the last event's sequence, or your afterSequence when none came.
 	NextSequence int64 `json:"nextSequence"`
 }
