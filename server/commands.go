@@ -166,6 +166,11 @@ func openDB(ctx context.Context, o options, create bool, fn func(context.Context
 // have) and fills in the first unpaid due date of loans stored before it was kept (it needs
 // the domain's reading of their books).
 func migrate(ctx context.Context, db *store.DB) error {
+	return db.WithMigrationLock(ctx, func() error { return migrateLocked(ctx, db) })
+}
+
+// migrateLocked is migrate, under the migration lock.
+func migrateLocked(ctx context.Context, db *store.DB) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}

@@ -184,6 +184,33 @@ func (db *DB) migrations() (*goose.Provider, error) {
 	return goose.NewProvider(dialect, db.SQL, sub)
 }
 
+// migrationLock is the first key of the PostgreSQL advisory lock a migration holds (tiyin's
+// own value, "tiyn"); the second is the schema's, so installations sharing a database in
+// schemas of their own do not wait for each other.
+const migrationLock = 0x7469_796e
+
+// WithMigrationLock runs fn holding the database's migration lock: on PostgreSQL a session
+// advisory lock, waited for (not polled), so any number of nodes and commands may start at once
+// and migrate one after another, each finding the work of the one before done. SQLite, one
+// node's file, needs none.
+func (db *DB) WithMigrationLock(ctx context.Context, fn func() error) error {
+	if db.Dialect != Postgres {
+		return fn()
+	}
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	defer func() { _ = conn.Close() }()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1, hashtext(current_schema()))", int32(migrationLock)); err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1, hashtext(current_schema()))", int32(migrationLock))
+	}()
+	return fn()
+}
+
 // Migrate applies every pending migration of tiyin's schema.
 func (db *DB) Migrate(ctx context.Context) error {
 	p, err := db.migrations()
