@@ -5,6 +5,7 @@ import (
 	"net"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
@@ -59,4 +60,17 @@ func nilFields(v reflect.Value, path string) []string {
 		}
 	}
 	return out
+}
+
+// TestABadDatabaseURLNamesItsSetting: a command given a database it cannot reach, or a URL it
+// cannot read, says TIYIN_DATABASE_URL is the setting to fix, never the password.
+func TestABadDatabaseURLNamesItsSetting(t *testing.T) {
+	for _, u := range []string{"postgres://tiyin:s3cret-pw@127.0.0.1:1/tiyin?connect_timeout=2", "postgres://tiyin:s3cret-pw@%zz/tiyin"} {
+		t.Setenv("TIYIN_DATABASE_URL", u)
+		t.Setenv("TIYIN_SANDBOX", "true")
+		err := openDB(context.Background(), applied(nil), true, func(context.Context, cli) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "TIYIN_DATABASE_URL") || strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
 }

@@ -108,7 +108,8 @@ func gormConfig() *gorm.Config {
 func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
 	pc, err := pgxpool.ParseConfig(cfg.DatabaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("parse TIYIN_DATABASE_URL: %w", redactURL(err, cfg.DatabaseURL))
+		return nil, fmt.Errorf("TIYIN_DATABASE_URL: not a PostgreSQL URL (postgres://user:password@host:5432/database): %w",
+			redactURL(err, cfg.DatabaseURL))
 	}
 	if cfg.MaxConns > 0 {
 		pc.MaxConns = cfg.MaxConns
@@ -126,7 +127,8 @@ func openPostgres(ctx context.Context, cfg Config) (*DB, error) {
 	g, err := gorm.Open(postgres.New(postgres.Config{Conn: sqlDB}), gormConfig())
 	if err != nil {
 		pool.Close()
-		return nil, err
+		return nil, fmt.Errorf("TIYIN_DATABASE_URL: cannot connect to PostgreSQL at %s: %w", redactedURL(cfg.DatabaseURL),
+			redactURL(err, cfg.DatabaseURL))
 	}
 	return &DB{Gorm: g, SQL: sqlDB, Pool: pool, Dialect: Postgres}, nil
 }
@@ -243,6 +245,15 @@ func (db *DB) Ready(ctx context.Context) error {
 }
 
 // redactURL keeps a password in the database URL out of error messages.
+// redactedURL is the database URL with its password hidden, to name it in an error.
+func redactedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an unreadable URL)"
+	}
+	return u.Redacted()
+}
+
 func redactURL(err error, raw string) error {
 	u, perr := url.Parse(raw)
 	if perr != nil || u.User == nil {
