@@ -115,6 +115,6 @@ func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, call Call,
 // business day (docs/reconciliation.md).
 func creditOrder(t *domain.Transfer) ports.CreditOrder {
 	s := t.State()
-	return ports.CreditOrder{IdempotencyKey: t.ID().String() + ":CREDIT", Token: t.CreditToken(), Amount: t.Amount().Tiyin(),
+	return ports.CreditOrder{IdempotencyKey: domain.CreditLineID(t.ID()), Token: t.CreditToken(), Amount: t.Amount().Tiyin(),
 		Network: s.Network, At: s.CreatedAt}
 }

@@ -2,7 +2,6 @@ package application
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -92,14 +91,10 @@ func (h *PreviewLoanActionHandler) preview(ctx context.Context, p *domain.Propos
 	if v.Before, err = picture(loan, now); err != nil {
 		return v, err
 	}
-	v.Outcome, err = p.ApplyTo(loan, newID(), newID(), now)
-	if err != nil {
-		if errors.Is(err, domain.ErrRepaymentAmount) || errors.Is(err, domain.ErrActionAmount) || errors.Is(err, domain.ErrLoanNotIssued) ||
-			errors.Is(err, domain.ErrLoanWrittenOff) || errors.Is(err, domain.ErrProposalIncomplete) || errors.Is(err, domain.ErrRestructure) {
-			v.Refusal = err.Error()
-			return v, nil
-		}
-		return v, err
+	// ApplyTo reads and writes nothing but the copy: whatever it refuses is the loan's refusal.
+	if v.Outcome, err = p.ApplyTo(loan, newID(), newID(), now); err != nil {
+		v.Refusal = err.Error()
+		return v, nil
 	}
 	v.After, err = picture(loan, now)
 	return v, err

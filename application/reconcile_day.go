@@ -2,7 +2,6 @@ package application
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -101,8 +100,8 @@ func (h *ReconcileDayHandler) settleUnknown(ctx context.Context, b *domain.Break
 	if !ok {
 		return nil
 	}
-	id, err := uuid.Parse(strings.TrimSuffix(b.LineID, ":CREDIT"))
-	if err != nil {
+	id, ok := domain.TransferOfLine(b.LineID)
+	if !ok {
 		return nil // not a line of tiyin's making: left for the operators
 	}
 	return h.settlement.settleIn(ctx, id, func(t *domain.Transfer) (bool, error) {

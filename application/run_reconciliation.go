@@ -30,7 +30,7 @@ func (h *RunReconciliationHandler) Handle(ctx context.Context, who Actor, day ti
 	}
 	out := map[domain.Network]ReconcileResult{}
 	detail := ""
-	for _, n := range []domain.Network{domain.NetworkUzcard, domain.NetworkHumo} {
+	for _, n := range domain.Networks() {
 		r, err := h.reconcile.Handle(ctx, ReconcileDay{Day: day, Network: n})
 		if err != nil {
 			return out, err

@@ -43,9 +43,12 @@ var (
 	NetworkHumo   = Network{"HUMO"}
 )
 
+// Networks lists the processing networks.
+func Networks() []Network { return []Network{NetworkUzcard, NetworkHumo} }
+
 // ParseNetwork accepts UZCARD or HUMO.
 func ParseNetwork(s string) (Network, error) {
-	n, err := parseEnum(s, []Network{NetworkUzcard, NetworkHumo})
+	n, err := parseEnum(s, Networks())
 	if err != nil {
 		return Network{}, errors.New("must be one of UZCARD, HUMO")
 	}

@@ -173,12 +173,6 @@ const (
 	ActionPaymentHoliday  ProposalKind = "PAYMENT_HOLIDAY"
 )
 
-// LoanActions lists the loan actions.
-func LoanActions() []ProposalKind {
-	return []ProposalKind{ActionManualRepayment, ActionWaivePenalty, ActionWaiveInterest, ActionWriteOff, ActionExtendTerm,
-		ActionPaymentHoliday}
-}
-
 // IsLoanAction reports whether the proposal's kind acts on a loan's money.
 func (k ProposalKind) IsLoanAction() bool {
 	switch k {
@@ -216,12 +210,8 @@ func NewLoanActionProposal(id uuid.UUID, kind ProposalKind, loan uuid.UUID, term
 		return incomplete("the reference is at most 100 characters")
 	case kind == ActionManualRepayment && terms.Amount <= 0:
 		return incomplete("a repayment's amount is positive")
-	case kind == ActionManualRepayment && terms.Channel != ChannelCashDesk && terms.Channel != ChannelBankTransfer:
-		return incomplete("a manual repayment comes by the cash desk or a bank transfer")
 	case kind == ActionManualRepayment && terms.PaymentType != PaymentTerm && terms.PaymentType != PaymentEarly:
 		return incomplete("a repayment is TERM or EARLY")
-	case kind == ActionManualRepayment && ref == "":
-		return incomplete("give the receipt's or the transfer's reference")
 	case terms.Amount < 0:
 		return incomplete("an amount is not negative")
 	case (kind == ActionWriteOff || kind == ActionExtendTerm || kind == ActionPaymentHoliday) && terms.Amount != 0:
@@ -230,6 +220,11 @@ func NewLoanActionProposal(id uuid.UUID, kind ProposalKind, loan uuid.UUID, term
 		return incomplete("extend the term by 1 to 35 months")
 	case kind == ActionPaymentHoliday && (terms.Months < 1 || terms.Months > 3):
 		return incomplete("a payment holiday is 1 to 3 months")
+	}
+	if kind == ActionManualRepayment {
+		if _, err := manualReceipt(terms.Channel, ref); err != nil {
+			return nil, err
+		}
 	}
 	if kind != ActionExtendTerm && kind != ActionPaymentHoliday {
 		terms.Months = 0
@@ -307,11 +302,9 @@ func (d LoanChanged) Object() uuid.UUID { return d.ApplicationID }
 // checked and paid at p.At, applied in the legal order like any. On a written-off loan it is a
 // recovery.
 func PostManually(id uuid.UUID, loan *Loan, p Payment) (*Repayment, Posting, error) {
-	if p.Channel != ChannelCashDesk && p.Channel != ChannelBankTransfer {
-		return nil, Posting{}, fmt.Errorf("%w: a manual repayment comes by the cash desk or a bank transfer", ErrProposalIncomplete)
-	}
-	if p.DebitID = strings.TrimSpace(p.DebitID); p.DebitID == "" || len(p.DebitID) > 100 {
-		return nil, Posting{}, fmt.Errorf("%w: give the receipt's or the transfer's reference (up to 100 characters)", ErrProposalIncomplete)
+	var err error
+	if p.DebitID, err = manualReceipt(p.Channel, p.DebitID); err != nil {
+		return nil, Posting{}, err
 	}
 	r, err := NewRepayment(id, loan, 0, p.At)
 	if err != nil {
@@ -319,6 +312,18 @@ func PostManually(id uuid.UUID, loan *Loan, p Payment) (*Repayment, Posting, err
 	}
 	posting, err := r.Pay(loan, p)
 	return r, posting, err
+}
+
+// manualReceipt checks how a manual repayment's money came (the cash desk or a bank transfer)
+// and returns its receipt's or transfer's reference, trimmed.
+func manualReceipt(channel Channel, ref string) (string, error) {
+	if channel != ChannelCashDesk && channel != ChannelBankTransfer {
+		return "", fmt.Errorf("%w: a manual repayment comes by the cash desk or a bank transfer", ErrProposalIncomplete)
+	}
+	if ref = strings.TrimSpace(ref); ref == "" || len(ref) > 100 {
+		return "", fmt.Errorf("%w: give the receipt's or the transfer's reference (up to 100 characters)", ErrProposalIncomplete)
+	}
+	return ref, nil
 }
 
 // LoanCost is what a loan costs its client as it stands: the interest and service of its

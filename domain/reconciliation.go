@@ -3,7 +3,10 @@ package domain
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Reconciliation (issue 36) compares, for one business day and one network, the movements
@@ -32,6 +35,19 @@ const (
 	LineUnknown  LineStatus = "UNKNOWN"
 	LineReversed LineStatus = "REVERSED"
 )
+
+// CreditLineID is the id both sides know a transfer's credit by: its order's idempotency key.
+func CreditLineID(transferID uuid.UUID) string { return transferID.String() + ":CREDIT" }
+
+// TransferOfLine is the transfer a credit line's id names, false for any other id.
+func TransferOfLine(id string) (uuid.UUID, bool) {
+	s, ok := strings.CutSuffix(id, ":CREDIT")
+	if !ok {
+		return uuid.Nil, false
+	}
+	t, err := uuid.Parse(s)
+	return t, err == nil
+}
 
 // StatementLine is one movement as one side recorded it. ID is the id both sides know: the
 // credit's idempotency key ("<transactionId>:CREDIT") or the debit's id.
@@ -63,11 +79,10 @@ const (
 
 // Break is one difference: tiyin's line and the network's, either absent for a missing one.
 type Break struct {
-	Kind    BreakKind
-	Ours    *StatementLine
-	Theirs  *StatementLine
-	LineID  string // the line's id, on whichever side has it
-	Matched bool   // Theirs was found by amount and time, its id differing
+	Kind   BreakKind
+	Ours   *StatementLine
+	Theirs *StatementLine
+	LineID string // the line's id, on whichever side has it
 	// Resolved marks a break its run settled: a credit whose outcome tiyin did not know, which
 	// the statement told.
 	Resolved bool
@@ -143,7 +158,6 @@ func Reconcile(ours, theirs []StatementLine) (matched int, breaks []Break) {
 		case best != nil:
 			used[best] = true
 			if b, ok := compareLines(o, best); ok {
-				b.Matched = true
 				breaks = append(breaks, b)
 			} else {
 				matched++

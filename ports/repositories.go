@@ -363,9 +363,6 @@ type BreakRecord struct {
 // BreakAges counts open breaks by age: within a day, 1–7 days, 7–30 days, longer.
 type BreakAges [4]int
 
-// BreakAgeLabels name BreakAges' buckets, for the gauge.
-var BreakAgeLabels = [4]string{"1d", "7d", "30d", "older"}
-
 // ReconciliationRun is one comparison of a day and network: how many lines matched, how many
 // breaks it found.
 type ReconciliationRun struct {

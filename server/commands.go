@@ -426,7 +426,7 @@ again, or on several nodes at once: each break is recorded once.`,
 			if err != nil {
 				return fmt.Errorf("--date: give the business day as YYYY-MM-DD (%w)", err)
 			}
-			networks := []domain.Network{domain.NetworkUzcard, domain.NetworkHumo}
+			networks := domain.Networks()
 			if network != "" {
 				n, err := domain.ParseNetwork(network)
 				if err != nil {
@@ -444,7 +444,7 @@ again, or on several nodes at once: each break is recorded once.`,
 					out[n.String()] = r
 					if !asJSON {
 						fmt.Printf("%s %s: tiyin %d lines, network %d, matched %d, breaks %d (%d new) %v\n", date, n, r.Ours, r.Theirs,
-							r.Matched, sum(r.Breaks), r.New, r.Breaks)
+							r.Matched, len(r.Found), r.New, r.Breaks)
 					}
 				}
 				if asJSON {
@@ -459,15 +459,6 @@ again, or on several nodes at once: each break is recorded once.`,
 	c.Flags().BoolVar(&asJSON, "json", false, "print each network's result as JSON")
 	_ = c.MarkFlagRequired("date")
 	return c
-}
-
-// sum is the number of breaks of every kind.
-func sum(m map[domain.BreakKind]int) int {
-	n := 0
-	for _, v := range m {
-		n += v
-	}
-	return n
 }
 
 func resealCmd(o options) *cobra.Command {

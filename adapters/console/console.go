@@ -270,8 +270,11 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 		p.Msg = messages[r.URL.Query().Get("done")]
 	}
 	p.Path = r.URL.RequestURI()
-	if p.Lang = c.cat.language(r.Header.Get("Accept-Language")); p.Session != nil && p.Session.Language != "" {
+	if p.Session != nil {
 		p.Lang = p.Session.Language
+	}
+	if p.Lang == "" {
+		p.Lang = c.cat.language(r.Header.Get("Accept-Language"))
 	}
 	p.Title, p.Msg, p.Err = c.cat.tr(p.Lang, p.Title), c.cat.tr(p.Lang, p.Msg), c.cat.tr(p.Lang, p.Err)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -29,39 +29,37 @@ var Languages = domain.ConsoleLanguages
 // languageNames name each language in itself, for the switch.
 var languageNames = map[string]string{"en": "English", "ru": "Русский", "uz": "Oʻzbekcha"}
 
-// catalogue looks messages up in the bundle of the three catalogues.
+// catalogue looks messages up in the three catalogues, and matches a browser's languages to
+// them.
 type catalogue struct {
 	localizers map[string]*i18n.Localizer
-	bundle     *i18n.Bundle
+	matcher    language.Matcher
 }
 
 func newCatalogue() (*catalogue, error) {
 	b := i18n.NewBundle(language.English)
 	b.RegisterUnmarshalFunc("json", json.Unmarshal)
-	c := &catalogue{bundle: b, localizers: map[string]*i18n.Localizer{}}
-	for _, lang := range Languages {
+	c := &catalogue{localizers: map[string]*i18n.Localizer{}}
+	tags := make([]language.Tag, len(Languages))
+	for i, lang := range Languages {
 		if _, err := b.LoadMessageFileFS(locales, "locales/"+lang+".json"); err != nil {
 			return nil, fmt.Errorf("console catalogue %s: %w", lang, err)
 		}
 		c.localizers[lang] = i18n.NewLocalizer(b, lang)
+		tags[i] = language.Make(lang)
 	}
+	c.matcher = language.NewMatcher(tags)
 	return c, nil
 }
 
-// language is the console language that best matches an operator's choice or a browser's
-// Accept-Language, English when none does.
-func (c *catalogue) language(prefs ...string) string {
-	tags := make([]language.Tag, len(Languages))
-	for i, l := range Languages {
-		tags[i] = language.Make(l)
+// language is the console language that best matches a browser's Accept-Language, English
+// when it names none of them.
+func (c *catalogue) language(accept string) string {
+	want, _, err := language.ParseAcceptLanguage(accept)
+	if err != nil {
+		return Languages[0]
 	}
-	want := make([]language.Tag, 0, len(prefs))
-	for _, p := range prefs {
-		if t, _, err := language.ParseAcceptLanguage(p); err == nil {
-			want = append(want, t...)
-		}
-	}
-	_, i, conf := language.NewMatcher(tags).Match(want...)
+	_, i, conf := c.matcher.Match(want...)
 	if conf == language.No {
 		return Languages[0]
 	}

@@ -17,7 +17,6 @@ import (
 var funcs = template.FuncMap{
 	"money":  money,
 	"when":   when,
-	"ago":    func(t, now time.Time) string { return "" }, // each language's (i18n.go)
 	"link":   link,
 	"listOf": listOf,
 	"add":    func(a, b int64) int64 { return a + b },

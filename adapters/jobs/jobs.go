@@ -103,7 +103,7 @@ func (w *reconcileDayWorker) Work(ctx context.Context, job *river.Job[ReconcileD
 	if err != nil {
 		return river.JobCancel(err)
 	}
-	for _, n := range []domain.Network{domain.NetworkUzcard, domain.NetworkHumo} {
+	for _, n := range domain.Networks() {
 		r, err := w.app.Operations.ReconcileDay.Handle(ctx, application.ReconcileDay{Day: day, Network: n, Once: true})
 		if err != nil {
 			return err
@@ -117,7 +117,7 @@ func (w *reconcileDayWorker) Work(ctx context.Context, job *river.Job[ReconcileD
 	if err != nil {
 		return err
 	}
-	w.metrics.OpenBreaks(ages, ports.BreakAgeLabels)
+	w.metrics.OpenBreaks(ages)
 	return nil
 }
 

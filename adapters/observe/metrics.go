@@ -130,13 +130,14 @@ func (m *Metrics) UnknownOutcomes(applications, transfers, cardOrders int) {
 	m.unknown.WithLabelValues("card_order").Set(float64(cardOrders))
 }
 
-// OpenBreaks sets the gauge of open reconciliation breaks by age.
-func (m *Metrics) OpenBreaks(ages [4]int, labels [4]string) {
+// OpenBreaks sets the gauge of open reconciliation breaks by age: within a day, 1–7 days,
+// 7–30 days, longer (ports.BreakAges' order).
+func (m *Metrics) OpenBreaks(ages [4]int) {
 	if m == nil {
 		return
 	}
-	for i, n := range ages {
-		m.breaks.WithLabelValues(labels[i]).Set(float64(n))
+	for i, label := range [4]string{"1d", "7d", "30d", "older"} {
+		m.breaks.WithLabelValues(label).Set(float64(ages[i]))
 	}
 }
 

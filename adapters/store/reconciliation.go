@@ -61,7 +61,7 @@ func (r *ReconciliationRepository) Lines(ctx context.Context, q ports.StatementQ
 		case domain.TransferFailed.String():
 			status = domain.LineFailed
 		}
-		out = append(out, domain.StatementLine{ID: c.ID.String() + ":CREDIT", Kind: domain.LineCredit, Amount: c.Amount,
+		out = append(out, domain.StatementLine{ID: domain.CreditLineID(c.ID), Kind: domain.LineCredit, Amount: c.Amount,
 			At: c.CreatedAt.UTC(), Status: status})
 	}
 	for _, d := range debits {
@@ -196,7 +196,10 @@ func (r *ReconciliationRepository) Record(ctx context.Context, run ports.Reconci
 	if err := r.db.conn(ctx).Create(&m).Error; err != nil {
 		return 0, interpretError(err, nil, nil)
 	}
-	added := 0
+	if len(breaks) == 0 {
+		return 0, nil
+	}
+	rows := make([]reconciliationBreakModel, 0, len(breaks))
 	for _, b := range breaks {
 		row := reconciliationBreakModel{ID: uuid.Must(uuid.NewV7()), Day: day, Network: m.Network, Kind: string(b.Kind), LineID: b.LineID,
 			Status: "OPEN", FoundAt: m.At, RunID: run.ID}
@@ -210,11 +213,9 @@ func (r *ReconciliationRepository) Record(ctx context.Context, run ports.Reconci
 		}
 		row.OurAmount, row.OurStatus, row.OurAt = side(b.Ours)
 		row.TheirAmount, row.TheirStatus, row.TheirAt = side(b.Theirs)
-		res := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
-		if err := interpretError(res.Error, nil, nil); err != nil {
-			return added, err
-		}
-		added += int(res.RowsAffected)
+		rows = append(rows, row)
 	}
-	return added, nil
+	// Inserted in batches; a break already recorded is skipped, and not counted as added.
+	res := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(rows, 500)
+	return int(res.RowsAffected), interpretError(res.Error, nil, nil)
 }
