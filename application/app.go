@@ -236,7 +236,9 @@ type ConsoleActions struct {
 	DecideProposal       *DecideProposalHandler
 	ProposeLoanAction    *ProposeLoanActionHandler
 	ExplainBreak         *ExplainBreakHandler
-	RunReconciliation    *RunReconciliationHandler
+	// ProposeBreakAcceptance proposes accepting a break's network side (ACCEPT_BREAK).
+	ProposeBreakAcceptance *ProposeBreakAcceptanceHandler
+	RunReconciliation      *RunReconciliationHandler
 }
 
 // New builds every use case on the given ports: each capability on the few it needs. The

@@ -156,7 +156,7 @@ func NewOperations(d OperationsDeps, cfg Config) Operations {
 			d.Processing, d.CardOrders, d.Cards.ProcessCardOrder, cfg),
 		CountUnknownOutcomes: NewCountUnknownOutcomesHandler(d.Clock, d.Applications, d.Transfers, d.CardOrders),
 		CheckLedger:          NewCheckLedgerHandler(d.Ledger),
-		ReconcileDay:         NewReconcileDayHandler(d.Clock, d.UoW, d.Processing, d.Reconciliation, d.Transfers, d.Ledger),
+		ReconcileDay:         NewReconcileDayHandler(d.Clock, d.UoW, d.Processing, d.CoreBanking, d.Reconciliation, d.Transfers, d.Ledger),
 		PurgeExpired:         NewPurgeExpiredHandler(d.UoW, d.Idempotency, d.Events),
 	}
 }
@@ -220,7 +220,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			Application:           NewConsoleApplicationHandler(d.Clock, st.Applications, st.Loans, st.Partners, cs.BackOffice, cs.Proposals, cs.AuditLog),
 			Loan:                  NewConsoleLoanHandler(d.Clock, st.Loans, st.Partners, st.Repayments, cs.BackOffice, cs.Proposals),
 			LoanAction:            NewPreviewLoanActionHandler(d.Clock, st.Loans, st.Partners, cs.Proposals),
-			Reconciliation:        NewConsoleReconciliationHandler(d.Clock, st.Reconciliation),
+			Reconciliation:        NewConsoleReconciliationHandler(d.Clock, st.Reconciliation, cs.Proposals),
 			Ledger:                NewConsoleLedgerHandler(cs.BackOffice, st.Ledger),
 			Partners:              NewConsolePartnersHandler(st.Partners, cs.BackOffice),
 			Object:                NewConsoleObjectHandler(d.Clock, st.Transfers, st.Repayments, st.CardOrders, st.Cards, st.Partners, cs.Proposals, cs.AuditLog),
@@ -237,10 +237,11 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			Partner:              NewConsolePartnerHandler(d.Clock, d.UoW, st.Partners, d.Sealer, cs.AuditLog),
 			ProposeResolution:    NewProposeResolutionHandler(d.Clock, d.UoW, st.Applications, st.Transfers, cs.Proposals, cs.AuditLog),
 			DecideProposal: NewDecideProposalHandler(d.Clock, d.UoW, st.Applications, st.Loans, st.Ledger, st.Transfers,
-				st.Repayments, cs.Proposals, cs.AuditLog, cfg.Product),
-			ProposeLoanAction: NewProposeLoanActionHandler(d.Clock, d.UoW, st.Loans, cs.Proposals, cs.AuditLog),
-			ExplainBreak:      NewExplainBreakHandler(d.Clock, d.UoW, st.Reconciliation, cs.AuditLog),
-			RunReconciliation: NewRunReconciliationHandler(d.Clock, d.UoW, d.ReconcileDay, cs.AuditLog),
+				st.Repayments, cs.Proposals, st.Reconciliation, cs.AuditLog, cfg.Product),
+			ProposeBreakAcceptance: NewProposeBreakAcceptanceHandler(d.Clock, d.UoW, st.Reconciliation, st.Transfers, cs.Proposals, cs.AuditLog),
+			ProposeLoanAction:      NewProposeLoanActionHandler(d.Clock, d.UoW, st.Loans, cs.Proposals, cs.AuditLog),
+			ExplainBreak:           NewExplainBreakHandler(d.Clock, d.UoW, st.Reconciliation, cs.AuditLog),
+			RunReconciliation:      NewRunReconciliationHandler(d.Clock, d.UoW, d.ReconcileDay, cs.AuditLog),
 		},
 	}
 }

@@ -116,5 +116,5 @@ func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, call Call,
 func creditOrder(t *domain.Transfer) ports.CreditOrder {
 	s := t.State()
 	return ports.CreditOrder{IdempotencyKey: domain.CreditLineID(t.ID()), Token: t.CreditToken(), Amount: t.Amount().Tiyin(),
-		Network: s.Network, At: s.CreatedAt}
+		Network: s.Network, At: s.CreatedAt, AccountNumber: s.AccountNumber}
 }

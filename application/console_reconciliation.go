@@ -16,17 +16,21 @@ type ReconciliationPage struct {
 	Breaks    []ports.BreakRecord
 	Query     ports.BreakQuery
 	ClosedDay time.Time
+	// Proposed are the open proposals to accept a break's other side, by break.
+	Proposed map[uuid.UUID]*domain.Proposal
 }
 
 // ConsoleReconciliationHandler reads the reconciliation page.
 type ConsoleReconciliationHandler struct {
 	clock          ports.Clock
 	reconciliation ports.ReconciliationRepository
+	proposals      ports.ProposalRepository
 }
 
 // NewConsoleReconciliationHandler returns the handler on the ports it uses.
-func NewConsoleReconciliationHandler(clock ports.Clock, reconciliation ports.ReconciliationRepository) *ConsoleReconciliationHandler {
-	return &ConsoleReconciliationHandler{clock: clock, reconciliation: reconciliation}
+func NewConsoleReconciliationHandler(clock ports.Clock, reconciliation ports.ReconciliationRepository,
+	proposals ports.ProposalRepository) *ConsoleReconciliationHandler {
+	return &ConsoleReconciliationHandler{clock: clock, reconciliation: reconciliation, proposals: proposals}
 }
 
 // Handle lists the breaks of q (OPEN when q names no status), 200 at most.
@@ -38,6 +42,18 @@ func (h *ConsoleReconciliationHandler) Handle(ctx context.Context, who Actor, q 
 		q.Status = "OPEN"
 	}
 	q.Limit = 200
-	breaks, err := h.reconciliation.Breaks(ctx, q)
-	return ReconciliationPage{Breaks: breaks, Query: q, ClosedDay: domain.BusinessDate(h.clock.Now(uuid.Nil)).AddDate(0, 0, -1)}, err
+	now := h.clock.Now(uuid.Nil)
+	page := ReconciliationPage{Query: q, ClosedDay: domain.BusinessDate(now).AddDate(0, 0, -1), Proposed: map[uuid.UUID]*domain.Proposal{}}
+	var err error
+	if page.Breaks, err = h.reconciliation.Breaks(ctx, q); err != nil {
+		return page, err
+	}
+	// The open proposals of every object, one read (the dashboard's), kept for the breaks.
+	open, err := h.proposals.List(ctx, uuid.Nil, pageRows)
+	for _, p := range asOf(open, now) {
+		if p.Kind == domain.AcceptBreak && p.Status == domain.ProposalOpen {
+			page.Proposed[p.ObjectID] = p
+		}
+	}
+	return page, err
 }

@@ -122,6 +122,6 @@ func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer)
 		return nil, gatewayError(err)
 	}
 	return domain.NewTransfer(domain.NewTransferParams{ID: id, PartnerID: cmd.PartnerID, ApplicationID: a.ID(),
-		LoanID: loan.ID(), ExternalID: cmd.ExternalID, MaskedPAN: masked, Network: cmd.Network, CardHolder: cmd.CardHolder,
+		LoanID: loan.ID(), ExternalID: cmd.ExternalID, MaskedPAN: masked, AccountNumber: loan.AccountNumber(), Network: cmd.Network, CardHolder: cmd.CardHolder,
 		Amount: cmd.Amount, CreditToken: token, Now: h.clock.Now(cmd.PartnerID)}), nil
 }

@@ -2,7 +2,9 @@ package application
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -27,17 +29,20 @@ type DecideProposalHandler struct {
 	ledger       ports.LedgerRepository
 	repayments   ports.RepaymentRepository
 	proposals    ports.ProposalRepository
-	settlement   transferSettlement
-	product      Product
-	audit        audit
+	// reconciliation is the breaks an AcceptBreak proposal adjusts.
+	reconciliation ports.ReconciliationRepository
+	settlement     transferSettlement
+	product        Product
+	audit          audit
 }
 
 // NewDecideProposalHandler returns the handler on the ports it uses.
 func NewDecideProposalHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
 	loans ports.LoanRepository, ledger ports.LedgerRepository, transfers ports.TransferRepository,
-	repayments ports.RepaymentRepository, proposals ports.ProposalRepository, log ports.AuditLog, product Product) *DecideProposalHandler {
+	repayments ports.RepaymentRepository, proposals ports.ProposalRepository, reconciliation ports.ReconciliationRepository,
+	log ports.AuditLog, product Product) *DecideProposalHandler {
 	return &DecideProposalHandler{uow: uow, clock: clock, applications: applications, loans: loans, ledger: ledger, repayments: repayments,
-		proposals: proposals, settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
+		proposals: proposals, reconciliation: reconciliation, settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
 		product: product, audit: audit{clock: clock, log: log}}
 }
 
@@ -61,7 +66,7 @@ func (h *DecideProposalHandler) Handle(ctx context.Context, who Actor, cmd Decid
 		action, detail := "proposal.reject", describe(p)
 		if cmd.Approve {
 			action = "proposal.approve"
-			applied, err := h.resolve(ctx, p)
+			applied, err := h.resolve(ctx, p, who)
 			if err != nil {
 				return err
 			}
@@ -73,9 +78,12 @@ func (h *DecideProposalHandler) Handle(ctx context.Context, who Actor, cmd Decid
 
 // resolve applies an approved proposal, in the transaction of ctx; for a loan action it says
 // what it applied, for the audit line.
-func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal) (string, error) {
+func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal, who Actor) (string, error) {
 	if p.Kind.IsLoanAction() {
 		return h.applyLoanAction(ctx, p)
+	}
+	if p.Kind == domain.AcceptBreak {
+		return h.acceptBreak(ctx, p, who)
 	}
 	if p.Kind == domain.ResolveTransfer {
 		return "", h.settlement.settleIn(ctx, p.ObjectID, func(t *domain.Transfer) (bool, error) {
@@ -129,4 +137,41 @@ func (h *DecideProposalHandler) applyLoanAction(ctx context.Context, p *domain.P
 		}
 	}
 	return fmt.Sprintf("; applied %d tiyin", out.Amount), nil
+}
+
+// acceptBreak books the network's side of an open break as it stands now: the adjusting
+// posting, a transfer reversed (and its partner's event), the break RESOLVED with the maker's
+// note, in the transaction of ctx; it says what it posted, for the audit line.
+func (h *DecideProposalHandler) acceptBreak(ctx context.Context, p *domain.Proposal, who Actor) (string, error) {
+	b, err := h.reconciliation.Break(ctx, p.ObjectID)
+	if err != nil {
+		return "", err
+	}
+	if b.Status != ports.BreakOpen {
+		return "", fmt.Errorf("%w: the break is %s already", domain.ErrWrongState, b.Status)
+	}
+	var got domain.Acceptance
+	book := func(t *domain.Transfer, at time.Time) error {
+		var err error
+		got, err = domain.AcceptNetworkSide(newID(), b.ID, b.Break, t, at)
+		return err
+	}
+	tid, named := transferOfBreak(b)
+	if named {
+		err = h.settlement.transfers.Update(ctx, tid, func(t *domain.Transfer) error { return book(t, h.clock.Now(t.PartnerID())) })
+	}
+	if !named || errors.Is(err, domain.ErrTransferNotFound) {
+		err = book(nil, h.clock.Now(uuid.Nil))
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := h.ledger.Post(ctx, got.Posting); err != nil {
+		return "", err
+	}
+	if err := h.reconciliation.Close(ctx, b.ID, ports.BreakResolved, "the network's side accepted: "+p.Note, who.Name, h.audit.now()); err != nil {
+		return "", err
+	}
+	e := got.Posting.Entries[0]
+	return fmt.Sprintf("; posted %s of %d tiyin from %s to %s", got.Posting.Kind, e.Debit, e.Account.Key(), got.Posting.Entries[1].Account.Key()), nil
 }

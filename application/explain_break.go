@@ -33,7 +33,7 @@ func (h *ExplainBreakHandler) Handle(ctx context.Context, who Actor, id uuid.UUI
 		return err
 	}
 	return h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := h.reconciliation.Explain(ctx, id, note, who.Name, h.audit.now()); err != nil {
+		if err := h.reconciliation.Close(ctx, id, ports.BreakExplained, note, who.Name, h.audit.now()); err != nil {
 			return err
 		}
 		return h.audit.record(ctx, who, "break.explain", "break:"+id.String(), note)

@@ -179,7 +179,8 @@ func (h *ProcessApplicationHandler) call(ctx context.Context, a *domain.Applicat
 		polled = true
 	case domain.TaskLoanIssuance:
 		ref, err = h.coreBanking.IssueLoan(ctx, ports.IssueLoanRequest{IdempotencyKey: key(stage),
-			ApplicationID: a.ID(), AccountNumber: a.AccountNumber(), LoanApplicationRef: a.CoreRef()})
+			ApplicationID: a.ID(), AccountNumber: a.AccountNumber(), LoanApplicationRef: a.CoreRef(),
+			Amount: a.Offer().Amount.Tiyin(), At: h.clock.Now(a.PartnerID())})
 	case domain.TaskGetLoanIssuanceResult:
 		answer, err = h.coreBanking.IssuanceResult(ctx, a.CoreRef())
 		polled = true

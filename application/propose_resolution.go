@@ -127,8 +127,11 @@ func objectName(p *domain.Proposal) string {
 	if p.Kind.IsLoanAction() {
 		return "loan:" + p.ObjectID.String()
 	}
-	if p.Kind == domain.ResolveTransfer {
+	switch p.Kind {
+	case domain.ResolveTransfer:
 		return "transfer:" + p.ObjectID.String()
+	case domain.AcceptBreak:
+		return "break:" + p.ObjectID.String()
 	}
 	return "application:" + p.ObjectID.String()
 }
@@ -147,6 +150,9 @@ func describe(p *domain.Proposal) string {
 			s += fmt.Sprintf(" (%s, %s, reference %s)", a.PaymentType, a.Channel, p.Ref)
 		}
 		return s + ": " + p.Note
+	}
+	if p.Kind == domain.AcceptBreak {
+		return fmt.Sprintf("proposal %s: %s, the network's side: %s", p.ID, p.Kind, p.Note)
 	}
 	outcome := "not done"
 	if p.Done {

@@ -2,6 +2,8 @@ package application
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -10,18 +12,20 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// ReconcileDay compares one business day's movements on one network with the network's own
-// statement (docs/reconciliation.md).
+// ReconcileDay compares one business day of one source with tiyin's records
+// (docs/reconciliation.md): a network's statement with tiyin's movements on it, or core
+// banking's closing balances (domain.SourceCoreBanking) with the ledger's.
 type ReconcileDay struct {
-	Day     time.Time // a business date
-	Network domain.Network
+	Day    time.Time // a business date
+	Source string    // a network's name, or domain.SourceCoreBanking
 	// Once skips a day and network already reconciled (the daily job); a command or an
 	// operator runs it again.
 	Once bool
 }
 
-// ReconcileResult is a run's outcome: tiyin's and the network's line counts, the lines that
-// matched, the breaks found (by kind), and how many of them no earlier run had recorded.
+// ReconcileResult is a run's outcome: tiyin's and the other side's line counts (a balance is a
+// line), the lines that matched, the breaks found (by kind), and how many of them no earlier
+// run had recorded.
 type ReconcileResult struct {
 	Ours, Theirs, Matched int
 	Breaks                map[domain.BreakKind]int
@@ -32,49 +36,54 @@ type ReconcileResult struct {
 	Skipped bool
 }
 
-// ReconcileDayHandler runs a day's reconciliation: it reads tiyin's lines, asks the network
-// for its statement (outside any transaction), matches them (domain.Reconcile) and records the
-// run and its breaks in one transaction. Running a day again, or on two nodes at once, records
-// each break once.
+// ReconcileDayHandler runs a day's reconciliation: it reads tiyin's side, asks the other side
+// (outside any transaction), matches them (domain.Reconcile, domain.ReconcileBalances) and
+// records the run and its breaks in one transaction. Running a day again, or on two nodes at
+// once, records each break once.
 type ReconcileDayHandler struct {
 	clock          ports.Clock
 	uow            ports.UnitOfWork
 	processing     ports.Processing
+	coreBanking    ports.CoreBanking
 	reconciliation ports.ReconciliationRepository
 	settlement     transferSettlement
 }
 
 // NewReconcileDayHandler returns the handler on the ports it uses.
-func NewReconcileDayHandler(clock ports.Clock, uow ports.UnitOfWork, processing ports.Processing,
+func NewReconcileDayHandler(clock ports.Clock, uow ports.UnitOfWork, processing ports.Processing, coreBanking ports.CoreBanking,
 	reconciliation ports.ReconciliationRepository, transfers ports.TransferRepository, ledger ports.LedgerRepository) *ReconcileDayHandler {
-	return &ReconcileDayHandler{clock: clock, uow: uow, processing: processing, reconciliation: reconciliation,
+	return &ReconcileDayHandler{clock: clock, uow: uow, processing: processing, coreBanking: coreBanking, reconciliation: reconciliation,
 		settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock}}
 }
 
-// Handle reconciles the day and network.
+// ReconciliationSources are what a day is reconciled against: each network, then core banking.
+func ReconciliationSources() []string {
+	var out []string
+	for _, n := range domain.Networks() {
+		out = append(out, n.String())
+	}
+	return append(out, domain.SourceCoreBanking)
+}
+
+// Handle reconciles the day with the source.
 func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (ReconcileResult, error) {
-	q := ports.StatementQuery{Network: cmd.Network, Day: domain.BusinessDate(cmd.Day)}
+	day := domain.BusinessDate(cmd.Day)
 	if cmd.Once {
-		if ran, err := h.reconciliation.Ran(ctx, q); err != nil || ran {
+		if ran, err := h.reconciliation.Ran(ctx, day, cmd.Source); err != nil || ran {
 			return ReconcileResult{Skipped: ran}, err
 		}
 	}
-	ours, err := h.reconciliation.Lines(ctx, q)
+	res, breaks, err := h.compare(ctx, day, cmd.Source)
 	if err != nil {
 		return ReconcileResult{}, err
 	}
-	theirs, err := h.processing.Statement(ctx, q)
-	if err != nil {
-		return ReconcileResult{}, gatewayError(err)
-	}
-	matched, breaks := domain.Reconcile(ours, theirs)
-	res := ReconcileResult{Ours: len(ours), Theirs: len(theirs), Matched: matched, Breaks: map[domain.BreakKind]int{}}
+	res.Breaks = map[domain.BreakKind]int{}
 	for _, b := range breaks {
 		res.Breaks[b.Kind]++
 		res.Found = append(res.Found, string(b.Kind)+" "+b.LineID)
 	}
-	run := ports.ReconciliationRun{ID: newID(), Day: q.Day, Network: cmd.Network, At: h.clock.Now(uuid.Nil),
-		Matched: matched, Breaks: len(breaks)}
+	run := ports.ReconciliationRun{ID: newID(), Day: day, Source: cmd.Source, At: h.clock.Now(uuid.Nil),
+		Matched: res.Matched, Breaks: len(breaks)}
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
 		for i := range breaks {
 			if err := h.settleUnknown(ctx, &breaks[i]); err != nil {
@@ -86,6 +95,46 @@ func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (Rec
 	})
 	return res, err
 }
+
+// compare reads both sides of the day and matches them.
+func (h *ReconcileDayHandler) compare(ctx context.Context, day time.Time, source string) (ReconcileResult, []domain.Break, error) {
+	var res ReconcileResult
+	if source == domain.SourceCoreBanking {
+		ours, err := h.reconciliation.Balances(ctx, day)
+		if err != nil {
+			return res, nil, err
+		}
+		theirs, err := h.coreBanking.Balances(ctx, day)
+		if err != nil {
+			return res, nil, gatewayError(err)
+		}
+		_, end := domain.BusinessDay(day)
+		res.Ours, res.Theirs = len(ours), len(theirs)
+		var breaks []domain.Break
+		res.Matched, breaks = domain.ReconcileBalances(ours, theirs, end)
+		return res, breaks, nil
+	}
+	network, err := domain.ParseNetwork(source)
+	if err != nil {
+		return res, nil, fmt.Errorf("%w: reconcile UZCARD, HUMO or %s, not %q", ErrBadSource, domain.SourceCoreBanking, source)
+	}
+	q := ports.StatementQuery{Network: network, Day: day}
+	ours, err := h.reconciliation.Lines(ctx, q)
+	if err != nil {
+		return res, nil, err
+	}
+	theirs, err := h.processing.Statement(ctx, q)
+	if err != nil {
+		return res, nil, gatewayError(err)
+	}
+	res.Ours, res.Theirs = len(ours), len(theirs)
+	var breaks []domain.Break
+	res.Matched, breaks = domain.Reconcile(ours, theirs)
+	return res, breaks, nil
+}
+
+// ErrBadSource means a reconciliation was asked of a source tiyin does not know.
+var ErrBadSource = errors.New("unknown reconciliation source")
 
 // OpenBreaks counts the breaks not yet worked, by age at now (the gauge's figures).
 func (h *ReconcileDayHandler) OpenBreaks(ctx context.Context) (ports.BreakAges, error) {

@@ -20,7 +20,7 @@ func TestReconcilingADayRecordsItsBreaksInOneTransaction(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, rec, d.transfers, d.ledger)
+	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger)
 	day := domain.BusinessDate(t0)
 	q := ports.StatementQuery{Network: domain.NetworkUzcard, Day: day}
 	ok := domain.StatementLine{ID: "t1:CREDIT", Kind: domain.LineCredit, Amount: 100, At: t0, Status: domain.LineDone}
@@ -33,12 +33,12 @@ func TestReconcilingADayRecordsItsBreaksInOneTransaction(t *testing.T) {
 			if !d.inTx {
 				t.Error("breaks recorded outside a transaction")
 			}
-			if run.Day != day || run.Network != domain.NetworkUzcard || run.Matched != 1 || run.Breaks != 2 || len(breaks) != 2 {
+			if run.Day != day || run.Source != "UZCARD" || run.Matched != 1 || run.Breaks != 2 || len(breaks) != 2 {
 				t.Errorf("run %+v with %d breaks", run, len(breaks))
 			}
 			return 2, nil
 		})
-	res, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Network: domain.NetworkUzcard})
+	res, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Source: "UZCARD"})
 	if err != nil || res.Ours != 2 || res.Theirs != 2 || res.Matched != 1 || res.New != 2 ||
 		res.Breaks[domain.BreakMissingAtNetwork] != 1 || res.Breaks[domain.BreakMissingInTiyin] != 1 {
 		t.Fatalf("result %+v, %v", res, err)
@@ -49,10 +49,10 @@ func TestAStatementTheNetworkCannotGiveRecordsNothing(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, rec, d.transfers, d.ledger)
+	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger)
 	rec.EXPECT().Lines(gomock.Any(), gomock.Any()).Return(nil, nil)
 	d.cards.EXPECT().Statement(gomock.Any(), gomock.Any()).Return(nil, ports.ErrGatewayTransient)
-	if _, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Network: domain.NetworkHumo}); !errors.Is(err, ports.ErrUnavailable) {
+	if _, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Source: "HUMO"}); !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("a statement the network cannot give: %v, want ports.ErrUnavailable", err)
 	}
 }
@@ -65,7 +65,7 @@ func TestAStatementSettlesAnUnknownCreditOnce(t *testing.T) {
 	c := setupConsole(t)
 	tr := c.processingTransfer(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewReconcileDayHandler(c.clock, c.uow, c.cards, rec, c.transfers, c.ledger)
+	h := application.NewReconcileDayHandler(c.clock, c.uow, c.cards, c.core, rec, c.transfers, c.ledger)
 	id := tr.ID().String() + ":CREDIT"
 	ours := domain.StatementLine{ID: id, Kind: domain.LineCredit, Amount: 250_000, At: t0, Status: domain.LineUnknown}
 	theirs := ours
@@ -89,7 +89,7 @@ func TestAStatementSettlesAnUnknownCreditOnce(t *testing.T) {
 		return nil
 	}).Times(1)
 	for range 2 {
-		if _, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Network: domain.NetworkUzcard}); err != nil {
+		if _, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Source: "UZCARD"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -107,10 +107,9 @@ func TestTheDailyRunSkipsADayAlreadyReconciled(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, rec, d.transfers, d.ledger)
-	q := ports.StatementQuery{Network: domain.NetworkHumo, Day: domain.BusinessDate(t0)}
-	rec.EXPECT().Ran(gomock.Any(), q).Return(true, nil)
-	res, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Network: domain.NetworkHumo, Once: true})
+	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger)
+	rec.EXPECT().Ran(gomock.Any(), domain.BusinessDate(t0), "HUMO").Return(true, nil)
+	res, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Source: "HUMO", Once: true})
 	if err != nil || !res.Skipped {
 		t.Fatalf("%+v, %v", res, err)
 	}
@@ -132,8 +131,8 @@ func TestAnOfficerExplainsABreak(t *testing.T) {
 	if err := h.Handle(context.Background(), officer, id, "  "); !errors.Is(err, domain.ErrActionIncomplete) {
 		t.Fatalf("no note: %v", err)
 	}
-	rec.EXPECT().Explain(gomock.Any(), id, "UZCARD's file came a day late", "bob", t0).DoAndReturn(
-		func(context.Context, uuid.UUID, string, string, time.Time) error {
+	rec.EXPECT().Close(gomock.Any(), id, ports.BreakExplained, "UZCARD's file came a day late", "bob", t0).DoAndReturn(
+		func(context.Context, uuid.UUID, string, string, string, time.Time) error {
 			if !c.inTx {
 				t.Error("explained outside a transaction")
 			}

@@ -9,8 +9,8 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// RunReconciliationHandler is an officer's "reconcile now" in the console: a day on each
-// network, as `tiyin reconcile` runs it, audited.
+// RunReconciliationHandler is an officer's "reconcile now" in the console: a day with each
+// source, as `tiyin reconcile` runs it, audited.
 type RunReconciliationHandler struct {
 	reconcile *ReconcileDayHandler
 	uow       ports.UnitOfWork
@@ -23,15 +23,16 @@ func NewRunReconciliationHandler(clock ports.Clock, uow ports.UnitOfWork, reconc
 	return &RunReconciliationHandler{reconcile: reconcile, uow: uow, audit: audit{clock: clock, log: log}}
 }
 
-// Handle reconciles day on UZCARD and HUMO and returns each network's result.
-func (h *RunReconciliationHandler) Handle(ctx context.Context, who Actor, day time.Time) (map[domain.Network]ReconcileResult, error) {
+// Handle reconciles day with each source (UZCARD, HUMO, core banking's balances) and returns
+// each one's result.
+func (h *RunReconciliationHandler) Handle(ctx context.Context, who Actor, day time.Time) (map[string]ReconcileResult, error) {
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return nil, err
 	}
-	out := map[domain.Network]ReconcileResult{}
+	out := map[string]ReconcileResult{}
 	detail := ""
-	for _, n := range domain.Networks() {
-		r, err := h.reconcile.Handle(ctx, ReconcileDay{Day: day, Network: n})
+	for _, n := range ReconciliationSources() {
+		r, err := h.reconcile.Handle(ctx, ReconcileDay{Day: day, Source: n})
 		if err != nil {
 			return out, err
 		}

@@ -38,7 +38,7 @@ var (
 func ParseAccountKind(s string) (AccountKind, error) {
 	return parseEnum(s, []AccountKind{AccountLoan, AccountDemand, AccountHold, AccountCardSettlement,
 		AccountRepaymentClearing, AccountInterestIncome, AccountServiceIncome, AccountPenaltyIncome, AccountWrittenOff,
-		AccountCashDesk, AccountBankTransfers})
+		AccountCashDesk, AccountBankTransfers, AccountReconciliation})
 }
 
 // String returns the name.

@@ -125,6 +125,9 @@ func (l *Loan) MonthPeriod() int { return l.monthPeriod }
 // Rate returns the annual interest rate.
 func (l *Loan) Rate() Percent { return l.rate }
 
+// AccountNumber is the client's demand account at core banking, which the loan was paid onto.
+func (l *Loan) AccountNumber() string { return l.accountNumber }
+
 // ContractNumber returns the loan contract number (loanId), empty until core banking assigns it.
 func (l *Loan) ContractNumber() string { return l.contractNumber }
 

@@ -21,6 +21,9 @@ const (
 	// ResolveTransfer settles a transfer stuck in PROCESSING: done (the card was credited, the
 	// hold is captured) or not done (the hold is released).
 	ResolveTransfer ProposalKind = "RESOLVE_TRANSFER"
+	// AcceptBreak accepts the network's side of a reconciliation break: tiyin's books are
+	// adjusted to what the network says happened (AcceptNetworkSide). Its object is the break.
+	AcceptBreak ProposalKind = "ACCEPT_BREAK"
 )
 
 // ProposalStatus is where a proposal stands.
@@ -54,7 +57,7 @@ type Proposal struct {
 // NewProposal records an officer's proposal. The note says what the bank answered when asked;
 // it is required, since the approver decides on it.
 func NewProposal(id uuid.UUID, kind ProposalKind, object uuid.UUID, done bool, ref, note string, by uuid.UUID, now time.Time) (*Proposal, error) {
-	if kind != ResolveApplication && kind != ResolveTransfer {
+	if kind != ResolveApplication && kind != ResolveTransfer && kind != AcceptBreak {
 		return nil, errors.New("unknown proposal kind")
 	}
 	note, ref = strings.TrimSpace(note), strings.TrimSpace(ref)

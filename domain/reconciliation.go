@@ -22,6 +22,10 @@ type LineKind string
 const (
 	LineCredit LineKind = "CREDIT"
 	LineDebit  LineKind = "DEBIT"
+	// LineDemand and LineLoan are a closing balance of core banking's: a client's demand
+	// account (with what is held on it) and the loan's principal outstanding.
+	LineDemand LineKind = "DEMAND"
+	LineLoan   LineKind = "LOAN"
 )
 
 // LineStatus is how a side says a line ended.
@@ -75,7 +79,69 @@ const (
 	BreakStatusDiffers BreakKind = "STATUS_DIFFERS"
 	// BreakDuplicate: the network lists the movement more than once.
 	BreakDuplicate BreakKind = "DUPLICATE"
+	// BreakBalanceDiffers: an account's closing balance in tiyin's ledger is not core
+	// banking's.
+	BreakBalanceDiffers BreakKind = "BALANCE_DIFFERS"
 )
+
+// SourceCoreBanking names core banking's closing balances where a run or a break names its
+// other side: a network's name, or this.
+const SourceCoreBanking = "CORE_BANKING"
+
+// AccountBalance is one account's closing balance of a business day: a client's demand account
+// (LineDemand) or the loan drawn on it (LineLoan), named by the demand account's number, the
+// one core banking gave (ports.CoreBanking.OpenAccount).
+type AccountBalance struct {
+	Account string
+	Kind    LineKind
+	Balance int64
+}
+
+// BalanceLineID is the id a closing balance's break keeps: the account and the kind.
+func BalanceLineID(account string, kind LineKind) string { return account + ":" + string(kind) }
+
+// ReconcileBalances compares tiyin's closing balances of a day with core banking's, at the
+// day's end: an account is compared when core banking lists balances of its kind (a core that
+// keeps no loan balances lists none, and tiyin's are not compared); an account one side does
+// not list stands at zero there. It returns how many agreed and a break for each that does not.
+func ReconcileBalances(ours, theirs []AccountBalance, dayEnd time.Time) (matched int, breaks []Break) {
+	kinds := map[LineKind]bool{}
+	type pair struct{ ours, theirs int64 }
+	byID := map[string]*pair{}
+	at := func(b AccountBalance) *pair {
+		id := BalanceLineID(b.Account, b.Kind)
+		if byID[id] == nil {
+			byID[id] = &pair{}
+		}
+		return byID[id]
+	}
+	for _, b := range theirs {
+		kinds[b.Kind] = true
+		at(b).theirs += b.Balance
+	}
+	for _, b := range ours {
+		if kinds[b.Kind] {
+			at(b).ours += b.Balance
+		}
+	}
+	ids := make([]string, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		p := byID[id]
+		if p.ours == p.theirs {
+			matched++
+			continue
+		}
+		kind := LineKind(id[strings.LastIndexByte(id, ':')+1:])
+		breaks = append(breaks, Break{Kind: BreakBalanceDiffers, LineID: id,
+			Ours:   &StatementLine{ID: id, Kind: kind, Amount: p.ours, At: dayEnd, Status: LineDone},
+			Theirs: &StatementLine{ID: id, Kind: kind, Amount: p.theirs, At: dayEnd, Status: LineDone}})
+	}
+	return matched, breaks
+}
 
 // Break is one difference: tiyin's line and the network's, either absent for a missing one.
 type Break struct {

@@ -12,3 +12,9 @@ func BusinessDate(t time.Time) time.Time {
 	y, m, d := t.In(Tashkent).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
+
+// BusinessDay is a business date's first instant and the next day's, in UTC.
+func BusinessDay(day time.Time) (start, end time.Time) {
+	start = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, Tashkent).UTC()
+	return start, start.AddDate(0, 0, 1)
+}

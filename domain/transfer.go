@@ -66,6 +66,7 @@ func (s TransferStatus) Final() bool {
 type Transfer struct {
 	id, partnerID, applicationID, loanID, externalID uuid.UUID
 	maskedPAN                                        string
+	accountNumber                                    string // the demand account it draws on
 	network                                          Network
 	cardHolder                                       string
 	amount                                           Amount
@@ -80,6 +81,7 @@ type Transfer struct {
 type NewTransferParams struct {
 	ID, PartnerID, ApplicationID, LoanID, ExternalID uuid.UUID
 	MaskedPAN                                        string
+	AccountNumber                                    string
 	Network                                          Network
 	CardHolder                                       string
 	Amount                                           Amount
@@ -90,7 +92,7 @@ type NewTransferParams struct {
 // NewTransfer registers a transfer in NEW; the caller holds its amount in the same transaction.
 func NewTransfer(p NewTransferParams) *Transfer {
 	return &Transfer{id: p.ID, partnerID: p.PartnerID, applicationID: p.ApplicationID, loanID: p.LoanID,
-		externalID: p.ExternalID, maskedPAN: p.MaskedPAN, network: p.Network, cardHolder: p.CardHolder,
+		externalID: p.ExternalID, maskedPAN: p.MaskedPAN, accountNumber: p.AccountNumber, network: p.Network, cardHolder: p.CardHolder,
 		amount: p.Amount, creditToken: p.CreditToken, status: TransferNew, createdAt: p.Now, updatedAt: p.Now}
 }
 
@@ -98,6 +100,7 @@ func NewTransfer(p NewTransferParams) *Transfer {
 type TransferState struct {
 	ID, PartnerID, ApplicationID, LoanID, ExternalID uuid.UUID
 	MaskedPAN                                        string
+	AccountNumber                                    string
 	Network                                          Network
 	CardHolder                                       string
 	Amount                                           Amount
@@ -110,7 +113,7 @@ type TransferState struct {
 // RestoreTransfer rebuilds a transfer from storage. Only repositories may call it.
 func RestoreTransfer(s TransferState) *Transfer {
 	return &Transfer{id: s.ID, partnerID: s.PartnerID, applicationID: s.ApplicationID, loanID: s.LoanID,
-		externalID: s.ExternalID, maskedPAN: s.MaskedPAN, network: s.Network, cardHolder: s.CardHolder,
+		externalID: s.ExternalID, maskedPAN: s.MaskedPAN, accountNumber: s.AccountNumber, network: s.Network, cardHolder: s.CardHolder,
 		amount: s.Amount, creditToken: s.CreditToken, status: s.Status, message: s.Message,
 		createdAt: s.CreatedAt, finishedAt: s.FinishedAt, updatedAt: s.UpdatedAt}
 }
@@ -118,7 +121,7 @@ func RestoreTransfer(s TransferState) *Transfer {
 // State returns every field, for repositories to store.
 func (t *Transfer) State() TransferState {
 	return TransferState{ID: t.id, PartnerID: t.partnerID, ApplicationID: t.applicationID, LoanID: t.loanID,
-		ExternalID: t.externalID, MaskedPAN: t.maskedPAN, Network: t.network, CardHolder: t.cardHolder,
+		ExternalID: t.externalID, MaskedPAN: t.maskedPAN, AccountNumber: t.accountNumber, Network: t.network, CardHolder: t.cardHolder,
 		Amount: t.amount, CreditToken: t.creditToken, Status: t.status, Message: t.message,
 		CreatedAt: t.createdAt, FinishedAt: t.finishedAt, UpdatedAt: t.updatedAt}
 }
@@ -220,6 +223,18 @@ func (t *Transfer) Settle(success bool, reason string, now time.Time) error {
 	if success {
 		t.status, t.message = TransferSuccess, ""
 	}
+	t.told(now)
+	return nil
+}
+
+// Reverse records that a credit tiyin took as made never reached the card, as the network's
+// statement shows and an operator accepted: SUCCESS → FAILED with the reason; the caller moves
+// the captured amount back to the demand account (docs/reconciliation.md).
+func (t *Transfer) Reverse(reason string, now time.Time) error {
+	if t.status != TransferSuccess {
+		return t.refuse("reverse", now)
+	}
+	t.status, t.message, t.updatedAt = TransferFailed, reason, now
 	t.told(now)
 	return nil
 }

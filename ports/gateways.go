@@ -161,6 +161,10 @@ type IssueLoanRequest struct {
 	ApplicationID      uuid.UUID
 	AccountNumber      string
 	LoanApplicationRef string
+	// Amount is the principal to disburse, in tiyin, and At when tiyin asked (its clock): the
+	// closing balances of that business day count it.
+	Amount int64
+	At     time.Time
 }
 
 // CoreBanking is the bank's core system: accounts and loans. Its first five methods are the
@@ -192,6 +196,14 @@ type CoreBanking interface {
 	// on every pass (1 s) for loans issued longer than TIYIN_LOAN_CONTRACT_DELAY ago, with
 	// IdempotencyKey "<loanId>:CONTRACT"; any error just means "ask again next pass".
 	ContractNumber(ctx context.Context, req ContractRequest) (string, error)
+	// Balances returns the closing balances, at the end of one business day (Asia/Tashkent; a
+	// business date, as domain.BusinessDate gives), of the accounts core banking keeps for
+	// tiyin's loans, each named by the demand account's number: the demand account's balance,
+	// less what left it for a card (domain.LineDemand), and, if core banking keeps it, the
+	// loan's principal outstanding (domain.LineLoan). tiyin's reconciliation compares them with its
+	// ledger's (docs/reconciliation.md, "Balances"). It only reads; any error: the day is
+	// reconciled later.
+	Balances(ctx context.Context, day time.Time) ([]domain.AccountBalance, error)
 }
 
 // ContractRequest asks core banking for an issued loan's contract number.
@@ -222,6 +234,8 @@ type CreditOrder struct {
 	// statement of that business day lists it.
 	Network domain.Network
 	At      time.Time
+	// AccountNumber is the client's demand account the credit draws on.
+	AccountNumber string
 }
 
 // CreditResult is the settled outcome of a credit.
@@ -309,15 +323,24 @@ type SentSMS struct {
 	SentAt time.Time
 }
 
-// NetworkJournal is the sandbox processing network's own record of what it moved: the source
-// of its statements, kept apart from tiyin's transfers and repayments so that the two can
-// disagree (and reconciliation can find where), and shared by every node and command.
+// NetworkJournal is the sandbox bank's own record of what it moved: the processing network's
+// credits and debits (the source of its statements) and core banking's disbursements (with the
+// network's credits, the source of its closing balances). It is kept apart from tiyin's
+// transfers, repayments and ledger so that the two can disagree (and reconciliation can find
+// where), and shared by every node and command.
 type NetworkJournal interface {
 	// Record keeps a line of the network, once per kind, id and copy: copy is 0, or 1 for the
-	// second record of a movement the network made twice (a sandbox fault).
-	Record(ctx context.Context, network domain.Network, line domain.StatementLine, copy int) error
+	// second record of a movement the network made twice (a sandbox fault). account is the
+	// demand account a credit draws on, empty for a debit.
+	Record(ctx context.Context, network domain.Network, line domain.StatementLine, account string, copy int) error
 	// Lines are the network's lines of a business day, in the order they were recorded.
 	Lines(ctx context.Context, q StatementQuery) ([]domain.StatementLine, error)
+	// Disburse keeps core banking's disbursement of amount onto account, once per ref.
+	Disburse(ctx context.Context, ref, account string, amount int64, at time.Time) error
+	// Balances are the demand accounts' balances at the end of a business day: what was
+	// disbursed onto each, less the network's credits drawn on it (each once, as the network
+	// made it).
+	Balances(ctx context.Context, day time.Time) ([]domain.AccountBalance, error)
 }
 
 // SMSOutbox keeps what the sandbox SMS gateway sent, so automated partner tests can read the

@@ -318,27 +318,45 @@ type ReconciliationRepository interface {
 	// FAILED), under their order's key "<transactionId>:CREDIT", and its card debits
 	// (repayments paid that day by card), under their debit id.
 	Lines(ctx context.Context, q StatementQuery) ([]domain.StatementLine, error)
+	// Balances are the ledger's closing balances at the end of a business day of each issued
+	// loan's accounts, named by its demand account's number: the demand account, less what is
+	// held on it for a transfer (domain.LineDemand), and the loan (domain.LineLoan), as
+	// CoreBanking.Balances lists them.
+	Balances(ctx context.Context, day time.Time) ([]domain.AccountBalance, error)
 	// Record keeps a run and its breaks, in the caller's unit of work. A break already
-	// recorded for the day and network (the same kind and line) is kept once, however many
+	// recorded for the day and source (the same kind and line) is kept once, however many
 	// runs or nodes find it; it returns how many of breaks were new.
 	Record(ctx context.Context, run ReconciliationRun, breaks []domain.Break) (int, error)
-	// Ran reports whether a run of the day and network is recorded.
-	Ran(ctx context.Context, q StatementQuery) (bool, error)
+	// Ran reports whether a run of the day and source (a network's name, or
+	// domain.SourceCoreBanking) is recorded.
+	Ran(ctx context.Context, day time.Time, source string) (bool, error)
 	// OpenBreaks counts the breaks still OPEN by how long ago they were found at now: within a
 	// day, 1–7 days, 7–30 days, longer (BreakAges' order).
 	OpenBreaks(ctx context.Context, now time.Time) (BreakAges, error)
 	// Breaks lists recorded breaks.
 	Breaks(ctx context.Context, q BreakQuery) ([]BreakRecord, error)
-	// Explain marks an OPEN break EXPLAINED with the operator's note, in the caller's unit of
-	// work; domain.ErrWrongState when it is not open, ErrBreakNotFound when there is none.
-	Explain(ctx context.Context, id uuid.UUID, note, by string, at time.Time) error
+	// Break is one recorded break; ErrBreakNotFound when there is none.
+	Break(ctx context.Context, id uuid.UUID) (BreakRecord, error)
+	// Close marks an OPEN break status (BreakResolved, BreakExplained) with the operator's
+	// note, in the caller's unit of work; domain.ErrWrongState when it is not open,
+	// ErrBreakNotFound when there is none.
+	Close(ctx context.Context, id uuid.UUID, status, note, by string, at time.Time) error
 }
 
 // ErrBreakNotFound means no break has that id.
 var ErrBreakNotFound = errors.New("reconciliation break not found")
 
-// BreakQuery asks for breaks: of a status (OPEN, RESOLVED, EXPLAINED; empty for any), of a day
-// (zero for any), newest found first, at most Limit.
+// The statuses of a break: OPEN until worked; RESOLVED when the books were made to agree (a
+// run settled an unknown outcome, or two officers accepted the other side); EXPLAINED with an
+// officer's note.
+const (
+	BreakOpen      = "OPEN"
+	BreakResolved  = "RESOLVED"
+	BreakExplained = "EXPLAINED"
+)
+
+// BreakQuery asks for breaks: of a status (empty for any), of a day (zero for any), newest
+// found first, at most Limit.
 type BreakQuery struct {
 	Status string
 	Day    time.Time
@@ -347,15 +365,13 @@ type BreakQuery struct {
 
 // BreakRecord is a recorded break with both sides and how it was worked.
 type BreakRecord struct {
-	ID      uuid.UUID
-	Day     time.Time
-	Network domain.Network
-	Kind    domain.BreakKind
-	LineID  string
-	// Ours and Theirs are each side's line, nil where the side has none.
-	Ours, Theirs *domain.StatementLine
-	Status       string
-	FoundAt      time.Time
+	ID  uuid.UUID
+	Day time.Time
+	// Source is the other side: a network's name, or domain.SourceCoreBanking.
+	Source string
+	domain.Break
+	Status  string
+	FoundAt time.Time
 	// Note is the operator's explanation, WorkedBy who gave it.
 	Note, WorkedBy string
 }
@@ -368,7 +384,7 @@ type BreakAges [4]int
 type ReconciliationRun struct {
 	ID      uuid.UUID
 	Day     time.Time // a business date
-	Network domain.Network
+	Source  string    // a network's name, or domain.SourceCoreBanking
 	At      time.Time
 	Matched int
 	Breaks  int

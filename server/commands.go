@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -415,35 +416,35 @@ func reconcileCmd(o options) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "reconcile",
-		Short: "Compare a business day's credits and debits with the processing networks' statements, and record every break",
+		Short: "Compare a business day with the networks' statements and core banking's closing balances, and record every break",
 		Long: `Reads tiyin's transfers to cards and card repayments of the day (Asia/Tashkent), asks each
-network (UZCARD, HUMO; --network for one) for its statement of the day, matches the lines by id,
-then by amount and time, and records every difference as a break (docs/reconciliation.md). Run it
-again, or on several nodes at once: each break is recorded once.`,
+network (UZCARD, HUMO) for its statement of the day, matches the lines by id, then by amount and
+time; then compares the ledger's closing balances of the loans' accounts with core banking's
+(CORE_BANKING). Every difference is recorded as a break (docs/reconciliation.md); --network
+reconciles one source. Run it again, or on several nodes at once: each break is recorded once.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			day, err := time.Parse(time.DateOnly, date)
 			if err != nil {
 				return fmt.Errorf("--date: give the business day as YYYY-MM-DD (%w)", err)
 			}
-			networks := domain.Networks()
+			sources := application.ReconciliationSources()
 			if network != "" {
-				n, err := domain.ParseNetwork(network)
-				if err != nil {
-					return fmt.Errorf("--network: UZCARD or HUMO, not %q", network)
+				if !slices.Contains(sources, network) {
+					return fmt.Errorf("--network: UZCARD, HUMO or CORE_BANKING, not %q", network)
 				}
-				networks = []domain.Network{n}
+				sources = []string{network}
 			}
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
 				out := map[string]application.ReconcileResult{}
-				for _, n := range networks {
-					r, err := in.app.Operations.ReconcileDay.Handle(ctx, application.ReconcileDay{Day: day, Network: n})
+				for _, n := range sources {
+					r, err := in.app.Operations.ReconcileDay.Handle(ctx, application.ReconcileDay{Day: day, Source: n})
 					if err != nil {
 						return fmt.Errorf("%s: %w", n, err)
 					}
-					out[n.String()] = r
+					out[n] = r
 					if !asJSON {
-						fmt.Printf("%s %s: tiyin %d lines, network %d, matched %d, breaks %d (%d new) %v\n", date, n, r.Ours, r.Theirs,
+						fmt.Printf("%s %s: tiyin %d lines, theirs %d, matched %d, breaks %d (%d new) %v\n", date, n, r.Ours, r.Theirs,
 							r.Matched, len(r.Found), r.New, r.Breaks)
 					}
 				}
@@ -455,8 +456,8 @@ again, or on several nodes at once: each break is recorded once.`,
 		},
 	}
 	c.Flags().StringVar(&date, "date", "", "the business day, YYYY-MM-DD (Asia/Tashkent)")
-	c.Flags().StringVar(&network, "network", "", "UZCARD or HUMO (both when not given)")
-	c.Flags().BoolVar(&asJSON, "json", false, "print each network's result as JSON")
+	c.Flags().StringVar(&network, "network", "", "UZCARD, HUMO or CORE_BANKING (the closing balances); all when not given")
+	c.Flags().BoolVar(&asJSON, "json", false, "print each source's result as JSON")
 	_ = c.MarkFlagRequired("date")
 	return c
 }

@@ -129,7 +129,7 @@ func gatewaysModule(gs []gateway, scoringPercent domain.Percent) fx.Option {
 		fx.Module("scoring", choose("scoring", fx.Annotate(httpgw.NewScoring, fx.As(new(ports.Scoring))),
 			fx.Annotate(func() *sandbox.Scoring { return sandbox.NewScoringAt(scoringPercent) }, fx.As(new(ports.Scoring))))),
 		fx.Module("core_banking", choose("core_banking", fx.Annotate(httpgw.NewCoreBanking, fx.As(new(ports.CoreBanking))),
-			fx.Annotate(sandbox.NewCoreBanking, fx.As(new(ports.CoreBanking))))),
+			fx.Annotate(sandbox.NewCoreBankingWith, fx.As(new(ports.CoreBanking))))),
 		fx.Module("processing", choose("processing", fx.Annotate(httpgw.NewProcessing, fx.As(new(ports.Processing))),
 			fx.Annotate(sandbox.NewProcessingWith, fx.As(new(ports.Processing))))),
 		fx.Module("sms", choose("sms", fx.Annotate(httpgw.NewSMSSender, fx.As(new(ports.SMSSender))),

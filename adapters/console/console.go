@@ -313,20 +313,21 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
 // messages are the confirmations an action's redirect names (?done=…); nothing the request
 // carries is shown as it is.
 var messages = map[string]string{
-	"retry":        msg("The stage will run again now."),
-	"resend":       msg("The event will be delivered again now."),
-	"verify":       msg("The phone verification is completed."),
-	"verify_noted": msg("The call is noted: the application waits for another call."),
-	"operator":     msg("The operator is changed."),
-	"role_pending": msg("The higher role awaits a second admin's approval."),
-	"propose":      msg("The proposal is recorded. Another officer approves or rejects it."),
-	"approve":      msg("The proposal is approved and applied."),
-	"reject":       msg("The proposal is rejected."),
-	"password":     msg("Your password is changed."),
-	"partner":      msg("The partner is changed."),
-	"audit":        msg("The audit log was verified: its result is below."),
-	"reconciled":   msg("The day is reconciled on both networks: its breaks are below."),
-	"explained":    msg("The break is explained and closed."),
+	"retry":           msg("The stage will run again now."),
+	"resend":          msg("The event will be delivered again now."),
+	"verify":          msg("The phone verification is completed."),
+	"verify_noted":    msg("The call is noted: the application waits for another call."),
+	"operator":        msg("The operator is changed."),
+	"role_pending":    msg("The higher role awaits a second admin's approval."),
+	"propose":         msg("The proposal is recorded. Another officer approves or rejects it."),
+	"approve":         msg("The proposal is approved and applied."),
+	"reject":          msg("The proposal is rejected."),
+	"password":        msg("Your password is changed."),
+	"partner":         msg("The partner is changed."),
+	"audit":           msg("The audit log was verified: its result is below."),
+	"reconciled":      msg("The day is reconciled with both networks and core banking: its breaks are below."),
+	"accept_proposed": msg("The acceptance is proposed. Another officer approves it to book the adjusting entry."),
+	"explained":       msg("The break is explained and closed."),
 }
 
 // statusTitles are the error page's titles.

@@ -30,7 +30,7 @@ func (c *Console) reconciliation(w http.ResponseWriter, r *http.Request) {
 	c.show(w, r, "reconciliation", msg("Reconciliation"), p)
 }
 
-// runReconciliation reconciles the day the form names on both networks.
+// runReconciliation reconciles the day the form names with every source.
 func (c *Console) runReconciliation(w http.ResponseWriter, r *http.Request) {
 	day, err := time.Parse(time.DateOnly, r.PostFormValue("day"))
 	if err != nil {
@@ -57,4 +57,20 @@ func (c *Console) explainBreak(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	done(w, r, "/console/reconciliation", "explained")
+}
+
+// acceptBreak proposes accepting a break's other side, with the officer's note; a second
+// officer approves it on this page or the dashboard.
+func (c *Console) acceptBreak(w http.ResponseWriter, r *http.Request) {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err == nil {
+		_, err = c.uc.Actions.ProposeBreakAcceptance.Handle(r.Context(), session(r).Operator, id, r.PostFormValue("note"))
+	} else {
+		err = errNotFound
+	}
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	done(w, r, "/console/reconciliation", "accept_proposed")
 }

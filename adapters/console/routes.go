@@ -52,6 +52,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /console/reconciliation", c.authed(c.reconciliation))
 	m.HandleFunc("POST /console/reconciliation/run", c.authed(c.runReconciliation))
 	m.HandleFunc("POST /console/reconciliation/breaks/{id}/explain", c.authed(c.explainBreak))
+	m.HandleFunc("POST /console/reconciliation/breaks/{id}/accept", c.authed(c.acceptBreak))
 	m.HandleFunc("GET /console/reports", c.authed(c.reports))
 	m.HandleFunc("GET /console/reports/portfolio.csv", c.authed(c.portfolioCSV))
 	m.HandleFunc("GET /console/reports/daily.csv", c.authed(c.dailyCSV))

@@ -96,20 +96,20 @@ type reconcileDayWorker struct {
 	metrics *observe.Metrics
 }
 
-// Work reconciles the day on each network; a network that cannot give its statement fails the
-// job, which River retries.
+// Work reconciles the day with each source; one that cannot give its statement or balances
+// fails the job, which River retries (a source already reconciled is skipped).
 func (w *reconcileDayWorker) Work(ctx context.Context, job *river.Job[ReconcileDayArgs]) error {
 	day, err := time.Parse(time.DateOnly, job.Args.Day)
 	if err != nil {
 		return river.JobCancel(err)
 	}
-	for _, n := range domain.Networks() {
-		r, err := w.app.Operations.ReconcileDay.Handle(ctx, application.ReconcileDay{Day: day, Network: n, Once: true})
+	for _, n := range application.ReconciliationSources() {
+		r, err := w.app.Operations.ReconcileDay.Handle(ctx, application.ReconcileDay{Day: day, Source: n, Once: true})
 		if err != nil {
 			return err
 		}
 		if !r.Skipped {
-			w.log.Info("reconciled", zap.String("day", job.Args.Day), zap.String("network", n.String()), zap.Int("matched", r.Matched),
+			w.log.Info("reconciled", zap.String("day", job.Args.Day), zap.String("source", n), zap.Int("matched", r.Matched),
 				zap.Int("breaks", len(r.Found)), zap.Int("new_breaks", r.New))
 		}
 	}

@@ -19,15 +19,9 @@ func NewReconciliationRepository(db *DB) *ReconciliationRepository {
 	return &ReconciliationRepository{db: db}
 }
 
-// dayBounds is a business date's first instant and the next day's, in UTC.
-func dayBounds(day time.Time) (time.Time, time.Time) {
-	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, domain.Tashkent).UTC()
-	return start, start.AddDate(0, 0, 1)
-}
-
 // Lines implements ports.ReconciliationRepository: two statements, each on its table's time.
 func (r *ReconciliationRepository) Lines(ctx context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
-	from, to := dayBounds(q.Day)
+	from, to := domain.BusinessDay(q.Day)
 	var credits []struct {
 		ID        uuid.UUID
 		Amount    int64
@@ -71,10 +65,41 @@ func (r *ReconciliationRepository) Lines(ctx context.Context, q ports.StatementQ
 	return out, nil
 }
 
+// Balances implements ports.ReconciliationRepository: one grouped statement over the ledger's
+// entries posted before the day's end, by loan account.
+func (r *ReconciliationRepository) Balances(ctx context.Context, day time.Time) ([]domain.AccountBalance, error) {
+	_, end := domain.BusinessDay(day)
+	var rows []struct {
+		Account string
+		Kind    string
+		Balance int64
+	}
+	err := r.db.conn(ctx).Raw(`SELECT l.account_number AS account, a.kind AS kind, SUM(e.debit - e.credit) AS balance
+FROM ledger_entries e
+JOIN ledger_postings p ON p.id = e.posting_id
+JOIN ledger_accounts a ON a.key = e.account_key
+JOIN loans l ON l.id = a.loan_id
+WHERE p.created_at < ? AND a.kind IN (?, ?)
+GROUP BY l.account_number, a.kind
+ORDER BY l.account_number, a.kind`, end, domain.AccountDemand.String(), domain.AccountLoan.String()).Scan(&rows).Error
+	if err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]domain.AccountBalance, len(rows))
+	for i, row := range rows {
+		out[i] = domain.AccountBalance{Account: row.Account, Kind: domain.LineLoan, Balance: row.Balance}
+		if row.Kind == domain.AccountDemand.String() {
+			// Credit-normal: its balance is its credits less its debits.
+			out[i] = domain.AccountBalance{Account: row.Account, Kind: domain.LineDemand, Balance: -row.Balance}
+		}
+	}
+	return out, nil
+}
+
 type reconciliationRunModel struct {
 	ID      uuid.UUID `gorm:"column:id;primaryKey"`
 	Day     time.Time `gorm:"column:day"`
-	Network string    `gorm:"column:network"`
+	Source  string    `gorm:"column:network"`
 	At      time.Time `gorm:"column:at"`
 	Matched int       `gorm:"column:matched"`
 	Breaks  int       `gorm:"column:breaks"`
@@ -85,7 +110,7 @@ func (reconciliationRunModel) TableName() string { return "reconciliation_runs" 
 type reconciliationBreakModel struct {
 	ID          uuid.UUID  `gorm:"column:id;primaryKey"`
 	Day         time.Time  `gorm:"column:day"`
-	Network     string     `gorm:"column:network"`
+	Source      string     `gorm:"column:network"`
 	Kind        string     `gorm:"column:kind"`
 	LineID      string     `gorm:"column:line_id"`
 	LineKind    string     `gorm:"column:line_kind"`
@@ -115,9 +140,9 @@ func side(l *domain.StatementLine) (*int64, *string, *time.Time) {
 }
 
 // Ran implements ports.ReconciliationRepository.
-func (r *ReconciliationRepository) Ran(ctx context.Context, q ports.StatementQuery) (bool, error) {
+func (r *ReconciliationRepository) Ran(ctx context.Context, day time.Time, source string) (bool, error) {
 	var n int64
-	err := r.db.conn(ctx).Model(&reconciliationRunModel{}).Where("day = ? AND network = ?", domain.BusinessDate(q.Day), q.Network.String()).
+	err := r.db.conn(ctx).Model(&reconciliationRunModel{}).Where("day = ? AND network = ?", domain.BusinessDate(day), source).
 		Limit(1).Count(&n).Error
 	return n > 0, interpretError(err, nil, nil)
 }
@@ -145,31 +170,42 @@ func (r *ReconciliationRepository) Breaks(ctx context.Context, q ports.BreakQuer
 	}
 	out := make([]ports.BreakRecord, len(ms))
 	for i, m := range ms {
-		n, _ := domain.ParseNetwork(m.Network)
-		out[i] = ports.BreakRecord{ID: m.ID, Day: m.Day.UTC(), Network: n, Kind: domain.BreakKind(m.Kind), LineID: m.LineID,
-			Ours: line(m.LineKind, m.LineID, m.OurAmount, m.OurStatus, m.OurAt), Theirs: line(m.LineKind, m.LineID, m.TheirAmount, m.TheirStatus, m.TheirAt),
-			Status: m.Status, FoundAt: m.FoundAt.UTC(), Note: m.Note, WorkedBy: m.WorkedBy}
+		out[i] = m.record()
 	}
 	return out, nil
 }
 
-// Explain implements ports.ReconciliationRepository: the update names the OPEN status, so two
-// operators explaining at once leave one note.
-func (r *ReconciliationRepository) Explain(ctx context.Context, id uuid.UUID, note, by string, at time.Time) error {
-	res := r.db.conn(ctx).Model(&reconciliationBreakModel{}).Where("id = ? AND status = 'OPEN'", id).
-		Updates(map[string]any{"status": "EXPLAINED", "note": note, "worked_by": by, "worked_at": at.UTC()})
+// record is the stored break as the port gives it.
+func (m reconciliationBreakModel) record() ports.BreakRecord {
+	return ports.BreakRecord{ID: m.ID, Day: m.Day.UTC(), Source: m.Source,
+		Break: domain.Break{Kind: domain.BreakKind(m.Kind), LineID: m.LineID, Resolved: m.Status == ports.BreakResolved,
+			Ours:   line(m.LineKind, m.LineID, m.OurAmount, m.OurStatus, m.OurAt),
+			Theirs: line(m.LineKind, m.LineID, m.TheirAmount, m.TheirStatus, m.TheirAt)},
+		Status: m.Status, FoundAt: m.FoundAt.UTC(), Note: m.Note, WorkedBy: m.WorkedBy}
+}
+
+// Break implements ports.ReconciliationRepository.
+func (r *ReconciliationRepository) Break(ctx context.Context, id uuid.UUID) (ports.BreakRecord, error) {
+	var m reconciliationBreakModel
+	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
+		return ports.BreakRecord{}, interpretError(err, ports.ErrBreakNotFound, nil)
+	}
+	return m.record(), nil
+}
+
+// Close implements ports.ReconciliationRepository: the update names the OPEN status, so two
+// operators working a break at once leave one note.
+func (r *ReconciliationRepository) Close(ctx context.Context, id uuid.UUID, status, note, by string, at time.Time) error {
+	res := r.db.conn(ctx).Model(&reconciliationBreakModel{}).Where("id = ? AND status = ?", id, ports.BreakOpen).
+		Updates(map[string]any{"status": status, "note": note, "worked_by": by, "worked_at": at.UTC()})
 	if err := interpretError(res.Error, nil, nil); err != nil {
 		return err
 	}
 	if res.RowsAffected == 1 {
 		return nil
 	}
-	var n int64
-	if err := r.db.conn(ctx).Model(&reconciliationBreakModel{}).Where("id = ?", id).Count(&n).Error; err != nil {
-		return interpretError(err, nil, nil)
-	}
-	if n == 0 {
-		return ports.ErrBreakNotFound
+	if _, err := r.Break(ctx, id); err != nil {
+		return err
 	}
 	return domain.ErrWrongState
 }
@@ -192,7 +228,7 @@ FROM reconciliation_breaks WHERE status = 'OPEN'`, d1, d1, d7, d7, d30, d30).Sca
 // nodes running the same day at once record it once).
 func (r *ReconciliationRepository) Record(ctx context.Context, run ports.ReconciliationRun, breaks []domain.Break) (int, error) {
 	day := domain.BusinessDate(run.Day)
-	m := reconciliationRunModel{ID: run.ID, Day: day, Network: run.Network.String(), At: run.At.UTC(), Matched: run.Matched, Breaks: run.Breaks}
+	m := reconciliationRunModel{ID: run.ID, Day: day, Source: run.Source, At: run.At.UTC(), Matched: run.Matched, Breaks: run.Breaks}
 	if err := r.db.conn(ctx).Create(&m).Error; err != nil {
 		return 0, interpretError(err, nil, nil)
 	}
@@ -201,10 +237,10 @@ func (r *ReconciliationRepository) Record(ctx context.Context, run ports.Reconci
 	}
 	rows := make([]reconciliationBreakModel, 0, len(breaks))
 	for _, b := range breaks {
-		row := reconciliationBreakModel{ID: uuid.Must(uuid.NewV7()), Day: day, Network: m.Network, Kind: string(b.Kind), LineID: b.LineID,
-			Status: "OPEN", FoundAt: m.At, RunID: run.ID}
+		row := reconciliationBreakModel{ID: uuid.Must(uuid.NewV7()), Day: day, Source: m.Source, Kind: string(b.Kind), LineID: b.LineID,
+			Status: ports.BreakOpen, FoundAt: m.At, RunID: run.ID}
 		if b.Resolved {
-			row.Status = "RESOLVED"
+			row.Status = ports.BreakResolved
 		}
 		if b.Ours != nil {
 			row.LineKind = string(b.Ours.Kind)

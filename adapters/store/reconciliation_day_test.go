@@ -49,7 +49,7 @@ SELECT 'CREDIT', id::text || ':CREDIT', 0, network, amount + CASE WHEN (EXTRACT(
 		var added int
 		err := s.uow.Do(ctx, func(ctx context.Context) error {
 			var err error
-			added, err = rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: day, Network: q.Network, At: t0, Matched: matched,
+			added, err = rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: day, Source: q.Network.String(), At: t0, Matched: matched,
 				Breaks: len(breaks)}, breaks)
 			return err
 		})

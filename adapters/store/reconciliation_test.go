@@ -68,7 +68,7 @@ func TestReconciliationLinesAndBreaksOnce(t *testing.T) {
 		for run := range 2 {
 			var added int
 			err := s.uow.Do(ctx, func(ctx context.Context) error {
-				added, err = rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: day, Network: domain.NetworkUzcard, At: t0,
+				added, err = rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: day, Source: "UZCARD", At: t0,
 					Breaks: len(breaks)}, breaks)
 				return err
 			})
@@ -82,7 +82,9 @@ func TestReconciliationLinesAndBreaksOnce(t *testing.T) {
 			t.Fatalf("the open breaks: %+v, %v", open, err)
 		}
 		explain := func(id uuid.UUID) error {
-			return s.uow.Do(ctx, func(ctx context.Context) error { return rec.Explain(ctx, id, "the network's file was late", "bob", t0) })
+			return s.uow.Do(ctx, func(ctx context.Context) error {
+				return rec.Close(ctx, id, ports.BreakExplained, "the network's file was late", "bob", t0)
+			})
 		}
 		if err := explain(open[0].ID); err != nil {
 			t.Fatal(err)
@@ -119,12 +121,12 @@ func TestNetworkJournalKeepsEachLineOnce(t *testing.T) {
 		credit := domain.StatementLine{ID: "t1:CREDIT", Kind: domain.LineCredit, Amount: 100, At: t0, Status: domain.LineDone}
 		debit := domain.StatementLine{ID: "D-1", Kind: domain.LineDebit, Amount: 7, At: t0, Status: domain.LineDone}
 		for _, l := range []domain.StatementLine{credit, credit, debit} {
-			if err := j.Record(ctx, domain.NetworkUzcard, l, 0); err != nil {
+			if err := j.Record(ctx, domain.NetworkUzcard, l, "", 0); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if err := j.Record(ctx, domain.NetworkHumo, domain.StatementLine{ID: "t2:CREDIT", Kind: domain.LineCredit, Amount: 5, At: t0,
-			Status: domain.LineDone}, 0); err != nil {
+			Status: domain.LineDone}, "", 0); err != nil {
 			t.Fatal(err)
 		}
 		lines, err := j.Lines(ctx, ports.StatementQuery{Network: domain.NetworkUzcard, Day: domain.BusinessDate(t0)})
@@ -144,24 +146,85 @@ func TestAReconciliationRunIsFoundByItsDay(t *testing.T) {
 		ctx := context.Background()
 		rec := store.NewReconciliationRepository(s.db)
 		q := ports.StatementQuery{Network: domain.NetworkHumo, Day: domain.BusinessDate(t0)}
-		if ran, err := rec.Ran(ctx, q); err != nil || ran {
+		if ran, err := rec.Ran(ctx, q.Day, q.Network.String()); err != nil || ran {
 			t.Fatalf("before any run: %t, %v", ran, err)
 		}
 		err := s.uow.Do(ctx, func(ctx context.Context) error {
-			_, err := rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: q.Day, Network: q.Network, At: t0}, nil)
+			_, err := rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: q.Day, Source: q.Network.String(), At: t0}, nil)
 			return err
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ran, err := rec.Ran(ctx, q); err != nil || !ran {
+		if ran, err := rec.Ran(ctx, q.Day, q.Network.String()); err != nil || !ran {
 			t.Fatalf("after the run: %t, %v", ran, err)
 		}
-		if ran, _ := rec.Ran(ctx, ports.StatementQuery{Network: domain.NetworkUzcard, Day: q.Day}); ran {
+		if ran, _ := rec.Ran(ctx, q.Day, "UZCARD"); ran {
 			t.Fatal("another network's day counts as run")
 		}
-		if ran, _ := rec.Ran(ctx, ports.StatementQuery{Network: q.Network, Day: q.Day.AddDate(0, 0, 1)}); ran {
+		if ran, _ := rec.Ran(ctx, q.Day.AddDate(0, 0, 1), q.Network.String()); ran {
 			t.Fatal("another day counts as run")
+		}
+	})
+}
+
+// tiyin's closing balances are the ledger's at the day's end, by the loan's demand account:
+// the demand account less its holds, and the loan; nothing before the loan was issued.
+func TestClosingBalancesAreTheLedgersAtTheDaysEnd(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		rec := store.NewReconciliationRepository(s.db)
+		l := s.fundedLoan(t, 1_000_000)
+		hold := must(domain.Move(uuid.New(), domain.PostingTransferHold, uuid.New(), t0.Add(time.Hour), 300_000,
+			domain.LoanAccount(domain.AccountDemand, l.ID()), domain.LoanAccount(domain.AccountHold, l.ID())))
+		nextDay := must(domain.Move(uuid.New(), domain.PostingTransferHold, uuid.New(), t0.AddDate(0, 0, 1), 1_000,
+			domain.LoanAccount(domain.AccountDemand, l.ID()), domain.LoanAccount(domain.AccountHold, l.ID())))
+		for _, p := range []domain.Posting{hold, nextDay} {
+			if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.ledger.Post(ctx, p) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		day := domain.BusinessDate(t0)
+		got, err := rec.Balances(ctx, day)
+		want := []domain.AccountBalance{{Account: "20208000000000000001", Kind: domain.LineDemand, Balance: 700_000},
+			{Account: "20208000000000000001", Kind: domain.LineLoan, Balance: 1_000_000}}
+		if err != nil || len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("balances %+v, %v; want %+v", got, err, want)
+		}
+		if before, err := rec.Balances(ctx, day.AddDate(0, 0, -1)); err != nil || len(before) != 0 {
+			t.Fatalf("the day before: %+v, %v", before, err)
+		}
+	})
+}
+
+// The sandbox bank's balances are its disbursements, each once, less the network's credits
+// drawn on the account as it made them (a second copy and a failed credit take nothing).
+func TestSandboxBalancesAreDisbursementsLessCredits(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		j := store.NewNetworkJournal(s.db)
+		for range 2 {
+			if err := j.Disburse(ctx, "app-1:LOAN_ISSUANCE", "A", 1_000_000, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := j.Disburse(ctx, "app-2:LOAN_ISSUANCE", "B", 50_000, t0.AddDate(0, 0, 1)); err != nil {
+			t.Fatal(err)
+		}
+		credit := func(id string, amount int64, status domain.LineStatus, copy int) {
+			l := domain.StatementLine{ID: id, Kind: domain.LineCredit, Amount: amount, At: t0.Add(time.Minute), Status: status}
+			if err := j.Record(ctx, domain.NetworkUzcard, l, "A", copy); err != nil {
+				t.Fatal(err)
+			}
+		}
+		credit("t1:CREDIT", 300_000, domain.LineDone, 0)
+		credit("t1:CREDIT", 300_000, domain.LineDone, 1)
+		credit("t2:CREDIT", 5_000, domain.LineFailed, 0)
+		got, err := j.Balances(ctx, domain.BusinessDate(t0))
+		if err != nil || len(got) != 1 || got[0] != (domain.AccountBalance{Account: "A", Kind: domain.LineDemand, Balance: 700_000}) {
+			t.Fatalf("balances %+v, %v", got, err)
 		}
 	})
 }

@@ -18,6 +18,7 @@ type transferModel struct {
 	LoanID        uuid.UUID  `gorm:"column:loan_id"`
 	ExternalID    uuid.UUID  `gorm:"column:external_id"`
 	MaskedPAN     string     `gorm:"column:masked_pan"`
+	AccountNumber string     `gorm:"column:account_number"`
 	Network       string     `gorm:"column:network"`
 	CardHolder    string     `gorm:"column:card_holder"`
 	Amount        int64      `gorm:"column:amount"`
@@ -34,7 +35,7 @@ func (transferModel) TableName() string { return "transfers" }
 func toTransferModel(t *domain.Transfer) *transferModel {
 	s := t.State()
 	return &transferModel{ID: s.ID, PartnerID: s.PartnerID, ApplicationID: s.ApplicationID, LoanID: s.LoanID,
-		ExternalID: s.ExternalID, MaskedPAN: s.MaskedPAN, Network: s.Network.String(), CardHolder: s.CardHolder,
+		ExternalID: s.ExternalID, MaskedPAN: s.MaskedPAN, AccountNumber: s.AccountNumber, Network: s.Network.String(), CardHolder: s.CardHolder,
 		Amount: s.Amount.Tiyin(), CreditToken: s.CreditToken, Status: s.Status.String(), Message: s.Message,
 		CreatedAt: s.CreatedAt.UTC(), FinishedAt: optTime(s.FinishedAt), UpdatedAt: s.UpdatedAt.UTC()}
 }
@@ -49,7 +50,7 @@ func (m *transferModel) toDomain() (*domain.Transfer, error) {
 		return nil, fmt.Errorf("stored transfer %s: %w", m.ID, err)
 	}
 	return domain.RestoreTransfer(domain.TransferState{ID: m.ID, PartnerID: m.PartnerID, ApplicationID: m.ApplicationID,
-		LoanID: m.LoanID, ExternalID: m.ExternalID, MaskedPAN: m.MaskedPAN, Network: network, CardHolder: m.CardHolder,
+		LoanID: m.LoanID, ExternalID: m.ExternalID, MaskedPAN: m.MaskedPAN, AccountNumber: m.AccountNumber, Network: network, CardHolder: m.CardHolder,
 		Amount: domain.Amount(m.Amount), CreditToken: m.CreditToken, Status: status, Message: m.Message,
 		CreatedAt: m.CreatedAt.UTC(), FinishedAt: fromOptTime(m.FinishedAt), UpdatedAt: m.UpdatedAt.UTC()}), nil
 }

@@ -1898,6 +1898,36 @@ func (m *MockReconciliationRepository) EXPECT() *MockReconciliationRepositoryMoc
 	return m.recorder
 }
 
+// Balances mocks base method.
+func (m *MockReconciliationRepository) Balances(ctx context.Context, day time.Time) ([]domain.AccountBalance, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Balances", ctx, day)
+	ret0, _ := ret[0].([]domain.AccountBalance)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Balances indicates an expected call of Balances.
+func (mr *MockReconciliationRepositoryMockRecorder) Balances(ctx, day any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Balances", reflect.TypeOf((*MockReconciliationRepository)(nil).Balances), ctx, day)
+}
+
+// Break mocks base method.
+func (m *MockReconciliationRepository) Break(ctx context.Context, id uuid.UUID) (ports.BreakRecord, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Break", ctx, id)
+	ret0, _ := ret[0].(ports.BreakRecord)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Break indicates an expected call of Break.
+func (mr *MockReconciliationRepositoryMockRecorder) Break(ctx, id any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Break", reflect.TypeOf((*MockReconciliationRepository)(nil).Break), ctx, id)
+}
+
 // Breaks mocks base method.
 func (m *MockReconciliationRepository) Breaks(ctx context.Context, q ports.BreakQuery) ([]ports.BreakRecord, error) {
 	m.ctrl.T.Helper()
@@ -1913,18 +1943,18 @@ func (mr *MockReconciliationRepositoryMockRecorder) Breaks(ctx, q any) *gomock.C
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Breaks", reflect.TypeOf((*MockReconciliationRepository)(nil).Breaks), ctx, q)
 }
 
-// Explain mocks base method.
-func (m *MockReconciliationRepository) Explain(ctx context.Context, id uuid.UUID, note, by string, at time.Time) error {
+// Close mocks base method.
+func (m *MockReconciliationRepository) Close(ctx context.Context, id uuid.UUID, status, note, by string, at time.Time) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Explain", ctx, id, note, by, at)
+	ret := m.ctrl.Call(m, "Close", ctx, id, status, note, by, at)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
-// Explain indicates an expected call of Explain.
-func (mr *MockReconciliationRepositoryMockRecorder) Explain(ctx, id, note, by, at any) *gomock.Call {
+// Close indicates an expected call of Close.
+func (mr *MockReconciliationRepositoryMockRecorder) Close(ctx, id, status, note, by, at any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Explain", reflect.TypeOf((*MockReconciliationRepository)(nil).Explain), ctx, id, note, by, at)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Close", reflect.TypeOf((*MockReconciliationRepository)(nil).Close), ctx, id, status, note, by, at)
 }
 
 // Lines mocks base method.
@@ -1958,18 +1988,18 @@ func (mr *MockReconciliationRepositoryMockRecorder) OpenBreaks(ctx, now any) *go
 }
 
 // Ran mocks base method.
-func (m *MockReconciliationRepository) Ran(ctx context.Context, q ports.StatementQuery) (bool, error) {
+func (m *MockReconciliationRepository) Ran(ctx context.Context, day time.Time, source string) (bool, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Ran", ctx, q)
+	ret := m.ctrl.Call(m, "Ran", ctx, day, source)
 	ret0, _ := ret[0].(bool)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // Ran indicates an expected call of Ran.
-func (mr *MockReconciliationRepositoryMockRecorder) Ran(ctx, q any) *gomock.Call {
+func (mr *MockReconciliationRepositoryMockRecorder) Ran(ctx, day, source any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Ran", reflect.TypeOf((*MockReconciliationRepository)(nil).Ran), ctx, q)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Ran", reflect.TypeOf((*MockReconciliationRepository)(nil).Ran), ctx, day, source)
 }
 
 // Record mocks base method.
@@ -2011,6 +2041,35 @@ func (m *MockNetworkJournal) EXPECT() *MockNetworkJournalMockRecorder {
 	return m.recorder
 }
 
+// Balances mocks base method.
+func (m *MockNetworkJournal) Balances(ctx context.Context, day time.Time) ([]domain.AccountBalance, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Balances", ctx, day)
+	ret0, _ := ret[0].([]domain.AccountBalance)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Balances indicates an expected call of Balances.
+func (mr *MockNetworkJournalMockRecorder) Balances(ctx, day any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Balances", reflect.TypeOf((*MockNetworkJournal)(nil).Balances), ctx, day)
+}
+
+// Disburse mocks base method.
+func (m *MockNetworkJournal) Disburse(ctx context.Context, ref, account string, amount int64, at time.Time) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Disburse", ctx, ref, account, amount, at)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Disburse indicates an expected call of Disburse.
+func (mr *MockNetworkJournalMockRecorder) Disburse(ctx, ref, account, amount, at any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Disburse", reflect.TypeOf((*MockNetworkJournal)(nil).Disburse), ctx, ref, account, amount, at)
+}
+
 // Lines mocks base method.
 func (m *MockNetworkJournal) Lines(ctx context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
 	m.ctrl.T.Helper()
@@ -2027,17 +2086,17 @@ func (mr *MockNetworkJournalMockRecorder) Lines(ctx, q any) *gomock.Call {
 }
 
 // Record mocks base method.
-func (m *MockNetworkJournal) Record(ctx context.Context, network domain.Network, line domain.StatementLine, copy int) error {
+func (m *MockNetworkJournal) Record(ctx context.Context, network domain.Network, line domain.StatementLine, account string, copy int) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Record", ctx, network, line, copy)
+	ret := m.ctrl.Call(m, "Record", ctx, network, line, account, copy)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // Record indicates an expected call of Record.
-func (mr *MockNetworkJournalMockRecorder) Record(ctx, network, line, copy any) *gomock.Call {
+func (mr *MockNetworkJournalMockRecorder) Record(ctx, network, line, account, copy any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Record", reflect.TypeOf((*MockNetworkJournal)(nil).Record), ctx, network, line, copy)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Record", reflect.TypeOf((*MockNetworkJournal)(nil).Record), ctx, network, line, account, copy)
 }
 
 // MockScoring is a mock of Scoring interface.
@@ -2130,6 +2189,21 @@ func NewMockCoreBanking(ctrl *gomock.Controller) *MockCoreBanking {
 // EXPECT returns an object that allows the caller to indicate expected use.
 func (m *MockCoreBanking) EXPECT() *MockCoreBankingMockRecorder {
 	return m.recorder
+}
+
+// Balances mocks base method.
+func (m *MockCoreBanking) Balances(ctx context.Context, day time.Time) ([]domain.AccountBalance, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Balances", ctx, day)
+	ret0, _ := ret[0].([]domain.AccountBalance)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Balances indicates an expected call of Balances.
+func (mr *MockCoreBankingMockRecorder) Balances(ctx, day any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Balances", reflect.TypeOf((*MockCoreBanking)(nil).Balances), ctx, day)
 }
 
 // ContractNumber mocks base method.

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -20,9 +22,10 @@ type CoreBankingCases struct {
 }
 
 // RunCoreBanking checks a CoreBanking adapter against the port's contract: the five issuance
-// stages in order, each repeatable with its key, then the contract number.
+// stages in order, each repeatable with its key, then the contract number, then the day's
+// closing balances.
 func RunCoreBanking(t *testing.T, newAdapter Constructor[ports.CoreBanking], c CoreBankingCases) {
-	t.Run("an account, a loan application, an issuance and a contract number, each repeatable", func(t *testing.T) {
+	t.Run("an account, a loan application, an issuance, a contract number and the day's balances, each repeatable", func(t *testing.T) {
 		cb, ctx := healthy(t, newAdapter), context.Background()
 		open := c.Account
 		open.IdempotencyKey = key(t, "OPEN_ACCOUNT")
@@ -45,6 +48,12 @@ func RunCoreBanking(t *testing.T, newAdapter Constructor[ports.CoreBanking], c C
 		approved(t, "LoanApplicationResult", func() (ports.Answer, error) { return cb.LoanApplicationResult(ctx, ref) })
 		issue := c.Issue
 		issue.IdempotencyKey, issue.AccountNumber, issue.LoanApplicationRef = key(t, "LOAN_ISSUANCE"), account, ref
+		if issue.Amount == 0 {
+			issue.Amount = la.Offer.Amount.Tiyin()
+		}
+		if issue.At.IsZero() {
+			issue.At = time.Now()
+		}
 		iref, err := cb.IssueLoan(ctx, issue)
 		if err != nil || iref == "" {
 			t.Fatalf("IssueLoan: %q, %v", iref, err)
@@ -66,6 +75,17 @@ func RunCoreBanking(t *testing.T, newAdapter Constructor[ports.CoreBanking], c C
 		if again, err := cb.ContractNumber(ctx, contract); err != nil || again != number {
 			t.Fatalf("ContractNumber asked again: %q, %v; want %q", again, err, number)
 		}
+		// The disbursement is on the demand account at the day's end, once however often it
+		// was asked for; three days before, the account held nothing.
+		day := domain.BusinessDate(issue.At)
+		eventually(t, "Balances", func() (bool, error) {
+			bs, err := cb.Balances(ctx, day)
+			return demandOf(bs, account) == issue.Amount, err
+		})
+		before, err := cb.Balances(ctx, day.AddDate(0, 0, -3))
+		if err != nil || demandOf(before, account) != 0 {
+			t.Fatalf("Balances three days before the issuance: %d on the account, %v", demandOf(before, account), err)
+		}
 	})
 	t.Run("a refused client is ErrGatewayRefused, saying why", func(t *testing.T) {
 		open := c.RefusedAccount
@@ -81,6 +101,17 @@ func RunCoreBanking(t *testing.T, newAdapter Constructor[ports.CoreBanking], c C
 		_, err := cb.OpenAccount(ctx, open)
 		return err
 	})
+}
+
+// demandOf is the demand balance of account among bs, 0 when it is not listed.
+func demandOf(bs []domain.AccountBalance, account string) int64 {
+	var sum int64
+	for _, b := range bs {
+		if b.Account == account && b.Kind == domain.LineDemand {
+			sum += b.Balance
+		}
+	}
+	return sum
 }
 
 // approved polls an asynchronous answer until it is no longer pending and wants it approved.

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"context"
+	"time"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -62,6 +63,10 @@ func (c coreBanking) IssuanceResult(ctx context.Context, ref string) (ports.Answ
 
 func (c coreBanking) ContractNumber(ctx context.Context, req ports.ContractRequest) (string, error) {
 	return call(ctx, c.g, "corebanking", "ContractNumber", func(ctx context.Context) (string, error) { return c.next.ContractNumber(ctx, req) })
+}
+
+func (c coreBanking) Balances(ctx context.Context, day time.Time) ([]domain.AccountBalance, error) {
+	return call(ctx, c.g, "corebanking", "Balances", func(ctx context.Context) ([]domain.AccountBalance, error) { return c.next.Balances(ctx, day) })
 }
 
 type processing struct {

@@ -109,7 +109,7 @@ func (cb *CoreBanking) LoanApplicationResult(ctx context.Context, ref string) (p
 func (cb *CoreBanking) IssueLoan(ctx context.Context, req ports.IssueLoanRequest) (string, error) {
 	var out refBody
 	err := cb.c.call(ctx, "loans/issue", req.IdempotencyKey, true, issueLoanRequest{ApplicationID: req.ApplicationID,
-		AccountNumber: req.AccountNumber, LoanApplicationRef: req.LoanApplicationRef}, &out)
+		AccountNumber: req.AccountNumber, LoanApplicationRef: req.LoanApplicationRef, Amount: req.Amount, At: req.At}, &out)
 	return nonEmpty(out.Ref, err)
 }
 
@@ -124,6 +124,24 @@ func (cb *CoreBanking) ContractNumber(ctx context.Context, req ports.ContractReq
 	err := cb.c.call(ctx, "loans/contract-number", req.IdempotencyKey, true,
 		contractRequest{ApplicationID: req.ApplicationID, AccountNumber: req.AccountNumber}, &out)
 	return nonEmpty(out.ContractNumber, err)
+}
+
+// Balances implements ports.CoreBanking. A balance of a kind tiyin does not read fails the
+// call, as a transient error: the day is reconciled later rather than on balances read wrong.
+func (cb *CoreBanking) Balances(ctx context.Context, day time.Time) ([]domain.AccountBalance, error) {
+	var out balances
+	if err := cb.c.call(ctx, "balances/get", "", true, balancesQuery{Day: domain.BusinessDate(day).Format(time.DateOnly)}, &out); err != nil {
+		return nil, err
+	}
+	bs := make([]domain.AccountBalance, len(out.Balances))
+	for i, b := range out.Balances {
+		kind := domain.LineKind(b.Kind)
+		if kind != domain.LineDemand && kind != domain.LineLoan {
+			return nil, fmt.Errorf("%w: balance of %q is of kind %q", ports.ErrGatewayTransient, b.Account, b.Kind)
+		}
+		bs[i] = domain.AccountBalance{Account: b.Account, Kind: kind, Balance: b.Balance}
+	}
+	return bs, nil
 }
 
 // Processing is ports.Processing over the protocol.
@@ -142,7 +160,8 @@ func (p *Processing) PrepareCredit(ctx context.Context, req ports.CreditRequest)
 
 func (p *Processing) credit(ctx context.Context, op string, o ports.CreditOrder) (ports.CreditResult, error) {
 	var out creditResult
-	err := p.c.call(ctx, op, o.IdempotencyKey, true, creditOrder{Token: o.Token, Amount: o.Amount, Network: o.Network.String(), At: o.At}, &out)
+	err := p.c.call(ctx, op, o.IdempotencyKey, true, creditOrder{Token: o.Token, Amount: o.Amount, Network: o.Network.String(), At: o.At,
+		AccountNumber: o.AccountNumber}, &out)
 	return ports.CreditResult{Credited: out.Credited, Reason: out.Reason}, err
 }
 

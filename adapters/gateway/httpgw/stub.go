@@ -198,12 +198,24 @@ func (s *Stub) handlers() map[string]handler {
 		})
 		h["loans/issue"] = decode(func(ctx context.Context, in issueLoanRequest, key string) (any, error) {
 			ref, err := cb.IssueLoan(ctx, ports.IssueLoanRequest{IdempotencyKey: key, ApplicationID: in.ApplicationID,
-				AccountNumber: in.AccountNumber, LoanApplicationRef: in.LoanApplicationRef})
+				AccountNumber: in.AccountNumber, LoanApplicationRef: in.LoanApplicationRef, Amount: in.Amount, At: in.At})
 			return refBody{Ref: ref}, err
 		})
 		h["loans/issuance-result"] = decode(func(ctx context.Context, in refBody, _ string) (any, error) {
 			a, err := cb.IssuanceResult(ctx, in.Ref)
 			return wireAnswer(a), err
+		})
+		h["balances/get"] = decode(func(ctx context.Context, in balancesQuery, _ string) (any, error) {
+			day, err := time.Parse(time.DateOnly, in.Day)
+			if err != nil {
+				return nil, err
+			}
+			bs, err := cb.Balances(ctx, day)
+			out := balances{Balances: make([]balance, len(bs))}
+			for i, b := range bs {
+				out.Balances[i] = balance{Account: b.Account, Kind: string(b.Kind), Balance: b.Balance}
+			}
+			return out, err
 		})
 		h["loans/contract-number"] = decode(func(ctx context.Context, in contractRequest, key string) (any, error) {
 			n, err := cb.ContractNumber(ctx, ports.ContractRequest{IdempotencyKey: key, ApplicationID: in.ApplicationID, AccountNumber: in.AccountNumber})
@@ -218,7 +230,8 @@ func (s *Stub) handlers() map[string]handler {
 		})
 		credit := func(f func(context.Context, ports.CreditOrder) (ports.CreditResult, error)) handler {
 			return decode(func(ctx context.Context, in creditOrder, key string) (any, error) {
-				r, err := f(ctx, ports.CreditOrder{IdempotencyKey: key, Token: in.Token, Amount: in.Amount, Network: network(in.Network), At: in.At})
+				r, err := f(ctx, ports.CreditOrder{IdempotencyKey: key, Token: in.Token, Amount: in.Amount, Network: network(in.Network), At: in.At,
+					AccountNumber: in.AccountNumber})
 				return creditResult{Credited: r.Credited, Reason: r.Reason}, err
 			})
 		}

@@ -101,6 +101,8 @@ type issueLoanRequest struct {
 	ApplicationID      uuid.UUID `json:"applicationId"`
 	AccountNumber      string    `json:"accountNumber"`
 	LoanApplicationRef string    `json:"loanApplicationRef"`
+	Amount             int64     `json:"amount,omitempty"`
+	At                 time.Time `json:"at,omitzero"`
 }
 
 type contractRequest struct {
@@ -133,10 +135,11 @@ type tokenBody struct {
 }
 
 type creditOrder struct {
-	Token   string    `json:"token"`
-	Amount  int64     `json:"amount"`
-	Network string    `json:"network,omitempty"`
-	At      time.Time `json:"at,omitzero"`
+	Token         string    `json:"token"`
+	Amount        int64     `json:"amount"`
+	Network       string    `json:"network,omitempty"`
+	At            time.Time `json:"at,omitzero"`
+	AccountNumber string    `json:"accountNumber,omitempty"`
 }
 
 type creditResult struct {
@@ -207,4 +210,19 @@ type issuedCard struct {
 	MaskedPAN string `json:"maskedPan,omitempty"`
 	Expiry    string `json:"expiry,omitempty"`
 	Token     string `json:"token,omitempty"`
+}
+
+// balancesQuery asks for core banking's closing balances of a business day (YYYY-MM-DD).
+type balancesQuery struct {
+	Day string `json:"day"`
+}
+
+type balance struct {
+	Account string `json:"account"`
+	Kind    string `json:"kind"`
+	Balance int64  `json:"balance"`
+}
+
+type balances struct {
+	Balances []balance `json:"balances"`
 }

@@ -20,7 +20,7 @@ func (p *Processing) LookupDebit(ctx context.Context, q ports.DebitQuery) (domai
 		return domain.Debit{}, fmt.Errorf("%w: debit %s is unknown to %s", domain.ErrDebitRejected, q.DebitID, q.Network)
 	}
 	line := domain.StatementLine{ID: q.DebitID, Kind: domain.LineDebit, Amount: q.Amount, At: q.At, Status: domain.LineDone}
-	if err := p.record(ctx, q.Network, line); err != nil {
+	if err := p.record(ctx, q.Network, line, ""); err != nil {
 		return domain.Debit{}, fmt.Errorf("%w: %w", ports.ErrGatewayTransient, err)
 	}
 	return domain.Debit{ID: q.DebitID, Network: q.Network, Amount: q.Amount, Succeeded: true}, nil

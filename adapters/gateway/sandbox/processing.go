@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,7 +42,7 @@ type Processing struct {
 // NewProcessing returns the sandbox processing with a journal in this process's memory (for
 // tests; a server keeps it in the database: NewProcessingWith).
 func NewProcessing() *Processing {
-	return &Processing{journal: &memoryJournal{seen: map[string]bool{}}}
+	return &Processing{journal: NewMemoryJournal()}
 }
 
 // NewProcessingWith returns the sandbox processing keeping its journal in journal, which
@@ -75,7 +77,7 @@ func (p *Processing) Credit(ctx context.Context, order ports.CreditOrder) (ports
 			status = domain.LineFailed
 		}
 		err = p.record(ctx, order.Network, domain.StatementLine{ID: order.IdempotencyKey, Kind: domain.LineCredit,
-			Amount: order.Amount, At: order.At, Status: status})
+			Amount: order.Amount, At: order.At, Status: status}, order.AccountNumber)
 	}
 	return res, err
 }
@@ -85,9 +87,10 @@ func (p *Processing) Statement(ctx context.Context, q ports.StatementQuery) ([]d
 	return p.journal.Lines(ctx, q)
 }
 
-// record keeps a line in the journal as its fault says (none, lost, twice, one tiyin more,
-// reversed); a line whose time is unset gets now.
-func (p *Processing) record(ctx context.Context, network domain.Network, l domain.StatementLine) error {
+// record keeps a line in the journal as its fault says (none, lost, twice, one tiyin less,
+// reversed); a line whose time is unset gets now. account is the demand account a credit
+// draws on.
+func (p *Processing) record(ctx context.Context, network domain.Network, l domain.StatementLine, account string) error {
 	if l.At.IsZero() {
 		l.At = time.Now()
 	}
@@ -95,42 +98,52 @@ func (p *Processing) record(ctx context.Context, network domain.Network, l domai
 	case FaultLostCredit:
 		return nil
 	case FaultDoubleCredit:
-		if err := p.journal.Record(ctx, network, l, 1); err != nil {
+		if err := p.journal.Record(ctx, network, l, account, 1); err != nil {
 			return err
 		}
 	case FaultAmountDrift:
-		l.Amount++
+		l.Amount-- // the card got one tiyin less than ordered
 	case FaultReversedDebit:
 		l.Status = domain.LineReversed
 	}
-	return p.journal.Record(ctx, network, l, 0)
+	return p.journal.Record(ctx, network, l, account, 0)
 }
 
-// memoryJournal is a journal in this process's memory: for tests, where no database is.
-type memoryJournal struct {
-	mu    sync.Mutex
-	lines []journalLine
-	seen  map[string]bool // kind and id of each line: the same order recorded once
+// MemoryJournal is the sandbox bank's journal in this process's memory: for tests, where no
+// database is. A core banking and a network sharing one agree on the demand accounts.
+type MemoryJournal struct {
+	mu        sync.Mutex
+	lines     []journalLine
+	seen      map[string]bool // kind and id of each line: the same order recorded once
+	disbursed map[string]bool
+	disburses []journalLine
+}
+
+// NewMemoryJournal returns an empty journal.
+func NewMemoryJournal() *MemoryJournal {
+	return &MemoryJournal{seen: map[string]bool{}, disbursed: map[string]bool{}}
 }
 
 type journalLine struct {
 	network domain.Network
 	line    domain.StatementLine
+	account string
+	copy    int
 }
 
 // Record implements ports.NetworkJournal.
-func (j *memoryJournal) Record(_ context.Context, network domain.Network, l domain.StatementLine, copy int) error {
+func (j *MemoryJournal) Record(_ context.Context, network domain.Network, l domain.StatementLine, account string, copy int) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if key := fmt.Sprint(l.Kind, " ", l.ID, " ", copy); !j.seen[key] {
 		j.seen[key] = true
-		j.lines = append(j.lines, journalLine{network: network, line: l})
+		j.lines = append(j.lines, journalLine{network: network, line: l, account: account, copy: copy})
 	}
 	return nil
 }
 
 // Lines implements ports.NetworkJournal.
-func (j *memoryJournal) Lines(_ context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
+func (j *MemoryJournal) Lines(_ context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	out := []domain.StatementLine{}
@@ -138,6 +151,40 @@ func (j *memoryJournal) Lines(_ context.Context, q ports.StatementQuery) ([]doma
 		if l.network == q.Network && domain.BusinessDate(l.line.At).Equal(domain.BusinessDate(q.Day)) {
 			out = append(out, l.line)
 		}
+	}
+	return out, nil
+}
+
+// Disburse implements ports.NetworkJournal.
+func (j *MemoryJournal) Disburse(_ context.Context, ref, account string, amount int64, at time.Time) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.disbursed[ref] {
+		j.disbursed[ref] = true
+		j.disburses = append(j.disburses, journalLine{line: domain.StatementLine{ID: ref, Amount: amount, At: at}, account: account})
+	}
+	return nil
+}
+
+// Balances implements ports.NetworkJournal.
+func (j *MemoryJournal) Balances(_ context.Context, day time.Time) ([]domain.AccountBalance, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	by := map[string]int64{}
+	onOrBefore := func(at time.Time) bool { return !domain.BusinessDate(at).After(domain.BusinessDate(day)) }
+	for _, d := range j.disburses {
+		if onOrBefore(d.line.At) {
+			by[d.account] += d.line.Amount
+		}
+	}
+	for _, l := range j.lines {
+		if l.line.Kind == domain.LineCredit && l.line.Status == domain.LineDone && l.copy == 0 && l.account != "" && onOrBefore(l.line.At) {
+			by[l.account] -= l.line.Amount
+		}
+	}
+	out := make([]domain.AccountBalance, 0, len(by))
+	for _, a := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, domain.AccountBalance{Account: a, Kind: domain.LineDemand, Balance: by[a]})
 	}
 	return out, nil
 }

@@ -1,0 +1,106 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/mock/gomock"
+
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+	"github.com/tiyin/tiyin/ports/mocks"
+)
+
+// A credit the network never made (its statement does not list it) is reversed only when a
+// second officer approves the first one's proposal: the transfer turns FAILED (its partner is
+// told), the amount goes back to the demand account, the break is RESOLVED, all in the
+// approval's transaction with its audit line. A balance's break cannot be accepted.
+func TestAcceptingABreakAdjustsTheBooksOnlyWhenAnotherOfficerApprovesIt(t *testing.T) {
+	t.Parallel()
+	c := setupConsole(t)
+	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
+	uc := application.New(application.Deps{Clock: c.clock, UoW: c.uow,
+		Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers,
+			Repayments: c.payments, Partners: c.partners, Reconciliation: rec},
+		Console: application.ConsoleStores{Operators: c.operators, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
+	ctx := context.Background()
+	maker := application.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer}
+	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
+	viewer := application.Actor{ID: uuid.New(), Name: "vic", Role: domain.RoleViewer}
+	tr := c.processingTransfer(t)
+	if err := c.xfers[tr.ID()].Settle(true, "", t0); err != nil {
+		t.Fatal(err)
+	}
+	c.xfers[tr.ID()].TakeEvents()
+	lost := ports.BreakRecord{ID: uuid.New(), Day: domain.BusinessDate(t0), Source: "UZCARD", Status: ports.BreakOpen,
+		Break: domain.Break{Kind: domain.BreakMissingAtNetwork, LineID: domain.CreditLineID(tr.ID()),
+			Ours: &domain.StatementLine{ID: domain.CreditLineID(tr.ID()), Kind: domain.LineCredit, Amount: 250_000, At: t0, Status: domain.LineDone}}}
+	balance := ports.BreakRecord{ID: uuid.New(), Day: domain.BusinessDate(t0), Source: domain.SourceCoreBanking, Status: ports.BreakOpen,
+		Break: domain.Break{Kind: domain.BreakBalanceDiffers, LineID: "A:DEMAND",
+			Ours:   &domain.StatementLine{ID: "A:DEMAND", Kind: domain.LineDemand, Amount: 0, At: t0, Status: domain.LineDone},
+			Theirs: &domain.StatementLine{ID: "A:DEMAND", Kind: domain.LineDemand, Amount: 250_000, At: t0, Status: domain.LineDone}}}
+	breaks := map[uuid.UUID]*ports.BreakRecord{lost.ID: &lost, balance.ID: &balance}
+	rec.EXPECT().Break(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (ports.BreakRecord, error) {
+		return *breaks[id], nil
+	}).AnyTimes()
+	rec.EXPECT().Close(gomock.Any(), lost.ID, ports.BreakResolved, gomock.Any(), "bob", gomock.Any()).DoAndReturn(
+		func(_ context.Context, id uuid.UUID, status, _, _ string, _ time.Time) error {
+			if !c.inTx {
+				t.Error("the break was closed outside the approval's transaction")
+			}
+			breaks[id].Status = status
+			return nil
+		}).Times(1)
+
+	if _, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, viewer, lost.ID, "UZCARD's file has no such credit"); !errors.Is(err, domain.ErrForbidden) {
+		t.Fatalf("a viewer's proposal: %v", err)
+	}
+	if _, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, balance.ID, "core banking says so"); !errors.Is(err, domain.ErrWrongState) {
+		t.Fatalf("accepting a balance: %v", err)
+	}
+	id, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, lost.ID, "UZCARD's file has no such credit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.xfers[tr.ID()].Status() != domain.TransferSuccess {
+		t.Fatal("a proposal changed the transfer")
+	}
+	if err := uc.Actions.DecideProposal.Handle(ctx, maker, application.DecideProposal{ID: id, Approve: true}); !errors.Is(err, domain.ErrSelfApproval) {
+		t.Fatalf("self-approval: %v", err)
+	}
+	var posted []domain.Posting
+	c.ledger.EXPECT().Post(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p domain.Posting) error {
+		if !c.inTx {
+			t.Error("the reversal was posted outside the approval's transaction")
+		}
+		posted = append(posted, p)
+		return nil
+	}).Times(1)
+	if err := uc.Actions.DecideProposal.Handle(ctx, checker, application.DecideProposal{ID: id, Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	got := c.xfers[tr.ID()]
+	if got.Status() != domain.TransferFailed || len(got.TakeEvents()) != 1 {
+		t.Fatalf("the transfer is %s", got.Status())
+	}
+	e := posted[0].Entries
+	if len(posted) != 1 || posted[0].Kind != domain.PostingTransferReversal || e[0].Account.Key() != "CARD_SETTLEMENT" ||
+		e[1].Account != domain.LoanAccount(domain.AccountDemand, tr.LoanID()) || e[1].Credit != 250_000 {
+		t.Fatalf("posted %+v", posted)
+	}
+	if breaks[lost.ID].Status != ports.BreakResolved {
+		t.Fatalf("the break is %s", breaks[lost.ID].Status)
+	}
+	// Resolved, it can be neither proposed nor approved again.
+	if _, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, lost.ID, "again"); !errors.Is(err, domain.ErrWrongState) {
+		t.Fatalf("proposing a resolved break: %v", err)
+	}
+	want := []string{"alice proposal.create", "bob proposal.approve"}
+	if got := c.actions(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("audit %v, want %v", got, want)
+	}
+}

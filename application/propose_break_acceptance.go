@@ -1,0 +1,70 @@
+package application
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// ProposeBreakAcceptanceHandler records an officer's proposal to accept the network's side of
+// an open reconciliation break; another officer approves it (DecideProposalHandler), since the
+// adjusting entry moves money.
+type ProposeBreakAcceptanceHandler struct {
+	uow            ports.UnitOfWork
+	clock          ports.Clock
+	reconciliation ports.ReconciliationRepository
+	transfers      ports.TransferRepository
+	proposals      ports.ProposalRepository
+	audit          audit
+}
+
+// NewProposeBreakAcceptanceHandler returns the handler on the ports it uses.
+func NewProposeBreakAcceptanceHandler(clock ports.Clock, uow ports.UnitOfWork, reconciliation ports.ReconciliationRepository,
+	transfers ports.TransferRepository, proposals ports.ProposalRepository, log ports.AuditLog) *ProposeBreakAcceptanceHandler {
+	return &ProposeBreakAcceptanceHandler{uow: uow, clock: clock, reconciliation: reconciliation, transfers: transfers, proposals: proposals,
+		audit: audit{clock: clock, log: log}}
+}
+
+// Handle proposes the acceptance of break id with the officer's note. A break that is not
+// open, or whose network side cannot be booked (domain.AcceptNetworkSide refuses it, tried now
+// on a copy), is refused before anyone is asked to approve it. It returns the proposal's id.
+func (h *ProposeBreakAcceptanceHandler) Handle(ctx context.Context, who Actor, id uuid.UUID, note string) (uuid.UUID, error) {
+	if err := who.may(domain.RoleOfficer); err != nil {
+		return uuid.Nil, err
+	}
+	b, err := h.reconciliation.Break(ctx, id)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if b.Status != ports.BreakOpen {
+		return uuid.Nil, fmt.Errorf("%w: the break is %s already", domain.ErrWrongState, b.Status)
+	}
+	var t *domain.Transfer
+	if tid, ok := transferOfBreak(b); ok {
+		if t, err = h.transfers.Get(ctx, tid); err != nil && !errors.Is(err, domain.ErrTransferNotFound) {
+			return uuid.Nil, err
+		}
+	}
+	if _, err := domain.AcceptNetworkSide(uuid.Nil, b.ID, b.Break, t, h.clock.Now(uuid.Nil)); err != nil {
+		return uuid.Nil, err
+	}
+	p, err := domain.NewProposal(newID(), domain.AcceptBreak, id, true, "", note, who.ID, h.audit.now())
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, p)
+}
+
+// transferOfBreak is the transfer a credit line's break names, when its id is of tiyin's
+// making (a transfer tiyin never ordered may still have no such id).
+func transferOfBreak(b ports.BreakRecord) (uuid.UUID, bool) {
+	if (b.Ours == nil || b.Ours.Kind != domain.LineCredit) && (b.Theirs == nil || b.Theirs.Kind != domain.LineCredit) {
+		return uuid.Nil, false
+	}
+	return domain.TransferOfLine(b.LineID)
+}

@@ -1,0 +1,22 @@
+-- +goose Up
+-- Core banking's closing balances (docs/reconciliation.md, "Balances"): a transfer keeps the
+-- demand account it draws on, so its credit order names it; the sandbox core banking keeps its
+-- own journal of disbursements, and reads the sandbox network's credits by that account.
+ALTER TABLE transfers ADD COLUMN account_number text NOT NULL DEFAULT '';
+UPDATE /* migration: once */ transfers SET account_number = loans.account_number FROM loans WHERE loans.id = transfers.loan_id;
+ALTER TABLE sandbox_network_journal ADD COLUMN account text NOT NULL DEFAULT '';
+CREATE TABLE sandbox_core_journal (
+    ref      text PRIMARY KEY,
+    account  text NOT NULL,
+    amount   bigint NOT NULL,
+    at       timestamptz NOT NULL
+);
+-- Reconciliation's adjustments (domain.AccountReconciliation): what the networks moved beyond
+-- tiyin's orders, accepted by two officers.
+INSERT INTO ledger_accounts (key, kind) VALUES ('RECONCILIATION_ADJUSTMENTS', 'RECONCILIATION_ADJUSTMENTS');
+
+-- +goose Down
+DELETE FROM ledger_accounts WHERE key = 'RECONCILIATION_ADJUSTMENTS';
+DROP TABLE sandbox_core_journal;
+ALTER TABLE sandbox_network_journal DROP COLUMN account;
+ALTER TABLE transfers DROP COLUMN account_number;
