@@ -2541,7 +2541,9 @@ type ClientInterface interface {
 	// CheckTransferWithBody Read a transfer's status
 	//
 	// A read call. `transactionDate` is when the transfer reached its final status (its
-	// creation before that). Both ids must match (else 1015).
+	// creation before that). Both ids must match (else 1015). A `SUCCESS` turns `FAILED`
+	// only when the bank's reconciliation finds that the network never credited the card (the
+	// amount is back on the account); `TRANSFER_STATUS_CHANGED` tells it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2551,7 +2553,9 @@ type ClientInterface interface {
 	// CheckTransfer Read a transfer's status
 	//
 	// A read call. `transactionDate` is when the transfer reached its final status (its
-	// creation before that). Both ids must match (else 1015).
+	// creation before that). Both ids must match (else 1015). A `SUCCESS` turns `FAILED`
+	// only when the bank's reconciliation finds that the network never credited the card (the
+	// amount is back on the account); `TRANSFER_STATUS_CHANGED` tells it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3624,7 +3628,9 @@ func (c *Client) CreateTransfer(ctx context.Context, body CreateTransferJSONRequ
 // CheckTransferWithBody Read a transfer's status
 //
 // A read call. `transactionDate` is when the transfer reached its final status (its
-// creation before that). Both ids must match (else 1015).
+// creation before that). Both ids must match (else 1015). A `SUCCESS` turns `FAILED`
+// only when the bank's reconciliation finds that the network never credited the card (the
+// amount is back on the account); `TRANSFER_STATUS_CHANGED` tells it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3644,7 +3650,9 @@ func (c *Client) CheckTransferWithBody(ctx context.Context, contentType string, 
 // CheckTransfer Read a transfer's status
 //
 // A read call. `transactionDate` is when the transfer reached its final status (its
-// creation before that). Both ids must match (else 1015).
+// creation before that). Both ids must match (else 1015). A `SUCCESS` turns `FAILED`
+// only when the bank's reconciliation finds that the network never credited the card (the
+// amount is back on the account); `TRANSFER_STATUS_CHANGED` tells it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5290,7 +5298,9 @@ type ClientWithResponsesInterface interface {
 	// CheckTransferWithBodyWithResponse Read a transfer's status
 	//
 	// A read call. `transactionDate` is when the transfer reached its final status (its
-	// creation before that). Both ids must match (else 1015).
+	// creation before that). Both ids must match (else 1015). A `SUCCESS` turns `FAILED`
+	// only when the bank's reconciliation finds that the network never credited the card (the
+	// amount is back on the account); `TRANSFER_STATUS_CHANGED` tells it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5300,7 +5310,9 @@ type ClientWithResponsesInterface interface {
 	// CheckTransferWithResponse Read a transfer's status
 	//
 	// A read call. `transactionDate` is when the transfer reached its final status (its
-	// creation before that). Both ids must match (else 1015).
+	// creation before that). Both ids must match (else 1015). A `SUCCESS` turns `FAILED`
+	// only when the bank's reconciliation finds that the network never credited the card (the
+	// amount is back on the account); `TRANSFER_STATUS_CHANGED` tells it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7556,7 +7568,9 @@ func (c *ClientWithResponses) CreateTransferWithResponse(ctx context.Context, bo
 // CheckTransferWithBodyWithResponse Read a transfer's status
 //
 // A read call. `transactionDate` is when the transfer reached its final status (its
-// creation before that). Both ids must match (else 1015).
+// creation before that). Both ids must match (else 1015). A `SUCCESS` turns `FAILED`
+// only when the bank's reconciliation finds that the network never credited the card (the
+// amount is back on the account); `TRANSFER_STATUS_CHANGED` tells it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7572,7 +7586,9 @@ func (c *ClientWithResponses) CheckTransferWithBodyWithResponse(ctx context.Cont
 // CheckTransferWithResponse Read a transfer's status
 //
 // A read call. `transactionDate` is when the transfer reached its final status (its
-// creation before that). Both ids must match (else 1015).
+// creation before that). Both ids must match (else 1015). A `SUCCESS` turns `FAILED`
+// only when the bank's reconciliation finds that the network never credited the card (the
+// amount is back on the account); `TRANSFER_STATUS_CHANGED` tells it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -14,8 +14,10 @@ import (
 
 // TestReconciliationInChromium works breaks in the console, in real Chromium: with every
 // credit lost and every debit reversed in the sandbox network's journal, an officer reconciles
-// today from the page, sees the flow's transfer MISSING_AT_NETWORK and its repayment
-// STATUS_DIFFERS with both sides, explains one with a note, and finds it in the audit log.
+// today from the page, sees the flow's transfer MISSING_AT_NETWORK, its repayment
+// STATUS_DIFFERS and the loan's demand account BALANCE_DIFFERS with both sides, explains the
+// debit's with a note and proposes accepting the network's side of the credit's; a second
+// officer approves it, the partner's transfer is FAILED, and both are in the audit log.
 func TestReconciliationInChromium(t *testing.T) {
 	t.Parallel()
 	exe := chromium(t)
@@ -37,21 +39,38 @@ func TestReconciliationInChromium(t *testing.T) {
 		chromedp.WaitVisible(`//p[contains(., "The day is reconciled")]`),
 		chromedp.WaitVisible(`//td/code[.="`+o.TransactionID+`:CREDIT"]`), shot("reconciliation"),
 		chromedp.Text(`main`, &page),
-		chromedp.SendKeys(`//tr[td/code[.="`+o.DebitID+`"]]//input[@name="note"]`, "UZCARD reversed it: the client disputed"),
-		chromedp.Submit(`//tr[td/code[.="`+o.DebitID+`"]]//form`),
+		chromedp.SendKeys(`//tr[td/code[.="`+o.DebitID+`"]]//form[contains(@action, "/explain")]//input[@name="note"]`, "UZCARD reversed it: the client disputed"),
+		chromedp.Submit(`//tr[td/code[.="`+o.DebitID+`"]]//form[contains(@action, "/explain")]`),
 		chromedp.WaitVisible(`//p[contains(., "The break is explained")]`),
-		chromedp.Navigate(s.admin+"/console/audit"),
-		chromedp.Text(`main`, &audit),
+		chromedp.SendKeys(`//tr[td/code[.="`+o.TransactionID+`:CREDIT"]]//form[contains(@action, "/accept")]//input[@name="note"]`,
+			"UZCARD's file has no such credit"),
+		chromedp.Submit(`//tr[td/code[.="`+o.TransactionID+`:CREDIT"]]//form[contains(@action, "/accept")]`),
+		chromedp.WaitVisible(`//p[contains(., "The acceptance is proposed")]`), shot("reconciliation-accept-proposed"),
 	)
 	if err != nil {
 		t.Fatalf("rita: %v", err)
 	}
-	for _, want := range []string{"MISSING_AT_NETWORK", "STATUS_DIFFERS", "REVERSED", o.DebitID} {
+	sam := newBrowser(t, exe)
+	err = chromedp.Run(sam,
+		firstLogin(s.admin, "sam", s.operator(t, "sam", "officer"), "sam-long-password-12"),
+		chromedp.Navigate(s.admin+"/console/reconciliation"),
+		chromedp.Submit(`//tr[td/code[.="`+o.TransactionID+`:CREDIT"]]//form[contains(@action, "/approve")]`),
+		chromedp.WaitVisible(`//p[contains(., "approved and applied")]`),
+		chromedp.Navigate(s.admin+"/console/audit"),
+		chromedp.Text(`main`, &audit),
+	)
+	if err != nil {
+		t.Fatalf("sam: %v", err)
+	}
+	if r := s.must(t, "/transfers/check-status", map[string]any{"externalId": o.TransferExternalID, "transactionId": o.TransactionID}); r["status"] != "FAILED" {
+		t.Errorf("the lost credit's transfer is %v for its partner, want FAILED", r["status"])
+	}
+	for _, want := range []string{"MISSING_AT_NETWORK", "STATUS_DIFFERS", "BALANCE_DIFFERS", "REVERSED", o.DebitID} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the reconciliation page lacks %q:\n%s", want, page)
 		}
 	}
-	for _, want := range []string{"reconcile.run", "break.explain", "the client disputed"} {
+	for _, want := range []string{"reconcile.run", "break.explain", "the client disputed", "proposal.create", "proposal.approve", "TRANSFER_REVERSAL"} {
 		if !strings.Contains(audit, want) {
 			t.Errorf("the audit log lacks %q", want)
 		}

@@ -3,7 +3,9 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -45,22 +47,26 @@ func TestReconcileADayFromTheCommandLine(t *testing.T) {
 		return r
 	}
 	first := run()
-	uz := first["UZCARD"]
+	uz, core := first["UZCARD"], first["CORE_BANKING"]
 	if uz.Ours < 2 || uz.Theirs != uz.Ours || uz.Matched != uz.Ours || len(uz.Breaks) != 0 || first["HUMO"].Ours != 0 {
 		t.Fatalf("the day's reconciliation: %+v", first)
+	}
+	// The loan's demand account, after the disbursement and the transfer, is core banking's.
+	if core.Theirs != 1 || core.Matched != 1 || len(core.Breaks) != 0 {
+		t.Fatalf("the day's balances: %+v", core)
 	}
 	if again := run(); again["UZCARD"].New != 0 || again["UZCARD"].Matched != uz.Matched {
 		t.Fatalf("the second run: %+v", again)
 	}
-	// The daily job reconciled the day before when the server started, on each network.
+	// The daily job reconciled the day before when the server started, with each source.
 	yesterday := time.Now().In(domain.Tashkent).AddDate(0, 0, -1).Format(time.DateOnly)
 	for end := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		out := s.out.String()
-		if strings.Count(out, `"msg":"reconciled","day":"`+yesterday+`"`) == 2 {
+		if strings.Count(out, `"msg":"reconciled","day":"`+yesterday+`"`) == 3 {
 			break
 		}
 		if time.Now().After(end) {
-			t.Fatalf("the daily job did not reconcile %s on both networks:\n%s", yesterday, out)
+			t.Fatalf("the daily job did not reconcile %s with the networks and core banking:\n%s", yesterday, out)
 		}
 	}
 }
@@ -68,9 +74,12 @@ func TestReconcileADayFromTheCommandLine(t *testing.T) {
 // TestReconcileFindsEveryInjectedFaultAndNothingElse runs mixed traffic on one loan (transfers
 // to cards, repayments by card) with the sandbox network's journal faults on, then reconciles
 // the day: every credit the journal lost, doubled or drifted and every debit it reversed is a
-// break of its kind, and nothing else is. Which line takes which fault follows from its id
-// (sandbox.Faults.JournalFault), so the test knows; it adds transfers until every kind
-// happened.
+// break of its kind, and nothing else is; the lost and drifted credits leave the loan's demand
+// account apart from core banking's, one balance break. Which line takes which fault follows
+// from its id (sandbox.Faults.JournalFault), so the test knows; it adds transfers until every
+// kind happened. Two officers then work every break in the console (accept the network's side,
+// or explain the balance): the lost credits' transfers are FAILED for their partner, the ledger
+// is consistent, and a second run of the day finds nothing new and leaves nothing open.
 func TestReconcileFindsEveryInjectedFaultAndNothingElse(t *testing.T) {
 	t.Parallel()
 	const spec = "lost-credit=0.2,double-credit=0.2,amount-drift=0.2,reversed-debit=0.5"
@@ -78,20 +87,24 @@ func TestReconcileFindsEveryInjectedFaultAndNothingElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := start(t, store.SQLite, "TIYIN_LOAN_CONTRACT_DELAY=1s", "TIYIN_SANDBOX_FAULTS="+spec)
-	o := tiyintest.Flow(flowCaller{t, s}, 100*time.Millisecond)
+	admin := freeAddr(t)
+	s := &consoleServer{server: start(t, store.SQLite, "TIYIN_ADMIN_ADDR="+admin, "TIYIN_LOAN_CONTRACT_DELAY=1s", "TIYIN_SANDBOX_FAULTS="+spec),
+		admin: "http://" + admin}
+	o := tiyintest.Flow(flowCaller{t, s.server}, 100*time.Millisecond)
 	if o.Err != nil || o.TransactionID == "" || o.DebitID == "" {
 		t.Fatalf("flow: %+v", o)
 	}
 	want := map[string]bool{}
 	seen := map[string]int{}
-	expect := func(kind domain.LineKind, id string) {
+	var lost []map[string]any // the lost credits' transfers, as check-status names them
+	expect := func(kind domain.LineKind, id string) string {
 		f := faults.JournalFault(kind, id)
 		seen[f]++
 		if b, ok := map[string]domain.BreakKind{sandbox.FaultLostCredit: domain.BreakMissingAtNetwork, sandbox.FaultDoubleCredit: domain.BreakDuplicate,
 			sandbox.FaultAmountDrift: domain.BreakAmountDiffers, sandbox.FaultReversedDebit: domain.BreakStatusDiffers}[f]; ok {
 			want[string(b)+" "+id] = true
 		}
+		return f
 	}
 	expect(domain.LineCredit, o.TransactionID+":CREDIT")
 	expect(domain.LineDebit, o.DebitID)
@@ -103,7 +116,9 @@ func TestReconcileFindsEveryInjectedFaultAndNothingElse(t *testing.T) {
 		if c := s.call(t, "/transfers/account-to-card/confirm", map[string]any{"externalId": ext, "transactionId": id}); c.code() != 0 {
 			t.Fatalf("confirm: %s", c.Raw)
 		}
-		expect(domain.LineCredit, id+":CREDIT")
+		if expect(domain.LineCredit, id+":CREDIT") == sandbox.FaultLostCredit {
+			lost = append(lost, map[string]any{"externalId": ext, "transactionId": id})
+		}
 	}
 	for i := range 12 {
 		chk := s.must(t, "/repayment/loans/check", map[string]any{"loanId": o.LoanID})
@@ -115,16 +130,25 @@ func TestReconcileFindsEveryInjectedFaultAndNothingElse(t *testing.T) {
 	if seen[sandbox.FaultReversedDebit] == 0 || seen[sandbox.FaultLostCredit] == 0 || seen[sandbox.FaultDoubleCredit] == 0 || seen[sandbox.FaultAmountDrift] == 0 {
 		t.Fatalf("not every fault happened: %v", seen)
 	}
-	cmd := exec.Command(binary, "reconcile", "--date", time.Now().In(domain.Tashkent).Format(time.DateOnly), "--network", "UZCARD", "--json")
-	cmd.Env = s.env
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tiyin reconcile: %v: %s", err, out)
+	day := time.Now().In(domain.Tashkent).Format(time.DateOnly)
+	type result struct {
+		New   int
+		Found []string
 	}
-	var res map[string]struct{ Found []string }
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("tiyin reconcile printed %q: %v", out, err)
+	reconcile := func() map[string]result {
+		cmd := exec.Command(binary, "reconcile", "--date", day, "--json")
+		cmd.Env = s.env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("tiyin reconcile: %v: %s", err, out)
+		}
+		var res map[string]result
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatalf("tiyin reconcile printed %q: %v", out, err)
+		}
+		return res
 	}
+	res := reconcile()
 	got := map[string]bool{}
 	for _, b := range res["UZCARD"].Found {
 		got[b] = true
@@ -137,5 +161,81 @@ func TestReconcileFindsEveryInjectedFaultAndNothingElse(t *testing.T) {
 			t.Errorf("an injected fault not found: %s", b)
 		}
 	}
+	if f := res["CORE_BANKING"].Found; len(f) != 1 || !strings.HasPrefix(f[0], "BALANCE_DIFFERS ") || !strings.HasSuffix(f[0], ":DEMAND") {
+		t.Errorf("the balances' breaks: %v, want the loan's demand account's", f)
+	}
+	if len(res["HUMO"].Found) != 0 {
+		t.Errorf("HUMO's breaks: %v", res["HUMO"].Found)
+	}
 	t.Logf("faults injected %v; %d breaks found", seen, len(got))
+
+	// Two officers work every break: alice proposes accepting the network's side (or explains
+	// the balance), bob approves.
+	officer := func(name, pw string) *browser {
+		b := s.browser(t)
+		one := s.operator(t, name, "officer")
+		if status, _ := b.login(name, one); status != 200 {
+			t.Fatalf("%s's login: %d", name, status)
+		}
+		b.choosePassword(one, pw)
+		return b
+	}
+	alice, bob := officer("alice", "alice-long-password-1"), officer("bob", "bob-long-password-22")
+	accepts := regexp.MustCompile(`/console/reconciliation/breaks/([0-9a-f-]{36})/accept`)
+	explains := regexp.MustCompile(`/console/reconciliation/breaks/([0-9a-f-]{36})/explain`)
+	approves := regexp.MustCompile(`/console/proposals/([0-9a-f-]{36})/approve`)
+	_, page := alice.get("/console/reconciliation")
+	token := csrfField.FindStringSubmatch(page)[1]
+	accepted := 0
+	for _, m := range accepts.FindAllStringSubmatch(page, -1) {
+		if status, body := alice.post("/console/reconciliation/breaks/"+m[1]+"/accept", url.Values{"csrf": {token},
+			"note": {"UZCARD's statement of the day shows it"}}); status != 200 || !strings.Contains(body, "Another officer approves") {
+			t.Fatalf("accept %s: %d\n%s", m[1], status, body)
+		}
+		accepted++
+	}
+	_, page = bob.get("/console/reconciliation")
+	bobToken := csrfField.FindStringSubmatch(page)[1]
+	proposals := approves.FindAllStringSubmatch(page, -1)
+	if accepted != len(want) || len(proposals) != accepted {
+		t.Fatalf("%d acceptances proposed and %d to approve, for %d line breaks", accepted, len(proposals), len(want))
+	}
+	for _, m := range proposals {
+		if status, body := bob.post("/console/proposals/"+m[1]+"/approve", url.Values{"csrf": {bobToken}, "back": {"/console/reconciliation"}}); status != 200 ||
+			!strings.Contains(body, "approved and applied") {
+			t.Fatalf("approve %s: %d\n%s", m[1], status, body)
+		}
+	}
+	_, page = alice.get("/console/reconciliation")
+	left := explains.FindAllStringSubmatch(page, -1)
+	if len(left) != 1 || !strings.Contains(page, "BALANCE_DIFFERS") {
+		t.Fatalf("after the acceptances %d breaks are open, want the balance's:\n%s", len(left), page)
+	}
+	if status, _ := alice.post("/console/reconciliation/breaks/"+left[0][1]+"/explain", url.Values{"csrf": {token},
+		"note": {"the lost and drifted credits, accepted today"}}); status != 200 {
+		t.Fatalf("explain the balance: %d", status)
+	}
+	// The partner sees its lost credits FAILED; the ledger holds; the day reconciles clean.
+	for _, ref := range lost {
+		if r := s.must(t, "/transfers/check-status", ref); r["status"] != "FAILED" {
+			t.Errorf("a lost credit's transfer is %v for its partner", r["status"])
+		}
+	}
+	check := exec.Command(binary, "ledger", "check")
+	check.Env = s.env
+	if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(out), "ledger consistent") {
+		t.Errorf("ledger check: %v\n%s", err, out)
+	}
+	again := reconcile()
+	for source, r := range again {
+		if r.New != 0 {
+			t.Errorf("the second run of %s found %d new breaks: %v", source, r.New, r.Found)
+		}
+	}
+	if f := again["CORE_BANKING"].Found; len(f) != 0 {
+		t.Errorf("the balances after the acceptances: %v", f)
+	}
+	if _, page := alice.get("/console/reconciliation"); !strings.Contains(page, "No break.") {
+		t.Errorf("breaks left open after the second run:\n%s", page)
+	}
 }

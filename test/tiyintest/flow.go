@@ -18,8 +18,9 @@ type Caller interface {
 // Outcome is how one flow ended.
 type Outcome struct {
 	App, LoanID, TransferStatus, Repayment, Card string
-	// TransactionID is the transfer's, DebitID the repayment's card debit.
-	TransactionID, DebitID string
+	// TransactionID is the transfer's (TransferExternalID the partner's id of it), DebitID the
+	// repayment's card debit.
+	TransactionID, TransferExternalID, DebitID string
 	Err                    error
 }
 
@@ -83,6 +84,7 @@ func Flow(c Caller, poll time.Duration) (o Outcome) {
 		return fail("transfer: %d %v", code, err)
 	}
 	o.TransactionID, _ = r["transactionId"].(string)
+	o.TransferExternalID = ext
 	ref := map[string]any{"externalId": ext, "transactionId": r["transactionId"]}
 	if _, code, err = c.Call("/transfers/account-to-card/confirm", ref, true); err != nil || (code != 0 && code != 1016) {
 		return fail("confirm: %d %v", code, err)

@@ -22,7 +22,7 @@ import (
 //
 // The network's journal (its statements) can disagree with what it answered, to try
 // reconciliation (docs/reconciliation.md): with LostCredit a credit is not journalled, with
-// DoubleCredit it is journalled twice, with AmountDrift one tiyin more; with ReversedDebit a
+// DoubleCredit it is journalled twice, with AmountDrift one tiyin less; with ReversedDebit a
 // debit is journalled as reversed. Which line takes which is decided by its id alone
 // (JournalFault), so a test knows.
 type Faults struct {
