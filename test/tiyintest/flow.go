@@ -21,7 +21,7 @@ type Outcome struct {
 	// TransactionID is the transfer's (TransferExternalID the partner's id of it), DebitID the
 	// repayment's card debit.
 	TransactionID, TransferExternalID, DebitID string
-	Err                    error
+	Err                                        error
 }
 
 // Digits is n random decimal digits.
