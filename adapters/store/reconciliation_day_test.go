@@ -14,7 +14,8 @@ import (
 
 // A day of 100 000 card credits reconciles within a minute on PostgreSQL: tiyin's lines, the
 // network's journal, the matching and the breaks (one in a hundred lines) recorded, and a
-// second run adds nothing (docs/reconciliation.md quotes the time).
+// second run adds nothing; then the day's closing balances over the 400 000 ledger entries of
+// those transfers (docs/reconciliation.md quotes the times).
 func TestReconcileADayOf100000LinesWithinAMinute(t *testing.T) {
 	t.Parallel()
 	s := setup(t, store.Postgres)
@@ -70,4 +71,38 @@ SELECT 'CREDIT', id::text || ':CREDIT', 0, network, amount + CASE WHEN (EXTRACT(
 		t.Fatalf("the second run added %d breaks", addedAgain)
 	}
 	t.Logf("a day of %d lines on each side: %s; run again: %s", lines, took.Round(time.Millisecond), again.Round(time.Millisecond))
+
+	// The day's closing balances read every ledger entry of the loans' accounts up to the day's
+	// end: each transfer's hold and capture, 400 000 entries.
+	for _, kind := range []string{domain.PostingTransferHold.String(), domain.PostingTransferCapture.String()} {
+		err = s.db.Gorm.Exec(`INSERT INTO ledger_postings (id, kind, ref, created_at)
+SELECT gen_random_uuid(), ?, id, created_at FROM transfers WHERE loan_id = ?`, kind, l.ID()).Error
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = s.db.Gorm.Exec(`INSERT INTO ledger_entries (posting_id, account_key, debit, credit)
+SELECT p.id, CASE WHEN p.kind = ? THEN 'DEMAND:' ELSE 'HOLD:' END || t.loan_id::text, t.amount, 0
+FROM ledger_postings p JOIN transfers t ON t.id = p.ref WHERE t.loan_id = ?
+UNION ALL
+SELECT p.id, CASE WHEN p.kind = ? THEN 'HOLD:' || t.loan_id::text ELSE 'CARD_SETTLEMENT' END, 0, t.amount
+FROM ledger_postings p JOIN transfers t ON t.id = p.ref WHERE t.loan_id = ?`,
+		domain.PostingTransferHold.String(), l.ID(), domain.PostingTransferHold.String(), l.ID()).Error
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent int64
+	for i := range int64(lines) {
+		sent += 1000 + i%5000
+	}
+	began := time.Now()
+	balances := must(rec.Balances(ctx, day))
+	tookBalances := time.Since(began)
+	if len(balances) != 2 || balances[0].Kind != domain.LineDemand || balances[0].Balance != 1_000_000-sent || balances[1].Balance != 1_000_000 {
+		t.Fatalf("balances %+v, want the demand account at %d", balances, 1_000_000-sent)
+	}
+	if tookBalances > time.Minute {
+		t.Fatalf("the balances over %d entries took %s, over a minute", 4*lines+2, tookBalances)
+	}
+	t.Logf("the closing balances over %d ledger entries: %s", 4*lines+2, tookBalances.Round(time.Millisecond))
 }
