@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -225,6 +227,48 @@ func TestSandboxBalancesAreDisbursementsLessCredits(t *testing.T) {
 		got, err := j.Balances(ctx, domain.BusinessDate(t0))
 		if err != nil || len(got) != 1 || got[0] != (domain.AccountBalance{Account: "A", Kind: domain.LineDemand, Balance: 700_000}) {
 			t.Fatalf("balances %+v, %v", got, err)
+		}
+	})
+}
+
+// Nodes reconciling the same day at once record each break once: the unique index decides,
+// whichever transaction commits first.
+func TestBreaksFoundByNodesAtOnceAreRecordedOnce(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		rec := store.NewReconciliationRepository(s.db)
+		day := domain.BusinessDate(t0)
+		var breaks []domain.Break
+		for i := range 50 {
+			l := &domain.StatementLine{ID: fmt.Sprintf("t%d:CREDIT", i), Kind: domain.LineCredit, Amount: 100, At: t0, Status: domain.LineDone}
+			breaks = append(breaks, domain.Break{Kind: domain.BreakMissingAtNetwork, Ours: l, LineID: l.ID})
+		}
+		const nodes = 6
+		added := make([]int, nodes)
+		errs := make([]error, nodes)
+		var wg sync.WaitGroup
+		for n := range nodes {
+			wg.Go(func() {
+				errs[n] = s.uow.Do(ctx, func(ctx context.Context) error {
+					var err error
+					added[n], err = rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: day, Source: "UZCARD", At: t0,
+						Breaks: len(breaks)}, breaks)
+					return err
+				})
+			})
+		}
+		wg.Wait()
+		total := 0
+		for n := range nodes {
+			if errs[n] != nil {
+				t.Fatalf("node %d: %v", n, errs[n])
+			}
+			total += added[n]
+		}
+		got, err := rec.Breaks(ctx, ports.BreakQuery{Day: day, Limit: 1000})
+		if err != nil || total != len(breaks) || len(got) != len(breaks) {
+			t.Fatalf("%d nodes added %v (%d in all) and %d are kept (%v), want %d", nodes, added, total, len(got), err, len(breaks))
 		}
 	})
 }
