@@ -27,7 +27,7 @@ func TestTheCLIRunsTheServersGraphWithoutItsListener(t *testing.T) {
 	built := false
 	o := applied([]Option{WithScoring(func(Deps) (ports.Scoring, error) { built = true; return sandbox.NewScoring(), nil })})
 	ran := false
-	err = openDB(context.Background(), o, true, func(_ context.Context, in cli) error {
+	err = openDB(context.Background(), o, schemaApply, func(_ context.Context, in cli) error {
 		ran = true
 		if in.db == nil || in.app == nil {
 			t.Fatal("no database or use cases")
@@ -68,7 +68,7 @@ func TestABadDatabaseURLNamesItsSetting(t *testing.T) {
 	for _, u := range []string{"postgres://tiyin:s3cret-pw@127.0.0.1:1/tiyin?connect_timeout=2", "postgres://tiyin:s3cret-pw@%zz/tiyin"} {
 		t.Setenv("TIYIN_DATABASE_URL", u)
 		t.Setenv("TIYIN_SANDBOX", "true")
-		err := openDB(context.Background(), applied(nil), true, func(context.Context, cli) error { return nil })
+		err := openDB(context.Background(), applied(nil), schemaApply, func(context.Context, cli) error { return nil })
 		if err == nil || !strings.Contains(err.Error(), "TIYIN_DATABASE_URL") || strings.Contains(err.Error(), "s3cret-pw") {
 			t.Errorf("%s: %v", u, err)
 		}

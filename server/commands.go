@@ -82,10 +82,14 @@ func rootCmd(o options) *cobra.Command {
 }
 
 func serveCmd(o options) *cobra.Command {
-	return &cobra.Command{
+	var migrateFirst bool
+	c := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the HTTP API and the background workers (migrates the database first)",
-		Long: "Run the HTTP API and the background workers (migrates the database first).\n\n" +
+		Short: "Run the HTTP API, the admin listener (console, /metrics) and the background workers",
+		Long: "Run the partner API (TIYIN_HTTP_ADDR), the admin listener with the operators' console and\n" +
+			"/metrics (TIYIN_ADMIN_ADDR, loopback by default) and the background workers. It checks that the\n" +
+			"database's schema is this build's and stops, naming `tiyin migrate`, when it is behind;\n" +
+			"--migrate (or TIYIN_MIGRATE=true, the sandbox's default) applies it first.\n\n" +
 			"Configured by environment variables (docs/configuration.md tells more):\n\n" + envHelp,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
@@ -93,23 +97,57 @@ func serveCmd(o options) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			cfg.Migrate = cfg.Migrate || migrateFirst
 			return serve(cfg, o)
 		},
 	}
+	c.Flags().BoolVar(&migrateFirst, "migrate", false, "apply the database schema before serving (as tiyin migrate does)")
+	return c
 }
 
 func migrateCmd(o options) *cobra.Command {
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "migrate",
-		Short: "Apply the database schema",
+		Short: "Apply the database schema (any number of nodes and commands may run it at once)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return openDB(cmd.Context(), o, true, func(context.Context, cli) error {
+			return openDB(cmd.Context(), o, schemaApply, func(context.Context, cli) error {
 				fmt.Println("migrations applied")
 				return nil
 			})
 		},
 	}
+	var asJSON bool
+	status := &cobra.Command{
+		Use:   "status",
+		Short: "Say the database schema's version and the migrations this build would apply; exit 1 when any is pending",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return openDB(cmd.Context(), o, schemaAsIs, func(ctx context.Context, in cli) error {
+				current, latest, pending, err := in.db.SchemaVersion(ctx)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					if err := json.NewEncoder(os.Stdout).Encode(map[string]any{"current": current, "latest": latest, "pending": pending}); err != nil {
+						return err
+					}
+				} else {
+					fmt.Printf("schema version %d; this build's is %d\n", current, latest)
+					for _, p := range pending {
+						fmt.Println("pending:", p)
+					}
+				}
+				if len(pending) > 0 {
+					return fmt.Errorf("%d migrations pending: run tiyin migrate", len(pending))
+				}
+				return nil
+			})
+		},
+	}
+	status.Flags().BoolVar(&asJSON, "json", false, `print {"current", "latest", "pending"} as JSON`)
+	c.AddCommand(status)
+	return c
 }
 
 // cli is what a one-shot command works with: its configuration, the database and the use
@@ -120,21 +158,34 @@ type cli struct {
 	app *application.App
 }
 
-// withDB opens and migrates the configured database for a one-shot command. It names the
-// database on stderr, and refuses to create a SQLite file that is not there: a command run in
-// the wrong directory must not quietly work on an empty database.
+// schema is what a command does with the database's schema before it works.
+type schema int
+
+const (
+	// schemaChecked: the schema must be this build's (TIYIN_MIGRATE=true applies it instead).
+	schemaChecked schema = iota
+	// schemaApply: the schema is applied, a SQLite file created if need be (tiyin migrate).
+	schemaApply
+	// schemaAsIs: the schema is read, never changed (tiyin migrate status).
+	schemaAsIs
+)
+
+// withDB opens the configured database for a one-shot command, its schema checked (or applied,
+// with TIYIN_MIGRATE=true). It names the database on stderr, and refuses to create a SQLite
+// file that is not there: a command run in the wrong directory must not quietly work on an
+// empty database.
 func withDB(ctx context.Context, o options, fn func(context.Context, cli) error) error {
-	return openDB(ctx, o, false, fn)
+	return openDB(ctx, o, schemaChecked, fn)
 }
 
-// openDB is withDB; create lets it make a SQLite database that does not exist yet (migrate).
-func openDB(ctx context.Context, o options, create bool, fn func(context.Context, cli) error) error {
+// openDB is withDB with the schema handled as s says.
+func openDB(ctx context.Context, o options, s schema, fn func(context.Context, cli) error) error {
 	cfg, err := configure(o)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, "tiyin: database", describeDatabase(cfg))
-	if cfg.DatabaseURL == "" && !create {
+	if cfg.DatabaseURL == "" && s != schemaApply {
 		if _, err := os.Stat(cfg.SQLitePath); errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("no database at %s: run this where tiyin serve runs, set TIYIN_SQLITE_PATH (or TIYIN_DATABASE_URL), or create it with tiyin migrate",
 				cfg.SQLitePath)
@@ -156,10 +207,31 @@ func openDB(ctx context.Context, o options, create bool, fn func(context.Context
 		return rootCause(err)
 	}
 	defer func() { _ = app.Stop(context.WithoutCancel(ctx)) }()
-	if err := migrate(ctx, c.db); err != nil {
+	if err := prepareSchema(ctx, c.db, s == schemaApply || (s == schemaChecked && cfg.Migrate), s == schemaAsIs); err != nil {
 		return err
 	}
 	return fn(ctx, c)
+}
+
+// prepareSchema applies the schema (apply), leaves it (asIs), or checks that it is not behind
+// this build's: a node or command of an older build keeps working on a newer schema (the
+// migrations only add), a newer build on an older one stops and says what to run.
+func prepareSchema(ctx context.Context, db *store.DB, apply, asIs bool) error {
+	switch {
+	case apply:
+		return migrate(ctx, db)
+	case asIs:
+		return nil
+	}
+	current, latest, pending, err := db.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("the database's schema is at version %d and this build needs %d (%d migrations pending): "+
+			"run tiyin migrate first, or start with --migrate (TIYIN_MIGRATE=true)", current, latest, len(pending))
+	}
+	return nil
 }
 
 // migrate applies the schema's migrations, then re-keys the idempotency fingerprints that an

@@ -27,6 +27,7 @@ const envHelp = `  TIYIN_HTTP_ADDR              listen address (:8080)
   TIYIN_SQLITE_PATH            SQLite file when no database URL (tiyin.db)
   TIYIN_DB_MAX_CONNS           PostgreSQL pool size per process (20)
   TIYIN_SANDBOX                sandbox gateways and /sandbox/* (true without a database URL)
+  TIYIN_MIGRATE                apply the schema at start, as serve --migrate (true in the sandbox)
   TIYIN_SANDBOX_API_KEY        the sandbox partner's key (random, printed at start)
   TIYIN_SANDBOX_CALL_DELAY     sandbox: complete phone calls this long after verify (unset)
   TIYIN_SANDBOX_OTP            sandbox: every SMS code is this value (random codes)
@@ -54,14 +55,17 @@ const envHelp = `  TIYIN_HTTP_ADDR              listen address (:8080)
 // config is every TIYIN_* variable (docs/configuration.md). The names are fixed: outside
 // test suites drive the binary through them.
 type config struct {
-	HTTPAddr         string
-	AdminAddr        string
-	AdminPublic      bool
-	AdminHosts       []string
-	Pprof            bool
-	DatabaseURL      string
-	SQLitePath       string
-	Sandbox          bool
+	HTTPAddr    string
+	AdminAddr   string
+	AdminPublic bool
+	AdminHosts  []string
+	Pprof       bool
+	DatabaseURL string
+	SQLitePath  string
+	Sandbox     bool
+	// Migrate applies the schema at start (TIYIN_MIGRATE; the sandbox's default); else the
+	// schema is checked.
+	Migrate          bool
 	SandboxAPIKey    string
 	SandboxCallDelay time.Duration
 	ApplicationTTL   time.Duration
@@ -182,6 +186,14 @@ func loadConfig() (config, error) {
 			errs = append(errs, fmt.Errorf("TIYIN_SANDBOX=%q: want true or false", v))
 		}
 		c.Sandbox = b
+	}
+	c.Migrate = c.Sandbox
+	if v := str("TIYIN_MIGRATE", ""); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("TIYIN_MIGRATE=%q: want true or false", v))
+		}
+		c.Migrate = b
 	}
 	c.OTPTTL = dur("TIYIN_OTP_TTL", domain.DefaultOTPTTL)
 	if c.SandboxOTP = str("TIYIN_SANDBOX_OTP", ""); c.SandboxOTP != "" {

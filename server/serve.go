@@ -50,13 +50,16 @@ func serve(cfg config, o options) error {
 	defer func() { _ = log.Sync() }()
 	tuneGC()
 	app := fx.New(graph(cfg, log), fx.Invoke(run, startAdmin), fx.Options(o.fx...))
+	// The signal is caught before the start: a SIGTERM while tiyin starts (the listener may
+	// already answer) waits for the start, then shuts down as any other, instead of killing
+	// the process mid-way.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := app.Start(startCtx); err != nil {
 		return rootCause(err)
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
 	log.Info("shutting down: draining requests and jobs")
 	stopCtx, cancelStop := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -168,7 +171,7 @@ func run(d runDeps) {
 			// failed start is not stopped, so workers started before it would run on).
 			ln, err := net.Listen("tcp", d.Cfg.HTTPAddr)
 			if err != nil {
-				return fmt.Errorf("listen on %s: %w", d.Cfg.HTTPAddr, err)
+				return fmt.Errorf("listen on TIYIN_HTTP_ADDR %s: %w", d.Cfg.HTTPAddr, err)
 			}
 			defer func() {
 				if err != nil {
@@ -176,7 +179,7 @@ func run(d runDeps) {
 					_ = ln.Close()
 				}
 			}()
-			if err := migrate(ctx, d.DB); err != nil {
+			if err := prepareSchema(ctx, d.DB, d.Cfg.Migrate, false); err != nil {
 				return err
 			}
 			var key string

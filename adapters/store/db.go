@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -223,6 +224,28 @@ func (db *DB) Migrate(ctx context.Context) error {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
 	return nil
+}
+
+// SchemaVersion is the schema's version in the database (0 for an empty one) and the newest
+// this build knows; pending names the migrations this build would apply.
+func (db *DB) SchemaVersion(ctx context.Context) (current, latest int64, pending []string, err error) {
+	p, err := db.migrations()
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	st, err := p.Status(ctx)
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("read the schema's version: %w", err)
+	}
+	for _, m := range st {
+		latest = max(latest, m.Source.Version)
+		if m.State == goose.StatePending {
+			pending = append(pending, filepath.Base(m.Source.Path))
+		} else {
+			current = max(current, m.Source.Version)
+		}
+	}
+	return current, latest, pending, nil
 }
 
 // Ready reports whether the database answers and every migration is applied.

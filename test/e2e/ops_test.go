@@ -69,8 +69,9 @@ func TestShutdownFinishesRequestsInFlight(t *testing.T) {
 	s.waitReady(t)
 }
 
-// TestATakenPortStopsTiyinBeforeItStarts: a second tiyin on a taken port says so and exits
-// with an error, having started nothing that outlives it (no worker polling a closed database).
+// TestATakenPortStopsTiyinBeforeItStarts: a second tiyin on a taken port says so, naming the
+// setting that moves it, and exits with an error, having started nothing that outlives it (no
+// worker polling a closed database).
 func TestATakenPortStopsTiyinBeforeItStarts(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -87,8 +88,8 @@ func TestATakenPortStopsTiyinBeforeItStarts(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
 		t.Fatalf("tiyin on a taken port: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "listen on "+ln.Addr().String()) {
-		t.Errorf("the error does not name the port:\n%s", out)
+	if !strings.Contains(string(out), "listen on TIYIN_HTTP_ADDR "+ln.Addr().String()) {
+		t.Errorf("the error does not name the port and the setting that changes it:\n%s", out)
 	}
 	for _, bad := range []string{"jobs", "database is closed", "panic"} {
 		if strings.Contains(string(out), bad) {
