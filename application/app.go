@@ -60,6 +60,8 @@ type Deps struct {
 	Gateways Gateways
 	Console  ConsoleStores
 	Sandbox  SandboxPorts
+	// OpsLog hears of what failed in the background (nil: nobody).
+	OpsLog ports.OpsLog
 }
 
 // Stores are the aggregates' repositories.
@@ -253,7 +255,7 @@ func New(d Deps, cfg Config) *App {
 	return &App{
 		Loans: NewLoans(LoansDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Queue: d.Queue,
 			Applications: st.Applications, Loans: st.Loans, Repayments: st.Repayments, Ledger: st.Ledger,
-			Scoring: gw.Scoring, CoreBanking: gw.CoreBanking}, cfg),
+			Scoring: gw.Scoring, CoreBanking: gw.CoreBanking, OpsLog: d.OpsLog}, cfg),
 		Transfers: NewTransfers(TransfersDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency,
 			Applications: st.Applications, Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers,
 			Processing: gw.Processing, Cards: st.Cards}),
@@ -261,7 +263,7 @@ func New(d Deps, cfg Config) *App {
 			Ledger: st.Ledger, Processing: gw.Processing, Repayments: st.Repayments}),
 		Cards: cards,
 		Partners: NewPartners(PartnersDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Partners: st.Partners,
-			Events: d.Events, Webhooks: gw.Webhooks, Sealer: d.Sealer}),
+			Events: d.Events, Webhooks: gw.Webhooks, Sealer: d.Sealer, OpsLog: d.OpsLog}),
 		Operations: ops,
 		Sandbox: NewSandbox(SandboxDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Applications: st.Applications,
 			SandboxClock: d.Sandbox.Clock, SMSOutbox: d.Sandbox.SMSOutbox}, cfg),

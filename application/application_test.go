@@ -51,7 +51,14 @@ type deps struct {
 	// rollbacks counts the transactions rolled back.
 	rollbacks int
 	partner   uuid.UUID
+	// told is what the use cases told the on-call engineer (ports.OpsLog).
+	told []ports.Failure
 }
+
+// opsRecorder keeps what a use case tells the on-call engineer.
+type opsRecorder struct{ d *deps }
+
+func (o opsRecorder) Failure(_ context.Context, f ports.Failure) { o.d.told = append(o.d.told, f) }
 
 func setup(t *testing.T) *deps {
 	t.Helper()
@@ -149,7 +156,7 @@ func (d *deps) payRepayment() *application.PayRepaymentHandler {
 }
 
 func (d *deps) processApplication() *application.ProcessApplicationHandler {
-	return application.NewProcessApplicationHandler(d.clock, d.uow, d.apps, d.loans, d.scoring, d.core, d.ledger, d.cfg.Product)
+	return application.NewProcessApplicationHandler(d.clock, d.uow, d.apps, d.loans, d.scoring, d.core, d.ledger, opsRecorder{d}, d.cfg.Product)
 }
 
 func (d *deps) reconcile() *application.ReconcileHandler {
@@ -421,11 +428,12 @@ func TestProcessClassifiesGatewayFailures(t *testing.T) {
 		status domain.ApplicationStatus
 		code   domain.StageError
 		next   time.Duration
+		told   string // the on-call engineer's event, if any
 	}{
-		{"transient is retried after a backoff", ports.ErrGatewayTransient, domain.StatusInProgress, domain.StageErrorNone, time.Second},
-		{"unknown errors count as transient", errors.New("connection reset"), domain.StatusInProgress, domain.StageErrorNone, time.Second},
-		{"business refusal rejects", fmt.Errorf("%w: blacklisted", ports.ErrGatewayRefused), domain.StatusRejected, domain.StageErrorIssuanceRefused, 0},
-		{"definite technical refusal fails", ports.ErrGatewayFailed, domain.StatusFailed, domain.StageErrorTechnicalFailure, 0},
+		{"transient is retried after a backoff", ports.ErrGatewayTransient, domain.StatusInProgress, domain.StageErrorNone, time.Second, ""},
+		{"unknown errors count as transient", errors.New("connection reset"), domain.StatusInProgress, domain.StageErrorNone, time.Second, ""},
+		{"business refusal rejects", fmt.Errorf("%w: blacklisted", ports.ErrGatewayRefused), domain.StatusRejected, domain.StageErrorIssuanceRefused, 0, ""},
+		{"definite technical refusal fails", ports.ErrGatewayFailed, domain.StatusFailed, domain.StageErrorTechnicalFailure, 0, "application.failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -441,7 +449,47 @@ func TestProcessClassifiesGatewayFailures(t *testing.T) {
 			if got.Status() != tt.status || got.Task().Error != tt.code || next != tt.next {
 				t.Fatalf("status %s task %+v next %v", got.Status(), got.Task(), next)
 			}
+			if tt.told == "" && len(d.told) != 0 || tt.told != "" && (len(d.told) != 1 || d.told[0].Event != tt.told) {
+				t.Fatalf("told %+v, want %q", d.told, tt.told)
+			}
 		})
+	}
+}
+
+// An application that fails after five calls that never reached core banking, and a stage
+// whose outcome stays unknown after its first retry, are told to the on-call engineer with the
+// partner, the application, the stage, the gateway and the attempt.
+func TestProcessTellsTheOnCallEngineerWhatFailed(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "issuing")
+	d.core.EXPECT().OpenAccount(gomock.Any(), gomock.Any()).Return("", ports.ErrGatewayNotReached).Times(domain.MaxStageAttempts)
+	for range domain.MaxStageAttempts {
+		_ = d.stored[a.ID()].RetryNow(t0)
+		if _, err := d.processApplication().Handle(context.Background(), a.ID()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := d.stored[a.ID()]; got.Status() != domain.StatusFailed || len(d.told) != 1 {
+		t.Fatalf("status %s, told %+v", got.Status(), d.told)
+	}
+	f := d.told[0]
+	if f.Event != "application.failed" || !f.Final || f.PartnerID != d.partner || f.Object != "application:"+a.ID().String() ||
+		f.Detail != "OPEN_ACCOUNT" || f.Target != "core_banking" || f.Attempt != domain.MaxStageAttempts || f.Reason == "" {
+		t.Fatalf("told %+v", f)
+	}
+
+	d.told = nil
+	u := d.put(t, "issuing")
+	d.core.EXPECT().OpenAccount(gomock.Any(), gomock.Any()).Return("", ports.ErrGatewayTransient).Times(2)
+	for range 2 {
+		_ = d.stored[u.ID()].RetryNow(t0)
+		if _, err := d.processApplication().Handle(context.Background(), u.ID()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(d.told) != 1 || d.told[0].Event != "stage.outcome_unknown" || d.told[0].Final || d.told[0].Object != "application:"+u.ID().String() {
+		t.Fatalf("an outcome unknown twice: told %+v", d.told)
 	}
 }
 

@@ -18,6 +18,9 @@ type LoansDeps struct {
 	Ledger       ports.LedgerRepository
 	Scoring      ports.Scoring
 	CoreBanking  ports.CoreBanking
+	// OpsLog hears of applications that failed and stages whose outcome stays unknown (nil:
+	// nobody).
+	OpsLog ports.OpsLog
 }
 
 // NewLoans builds the applications' and loans' use cases.
@@ -28,7 +31,7 @@ func NewLoans(d LoansDeps, cfg Config) Loans {
 		VerifyApplication:   NewVerifyApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Scoring, cfg.Product, cfg.ApplicationTTL),
 		IssueApplication:    NewIssueApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue, cfg.Product, cfg.ApplicationTTL),
 		GetApplication:      NewGetApplicationHandler(d.Applications),
-		ProcessApplication:  NewProcessApplicationHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Scoring, d.CoreBanking, d.Ledger, cfg.Product),
+		ProcessApplication:  NewProcessApplicationHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Scoring, d.CoreBanking, d.Ledger, d.OpsLog, cfg.Product),
 		GetLoan:             NewGetLoanHandler(d.Clock, d.Applications, d.Loans),
 		GetSchedule:         NewGetScheduleHandler(d.Clock, d.Loans),
 		ListPayments:        NewListPaymentsHandler(d.Loans, d.Repayments),
@@ -112,6 +115,8 @@ type PartnersDeps struct {
 	Events      ports.EventOutbox
 	Webhooks    ports.WebhookSender
 	Sealer      ports.Sealer
+	// OpsLog hears of webhook deliveries that failed (nil: nobody).
+	OpsLog ports.OpsLog
 }
 
 // NewPartners builds the partners' use cases: keys, webhooks, events.
@@ -126,7 +131,7 @@ func NewPartners(d PartnersDeps) Partners {
 		SetWebhook:        NewSetWebhookHandler(d.Clock, d.UoW, d.Partners, d.Sealer),
 		ListEvents:        NewListEventsHandler(d.Clock, d.Events),
 		SendTestEvent:     NewSendTestEventHandler(d.Clock, d.UoW, d.Idempotency, d.Events),
-		DeliverEvents:     NewDeliverEventsHandler(d.Clock, d.UoW, d.Events, d.Webhooks, d.Sealer),
+		DeliverEvents:     NewDeliverEventsHandler(d.Clock, d.UoW, d.Events, d.Webhooks, d.Sealer, d.OpsLog),
 	}
 }
 

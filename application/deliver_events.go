@@ -2,6 +2,8 @@ package application
 
 import (
 	"context"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,12 +61,13 @@ type DeliverEventsHandler struct {
 	events   ports.EventOutbox
 	webhooks ports.WebhookSender
 	sealer   ports.Sealer
+	opsLog   ports.OpsLog
 }
 
 // NewDeliverEventsHandler returns the handler on the ports it uses.
 func NewDeliverEventsHandler(clock ports.Clock, uow ports.UnitOfWork, events ports.EventOutbox, webhooks ports.WebhookSender,
-	sealer ports.Sealer) *DeliverEventsHandler {
-	return &DeliverEventsHandler{clock: clock, uow: uow, events: events, webhooks: webhooks, sealer: sealer}
+	sealer ports.Sealer, opsLog ports.OpsLog) *DeliverEventsHandler {
+	return &DeliverEventsHandler{clock: clock, uow: uow, events: events, webhooks: webhooks, sealer: sealer, opsLog: orNoOpsLog(opsLog)}
 }
 
 // Handle runs one pass: it numbers the events recorded since the last, then delivers, a batch
@@ -168,5 +171,22 @@ func (h *DeliverEventsHandler) attempt(ctx context.Context, ev ports.OutboundEve
 	if next := now.Add(EventRetryAfter(o.Attempts)); next.Sub(ev.CreatedAt) <= EventRetryFor {
 		o.NextAttemptAt = next
 	}
+	h.tell(ctx, ev, o)
 	return o
+}
+
+// tell the on-call engineer of a delivery that failed: the partner, the event, the webhook's
+// host (never its path or query, which may carry a partner's token) and the attempt.
+func (h *DeliverEventsHandler) tell(ctx context.Context, ev ports.OutboundEvent, o ports.EventOutcome) {
+	host, reason := "", o.Error
+	if u, err := url.Parse(ev.URL); err == nil && ev.URL != "" {
+		host = u.Host
+		reason = strings.ReplaceAll(reason, ev.URL, u.Scheme+"://"+u.Host)
+	}
+	f := ports.Failure{Event: "webhook.failed", PartnerID: ev.PartnerID, Object: "event:" + ev.ID.String(), Detail: ev.Type,
+		Target: host, Attempt: o.Attempts, Reason: reason}
+	if o.NextAttemptAt.IsZero() {
+		f.Event, f.Final = "webhook.given_up", true
+	}
+	h.opsLog.Failure(ctx, f)
 }

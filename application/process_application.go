@@ -32,13 +32,14 @@ type ProcessApplicationHandler struct {
 	scoring      ports.Scoring
 	coreBanking  ports.CoreBanking
 	ledger       ports.LedgerRepository
+	opsLog       ports.OpsLog
 	product      Product
 }
 
 // NewProcessApplicationHandler returns the handler on the ports it uses.
 func NewProcessApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
 	loans ports.LoanRepository, scoring ports.Scoring, coreBanking ports.CoreBanking, ledger ports.LedgerRepository,
-	product Product) *ProcessApplicationHandler {
+	opsLog ports.OpsLog, product Product) *ProcessApplicationHandler {
 	return &ProcessApplicationHandler{
 		clock:        clock,
 		uow:          uow,
@@ -47,8 +48,17 @@ func NewProcessApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, appli
 		scoring:      scoring,
 		coreBanking:  coreBanking,
 		ledger:       ledger,
+		opsLog:       orNoOpsLog(opsLog),
 		product:      product,
 	}
+}
+
+// orNoOpsLog is l, or one that tells nobody.
+func orNoOpsLog(l ports.OpsLog) ports.OpsLog {
+	if l == nil {
+		return ports.NoOpsLog{}
+	}
+	return l
 }
 
 // Handle runs every stage that is due now. Each stage is started in one transaction and its
@@ -81,17 +91,22 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 	case err != nil:
 		return 0, err
 	}
+	if ports.RequestID(ctx) == "" {
+		// A retry the reconciler enqueued: the log still names the request that started it.
+		ctx = ports.WithRequestID(ctx, a.RequestID())
+	}
 	for range maxStepsPerRun {
 		result, err := h.call(ctx, a, stage)
 		if err != nil {
 			return 0, err
 		}
-		started := false
+		started, wasUnknown, attempt := false, a.OutcomeUnknown(), 0
 		err = h.uow.Do(ctx, func(ctx context.Context) error {
 			var loan *domain.Loan
 			err := h.applications.Update(ctx, id, func(x *domain.Application) error {
 				var err error
 				now := h.clock.Now(x.PartnerID())
+				attempt = x.Attempts() + 1
 				if loan, err = x.CompleteStep(stage, result, h.product.loanProduct(), now); err != nil {
 					return err
 				}
@@ -112,6 +127,7 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 		if err != nil {
 			return 0, err
 		}
+		h.tell(ctx, a, stage, result, wasUnknown, attempt)
 		if !started {
 			return h.wait(a), nil
 		}
@@ -207,6 +223,32 @@ func (h *ProcessApplicationHandler) call(ctx context.Context, a *domain.Applicat
 }
 
 // stepFailure classifies a gateway error by the port's contract.
+// tell the on-call engineer of an application the stage's answer FAILED, and of a stage whose
+// outcome stays unknown after its first retry.
+func (h *ProcessApplicationHandler) tell(ctx context.Context, a *domain.Application, stage domain.TaskName,
+	result domain.StepResult, wasUnknown bool, attempt int) {
+	f := ports.Failure{PartnerID: a.PartnerID(), Object: "application:" + a.ID().String(), Detail: stage.String(),
+		Target: gatewayOf(stage), Attempt: attempt, Reason: result.Message}
+	switch {
+	case a.Status() == domain.StatusFailed:
+		f.Event, f.Final = "application.failed", true
+	case result.Outcome == domain.OutcomeUnknown && wasUnknown:
+		f.Event = "stage.outcome_unknown"
+	default:
+		return
+	}
+	h.opsLog.Failure(ctx, f)
+}
+
+// gatewayOf is the gateway port a stage calls.
+func gatewayOf(stage domain.TaskName) string {
+	switch stage {
+	case domain.TaskPreScoring, domain.TaskPreScoringInfo:
+		return "scoring"
+	}
+	return "core_banking"
+}
+
 func stepFailure(err error) domain.StepResult {
 	switch {
 	case errors.Is(err, ports.ErrGatewayRefused):

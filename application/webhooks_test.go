@@ -23,7 +23,10 @@ type webhookDeps struct {
 	outbox   *mocks.MockEventOutbox
 	sender   *mocks.MockWebhookSender
 	partner  domain.Partner
+	told     []ports.Failure
 }
+
+func (d *webhookDeps) Failure(_ context.Context, f ports.Failure) { d.told = append(d.told, f) }
 
 func webhookSetup(t *testing.T, dataKey string) *webhookDeps {
 	t.Helper()
@@ -45,7 +48,7 @@ func webhookSetup(t *testing.T, dataKey string) *webhookDeps {
 	uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).AnyTimes()
 	d.app = application.New(application.Deps{Clock: clock, UoW: uow, Events: d.outbox, Sealer: sealer,
 		Stores:   application.Stores{Partners: d.partners},
-		Gateways: application.Gateways{Webhooks: d.sender}}, application.Config{})
+		Gateways: application.Gateways{Webhooks: d.sender}, OpsLog: d}, application.Config{})
 	return d
 }
 
@@ -100,7 +103,7 @@ func TestSetWebhookRefusesABadURL(t *testing.T) {
 
 func TestDeliveryOutcomes(t *testing.T) {
 	t.Parallel()
-	errDown := errors.New("webhook answered HTTP 503")
+	errDown := errors.New(`Post "http://127.0.0.1:9/h": webhook answered HTTP 503`)
 	tests := []struct {
 		name      string
 		attempts  int
@@ -171,6 +174,25 @@ func TestDeliveryOutcomes(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("outcome %+v\nwant    %+v", got, tt.want)
+			}
+			// A failure is told with the webhook's host, never its path or query.
+			switch {
+			case !got.DeliveredAt.IsZero() || tt.noURL: // delivered, or the partner's choice
+				if len(d.told) != 0 {
+					t.Errorf("told %+v", d.told)
+				}
+			case len(d.told) != 1:
+				t.Errorf("a failure told %+v", d.told)
+			default:
+				f, event := d.told[0], "webhook.failed"
+				if got.NextAttemptAt.IsZero() {
+					event = "webhook.given_up"
+				}
+				host := "127.0.0.1:9"
+				if f.Event != event || f.Final != got.NextAttemptAt.IsZero() || f.Object != "event:"+ev.ID.String() || f.Detail != "X" ||
+					f.Target != host || f.Attempt != got.Attempts || strings.Contains(f.Reason, "/h") {
+					t.Errorf("told %+v", f)
+				}
 			}
 		})
 	}

@@ -64,6 +64,7 @@ type Application struct {
 	callCentrePhone           string
 	accountNumber             string
 	coreRef                   string
+	requestID                 string
 	attempts                  int
 	nextRunAt                 time.Time
 	unknownSince              time.Time
@@ -116,6 +117,7 @@ type ApplicationState struct {
 	CallCentrePhone           string
 	AccountNumber             string
 	CoreRef                   string
+	RequestID                 string
 	Attempts                  int
 	NextRunAt                 time.Time
 	// UnknownSince is when the current stage's gateway call first went unanswered; zero when
@@ -133,7 +135,7 @@ func RestoreApplication(s ApplicationState) *Application {
 		id: s.ID, partnerID: s.PartnerID, externalID: s.ExternalID, phone: s.Phone,
 		clientData: s.ClientData, status: s.Status, task: s.Task, preScore: s.PreScore,
 		offer: s.Offer, callCentrePhone: s.CallCentrePhone, accountNumber: s.AccountNumber,
-		coreRef: s.CoreRef, attempts: s.Attempts, nextRunAt: s.NextRunAt, unknownSince: s.UnknownSince,
+		coreRef: s.CoreRef, requestID: s.RequestID, attempts: s.Attempts, nextRunAt: s.NextRunAt, unknownSince: s.UnknownSince,
 		pendingSince: s.PendingSince, verificationRequestedAt: s.VerificationRequestedAt,
 		createdAt: s.CreatedAt, updatedAt: s.UpdatedAt,
 	}
@@ -145,7 +147,7 @@ func (a *Application) State() ApplicationState {
 		ID: a.id, PartnerID: a.partnerID, ExternalID: a.externalID, Phone: a.phone,
 		ClientData: a.clientData, Status: a.status, Task: a.task, PreScore: a.preScore,
 		Offer: a.offer, CallCentrePhone: a.callCentrePhone, AccountNumber: a.accountNumber,
-		CoreRef: a.coreRef, Attempts: a.attempts, NextRunAt: a.nextRunAt, UnknownSince: a.unknownSince,
+		CoreRef: a.coreRef, RequestID: a.requestID, Attempts: a.attempts, NextRunAt: a.nextRunAt, UnknownSince: a.unknownSince,
 		PendingSince: a.pendingSince, VerificationRequestedAt: a.verificationRequestedAt,
 		CreatedAt: a.createdAt, UpdatedAt: a.updatedAt,
 	}
@@ -171,6 +173,21 @@ func (a *Application) Status() ApplicationStatus { return a.status }
 
 // Task returns the last stage.
 func (a *Application) Task() Task { return a.task }
+
+// Correlate keeps the id of the partner's request that started the application's background
+// work (registration, issuance): the log lines of that work name it. An empty id changes
+// nothing.
+func (a *Application) Correlate(requestID string) {
+	if requestID != "" {
+		a.requestID = requestID
+	}
+}
+
+// RequestID is the id of the partner's request that started the application's background work.
+func (a *Application) RequestID() string { return a.requestID }
+
+// Attempts counts the current stage's calls that never reached the bank.
+func (a *Application) Attempts() int { return a.attempts }
 
 // PreScore returns the approved offer range, nil until approval.
 func (a *Application) PreScore() *PreScoreResult { return a.preScore }

@@ -76,7 +76,7 @@ var (
 	ErrUnavailable = errors.New("service temporarily unavailable")
 )
 
-//go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,LedgerRepository,TransferRepository,RepaymentRepository,CardRepository,CardOrderRepository,EventOutbox,OperatorRepository,AuditLog,ProposalRepository,BackOffice,ReconciliationRepository,NetworkJournal,Scoring,CoreBanking,Processing,SMSSender,SMSOutbox,CardIssuer,WebhookSender
+//go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,OpsLog,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,LedgerRepository,TransferRepository,RepaymentRepository,CardRepository,CardOrderRepository,EventOutbox,OperatorRepository,AuditLog,ProposalRepository,BackOffice,ReconciliationRepository,NetworkJournal,Scoring,CoreBanking,Processing,SMSSender,SMSOutbox,CardIssuer,WebhookSender
 
 // Sealer protects secrets and personal data at rest under the data key (TIYIN_DATA_KEY).
 // Seal encrypts (AES-256-GCM) under the current key and names that key in its result, so a
@@ -90,4 +90,53 @@ type Sealer interface {
 	Blind(label string, parts ...string) [][]byte
 	// KeyID names the current key, as sealed values carry it.
 	KeyID() string
+}
+
+// OpsLog tells the on-call engineer, in the service's log, what failed in the background
+// (docs/operations.md, "Logs"). A Failure names the partner, the object, the event, the target
+// and the attempt; never a secret, a card number or a client's personal data.
+type OpsLog interface {
+	Failure(ctx context.Context, f Failure)
+}
+
+// Failure is one thing that failed: an application that ended FAILED, a stage whose gateway
+// call's outcome is still unknown after its first retry, a webhook delivery that failed or was
+// given up.
+type Failure struct {
+	// Event is what failed: application.failed, stage.outcome_unknown, webhook.failed,
+	// webhook.given_up.
+	Event     string
+	PartnerID uuid.UUID
+	// Object is what it failed on, "application:<id>" or "event:<id>", and Detail its stage
+	// or the event's type.
+	Object, Detail string
+	// Target is the gateway port called, or the webhook's host.
+	Target  string
+	Attempt int
+	// Final: nothing will try again by itself.
+	Final  bool
+	Reason string
+}
+
+// NoOpsLog is an OpsLog that tells nobody (tests, commands).
+type NoOpsLog struct{}
+
+// Failure implements OpsLog.
+func (NoOpsLog) Failure(context.Context, Failure) {}
+
+type requestIDKey struct{}
+
+// WithRequestID is ctx carrying the partner's request id (its envelope id): background work
+// the request caused carries it on, so the log ties them together.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	if id == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestID is the request id ctx carries, empty when none.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
 }

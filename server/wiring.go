@@ -13,7 +13,7 @@ var appModule = fx.Options(
 	fx.Module("loans", fx.Provide(func(in loansIn, cfg application.Config) application.Loans {
 		return application.NewLoans(application.LoansDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
 			Queue: in.Queue, Applications: in.Applications, Loans: in.Loans, Repayments: in.Repayments, Ledger: in.Ledger,
-			Scoring: in.Scoring, CoreBanking: in.CoreBanking}, cfg)
+			Scoring: in.Scoring, CoreBanking: in.CoreBanking, OpsLog: in.OpsLog}, cfg)
 	})),
 	fx.Module("transfers", fx.Provide(func(in transfersIn) application.Transfers {
 		return application.NewTransfers(application.TransfersDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
@@ -31,7 +31,7 @@ var appModule = fx.Options(
 	})),
 	fx.Module("partners", fx.Provide(func(in partnersIn) application.Partners {
 		return application.NewPartners(application.PartnersDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
-			Partners: in.Partners, Events: in.Events, Webhooks: in.Webhooks, Sealer: in.Sealer})
+			Partners: in.Partners, Events: in.Events, Webhooks: in.Webhooks, Sealer: in.Sealer, OpsLog: in.OpsLog})
 	})),
 	fx.Module("operations", fx.Provide(func(in operationsIn, cfg application.Config) application.Operations {
 		return application.NewOperations(application.OperationsDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
@@ -68,6 +68,7 @@ type loansIn struct {
 	Ledger       ports.LedgerRepository
 	Scoring      ports.Scoring
 	CoreBanking  ports.CoreBanking
+	OpsLog       ports.OpsLog
 }
 
 type transfersIn struct {
@@ -116,6 +117,7 @@ type partnersIn struct {
 	Events      ports.EventOutbox
 	Webhooks    ports.WebhookSender
 	Sealer      ports.Sealer
+	OpsLog      ports.OpsLog
 }
 
 type operationsIn struct {

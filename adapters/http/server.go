@@ -160,6 +160,8 @@ func (s *Server) handle(ep endpoint) echo.HandlerFunc {
 		req, err := readRequest(c)
 		if req.id != "" {
 			c.Set(ctxID, req.id)
+			// The background work the request causes carries its id on (ports.RequestID).
+			c.SetRequest(c.Request().WithContext(ports.WithRequestID(c.Request().Context(), req.id)))
 		}
 		if err != nil {
 			return s.answer(c, req.id, nil, err)
@@ -178,6 +180,9 @@ func (s *Server) handle(ep endpoint) echo.HandlerFunc {
 // answer writes a result or an error envelope; an answer stored as it was sent, before
 // outcomes were stored, is sent as it is.
 func (s *Server) answer(c echo.Context, id string, res any, err error) error {
+	if id != "" {
+		c.Response().Header().Set(headerRequestID, id)
+	}
 	if sent := (*ports.SentAnswer)(nil); errors.As(err, &sent) {
 		c.Set(ctxCode, sent.Code)
 		return writeJSON(c, statusOf(sent.Code), sent.Body)
@@ -189,6 +194,10 @@ func (s *Server) answer(c echo.Context, id string, res any, err error) error {
 	c.Set(ctxCode, code)
 	return writeJSON(c, status, encodeResponse(id, res, code, msg))
 }
+
+// headerRequestID answers the request's id (its envelope id), as the log lines of the request
+// and of the background work it caused name it (request_id).
+const headerRequestID = "X-Request-Id"
 
 // classify maps err and logs the unexpected ones with the request id.
 func (s *Server) classify(c echo.Context, err error) (int, int, string) {

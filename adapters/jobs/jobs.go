@@ -7,9 +7,9 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +22,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/tiyin/tiyin/adapters/observe"
 	"github.com/tiyin/tiyin/application"
@@ -163,7 +164,7 @@ type applicationWorker struct {
 const maxSnooze = 3 * time.Second
 
 func (w *applicationWorker) Work(ctx context.Context, job *river.Job[ApplicationArgs]) error {
-	next, err := w.app.Loans.ProcessApplication.Handle(ctx, job.Args.ApplicationID)
+	next, err := w.app.Loans.ProcessApplication.Handle(withJobRequest(ctx, job.Metadata), job.Args.ApplicationID)
 	if err != nil {
 		return err
 	}
@@ -312,10 +313,65 @@ func (q *Queue) EnqueueApplications(ctx context.Context, ids ...uuid.UUID) error
 		return nil
 	}
 	params := make([]river.InsertManyParams, len(ids))
+	opts := requestMetadata(ctx)
 	for i, id := range ids {
-		params[i] = river.InsertManyParams{Args: ApplicationArgs{ApplicationID: id}}
+		params[i] = river.InsertManyParams{Args: ApplicationArgs{ApplicationID: id}, InsertOpts: opts}
 	}
 	return q.insert(ctx, params)
+}
+
+// jobMetadata is what a job carries beside its arguments: the partner's request that caused
+// it, so the log ties the request to the background steps it caused (its arguments stay the
+// job's unique key).
+type jobMetadata struct {
+	RequestID string `json:"request_id,omitempty"`
+}
+
+// requestMetadata is the insert options carrying ctx's request id, nil without one.
+func requestMetadata(ctx context.Context) *river.InsertOpts {
+	id := ports.RequestID(ctx)
+	if id == "" {
+		return nil
+	}
+	b, _ := json.Marshal(jobMetadata{RequestID: id})
+	return &river.InsertOpts{Metadata: b}
+}
+
+// withJobRequest is ctx carrying the request id the job's metadata names.
+func withJobRequest(ctx context.Context, metadata []byte) context.Context {
+	var m jobMetadata
+	if len(metadata) == 0 || json.Unmarshal(metadata, &m) != nil {
+		return ctx
+	}
+	return ports.WithRequestID(ctx, m.RequestID)
+}
+
+// riverLevels passes River's log records on with its information lowered to debug: at info,
+// the log shows River's warnings and errors only, as it does tiyin's own workers' news.
+type riverLevels struct{ slog.Handler }
+
+func lower(l slog.Level) slog.Level {
+	if l == slog.LevelInfo {
+		return slog.LevelDebug
+	}
+	return l
+}
+
+func (h riverLevels) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.Handler.Enabled(ctx, lower(l))
+}
+
+func (h riverLevels) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = lower(r.Level)
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h riverLevels) WithAttrs(as []slog.Attr) slog.Handler {
+	return riverLevels{h.Handler.WithAttrs(as)}
+}
+
+func (h riverLevels) WithGroup(name string) slog.Handler {
+	return riverLevels{h.Handler.WithGroup(name)}
 }
 
 // NewRunner builds the River client on db with the workers bound to app.
@@ -344,7 +400,9 @@ func NewRunner(db Database, app *application.App, cfg Config,
 		JobTimeout:                  jobTimeout,
 		RescueStuckJobsAfter:        rescueAfter,
 		Middleware:                  []rivertype.Middleware{&measure{m: metrics}},
-		Logger:                      slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		// River's own lines come out as the rest: zap's JSON, named river, its information
+		// about its own machinery (started, stopped, job counts) at debug.
+		Logger: slog.New(riverLevels{zapslog.NewHandler(log.Core(), zapslog.WithName("river"))}),
 	}
 	var (
 		c   client

@@ -11,10 +11,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/fx"
+
+	"github.com/tiyin/tiyin/ports"
 )
 
 // Module provides the process's metrics.
-var Module = fx.Module("observe", fx.Provide(New))
+var Module = fx.Module("observe", fx.Provide(New, fx.Annotate(NewOpsLog, fx.As(new(ports.OpsLog)))))
 
 // Metrics are the collectors, each described in docs/operations.md ("Metrics").
 type Metrics struct {

@@ -47,6 +47,8 @@ type applicationModel struct {
 	// PINFLIndex is the client's PINFL as its blind index under the current key: the
 	// console's client view finds a person's applications by it.
 	PINFLIndex string `gorm:"column:pinfl_index"`
+	// RequestID is the partner's request that started the background work (domain.Correlate).
+	RequestID string `gorm:"column:request_id"`
 }
 
 func (applicationModel) TableName() string { return "applications" }
@@ -151,7 +153,7 @@ func toApplicationModel(a *domain.Application) *applicationModel {
 		ClientData: encodeClientData(s.ClientData), Status: s.Status.String(),
 		TaskName: s.Task.Name.String(), TaskStatus: s.Task.Status.String(),
 		TaskError: s.Task.Error.String(), TaskMessage: s.Task.Message,
-		CallCentrePhone: s.CallCentrePhone, AccountNumber: s.AccountNumber, CoreRef: s.CoreRef,
+		CallCentrePhone: s.CallCentrePhone, AccountNumber: s.AccountNumber, CoreRef: s.CoreRef, RequestID: s.RequestID,
 		Attempts: s.Attempts, NextRunAt: optTime(s.NextRunAt), UnknownSince: optTime(s.UnknownSince), PendingSince: optTime(s.PendingSince),
 		VerificationRequestedAt: optTime(s.VerificationRequestedAt),
 		CreatedAt:               s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(),
@@ -183,7 +185,7 @@ func (m *applicationModel) toDomain() (*domain.Application, error) {
 	s := domain.ApplicationState{
 		ID: m.ID, PartnerID: m.PartnerID, ExternalID: m.ExternalID, Phone: phone, ClientData: cd,
 		Status: sum.Status, Task: sum.Task, PreScore: sum.PreScore,
-		CallCentrePhone: m.CallCentrePhone, AccountNumber: m.AccountNumber, CoreRef: m.CoreRef,
+		CallCentrePhone: m.CallCentrePhone, AccountNumber: m.AccountNumber, CoreRef: m.CoreRef, RequestID: m.RequestID,
 		Attempts: m.Attempts, NextRunAt: fromOptTime(m.NextRunAt), UnknownSince: fromOptTime(m.UnknownSince), PendingSince: fromOptTime(m.PendingSince),
 		VerificationRequestedAt: fromOptTime(m.VerificationRequestedAt),
 		CreatedAt:               m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
@@ -290,7 +292,7 @@ func (r *ApplicationRepository) read(ctx context.Context, id uuid.UUID, columns 
 const applicationColumns = "id, partner_id, external_id, phone, phone_index, client_data, status, task_name, task_status, " +
 	"task_error, task_message, pre_amount_limit, pre_percent, pre_month_period, offer_amount, offer_percent, " +
 	"offer_month_period, offer_backup_phone, call_centre_phone, account_number, core_ref, attempts, next_run_at, " +
-	"unknown_since, pending_since, verification_requested_at, created_at, updated_at, pinfl_index"
+	"unknown_since, pending_since, verification_requested_at, created_at, updated_at, pinfl_index, request_id"
 
 // summaryColumns are the columns of an application's summary, in summaryFields' order.
 const summaryColumns = "id, partner_id, external_id, status, task_name, task_status, task_error, task_message, " +
@@ -307,7 +309,7 @@ func (m *applicationModel) fields() []any {
 		&m.TaskStatus, &m.TaskError, &m.TaskMessage, &m.PreAmountLimit, &m.PrePercent, &m.PreMonthPeriod, &m.OfferAmount,
 		&m.OfferPercent, &m.OfferMonthPeriod, &m.OfferBackupPhone, &m.CallCentrePhone, &m.AccountNumber, &m.CoreRef,
 		&m.Attempts, &m.NextRunAt, &m.UnknownSince, &m.PendingSince, &m.VerificationRequestedAt, &m.CreatedAt, &m.UpdatedAt,
-		&m.PINFLIndex}
+		&m.PINFLIndex, &m.RequestID}
 }
 
 // Update implements ports.ApplicationRepository. No update changes the partner or the

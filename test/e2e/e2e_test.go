@@ -152,6 +152,7 @@ func (s *server) waitReady(t *testing.T) {
 
 type answer struct {
 	Status int
+	Header http.Header
 	Raw    []byte
 	Result map[string]any `json:"result"`
 	Error  *struct {
@@ -189,7 +190,7 @@ func (s *server) send(t *testing.T, method, key, id, path string, params any) an
 	b, _ := io.ReadAll(resp.Body)
 	s.check.Check(t, req, body, resp.StatusCode, resp.Header, b)
 	record(method, path, key, body, resp.StatusCode, b)
-	a := answer{Status: resp.StatusCode, Raw: b}
+	a := answer{Status: resp.StatusCode, Header: resp.Header, Raw: b}
 	if err := json.Unmarshal(b, &a); err != nil {
 		t.Fatalf("%s: not JSON: %s", path, b)
 	}

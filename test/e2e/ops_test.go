@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"net"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
@@ -95,5 +98,63 @@ func TestATakenPortStopsTiyinBeforeItStarts(t *testing.T) {
 		if strings.Contains(string(out), bad) {
 			t.Errorf("output mentions %q:\n%s", bad, out)
 		}
+	}
+}
+
+// TestTheLogTellsWhatFailedInTheBackground: an application that fails after five calls core
+// banking never received, and webhook deliveries to a closed port, each write a log line with
+// the partner, the object, the event, the target and the attempt; the application's line
+// carries the id of the partner's issue request, which its answer names in X-Request-Id. The
+// webhook's token (in its query) is in no line.
+func TestTheLogTellsWhatFailedInTheBackground(t *testing.T) {
+	t.Parallel()
+	s := start(t, store.SQLite)
+	hook := exec.Command(binary, "partner", "set-webhook", "sandbox", "--url", "http://127.0.0.1:9/hook?token=hook-token-0123456789")
+	hook.Env = s.env
+	if out, err := hook.CombinedOutput(); err != nil {
+		t.Fatalf("set-webhook: %v\n%s", err, out)
+	}
+	s.secrets.add("hook-token-0123456789", "a webhook URL's token")
+	const pinfl = "31234567894444" // core banking refuses the connection
+	id := s.register(t, pinfl)
+	s.waitFor(t, id, "PENDING", nil)
+	s.must(t, "/microloans/applications/verify", verifyParams(id, 1000))
+	requestID := uuid.NewString()
+	if a := s.callWith(t, s.key, requestID, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData(pinfl)}); a.code() != 0 ||
+		a.Header.Get("X-Request-Id") != requestID {
+		t.Fatalf("issue: %s, X-Request-Id %q", a.Raw, a.Header.Get("X-Request-Id"))
+	}
+	s.waitFor(t, id, "FAILED", func() { s.must(t, "/sandbox/clock/advance", map[string]any{"duration": "2m"}) })
+	type line struct {
+		Level, Msg, Object, Detail, Target, Reason string
+		PartnerID                                  string `json:"partner_id"`
+		RequestID                                  string `json:"request_id"`
+		Attempt                                    int
+		Final                                      bool
+	}
+	var failed, webhook *line
+	for end := time.Now().Add(20 * time.Second); (failed == nil || webhook == nil) && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		for _, raw := range strings.Split(s.out.String(), "\n") {
+			var l line
+			if json.Unmarshal([]byte(raw), &l) != nil {
+				continue
+			}
+			switch {
+			case l.Msg == "application.failed" && l.Object == "application:"+id:
+				failed = &l
+			case l.Msg == "webhook.failed":
+				webhook = &l
+			}
+		}
+	}
+	if failed == nil || failed.Level != "error" || failed.RequestID != requestID || failed.PartnerID == "" || failed.Detail != "OPEN_ACCOUNT" ||
+		failed.Target != "core_banking" || failed.Attempt != 5 || !failed.Final || failed.Reason == "" {
+		t.Errorf("the failed application's line: %+v", failed)
+	}
+	if webhook == nil || webhook.Level != "warn" || webhook.Target != "127.0.0.1:9" || webhook.Attempt < 1 || !strings.HasPrefix(webhook.Object, "event:") {
+		t.Errorf("the failed webhook's line: %+v", webhook)
+	}
+	if strings.Contains(s.out.String(), "hook-token-0123456789") {
+		t.Error("the webhook's token is in the log")
 	}
 }
