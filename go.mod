@@ -21,6 +21,7 @@ require (
 	github.com/riverqueue/river/rivertype v0.47.0
 	github.com/sony/gobreaker/v2 v2.4.0
 	github.com/spf13/cobra v1.10.2
+	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/tidwall/sjson v1.2.5
 	go.uber.org/dig v1.19.0
 	go.uber.org/fx v1.24.0

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -25,8 +26,44 @@ import (
 )
 
 // SignatureHeader carries "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>";
-// while a replaced secret still signs, a second v1 follows, made with it.
+// while a replaced secret still signs, a second v1 follows, made with it. It is deprecated in
+// favour of the Standard Webhooks headers and sent beside them until 2027-06-30
+// (docs/integration.md).
 const SignatureHeader = "X-Tiyin-Signature"
+
+// The Standard Webhooks headers (https://www.standardwebhooks.com): the event's id, the time
+// sent in unix seconds, and "v1,<base64 HMAC-SHA256(key, id + "." + timestamp + "." + body)>"
+// for each secret that signs, space-separated; the key is the secret's part after "whsec_",
+// base64-decoded, as every Standard Webhooks library reads it.
+const (
+	HeaderID        = "webhook-id"
+	HeaderTimestamp = "webhook-timestamp"
+	HeaderSignature = "webhook-signature"
+)
+
+// StandardSignature returns webhook-signature's value for the event id's body sent at t,
+// with a v1 for each secret.
+func StandardSignature(id string, body []byte, t time.Time, secrets ...[]byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	sigs := make([]string, len(secrets))
+	for i, s := range secrets {
+		m := hmac.New(sha256.New, standardKey(s))
+		m.Write([]byte(id + "." + ts + "."))
+		m.Write(body)
+		sigs[i] = "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
+	}
+	return strings.Join(sigs, " ")
+}
+
+// standardKey is the HMAC key of a "whsec_…" secret in Standard Webhooks: the rest, base64-
+// decoded (tiyin's secrets are 64 hex digits, which decode to 48 bytes).
+func standardKey(secret []byte) []byte {
+	k, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(string(secret), "whsec_"))
+	if err != nil {
+		return secret
+	}
+	return k
+}
 
 // Sign returns the signature header's value for body sent at t, with a v1 for each secret.
 func Sign(secret, body []byte, t time.Time, more ...[]byte) string {
@@ -210,7 +247,11 @@ func (s *Sender) Send(ctx context.Context, w ports.Webhook) error {
 	if len(w.PreviousSecret) > 0 {
 		previous = append(previous, w.PreviousSecret)
 	}
-	req.Header.Set(SignatureHeader, Sign(w.Secret, w.Body, s.now(), previous...))
+	now := s.now()
+	req.Header.Set(HeaderID, w.EventID.String())
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set(HeaderSignature, StandardSignature(w.EventID.String(), w.Body, now, append([][]byte{w.Secret}, previous...)...))
+	req.Header.Set(SignatureHeader, Sign(w.Secret, w.Body, now, previous...))
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("webhook unreachable: %w", err)

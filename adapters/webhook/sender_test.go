@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/tiyin/tiyin/adapters/webhook"
+	"github.com/tiyin/tiyin/client"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -179,5 +181,52 @@ func TestDuringAnOverlapBothSecretsVerify(t *testing.T) {
 	}
 	if err := webhook.Verify([]byte("whsec_other"), body, h, time.Now(), 5*time.Minute); err == nil {
 		t.Error("a third secret verified")
+	}
+}
+
+// A delivery carries the Standard Webhooks headers, which the reference library verifies with
+// the secret as tiyin prints it, and so does the Go client's VerifyWebhook; during an overlap
+// both secrets verify, a third does not, and neither does another body or an old delivery.
+func TestTheStandardWebhooksLibraryVerifiesADelivery(t *testing.T) {
+	t.Parallel()
+	current := "whsec_" + strings.Repeat("0123456789abcdef", 4) // as application.SetWebhook makes them
+	previous := "whsec_" + strings.Repeat("fedcba9876543210", 4)
+	body := []byte(`{"id":"e1","type":"CARD_ATTACHED","data":{}}`)
+	id := uuid.New()
+	got := make(chan http.Header, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got <- r.Header }))
+	defer srv.Close()
+	if err := webhook.NewSender(webhook.Config{Sandbox: true}).Send(context.Background(), ports.Webhook{URL: srv.URL, Secret: []byte(current),
+		PreviousSecret: []byte(previous), EventID: id, Type: "CARD_ATTACHED", Body: body}); err != nil {
+		t.Fatal(err)
+	}
+	h := <-got
+	if h.Get("webhook-id") != id.String() || h.Get("webhook-timestamp") == "" || strings.Count(h.Get("webhook-signature"), "v1,") != 2 {
+		t.Fatalf("headers %v", h)
+	}
+	for _, secret := range []string{current, previous} {
+		wh, err := standardwebhooks.NewWebhook(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wh.Verify(body, h); err != nil {
+			t.Errorf("the reference library refuses a delivery signed with %s…: %v", secret[:10], err)
+		}
+		if err := wh.Verify(append(body, ' '), h); err == nil {
+			t.Error("the reference library verifies another body")
+		}
+		if err := client.VerifyWebhook(secret, body, h, time.Now()); err != nil {
+			t.Errorf("the client refuses it: %v", err)
+		}
+	}
+	other, _ := standardwebhooks.NewWebhook("whsec_" + strings.Repeat("00", 32))
+	if err := other.Verify(body, h); err == nil {
+		t.Error("a third secret verifies")
+	}
+	if err := client.VerifyWebhook(current, body, h, time.Now().Add(time.Hour)); !errors.Is(err, client.ErrWebhookSignature) {
+		t.Errorf("an hour-old delivery: %v", err)
+	}
+	if err := client.VerifyWebhook("whsec_"+strings.Repeat("00", 32), body, h, time.Now()); !errors.Is(err, client.ErrWebhookSignature) {
+		t.Errorf("a third secret with the client: %v", err)
 	}
 }
