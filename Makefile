@@ -53,7 +53,7 @@ lint: ## Static checks: repository hygiene, gofmt, go vet, the dependency rule, 
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	@if command -v golangci-lint >/dev/null; then golangci-lint run ./...; else echo "golangci-lint not installed: skipped (see .ci/run for the install line)"; fi
-	@if command -v npx >/dev/null; then $(MAKE) --no-print-directory lint-api; else echo "npx not installed: API document lint skipped"; fi
+	@if command -v npx >/dev/null; then $(MAKE) --no-print-directory lint-api lint-docker; else echo "npx not installed: API document and Dockerfile lint skipped"; fi
 	@$(MAKE) --no-print-directory vuln
 	@$(MAKE) --no-print-directory generate >/dev/null
 	@git diff --exit-code --stat -- adapters/http/api client ports/mocks postman || { echo "generated code is stale: run make generate and commit"; exit 1; }
@@ -68,7 +68,10 @@ vuln: ## Known vulnerabilities in the code's call graph (govulncheck; needs vuln
 	  echo "$$out" | tail -1; \
 	else echo "$$out"; exit 1; fi
 
-.PHONY: lint-api
+.PHONY: lint-api lint-docker
+lint-docker: ## Lint the Dockerfile (dockerfilelint, from npm: no Docker daemon needed)
+	npx --yes dockerfilelint@1.8.0 Dockerfile
+
 lint-api: ## Lint the API document and the gateway protocol with Redocly CLI (from npm; rules in redocly.yaml)
 	$(REDOCLY) lint --config redocly.yaml --format=summary adapters/http/openapi.yaml adapters/gateway/httpgw/gateway.yaml
 

@@ -50,6 +50,9 @@ const envHelp = `  TIYIN_HTTP_ADDR              listen address (:8080)
   TIYIN_CARD_ISSUER_URL        each gateway's base URL (empty: the sandbox's)
   TIYIN_SCORING_TOKEN, TIYIN_CORE_BANKING_TOKEN, TIYIN_PROCESSING_TOKEN, TIYIN_SMS_TOKEN,
   TIYIN_CARD_ISSUER_TOKEN      each gateway's bearer token
+
+Every secret (the database URL, the data keys, the sandbox key, the tokens) also reads the file
+<NAME>_FILE names (a container's secret file).
 `
 
 // config is every TIYIN_* variable (docs/configuration.md). The names are fixed: outside
@@ -88,6 +91,33 @@ type config struct {
 	Gateways []gateway
 }
 
+// secretSettings are the settings that also read a file named by <NAME>_FILE (a container's
+// secret, a file only root can read), so the secret need not be in the environment.
+var secretSettings = map[string]bool{
+	"TIYIN_DATABASE_URL": true, "TIYIN_DATA_KEY": true, "TIYIN_DATA_KEY_RETIRED": true, "TIYIN_SANDBOX_API_KEY": true,
+	"TIYIN_SCORING_TOKEN": true, "TIYIN_CORE_BANKING_TOKEN": true, "TIYIN_PROCESSING_TOKEN": true, "TIYIN_SMS_TOKEN": true,
+	"TIYIN_CARD_ISSUER_TOKEN": true,
+}
+
+// secretOrEnv is the setting's value: the variable, or for a secret setting the content of the
+// file <NAME>_FILE names (without its trailing newline). Both at once is an error, as is a
+// file that cannot be read; the error names the file, never its content.
+func secretOrEnv(name string) (string, error) {
+	v := os.Getenv(name)
+	path := os.Getenv(name + "_FILE")
+	if !secretSettings[name] || path == "" {
+		return v, nil
+	}
+	if v != "" {
+		return "", fmt.Errorf("%s and %s_FILE are both set: give one", name, name)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s_FILE: %w", name, err)
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
 // sandboxDataKey keys hashes in the sandbox when TIYIN_DATA_KEY is not set. It is public, so
 // it is refused outside the sandbox.
 var sandboxDataKey = []byte("tiyin-sandbox-data-key-not-secret")
@@ -96,7 +126,11 @@ var sandboxDataKey = []byte("tiyin-sandbox-data-key-not-secret")
 func loadConfig() (config, error) {
 	var errs []error
 	str := func(name, def string) string {
-		if v, ok := os.LookupEnv(name); ok && v != "" {
+		v, err := secretOrEnv(name)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if v != "" {
 			return v
 		}
 		return def

@@ -7,11 +7,14 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"gopkg.in/yaml.v3"
 
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
@@ -156,5 +159,61 @@ func TestTheLogTellsWhatFailedInTheBackground(t *testing.T) {
 	}
 	if strings.Contains(s.out.String(), "hook-token-0123456789") {
 		t.Error("the webhook's token is in the log")
+	}
+}
+
+// TestTheContainerChecksItself: `tiyin healthcheck`, the image's HEALTHCHECK, says ready for a
+// running tiyin (found by its TIYIN_HTTP_ADDR) and fails where none listens; the Dockerfile
+// runs it, and compose publishes the admin listener on loopback only and gives the database
+// URL and password as secret files that exist.
+func TestTheContainerChecksItself(t *testing.T) {
+	t.Parallel()
+	s := start(t, store.SQLite)
+	check := func(env ...string) (string, error) {
+		cmd := exec.Command(binary, "healthcheck")
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	addr := strings.TrimPrefix(s.url, "http://")
+	if out, err := check("TIYIN_HTTP_ADDR=" + addr); err != nil || !strings.Contains(out, "ready") {
+		t.Fatalf("healthcheck of a running tiyin: %v\n%s", err, out)
+	}
+	if out, err := check("TIYIN_HTTP_ADDR=" + freeAddr(t)); err == nil {
+		t.Fatalf("healthcheck where nothing listens passed:\n%s", out)
+	}
+	dockerfile, err := os.ReadFile("../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(dockerfile), `HEALTHCHECK `) || !strings.Contains(string(dockerfile), `CMD ["/usr/local/bin/tiyin", "healthcheck"]`) {
+		t.Error("the Dockerfile's HEALTHCHECK does not run tiyin healthcheck")
+	}
+	compose, err := os.ReadFile("../../compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Services map[string]struct {
+			Environment map[string]string
+			Ports       []string
+			Secrets     []string
+		}
+		Secrets map[string]struct{ File string }
+	}
+	if err := yaml.Unmarshal(compose, &c); err != nil {
+		t.Fatal(err)
+	}
+	tiyin := c.Services["tiyin"]
+	if !slices.Contains(tiyin.Ports, "127.0.0.1:9090:9090") || slices.Contains(tiyin.Ports, "9090:9090") {
+		t.Errorf("compose publishes the admin listener as %v, want on loopback only", tiyin.Ports)
+	}
+	if tiyin.Environment["TIYIN_DATABASE_URL"] != "" || tiyin.Environment["TIYIN_DATABASE_URL_FILE"] == "" {
+		t.Errorf("compose gives the database URL in the environment: %v", tiyin.Environment)
+	}
+	for name, sec := range c.Secrets {
+		if _, err := os.Stat(filepath.Join("../..", sec.File)); err != nil {
+			t.Errorf("compose's secret %s: %v", name, err)
+		}
 	}
 }
