@@ -111,7 +111,7 @@ func secretOrEnv(name string) (string, error) {
 	if v != "" {
 		return "", fmt.Errorf("%s and %s_FILE are both set: give one", name, name)
 	}
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(path) //nolint:gosec // the operator names the file, as the variable itself would be
 	if err != nil {
 		return "", fmt.Errorf("%s_FILE: %w", name, err)
 	}
