@@ -20,7 +20,7 @@ type ErrorCode struct {
 
 // ErrorCodes is the table of every code tiyin answers.
 var ErrorCodes = []ErrorCode{
-	{1, "500", "internal error (details only in the server log, with the request id)"},
+	{1, "500", "internal error (details only in the server log, with the request id; every answer names it in `X-Request-Id`: quote it to the bank)"},
 	{2, "401", "missing or invalid credentials"},
 	{3, "403", "partner disabled"},
 	{4, "400", "validation error on a field"},
