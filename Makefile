@@ -32,12 +32,17 @@ test: ## Run every test (PostgreSQL ones need TIYIN_TEST_DATABASE_URL), the cras
 	@out=$$($(GO) test -count=1 -v -run '^(TestConsoleHostileInputs|TestDomainAgreesWithTheOracle)$$' ./adapters/console/ ./test/oracle/ 2>&1); rc=$$?; \
 	  echo "$$out" | grep -E '^(console hostile inputs|oracle):|FAIL'; exit $$rc
 	@$(MAKE) --no-print-directory bench-console
-	@$(MAKE) --no-print-directory example
+	@$(MAKE) --no-print-directory example client
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
 
 .PHONY: bench-console
 bench-console: ## The console's page budget: every page within 50 ms of server time on PostgreSQL with APPS applications and their loans (100000), alone on the machine
 	TIYIN_CONSOLE_BENCH_APPS=$${APPS:-100000} $(GO) test -count=1 -timeout 10m -v -run '^TestConsolePagesWithinBudget$$' ./adapters/console/
+
+.PHONY: client
+client: ## Vet and test the Go client module (client/, its own go.mod) and compile its examples
+	cd client && $(GO) vet ./... && $(GO) test -count=1 ./...
+	@if command -v golangci-lint >/dev/null; then cd client && golangci-lint run ./...; fi
 
 .PHONY: example
 example: ## Build and test examples/bank, a bank's own module starting tiyin with its own Go adapter (docs/gateways.md)
@@ -82,8 +87,9 @@ docs-assets: ## Fetch the Redoc bundle that /docs serves from npm (commit the re
 	  rm -rf $$tmp && echo "adapters/http/docs/redoc.standalone.js: redoc $(REDOC_VERSION)"
 
 .PHONY: generate
-generate: ## Regenerate the API types (oapi-codegen) and the port mocks (mockgen)
+generate: ## Regenerate the API types (oapi-codegen), the Go client module and the port mocks (mockgen)
 	$(GO) generate ./...
+	cd client && $(GO) generate ./...
 
 .PHONY: crash-test
 crash-test: ## Crash harness on PostgreSQL: KILLS SIGKILLs (default 25) of NODES processes (2) under WORKERS flows (8), then again under a CPU hog

@@ -16,4 +16,7 @@
 // this package, so it cannot fall behind the document.
 package client
 
-//go:generate go tool oapi-codegen -config oapi-codegen.yaml ../adapters/http/openapi.yaml
+// The client is a module of its own (so a partner's go.mod takes only it); it is generated from
+// the repository's root, whose module has the generator as a tool.
+//
+//go:generate sh -c "cd .. && go tool oapi-codegen -config client/oapi-codegen.yaml adapters/http/openapi.yaml"

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	httpadapter "github.com/tiyin/tiyin/adapters/http"
+	"github.com/tiyin/tiyin/client"
 )
 
 var update = flag.Bool("update", false, "rewrite the error code tables in docs/integration.md and openapi.yaml")
@@ -51,6 +52,28 @@ func TestErrorCodeTablesAgree(t *testing.T) {
 				continue
 			}
 			t.Errorf("%s: error code table differs from ErrorCodes; run with -update\n got:\n%s\nwant:\n%s", doc.path, got, want)
+		}
+	}
+}
+
+// TestTheGoClientKnowsEveryCode: the client module's exported codes are the server's table,
+// no more, no fewer, so errors.Is(err, client.CodeX) covers every answer a partner can meet.
+func TestTheGoClientKnowsEveryCode(t *testing.T) {
+	t.Parallel()
+	server := map[int]bool{}
+	for _, c := range httpadapter.ErrorCodes {
+		server[c.Code] = true
+	}
+	known := map[int]bool{}
+	for _, c := range client.Codes {
+		if !server[int(c)] {
+			t.Errorf("the client's code %d is not the server's", c)
+		}
+		known[int(c)] = true
+	}
+	for c := range server {
+		if !known[c] {
+			t.Errorf("the client lacks code %d", c)
 		}
 	}
 }
