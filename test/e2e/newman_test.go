@@ -2,11 +2,14 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	httpadapter "github.com/tiyin/tiyin/adapters/http"
 	"github.com/tiyin/tiyin/adapters/store"
 )
 
@@ -14,7 +17,9 @@ import (
 const newmanVersion = "newman@6.2.1"
 
 // TestThePostmanCollectionRunsTheWholeProcess: newman runs postman/tiyin.postman_collection.json
-// against a sandbox server, and every request and every test in it passes.
+// against a sandbox server, and every request and every test in it passes: the whole process,
+// then every error code a partner can meet (the collection asserts each business code, and the
+// request codes 2, 4, 5 and 8).
 func TestThePostmanCollectionRunsTheWholeProcess(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("npx"); err != nil {
@@ -22,6 +27,17 @@ func TestThePostmanCollectionRunsTheWholeProcess(t *testing.T) {
 			t.Fatal("npx is missing: CI runs the Postman collection with newman from npm")
 		}
 		t.Skip("SKIPPED: npx is not installed, so newman cannot run")
+	}
+	collection, err := os.ReadFile("../../postman/tiyin.postman_collection.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range httpadapter.ErrorCodes {
+		asserted := strings.Contains(string(collection), fmt.Sprintf("answers code %d", c.Code)) ||
+			strings.Contains(string(collection), fmt.Sprintf("lastTask.errorCode %d", c.Code))
+		if (c.Code >= 1000 || c.Code == 2 || c.Code == 4 || c.Code == 5 || c.Code == 8) && !asserted {
+			t.Errorf("the collection never provokes code %d (%s)", c.Code, c.Meaning)
+		}
 	}
 	s := start(t, store.SQLite)
 	report := filepath.Join(t.TempDir(), "newman.json")
@@ -39,7 +55,7 @@ func TestThePostmanCollectionRunsTheWholeProcess(t *testing.T) {
 	}
 	st := r.Run.Stats
 	if err != nil || st["requests"].Failed != 0 || st["assertions"].Failed != 0 || st["testScripts"].Failed != 0 ||
-		st["requests"].Total < 30 || st["assertions"].Total < 50 {
+		st["requests"].Total < 70 || st["assertions"].Total < 110 {
 		t.Fatalf("newman: %v, stats %+v\n%s", err, st, out)
 	}
 	t.Logf("newman: %d requests, %d assertions, none failed", st["requests"].Total, st["assertions"].Total)

@@ -53,6 +53,7 @@ type request struct {
 		Body        any        `json:"body"`
 		URL         any        `json:"url"`
 		Description string     `json:"description,omitempty"`
+		Auth        any        `json:"auth,omitempty"`
 	} `json:"request"`
 }
 
@@ -122,8 +123,30 @@ func (st step) request(o operation) request {
 	r.Request.Header = []variable{{"Content-Type", "application/json"}}
 	r.Request.URL = map[string]any{"raw": "{{baseUrl}}" + o.path, "host": []string{"{{baseUrl}}"},
 		"path": strings.Split(strings.TrimPrefix(o.path, "/"), "/")}
-	r.Request.Body = map[string]any{"mode": "raw", "raw": `{"id": "{{$guid}}", "params": ` + st.params + `}`,
-		"options": map[string]any{"raw": map[string]string{"language": "json"}}}
+	id := st.id
+	if id == "" {
+		id = "{{$guid}}"
+	}
+	raw := `{"id": "` + id + `", "params": ` + st.params + `}`
+	if st.raw != "" {
+		raw = st.raw
+	}
+	r.Request.Body = map[string]any{"mode": "raw", "raw": raw, "options": map[string]any{"raw": map[string]string{"language": "json"}}}
+	if st.key != "" {
+		r.Request.Auth = map[string]any{"type": "bearer", "bearer": []map[string]string{{"key": "token", "value": st.key, "type": "string"}}}
+	}
+	if st.code != 0 {
+		// A failure: the envelope carries the code, and no result.
+		events := []map[string]any{{"listen": "test", "script": map[string]any{"type": "text/javascript", "exec": []string{
+			`const body = pm.response.json();`,
+			fmt.Sprintf(`pm.test("answers code %d", () => { pm.expect(body.error && body.error.code, JSON.stringify(body)).to.eql(%d); pm.expect(body.result).to.be.null; });`, st.code, st.code),
+		}}}}
+		if len(st.before) > 0 {
+			events = append([]map[string]any{{"listen": "prerequest", "script": map[string]any{"type": "text/javascript", "exec": st.before}}}, events...)
+		}
+		r.Event = events
+		return r
+	}
 	tests := []string{
 		`const body = pm.response.json();`,
 		`pm.test("the answer is an envelope without an error", () => { pm.expect(body).to.have.all.keys("id", "result", "error"); pm.expect(body.error, JSON.stringify(body.error)).to.be.null; });`,
