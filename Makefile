@@ -5,6 +5,7 @@ BIN   := bin/tiyin
 # npm packages, pinned: the API document's linter and the /docs page's renderer.
 REDOCLY       := npx --yes @redocly/cli@2.77.0
 REDOC_VERSION := 2.5.4
+ELEMENTS_VERSION := 9.0.25
 
 .DEFAULT_GOAL := help
 
@@ -81,10 +82,14 @@ lint-api: ## Lint the API document and the gateway protocol with Redocly CLI (fr
 	$(REDOCLY) lint --config redocly.yaml --format=summary adapters/http/openapi.yaml adapters/gateway/httpgw/gateway.yaml
 
 .PHONY: docs-assets
-docs-assets: ## Fetch the Redoc bundle that /docs serves from npm (commit the result)
+docs-assets: ## Fetch the Redoc bundle (/docs) and Stoplight Elements (/docs/try) from npm (commit the result)
 	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent redoc@$(REDOC_VERSION) >/dev/null && tar xzf redoc-$(REDOC_VERSION).tgz && \
 	  cp package/bundles/redoc.standalone.js $(CURDIR)/adapters/http/docs/ && cp package/LICENSE $(CURDIR)/adapters/http/docs/redoc.LICENSE && \
 	  rm -rf $$tmp && echo "adapters/http/docs/redoc.standalone.js: redoc $(REDOC_VERSION)"
+	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent @stoplight/elements@$(ELEMENTS_VERSION) >/dev/null && tar xzf stoplight-elements-$(ELEMENTS_VERSION).tgz && \
+	  cp package/web-components.min.js $(CURDIR)/adapters/http/docs/elements.web-components.min.js && \
+	  cp package/styles.min.css $(CURDIR)/adapters/http/docs/elements.styles.min.css && cp package/LICENSE $(CURDIR)/adapters/http/docs/elements.LICENSE && \
+	  rm -rf $$tmp && echo "adapters/http/docs/elements.*: @stoplight/elements $(ELEMENTS_VERSION)"
 
 .PHONY: generate
 generate: ## Regenerate the API types (oapi-codegen), the Go client module and the port mocks (mockgen)

@@ -17,6 +17,19 @@ var (
 	docsBundle []byte
 )
 
+// The try-it console: Stoplight Elements (npm @stoplight/elements, web-components.min.js and
+// styles.min.css, Apache-2.0 licence in docs/elements.LICENSE) on the same document, sending
+// the calls to this server from the browser with the key the reader types in. Served from the
+// binary too; `make docs-assets` fetches it again.
+var (
+	//go:embed docs/try.html
+	tryPage []byte
+	//go:embed docs/elements.web-components.min.js
+	tryBundle []byte
+	//go:embed docs/elements.styles.min.css
+	tryStyles []byte
+)
+
 // docsCSP keeps the page to what tiyin serves: no CDN, no third-party request.
 const docsCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
 	"font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'"
@@ -29,5 +42,17 @@ func (s *Server) docsRoutes(e *echo.Echo) {
 	public(e, "/docs/redoc.standalone.js", func(c echo.Context) error {
 		c.Response().Header().Set("Cache-Control", "public, max-age=86400")
 		return c.Blob(http.StatusOK, "text/javascript; charset=utf-8", docsBundle)
+	})
+	public(e, "/docs/try", func(c echo.Context) error {
+		c.Response().Header().Set("Content-Security-Policy", docsCSP)
+		return c.HTMLBlob(http.StatusOK, tryPage)
+	})
+	public(e, "/docs/elements.web-components.min.js", func(c echo.Context) error {
+		c.Response().Header().Set("Cache-Control", "public, max-age=86400")
+		return c.Blob(http.StatusOK, "text/javascript; charset=utf-8", tryBundle)
+	})
+	public(e, "/docs/elements.styles.min.css", func(c echo.Context) error {
+		c.Response().Header().Set("Cache-Control", "public, max-age=86400")
+		return c.Blob(http.StatusOK, "text/css; charset=utf-8", tryStyles)
 	})
 }
