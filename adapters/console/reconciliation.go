@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -46,25 +47,26 @@ func (c *Console) runReconciliation(w http.ResponseWriter, r *http.Request) {
 
 // explainBreak marks a break explained with the officer's note.
 func (c *Console) explainBreak(w http.ResponseWriter, r *http.Request) {
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err == nil {
-		err = c.uc.Actions.ExplainBreak.Handle(r.Context(), session(r).Operator, id, r.PostFormValue("note"))
-	} else {
-		err = errNotFound
-	}
-	if err != nil {
-		c.fail(w, r, err)
-		return
-	}
-	done(w, r, "/console/reconciliation", "explained")
+	c.workBreak(w, r, "explained", func(who application.Actor, id uuid.UUID, note string) error {
+		return c.uc.Actions.ExplainBreak.Handle(r.Context(), who, id, note)
+	})
 }
 
 // acceptBreak proposes accepting a break's other side, with the officer's note; a second
 // officer approves it on this page or the dashboard.
 func (c *Console) acceptBreak(w http.ResponseWriter, r *http.Request) {
+	c.workBreak(w, r, "accept_proposed", func(who application.Actor, id uuid.UUID, note string) error {
+		_, err := c.uc.Actions.ProposeBreakAcceptance.Handle(r.Context(), who, id, note)
+		return err
+	})
+}
+
+// workBreak runs an action on the break the path names, with the form's note, and returns to
+// the reconciliation page with msg.
+func (c *Console) workBreak(w http.ResponseWriter, r *http.Request, msg string, fn func(application.Actor, uuid.UUID, string) error) {
 	id, err := uuid.Parse(r.PathValue("id"))
 	if err == nil {
-		_, err = c.uc.Actions.ProposeBreakAcceptance.Handle(r.Context(), session(r).Operator, id, r.PostFormValue("note"))
+		err = fn(session(r).Operator, id, r.PostFormValue("note"))
 	} else {
 		err = errNotFound
 	}
@@ -72,5 +74,5 @@ func (c *Console) acceptBreak(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	done(w, r, "/console/reconciliation", "accept_proposed")
+	done(w, r, "/console/reconciliation", msg)
 }

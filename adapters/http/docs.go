@@ -35,24 +35,23 @@ const docsCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe
 	"font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'"
 
 func (s *Server) docsRoutes(e *echo.Echo) {
-	public(e, "/docs", func(c echo.Context) error {
-		c.Response().Header().Set("Content-Security-Policy", docsCSP)
-		return c.HTMLBlob(http.StatusOK, docsPage)
-	})
-	public(e, "/docs/redoc.standalone.js", func(c echo.Context) error {
-		c.Response().Header().Set("Cache-Control", "public, max-age=86400")
-		return c.Blob(http.StatusOK, "text/javascript; charset=utf-8", docsBundle)
-	})
-	public(e, "/docs/try", func(c echo.Context) error {
-		c.Response().Header().Set("Content-Security-Policy", docsCSP)
-		return c.HTMLBlob(http.StatusOK, tryPage)
-	})
-	public(e, "/docs/elements.web-components.min.js", func(c echo.Context) error {
-		c.Response().Header().Set("Cache-Control", "public, max-age=86400")
-		return c.Blob(http.StatusOK, "text/javascript; charset=utf-8", tryBundle)
-	})
-	public(e, "/docs/elements.styles.min.css", func(c echo.Context) error {
-		c.Response().Header().Set("Cache-Control", "public, max-age=86400")
-		return c.Blob(http.StatusOK, "text/css; charset=utf-8", tryStyles)
-	})
+	for path, body := range map[string][]byte{"/docs": docsPage, "/docs/try": tryPage} {
+		public(e, path, func(c echo.Context) error {
+			c.Response().Header().Set("Content-Security-Policy", docsCSP)
+			return c.HTMLBlob(http.StatusOK, body)
+		})
+	}
+	for path, a := range map[string]struct {
+		typ  string
+		body []byte
+	}{
+		"/docs/redoc.standalone.js":            {"text/javascript; charset=utf-8", docsBundle},
+		"/docs/elements.web-components.min.js": {"text/javascript; charset=utf-8", tryBundle},
+		"/docs/elements.styles.min.css":        {"text/css; charset=utf-8", tryStyles},
+	} {
+		public(e, path, func(c echo.Context) error {
+			c.Response().Header().Set("Cache-Control", "public, max-age=86400")
+			return c.Blob(http.StatusOK, a.typ, a.body)
+		})
+	}
 }

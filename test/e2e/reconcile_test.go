@@ -29,23 +29,7 @@ func TestReconcileADayFromTheCommandLine(t *testing.T) {
 		t.Fatalf("flow: %+v", o)
 	}
 	day := time.Now().In(domain.Tashkent).Format(time.DateOnly)
-	type result struct {
-		Ours, Theirs, Matched, New int
-		Breaks                     map[string]int
-	}
-	run := func() map[string]result {
-		cmd := exec.Command(binary, "reconcile", "--date", day, "--json")
-		cmd.Env = s.env
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("tiyin reconcile: %v: %s", err, out)
-		}
-		var r map[string]result
-		if err := json.Unmarshal(out, &r); err != nil {
-			t.Fatalf("tiyin reconcile printed %q: %v", out, err)
-		}
-		return r
-	}
+	run := func() map[string]reconcileResult { return reconcileDay(t, s, day) }
 	first := run()
 	uz, core := first["UZCARD"], first["CORE_BANKING"]
 	if uz.Ours < 2 || uz.Theirs != uz.Ours || uz.Matched != uz.Ours || len(uz.Breaks) != 0 || first["HUMO"].Ours != 0 {
@@ -131,23 +115,7 @@ func TestReconcileFindsEveryInjectedFaultAndNothingElse(t *testing.T) {
 		t.Fatalf("not every fault happened: %v", seen)
 	}
 	day := time.Now().In(domain.Tashkent).Format(time.DateOnly)
-	type result struct {
-		New   int
-		Found []string
-	}
-	reconcile := func() map[string]result {
-		cmd := exec.Command(binary, "reconcile", "--date", day, "--json")
-		cmd.Env = s.env
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("tiyin reconcile: %v: %s", err, out)
-		}
-		var res map[string]result
-		if err := json.Unmarshal(out, &res); err != nil {
-			t.Fatalf("tiyin reconcile printed %q: %v", out, err)
-		}
-		return res
-	}
+	reconcile := func() map[string]reconcileResult { return reconcileDay(t, s.server, day) }
 	res := reconcile()
 	got := map[string]bool{}
 	for _, b := range res["UZCARD"].Found {
@@ -238,4 +206,27 @@ func TestReconcileFindsEveryInjectedFaultAndNothingElse(t *testing.T) {
 	if _, page := alice.get("/console/reconciliation"); !strings.Contains(page, "No break.") {
 		t.Errorf("breaks left open after the second run:\n%s", page)
 	}
+}
+
+// reconcileResult is one source's result as `tiyin reconcile --json` prints it.
+type reconcileResult struct {
+	Ours, Theirs, Matched, New int
+	Breaks                     map[string]int
+	Found                      []string
+}
+
+// reconcileDay runs `tiyin reconcile --date day --json` on s's database.
+func reconcileDay(t *testing.T, s *server, day string) map[string]reconcileResult {
+	t.Helper()
+	cmd := exec.Command(binary, "reconcile", "--date", day, "--json")
+	cmd.Env = s.env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tiyin reconcile: %v: %s", err, out)
+	}
+	var r map[string]reconcileResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("tiyin reconcile printed %q: %v", out, err)
+	}
+	return r
 }
