@@ -161,8 +161,6 @@ func (s *Server) handle(ep endpoint) echo.HandlerFunc {
 		req, err := readRequest(c)
 		if req.id != "" {
 			c.Set(ctxID, req.id)
-			// The background work the request causes carries its id on (ports.RequestID).
-			c.SetRequest(c.Request().WithContext(ports.WithRequestID(c.Request().Context(), req.id)))
 		}
 		if err != nil {
 			return s.answer(c, req.id, nil, err)
@@ -172,6 +170,9 @@ func (s *Server) handle(ep endpoint) echo.HandlerFunc {
 			res, err := ep.serve(c.Request().Context(), partner, req.params)
 			return s.answer(c, req.id, res, err)
 		}
+		// The background work a write causes carries its id on (ports.RequestID); a read
+		// causes none, so it pays nothing for it.
+		c.SetRequest(c.Request().WithContext(ports.WithRequestID(c.Request().Context(), req.id)))
 		echo := req.id
 		res, err := ep.write(write{s: s, c: c, partner: partner, path: ep.path, req: req, echo: &echo})
 		return s.answer(c, echo, res, err)
