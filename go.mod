@@ -37,6 +37,8 @@ require (
 	gorm.io/gorm v1.31.2
 )
 
+require github.com/caarlos0/env/v11 v11.4.2
+
 require (
 	github.com/apapsch/go-jsonmerge/v2 v2.0.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -90,7 +90,7 @@ func serveCmd(o options) *cobra.Command {
 			"/metrics (TIYIN_ADMIN_ADDR, loopback by default) and the background workers. It checks that the\n" +
 			"database's schema is this build's and stops, naming `tiyin migrate`, when it is behind;\n" +
 			"--migrate (or TIYIN_MIGRATE=true, the sandbox's default) applies it first.\n\n" +
-			"Configured by environment variables (docs/configuration.md tells more):\n\n" + envHelp,
+			"Configured by environment variables (docs/configuration.md tells more):\n\n" + envHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			cfg, err := configure(o)

@@ -4,12 +4,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/tiyin/tiyin/adapters/gateway/guard"
 	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
 	"github.com/tiyin/tiyin/adapters/keyring"
 	"github.com/tiyin/tiyin/application"
@@ -18,45 +15,9 @@ import (
 
 // envHelp lists every variable for serve --help; a test keeps it and docs/configuration.md
 // naming the same ones.
-const envHelp = `  TIYIN_HTTP_ADDR              listen address (:8080)
-  TIYIN_ADMIN_ADDR             admin listener for /metrics (127.0.0.1:9090; off: none)
-  TIYIN_ADMIN_PUBLIC           allow the admin listener beyond loopback (false)
-  TIYIN_ADMIN_HOSTS            host names the console answers to (localhost and loopback addresses)
-  TIYIN_PPROF                  Go's profiler on the admin listener (false)
-  TIYIN_DATABASE_URL           PostgreSQL URL; empty: SQLite
-  TIYIN_SQLITE_PATH            SQLite file when no database URL (tiyin.db)
-  TIYIN_DB_MAX_CONNS           PostgreSQL pool size per process (20)
-  TIYIN_SANDBOX                sandbox gateways and /sandbox/* (true without a database URL)
-  TIYIN_MIGRATE                apply the schema at start, as serve --migrate (true in the sandbox)
-  TIYIN_SANDBOX_API_KEY        the sandbox partner's key (random, printed at start)
-  TIYIN_SANDBOX_CALL_DELAY     sandbox: complete phone calls this long after verify (unset)
-  TIYIN_SANDBOX_OTP            sandbox: every SMS code is this value (random codes)
-  TIYIN_SANDBOX_SCORING_PERCENT sandbox: the percent pre-scoring offers (28.0); try offers at the 50 % cap
-  TIYIN_SANDBOX_FAULTS         sandbox: gateway faults, e.g. error=0.2,timeout=0.05,latency=150ms
-  TIYIN_DATA_KEY               64 hex digits sealing personal data (required outside the sandbox)
-  TIYIN_DATA_KEY_RETIRED       earlier data keys, comma-separated
-  TIYIN_APPLICATION_TTL        a PENDING application expires after (72h)
-  TIYIN_IDEMPOTENCY_TTL        answers kept for replay (24h, at least)
-  TIYIN_LOAN_CONTRACT_DELAY    issuance to contract number (30m)
-  TIYIN_SCHEDULE_TYPE          ANNUITY or DIFFERENTIATED, for new loans (ANNUITY)
-  TIYIN_SERVICE_PERCENT        annual service percent, for new loans (0)
-  TIYIN_PENALTY_DAILY_PERCENT  daily penalty on overdue principal, for new loans (0.05)
-  TIYIN_OTP_TTL                life of an attach SMS code (3m)
-  TIYIN_WORKERS                background jobs at once per process (10)
-  TIYIN_RATE_LIMIT             requests a second per partner; 0: off (1000)
-  TIYIN_GATEWAY_TIMEOUT        longest wait for a gateway call (5s)
-  TIYIN_LOG_LEVEL              debug, info, warn or error (info)
-  TIYIN_SCORING_URL, TIYIN_CORE_BANKING_URL, TIYIN_PROCESSING_URL, TIYIN_SMS_URL,
-  TIYIN_CARD_ISSUER_URL        each gateway's base URL (empty: the sandbox's)
-  TIYIN_SCORING_TOKEN, TIYIN_CORE_BANKING_TOKEN, TIYIN_PROCESSING_TOKEN, TIYIN_SMS_TOKEN,
-  TIYIN_CARD_ISSUER_TOKEN      each gateway's bearer token
 
-Every secret (the database URL, the data keys, the sandbox key, the tokens) also reads the file
-<NAME>_FILE names (a container's secret file).
-`
-
-// config is every TIYIN_* variable (docs/configuration.md). The names are fixed: outside
-// test suites drive the binary through them.
+// config is the settings (settings.go) read and checked: what the server and the commands run
+// on (docs/configuration.md).
 type config struct {
 	HTTPAddr    string
 	AdminAddr   string
@@ -91,151 +52,80 @@ type config struct {
 	Gateways []gateway
 }
 
-// secretSettings are the settings that also read a file named by <NAME>_FILE (a container's
-// secret, a file only root can read), so the secret need not be in the environment.
-var secretSettings = map[string]bool{
-	"TIYIN_DATABASE_URL": true, "TIYIN_DATA_KEY": true, "TIYIN_DATA_KEY_RETIRED": true, "TIYIN_SANDBOX_API_KEY": true,
-	"TIYIN_SCORING_TOKEN": true, "TIYIN_CORE_BANKING_TOKEN": true, "TIYIN_PROCESSING_TOKEN": true, "TIYIN_SMS_TOKEN": true,
-	"TIYIN_CARD_ISSUER_TOKEN": true,
-}
-
-// secretOrEnv is the setting's value: the variable, or for a secret setting the content of the
-// file <NAME>_FILE names (without its trailing newline). Both at once is an error, as is a
-// file that cannot be read; the error names the file, never its content.
-func secretOrEnv(name string) (string, error) {
-	v := os.Getenv(name)
-	path := os.Getenv(name + "_FILE")
-	if !secretSettings[name] || path == "" {
-		return v, nil
-	}
-	if v != "" {
-		return "", fmt.Errorf("%s and %s_FILE are both set: give one", name, name)
-	}
-	b, err := os.ReadFile(path) //nolint:gosec // the operator names the file, as the variable itself would be
-	if err != nil {
-		return "", fmt.Errorf("%s_FILE: %w", name, err)
-	}
-	return strings.TrimRight(string(b), "\r\n"), nil
-}
-
 // sandboxDataKey keys hashes in the sandbox when TIYIN_DATA_KEY is not set. It is public, so
 // it is refused outside the sandbox.
 var sandboxDataKey = []byte("tiyin-sandbox-data-key-not-secret")
 
-// loadConfig reads the environment; every problem is reported at once.
+// loadConfig reads the settings (readSettings) and checks each; every problem is reported at
+// once, naming its variable.
 func loadConfig() (config, error) {
-	var errs []error
-	str := func(name, def string) string {
-		v, err := secretOrEnv(name)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		if v != "" {
-			return v
-		}
-		return def
-	}
-	dur := func(name string, def time.Duration) time.Duration {
-		v := str(name, "")
-		if v == "" {
-			return def
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			errs = append(errs, fmt.Errorf("%s=%q: want a duration such as 30m or 72h", name, v))
-			return def
-		}
-		return d
-	}
-	num := func(name string, def int) int {
-		v := str(name, "")
-		if v == "" {
-			return def
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			errs = append(errs, fmt.Errorf("%s=%q: want a whole number ≥ 0", name, v))
-			return def
-		}
-		return n
-	}
+	st, errs := readSettings()
 	c := config{
-		HTTPAddr:         str("TIYIN_HTTP_ADDR", ":8080"),
-		AdminAddr:        str("TIYIN_ADMIN_ADDR", "127.0.0.1:9090"),
-		DatabaseURL:      str("TIYIN_DATABASE_URL", ""),
-		SQLitePath:       str("TIYIN_SQLITE_PATH", "tiyin.db"),
-		SandboxAPIKey:    str("TIYIN_SANDBOX_API_KEY", ""),
-		SandboxCallDelay: dur("TIYIN_SANDBOX_CALL_DELAY", 0),
-		ApplicationTTL:   dur("TIYIN_APPLICATION_TTL", 72*time.Hour),
-		ContractDelay:    dur("TIYIN_LOAN_CONTRACT_DELAY", 30*time.Minute),
-		IdempotencyTTL:   dur("TIYIN_IDEMPOTENCY_TTL", 24*time.Hour),
-		DBMaxConns:       num("TIYIN_DB_MAX_CONNS", 20),
-		Workers:          num("TIYIN_WORKERS", 10),
-		LogLevel:         str("TIYIN_LOG_LEVEL", "info"),
-		RateLimit:        num("TIYIN_RATE_LIMIT", 1000),
-		GatewayTimeout:   dur("TIYIN_GATEWAY_TIMEOUT", guard.DefaultTimeout),
+		HTTPAddr: st.HTTPAddr, AdminAddr: st.AdminAddr, DatabaseURL: st.DatabaseURL, SQLitePath: st.SQLitePath,
+		SandboxAPIKey: st.SandboxAPIKey, SandboxCallDelay: st.SandboxCallDelay, ApplicationTTL: st.ApplicationTTL,
+		ContractDelay: st.ContractDelay, IdempotencyTTL: st.IdempotencyTTL, DBMaxConns: st.DBMaxConns, Workers: st.Workers,
+		LogLevel: st.LogLevel, RateLimit: st.RateLimit, GatewayTimeout: st.GatewayTimeout, OTPTTL: st.OTPTTL,
+		AdminPublic: st.AdminPublic, Pprof: st.Pprof, AdminHosts: adminHosts(st.AdminHosts),
+	}
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"TIYIN_SANDBOX_CALL_DELAY", c.SandboxCallDelay}, {"TIYIN_APPLICATION_TTL", c.ApplicationTTL},
+		{"TIYIN_LOAN_CONTRACT_DELAY", c.ContractDelay}, {"TIYIN_IDEMPOTENCY_TTL", c.IdempotencyTTL}, {"TIYIN_OTP_TTL", c.OTPTTL},
+		{"TIYIN_GATEWAY_TIMEOUT", c.GatewayTimeout}} {
+		if d.d < 0 {
+			errs = append(errs, fmt.Errorf("%s=%s: want a duration such as 30m or 72h, not below zero", d.name, d.d))
+		}
+	}
+	for _, n := range []struct {
+		name string
+		n    int
+	}{{"TIYIN_DB_MAX_CONNS", c.DBMaxConns}, {"TIYIN_WORKERS", c.Workers}, {"TIYIN_RATE_LIMIT", c.RateLimit}} {
+		if n.n < 0 {
+			errs = append(errs, fmt.Errorf("%s=%d: want a whole number ≥ 0", n.name, n.n))
+		}
 	}
 	if c.GatewayTimeout < 100*time.Millisecond {
 		errs = append(errs, errors.New("TIYIN_GATEWAY_TIMEOUT must be at least 100ms"))
 	}
-	if v := str("TIYIN_SANDBOX_FAULTS", ""); v != "" {
+	if v := st.SandboxFaults; v != "" {
 		f, err := sandbox.ParseFaults(v)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("TIYIN_SANDBOX_FAULTS=%q: %w", v, err))
 		}
 		c.SandboxFaults = f
 	}
-	pct := func(name, def string) domain.Percent {
-		v := str(name, def)
+	pct := func(name, v string) domain.Percent {
 		p, err := domain.ParsePercent(v)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s=%q: want a percent from 0 to 99.99 with at most two decimals", name, v))
 		}
 		return p
 	}
-	st, err := domain.ParseScheduleType(str("TIYIN_SCHEDULE_TYPE", "ANNUITY"))
+	scheduleType, err := domain.ParseScheduleType(st.ScheduleType)
 	if err != nil {
-		errs = append(errs, fmt.Errorf("TIYIN_SCHEDULE_TYPE=%q: want ANNUITY or DIFFERENTIATED", str("TIYIN_SCHEDULE_TYPE", "")))
+		errs = append(errs, fmt.Errorf("TIYIN_SCHEDULE_TYPE=%q: want ANNUITY or DIFFERENTIATED", st.ScheduleType))
 	}
-	c.SandboxScoringPercent = pct("TIYIN_SANDBOX_SCORING_PERCENT", "28.0")
-	c.Product = application.Product{ScheduleType: st, ServiceRate: pct("TIYIN_SERVICE_PERCENT", "0"),
-		PenaltyDaily: pct("TIYIN_PENALTY_DAILY_PERCENT", "0.05")}
-	flag := func(name string) bool {
-		v := str(name, "false")
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: want true or false", name, v))
-		}
-		return b
-	}
-	c.AdminPublic, c.Pprof = flag("TIYIN_ADMIN_PUBLIC"), flag("TIYIN_PPROF")
-	c.AdminHosts = adminHosts(str("TIYIN_ADMIN_HOSTS", ""))
+	c.SandboxScoringPercent = pct("TIYIN_SANDBOX_SCORING_PERCENT", st.SandboxScoringPercent)
+	c.Product = application.Product{ScheduleType: scheduleType, ServiceRate: pct("TIYIN_SERVICE_PERCENT", st.ServicePercent),
+		PenaltyDaily: pct("TIYIN_PENALTY_DAILY_PERCENT", st.PenaltyDailyPercent)}
 	if err := checkAdminAddr(c.AdminAddr, c.AdminPublic); err != nil {
 		errs = append(errs, err)
 	}
 	c.Sandbox = c.DatabaseURL == ""
-	if v := str("TIYIN_SANDBOX", ""); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("TIYIN_SANDBOX=%q: want true or false", v))
-		}
-		c.Sandbox = b
+	if st.Sandbox != nil {
+		c.Sandbox = *st.Sandbox
 	}
 	c.Migrate = c.Sandbox
-	if v := str("TIYIN_MIGRATE", ""); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("TIYIN_MIGRATE=%q: want true or false", v))
-		}
-		c.Migrate = b
+	if st.Migrate != nil {
+		c.Migrate = *st.Migrate
 	}
-	c.OTPTTL = dur("TIYIN_OTP_TTL", domain.DefaultOTPTTL)
-	if c.SandboxOTP = str("TIYIN_SANDBOX_OTP", ""); c.SandboxOTP != "" {
+	if c.SandboxOTP = st.SandboxOTP; c.SandboxOTP != "" {
 		if _, err := domain.ParseOTP(c.SandboxOTP); err != nil {
 			errs = append(errs, fmt.Errorf("TIYIN_SANDBOX_OTP: %w", err))
 		}
 	}
-	switch key := str("TIYIN_DATA_KEY", ""); {
+	switch key := st.DataKey; {
 	case key != "":
 		b, err := hex.DecodeString(key)
 		if err != nil || len(b) != 32 {
@@ -245,7 +135,7 @@ func loadConfig() (config, error) {
 	case c.Sandbox:
 		c.DataKey = sandboxDataKey
 	}
-	if v := str("TIYIN_DATA_KEY_RETIRED", ""); v != "" {
+	if v := st.DataKeyRetired; v != "" {
 		for i, k := range strings.Split(v, ",") {
 			b, err := hex.DecodeString(strings.TrimSpace(k))
 			if err != nil || len(b) != 32 {
@@ -255,7 +145,7 @@ func loadConfig() (config, error) {
 			c.RetiredDataKeys = append(c.RetiredDataKeys, b)
 		}
 	}
-	gs, gErrs := loadGateways(str)
+	gs, gErrs := loadGateways(st)
 	c.Gateways, errs = gs, append(errs, gErrs...)
 	if !c.Sandbox {
 		c.SandboxOTP = ""

@@ -66,15 +66,22 @@ var gatewayPorts = []struct{ port, prefix string }{
 	{"sms", "TIYIN_SMS"}, {"card_issuer", "TIYIN_CARD_ISSUER"},
 }
 
-// loadGateways reads TIYIN_<PORT>_URL and TIYIN_<PORT>_TOKEN of every port.
-func loadGateways(str func(name, def string) string) ([]gateway, []error) {
+// loadGateways reads TIYIN_<PORT>_URL and TIYIN_<PORT>_TOKEN of every port from the settings.
+func loadGateways(st settings) ([]gateway, []error) {
+	values := map[string]string{
+		"TIYIN_SCORING_URL": st.ScoringURL, "TIYIN_SCORING_TOKEN": st.ScoringToken,
+		"TIYIN_CORE_BANKING_URL": st.CoreBankingURL, "TIYIN_CORE_BANKING_TOKEN": st.CoreBankingToken,
+		"TIYIN_PROCESSING_URL": st.ProcessingURL, "TIYIN_PROCESSING_TOKEN": st.ProcessingToken,
+		"TIYIN_SMS_URL": st.SMSURL, "TIYIN_SMS_TOKEN": st.SMSToken,
+		"TIYIN_CARD_ISSUER_URL": st.CardIssuerURL, "TIYIN_CARD_ISSUER_TOKEN": st.CardIssuerToken,
+	}
 	var (
 		out  []gateway
 		errs []error
 	)
 	for _, p := range gatewayPorts {
 		g := gateway{port: p.port, urlVar: p.prefix + "_URL", tokenVar: p.prefix + "_TOKEN"}
-		g.cfg.URL, g.cfg.Token = str(g.urlVar, ""), str(g.tokenVar, "")
+		g.cfg.URL, g.cfg.Token = values[g.urlVar], values[g.tokenVar]
 		if g.cfg.URL != "" {
 			u, err := url.Parse(g.cfg.URL)
 			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {

@@ -1,11 +1,14 @@
 package server
 
 import (
+	"flag"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tiyin/tiyin/adapters/gateway/guard"
 )
 
 // TestServeHelpNamesEveryVariable: serve --help and docs/configuration.md name the same
@@ -35,5 +38,41 @@ func TestServeHelpNamesEveryVariable(t *testing.T) {
 	}
 	if len(documented) < 30 {
 		t.Fatalf("only %d variables found in docs/configuration.md: the check is blind", len(documented))
+	}
+}
+
+var updateDocs = flag.Bool("update", false, "rewrite docs/configuration.md's table of the settings")
+
+// TestTheConfigurationDocIsTheSettings: docs/configuration.md's table is made from the settings
+// struct's tags, as serve --help is; run with -update after changing a setting.
+func TestTheConfigurationDocIsTheSettings(t *testing.T) {
+	const path = "../docs/configuration.md"
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin, end := "<!-- settings:begin -->\n", "<!-- settings:end -->"
+	i, j := strings.Index(string(doc), begin), strings.Index(string(doc), end)
+	if i < 0 || j < i {
+		t.Fatalf("%s: the settings markers are missing", path)
+	}
+	want := configurationTable()
+	if got := string(doc[i+len(begin) : j]); got != want {
+		if !*updateDocs {
+			t.Fatalf("%s: the settings table differs from the settings struct; run go test ./server -run TestTheConfigurationDocIsTheSettings -update", path)
+		}
+		if err := os.WriteFile(path, []byte(string(doc[:i+len(begin)])+want+string(doc[j:])), 0o644); err != nil { //nolint:gosec // a file of the repository
+			t.Fatal(err)
+		}
+	}
+	for _, s := range settingList {
+		if s.name == "" || s.help == "" {
+			t.Errorf("setting %s lacks its env or help tag", s.field)
+		}
+	}
+	for _, s := range settingList {
+		if s.name == "TIYIN_GATEWAY_TIMEOUT" && s.def != guard.DefaultTimeout.String() {
+			t.Errorf("TIYIN_GATEWAY_TIMEOUT's default %s is not the guard's %s", s.def, guard.DefaultTimeout)
+		}
 	}
 }

@@ -17,14 +17,10 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// env reads the URLs given, nothing else.
-func env(urls map[string]string) func(name, def string) string {
-	return func(name, def string) string {
-		if v, ok := urls[name]; ok {
-			return v
-		}
-		return def
-	}
+// env is settings with the URLs given, nothing else.
+func env(urls map[string]string) settings {
+	return settings{ScoringURL: urls["TIYIN_SCORING_URL"], CoreBankingURL: urls["TIYIN_CORE_BANKING_URL"],
+		ProcessingURL: urls["TIYIN_PROCESSING_URL"], SMSURL: urls["TIYIN_SMS_URL"], CardIssuerURL: urls["TIYIN_CARD_ISSUER_URL"]}
 }
 
 // TestAGoAdapterIsARealAdapter: outside the sandbox a port with a Go adapter needs no URL; the
