@@ -248,7 +248,7 @@ type ConsoleActions struct {
 func New(d Deps, cfg Config) *App {
 	st, gw := d.Stores, d.Gateways
 	cards := NewCards(CardsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Processing: gw.Processing,
-		Cards: st.Cards, CardOrders: st.CardOrders, CardIssuer: gw.CardIssuer, SMS: gw.SMS, Sealer: d.Sealer}, cfg)
+		Cards: st.Cards, CardOrders: st.CardOrders, CardIssuer: gw.CardIssuer, SMS: gw.SMS, Sealer: d.Sealer, OpsLog: d.OpsLog}, cfg)
 	ops := NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
 		Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
 		Processing: gw.Processing, Cards: cards, Reconciliation: st.Reconciliation}, cfg)

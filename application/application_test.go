@@ -160,7 +160,7 @@ func (d *deps) processApplication() *application.ProcessApplicationHandler {
 }
 
 func (d *deps) reconcile() *application.ReconcileHandler {
-	return application.NewReconcileHandler(d.clock, d.uow, d.apps, d.loans, d.queue, d.core, d.ledger, d.transfers, d.cards, d.orders, application.NewProcessCardOrderHandler(d.clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer), d.cfg)
+	return application.NewReconcileHandler(d.clock, d.uow, d.apps, d.loans, d.queue, d.core, d.ledger, d.transfers, d.cards, d.orders, application.NewProcessCardOrderHandler(d.clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer, opsRecorder{d}), d.cfg)
 }
 
 func (d *deps) registerApplication() *application.RegisterApplicationHandler {
@@ -595,7 +595,7 @@ func TestReconcileDecidesEachPartnersWorkAgainstItsOwnClock(t *testing.T) {
 		d.loans.EXPECT().ListAwaitingContract(gomock.Any(), s.partners, s.now.Add(-30*time.Minute), gomock.Any()).Return(nil, nil)
 	}
 	h := application.NewReconcileHandler(clock, d.uow, d.apps, d.loans, d.queue, d.core, d.ledger, d.transfers, d.cards, d.orders,
-		application.NewProcessCardOrderHandler(clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer), d.cfg)
+		application.NewProcessCardOrderHandler(clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer, opsRecorder{d}), d.cfg)
 	if _, err := h.Handle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -856,5 +856,33 @@ func TestTheCapIsCheckedForTheOffersLifetimeAndAgainAtIssue(t *testing.T) {
 	}
 	if got := d.stored[a.ID()]; got.Status() != domain.StatusPending {
 		t.Fatalf("a refused issue left the application %s", got.Status())
+	}
+}
+
+// A card order the issuer never received, five times, is CANCELED and told to the on-call
+// engineer, once, as final.
+func TestACardOrderTheIssuerNeverTookIsTold(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	phone, _ := domain.ParsePhone("998901234567")
+	o, err := domain.NewCardOrder(domain.NewCardOrderParams{ID: uuid.New(), PartnerID: d.partner, ExternalID: "o-1",
+		Phone: phone, ClientData: clientData(t, "31234567890123"), Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.orders.EXPECT().Get(gomock.Any(), o.ID()).DoAndReturn(func(context.Context, uuid.UUID) (*domain.CardOrder, error) { return o, nil }).AnyTimes()
+	d.orders.EXPECT().Update(gomock.Any(), o.ID(), gomock.Any()).DoAndReturn(func(_ context.Context, _ uuid.UUID, fn func(*domain.CardOrder) error) error {
+		return fn(o)
+	}).AnyTimes()
+	d.issuer.EXPECT().Order(gomock.Any(), gomock.Any()).Return("", ports.ErrGatewayNotReached).Times(domain.MaxStageAttempts)
+	h := application.NewProcessCardOrderHandler(d.clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer, opsRecorder{d})
+	for range domain.MaxStageAttempts {
+		if err := h.Handle(context.Background(), o.ID()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o.Status() != domain.CardOrderCanceled || len(d.told) != 1 || d.told[0].Event != "card_order.failed" || !d.told[0].Final ||
+		d.told[0].Object != "card_order:"+o.ID().String() || d.told[0].Target != "card_issuer" {
+		t.Fatalf("order %s, told %+v", o.Status(), d.told)
 	}
 }

@@ -91,6 +91,8 @@ type CardsDeps struct {
 	CardIssuer  ports.CardIssuer
 	SMS         ports.SMSSender
 	Sealer      ports.Sealer
+	// OpsLog hears of card orders the issuer never took (nil: nobody).
+	OpsLog ports.OpsLog
 }
 
 // NewCards builds the cards' use cases.
@@ -98,7 +100,7 @@ func NewCards(d CardsDeps, cfg Config) Cards {
 	return Cards{
 		OrderCard:        NewOrderCardHandler(d.Clock, d.UoW, d.Idempotency, d.CardOrders),
 		GetCardOrder:     NewGetCardOrderHandler(d.Cards, d.CardOrders),
-		ProcessCardOrder: NewProcessCardOrderHandler(d.Clock, d.UoW, d.Processing, d.Cards, d.CardOrders, d.CardIssuer),
+		ProcessCardOrder: NewProcessCardOrderHandler(d.Clock, d.UoW, d.Processing, d.Cards, d.CardOrders, d.CardIssuer, d.OpsLog),
 		GetCard:          NewGetCardHandler(d.Cards),
 		ChangeCardStatus: NewChangeCardStatusHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards),
 		AttachCard:       NewAttachCardHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards, d.SMS, d.Sealer, cfg),

@@ -20,11 +20,12 @@ type ProcessCardOrderHandler struct {
 	cards      ports.CardRepository
 	cardOrders ports.CardOrderRepository
 	cardIssuer ports.CardIssuer
+	opsLog     ports.OpsLog
 }
 
 // NewProcessCardOrderHandler returns the handler on the ports it uses.
 func NewProcessCardOrderHandler(clock ports.Clock, uow ports.UnitOfWork, processing ports.Processing,
-	cards ports.CardRepository, cardOrders ports.CardOrderRepository, cardIssuer ports.CardIssuer) *ProcessCardOrderHandler {
+	cards ports.CardRepository, cardOrders ports.CardOrderRepository, cardIssuer ports.CardIssuer, opsLog ports.OpsLog) *ProcessCardOrderHandler {
 	return &ProcessCardOrderHandler{
 		clock:      clock,
 		uow:        uow,
@@ -32,6 +33,7 @@ func NewProcessCardOrderHandler(clock ports.Clock, uow ports.UnitOfWork, process
 		cards:      cards,
 		cardOrders: cardOrders,
 		cardIssuer: cardIssuer,
+		opsLog:     orNoOpsLog(opsLog),
 	}
 }
 
@@ -66,20 +68,28 @@ func (h *ProcessCardOrderHandler) Handle(ctx context.Context, id uuid.UUID) erro
 // issuer was never reached or refused for a technical reason, and otherwise (the issuer may
 // have made the card) asks again later, never giving up on its account.
 func (h *ProcessCardOrderHandler) update(ctx context.Context, id uuid.UUID, gatewayErr error, fn func(o *domain.CardOrder) error) error {
-	return h.uow.Do(ctx, func(ctx context.Context) error {
+	var gaveUp *ports.Failure
+	err := h.uow.Do(ctx, func(ctx context.Context) error {
 		return h.cardOrders.Update(ctx, id, func(o *domain.CardOrder) error {
 			now := h.clock.Now(o.PartnerID())
 			switch {
 			case gatewayErr == nil:
 				return fn(o)
 			case errors.Is(gatewayErr, ports.ErrGatewayNotReached), errors.Is(gatewayErr, ports.ErrGatewayFailed):
-				o.Failed(gatewayErr.Error(), now)
+				if o.Failed(gatewayErr.Error(), now) {
+					gaveUp = &ports.Failure{Event: "card_order.failed", PartnerID: o.PartnerID(), Object: "card_order:" + o.ID().String(),
+						Target: "card_issuer", Attempt: domain.MaxStageAttempts, Final: true, Reason: gatewayErr.Error()}
+				}
 			default:
 				o.Unknown(now)
 			}
 			return nil
 		})
 	})
+	if err == nil && gaveUp != nil {
+		h.opsLog.Failure(ctx, *gaveUp)
+	}
+	return err
 }
 
 // complete stores the issued card and closes the client's earlier cards from this partner.

@@ -99,16 +99,18 @@ func (o *CardOrder) Unknown(now time.Time) {
 }
 
 // Failed records an issuer call that never reached the issuer, or that it definitely refused
-// for a technical reason: retried with backoff, canceled after MaxStageAttempts.
-func (o *CardOrder) Failed(reason string, now time.Time) {
+// for a technical reason: retried with backoff, canceled after MaxStageAttempts. It reports
+// whether it gave up.
+func (o *CardOrder) Failed(reason string, now time.Time) bool {
 	o.unknownSince = time.Time{}
 	o.attempts++
 	o.updatedAt = now
 	if o.attempts >= MaxStageAttempts {
 		o.finish(CardOrderCanceled, "the card issuer is unavailable: "+reason, now)
-		return
+		return true
 	}
 	o.nextRunAt = now.Add(Backoff(o.attempts))
+	return false
 }
 
 // Complete records the issued card.

@@ -103,8 +103,8 @@ type OpsLog interface {
 // call's outcome is still unknown after its first retry, a webhook delivery that failed or was
 // given up.
 type Failure struct {
-	// Event is what failed: application.failed, stage.outcome_unknown, webhook.failed,
-	// webhook.given_up.
+	// Event is what failed: application.failed, stage.outcome_unknown, card_order.failed,
+	// webhook.failed, webhook.given_up.
 	Event     string
 	PartnerID uuid.UUID
 	// Object is what it failed on, "application:<id>" or "event:<id>", and Detail its stage

@@ -27,7 +27,7 @@ var appModule = fx.Options(
 	fx.Module("cards", fx.Provide(func(in cardsIn, cfg application.Config) application.Cards {
 		return application.NewCards(application.CardsDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
 			Processing: in.Processing, Cards: in.Cards, CardOrders: in.CardOrders, CardIssuer: in.CardIssuer, SMS: in.SMS,
-			Sealer: in.Sealer}, cfg)
+			Sealer: in.Sealer, OpsLog: in.OpsLog}, cfg)
 	})),
 	fx.Module("partners", fx.Provide(func(in partnersIn) application.Partners {
 		return application.NewPartners(application.PartnersDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
@@ -106,6 +106,7 @@ type cardsIn struct {
 	CardIssuer  ports.CardIssuer
 	SMS         ports.SMSSender
 	Sealer      ports.Sealer
+	OpsLog      ports.OpsLog
 }
 
 type partnersIn struct {
