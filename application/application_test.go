@@ -51,14 +51,18 @@ type deps struct {
 	// rollbacks counts the transactions rolled back.
 	rollbacks int
 	partner   uuid.UUID
-	// told is what the use cases told the on-call engineer (ports.OpsLog).
-	told []ports.Failure
+	// told is what the use cases told the on-call engineer (ports.OpsLog), toldFor the request
+	// id each one's context carried.
+	told    []ports.Failure
+	toldFor []string
 }
 
 // opsRecorder keeps what a use case tells the on-call engineer.
 type opsRecorder struct{ d *deps }
 
-func (o opsRecorder) Failure(_ context.Context, f ports.Failure) { o.d.told = append(o.d.told, f) }
+func (o opsRecorder) Failure(ctx context.Context, f ports.Failure) {
+	o.d.told, o.d.toldFor = append(o.d.told, f), append(o.d.toldFor, ports.RequestID(ctx))
+}
 
 func setup(t *testing.T) *deps {
 	t.Helper()
@@ -860,7 +864,7 @@ func TestTheCapIsCheckedForTheOffersLifetimeAndAgainAtIssue(t *testing.T) {
 }
 
 // A card order the issuer never received, five times, is CANCELED and told to the on-call
-// engineer, once, as final.
+// engineer, once, as final, with the request that placed it.
 func TestACardOrderTheIssuerNeverTookIsTold(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
@@ -870,6 +874,7 @@ func TestACardOrderTheIssuerNeverTookIsTold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.Correlate("req-order-1")
 	d.orders.EXPECT().Get(gomock.Any(), o.ID()).DoAndReturn(func(context.Context, uuid.UUID) (*domain.CardOrder, error) { return o, nil }).AnyTimes()
 	d.orders.EXPECT().Update(gomock.Any(), o.ID(), gomock.Any()).DoAndReturn(func(_ context.Context, _ uuid.UUID, fn func(*domain.CardOrder) error) error {
 		return fn(o)
@@ -882,7 +887,7 @@ func TestACardOrderTheIssuerNeverTookIsTold(t *testing.T) {
 		}
 	}
 	if o.Status() != domain.CardOrderCanceled || len(d.told) != 1 || d.told[0].Event != "card_order.failed" || !d.told[0].Final ||
-		d.told[0].Object != "card_order:"+o.ID().String() || d.told[0].Target != "card_issuer" {
-		t.Fatalf("order %s, told %+v", o.Status(), d.told)
+		d.told[0].Object != "card_order:"+o.ID().String() || d.told[0].Target != "card_issuer" || d.toldFor[0] != "req-order-1" {
+		t.Fatalf("order %s, told %+v for %v", o.Status(), d.told, d.toldFor)
 	}
 }

@@ -43,6 +43,7 @@ func (h *ProcessCardOrderHandler) Handle(ctx context.Context, id uuid.UUID) erro
 	if err != nil {
 		return err
 	}
+	ctx = ports.WithRequestID(ctx, o.RequestID()) // the log names the request that placed it
 	switch o.Status() {
 	case domain.CardOrderNew:
 		ref, err := h.cardIssuer.Order(ctx, ports.CardIssueRequest{IdempotencyKey: o.ID().String() + ":ORDER",

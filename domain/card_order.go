@@ -47,6 +47,7 @@ type CardOrder struct {
 	unknownSince  time.Time
 	createdAt     time.Time
 	updatedAt     time.Time
+	requestID     string
 	events
 }
 
@@ -177,21 +178,33 @@ type CardOrderState struct {
 	NextRunAt            time.Time
 	UnknownSince         time.Time
 	CreatedAt, UpdatedAt time.Time
+	RequestID            string
 }
 
 // RestoreCardOrder rebuilds an order from storage. Only repositories may call it.
 func RestoreCardOrder(s CardOrderState) *CardOrder {
 	return &CardOrder{id: s.ID, partnerID: s.PartnerID, externalID: s.ExternalID, phone: s.Phone, clientData: s.ClientData,
 		status: s.Status, description: s.Description, issuerRef: s.IssuerRef, cardID: s.CardID, attempts: s.Attempts,
-		nextRunAt: s.NextRunAt, unknownSince: s.UnknownSince, createdAt: s.CreatedAt, updatedAt: s.UpdatedAt}
+		nextRunAt: s.NextRunAt, unknownSince: s.UnknownSince, createdAt: s.CreatedAt, updatedAt: s.UpdatedAt, requestID: s.RequestID}
 }
 
 // State returns every field, for repositories to store.
 func (o *CardOrder) State() CardOrderState {
 	return CardOrderState{ID: o.id, PartnerID: o.partnerID, ExternalID: o.externalID, Phone: o.phone, ClientData: o.clientData,
 		Status: o.status, Description: o.description, IssuerRef: o.issuerRef, CardID: o.cardID, Attempts: o.attempts,
-		NextRunAt: o.nextRunAt, UnknownSince: o.unknownSince, CreatedAt: o.createdAt, UpdatedAt: o.updatedAt}
+		NextRunAt: o.nextRunAt, UnknownSince: o.unknownSince, CreatedAt: o.createdAt, UpdatedAt: o.updatedAt, RequestID: o.requestID}
 }
+
+// Correlate keeps the id of the partner's request that placed the order: the log lines of its
+// background work name it. An empty id changes nothing.
+func (o *CardOrder) Correlate(requestID string) {
+	if requestID != "" {
+		o.requestID = requestID
+	}
+}
+
+// RequestID is the id of the partner's request that placed the order.
+func (o *CardOrder) RequestID() string { return o.requestID }
 
 // ID returns the order id (orderId).
 func (o *CardOrder) ID() uuid.UUID { return o.id }

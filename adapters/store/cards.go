@@ -156,6 +156,7 @@ type cardOrderModel struct {
 	UnknownSince *time.Time `gorm:"column:unknown_since"`
 	CreatedAt    time.Time  `gorm:"column:created_at;autoCreateTime:false"`
 	UpdatedAt    time.Time  `gorm:"column:updated_at;autoUpdateTime:false"`
+	RequestID    string     `gorm:"column:request_id"`
 }
 
 func (cardOrderModel) TableName() string { return "card_orders" }
@@ -165,7 +166,7 @@ func toCardOrderModel(o *domain.CardOrder) *cardOrderModel {
 	m := &cardOrderModel{ID: s.ID, PartnerID: s.PartnerID, ExternalID: s.ExternalID, Phone: s.Phone.String(),
 		ClientData: encodeClientData(s.ClientData), Status: s.Status.String(), Description: s.Description,
 		IssuerRef: s.IssuerRef, Attempts: s.Attempts, NextRunAt: optTime(s.NextRunAt), UnknownSince: optTime(s.UnknownSince), CreatedAt: s.CreatedAt.UTC(),
-		UpdatedAt: s.UpdatedAt.UTC()}
+		UpdatedAt: s.UpdatedAt.UTC(), RequestID: s.RequestID}
 	if s.CardID != uuid.Nil {
 		m.CardID = &s.CardID
 	}
@@ -181,7 +182,8 @@ func (m *cardOrderModel) toDomain() (*domain.CardOrder, error) {
 	}
 	s := domain.CardOrderState{ID: m.ID, PartnerID: m.PartnerID, ExternalID: m.ExternalID, Phone: phone, ClientData: cd,
 		Status: status, Description: m.Description, IssuerRef: m.IssuerRef, Attempts: m.Attempts,
-		NextRunAt: fromOptTime(m.NextRunAt), UnknownSince: fromOptTime(m.UnknownSince), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
+		NextRunAt: fromOptTime(m.NextRunAt), UnknownSince: fromOptTime(m.UnknownSince), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
+		RequestID: m.RequestID}
 	if m.CardID != nil {
 		s.CardID = *m.CardID
 	}
