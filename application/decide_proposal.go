@@ -143,14 +143,11 @@ func (h *DecideProposalHandler) applyLoanAction(ctx context.Context, p *domain.P
 // posting, a transfer reversed (and its partner's event), the break RESOLVED with the maker's
 // note, in the transaction of ctx; it says what it posted, for the audit line.
 func (h *DecideProposalHandler) acceptBreak(ctx context.Context, p *domain.Proposal, who Actor) (string, error) {
-	b, err := h.reconciliation.Break(ctx, p.ObjectID)
+	b, err := openBreak(ctx, h.reconciliation, p.ObjectID)
 	if err != nil {
 		return "", err
 	}
-	if b.Status != ports.BreakOpen {
-		return "", fmt.Errorf("%w: the break is %s already", domain.ErrWrongState, b.Status)
-	}
-	var got domain.Acceptance
+	var got domain.Posting
 	book := func(t *domain.Transfer, at time.Time) error {
 		var err error
 		got, err = domain.AcceptNetworkSide(newID(), b.ID, b.Break, t, at)
@@ -166,12 +163,12 @@ func (h *DecideProposalHandler) acceptBreak(ctx context.Context, p *domain.Propo
 	if err != nil {
 		return "", err
 	}
-	if err := h.ledger.Post(ctx, got.Posting); err != nil {
+	if err := h.ledger.Post(ctx, got); err != nil {
 		return "", err
 	}
 	if err := h.reconciliation.Close(ctx, b.ID, ports.BreakResolved, "the network's side accepted: "+p.Note, who.Name, h.audit.now()); err != nil {
 		return "", err
 	}
-	e := got.Posting.Entries[0]
-	return fmt.Sprintf("; posted %s of %d tiyin from %s to %s", got.Posting.Kind, e.Debit, e.Account.Key(), got.Posting.Entries[1].Account.Key()), nil
+	return fmt.Sprintf("; posted %s of %d tiyin from %s to %s", got.Kind, got.Entries[0].Debit, got.Entries[0].Account.Key(),
+		got.Entries[1].Account.Key()), nil
 }

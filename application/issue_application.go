@@ -49,7 +49,7 @@ func (h *IssueApplicationHandler) Handle(ctx context.Context, call Call, cmd Iss
 			if err := a.Issue(cmd.ClientData, now); err != nil {
 				return err
 			}
-			a.Correlate(call.Key)
+			a.Correlate(ports.RequestID(ctx))
 			// Verify checked the cap for every day the offer could be issued on; issue checks
 			// the schedule of today, the day it is issued, again before anything is lent.
 			today := domain.BusinessDate(now)

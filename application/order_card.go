@@ -44,7 +44,7 @@ func (h *OrderCardHandler) Handle(ctx context.Context, call Call, cmd OrderCard)
 		if err != nil {
 			return OrderedCard{}, err
 		}
-		o.Correlate(call.Key)
+		o.Correlate(ports.RequestID(ctx))
 		return OrderedCard{OrderID: o.ID(), ExternalID: o.ExternalID()}, h.cardOrders.Create(ctx, o)
 	})
 }

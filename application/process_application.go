@@ -91,10 +91,7 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 	case err != nil:
 		return 0, err
 	}
-	if ports.RequestID(ctx) == "" {
-		// A retry the reconciler enqueued: the log still names the request that started it.
-		ctx = ports.WithRequestID(ctx, a.RequestID())
-	}
+	ctx = ports.WithRequestID(ctx, a.RequestID()) // the log names the request that started the work
 	for range maxStepsPerRun {
 		result, err := h.call(ctx, a, stage)
 		if err != nil {

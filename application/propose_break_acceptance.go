@@ -37,12 +37,9 @@ func (h *ProposeBreakAcceptanceHandler) Handle(ctx context.Context, who Actor, i
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return uuid.Nil, err
 	}
-	b, err := h.reconciliation.Break(ctx, id)
+	b, err := openBreak(ctx, h.reconciliation, id)
 	if err != nil {
 		return uuid.Nil, err
-	}
-	if b.Status != ports.BreakOpen {
-		return uuid.Nil, fmt.Errorf("%w: the break is %s already", domain.ErrWrongState, b.Status)
 	}
 	var t *domain.Transfer
 	if tid, ok := transferOfBreak(b); ok {
@@ -58,6 +55,15 @@ func (h *ProposeBreakAcceptanceHandler) Handle(ctx context.Context, who Actor, i
 		return uuid.Nil, err
 	}
 	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, p)
+}
+
+// openBreak is the break id, refused (domain.ErrWrongState) unless it is still OPEN.
+func openBreak(ctx context.Context, reconciliation ports.ReconciliationRepository, id uuid.UUID) (ports.BreakRecord, error) {
+	b, err := reconciliation.Break(ctx, id)
+	if err == nil && b.Status != ports.BreakOpen {
+		err = fmt.Errorf("%w: the break is %s already", domain.ErrWrongState, b.Status)
+	}
+	return b, err
 }
 
 // transferOfBreak is the transfer a credit line's break names, when its id is of tiyin's

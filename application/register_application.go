@@ -47,7 +47,7 @@ func (h *RegisterApplicationHandler) Handle(ctx context.Context, call Call, cmd 
 		if err != nil {
 			return uuid.Nil, err
 		}
-		a.Correlate(call.Key)
+		a.Correlate(ports.RequestID(ctx))
 		if err := h.applications.Create(ctx, a); err != nil {
 			return uuid.Nil, err
 		}

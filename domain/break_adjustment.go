@@ -28,21 +28,15 @@ var (
 	PostingReconciliationAdjustment = PostingKind{"RECONCILIATION_ADJUSTMENT"}
 )
 
-// Acceptance is what accepting the network's side of a break books.
-type Acceptance struct {
-	Posting Posting
-	// Reversed is set when a transfer tiyin took as credited turned FAILED: the partner is told.
-	Reversed bool
-}
-
 // AcceptNetworkSide is the adjustment that makes tiyin's books say what the network's statement
 // says. t is the transfer a credit line names (nil for any other line); it is reversed when
-// the network never credited the card. A break the network's side cannot settle is refused
+// the network never credited the card (its posting is then a PostingTransferReversal, and the
+// transfer records the partner's event). A break the network's side cannot settle is refused
 // (ErrWrongState): a balance follows from movements, and an outcome tiyin does not know is
 // settled by the run itself.
-func AcceptNetworkSide(postingID, breakID uuid.UUID, b Break, t *Transfer, now time.Time) (Acceptance, error) {
-	refuse := func(why string) (Acceptance, error) {
-		return Acceptance{}, fmt.Errorf("%w: %s", ErrWrongState, why)
+func AcceptNetworkSide(postingID, breakID uuid.UUID, b Break, t *Transfer, now time.Time) (Posting, error) {
+	refuse := func(why string) (Posting, error) {
+		return Posting{}, fmt.Errorf("%w: %s", ErrWrongState, why)
 	}
 	if b.Kind == BreakBalanceDiffers {
 		return refuse("a balance follows from the day's movements: accept their breaks, then explain this one")
@@ -61,9 +55,8 @@ func AcceptNetworkSide(postingID, breakID uuid.UUID, b Break, t *Transfer, now t
 	if kind == LineCredit && ours > 0 && theirs == 0 {
 		return reverseCredit(postingID, b, t, now)
 	}
-	adjust := func(amount int64, debit, credit Account) (Acceptance, error) {
-		p, err := Move(postingID, PostingReconciliationAdjustment, breakID, now, amount, debit, credit)
-		return Acceptance{Posting: p}, err
+	adjust := func(amount int64, debit, credit Account) (Posting, error) {
+		return Move(postingID, PostingReconciliationAdjustment, breakID, now, amount, debit, credit)
 	}
 	suspense, settlement := BankAccount(AccountReconciliation), BankAccount(AccountCardSettlement)
 	switch d := theirs - ours; {
@@ -89,16 +82,15 @@ func AcceptNetworkSide(postingID, breakID uuid.UUID, b Break, t *Transfer, now t
 
 // reverseCredit turns a transfer the network never credited FAILED and moves its amount back
 // from card settlement to the client's demand account.
-func reverseCredit(postingID uuid.UUID, b Break, t *Transfer, now time.Time) (Acceptance, error) {
+func reverseCredit(postingID uuid.UUID, b Break, t *Transfer, now time.Time) (Posting, error) {
 	if t == nil || t.Status() != TransferSuccess {
-		return Acceptance{}, fmt.Errorf("%w: only a credit tiyin took as made can be reversed", ErrWrongState)
+		return Posting{}, fmt.Errorf("%w: only a credit tiyin took as made can be reversed", ErrWrongState)
 	}
 	if err := t.Reverse("the card network never credited the card, as its statement shows; the amount is back on the account", now); err != nil {
-		return Acceptance{}, err
+		return Posting{}, err
 	}
-	p, err := Move(postingID, PostingTransferReversal, t.ID(), now, b.Ours.Amount,
+	return Move(postingID, PostingTransferReversal, t.ID(), now, b.Ours.Amount,
 		BankAccount(AccountCardSettlement), LoanAccount(AccountDemand, t.LoanID()))
-	return Acceptance{Posting: p, Reversed: true}, err
 }
 
 // lineAmount is what a side moved: nothing when it lists no line, or one that did not end done.

@@ -67,12 +67,12 @@ func TestAcceptingTheNetworksSideBooksTheDifference(t *testing.T) {
 			if err != nil {
 				t.Fatalf("refused: %v", err)
 			}
-			e := got.Posting.Entries
+			e := got.Entries
 			if len(e) != 2 || e[0].Account.Key() != c.debit || e[0].Debit != c.amount || e[1].Account.Key() != c.credit || e[1].Credit != c.amount {
 				t.Fatalf("posting %+v, want %d from %s to %s", e, c.amount, c.debit, c.credit)
 			}
-			if got.Reversed != c.reversed || (tr.Status() == domain.TransferFailed) != c.reversed {
-				t.Fatalf("reversed %v, transfer %s, want reversed %v", got.Reversed, tr.Status(), c.reversed)
+			if reversed := got.Kind == domain.PostingTransferReversal; reversed != c.reversed || (tr.Status() == domain.TransferFailed) != c.reversed {
+				t.Fatalf("posting %s, transfer %s, want reversed %v", got.Kind, tr.Status(), c.reversed)
 			}
 			if c.reversed && len(tr.TakeEvents()) == 0 {
 				t.Fatal("a reversed transfer tells its partner nothing")

@@ -106,12 +106,15 @@ func BalanceLineID(account string, kind LineKind) string { return account + ":" 
 // not list stands at zero there. It returns how many agreed and a break for each that does not.
 func ReconcileBalances(ours, theirs []AccountBalance, dayEnd time.Time) (matched int, breaks []Break) {
 	kinds := map[LineKind]bool{}
-	type pair struct{ ours, theirs int64 }
+	type pair struct {
+		kind         LineKind
+		ours, theirs int64
+	}
 	byID := map[string]*pair{}
 	at := func(b AccountBalance) *pair {
 		id := BalanceLineID(b.Account, b.Kind)
 		if byID[id] == nil {
-			byID[id] = &pair{}
+			byID[id] = &pair{kind: b.Kind}
 		}
 		return byID[id]
 	}
@@ -135,10 +138,9 @@ func ReconcileBalances(ours, theirs []AccountBalance, dayEnd time.Time) (matched
 			matched++
 			continue
 		}
-		kind := LineKind(id[strings.LastIndexByte(id, ':')+1:])
 		breaks = append(breaks, Break{Kind: BreakBalanceDiffers, LineID: id,
-			Ours:   &StatementLine{ID: id, Kind: kind, Amount: p.ours, At: dayEnd, Status: LineDone},
-			Theirs: &StatementLine{ID: id, Kind: kind, Amount: p.theirs, At: dayEnd, Status: LineDone}})
+			Ours:   &StatementLine{ID: id, Kind: p.kind, Amount: p.ours, At: dayEnd, Status: LineDone},
+			Theirs: &StatementLine{ID: id, Kind: p.kind, Amount: p.theirs, At: dayEnd, Status: LineDone}})
 	}
 	return matched, breaks
 }

@@ -87,9 +87,9 @@ func serveCmd(o options) *cobra.Command {
 		Use:   "serve",
 		Short: "Run the HTTP API, the admin listener (console, /metrics) and the background workers",
 		Long: "Run the partner API (TIYIN_HTTP_ADDR), the admin listener with the operators' console and\n" +
-			"/metrics (TIYIN_ADMIN_ADDR, loopback by default) and the background workers. It checks that the\n" +
-			"database's schema is this build's and stops, naming `tiyin migrate`, when it is behind;\n" +
-			"--migrate (or TIYIN_MIGRATE=true, the sandbox's default) applies it first.\n\n" +
+			"/metrics (TIYIN_ADMIN_ADDR, loopback by default) and the background workers. It applies the\n" +
+			"database's schema first; with TIYIN_MIGRATE=false it checks it instead and stops, naming\n" +
+			"`tiyin migrate`, when it is behind (--migrate applies it all the same).\n\n" +
 			"Configured by environment variables (docs/configuration.md tells more):\n\n" + envHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
@@ -162,20 +162,20 @@ type cli struct {
 type schema int
 
 const (
-	// schemaChecked: the schema must be this build's (TIYIN_MIGRATE=true applies it instead).
-	schemaChecked schema = iota
+	// schemaAsConfigured: applied, or with TIYIN_MIGRATE=false checked to be this build's.
+	schemaAsConfigured schema = iota
 	// schemaApply: the schema is applied, a SQLite file created if need be (tiyin migrate).
 	schemaApply
 	// schemaAsIs: the schema is read, never changed (tiyin migrate status).
 	schemaAsIs
 )
 
-// withDB opens the configured database for a one-shot command, its schema checked (or applied,
-// with TIYIN_MIGRATE=true). It names the database on stderr, and refuses to create a SQLite
+// withDB opens the configured database for a one-shot command, its schema applied (or, with
+// TIYIN_MIGRATE=false, checked). It names the database on stderr, and refuses to create a SQLite
 // file that is not there: a command run in the wrong directory must not quietly work on an
 // empty database.
 func withDB(ctx context.Context, o options, fn func(context.Context, cli) error) error {
-	return openDB(ctx, o, schemaChecked, fn)
+	return openDB(ctx, o, schemaAsConfigured, fn)
 }
 
 // openDB is withDB with the schema handled as s says.
@@ -207,7 +207,7 @@ func openDB(ctx context.Context, o options, s schema, fn func(context.Context, c
 		return rootCause(err)
 	}
 	defer func() { _ = app.Stop(context.WithoutCancel(ctx)) }()
-	if err := prepareSchema(ctx, c.db, s == schemaApply || (s == schemaChecked && cfg.Migrate), s == schemaAsIs); err != nil {
+	if err := prepareSchema(ctx, c.db, s == schemaApply || (s == schemaAsConfigured && cfg.Migrate), s == schemaAsIs); err != nil {
 		return err
 	}
 	return fn(ctx, c)

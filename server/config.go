@@ -27,8 +27,8 @@ type config struct {
 	DatabaseURL string
 	SQLitePath  string
 	Sandbox     bool
-	// Migrate applies the schema at start (TIYIN_MIGRATE; the sandbox's default); else the
-	// schema is checked.
+	// Migrate applies the schema at start (TIYIN_MIGRATE, true by default); else the schema is
+	// checked.
 	Migrate          bool
 	SandboxAPIKey    string
 	SandboxCallDelay time.Duration
@@ -116,10 +116,7 @@ func loadConfig() (config, error) {
 	if st.Sandbox != nil {
 		c.Sandbox = *st.Sandbox
 	}
-	c.Migrate = c.Sandbox
-	if st.Migrate != nil {
-		c.Migrate = *st.Migrate
-	}
+	c.Migrate = st.Migrate
 	if c.SandboxOTP = st.SandboxOTP; c.SandboxOTP != "" {
 		if _, err := domain.ParseOTP(c.SandboxOTP); err != nil {
 			errs = append(errs, fmt.Errorf("TIYIN_SANDBOX_OTP: %w", err))

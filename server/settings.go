@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -22,7 +23,7 @@ type settings struct {
 	DatabaseURL           string        `env:"TIYIN_DATABASE_URL" secret:"true" doc:"empty" help:"PostgreSQL URL; empty = embedded SQLite"`
 	SQLitePath            string        `env:"TIYIN_SQLITE_PATH" envDefault:"tiyin.db" help:"SQLite file when no database URL"`
 	Sandbox               *bool         `env:"TIYIN_SANDBOX" doc:"true without a database URL, else false" help:"sandbox gateways and the /sandbox/* endpoints"`
-	Migrate               *bool         `env:"TIYIN_MIGRATE" doc:"the value of TIYIN_SANDBOX" help:"apply the schema at start (as serve --migrate); false: check it, and stop naming tiyin migrate when it is behind (docs/operations.md)"`
+	Migrate               bool          `env:"TIYIN_MIGRATE" envDefault:"true" help:"serve and the commands apply the schema at start (DESIGN); false: they check it, and stop naming tiyin migrate when it is behind (a release runs tiyin migrate once; docs/operations.md)"`
 	SandboxAPIKey         string        `env:"TIYIN_SANDBOX_API_KEY" secret:"true" doc:"random, printed at start" help:"key of the seeded sandbox partner (16+ characters)"`
 	SandboxCallDelay      time.Duration `env:"TIYIN_SANDBOX_CALL_DELAY" doc:"unset" help:"sandbox: complete required phone calls this long after verify"`
 	ApplicationTTL        time.Duration `env:"TIYIN_APPLICATION_TTL" envDefault:"72h" help:"an application PENDING for longer expires"`
@@ -70,10 +71,7 @@ var settingList = func() []setting {
 	out := make([]setting, t.NumField())
 	for i := range t.NumField() {
 		f := t.Field(i)
-		def := f.Tag.Get("doc")
-		if def == "" {
-			def = f.Tag.Get("envDefault")
-		}
+		def := cmp.Or(f.Tag.Get("doc"), f.Tag.Get("envDefault"), "empty")
 		out[i] = setting{name: f.Tag.Get("env"), def: def, help: f.Tag.Get("help"), field: f.Name, secret: f.Tag.Get("secret") == "true"}
 	}
 	return out
@@ -147,15 +145,11 @@ func named(err error, environ map[string]string) error {
 func envHelp() string {
 	var b strings.Builder
 	for _, s := range settingList {
-		def := s.def
-		if def == "" || def == "empty" {
-			def = "empty"
-		}
 		help := s.help
 		if s.secret {
 			help += "; or the file " + s.name + "_FILE names"
 		}
-		fmt.Fprintf(&b, "  %-30s %s [default: %s]\n", s.name, help, def)
+		fmt.Fprintf(&b, "  %-30s %s [default: %s]\n", s.name, help, s.def)
 	}
 	return b.String()
 }
@@ -166,9 +160,6 @@ func configurationTable() string {
 	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")
 	for _, s := range settingList {
 		def := s.def
-		if def == "" {
-			def = "empty"
-		}
 		if !strings.Contains(def, " ") && def != "empty" && def != "unset" {
 			def = "`" + def + "`"
 		}

@@ -7,7 +7,6 @@ package jobs
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -164,7 +163,7 @@ type applicationWorker struct {
 const maxSnooze = 3 * time.Second
 
 func (w *applicationWorker) Work(ctx context.Context, job *river.Job[ApplicationArgs]) error {
-	next, err := w.app.Loans.ProcessApplication.Handle(withJobRequest(ctx, job.Metadata), job.Args.ApplicationID)
+	next, err := w.app.Loans.ProcessApplication.Handle(ctx, job.Args.ApplicationID)
 	if err != nil {
 		return err
 	}
@@ -313,37 +312,10 @@ func (q *Queue) EnqueueApplications(ctx context.Context, ids ...uuid.UUID) error
 		return nil
 	}
 	params := make([]river.InsertManyParams, len(ids))
-	opts := requestMetadata(ctx)
 	for i, id := range ids {
-		params[i] = river.InsertManyParams{Args: ApplicationArgs{ApplicationID: id}, InsertOpts: opts}
+		params[i] = river.InsertManyParams{Args: ApplicationArgs{ApplicationID: id}}
 	}
 	return q.insert(ctx, params)
-}
-
-// jobMetadata is what a job carries beside its arguments: the partner's request that caused
-// it, so the log ties the request to the background steps it caused (its arguments stay the
-// job's unique key).
-type jobMetadata struct {
-	RequestID string `json:"request_id,omitempty"`
-}
-
-// requestMetadata is the insert options carrying ctx's request id, nil without one.
-func requestMetadata(ctx context.Context) *river.InsertOpts {
-	id := ports.RequestID(ctx)
-	if id == "" {
-		return nil
-	}
-	b, _ := json.Marshal(jobMetadata{RequestID: id})
-	return &river.InsertOpts{Metadata: b}
-}
-
-// withJobRequest is ctx carrying the request id the job's metadata names.
-func withJobRequest(ctx context.Context, metadata []byte) context.Context {
-	var m jobMetadata
-	if len(metadata) == 0 || json.Unmarshal(metadata, &m) != nil {
-		return ctx
-	}
-	return ports.WithRequestID(ctx, m.RequestID)
 }
 
 // riverLevels passes River's log records on with its information lowered to debug: at info,

@@ -178,7 +178,7 @@ func (r *ReconciliationRepository) Breaks(ctx context.Context, q ports.BreakQuer
 // record is the stored break as the port gives it.
 func (m reconciliationBreakModel) record() ports.BreakRecord {
 	return ports.BreakRecord{ID: m.ID, Day: m.Day.UTC(), Source: m.Source,
-		Break: domain.Break{Kind: domain.BreakKind(m.Kind), LineID: m.LineID, Resolved: m.Status == ports.BreakResolved,
+		Break: domain.Break{Kind: domain.BreakKind(m.Kind), LineID: m.LineID,
 			Ours:   line(m.LineKind, m.LineID, m.OurAmount, m.OurStatus, m.OurAt),
 			Theirs: line(m.LineKind, m.LineID, m.TheirAmount, m.TheirStatus, m.TheirAt)},
 		Status: m.Status, FoundAt: m.FoundAt.UTC(), Note: m.Note, WorkedBy: m.WorkedBy}
