@@ -31,6 +31,7 @@ var (
 	from  = flag.Int("oracle.from", 0, "walk the seed's loans from this number on (a run resumed after a fix)")
 	only  = flag.Int("oracle.only", -1, "walk only this loan of the seed's (its number in a failure's message)")
 	trace = flag.Bool("oracle.trace", false, "print each payment and position of a compared loan")
+	all   = flag.Bool("oracle.all", false, "walk every loan and count those that differ, printing the first difference of each (no shrinking)")
 )
 
 // kind says how a payment's amount is found on its day, so that a history still means
@@ -605,6 +606,17 @@ func TestDomainAgreesWithTheOracle(t *testing.T) {
 	close(next)
 	wg.Wait()
 	var total walk
+	if *all {
+		differ := 0
+		for n, w := range walks {
+			if w.err != nil {
+				differ++
+				t.Errorf("seed %d, loan %d (%s): %v", *seed, n, histories[n].Terms, w.err)
+			}
+		}
+		fmt.Printf("oracle: %d loans, %d differ\n", len(histories), differ)
+		return
+	}
 	for n, w := range walks {
 		total.payments += w.payments
 		total.actions += w.actions
