@@ -239,21 +239,26 @@ func (b *book) interestPaid() int64 {
 
 // pay applies a payment below the payoff: (1)–(4) of the legal order, then (5) its rest and
 // any interest paid ahead that the fall of the principal frees reduce principal, and the
-// schedule is laid out again as the payment's type says.
+// schedule is laid out again as the payment's type says. EARLY between due dates skips (3):
+// its rest after the penalty reduces the principal not yet due, the current item's included,
+// and the current and later items are recomputed. Interest paid ahead that finds no principal
+// left pays the penalty.
 func (b *book) pay(day time.Time, early bool, amount int64, s standing) RepaymentSplit {
 	nd := b.notDue()
 	c := s.current
 	due := Due{OverduePrincipal: s.OverduePrincipal, OverdueInterest: s.OverdueInterest, Penalty: s.Penalty}
+	onDue := c >= 0 && b.Items[c].PaymentDate.Equal(day)
 	if c >= 0 {
 		cur := &b.Items[c]
 		i, sv := b.charges(cur, nd[c])
 		owed := i + sv - cur.PaidCharges // TERM, and any payment on the payment date: all of it
-		if early {
-			owed = b.termOwed(c, day, nd[c])
-		}
-		due.CurrentInterest = max(0, owed)
 		due.CurrentPrincipal = cur.Principal - cur.PaidPrincipal
 		due.RemainingPrincipal = nd[c+1]
+		if early && !onDue {
+			owed = b.termOwed(c, day, nd[c])
+			due.CurrentPrincipal, due.RemainingPrincipal = 0, nd[c]
+		}
+		due.CurrentInterest = max(0, owed)
 	}
 	a := Allocate(due, amount)
 	b.payOverdue(day, nd, a.OverduePrincipal, a.OverdueInterest)
@@ -270,14 +275,15 @@ func (b *book) pay(day time.Time, early bool, amount int64, s standing) Repaymen
 		before = b.dueTotals(c)
 	}
 	later := nd[c+1]
-	onDue := cur.PaymentDate.Equal(day)
 	rest := a.Prepaid
 	if !onDue && a.CurrentPrincipal+a.Prepaid > 0 {
-		e := b.advanceInterest(c, day, a.Prepaid)
+		e, penalty := b.advanceInterest(c, day, a.Prepaid, s.Penalty-a.Penalty)
 		rest += e
 		split.Principal += e
-		split.Interest -= e
-		cur.PaidCharges -= e
+		split.Interest -= e + penalty
+		split.Penalty += penalty
+		cur.PaidCharges -= e + penalty
+		b.PenaltyPaid += penalty
 	}
 	toLater := min(rest, later)
 	cur.Principal += toLater
@@ -318,29 +324,55 @@ func (b *book) payOverdue(day time.Time, nd []int64, principal, charges int64) {
 // advanceInterest is E: the interest item c has paid beyond what its period accrues on the
 // residue the payment leaves (x being what the payment's (5) takes off it), applied to
 // principal. It is the one amount for which the interest kept equals the accrual on the
-// residue E leaves: E = surplus / (1 − open days × rate / 365), with the service's rate
-// added to the interest's, solved exactly and rounded half up once.
-func (b *book) advanceInterest(c int, day time.Time, x int64) int64 {
+// residue E leaves, E* = surplus / (1 − open days × rate / 365) with the service's rate added
+// to the interest's, solved exactly and rounded once: to whichever of its floor and ceiling
+// leaves the item keeping exactly its charges as reported (the nearer, half up, when both
+// do), else up, so that no item keeps a tiyin more than it shows. When E would take more than
+// the principal left, it takes all of it, and the interest still paid ahead pays the penalty
+// (at most penaltyOwed): nothing of a payment is left as a credit.
+func (b *book) advanceInterest(c int, day time.Time, x, penaltyOwed int64) (e, penalty int64) {
 	it := &b.Items[c]
-	notDue := b.notDue()[c]
+	left := b.notDue()[c] - x // the principal E can go to
 	open := int64(DaysBetween(day, it.PaymentDate))
 	rate := b.terms.Rate.hundredths + b.terms.ServiceRate.hundredths
 	const year = 10000 * 365
 	// surplus × year = paid × year − rate × (held + residue × open)
 	num := new(big.Int).Mul(big.NewInt(it.PaidCharges), big.NewInt(year))
-	held := new(big.Int).Add(big.NewInt(it.Held), new(big.Int).Mul(big.NewInt(notDue-x), big.NewInt(open)))
+	held := new(big.Int).Add(big.NewInt(it.Held), new(big.Int).Mul(big.NewInt(left), big.NewInt(open)))
 	num.Sub(num, held.Mul(held, big.NewInt(rate)))
 	if num.Sign() <= 0 {
-		return 0
+		return 0, 0
 	}
 	den := big.NewInt(year - open*rate)
-	// Half up: floor((2 num + den) / 2 den).
-	num.Add(num.Lsh(num, 1), den)
-	e := num.Quo(num, den.Lsh(den, 1))
-	if !e.IsInt64() {
-		return notDue - x
+	lo, r := new(big.Int).QuoRem(num, den, new(big.Int))
+	if !lo.IsInt64() || lo.Int64() >= left {
+		e = left
+	} else {
+		// keeps is what the item keeps over its charges as reported when E is e.
+		keeps := func(e int64) int64 {
+			i, s := b.accrual(it.Held + (left-e)*open)
+			return it.PaidCharges - e - i - s
+		}
+		e = lo.Int64()
+		up := r.Sign() > 0 && e < left
+		if up {
+			halfUp := r.Lsh(r, 1).Cmp(den) >= 0
+			switch floor, ceil := keeps(e) == 0, keeps(e+1) == 0; {
+			case floor && ceil:
+				up = halfUp
+			case floor:
+				up = false
+			}
+		}
+		if up {
+			e++
+		}
 	}
-	return min(e.Int64(), notDue-x)
+	if e == left {
+		i, s := b.accrual(it.Held)
+		penalty = min(max(0, it.PaidCharges-e-i-s), penaltyOwed)
+	}
+	return e, penalty
 }
 
 // dueTotals is what each item from c on has still due, principal and charges.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/domain"
 )
 
@@ -144,4 +146,70 @@ func BenchmarkDecodeBook(b *testing.B) {
 			}
 		}
 	})
+}
+
+// oldEarly is a b3 book stored before EARLY skipped step (3) (2026-11-26): 10 000 000 for three
+// months at 28 %, issued 31 January 2026, and an EARLY 1 000 000 on 10 February that put its
+// 923 288 on item 1's principal and left items 2 and 3 at the old instalment (3 324 358 and
+// 3 406 025 of principal).
+const oldEarly = "b3;3484412;1770681600000000000;0;0;0;" +
+	";1772236800000000000,28,3269617,923288,76712,100000000,1770681600000000000,0" +
+	";1774915200000000000,31,3324358,0,0,0,1772236800000000000,0" +
+	";1777507200000000000,30,3406025,0,0,0,1774915200000000000,0"
+
+// A loan laid out by the old EARLY rule keeps its history, and its next payment follows the new
+// rule: item 1 keeps what was posted, and an EARLY payment in period 2 lays items 2 and 3 out
+// again as equal, smaller instalments (2 970 998 and, the last, 2 970 996).
+func TestABookLaidOutByTheOldEarlyRuleIsPaidUnderTheNewOne(t *testing.T) {
+	book, err := decodeBook(oldEarly, 2800)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate, _ := domain.ParsePercent("28")
+	penalty, _ := domain.ParsePercent("0.05")
+	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 10_000_000, MonthPeriod: 3, Rate: rate, PenaltyDaily: penalty,
+		ScheduleType: domain.ScheduleAnnuity, ContractNumber: "1", Repayments: 1, Book: book,
+		IssuedAt: time.Date(2026, 1, 31, 12, 0, 0, 0, domain.Tashkent)})
+	read, err := loan.Schedule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read[0].Principal != 3_269_617 || read[1].Principal != 3_324_358 || read[2].Principal != 3_406_025 {
+		t.Fatalf("the stored schedule reads %+v", read)
+	}
+	// Item 1 paid on its date, then EARLY 1 000 000 on 10 March.
+	pay := func(at time.Time, typ domain.PaymentType, amount int64) domain.Payment {
+		t.Helper()
+		r, err := domain.NewRepayment(uuid.New(), loan, 0, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Pay(loan, domain.Payment{Type: typ, Amount: amount, DebitID: "D", Network: domain.NetworkUzcard,
+			TransactionID: uuid.New(), At: at}); err != nil {
+			t.Fatal(err)
+		}
+		return *r.Payment()
+	}
+	due := time.Date(2026, 2, 28, 10, 0, 0, 0, domain.Tashkent)
+	items, _ := loan.ItemsAt(due)
+	pay(due, domain.PaymentTerm, items[0].OutstandingPrincipal()+items[0].OutstandingCharges())
+	march := time.Date(2026, 3, 10, 10, 0, 0, 0, domain.Tashkent)
+	before, _ := loan.ItemsAt(march)
+	p := pay(march, domain.PaymentEarly, 1_000_000)
+	if p.Penalty != 0 || p.Principal+p.Interest != 1_000_000 || p.Interest <= 0 {
+		t.Fatalf("EARLY applied %+v", p)
+	}
+	after, _ := loan.ItemsAt(march)
+	if after[0].PaidPrincipal != 3_269_617 || after[0].Principal != 3_269_617 {
+		t.Fatalf("item 1's history changed: %+v", after[0])
+	}
+	asks := func(it domain.ItemStanding) int64 { return it.OutstandingPrincipal() + it.OutstandingCharges() }
+	if asks(after[2]) > asks(after[1]) || asks(after[1]) >= asks(before[1]) ||
+		asks(after[2]) >= asks(before[2]) {
+		t.Fatalf("items 2 and 3 ask %d and %d (before: %d and %d), want an annuity (the last not larger) and each smaller", asks(after[1]), asks(after[2]),
+			asks(before[1]), asks(before[2]))
+	}
+	if pos, _ := loan.PositionAt(march); pos.NotDuePrincipal != 10_000_000-3_269_617-p.Principal || pos.Penalty != 0 {
+		t.Fatalf("leaves %+v", pos)
+	}
 }
