@@ -25,7 +25,7 @@ func TestLifecyclesOverHTTPAgreeWithTheOracle(t *testing.T) {
 	for n := range 4 {
 		months := []int{12, 7, 3, 12}[n]
 		amount := []int64{1_000_000_000, 123_456_789, 5_000_001, 300_000_000}[n]
-		l := lifecycle{s: s, t: t, n: n}
+		l := lifecycle{s: s, t: t, n: n, terms: oracle.Terms{Rate: 4550, Service: 250, PenaltyDaily: 10}}
 		l.issue(amount, months)
 		for !l.o.Closed() {
 			days := rng.IntN(20)
@@ -61,6 +61,7 @@ type lifecycle struct {
 	s        *server
 	t        *testing.T
 	n        int
+	terms    oracle.Terms // the server's product: rate, service, penalty
 	app      string
 	loanID   string
 	issued   time.Time
@@ -89,7 +90,7 @@ func (l *lifecycle) issue(amount int64, months int) {
 	t, s := l.t, l.s
 	l.app = s.register(t, "31234567890123")
 	s.waitFor(t, l.app, "PENDING", nil)
-	s.must(t, "/microloans/applications/verify", map[string]any{"applicationId": l.app, "amount": amount, "percent": 45.5,
+	s.must(t, "/microloans/applications/verify", map[string]any{"applicationId": l.app, "amount": amount, "percent": float64(l.terms.Rate) / 100,
 		"monthPeriod": months, "backupPhone": "998911112233"})
 	s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": l.app, "clientData": clientData("31234567890123")})
 	s.waitFor(t, l.app, "COMPLETED", nil)
@@ -103,7 +104,9 @@ func (l *lifecycle) issue(amount int64, months int) {
 	sched := l.schedule()
 	first := sched[0].(map[string]any)
 	l.issued = businessDate(t, first["paymentDate"].(string)).AddDate(0, 0, -int(first["periodDays"].(float64)))
-	l.o = oracle.New(oracle.Terms{Amount: amount, Months: months, Rate: 4550, Service: 250, PenaltyDaily: 10, IssuedOn: l.issued})
+	terms := l.terms
+	terms.Amount, terms.Months, terms.IssuedOn = amount, months, l.issued
+	l.o = oracle.New(terms)
 	l.compareSchedule(sched)
 }
 
