@@ -62,6 +62,7 @@ type payment struct {
 	Early bool
 	Kind  kind
 	Share float64 // for part: the share of the payoff
+	Late  bool    // made at 23:59:59 Tashkent, the business day's last second, not at noon
 }
 
 // history is a loan's terms and its payments.
@@ -86,6 +87,9 @@ func (h history) goCase() string {
 		if p.Kind == part || p.Kind > kinds && p.Kind != writeOff {
 			fmt.Fprintf(&b, ", Share: %v", p.Share) // shortest form that reads back exactly
 		}
+		if p.Late {
+			b.WriteString(", Late: true")
+		}
 		b.WriteString("}")
 	}
 	b.WriteString("}},")
@@ -109,9 +113,12 @@ func randomHistory(rng *rand.Rand, years int) history {
 			issued = issued.AddDate(0, 0, rng.IntN(28))
 		}
 		amount := max(1, min(int64(math.Pow(10, rng.Float64()*15.95)), 9_000_000_000_000_000))
-		rate := rng.Int64N(10000)
-		if rng.IntN(4) == 0 { // near the cap
+		rate := 1 + rng.Int64N(9999) // 0.01 % to 99.99 %
+		switch rng.IntN(20) {
+		case 0, 1, 2, 3, 4: // near the cap
 			rate = 7000 + rng.Int64N(3000)
+		case 5:
+			rate = []int64{1, 9999, 0}[rng.IntN(3)]
 		}
 		t := oracle.Terms{Amount: amount, Months: 1 + rng.IntN(36), Rate: rate, Differentiated: rng.IntN(3) == 0,
 			PenaltyDaily: []int64{5, 5, 1, 10, 50}[rng.IntN(5)], IssuedOn: issued}
@@ -146,9 +153,14 @@ func randomHistory(rng *rand.Rand, years int) history {
 			case r < 15: // a long silence
 				day += 30 + rng.IntN(400)
 			case onDue && r < 700:
-				h.Payments = append(h.Payments, payment{Day: day, Early: rng.IntN(4) == 0, Kind: due})
+				h.Payments = append(h.Payments, payment{Day: day, Early: rng.IntN(4) == 0, Kind: due, Late: rng.IntN(8) == 0})
+			case r < 35 && busy: // several payments on one day, some in its last second
+				for range 2 + rng.IntN(3) {
+					h.Payments = append(h.Payments, payment{Day: day, Early: rng.IntN(2) == 0, Kind: part, Share: rng.Float64() / 6,
+						Late: rng.IntN(3) == 0})
+				}
 			case r < 30 || busy && r < 80:
-				p := payment{Day: day, Early: rng.IntN(2) == 0, Kind: kind(rng.IntN(int(kinds))), Share: rng.Float64()}
+				p := payment{Day: day, Early: rng.IntN(2) == 0, Kind: kind(rng.IntN(int(kinds))), Share: rng.Float64(), Late: rng.IntN(6) == 0}
 				if rng.IntN(3) > 0 && p.Kind != part {
 					p.Kind = part
 				}
@@ -194,6 +206,15 @@ func (w *walk) compareItems(day int, what string, got []domain.ScheduleItem, wan
 				o.Date.Format(time.DateOnly), o.PeriodDays, o.Principal, o.Interest, o.Service, o.Residue)
 			return
 		}
+	}
+}
+
+// nonNegative: no debt part a partner reads is ever negative: check's five parts and loan
+// info's totals (totalResidue, the payoff, and totalFine).
+func (w *walk) nonNegative(day int, p domain.Position) {
+	if p.NotDuePrincipal < 0 || p.OverduePrincipal < 0 || p.OverdueInterest < 0 || p.TermInterest < 0 || p.Penalty < 0 ||
+		p.Payoff() < 0 || p.Fine() < 0 {
+		w.fail(day, "a negative debt part: %+v", p)
 	}
 }
 
@@ -265,9 +286,13 @@ func domainLoan(t oracle.Terms) *domain.Loan {
 		ServiceRate: service, PenaltyDaily: penalty, ScheduleType: typ, ContractNumber: "1", IssuedAt: issued})
 }
 
-// moment is a time on day d of the loan, in the business day.
-func moment(t oracle.Terms, d int) time.Time {
-	return time.Date(t.IssuedOn.Year(), t.IssuedOn.Month(), t.IssuedOn.Day(), 12, 0, 0, 0, domain.Tashkent).AddDate(0, 0, d)
+// moment is a time on day d of the loan, in the business day: noon, or its last second.
+func moment(t oracle.Terms, d int, late bool) time.Time {
+	noon := time.Date(t.IssuedOn.Year(), t.IssuedOn.Month(), t.IssuedOn.Day(), 12, 0, 0, 0, domain.Tashkent).AddDate(0, 0, d)
+	if late {
+		return noon.Add(12*time.Hour - time.Second)
+	}
+	return noon
 }
 
 // amountOf is a payment's amount on its day.
@@ -349,7 +374,7 @@ func compare(h history) walk {
 	for day := 0; day <= h.Days && w.err == nil; day++ {
 		today := t.IssuedOn.AddDate(0, 0, day)
 		o.Advance(today)
-		when := moment(t, day)
+		when := moment(t, day, false)
 		for _, it := range o.Schedule() {
 			if start := it.Date.AddDate(0, 0, -it.PeriodDays); start.Equal(today) || day == 0 && !start.After(today) {
 				scheduled[it.Date] = it.Interest + it.Service
@@ -361,6 +386,7 @@ func compare(h history) walk {
 			if o.Closed() {
 				continue
 			}
+			when = moment(t, day, p.Late) // the day's position is then read at the same moment
 			w.step(loan, o, p, day, when)
 		}
 		if w.err != nil {
@@ -374,6 +400,7 @@ func compare(h history) walk {
 		}
 		comparePosition(&w, day, "position", pos, o.Position())
 		checkItems(&w, loan, day, when, o.Position())
+		w.nonNegative(day, pos)
 		if loan.Closed() != o.Closed() {
 			w.fail(day, "the domain's loan closed=%t, the oracle's %t", loan.Closed(), o.Closed())
 		}
@@ -383,6 +410,11 @@ func compare(h history) walk {
 			break
 		}
 		w.compareItems(day, "the schedule", sched, o.Schedule())
+		for k, it := range sched {
+			if it.Principal < 0 || it.Interest < 0 || it.Service < 0 || it.Residue < 0 {
+				w.fail(day, "schedule item %d has a negative part: %+v", k+1, it)
+			}
+		}
 		for _, it := range sched {
 			if was, ok := scheduled[it.PaymentDate]; ok && it.Interest+it.Service > was {
 				w.fail(day, "item %s's interest and service %d exceed the %d scheduled when its period began",
