@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,8 +21,10 @@ import (
 
 // adminHandler is the operator's listener: the operator console (/console/), Prometheus
 // /metrics, and Go's profiler (net/http/pprof) when TIYIN_PPROF=true. Never on the partners'
-// listener.
-func adminHandler(metrics *observe.Metrics, con http.Handler, profiler bool) http.Handler {
+// listener. Every route answers only to hosts (TIYIN_ADMIN_HOSTS): a DNS-rebinding page could
+// otherwise read traffic figures from /metrics or memory from the profiler, not only drive the
+// console.
+func adminHandler(metrics *observe.Metrics, con http.Handler, profiler bool, hosts []string) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics.Handler())
 	mux.Handle("/console", con)
@@ -34,7 +37,28 @@ func adminHandler(metrics *observe.Metrics, con http.Handler, profiler bool) htt
 		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
-	return mux
+	return onlyHosts(hosts, mux)
+}
+
+// onlyHosts answers 421 to a request whose Host header (port aside, any case) is not one of
+// hosts, so a page that re-binds its own name to the admin address (DNS rebinding) reaches
+// nothing on the listener. Empty hosts answers any.
+func onlyHosts(hosts []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(hosts) > 0 && !slices.Contains(hosts, requestHost(r.Host)) {
+			http.Error(w, "the admin listener answers only to its configured host names (TIYIN_ADMIN_HOSTS)", http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requestHost is a Host header's name as adminHosts writes one: no port, no brackets, lower case.
+func requestHost(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.ToLower(strings.Trim(host, "[]"))
 }
 
 // adminOff is the TIYIN_ADMIN_ADDR value that starts no admin listener.
@@ -59,9 +83,10 @@ func checkAdminAddr(addr string, public bool) error {
 	return fmt.Errorf("TIYIN_ADMIN_ADDR=%q listens beyond this machine: set TIYIN_ADMIN_PUBLIC=true if that is meant", addr)
 }
 
-// adminHosts are the host names the console answers to: the list given, else this machine's
-// loopback names. Any other Host header is refused, so a page that re-binds its own name to
-// 127.0.0.1 (DNS rebinding) cannot reach the console from an operator's browser.
+// adminHosts are the host names the admin listener answers to: the list given, else this
+// machine's loopback names. Any other Host header is refused, so a page that re-binds its own
+// name to 127.0.0.1 (DNS rebinding) cannot reach the console, /metrics or the profiler from an
+// operator's browser.
 func adminHosts(list string) []string {
 	hosts := []string{"localhost", "127.0.0.1", "::1"}
 	if list != "" {
@@ -97,8 +122,8 @@ func startAdmin(lc fx.Lifecycle, cfg config, metrics *observe.Metrics, app *appl
 	for _, w := range adminWarnings(cfg) {
 		log.Warn(w)
 	}
-	con := console.New(app.Console, log.Named("console"), console.Config{Secure: !cfg.Sandbox, Hosts: cfg.AdminHosts, Sandbox: cfg.Sandbox})
-	srv := &http.Server{Handler: adminHandler(metrics, con, cfg.Pprof), ReadHeaderTimeout: 5 * time.Second}
+	con := console.New(app.Console, log.Named("console"), console.Config{Secure: !cfg.Sandbox, Sandbox: cfg.Sandbox})
+	srv := &http.Server{Handler: adminHandler(metrics, con, cfg.Pprof, cfg.AdminHosts), ReadHeaderTimeout: 5 * time.Second}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			ln, err := net.Listen("tcp", cfg.AdminAddr)

@@ -55,7 +55,7 @@ type settings struct {
 	CardIssuerToken       string        `env:"TIYIN_CARD_ISSUER_TOKEN" secret:"true" doc:"empty" help:"bearer token sent to the card issuer"`
 	AdminAddr             string        `env:"TIYIN_ADMIN_ADDR" envDefault:"127.0.0.1:9090" help:"the admin listener: the operators' console /console/, /metrics, the profiler with TIYIN_PPROF; off: none. Beyond loopback it needs TIYIN_ADMIN_PUBLIC=true"`
 	AdminPublic           bool          `env:"TIYIN_ADMIN_PUBLIC" envDefault:"false" help:"allow TIYIN_ADMIN_ADDR beyond loopback (behind the bank's firewall); tiyin warns at start"`
-	AdminHosts            string        `env:"TIYIN_ADMIN_HOSTS" doc:"localhost,127.0.0.1,::1" help:"host names (comma-separated, no port) the console answers to; any other Host gets 421 (DNS rebinding)"`
+	AdminHosts            string        `env:"TIYIN_ADMIN_HOSTS" doc:"localhost,127.0.0.1,::1" help:"host names (comma-separated, no port) the admin listener (console, /metrics, profiler) answers to; any other Host gets 421 (DNS rebinding). A Prometheus scraping by address needs that address here"`
 	Pprof                 bool          `env:"TIYIN_PPROF" envDefault:"false" help:"serve Go's profiler at /debug/pprof/ on the admin listener"`
 }
 

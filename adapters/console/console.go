@@ -45,9 +45,6 @@ type Config struct {
 	// Secure marks cookies Secure (HTTPS only). Off in the sandbox, where the admin listener is
 	// plain HTTP on localhost.
 	Secure bool
-	// Hosts are the host names (no port) the console answers to; another Host header gets
-	// 421, which keeps a DNS-rebinding page off it. Empty answers any.
-	Hosts []string
 	// Sandbox accepts plain http:// webhook URLs, as the command line does in the sandbox.
 	Sandbox bool
 }
@@ -86,10 +83,6 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
-	if !c.hostAllowed(r.Host) {
-		http.Error(w, "this console answers only to its configured host names (TIYIN_ADMIN_HOSTS)", http.StatusMisdirectedRequest)
-		return
-	}
 	if r.URL.Path == "/console" {
 		http.Redirect(w, r, Prefix, http.StatusFound)
 		return
@@ -188,23 +181,6 @@ func newToken() string {
 	b := make([]byte, 24)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
 	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// hostAllowed says whether the request's Host header names the console.
-func (c *Console) hostAllowed(host string) bool {
-	if len(c.cfg.Hosts) == 0 {
-		return true
-	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.ToLower(strings.Trim(host, "[]"))
-	for _, h := range c.cfg.Hosts {
-		if host == h {
-			return true
-		}
-	}
-	return false
 }
 
 // safeNext keeps a post-login (or after-action) redirect on the console: only a path that,
