@@ -167,8 +167,8 @@ var ErrWebhookAddress = errors.New("webhook refused: outside the sandbox it must
 // refuseNonPublic is the dialer's check of the address a name resolved to, at delivery time
 // (a name that resolved to a public address when the webhook was set and to a private one
 // now is refused too): only a global unicast address that is neither private, shared, special
-// purpose, one that embeds an IPv4 address (NAT64, 6to4, IPv4-compatible), nor one of the
-// host's own addresses (its public address reaches its own listeners).
+// purpose, one that embeds an IPv4 address (NAT64, 6to4, IPv4-compatible), site-local, nor one
+// of the host's own addresses (its public address reaches its own listeners).
 func refuseNonPublic(own map[netip.Addr]bool) func(_, address string, _ syscall.RawConn) error {
 	return func(_, address string, _ syscall.RawConn) error {
 		ap, err := netip.ParseAddrPort(address)
@@ -190,7 +190,8 @@ func refuseNonPublic(own map[netip.Addr]bool) func(_, address string, _ syscall.
 
 // notPublic are the ranges a global unicast address may still fall in that are no place for a
 // webhook (RFC 6890 and its successors): special purpose, documentation, benchmarking,
-// reserved, and IPv6 ranges that carry an IPv4 address a translator would reach.
+// reserved, IPv6 ranges that carry an IPv4 address a translator would reach, and IPv6's old
+// site-local range.
 var notPublic = func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range []string{
@@ -209,6 +210,7 @@ var notPublic = func() []netip.Prefix {
 		"2001::/23",       // IETF protocol assignments (Teredo among them)
 		"2001:db8::/32",   // documentation
 		"2002::/16",       // 6to4
+		"fec0::/10",       // site-local (deprecated by RFC 3879, still routed inside some networks)
 	} {
 		out = append(out, netip.MustParsePrefix(s))
 	}

@@ -157,6 +157,25 @@ func TestOutsideTheSandboxWebhooksReachPublicHTTPSOnly(t *testing.T) {
 	}
 }
 
+// TestOutsideTheSandboxSiteLocalIPv6IsRefused (issue 46, finding 7): fec0::/10, IPv6's old
+// site-local range (deprecated by RFC 3879, still routed inside some networks), is no public
+// address, from its first address to its last, though Go counts it as global unicast.
+func TestOutsideTheSandboxSiteLocalIPv6IsRefused(t *testing.T) {
+	t.Parallel()
+	strict := webhook.NewSender(webhook.Config{})
+	for _, ip := range []string{"fec0::1", "fed0:1:2::3", "feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"} {
+		t.Run(ip, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			err := strict.Send(ctx, ports.Webhook{URL: "https://[" + ip + "]/", Secret: []byte("s"), EventID: uuid.New(), Type: "X", Body: []byte(`{}`)})
+			if !errors.Is(err, webhook.ErrWebhookAddress) {
+				t.Errorf("%v, want ErrWebhookAddress", err)
+			}
+		})
+	}
+}
+
 // TestDuringAnOverlapBothSecretsVerify: a delivery signed with a new secret and the one it
 // replaced verifies under either, and under no other.
 func TestDuringAnOverlapBothSecretsVerify(t *testing.T) {
