@@ -25,6 +25,9 @@ type Config struct {
 	OTPTTL time.Duration
 	// SandboxOTP, when set, is every SMS code's value (sandbox only).
 	SandboxOTP string
+	// AttachCodeCaps are the most SMS codes attach sends a day per card, phone and partner; a
+	// cap left 0 takes its default.
+	AttachCodeCaps domain.AttachCodeCaps
 }
 
 // Product is the loan product's settings.
@@ -74,6 +77,8 @@ type Stores struct {
 	Repayments   ports.RepaymentRepository
 	Cards        ports.CardRepository
 	CardOrders   ports.CardOrderRepository
+	// CodeCounts count attach's SMS codes for its daily caps.
+	CodeCounts ports.CodeCounter
 	// Reconciliation keeps reconciliation runs and breaks.
 	Reconciliation ports.ReconciliationRepository
 }
@@ -248,10 +253,11 @@ type ConsoleActions struct {
 func New(d Deps, cfg Config) *App {
 	st, gw := d.Stores, d.Gateways
 	cards := NewCards(CardsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Processing: gw.Processing,
-		Cards: st.Cards, CardOrders: st.CardOrders, CardIssuer: gw.CardIssuer, SMS: gw.SMS, Sealer: d.Sealer, OpsLog: d.OpsLog}, cfg)
+		Cards: st.Cards, CodeCounts: st.CodeCounts, CardOrders: st.CardOrders, CardIssuer: gw.CardIssuer, SMS: gw.SMS, Sealer: d.Sealer,
+		OpsLog: d.OpsLog}, cfg)
 	ops := NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
 		Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
-		Processing: gw.Processing, Cards: cards, Reconciliation: st.Reconciliation}, cfg)
+		Processing: gw.Processing, Cards: cards, CodeCounts: st.CodeCounts, Reconciliation: st.Reconciliation}, cfg)
 	return &App{
 		Loans: NewLoans(LoansDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Queue: d.Queue,
 			Applications: st.Applications, Loans: st.Loans, Repayments: st.Repayments, Ledger: st.Ledger,

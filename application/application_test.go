@@ -38,6 +38,7 @@ type deps struct {
 	cards     *mocks.MockProcessing
 	payments  *mocks.MockRepaymentRepository
 	cardRepo  *mocks.MockCardRepository
+	codes     *mocks.MockCodeCounter
 	orders    *mocks.MockCardOrderRepository
 	issuer    *mocks.MockCardIssuer
 	sms       *mocks.MockSMSSender
@@ -73,7 +74,7 @@ func setup(t *testing.T) *deps {
 		partners: mocks.NewMockPartnerRepository(ctrl), queue: mocks.NewMockWorkQueue(ctrl),
 		scoring: mocks.NewMockScoring(ctrl), core: mocks.NewMockCoreBanking(ctrl), ledger: mocks.NewMockLedgerRepository(ctrl),
 		transfers: mocks.NewMockTransferRepository(ctrl), cards: mocks.NewMockProcessing(ctrl),
-		payments: mocks.NewMockRepaymentRepository(ctrl), cardRepo: mocks.NewMockCardRepository(ctrl),
+		payments: mocks.NewMockRepaymentRepository(ctrl), cardRepo: mocks.NewMockCardRepository(ctrl), codes: mocks.NewMockCodeCounter(ctrl),
 		orders: mocks.NewMockCardOrderRepository(ctrl), issuer: mocks.NewMockCardIssuer(ctrl), sms: mocks.NewMockSMSSender(ctrl),
 		stored: map[uuid.UUID]*domain.Application{}, partner: uuid.New(), requests: newFakeRequests(),
 	}

@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -23,33 +24,39 @@ type AttachCard struct {
 
 // AttachCardHandler asks the network whether it knows the card, stores it UNVERIFIED with the
 // hash of a new code (or gives the partner's card still waiting for its code a new one) and
-// sends the code. A code that cannot be sent is void.
+// sends the code. A code that cannot be sent is void. Each code counts against the daily caps
+// per card, phone and partner.
 type AttachCardHandler struct {
 	clock      ports.Clock
 	uow        ports.UnitOfWork
 	processing ports.Processing
 	cards      ports.CardRepository
+	counts     ports.CodeCounter
 	sms        ports.SMSSender
 	sealer     ports.Sealer
 	rq         requests
 	// ttl is how long a code lives; fixedOTP, when set, is every code (sandbox only).
 	ttl      time.Duration
 	fixedOTP string
+	caps     []domain.CodeCap
 }
 
 // NewAttachCardHandler returns the handler on the ports it uses.
 func NewAttachCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	processing ports.Processing, cards ports.CardRepository, sms ports.SMSSender, sealer ports.Sealer, cfg Config) *AttachCardHandler {
+	processing ports.Processing, cards ports.CardRepository, counts ports.CodeCounter, sms ports.SMSSender, sealer ports.Sealer,
+	cfg Config) *AttachCardHandler {
 	h := &AttachCardHandler{
 		clock:      clock,
 		uow:        uow,
 		processing: processing,
 		cards:      cards,
+		counts:     counts,
 		sms:        sms,
 		sealer:     sealer,
 		rq:         requests{uow: uow, store: idempotency},
 		ttl:        cfg.OTPTTL,
 		fixedOTP:   cfg.SandboxOTP,
+		caps:       cfg.AttachCodeCaps.Caps(),
 	}
 	if h.ttl <= 0 {
 		h.ttl = domain.DefaultOTPTTL
@@ -61,7 +68,8 @@ func NewAttachCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency p
 //
 // Steps, each transaction short and no gateway call inside one:
 //  1. the network looks the card up;
-//  2. one transaction claims the request and stores the card with the new code's hash;
+//  2. one transaction claims the request, stores the card with the new code's hash and counts
+//     the code against the daily caps (a cap reached: code 7, and nothing of it is kept);
 //  3. the SMS gateway sends the code;
 //  4. one transaction stores the answer: the card's id, or 1006 with the code voided when the
 //     SMS gateway refused it.
@@ -125,33 +133,65 @@ func (h *AttachCardHandler) storeCode(ctx context.Context, cmd AttachCard, ref, 
 	now := h.clock.Now(cmd.PartnerID)
 	pans := panHashes(h.sealer, cmd.PAN)
 	existing, err := h.cards.FindLive(ctx, cmd.PartnerID, pans)
+	var id uuid.UUID
 	switch {
 	case err == nil:
-		id := existing.ID()
-		return id, h.cards.Update(ctx, id, func(c *domain.Card) error {
+		id = existing.ID()
+		err = h.cards.Update(ctx, id, func(c *domain.Card) error {
 			return c.Resend(ref, otpHash(h.sealer, id, code), h.ttl, now)
 		})
 	case errors.Is(err, domain.ErrCardNotFound):
-		id := newID()
-		return id, h.cards.Create(ctx, domain.NewAttachedCard(domain.NewAttachedCardParams{ID: id, PartnerID: cmd.PartnerID,
+		id = newID()
+		err = h.cards.Create(ctx, domain.NewAttachedCard(domain.NewAttachedCardParams{ID: id, PartnerID: cmd.PartnerID,
 			PAN: cmd.PAN, PANHash: pans[0], Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone, NetworkRef: ref,
 			OTPHash: otpHash(h.sealer, id, code), OTPTTL: h.ttl, Now: now}))
 	}
-	return uuid.Nil, err
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return id, h.countCode(ctx, cmd, pans[0], now)
+}
+
+// countCode counts a new code against each daily cap, in the transaction that stores it, so
+// two attaches at once never both send a cap's last code. The first cap reached refuses the
+// code: the transaction rolls back, the counts taken before it with it, so a refused attach
+// counts nothing. A card and a phone are counted by their keyed hashes, across partners.
+func (h *AttachCardHandler) countCode(ctx context.Context, cmd AttachCard, panHash []byte, now time.Time) error {
+	day, resets := domain.CodeCapDay(now)
+	subject := map[domain.CodeCapScope]string{
+		domain.CodeCapCard:    hex.EncodeToString(panHash),
+		domain.CodeCapPhone:   hex.EncodeToString(phoneHash(h.sealer, cmd.Phone)),
+		domain.CodeCapPartner: cmd.PartnerID.String(),
+	}
+	for _, c := range h.caps {
+		taken, err := h.counts.Take(ctx, ports.CodeCount{Scope: c.Scope, Key: subject[c.Scope], Day: day, Limit: c.Limit})
+		if err != nil {
+			return err
+		}
+		if !taken {
+			return domain.AttachCodeCapError{Cap: c, ResetsAt: resets}
+		}
+	}
+	return nil
 }
 
 // renewCode gives the card of an attach resumed after a stop a new code.
 func (h *AttachCardHandler) renewCode(ctx context.Context, cmd AttachCard, code string) (uuid.UUID, error) {
 	var id uuid.UUID
 	err := h.uow.Do(ctx, func(ctx context.Context) error {
-		c, err := h.cards.FindLive(ctx, cmd.PartnerID, panHashes(h.sealer, cmd.PAN))
+		pans := panHashes(h.sealer, cmd.PAN)
+		c, err := h.cards.FindLive(ctx, cmd.PartnerID, pans)
 		if err != nil {
 			return err
 		}
 		id = c.ID()
-		return h.cards.Update(ctx, id, func(c *domain.Card) error {
-			return c.RenewOTP(otpHash(h.sealer, id, code), h.ttl, h.clock.Now(cmd.PartnerID))
-		})
+		now := h.clock.Now(cmd.PartnerID)
+		if err := h.cards.Update(ctx, id, func(c *domain.Card) error {
+			return c.RenewOTP(otpHash(h.sealer, id, code), h.ttl, now)
+		}); err != nil {
+			return err
+		}
+		return h.countCode(ctx, cmd, pans[0], now)
 	})
 	return id, err
 }

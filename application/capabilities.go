@@ -87,6 +87,7 @@ type CardsDeps struct {
 	Idempotency ports.IdempotencyStore
 	Processing  ports.Processing
 	Cards       ports.CardRepository
+	CodeCounts  ports.CodeCounter
 	CardOrders  ports.CardOrderRepository
 	CardIssuer  ports.CardIssuer
 	SMS         ports.SMSSender
@@ -103,7 +104,7 @@ func NewCards(d CardsDeps, cfg Config) Cards {
 		ProcessCardOrder: NewProcessCardOrderHandler(d.Clock, d.UoW, d.Processing, d.Cards, d.CardOrders, d.CardIssuer, d.OpsLog),
 		GetCard:          NewGetCardHandler(d.Cards),
 		ChangeCardStatus: NewChangeCardStatusHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards),
-		AttachCard:       NewAttachCardHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards, d.SMS, d.Sealer, cfg),
+		AttachCard:       NewAttachCardHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards, d.CodeCounts, d.SMS, d.Sealer, cfg),
 		ConfirmCard:      NewConfirmCardHandler(d.Clock, d.UoW, d.Idempotency, d.Processing, d.Cards, d.Sealer),
 	}
 }
@@ -152,6 +153,7 @@ type OperationsDeps struct {
 	CoreBanking  ports.CoreBanking
 	Processing   ports.Processing
 	Cards        Cards
+	CodeCounts   ports.CodeCounter
 	// Reconciliation may be nil where nothing reconciles (a test's graph).
 	Reconciliation ports.ReconciliationRepository
 }
@@ -164,7 +166,7 @@ func NewOperations(d OperationsDeps, cfg Config) Operations {
 		CountUnknownOutcomes: NewCountUnknownOutcomesHandler(d.Clock, d.Applications, d.Transfers, d.CardOrders),
 		CheckLedger:          NewCheckLedgerHandler(d.Ledger),
 		ReconcileDay:         NewReconcileDayHandler(d.Clock, d.UoW, d.Processing, d.CoreBanking, d.Reconciliation, d.Transfers, d.Ledger),
-		PurgeExpired:         NewPurgeExpiredHandler(d.UoW, d.Idempotency, d.Events),
+		PurgeExpired:         NewPurgeExpiredHandler(d.UoW, d.Idempotency, d.Events, d.CodeCounts),
 	}
 }
 

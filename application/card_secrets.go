@@ -11,8 +11,8 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// SMS codes and card numbers are kept only as keyed hashes (ports.Sealer.Blind), so a stolen
-// database reveals neither. A code is hashed under the current key alone: a key rotation voids
+// SMS codes and card numbers (and the phones attach's caps count) are kept only as keyed hashes
+// (ports.Sealer.Blind), so a stolen database reveals none. A code is hashed under the current key alone: a key rotation voids
 // the codes sent in the minutes before it. A card is found by its hash under any key.
 
 func otpHash(s ports.Sealer, cardID uuid.UUID, code string) []byte {
@@ -20,6 +20,9 @@ func otpHash(s ports.Sealer, cardID uuid.UUID, code string) []byte {
 }
 
 func panHashes(s ports.Sealer, pan domain.PAN) [][]byte { return s.Blind("pan", pan.Digits()) }
+
+// phoneHash is the phone's hash under the current key, by which attach's daily cap counts it.
+func phoneHash(s ports.Sealer, phone domain.Phone) []byte { return s.Blind("phone", phone.String())[0] }
 
 // newOTP makes a 6-digit SMS code from crypto/rand, or the sandbox's fixed code.
 func newOTP(fixed string) (string, error) {

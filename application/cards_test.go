@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"go.uber.org/mock/gomock"
@@ -24,8 +26,8 @@ func attachCmd(t *testing.T, d *deps) application.AttachCard {
 
 // attachCard is the attach use case on the ports it names, and no other.
 func (d *deps) attachCard() *application.AttachCardHandler {
-	return application.NewAttachCardHandler(d.clock, d.uow, d.requests, d.cards, d.cardRepo, d.sms, testSealer,
-		application.Config{OTPTTL: domain.DefaultOTPTTL})
+	return application.NewAttachCardHandler(d.clock, d.uow, d.requests, d.cards, d.cardRepo, d.codes, d.sms, testSealer,
+		application.Config{OTPTTL: domain.DefaultOTPTTL, AttachCodeCaps: domain.AttachCodeCaps{PerCard: 5, PerPhone: 10, PerPartner: 100}})
 }
 
 func TestAttachRefusedByTheNetworkStoresNothing(t *testing.T) {
@@ -61,6 +63,7 @@ func TestAttachWhoseSMSFails(t *testing.T) {
 			d.cardRepo.EXPECT().FindLive(gomock.Any(), d.partner, gomock.Any()).Return(nil, domain.ErrCardNotFound)
 			var stored *domain.Card
 			d.cardRepo.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, c *domain.Card) error { stored = c; return nil })
+			d.codes.EXPECT().Take(gomock.Any(), gomock.Any()).Return(true, nil).Times(3)
 			d.sms.EXPECT().Send(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, m ports.SMS) error {
 				if len(m.Code) != 6 || m.Card != "860012******9012" {
 					t.Errorf("message %+v", m)
@@ -92,6 +95,67 @@ func TestAttachWhoseSMSFails(t *testing.T) {
 			}
 			if got := d.requests.answered(); len(got) != len(tt.answers) || (len(got) > 0 && got[0] != tt.answers[0]) {
 				t.Fatalf("answers stored %v, want %v", got, tt.answers)
+			}
+		})
+	}
+}
+
+// TestAttachCountsEachCodeAgainstTheDailyCaps (issue 46, finding 4): the new code is counted
+// per card, phone and partner, in that order, on the Tashkent day of the partner's clock, in
+// the transaction that stores it, by the PAN's and the phone's hashes (never the numbers).
+// The first cap reached refuses the attach with code 7's error naming it and when it resets:
+// the transaction rolls back, no SMS is sent and no answer is stored, so a retry of the same
+// id may send the code tomorrow.
+func TestAttachCountsEachCodeAgainstTheDailyCaps(t *testing.T) {
+	t.Parallel()
+	caps := []domain.CodeCap{{Scope: domain.CodeCapCard, Limit: 5}, {Scope: domain.CodeCapPhone, Limit: 10}, {Scope: domain.CodeCapPartner, Limit: 100}}
+	for _, tt := range []struct {
+		name string
+		full int // the index of the cap reached, -1 for none
+	}{
+		{"every cap has room: the code is sent", -1},
+		{"the card's cap is reached", 0},
+		{"the phone's cap is reached", 1},
+		{"the partner's cap is reached", 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := setup(t)
+			d.cards.EXPECT().LookupCard(gomock.Any(), gomock.Any()).Return("REF", nil)
+			d.cardRepo.EXPECT().FindLive(gomock.Any(), d.partner, gomock.Any()).Return(nil, domain.ErrCardNotFound)
+			d.cardRepo.EXPECT().Create(gomock.Any(), gomock.Any()).Return(nil)
+			var counted []ports.CodeCount
+			d.codes.EXPECT().Take(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, c ports.CodeCount) (bool, error) {
+				if !d.inTx {
+					t.Error("a code counted outside the transaction that stores it")
+				}
+				counted = append(counted, c)
+				return len(counted)-1 != tt.full, nil
+			}).MinTimes(1)
+			if tt.full < 0 {
+				d.sms.EXPECT().Send(gomock.Any(), gomock.Any()).Return(nil)
+			}
+			_, err := run(d, d.attachCard().Handle, attachCmd(t, d))
+			if tt.full < 0 {
+				if err != nil || d.committed != 2 || len(counted) != 3 {
+					t.Fatalf("err %v, commits %d, counted %d", err, d.committed, len(counted))
+				}
+			} else {
+				var capErr domain.AttachCodeCapError
+				if !errors.As(err, &capErr) || capErr.Cap != caps[tt.full] || !capErr.ResetsAt.Equal(time.Date(2026, 11, 23, 0, 0, 0, 0, domain.Tashkent)) {
+					t.Fatalf("err %v, want the %s cap resetting at midnight", err, caps[tt.full].Scope)
+				}
+				if d.committed != 0 || len(d.requests.answered()) != 0 || len(counted) != tt.full+1 {
+					t.Fatalf("commits %d, answers %v, counted %d: a refusal keeps nothing", d.committed, d.requests.answered(), len(counted))
+				}
+			}
+			for i, c := range counted {
+				if c.Scope != caps[i].Scope || c.Limit != caps[i].Limit || !c.Day.Equal(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)) {
+					t.Errorf("count %d: %+v, want %+v on 2026-11-22", i, c, caps[i])
+				}
+				if c.Key == "" || strings.Contains(c.Key, "8600123456789012") || strings.Contains(c.Key, "998901234567") {
+					t.Errorf("count %d keyed %q: a card and a phone are counted by their hashes", i, c.Key)
+				}
 			}
 		})
 	}

@@ -4,18 +4,20 @@ import (
 	"context"
 	"time"
 
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
 // PurgeExpired drops what has outlived its keeping: idempotency records older than
-// IdempotencyTTL (0: kept) and settled events older than the events list's window.
+// IdempotencyTTL (0: kept), settled events older than the events list's window, and attach's
+// code counts of days before yesterday.
 type PurgeExpired struct {
 	IdempotencyTTL time.Duration
 }
 
 // PurgeReport counts what a purge deleted.
 type PurgeReport struct {
-	Requests, Events int64
+	Requests, Events, CodeCounts int64
 }
 
 // PurgeExpiredHandler deletes, in one unit of work, the records the retention rules let go.
@@ -23,14 +25,18 @@ type PurgeExpiredHandler struct {
 	uow         ports.UnitOfWork
 	idempotency ports.IdempotencyStore
 	events      ports.EventOutbox
+	codeCounts  ports.CodeCounter
 }
 
 // NewPurgeExpiredHandler returns the handler on the ports it uses.
-func NewPurgeExpiredHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyStore, events ports.EventOutbox) *PurgeExpiredHandler {
-	return &PurgeExpiredHandler{uow: uow, idempotency: idempotency, events: events}
+func NewPurgeExpiredHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyStore, events ports.EventOutbox,
+	codeCounts ports.CodeCounter) *PurgeExpiredHandler {
+	return &PurgeExpiredHandler{uow: uow, idempotency: idempotency, events: events, codeCounts: codeCounts}
 }
 
-// Handle purges, at the system's time (retention is not a partner's sandbox clock's).
+// Handle purges, at the system's time (retention is not a partner's sandbox clock's). A code
+// count is kept through yesterday: a partner's sandbox clock is never behind the system's, so
+// no partner's day is older.
 func (h *PurgeExpiredHandler) Handle(ctx context.Context, cmd PurgeExpired) (PurgeReport, error) {
 	var rep PurgeReport
 	now := time.Now()
@@ -40,7 +46,11 @@ func (h *PurgeExpiredHandler) Handle(ctx context.Context, cmd PurgeExpired) (Pur
 				return err
 			}
 		}
-		rep.Events, err = h.events.Purge(ctx, now.Add(-EventListWindow))
+		if rep.Events, err = h.events.Purge(ctx, now.Add(-EventListWindow)); err != nil {
+			return err
+		}
+		yesterday, _ := domain.CodeCapDay(now.AddDate(0, 0, -1))
+		rep.CodeCounts, err = h.codeCounts.Purge(ctx, yesterday)
 		return err
 	})
 	if err != nil {

@@ -1965,6 +1965,15 @@ type ClientInterface interface {
 	// 1010. The code could not be sent: 1006. Sandbox: `8600000000000006` fails the SMS,
 	// `9860000000000002` is blocked at the network; the codes are in `/sandbox/sms/outbox`.
 	//
+	// Daily caps on the codes sent (a Tashkent day; in the sandbox on your clock): 5 per card
+	// (PAN) and 10 per phone number, across partners, 10 000 per partner (the bank may set
+	// others). Past one, code 7 (HTTP 429) and nothing is sent or counted; the message names
+	// the cap and when it resets, e.g. `daily limit of SMS codes reached: this card (PAN) had
+	// 5 SMS codes today, the most a day (the card cap); more after 2026-12-03T00:00:00+05:00
+	// (midnight in Tashkent)` (or `this phone number … (the phone cap)`, `this partner's
+	// attaches … (the partner cap)`). Do not retry before that time; the request id may be
+	// used again then.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /cards/attach (the `AttachCard` operationId).
@@ -1978,6 +1987,15 @@ type ClientInterface interface {
 	// code (at most once a minute: sooner is code 7); a card already attached by this partner:
 	// 1010. The code could not be sent: 1006. Sandbox: `8600000000000006` fails the SMS,
 	// `9860000000000002` is blocked at the network; the codes are in `/sandbox/sms/outbox`.
+	//
+	// Daily caps on the codes sent (a Tashkent day; in the sandbox on your clock): 5 per card
+	// (PAN) and 10 per phone number, across partners, 10 000 per partner (the bank may set
+	// others). Past one, code 7 (HTTP 429) and nothing is sent or counted; the message names
+	// the cap and when it resets, e.g. `daily limit of SMS codes reached: this card (PAN) had
+	// 5 SMS codes today, the most a day (the card cap); more after 2026-12-03T00:00:00+05:00
+	// (midnight in Tashkent)` (or `this phone number … (the phone cap)`, `this partner's
+	// attaches … (the partner cap)`). Do not retry before that time; the request id may be
+	// used again then.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2572,6 +2590,15 @@ type ClientInterface interface {
 // 1010. The code could not be sent: 1006. Sandbox: `8600000000000006` fails the SMS,
 // `9860000000000002` is blocked at the network; the codes are in `/sandbox/sms/outbox`.
 //
+// Daily caps on the codes sent (a Tashkent day; in the sandbox on your clock): 5 per card
+// (PAN) and 10 per phone number, across partners, 10 000 per partner (the bank may set
+// others). Past one, code 7 (HTTP 429) and nothing is sent or counted; the message names
+// the cap and when it resets, e.g. `daily limit of SMS codes reached: this card (PAN) had
+// 5 SMS codes today, the most a day (the card cap); more after 2026-12-03T00:00:00+05:00
+// (midnight in Tashkent)` (or `this phone number … (the phone cap)`, `this partner's
+// attaches … (the partner cap)`). Do not retry before that time; the request id may be
+// used again then.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /cards/attach (the `AttachCard` operationId).
@@ -2595,6 +2622,15 @@ func (c *Client) AttachCardWithBody(ctx context.Context, contentType string, bod
 // code (at most once a minute: sooner is code 7); a card already attached by this partner:
 // 1010. The code could not be sent: 1006. Sandbox: `8600000000000006` fails the SMS,
 // `9860000000000002` is blocked at the network; the codes are in `/sandbox/sms/outbox`.
+//
+// Daily caps on the codes sent (a Tashkent day; in the sandbox on your clock): 5 per card
+// (PAN) and 10 per phone number, across partners, 10 000 per partner (the bank may set
+// others). Past one, code 7 (HTTP 429) and nothing is sent or counted; the message names
+// the cap and when it resets, e.g. `daily limit of SMS codes reached: this card (PAN) had
+// 5 SMS codes today, the most a day (the card cap); more after 2026-12-03T00:00:00+05:00
+// (midnight in Tashkent)` (or `this phone number … (the phone cap)`, `this partner's
+// attaches … (the partner cap)`). Do not retry before that time; the request id may be
+// used again then.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4722,6 +4758,15 @@ type ClientWithResponsesInterface interface {
 	// 1010. The code could not be sent: 1006. Sandbox: `8600000000000006` fails the SMS,
 	// `9860000000000002` is blocked at the network; the codes are in `/sandbox/sms/outbox`.
 	//
+	// Daily caps on the codes sent (a Tashkent day; in the sandbox on your clock): 5 per card
+	// (PAN) and 10 per phone number, across partners, 10 000 per partner (the bank may set
+	// others). Past one, code 7 (HTTP 429) and nothing is sent or counted; the message names
+	// the cap and when it resets, e.g. `daily limit of SMS codes reached: this card (PAN) had
+	// 5 SMS codes today, the most a day (the card cap); more after 2026-12-03T00:00:00+05:00
+	// (midnight in Tashkent)` (or `this phone number … (the phone cap)`, `this partner's
+	// attaches … (the partner cap)`). Do not retry before that time; the request id may be
+	// used again then.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /cards/attach (the `AttachCard` operationId).
@@ -4735,6 +4780,15 @@ type ClientWithResponsesInterface interface {
 	// code (at most once a minute: sooner is code 7); a card already attached by this partner:
 	// 1010. The code could not be sent: 1006. Sandbox: `8600000000000006` fails the SMS,
 	// `9860000000000002` is blocked at the network; the codes are in `/sandbox/sms/outbox`.
+	//
+	// Daily caps on the codes sent (a Tashkent day; in the sandbox on your clock): 5 per card
+	// (PAN) and 10 per phone number, across partners, 10 000 per partner (the bank may set
+	// others). Past one, code 7 (HTTP 429) and nothing is sent or counted; the message names
+	// the cap and when it resets, e.g. `daily limit of SMS codes reached: this card (PAN) had
+	// 5 SMS codes today, the most a day (the card cap); more after 2026-12-03T00:00:00+05:00
+	// (midnight in Tashkent)` (or `this phone number … (the phone cap)`, `this partner's
+	// attaches … (the partner cap)`). Do not retry before that time; the request id may be
+	// used again then.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6704,6 +6758,15 @@ func (r CheckTransferReply) ContentType() string {
 // 1010. The code could not be sent: 1006. Sandbox: `8600000000000006` fails the SMS,
 // `9860000000000002` is blocked at the network; the codes are in `/sandbox/sms/outbox`.
 //
+// Daily caps on the codes sent (a Tashkent day; in the sandbox on your clock): 5 per card
+// (PAN) and 10 per phone number, across partners, 10 000 per partner (the bank may set
+// others). Past one, code 7 (HTTP 429) and nothing is sent or counted; the message names
+// the cap and when it resets, e.g. `daily limit of SMS codes reached: this card (PAN) had
+// 5 SMS codes today, the most a day (the card cap); more after 2026-12-03T00:00:00+05:00
+// (midnight in Tashkent)` (or `this phone number … (the phone cap)`, `this partner's
+// attaches … (the partner cap)`). Do not retry before that time; the request id may be
+// used again then.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /cards/attach (the `AttachCard` operationId).
@@ -6723,6 +6786,15 @@ func (c *ClientWithResponses) AttachCardWithBodyWithResponse(ctx context.Context
 // code (at most once a minute: sooner is code 7); a card already attached by this partner:
 // 1010. The code could not be sent: 1006. Sandbox: `8600000000000006` fails the SMS,
 // `9860000000000002` is blocked at the network; the codes are in `/sandbox/sms/outbox`.
+//
+// Daily caps on the codes sent (a Tashkent day; in the sandbox on your clock): 5 per card
+// (PAN) and 10 per phone number, across partners, 10 000 per partner (the bank may set
+// others). Past one, code 7 (HTTP 429) and nothing is sent or counted; the message names
+// the cap and when it resets, e.g. `daily limit of SMS codes reached: this card (PAN) had
+// 5 SMS codes today, the most a day (the card cap); more after 2026-12-03T00:00:00+05:00
+// (midnight in Tashkent)` (or `this phone number … (the phone cap)`, `this partner's
+// attaches … (the partner cap)`). Do not retry before that time; the request id may be
+// used again then.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -27,6 +27,9 @@ var (
 	ErrSMSNotSent = errors.New("SMS code could not be sent")
 	// ErrResendTooSoon means a new code was asked for less than OTPResendInterval after the last.
 	ErrResendTooSoon = errors.New("a new SMS code may be sent once a minute")
+	// ErrAttachCodeCap means attach sent as many SMS codes today as a daily cap allows (see
+	// AttachCodeCapError).
+	ErrAttachCodeCap = errors.New("daily limit of SMS codes reached")
 	// ErrCardOrderNotFound means no card order of the partner has that id.
 	ErrCardOrderNotFound = errors.New("card order not found")
 )
@@ -37,6 +40,78 @@ const (
 	OTPResendInterval = 60 * time.Second
 	DefaultOTPTTL     = 3 * time.Minute
 )
+
+// AttachCodeCaps are the most SMS codes attach sends in one Tashkent day: per card (by PAN,
+// whichever partner attaches it), per phone number (likewise) and per partner. A code takes
+// OTPAttempts guesses, so the caps bound a guesser's tries on one card, and the SMS a client
+// receives, to a few a day however the resends are spaced.
+type AttachCodeCaps struct {
+	PerCard, PerPhone, PerPartner int
+}
+
+// DefaultAttachCodeCaps: a client who mistypes or waits for a late SMS gets a few codes a day
+// per card and can attach two cards to one phone; a partner attaches thousands of cards a day.
+var DefaultAttachCodeCaps = AttachCodeCaps{PerCard: 5, PerPhone: 10, PerPartner: 10_000}
+
+// CodeCapScope is what a daily cap on attach codes counts.
+type CodeCapScope struct{ s string }
+
+// The scopes, in the order a new code is counted: the narrowest cap reached is the one named.
+var (
+	CodeCapCard    = CodeCapScope{"card"}
+	CodeCapPhone   = CodeCapScope{"phone"}
+	CodeCapPartner = CodeCapScope{"partner"}
+)
+
+// String is the scope's name: card, phone or partner.
+func (s CodeCapScope) String() string { return s.s }
+
+// IsZero reports whether the scope is unset.
+func (s CodeCapScope) IsZero() bool { return s.s == "" }
+
+// CodeCap is one daily cap: what it counts and how many codes a day.
+type CodeCap struct {
+	Scope CodeCapScope
+	Limit int
+}
+
+// Caps lists the caps in the order a new code is counted; a cap not set (0) takes its default.
+func (c AttachCodeCaps) Caps() []CodeCap {
+	orDefault := func(n, def int) int {
+		if n <= 0 {
+			return def
+		}
+		return n
+	}
+	d := DefaultAttachCodeCaps
+	return []CodeCap{{CodeCapCard, orDefault(c.PerCard, d.PerCard)}, {CodeCapPhone, orDefault(c.PerPhone, d.PerPhone)},
+		{CodeCapPartner, orDefault(c.PerPartner, d.PerPartner)}}
+}
+
+// CodeCapDay is the Tashkent business date a code sent at now counts on, and the instant the
+// next day begins, when the caps reset.
+func CodeCapDay(now time.Time) (day, resets time.Time) {
+	day = BusinessDate(now)
+	_, resets = BusinessDay(day)
+	return day, resets
+}
+
+// AttachCodeCapError is an attach refused because the code would pass a daily cap; it matches
+// ErrAttachCodeCap and tells the partner which cap and when it resets.
+type AttachCodeCapError struct {
+	Cap      CodeCap
+	ResetsAt time.Time
+}
+
+func (e AttachCodeCapError) Error() string {
+	what := map[CodeCapScope]string{CodeCapCard: "this card (PAN)", CodeCapPhone: "this phone number",
+		CodeCapPartner: "this partner's attaches"}[e.Cap.Scope]
+	return fmt.Sprintf("%s: %s had %d SMS codes today, the most a day (the %s cap); more after %s (midnight in Tashkent)",
+		ErrAttachCodeCap, what, e.Cap.Limit, e.Cap.Scope, e.ResetsAt.In(Tashkent).Format(time.RFC3339))
+}
+
+// Is makes AttachCodeCapError match ErrAttachCodeCap.
+func (e AttachCodeCapError) Is(target error) bool { return target == ErrAttachCodeCap }
 
 // OTPWrongError is a wrong SMS code with the attempts left; it matches ErrOTPWrong.
 type OTPWrongError struct{ Left int }

@@ -2,6 +2,8 @@ package domain_test
 
 import (
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +189,43 @@ func TestCardValues(t *testing.T) {
 	}
 	if domain.CheckReason(strings.Repeat("ы", 255)) != nil {
 		t.Error("a 255-character reason refused")
+	}
+}
+
+// TestAttachCodeCaps (issue 46, finding 4): the caps are counted card, phone, partner, each
+// unset one at its default; a code counts on its Tashkent day, which ends at midnight in
+// Tashkent (19:00 UTC); a refusal names its cap and when it resets.
+func TestAttachCodeCaps(t *testing.T) {
+	t.Parallel()
+	want := []domain.CodeCap{{Scope: domain.CodeCapCard, Limit: 5}, {Scope: domain.CodeCapPhone, Limit: 2}, {Scope: domain.CodeCapPartner, Limit: 10_000}}
+	if got := (domain.AttachCodeCaps{PerPhone: 2}).Caps(); !slices.Equal(got, want) {
+		t.Fatalf("caps %v, want %v", got, want)
+	}
+	for _, tt := range []struct {
+		name       string
+		now        time.Time
+		day, reset string
+	}{
+		{"morning in Tashkent", time.Date(2026, 11, 22, 9, 0, 0, 0, domain.Tashkent), "2026-11-22", "2026-11-23T00:00:00+05:00"},
+		{"the last second of the day", time.Date(2026, 11, 22, 23, 59, 59, 0, domain.Tashkent), "2026-11-22", "2026-11-23T00:00:00+05:00"},
+		{"midnight starts the next day", time.Date(2026, 11, 23, 0, 0, 0, 0, domain.Tashkent), "2026-11-23", "2026-11-24T00:00:00+05:00"},
+		{"20:00 UTC is already tomorrow in Tashkent", time.Date(2026, 11, 22, 20, 0, 0, 0, time.UTC), "2026-11-23", "2026-11-24T00:00:00+05:00"},
+		{"the last day of the year", time.Date(2026, 12, 31, 12, 0, 0, 0, domain.Tashkent), "2026-12-31", "2027-01-01T00:00:00+05:00"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			day, resets := domain.CodeCapDay(tt.now)
+			if day.Format(time.DateOnly) != tt.day || resets.In(domain.Tashkent).Format(time.RFC3339) != tt.reset {
+				t.Fatalf("day %s, resets %s; want %s, %s", day.Format(time.DateOnly), resets.In(domain.Tashkent).Format(time.RFC3339), tt.day, tt.reset)
+			}
+		})
+	}
+	_, resets := domain.CodeCapDay(cardNow)
+	for _, c := range want {
+		err := error(domain.AttachCodeCapError{Cap: c, ResetsAt: resets})
+		if !errors.Is(err, domain.ErrAttachCodeCap) || !strings.Contains(err.Error(), "the "+c.Scope.String()+" cap") ||
+			!strings.Contains(err.Error(), "2026-11-23T00:00:00+05:00") || !strings.Contains(err.Error(), strconv.Itoa(c.Limit)) {
+			t.Errorf("%s cap: %q", c.Scope, err)
+		}
 	}
 }

@@ -227,6 +227,28 @@ type CardRepository interface {
 	Update(ctx context.Context, id uuid.UUID, fn func(c *domain.Card) error) error
 }
 
+// CodeCount is one SMS code to count under a daily cap.
+type CodeCount struct {
+	// Scope and Key name what is counted: a card by its PAN's hash, a phone by its hash, a
+	// partner by its id.
+	Scope domain.CodeCapScope
+	Key   string
+	// Day is the Tashkent business date counted on (domain.CodeCapDay).
+	Day time.Time
+	// Limit is the most codes the day counts under the key.
+	Limit int
+}
+
+// CodeCounter counts the SMS codes attach sends, per key and day, for its daily caps.
+type CodeCounter interface {
+	// Take counts one code in the transaction of ctx, unless Limit are counted already: then
+	// it counts nothing and reports false. Of two transactions at once only one takes the last
+	// code; a rollback gives the code back.
+	Take(ctx context.Context, c CodeCount) (bool, error)
+	// Purge deletes the counts of days before day; no cap reads them again.
+	Purge(ctx context.Context, day time.Time) (int64, error)
+}
+
 // CardOrderRepository stores card orders.
 type CardOrderRepository interface {
 	// Create stores a new order; domain.ErrExternalIDUsed when the partner used the externalId.

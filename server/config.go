@@ -41,6 +41,8 @@ type config struct {
 	LogLevel         string
 	OTPTTL           time.Duration
 	SandboxOTP       string
+	// AttachCodeCaps are attach's daily caps on SMS codes.
+	AttachCodeCaps domain.AttachCodeCaps
 	// SandboxScoringPercent is the percent the sandbox's pre-scoring offers.
 	SandboxScoringPercent domain.Percent
 	DataKey               []byte
@@ -66,6 +68,7 @@ func loadConfig() (config, error) {
 		ContractDelay: st.ContractDelay, IdempotencyTTL: st.IdempotencyTTL, DBMaxConns: st.DBMaxConns, Workers: st.Workers,
 		LogLevel: st.LogLevel, RateLimit: st.RateLimit, GatewayTimeout: st.GatewayTimeout, OTPTTL: st.OTPTTL,
 		AdminPublic: st.AdminPublic, Pprof: st.Pprof, AdminHosts: adminHosts(st.AdminHosts),
+		AttachCodeCaps: domain.AttachCodeCaps{PerCard: st.AttachCodesPerCard, PerPhone: st.AttachCodesPerPhone, PerPartner: st.AttachCodesPerPartner},
 	}
 	for _, d := range []struct {
 		name string
@@ -78,11 +81,13 @@ func loadConfig() (config, error) {
 		}
 	}
 	for _, n := range []struct {
-		name string
-		n    int
-	}{{"TIYIN_DB_MAX_CONNS", c.DBMaxConns}, {"TIYIN_WORKERS", c.Workers}, {"TIYIN_RATE_LIMIT", c.RateLimit}} {
-		if n.n < 0 {
-			errs = append(errs, fmt.Errorf("%s=%d: want a whole number ≥ 0", n.name, n.n))
+		name   string
+		n, min int
+	}{{"TIYIN_DB_MAX_CONNS", c.DBMaxConns, 0}, {"TIYIN_WORKERS", c.Workers, 0}, {"TIYIN_RATE_LIMIT", c.RateLimit, 0},
+		{"TIYIN_ATTACH_CODES_PER_CARD", st.AttachCodesPerCard, 1}, {"TIYIN_ATTACH_CODES_PER_PHONE", st.AttachCodesPerPhone, 1},
+		{"TIYIN_ATTACH_CODES_PER_PARTNER", st.AttachCodesPerPartner, 1}} {
+		if n.n < n.min {
+			errs = append(errs, fmt.Errorf("%s=%d: want a whole number ≥ %d", n.name, n.n, n.min))
 		}
 	}
 	if c.GatewayTimeout < 100*time.Millisecond {

@@ -93,7 +93,8 @@ func graph(cfg config, log *zap.Logger) fx.Option {
 			},
 			func(c config) application.Config {
 				return application.Config{ApplicationTTL: c.ApplicationTTL, SandboxCallDelay: c.SandboxCallDelay, Product: c.Product,
-					LoanContractDelay: c.ContractDelay, OTPTTL: c.OTPTTL, SandboxOTP: c.SandboxOTP}
+					LoanContractDelay: c.ContractDelay, OTPTTL: c.OTPTTL, SandboxOTP: c.SandboxOTP,
+					AttachCodeCaps: c.AttachCodeCaps}
 			},
 			func(c config) jobs.Config {
 				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL}

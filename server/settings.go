@@ -36,6 +36,9 @@ type settings struct {
 	Workers               int           `env:"TIYIN_WORKERS" envDefault:"10" help:"background jobs run at once per process"`
 	LogLevel              string        `env:"TIYIN_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error"`
 	OTPTTL                time.Duration `env:"TIYIN_OTP_TTL" envDefault:"3m" help:"how long an attach SMS code lives"`
+	AttachCodesPerCard    int           `env:"TIYIN_ATTACH_CODES_PER_CARD" envDefault:"5" help:"most attach SMS codes a card (PAN) is sent a Tashkent day, across partners; over it: code 7"`
+	AttachCodesPerPhone   int           `env:"TIYIN_ATTACH_CODES_PER_PHONE" envDefault:"10" help:"most attach SMS codes a phone number is sent a Tashkent day, across partners; over it: code 7"`
+	AttachCodesPerPartner int           `env:"TIYIN_ATTACH_CODES_PER_PARTNER" envDefault:"10000" help:"most attach SMS codes one partner's attaches send a Tashkent day; over it: code 7"`
 	SandboxOTP            string        `env:"TIYIN_SANDBOX_OTP" doc:"empty (random codes)" help:"sandbox: every SMS code is this 6-digit value"`
 	SandboxScoringPercent string        `env:"TIYIN_SANDBOX_SCORING_PERCENT" envDefault:"28.0" help:"sandbox: the percent pre-scoring offers; e.g. 83.06 to try offers at the 50 % cap"`
 	DataKey               string        `env:"TIYIN_DATA_KEY" secret:"true" doc:"a fixed, public key in the sandbox; required otherwise" help:"64 hex digits (openssl rand -hex 32): seals clientData and webhook secrets (AES-256-GCM) and keys the hashes of SMS codes, card numbers and card PINFLs"`

@@ -26,8 +26,8 @@ var appModule = fx.Options(
 	})),
 	fx.Module("cards", fx.Provide(func(in cardsIn, cfg application.Config) application.Cards {
 		return application.NewCards(application.CardsDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
-			Processing: in.Processing, Cards: in.Cards, CardOrders: in.CardOrders, CardIssuer: in.CardIssuer, SMS: in.SMS,
-			Sealer: in.Sealer, OpsLog: in.OpsLog}, cfg)
+			Processing: in.Processing, Cards: in.Cards, CodeCounts: in.CodeCounts, CardOrders: in.CardOrders, CardIssuer: in.CardIssuer,
+			SMS: in.SMS, Sealer: in.Sealer, OpsLog: in.OpsLog}, cfg)
 	})),
 	fx.Module("partners", fx.Provide(func(in partnersIn) application.Partners {
 		return application.NewPartners(application.PartnersDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
@@ -37,7 +37,8 @@ var appModule = fx.Options(
 		return application.NewOperations(application.OperationsDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
 			Events: in.Events, Queue: in.Queue,
 			Applications: in.Applications, Loans: in.Loans, Ledger: in.Ledger, Transfers: in.Transfers, CardOrders: in.CardOrders,
-			CoreBanking: in.CoreBanking, Processing: in.Processing, Cards: in.Cards, Reconciliation: in.Reconciliation}, cfg)
+			CoreBanking: in.CoreBanking, Processing: in.Processing, Cards: in.Cards, CodeCounts: in.CodeCounts,
+			Reconciliation: in.Reconciliation}, cfg)
 	})),
 	fx.Module("sandbox", fx.Provide(func(in sandboxIn, cfg application.Config) application.Sandbox {
 		return application.NewSandbox(application.SandboxDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
@@ -102,6 +103,7 @@ type cardsIn struct {
 	Idempotency ports.IdempotencyStore
 	Processing  ports.Processing
 	Cards       ports.CardRepository
+	CodeCounts  ports.CodeCounter
 	CardOrders  ports.CardOrderRepository
 	CardIssuer  ports.CardIssuer
 	SMS         ports.SMSSender
@@ -136,6 +138,7 @@ type operationsIn struct {
 	CoreBanking  ports.CoreBanking
 	Processing   ports.Processing
 	Cards        application.Cards
+	CodeCounts   ports.CodeCounter
 	// Reconciliation is the store's.
 	Reconciliation ports.ReconciliationRepository
 }

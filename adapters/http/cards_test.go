@@ -8,8 +8,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
 )
 
 func (h *harness) attach(t *testing.T, pan, network string) (cardID, code string) {
@@ -331,5 +334,60 @@ func TestEachPartnerReadsItsOwnSMSOutbox(t *testing.T) {
 	}
 	if own := h.lastCode(t); own != code {
 		t.Fatalf("own outbox: code %q, want %q", own, code)
+	}
+}
+
+// TestAttachCodesAreCappedADay (issue 46, finding 4): attach sends a card (PAN) at most 5
+// codes a Tashkent day and a phone at most 10, across partners, and a partner's attaches at
+// most their cap (13 here); the next is code 7 (429) naming the cap and when it resets, and
+// counts nothing. The next day on the partner's clock sends again.
+func TestAttachCodesAreCappedADay(t *testing.T) {
+	t.Parallel()
+	h := setupWith(t, true, func(s *harnessSetup) { s.cfg.AttachCodeCaps = domain.AttachCodeCaps{PerPartner: 13} })
+	attach := func(key, pan, phone string) answer {
+		t.Helper()
+		a := h.callAs(t, key, uuid.NewString(), "/cards/attach", map[string]any{"pan": pan, "expiry": "3012", "processingType": "UZCARD", "phoneNumber": phone})
+		h.callAs(t, key, uuid.NewString(), "/sandbox/clock/advance", map[string]any{"duration": "61s"})
+		return a
+	}
+	// Both partners' clocks start an hour into the next Tashkent day, so that no attach below
+	// crosses midnight.
+	now := time.Now().In(domain.Tashkent)
+	midnight := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, domain.Tashkent)
+	for _, key := range []string{h.key, h.otherKey} {
+		h.callAs(t, key, uuid.NewString(), "/sandbox/clock/advance", map[string]any{"duration": (midnight.Sub(now) + time.Hour).String()})
+	}
+	resets := midnight.AddDate(0, 0, 1).Format(time.RFC3339)
+	refused := func(a answer, scope string) {
+		t.Helper()
+		if a.code() != 7 || a.Status != http.StatusTooManyRequests || !strings.Contains(a.Error.Message, scope) || !strings.Contains(a.Error.Message, resets) {
+			t.Fatalf("want code 7 naming the %s cap and %s: %s", scope, resets, a.Raw)
+		}
+	}
+	for i := range 5 {
+		if a := attach(h.key, "8600111111111111", "998901111111"); a.code() != 0 {
+			t.Fatalf("code %d of the card: %s", i+1, a.Raw)
+		}
+	}
+	refused(attach(h.key, "8600111111111111", "998901111111"), "card")
+	refused(attach(h.otherKey, "8600111111111111", "998901111111"), "card")
+	for i := range 5 {
+		if a := attach(h.key, "8600222222222222", "998901111111"); a.code() != 0 {
+			t.Fatalf("code %d of the second card: %s", i+1, a.Raw)
+		}
+	}
+	refused(attach(h.key, "8600333333333333", "998901111111"), "phone")
+	for i, pan := range []string{"8600333333333333", "8600444444444444", "8600555555555555"} {
+		if a := attach(h.key, pan, fmt.Sprintf("99890333333%d", i)); a.code() != 0 {
+			t.Fatalf("another card to another phone, code %d of the partner: %s", 11+i, a.Raw)
+		}
+	}
+	refused(attach(h.key, "8600666666666666", "998904444444"), "partner")
+	if a := attach(h.otherKey, "8600666666666666", "998904444444"); a.code() != 0 {
+		t.Fatalf("another partner's attach: %s", a.Raw)
+	}
+	h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "24h"})
+	if a := attach(h.key, "8600111111111111", "998901111111"); a.code() != 0 {
+		t.Fatalf("the next day: %s", a.Raw)
 	}
 }

@@ -26,7 +26,7 @@ var ErrorCodes = []ErrorCode{
 	{4, "400", "validation error on a field"},
 	{5, "400", "malformed request: not JSON, not an object, body too large, wrong content type"},
 	{6, "404/405", "unknown path or method"},
-	{7, "429", "rate limit exceeded (per partner)"},
+	{7, "429", "rate limit exceeded (per partner; on attach also a new SMS code within a minute, or past a daily cap)"},
 	{8, "409", "request id reused with other params or endpoint"},
 	{9, "409", "request with this id is still in progress"},
 	{10, "503", "a gateway or the database is unavailable; safe to retry with the same id"},
@@ -136,7 +136,7 @@ func classify(err error) (code, status int, message string) {
 		return codeIDReused, http.StatusConflict, "request id was already used with other params or another endpoint; use a new id"
 	case errors.Is(err, ports.ErrRequestInProgress):
 		return codeInProgress, http.StatusConflict, "a request with this id is still in progress; retry later with the same id"
-	case errors.Is(err, domain.ErrResendTooSoon), errors.Is(err, application.ErrTooManyBadKeys):
+	case errors.Is(err, domain.ErrResendTooSoon), errors.Is(err, domain.ErrAttachCodeCap), errors.Is(err, application.ErrTooManyBadKeys):
 		return codeRateLimited, http.StatusTooManyRequests, err.Error()
 	case errors.Is(err, ports.ErrUnavailable):
 		return codeUnavailable, http.StatusServiceUnavailable, "service temporarily unavailable; retry with the same id"

@@ -87,6 +87,7 @@ func (outsideTx) After(context.Context) error { return nil }
 // harnessSetup is what a harness is built from; an option changes it before the server is built.
 type harnessSetup struct {
 	deps    application.Deps
+	cfg     application.Config
 	http    httpadapter.Config
 	metrics *observe.Metrics
 	ready   httpadapter.ReadyFunc
@@ -111,13 +112,14 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 	if !runStages {
 		queue = noQueue{}
 	}
-	s := harnessSetup{http: httpadapter.Config{Sandbox: true}}
+	s := harnessSetup{http: httpadapter.Config{Sandbox: true},
+		cfg: application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}}}
 	s.deps = application.Deps{Clock: clock, UoW: uow, Queue: queue, Sealer: storetest.Sealer, Events: store.NewEventOutbox(db),
 		Stores: application.Stores{
 			Applications: store.NewApplicationRepository(db), Loans: store.NewLoanRepository(db),
 			Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db),
 			Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db),
-			Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db),
+			Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db), CodeCounts: store.NewCodeCounter(db),
 		},
 		Gateways: application.Gateways{
 			Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
@@ -133,8 +135,7 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 	g, gw := guard.New(guard.Config{Faults: outsideTx{t}}, nil), &s.deps.Gateways
 	gw.Scoring, gw.CoreBanking, gw.Processing = g.Scoring(gw.Scoring), g.CoreBanking(gw.CoreBanking), g.Processing(gw.Processing)
 	gw.SMS, gw.CardIssuer = g.SMSSender(gw.SMS), g.CardIssuer(gw.CardIssuer)
-	app := application.New(s.deps,
-		application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}})
+	app := application.New(s.deps, s.cfg)
 	q.app = app
 	core, logs := observer.New(zap.DebugLevel)
 	srv := httpadapter.New(httpadapter.Deps{App: app, Clock: clock, Log: zap.New(core), Metrics: s.metrics, Ready: s.ready,

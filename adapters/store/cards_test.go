@@ -5,11 +5,15 @@ import (
 	"errors"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 func (s *suite) newCard(t *testing.T, hash string) *domain.Card {
@@ -63,6 +67,71 @@ func TestCardRoundTripAndOneLiveCardPerPAN(t *testing.T) {
 		}
 		if err := s.cards.Create(ctx, s.newCard(t, "hash-1")); err != nil {
 			t.Fatalf("attach after delete: %v", err)
+		}
+	})
+}
+
+// TestCodeCounterCountsToItsLimit (issue 46, finding 4): the counter takes codes up to the
+// limit per scope, subject and day; of ten attaches at once on a limit of 4 exactly 4 take
+// one; a rolled-back take gives its code back; a purge drops the days before the one given.
+func TestCodeCounterCountsToItsLimit(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		counts := store.NewCodeCounter(s.db)
+		day := domain.BusinessDate(t0)
+		take := func(ctx context.Context, scope domain.CodeCapScope, subject string, day time.Time, limit int) bool {
+			t.Helper()
+			var taken bool
+			if err := s.uow.Do(ctx, func(ctx context.Context) (err error) {
+				taken, err = counts.Take(ctx, ports.CodeCount{Scope: scope, Key: subject, Day: day, Limit: limit})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return taken
+		}
+		var wg sync.WaitGroup
+		var taken atomic.Int32
+		for range 10 {
+			wg.Go(func() {
+				if take(ctx, domain.CodeCapCard, "pan-hash", day, 4) {
+					taken.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if taken.Load() != 4 {
+			t.Fatalf("%d of 10 concurrent takes passed a limit of 4", taken.Load())
+		}
+		if take(ctx, domain.CodeCapCard, "pan-hash", day, 4) {
+			t.Fatal("a fifth take passed a limit of 4")
+		}
+		// Another scope, subject or day counts apart.
+		if !take(ctx, domain.CodeCapPhone, "pan-hash", day, 1) || !take(ctx, domain.CodeCapCard, "other", day, 1) ||
+			!take(ctx, domain.CodeCapCard, "pan-hash", day.AddDate(0, 0, 1), 1) {
+			t.Fatal("a take under another scope, subject or day was refused")
+		}
+		// A rollback gives the code back.
+		boom := errors.New("rolled back")
+		err := s.uow.Do(ctx, func(ctx context.Context) error {
+			if ok, err := counts.Take(ctx, ports.CodeCount{Scope: domain.CodeCapPartner, Key: "p", Day: day, Limit: 1}); !ok || err != nil {
+				t.Fatalf("take: %v, %v", ok, err)
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) || !take(ctx, domain.CodeCapPartner, "p", day, 1) {
+			t.Fatalf("a rolled-back take kept its code (%v)", err)
+		}
+		var purged int64
+		if err := s.uow.Do(ctx, func(ctx context.Context) (err error) {
+			purged, err = counts.Purge(ctx, day.AddDate(0, 0, 1))
+			return err
+		}); err != nil || purged != 4 {
+			t.Fatalf("purged %d (%v), want the day's 4 rows", purged, err)
+		}
+		if !take(ctx, domain.CodeCapCard, "pan-hash", day, 1) || take(ctx, domain.CodeCapCard, "pan-hash", day.AddDate(0, 0, 1), 1) {
+			t.Fatal("the purge dropped the wrong day")
 		}
 	})
 }
