@@ -35,7 +35,7 @@ func (a Actor) may(need domain.Role) error {
 }
 
 // CLIActor is who acts when an operator is managed from tiyin's command line.
-var CLIActor = Actor{Name: "cli", Role: domain.RoleAdmin, Address: "local"}
+var CLIActor = Actor{Name: domain.OperatorNameCLI, Role: domain.RoleAdmin, Address: "local"}
 
 // local reports whether the actor is the command line: whoever runs it has the host and the
 // database already, so access it grants needs no second admin (it is audited all the same).

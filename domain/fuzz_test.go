@@ -105,6 +105,23 @@ func FuzzParsePartnerName(f *testing.F) {
 	})
 }
 
+func FuzzParseOperatorName(f *testing.F) {
+	for _, s := range []string{"dilnoza", " off1 ", "off1\u200b", "adm1\nforged", "\u202eadm1", "cli", "Cli", "ab", strings.Repeat("a", 33), "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		name, err := domain.ParseOperatorName(s)
+		if err != nil {
+			return
+		}
+		again, err := domain.ParseOperatorName(name)
+		if err != nil || again != name || len(name) < 3 || len(name) > 32 || name == "cli" || name == "system" ||
+			strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != "" {
+			t.Fatalf("%q accepted as %q", s, name)
+		}
+	})
+}
+
 func FuzzParseContractNumber(f *testing.F) {
 	for _, s := range []string{"0012345", "", "12a", "-1"} {
 		f.Add(s)

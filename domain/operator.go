@@ -79,9 +79,37 @@ func ParseRole(s string) (Role, error) {
 var (
 	// ErrRole refuses a role that is none of viewer, officer and admin.
 	ErrRole = errors.New("want role viewer, officer or admin")
-	// ErrOperatorName refuses an empty or too long login name.
-	ErrOperatorName = errors.New("an operator's name is 1 to 64 characters")
+	// ErrOperatorName refuses a login name outside ParseOperatorName's rule.
+	ErrOperatorName = fmt.Errorf("an operator's name is %d to %d characters, each a lower-case letter a-z, a digit, '.', '_' or '-'; %s and %s are reserved",
+		minOperatorName, maxOperatorName, OperatorNameCLI, OperatorNameSystem)
 )
+
+// Names no operator may take: the audit log gives them to who acts without a console login.
+const (
+	// OperatorNameCLI is who acts from tiyin's command line.
+	OperatorNameCLI = "cli"
+	// OperatorNameSystem is kept for tiyin acting on its own.
+	OperatorNameSystem = "system"
+)
+
+const minOperatorName, maxOperatorName = 3, 32
+
+// ParseOperatorName accepts a login name that reads the same wherever it is shown (the audit
+// log, its CSV, `tiyin operator list`): 3 to 32 lower-case ASCII letters, digits, '.', '_' and
+// '-', so no zero-width, right-to-left, line-breaking or lookalike character lets one name pass
+// for another; and not a reserved name. Spaces around it are dropped. Operators named before
+// this rule keep their names and log in; `tiyin migrate` lists those that break it.
+func ParseOperatorName(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	ok := len(s) >= minOperatorName && len(s) <= maxOperatorName && s != OperatorNameCLI && s != OperatorNameSystem &&
+		!strings.ContainsFunc(s, func(r rune) bool {
+			return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '.' && r != '_' && r != '-'
+		})
+	if !ok {
+		return "", ErrOperatorName
+	}
+	return s, nil
+}
 
 // Allows reports whether the role may do what needs at least role need.
 func (r Role) Allows(need Role) bool { return roleRank[r] >= roleRank[need] && roleRank[r] > 0 }
@@ -146,9 +174,9 @@ var (
 // NewOperator makes an operator whose password (given as its hash) must be changed at the
 // first login.
 func NewOperator(id uuid.UUID, name string, role Role, passwordHash string, now time.Time) (*Operator, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 64 {
-		return nil, ErrOperatorName
+	name, err := ParseOperatorName(name)
+	if err != nil {
+		return nil, err
 	}
 	if roleRank[role] == 0 {
 		return nil, fmt.Errorf("%w: role %q", ErrRole, role)

@@ -256,3 +256,43 @@ func TestAccessWaitsForASecondAdmin(t *testing.T) {
 		t.Fatalf("an unknown role: %v", err)
 	}
 }
+
+// TestOperatorNamesReadTheSameEverywhere (issue 46, finding 5): a new operator's name is 3 to
+// 32 lower-case ASCII letters, digits, '.', '_' and '-', so it cannot pass for another in the
+// audit log, a CSV or `tiyin operator list` (zero-width, right-to-left and line-breaking
+// characters, capitals, other scripts' lookalikes); cli and system, the command line's and
+// tiyin's own names in the audit log, are reserved.
+func TestOperatorNamesReadTheSameEverywhere(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, in string
+		ok       bool
+	}{
+		{"a plain name", "dilnoza", true},
+		{"digits, dot, underscore and hyphen", "off1.night_shift-2", true},
+		{"three characters", "bob", true},
+		{"32 characters", strings.Repeat("a", 32), true},
+		{"spaces around are dropped", " dilnoza ", true},
+		{"a zero-width space", "off1\u200b", false},
+		{"a right-to-left override", "\u202eadm1", false},
+		{"a newline", "adm1\nforged", false},
+		{"a tab", "adm1\tforged", false},
+		{"a space inside", "dil noza", false},
+		{"a capital", "Dilnoza", false},
+		{"a Cyrillic lookalike", "аdm1", false},
+		{"two characters", "ab", false},
+		{"33 characters", strings.Repeat("a", 33), false},
+		{"empty", "", false},
+		{"the command line's name", "cli", false},
+		{"tiyin's own name", "system", false},
+		{"a punctuation mark", "adm1!", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := domain.NewOperator(uuid.New(), tt.in, domain.RoleViewer, "hash", t0)
+			if (err == nil) != tt.ok || (err != nil && !errors.Is(err, domain.ErrOperatorName)) {
+				t.Fatalf("NewOperator(%q): %v, want accepted %t", tt.in, err, tt.ok)
+			}
+		})
+	}
+}

@@ -108,11 +108,16 @@ func serveCmd(o options) *cobra.Command {
 func migrateCmd(o options) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "migrate",
-		Short: "Apply the database schema (any number of nodes and commands may run it at once)",
+		Short: "Apply the database schema (any number of nodes and commands may run it at once); list the operators to rename",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return openDB(cmd.Context(), o, schemaApply, func(context.Context, cli) error {
+			return openDB(cmd.Context(), o, schemaApply, func(ctx context.Context, in cli) error {
 				fmt.Println("migrations applied")
+				rename, err := operatorsToRename(ctx, in.app)
+				if err != nil {
+					return err
+				}
+				reportOperatorsToRename(rename)
 				return nil
 			})
 		},
@@ -120,7 +125,7 @@ func migrateCmd(o options) *cobra.Command {
 	var asJSON bool
 	status := &cobra.Command{
 		Use:   "status",
-		Short: "Say the database schema's version and the migrations this build would apply; exit 1 when any is pending",
+		Short: "Say the database schema's version, the migrations this build would apply and the operators to rename; exit 1 when a migration is pending",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return openDB(cmd.Context(), o, schemaAsIs, func(ctx context.Context, in cli) error {
@@ -128,8 +133,17 @@ func migrateCmd(o options) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				// An older schema may lack the operators' columns this build reads: tiyin
+				// migrate reports them once it is applied.
+				rename := []string{}
+				if len(pending) == 0 {
+					if rename, err = operatorsToRename(ctx, in.app); err != nil {
+						return err
+					}
+				}
 				if asJSON {
-					if err := json.NewEncoder(os.Stdout).Encode(map[string]any{"current": current, "latest": latest, "pending": pending}); err != nil {
+					if err := json.NewEncoder(os.Stdout).Encode(map[string]any{"current": current, "latest": latest, "pending": pending,
+						"operatorsToRename": rename}); err != nil {
 						return err
 					}
 				} else {
@@ -137,6 +151,7 @@ func migrateCmd(o options) *cobra.Command {
 					for _, p := range pending {
 						fmt.Println("pending:", p)
 					}
+					reportOperatorsToRename(rename)
 				}
 				if len(pending) > 0 {
 					return fmt.Errorf("%d migrations pending: run tiyin migrate", len(pending))
@@ -145,7 +160,7 @@ func migrateCmd(o options) *cobra.Command {
 			})
 		},
 	}
-	status.Flags().BoolVar(&asJSON, "json", false, `print {"current", "latest", "pending"} as JSON`)
+	status.Flags().BoolVar(&asJSON, "json", false, `print {"current", "latest", "pending", "operatorsToRename"} as JSON`)
 	c.AddCommand(status)
 	return c
 }

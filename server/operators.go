@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -121,7 +122,7 @@ func operatorCmd(o options) *cobra.Command {
 					case o.MustChangePassword():
 						status = "one-time password"
 					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", o.Name(), o.Role(), status, o.State().CreatedAt.In(domain.Tashkent).Format(time.RFC3339))
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", shownName(o.Name()), o.Role(), status, o.State().CreatedAt.In(domain.Tashkent).Format(time.RFC3339))
 				}
 				return w.Flush()
 			})
@@ -149,4 +150,40 @@ func operatorCmd(o options) *cobra.Command {
 	_ = setRole.MarkFlagRequired("role")
 	cmd.AddCommand(create, list, disabled(true), disabled(false), reset, setRole)
 	return cmd
+}
+
+// shownName is an operator's name as the command line prints it: as it is when it follows the
+// rule for names (domain.ParseOperatorName), else Go-quoted in ASCII ("off1\u200b",
+// "adm1\nforged"), so that a name given before the rule can neither pass for another nor
+// break a line.
+func shownName(name string) string {
+	if n, err := domain.ParseOperatorName(name); err == nil && n == name {
+		return name
+	}
+	return strconv.QuoteToASCII(name)
+}
+
+// operatorsToRename are the operators whose names break the rule for names, as shownName
+// prints them. They were named before the rule and still log in; the bank gives each person a
+// new operator under a valid name and disables the old one.
+func operatorsToRename(ctx context.Context, app *application.App) ([]string, error) {
+	ops, err := app.Console.Operators.ListOperators.Handle(ctx, application.CLIActor)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, o := range ops {
+		if shown := shownName(o.Name()); shown != o.Name() {
+			out = append(out, shown)
+		}
+	}
+	return out, nil
+}
+
+// reportOperatorsToRename prints one line per operator to rename.
+func reportOperatorsToRename(names []string) {
+	for _, n := range names {
+		fmt.Printf("operator %s: the name breaks the rule (%v); it still logs in: create this person an operator under a valid name, then disable this one\n",
+			n, domain.ErrOperatorName)
+	}
 }
