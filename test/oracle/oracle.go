@@ -1,7 +1,13 @@
-// Package oracle is a second implementation of tiyin's money rules (DESIGN.md §8.3–8.4), written
-// from the design alone to check the domain's amounts. It is deliberately plain: exact rationals
-// (math/big), one day at a time, no shortcut that the design does not state, and no import of
-// the domain. docs/money.md states the reading of the design it implements, rule by rule.
+// Package oracle is a second implementation of tiyin's money rules (DESIGN.md §8.3–8.4 as
+// amended on 2026-11-26, and §9), written from the design's text alone to check the domain's
+// amounts. It is deliberately plain: exact rationals (math/big), one day at a time, no shortcut
+// the design does not state, and no import of the domain. READINGS.md (beside this file) lists
+// every place where the design is silent or had to be read one way, and the reading taken.
+//
+// The files: oracle.go (the loan, its days and its debt), oracle_pay.go (a payment in the order
+// of the law), oracle_layout.go (the schedule's layouts: the annuity and equal principal
+// parts), oracle_cap.go (the Central Bank cap) and oracle_actions.go (the operators' waivers,
+// write-off and restructurings).
 package oracle
 
 import (
@@ -33,34 +39,39 @@ type Item struct {
 	Residue    int64 // principal left after the item
 }
 
-// Position is the debt at a moment, in check's five parts.
+// Position is the debt at a moment, in check's five parts (§8.4): mainDebtAmount,
+// overdueDebtAmount, overdueInterestAmount, termInterestAmount, interestFineAmount.
 type Position struct {
 	NotDuePrincipal, OverduePrincipal, OverdueInterest, TermInterest, Penalty int64
 }
 
-// Payoff is everything needed to close the loan.
+// Payoff is everything needed to close the loan today (check's totalResidue).
 func (p Position) Payoff() int64 {
 	return p.NotDuePrincipal + p.OverduePrincipal + p.OverdueInterest + p.TermInterest + p.Penalty
 }
 
-// Split is how one payment was applied.
+// Split is how one payment was applied. Interest is negative when the payment gave back more
+// interest paid ahead (E, §8.4) than it paid.
 type Split struct {
 	Principal, Interest, Penalty int64
 }
 
-// ErrAmount is a payment that is not positive or above the payoff.
+// ErrAmount is a payment (or a waiver) that is not positive or above what is owed.
 var ErrAmount = errors.New("amount must be positive and not above the payoff")
 
-// item is an item with what was paid on it and its exact accrual so far.
+// item is a schedule item with what was paid on it and the exact accrual of its closed days.
 type item struct {
 	date       time.Time
 	periodDays int
-	principal  int64 // the item's principal, early principal paid in its period included
-	paidP      int64
-	paidC      int64    // interest and service paid
-	accI, accS *big.Rat // exact interest and service of the period's days already closed
+	// principal is the item's principal as shown: what is laid out on it, and the principal
+	// paid early in its period (§8.4: "early principal is shown in the item of the period in
+	// which it was paid").
+	principal  int64
+	paidP      int64    // principal paid on it, early principal included
+	paidC      int64    // interest and service paid on it (§8.3: allocated together)
+	accI, accS *big.Rat // exact interest and service of the period's closed days
 	closedDays int      // how many of the period's days are closed
-	gone       bool     // laid out to nothing by a prepayment: not reported
+	gone       bool     // past the loan's last principal after a prepayment: not reported
 	frozen     bool     // paid off before its due date: its open days accrue nothing
 }
 
@@ -68,7 +79,9 @@ type item struct {
 type Loan struct {
 	t     Terms
 	items []*item
-	level int64     // the annuity instalment, or the differentiated principal part
+	// level is the loan's instalment (annuity) or principal part (differentiated): what a
+	// TERM prepayment lays the later items out again at (§8.4 "at the same instalment").
+	level int64
 	today time.Time // the business date the debt is taken at; the days before it are closed
 	// calendar is the date the loan has been walked to: today, or later for a written-off
 	// loan, whose debt stands still at the day it was written off.
@@ -82,14 +95,17 @@ type Loan struct {
 	penWaived, intWaived int64
 	penDay               []*big.Rat // penalty accrued on each day, by its number
 	cap                  *big.Rat
-	// lastYear is the penalty of the 364 days before today.
+	// lastYear is the penalty of the 364 days before today and today's.
 	lastYear *big.Rat
 	// rate and service are the daily rates, penaltyRate the penalty's.
 	rate, service, penaltyRate *big.Rat
+	// broken is the first rule the oracle found itself unable to keep; Check reports it.
+	broken error
 }
 
 var (
 	one     = big.NewRat(1, 1)
+	half    = big.NewRat(1, 2)
 	year    = big.NewRat(365, 1)
 	hundred = big.NewRat(10000, 1) // hundredths of a percent
 )
@@ -104,18 +120,15 @@ func quo(a, b *big.Rat) *big.Rat { return new(big.Rat).Quo(a, b) }
 // daily is a yearly rate in hundredths of a percent as a share a day (actual/365).
 func daily(hundredths int64) *big.Rat { return quo(quo(rat(hundredths), hundred), year) }
 
-// roundHalfUp is x rounded half up to a whole tiyin.
-func roundHalfUp(x *big.Rat) int64 {
-	y := add(x, big.NewRat(1, 2))
-	return floor(y)
-}
+// roundHalfUp is x rounded half up to a whole tiyin (§8.3).
+func roundHalfUp(x *big.Rat) int64 { return floor(add(x, half)) }
 
 // floor is the largest integer not above x.
 func floor(x *big.Rat) int64 {
 	return new(big.Int).Div(x.Num(), x.Denom()).Int64() // Euclidean: the floor, the denominator being positive
 }
 
-// Dates are the due dates: the issue day of each month, clipped to the month's end.
+// Dates are the due dates: the issue day of each month, clipped to the month's end (§8.3).
 func Dates(issued time.Time, months int) []time.Time {
 	out := make([]time.Time, months)
 	for k := 1; k <= months; k++ {
@@ -128,14 +141,16 @@ func Dates(issued time.Time, months int) []time.Time {
 
 func days(from, to time.Time) int { return int(to.Sub(from).Hours()/24 + 0.5) }
 
-// charges is the interest and service, rounded half up each, of base held for n days.
-func charges(t Terms, base int64, n int) (int64, int64) {
-	i := mul(mul(rat(base), rat(int64(n))), daily(t.Rate))
-	s := mul(mul(rat(base), rat(int64(n))), daily(t.Service))
-	return roundHalfUp(i), roundHalfUp(s)
+// fresh is the interest and service, rounded half up each, of base held for n days: an item
+// whose period has not begun.
+func fresh(t Terms, base int64, n int) (int64, int64) {
+	held := rat(base * int64(n))
+	return roundHalfUp(mul(held, daily(t.Rate))), roundHalfUp(mul(held, daily(t.Service)))
 }
 
-// Schedule is the schedule at issue (§8.3).
+// Schedule is the schedule at issue (§8.3): an annuity's smallest whole instalment whose last
+// is not larger, or a differentiated loan's equal principal parts (the last item taking what
+// the whole parts leave).
 func Schedule(t Terms) []Item {
 	dates := Dates(t.IssuedOn, t.Months)
 	periods := make([]int, len(dates))
@@ -144,94 +159,31 @@ func Schedule(t Terms) []Item {
 		periods[k] = days(prev, d)
 		prev = d
 	}
-	fresh := func(k int, residue int64) (int64, int64) { return charges(t, residue, periods[k]) }
+	var parts []int64
 	if t.Differentiated {
-		return layout(t.Amount, dates, periods, fresh, func(int, int64) int64 { return t.Amount / int64(t.Months) })
-	}
-	items, _ := annuity(t.Amount, dates, periods, fresh, nil)
-	return items
-}
-
-// chargesFn is the interest and service item k counts when residue is left before it.
-type chargesFn func(k int, residue int64) (int64, int64)
-
-// layout lays residue out over the dates: part says each item's principal before the last
-// (given the item's charges), the last takes the rest.
-func layout(residue int64, dates []time.Time, periods []int, due chargesFn, part func(k int, charges int64) int64) []Item {
-	out := make([]Item, len(dates))
-	for k := range dates {
-		i, s := due(k, residue)
-		p := residue
-		if k < len(dates)-1 {
-			p = min(residue, max(0, part(k, i+s)))
+		caps := make([]int64, len(dates))
+		for k := range caps {
+			caps[k] = t.Amount // no item had principal before: nothing limits the parts
 		}
-		residue -= p
-		out[k] = Item{Date: dates[k], PeriodDays: periods[k], Principal: p, Interest: i, Service: s, Residue: residue}
+		parts, _ = EqualParts(t.Amount, caps)
+	} else {
+		slots := make([]slot, len(dates))
+		for k := range slots {
+			slots[k] = slot{limit: -1, charges: func(residue int64) int64 {
+				i, s := fresh(t, residue, periods[k])
+				return i + s
+			}}
+		}
+		parts, _ = annuity(t.Amount, slots)
+	}
+	out := make([]Item, len(dates))
+	residue := t.Amount
+	for k := range dates {
+		i, s := fresh(t, residue, periods[k])
+		residue -= parts[k]
+		out[k] = Item{Date: dates[k], PeriodDays: periods[k], Principal: parts[k], Interest: i, Service: s, Residue: residue}
 	}
 	return out
-}
-
-// annuity is the annuity layout: the smallest whole instalment X for which the last item is
-// not larger than X (nor, with limits, than its limit), each item before it due X or its
-// limit, whichever is smaller. It returns the items and X.
-func annuity(residue int64, dates []time.Time, periods []int, due chargesFn, limits []int64) ([]Item, int64) {
-	try := func(x int64) []Item {
-		return layout(residue, dates, periods, due, func(k int, c int64) int64 {
-			if limits != nil {
-				return min(x, limits[k]) - c
-			}
-			return x - c
-		})
-	}
-	fits := func(x int64) bool {
-		items := try(x)
-		last := items[len(items)-1]
-		total := last.Principal + last.Interest + last.Service
-		return total <= x && (limits == nil || total <= limits[len(limits)-1])
-	}
-	lo, hi := int64(0), int64(1)
-	for !fits(hi) {
-		if hi > 1<<62 { // no instalment meets the limits: the standard layout
-			return annuity(residue, dates, periods, due, nil)
-		}
-		lo, hi = hi, hi*2
-	}
-	for lo < hi {
-		m := lo + (hi-lo)/2
-		if fits(m) {
-			hi = m
-		} else {
-			lo = m + 1
-		}
-	}
-	return try(hi), hi
-}
-
-// WithinCap says whether the schedule's interest and service, day by day (each item's charges
-// spread evenly over its period), stay within half the amount in every 365-day window (§8.3).
-func WithinCap(t Terms) bool { return withinCap(Schedule(t), t.Amount) }
-
-// withinCap says whether the items' interest and service, each item's spread evenly over its
-// period, stay within half of amount in every 365-day window.
-func withinCap(items []Item, amount int64) bool {
-	var perDay []*big.Rat
-	for _, it := range items {
-		d := quo(rat(it.Interest+it.Service), rat(int64(it.PeriodDays)))
-		for range it.PeriodDays {
-			perDay = append(perDay, d)
-		}
-	}
-	sum := []*big.Rat{new(big.Rat)}
-	for _, d := range perDay {
-		sum = append(sum, add(sum[len(sum)-1], d))
-	}
-	limit := rat(amount / 2)
-	for end := 1; end < len(sum); end++ {
-		if sub(sum[end], sum[max(0, end-365)]).Cmp(limit) > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // New is a loan issued on its terms, on its issue date.
@@ -245,7 +197,7 @@ func New(t Terms) *Loan {
 	}
 	l.level = items[0].Principal + items[0].Interest + items[0].Service
 	if t.Differentiated {
-		l.level = t.Amount / int64(t.Months)
+		l.level = items[0].Principal
 	}
 	return l
 }
@@ -268,23 +220,26 @@ func (l *Loan) periodOf(d time.Time) int {
 	return -1
 }
 
-// current is the index of the earliest item not yet overdue on day d (due on d or later), or
-// -1 after maturity.
+// current is the index of the current item on day d: the earliest item not yet overdue (due
+// on d or later, §8.4), or -1 after the loan's last date.
 func (l *Loan) current(d time.Time) int {
 	for k, it := range l.items {
-		if !it.date.Before(d) {
+		if !it.date.Before(d) && !it.gone {
 			return k
 		}
 	}
 	return -1
 }
 
-// notDue is the principal of the items from k on not yet paid: the base interest accrues on in
-// item k's period.
+// unpaid is item k's principal not yet paid.
+func (l *Loan) unpaid(k int) int64 { return l.items[k].principal - l.items[k].paidP }
+
+// notDue is the principal of the items from k on not yet paid: during item k's period, the
+// principal interest accrues on.
 func (l *Loan) notDue(k int) int64 {
 	var sum int64
-	for _, it := range l.items[k:] {
-		sum += it.principal - it.paidP
+	for j := k; j < len(l.items); j++ {
+		sum += l.unpaid(j)
 	}
 	return sum
 }
@@ -293,41 +248,47 @@ func (l *Loan) notDue(k int) int64 {
 func (l *Loan) overdue(d time.Time) (p, c int64) {
 	for k, it := range l.items {
 		if it.date.Before(d) {
-			i, s := l.itemCharges(k)
-			p += it.principal - it.paidP
+			i, s := l.charges(k)
+			p += l.unpaid(k)
 			c += i + s - it.paidC
 		}
 	}
 	return p, c
 }
 
-// exactCharges is the exact interest and service of item k's period: its closed days as they
-// accrued, its open days on the principal not yet due today.
-func (l *Loan) exactCharges(k int) (*big.Rat, *big.Rat) {
+// overduePrincipal is the unpaid principal of the items due before day d.
+func (l *Loan) overduePrincipal(d time.Time) int64 {
+	var p int64
+	for k, it := range l.items {
+		if it.date.Before(d) {
+			p += l.unpaid(k)
+		}
+	}
+	return p
+}
+
+// projected is item k's interest and service as reported when base is the principal its open
+// days accrue on: the exact accrual of its closed days, plus its open days on base, each
+// rounded half up once (§8.3, §9.1).
+func (l *Loan) projected(k int, base int64) (int64, int64) {
 	it := l.items[k]
 	if it.frozen {
-		return it.accI, it.accS
+		return roundHalfUp(it.accI), roundHalfUp(it.accS)
 	}
-	open := rat(int64(it.periodDays - it.closedDays))
-	base := rat(l.notDue(k))
-	return add(it.accI, mul(mul(base, open), l.rate)), add(it.accS, mul(mul(base, open), l.service))
+	held := rat(base * int64(it.periodDays-it.closedDays))
+	return roundHalfUp(add(it.accI, mul(held, l.rate))), roundHalfUp(add(it.accS, mul(held, l.service)))
 }
 
-// itemCharges is item k's interest and service as reported: its exact charges rounded half up.
-func (l *Loan) itemCharges(k int) (int64, int64) {
-	i, s := l.exactCharges(k)
-	return roundHalfUp(i), roundHalfUp(s)
-}
+// charges is item k's interest and service as reported: its closed days as they accrued, its
+// open days on the principal not yet due today (§8.4: "the exact daily accrual ... on the
+// principal outstanding at the end of each day").
+func (l *Loan) charges(k int) (int64, int64) { return l.projected(k, l.notDue(k)) }
 
-// termOwed is what the current item c owes of its charges today: on its due date all of them,
-// before it what accrued to date (its closed days). Negative when interest was paid ahead.
-func (l *Loan) termOwed(c int) int64 {
-	it := l.items[c]
-	if it.date.Equal(l.today) {
-		i, s := l.itemCharges(c)
-		return i + s - it.paidC
-	}
-	return roundHalfUp(it.accI) + roundHalfUp(it.accS) - it.paidC
+// accrued is the interest and service item k has accrued to date: its closed days, each
+// rounded half up (§9.1).
+func (l *Loan) accrued(k int) int64 {
+	it := l.items[k]
+	return roundHalfUp(it.accI) + roundHalfUp(it.accS)
 }
 
 // Advance walks the loan to day to, one day at a time: each day closed accrues its interest
@@ -352,8 +313,7 @@ func (l *Loan) Advance(to time.Time) {
 		l.day++
 		p := new(big.Rat)
 		if !l.closed {
-			op, _ := l.overdue(l.today)
-			p = mul(rat(op), l.penaltyRate)
+			p = mul(rat(l.overduePrincipal(l.today)), l.penaltyRate)
 			if p.Sign() > 0 {
 				p = l.capped(p)
 			}
@@ -368,117 +328,29 @@ func (l *Loan) Advance(to time.Time) {
 	}
 }
 
-// WindowCharges is the interest and service of the days from first to last, as the cap counts
-// them: each item's reported charges spread evenly over its period, for its days in the window.
-func (l *Loan) WindowCharges(first, last time.Time) *big.Rat {
-	sum := new(big.Rat)
-	perDay := l.perDay()
-	for k, it := range l.items {
-		start := it.date.AddDate(0, 0, -it.periodDays)
-		from, to := maxTime(start, first, l.t.IssuedOn), minTime(it.date.AddDate(0, 0, -1), last)
-		if it.gone || to.Before(from) {
-			continue
-		}
-		sum.Add(sum, mul(perDay[k], rat(int64(days(from, to)+1))))
-	}
-	return sum
-}
-
-func maxTime(a time.Time, more ...time.Time) time.Time {
-	for _, b := range more {
-		if b.After(a) {
-			a = b
-		}
-	}
-	return a
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-// perDay is each item's reported charges spread evenly over its period: a day's share.
-func (l *Loan) perDay() []*big.Rat {
-	out := make([]*big.Rat, len(l.items))
-	for k, it := range l.items {
-		i, s := l.itemCharges(k)
-		out[k] = quo(rat(i+s), rat(int64(it.periodDays)))
-	}
-	return out
-}
-
-// chargeOn is day d's share of its item's charges (perDay), nothing outside the schedule.
-func (l *Loan) chargeOn(d time.Time, perDay []*big.Rat) *big.Rat {
-	k := l.periodOf(d)
-	if k < 0 || l.items[k].gone || d.Before(l.t.IssuedOn) {
-		return new(big.Rat)
-	}
-	return perDay[k]
-}
-
-// capped is today's penalty p within the cap: at most the least, over every 365-day window
-// holding today, of the cap less the window's interest and service and the penalty of its days
-// before today.
-func (l *Loan) capped(p *big.Rat) *big.Rat {
-	// Cheap and exact: when all the loan's charges and the last year's penalty leave room for
-	// today's, no window can bind.
-	all := new(big.Rat)
-	for k, it := range l.items {
-		if i, s := l.itemCharges(k); !it.gone {
-			all.Add(all, rat(i+s))
-		}
-	}
-	all.Add(all, l.lastYear)
-	if add(all, p).Cmp(l.cap) <= 0 {
-		return p
-	}
-	perDay := l.perDay()
-	// sum[i] is the charges of the days from today-364 up to, not including, today-364+i.
-	sum := make([]*big.Rat, 730)
-	sum[0] = new(big.Rat)
-	for i := 1; i < len(sum); i++ {
-		sum[i] = add(sum[i-1], l.chargeOn(l.today.AddDate(0, 0, i-1-364), perDay))
-	}
-	var least *big.Rat
-	before := new(big.Rat)                       // the penalty of the window's days before today
-	for w := 0; w >= -364 && l.day+w >= 0; w-- { // the window's first day, from today
-		if w < 0 {
-			before.Add(before, l.penDay[l.day+w])
-		}
-		used := add(sub(sum[w+364+365], sum[w+364]), before)
-		if left := sub(l.cap, used); least == nil || left.Cmp(least) < 0 {
-			least = left
-		}
-	}
-	if least.Sign() < 0 {
-		return new(big.Rat)
-	}
-	if p.Cmp(least) < 0 {
-		return p
-	}
-	return least
-}
-
 // PenaltyOn is the exact penalty accrued on day number d (the issue date is 0).
 func (l *Loan) PenaltyOn(d int) *big.Rat { return l.penDay[d] }
 
-// Position is the debt today (§8.4's check). Interest paid ahead of the days it is for is
-// credited against the principal not yet due.
+// penaltyOwed is the penalty owed today: its exact accrual rounded once, less what was paid
+// and waived (§8.3).
+func (l *Loan) penaltyOwed() int64 { return roundHalfUp(l.penalty) - l.penPaid - l.penWaived }
+
+// Position is the debt today (§8.4's check). The current item's interest is what it has
+// accrued to date and not paid; interest a TERM payment paid ahead of the days it is for is
+// a credit, set against the principal not yet due (the rules of E keep it within that
+// principal, so no part is negative).
 func (l *Loan) Position() Position {
 	if l.closed {
 		return Position{}
 	}
 	op, oc := l.overdue(l.today)
-	pos := Position{OverduePrincipal: op, OverdueInterest: oc, Penalty: roundHalfUp(l.penalty) - l.penPaid - l.penWaived}
+	pos := Position{OverduePrincipal: op, OverdueInterest: oc, Penalty: l.penaltyOwed()}
 	c := l.current(l.today)
 	if c < 0 {
 		return pos
 	}
 	pos.NotDuePrincipal = l.notDue(c)
-	if term := l.termOwed(c); term >= 0 {
+	if term := l.accrued(c) - l.items[c].paidC; term >= 0 {
 		pos.TermInterest = term
 	} else {
 		pos.NotDuePrincipal += term
@@ -486,7 +358,8 @@ func (l *Loan) Position() Position {
 	return pos
 }
 
-// Schedule is the schedule as it stands: items laid out to nothing by a prepayment are gone.
+// Schedule is the schedule as it stands: items past the last principal after a prepayment are
+// gone (§8.3).
 func (l *Loan) Schedule() []Item {
 	var out []Item
 	residue := l.t.Amount
@@ -494,446 +367,61 @@ func (l *Loan) Schedule() []Item {
 		if it.gone {
 			continue
 		}
-		i, s := l.itemCharges(k)
+		i, s := l.charges(k)
 		residue -= it.principal
 		out = append(out, Item{Date: it.date, PeriodDays: it.periodDays, Principal: it.principal, Interest: i, Service: s, Residue: residue})
 	}
 	return out
 }
 
-// Pay applies a payment of amount, EARLY or TERM, today (§8.4).
-func (l *Loan) Pay(early bool, amount int64) (Split, error) {
-	pos := l.Position()
-	if l.closed || amount <= 0 || amount > pos.Payoff() {
-		return Split{}, ErrAmount
+// Check says whether the loan keeps the rules the design states for every moment: no debt
+// part a partner reads is negative (check's five parts, and so loan info's totals, and every
+// schedule item's fields), Σ principal = amount, no item keeps more interest than it shows
+// (§8.4's rounding of E), and nothing of a payment was left unexplained. It names the first
+// rule broken.
+func (l *Loan) Check() error {
+	if l.broken != nil {
+		return l.broken
 	}
-	if amount == pos.Payoff() {
-		return l.payOff(pos), nil
-	}
-	var split Split
-	x := amount
-	// (1) overdue principal and interest, in proportion, oldest items first.
-	op, oc := l.overdue(l.today)
-	if x >= op+oc {
-		split.Principal, split.Interest = op, oc
-	} else {
-		pp := new(big.Int).Mul(big.NewInt(x), big.NewInt(op))
-		pp.Quo(pp, big.NewInt(op+oc))
-		split.Principal, split.Interest = pp.Int64(), x-pp.Int64()
-	}
-	x -= split.Principal + split.Interest
-	l.spreadOverdue(split.Principal, split.Interest)
-	c := l.current(l.today)
-	if c < 0 { // after maturity only the penalty is left
-		split.Penalty = min(x, pos.Penalty)
-		l.penPaid += split.Penalty
-		return split, nil
-	}
-	cur := l.items[c]
-	onDue := cur.date.Equal(l.today)
-	// (2) the current item's interest: all of it for TERM (and on its due date), what accrued
-	// to date for EARLY.
-	i, s := l.itemCharges(c)
-	owed := i + s - cur.paidC
-	if early {
-		owed = l.termOwed(c)
-	}
-	ci := min(x, max(0, owed))
-	cur.paidC += ci
-	split.Interest += ci
-	x -= ci
-	// (3) its principal.
-	cp := min(x, cur.principal-cur.paidP)
-	cur.paidP += cp
-	split.Principal += cp
-	x -= cp
-	// (4) the penalty.
-	split.Penalty = min(x, pos.Penalty)
-	l.penPaid += split.Penalty
-	x -= split.Penalty
-	var before []int64
-	if early {
-		before = l.dueTotals(c) // what each item has due before (5): an EARLY recompute raises none
-	}
-	// (5) the rest reduces the principal not yet due; when principal fell before the due
-	// date, interest paid ahead beyond the period's accrual on the new residue goes the same way.
-	later := l.notDue(c + 1)
-	split.Principal += x
-	rest := x
-	if !onDue && cp+x > 0 {
-		e := l.advanceInterest(c, x)
-		rest += e
-		split.Principal += e
-		split.Interest -= e
-		cur.paidC -= e
-	}
-	toLater := min(rest, later)
-	cur.principal += toLater
-	cur.paidP += rest
-	if early {
-		l.recompute(c, onDue, before, later-toLater)
-	} else if toLater > 0 {
-		l.relayout(c, later-toLater)
-	}
-	return split, nil
-}
-
-// spreadOverdue spreads overdue principal rp and charges rc, paid or waived, over the overdue
-// items, oldest first: an item's credit (a tiyin of E's rounding it kept over its charges) is
-// taken first, then what each owes.
-func (l *Loan) spreadOverdue(rp, rc int64) {
-	for k, it := range l.items {
-		if i, s := l.itemCharges(k); it.date.Before(l.today) && i+s-it.paidC < 0 {
-			rc -= i + s - it.paidC
-			it.paidC = i + s
+	p := l.Position()
+	for _, part := range []struct {
+		name  string
+		value int64
+	}{{"mainDebtAmount", p.NotDuePrincipal}, {"overdueDebtAmount", p.OverduePrincipal},
+		{"overdueInterestAmount", p.OverdueInterest}, {"termInterestAmount", p.TermInterest}, {"interestFineAmount", p.Penalty}} {
+		if part.value < 0 {
+			return fmt.Errorf("%s is %d on %s", part.name, part.value, l.today.Format(time.DateOnly))
 		}
+	}
+	var sum int64
+	for k, it := range l.Schedule() {
+		sum += it.Principal
+		if it.Principal < 0 || it.Interest < 0 || it.Service < 0 || it.Residue < 0 || it.PeriodDays <= 0 {
+			return fmt.Errorf("item %d (%s) has a negative field: %+v", k+1, it.Date.Format(time.DateOnly), it)
+		}
+	}
+	if sum != l.t.Amount {
+		return fmt.Errorf("the items' principal adds up to %d, not the amount %d", sum, l.t.Amount)
 	}
 	for k, it := range l.items {
-		if !it.date.Before(l.today) {
-			break
+		i, s := l.charges(k)
+		if it.paidC > i+s {
+			return fmt.Errorf("item %d (%s) keeps %d of interest and service, more than the %d it shows", k+1,
+				it.date.Format(time.DateOnly), it.paidC, i+s)
 		}
-		i, s := l.itemCharges(k)
-		dp, dc := min(rp, it.principal-it.paidP), min(rc, max(0, i+s-it.paidC))
-		it.paidP += dp
-		it.paidC += dc
-		rp -= dp
-		rc -= dc
+		if it.paidP > it.principal || it.paidP < 0 || it.paidC < 0 {
+			return fmt.Errorf("item %d (%s) was paid %d of its principal %d and %d of its charges", k+1,
+				it.date.Format(time.DateOnly), it.paidP, it.principal, it.paidC)
+		}
 	}
+	return nil
 }
 
-// WaivePenalty forgives amount of the penalty owed today, all of it for 0, and returns what
-// it forgave.
-func (l *Loan) WaivePenalty(amount int64) (int64, error) {
-	owed := l.Position().Penalty
-	if l.closed || owed <= 0 || amount < 0 || amount > owed {
-		return 0, ErrAmount
+// fail records the first rule the oracle could not keep.
+func (l *Loan) fail(format string, args ...any) {
+	if l.broken == nil {
+		l.broken = fmt.Errorf("%s: %s", l.today.Format(time.DateOnly), fmt.Sprintf(format, args...))
 	}
-	if amount == 0 {
-		amount = owed
-	}
-	l.penWaived += amount
-	l.closed = l.Position().Payoff() == 0 // nothing left to pay: the loan is settled
-	return amount, nil
-}
-
-// WaiveInterest forgives amount of the overdue interest and service owed today, all of it for
-// 0, spread over the overdue items as a payment's would be, and returns what it forgave.
-func (l *Loan) WaiveInterest(amount int64) (int64, error) {
-	owed := l.Position().OverdueInterest
-	if l.closed || owed <= 0 || amount < 0 || amount > owed {
-		return 0, ErrAmount
-	}
-	if amount == 0 {
-		amount = owed
-	}
-	l.spreadOverdue(0, amount)
-	l.intWaived += amount
-	l.closed = l.Position().Payoff() == 0
-	return amount, nil
-}
-
-// Waived is the interest and the penalty the bank's operators forgave.
-func (l *Loan) Waived() (interest, penalty int64) { return l.intWaived, l.penWaived }
-
-// WriteOff stops the loan's debt where it stands today: nothing accrues any more, and later
-// payments are applied as of today. It returns the principal written off: every item's
-// principal not yet paid.
-func (l *Loan) WriteOff() int64 {
-	l.writtenOff = true
-	var p int64
-	for _, it := range l.items {
-		p += it.principal - it.paidP
-	}
-	return p
-}
-
-// Restructure lays the principal not yet due out again today over the loan's current end and
-// months more, the first holiday of the new instalments taking no principal (interest only),
-// as an annuity (the smallest whole instalment whose last is not larger) or equal parts. An
-// item due today is settled as it stands and the layout starts after it; past items do not
-// change. It reports false and changes nothing when the restructuring does not fit: the loan
-// past its last date, closed or written off, longer than 36 months, no principal left, or its
-// schedule over the cap in some 365-day window.
-func (l *Loan) Restructure(months, holiday int) bool {
-	c := l.current(l.today)
-	if l.closed || l.writtenOff || c < 0 || months < 1 || holiday > months {
-		return false
-	}
-	last := l.end() + months
-	if last >= 36 {
-		return false
-	}
-	saved, savedLevel, savedMonths := make([]item, len(l.items)), l.level, l.t.Months
-	for k, it := range l.items {
-		saved[k] = *it
-	}
-	undo := func() bool {
-		l.items = l.items[:len(saved)]
-		for k := range saved {
-			*l.items[k] = saved[k]
-		}
-		l.level, l.t.Months = savedLevel, savedMonths
-		return false
-	}
-	all := Dates(l.t.IssuedOn, last+1)
-	for k := len(l.items); k <= last; k++ {
-		l.items = append(l.items, &item{date: all[k], periodDays: days(all[k-1], all[k]), accI: new(big.Rat), accS: new(big.Rat)})
-	}
-	from := c
-	if l.items[c].date.Equal(l.today) {
-		from = c + 1
-	}
-	residue := l.notDue(from)
-	if residue == 0 {
-		return undo()
-	}
-	n := last - from + 1
-	dates, periods := make([]time.Time, n), make([]int, n)
-	for j := range n {
-		dates[j], periods[j] = l.items[from+j].date, l.items[from+j].periodDays
-	}
-	due := l.relayDue(c, from, periods)
-	withX := func(x int64) []Item {
-		return layout(residue, dates, periods, due, func(j int, c int64) int64 {
-			if j < holiday {
-				return 0
-			}
-			if l.t.Differentiated {
-				return x
-			}
-			return x - c
-		})
-	}
-	var laid []Item
-	if l.t.Differentiated {
-		l.level = residue / int64(n-holiday)
-		laid = withX(l.level)
-	} else {
-		fits := func(x int64) bool {
-			last := withX(x)[n-1]
-			return last.Principal+last.Interest+last.Service <= x
-		}
-		lo, hi := int64(0), int64(1)
-		for !fits(hi) {
-			lo, hi = hi, hi*2
-		}
-		for lo < hi {
-			if m := lo + (hi-lo)/2; fits(m) {
-				hi = m
-			} else {
-				lo = m + 1
-			}
-		}
-		l.level, laid = hi, withX(hi)
-	}
-	for j, it := range laid {
-		x := l.items[from+j]
-		if from+j == c {
-			x.principal = x.paidP + it.Principal
-			continue
-		}
-		x.principal, x.paidP, x.gone = it.Principal, 0, false
-	}
-	for _, it := range l.items[last+1:] {
-		it.principal, it.paidP, it.gone = 0, 0, true
-	}
-	l.t.Months = last + 1
-	if !withinCap(l.Schedule(), l.t.Amount) {
-		return undo()
-	}
-	// The penalty already accrued uses its windows' room: every window holding today keeps the
-	// new schedule's charges and that penalty within the cap.
-	limit := rat(l.t.Amount / 2)
-	for s := max(0, l.day-363); s <= l.day; s++ {
-		used := l.WindowCharges(l.t.IssuedOn.AddDate(0, 0, s), l.t.IssuedOn.AddDate(0, 0, s+364))
-		for d := s; d <= l.day; d++ {
-			used.Add(used, l.penDay[d])
-		}
-		if used.Cmp(limit) > 0 {
-			return undo()
-		}
-	}
-	return true
-}
-
-// advanceInterest is E: interest paid on item c beyond what its period accrues on the residue
-// the payment leaves (x being what the payment takes off it in (5)), applied to principal: the
-// unique amount for which the interest kept equals the accrual on the residue E leaves,
-// E = surplus / (1 − open days × rate / 365), rounded half up once.
-func (l *Loan) advanceInterest(c int, x int64) int64 {
-	it := l.items[c]
-	open := rat(int64(it.periodDays - it.closedDays))
-	rate := add(l.rate, l.service)
-	base := rat(l.notDue(c) - x)
-	kept := add(add(it.accI, it.accS), mul(mul(base, open), rate))
-	surplus := sub(rat(it.paidC), kept)
-	if surplus.Sign() <= 0 {
-		return 0
-	}
-	return min(roundHalfUp(quo(surplus, sub(one, mul(open, rate)))), l.notDue(c)-x)
-}
-
-// dueTotals is what each item from c on has still due (principal and charges).
-func (l *Loan) dueTotals(c int) []int64 {
-	out := make([]int64, len(l.items))
-	for k := c; k < len(l.items); k++ {
-		i, s := l.itemCharges(k)
-		it := l.items[k]
-		out[k] = it.principal - it.paidP + i + s - it.paidC
-	}
-	return out
-}
-
-// end is the index of the loan's last item that still has principal.
-func (l *Loan) end() int {
-	for k := len(l.items) - 1; k >= 0; k-- {
-		if !l.items[k].gone && l.items[k].principal > 0 {
-			return k
-		}
-	}
-	return len(l.items) - 1
-}
-
-// relayout lays residue, the principal after item c, out again at the same instalment (TERM's
-// rest): the loan ends earlier, the items past its principal gone.
-func (l *Loan) relayout(c int, residue int64) {
-	for k := c + 1; k < len(l.items); k++ {
-		it := l.items[k]
-		i, s := charges(l.t, residue, it.periodDays)
-		p := residue
-		if k < len(l.items)-1 {
-			if l.t.Differentiated {
-				p = min(residue, l.level)
-			} else {
-				p = min(residue, max(0, l.level-i-s))
-			}
-		}
-		residue -= p
-		it.principal, it.paidP, it.gone = p, 0, p == 0 && residue == 0 // a holiday's item is not gone
-	}
-}
-
-// recompute lays the principal not yet due out again after an EARLY payment, from the payment
-// date to the loan's current end on the same dates, no item due more than before (before is
-// each item's due amount before the payment's (5)). The current item takes part unless it is
-// due today; later is the principal after it.
-func (l *Loan) recompute(c int, onDue bool, before []int64, later int64) {
-	last := l.end()
-	from, residue := c, later+l.items[c].principal-l.items[c].paidP
-	if onDue {
-		from, residue = c+1, later
-	}
-	if from > last || residue == 0 {
-		for k := from; k < len(l.items); k++ {
-			if k > c {
-				l.items[k].principal, l.items[k].paidP, l.items[k].gone = 0, 0, true
-			}
-		}
-		if from == c {
-			l.items[c].principal = l.items[c].paidP
-		}
-		return
-	}
-	n := last - from + 1
-	dates, periods, limits := make([]time.Time, n), make([]int, n), make([]int64, n)
-	for j := range n {
-		it := l.items[from+j]
-		dates[j], periods[j], limits[j] = it.date, it.periodDays, before[from+j]
-	}
-	due := l.relayDue(c, from, periods)
-	var laid []Item
-	if l.t.Differentiated {
-		// Equal parts from an equal share, no item taking more principal than it had: the
-		// smallest such part that leaves the last item no more than it had either.
-		unpaid := func(j int) int64 { return l.items[from+j].principal - l.items[from+j].paidP }
-		lastOf := func(part int64) int64 {
-			r := residue
-			for j := range n - 1 {
-				r -= min(r, part, unpaid(j))
-			}
-			return r
-		}
-		part, hi := residue/int64(n), residue
-		for lastOf(part) > unpaid(n-1) && part < hi {
-			if m := part + (hi-part)/2; lastOf(m) > unpaid(n-1) {
-				part = m + 1
-			} else {
-				hi = m
-			}
-		}
-		laid = layout(residue, dates, periods, due, func(j int, _ int64) int64 { return min(part, unpaid(j)) })
-		l.level = part
-	} else {
-		laid, l.level = annuity(residue, dates, periods, due, limits)
-	}
-	for j, it := range laid {
-		x := l.items[from+j]
-		if from+j == c {
-			x.principal = x.paidP + it.Principal
-			continue
-		}
-		// Gone only once nothing is left to lay out: an item with no principal before the
-		// loan's last principal is a payment holiday's, and asks its interest.
-		x.principal, x.paidP, x.gone = it.Principal, 0, it.Principal == 0 && it.Residue == 0
-	}
-	for k := last + 1; k < len(l.items); k++ {
-		l.items[k].principal, l.items[k].paidP, l.items[k].gone = 0, 0, true
-	}
-}
-
-// relayDue is the charges of the items laid out again from item from (periods being theirs),
-// the current item c being from or before it. When the current item takes part, its closed
-// days keep what they accrued: it is due its whole period's charges on the residue, less what
-// it has paid.
-func (l *Loan) relayDue(c, from int, periods []int) chargesFn {
-	due := func(j int, residue int64) (int64, int64) { return charges(l.t, residue, periods[j]) }
-	if from != c {
-		return due
-	}
-	it := l.items[c]
-	open := rat(int64(it.periodDays - it.closedDays))
-	return func(j int, residue int64) (int64, int64) {
-		if j > 0 {
-			return due(j, residue)
-		}
-		i := roundHalfUp(add(it.accI, mul(mul(rat(residue), open), l.rate)))
-		s := roundHalfUp(add(it.accS, mul(mul(rat(residue), open), l.service)))
-		return i, s - it.paidC
-	}
-}
-
-// payOff closes the loan with a payment of its whole payoff: the current item keeps the charges
-// accrued to date, and what was paid beyond them counts as principal.
-func (l *Loan) payOff(pos Position) Split {
-	split := Split{Principal: pos.OverduePrincipal, Interest: pos.OverdueInterest, Penalty: pos.Penalty}
-	c := l.current(l.today)
-	for k, it := range l.items {
-		if c >= 0 && k >= c {
-			break
-		}
-		i, s := l.itemCharges(k)
-		it.paidP, it.paidC = it.principal, i+s
-	}
-	l.penPaid += pos.Penalty
-	l.closed = true
-	if c < 0 {
-		return split
-	}
-	cur := l.items[c]
-	term := l.termOwed(c)
-	rest := l.notDue(c)
-	split.Principal += rest
-	split.Interest += term
-	// On its payment date too: the later items' periods have not begun, so nothing is owed
-	// for them and they are gone.
-	cur.frozen = true
-	cur.principal += l.notDue(c + 1)
-	for _, later := range l.items[c+1:] {
-		later.principal, later.paidP, later.gone = 0, 0, true
-	}
-	i, s := l.itemCharges(c)
-	cur.paidP, cur.paidC = cur.principal, i+s
-	return split
 }
 
 // String is the terms, for messages.
