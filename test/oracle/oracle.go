@@ -174,7 +174,7 @@ func Schedule(t Terms) []Item {
 				return i + s
 			}}
 		}
-		parts, _ = annuity(t.Amount, slots)
+		parts, _, _ = annuity(t.Amount, slots)
 	}
 	out := make([]Item, len(dates))
 	residue := t.Amount

@@ -115,7 +115,7 @@ func (l *Loan) Restructure(months, holiday int) bool {
 		for j := range slots {
 			slots[j] = slot{charges: l.asksCharges(from + j), limit: -1, none: j < holiday}
 		}
-		parts, l.level = annuity(residue, slots)
+		parts, l.level, _ = annuity(residue, slots)
 	}
 	for j, p := range parts {
 		l.setPrincipal(c, from+j, p)

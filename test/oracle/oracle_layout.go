@@ -15,8 +15,10 @@ type slot struct {
 // annuity lays residue out over the slots as an annuity (§8.3): the smallest whole instalment
 // X for which the last slot, taking what is left, asks no more than X (nor than its limit);
 // each slot before it asks X or its limit, whichever is smaller, its principal being that less
-// its charges (none for a holiday's slot). It returns each slot's principal and X.
-func annuity(residue int64, slots []slot) ([]int64, int64) {
+// its charges (none for a holiday's slot). It returns each slot's principal and X, and false
+// when no instalment meets the limits (the limits being what the slots asked with more
+// principal, one always does).
+func annuity(residue int64, slots []slot) ([]int64, int64, bool) {
 	last := len(slots) - 1
 	try := func(x int64) ([]int64, bool) {
 		parts := make([]int64, len(slots))
@@ -41,7 +43,8 @@ func annuity(residue int64, slots []slot) ([]int64, int64) {
 	hi := int64(1)
 	for _, ok := try(hi); !ok; _, ok = try(hi) {
 		if hi > 1<<61 {
-			panic("oracle: no annuity instalment fits")
+			parts, _ := try(hi)
+			return parts, hi, false
 		}
 		hi *= 2
 	}
@@ -58,7 +61,7 @@ func annuity(residue int64, slots []slot) ([]int64, int64) {
 		}
 	}
 	parts, _ := try(hi)
-	return parts, hi
+	return parts, hi, true
 }
 
 // EqualParts lays residue out as equal principal parts over items that had caps[j] of

@@ -9,8 +9,8 @@ import (
 // (3) its principal; (4) the penalty; (5) the rest reduces the principal not yet due.
 //
 // TERM takes in (2) the current item's interest for its whole period (the days not yet
-// elapsed paid in advance) and in (3) its principal; its rest in (5) is laid out again at the
-// loan's instalment. EARLY between due dates takes in (2) the interest accrued to date, skips
+// elapsed paid in advance) and in (3) its principal; its rest in (5), and any E, reduce the
+// principal after the current item, laid out again at the loan's instalment. EARLY between due dates takes in (2) the interest accrued to date, skips
 // (3), and its rest in (5) recomputes the current and later items up to the loan's current
 // end; on a due date it settles the item due that day as TERM would and recomputes only the
 // later items. When principal falls before the current item's date, the interest it paid
@@ -234,7 +234,10 @@ func (l *Loan) recompute(c, from, end int, residue int64, asked, had []int64) {
 			k := from + j
 			slots[j] = slot{charges: l.asksCharges(k), limit: asked[k], none: had[k] == 0}
 		}
-		parts, l.level = annuity(residue, slots)
+		var ok bool
+		if parts, l.level, ok = annuity(residue, slots); !ok {
+			l.fail("no instalment lays %d out without growing an item", residue)
+		}
 	}
 	for j, p := range parts {
 		l.setPrincipal(c, from+j, p)
