@@ -26,11 +26,12 @@ func TestAcceptingABreakAdjustsTheBooksOnlyWhenAnotherOfficerApprovesIt(t *testi
 	uc := application.New(application.Deps{Clock: c.clock, UoW: c.uow,
 		Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers,
 			Repayments: c.payments, Partners: c.partners, Reconciliation: rec},
-		Console: application.ConsoleStores{Operators: c.operators, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
+		Console: application.ConsoleStores{Operators: c.operators, SecondFactors: c.factors, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
 	ctx := context.Background()
 	maker := application.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer}
 	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
 	viewer := application.Actor{ID: uuid.New(), Name: "vic", Role: domain.RoleViewer}
+	c.known(maker, checker)
 	tr := c.processingTransfer(t)
 	if err := c.xfers[tr.ID()].Settle(true, "", t0); err != nil {
 		t.Fatal(err)

@@ -95,10 +95,12 @@ type Gateways struct {
 
 // ConsoleStores serve the operator console.
 type ConsoleStores struct {
-	Operators  ports.OperatorRepository
-	AuditLog   ports.AuditLog
-	Proposals  ports.ProposalRepository
-	BackOffice ports.BackOffice
+	Operators ports.OperatorRepository
+	// SecondFactors are the operators' second factors and recovery codes.
+	SecondFactors ports.SecondFactorRepository
+	AuditLog      ports.AuditLog
+	Proposals     ports.ProposalRepository
+	BackOffice    ports.BackOffice
 }
 
 // SandboxPorts are the sandbox's own: nil outside the sandbox.
@@ -208,6 +210,9 @@ type ConsoleOperators struct {
 	ResumeSession         *ResumeSessionHandler
 	LogOut                *LogOutHandler
 	ChangePassword        *ChangePasswordHandler
+	BeginEnrolment        *BeginEnrolmentHandler
+	EnrolSecondFactor     *EnrolSecondFactorHandler
+	ResetSecondFactor     *ResetSecondFactorHandler
 	SetLanguage           *SetLanguageHandler
 	SweepSessions         *SweepSessionsHandler
 }

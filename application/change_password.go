@@ -29,12 +29,13 @@ func NewChangePasswordHandler(clock ports.Clock, uow ports.UnitOfWork, operators
 }
 
 // Handle checks the old password and sets the new one. A wrong old password counts as a
-// wrong password of a login from the operator's address (it waits the same way).
+// wrong password of a login from the operator's address (it waits the same way); others'
+// wrong attempts from that address do not stop the change.
 func (h *ChangePasswordHandler) Handle(ctx context.Context, who Actor, cmd ChangePassword) error {
 	if len(cmd.New) < domain.MinPasswordLength || cmd.New == cmd.Old {
 		return domain.ErrWeakPassword
 	}
-	if h.throttles.waiting(who.Name, who.Address, h.audit.now()) {
+	if waits, _ := h.throttles.waiting(who.Name, who.Address, h.audit.now()); waits {
 		return domain.ErrBadCredentials
 	}
 	o, err := h.operators.Get(ctx, who.ID)
@@ -53,7 +54,7 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, who Actor, cmd Chang
 				refusal = domain.ErrBadCredentials
 				return nil
 			}
-			o.SetPassword(hash, false)
+			o.ChoosePassword(hash)
 			return nil
 		})
 		if err != nil {

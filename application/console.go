@@ -56,6 +56,18 @@ func (x audit) record(ctx context.Context, who Actor, action, object, detail str
 		Action: action, Object: object, Detail: detail})
 }
 
+// refused records a refusal that rolled its use case's transaction back (an approval refused
+// by domain.ErrApproverCredentials), in a transaction of its own, what was refused (what)
+// and why, and returns the refusal.
+func (x audit) refused(ctx context.Context, uow ports.UnitOfWork, who Actor, action, object, what string, refusal error) error {
+	if err := uow.Do(ctx, func(ctx context.Context) error {
+		return x.record(ctx, who, action, object, what+": "+refusal.Error())
+	}); err != nil {
+		return err
+	}
+	return refusal
+}
+
 // updateOperator applies fn to the operator named name under its row lock, in the unit of
 // work of ctx, and returns the operator as it was before fn.
 func updateOperator(ctx context.Context, operators ports.OperatorRepository, name string, fn func(o *domain.Operator) error) (*domain.Operator, error) {

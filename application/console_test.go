@@ -20,11 +20,17 @@ import (
 type console struct {
 	*deps
 	operators *mocks.MockOperatorRepository
+	factors   *mocks.MockSecondFactorRepository
 	proposals *mocks.MockProposalRepository
 	audit     []ports.AuditEntry
 	ops       map[uuid.UUID]*domain.Operator
-	props     map[uuid.UUID]*domain.Proposal
-	xfers     map[uuid.UUID]*domain.Transfer
+	// secondFactors are the operators' factors; recovery their recovery codes' hashes, true
+	// once used; ended the operators whose every session was ended.
+	secondFactors map[uuid.UUID]domain.SecondFactorState
+	recovery      map[uuid.UUID]map[string]bool
+	ended         []uuid.UUID
+	props         map[uuid.UUID]*domain.Proposal
+	xfers         map[uuid.UUID]*domain.Transfer
 	// loanEvents are the events of the loans updated (overdueLoan).
 	loanEvents []domain.Event
 	t          *testing.T
@@ -34,8 +40,10 @@ func setupConsole(t *testing.T) *console {
 	t.Helper()
 	d := setup(t)
 	ctrl := gomock.NewController(t)
-	c := &console{deps: d, operators: mocks.NewMockOperatorRepository(ctrl), proposals: mocks.NewMockProposalRepository(ctrl),
-		ops: map[uuid.UUID]*domain.Operator{}, props: map[uuid.UUID]*domain.Proposal{}, xfers: map[uuid.UUID]*domain.Transfer{}, t: t}
+	c := &console{deps: d, operators: mocks.NewMockOperatorRepository(ctrl), factors: mocks.NewMockSecondFactorRepository(ctrl),
+		proposals: mocks.NewMockProposalRepository(ctrl), ops: map[uuid.UUID]*domain.Operator{}, props: map[uuid.UUID]*domain.Proposal{},
+		secondFactors: map[uuid.UUID]domain.SecondFactorState{}, recovery: map[uuid.UUID]map[string]bool{},
+		xfers: map[uuid.UUID]*domain.Transfer{}, t: t}
 	c.operators.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, o *domain.Operator) error {
 		c.ops[o.ID()] = o
 		return nil
@@ -56,7 +64,21 @@ func setupConsole(t *testing.T) *console {
 		c.ops[id] = cp
 		return nil
 	}).AnyTimes()
+	c.operators.EXPECT().Get(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (*domain.Operator, error) {
+		if o, ok := c.ops[id]; ok {
+			return domain.RestoreOperator(o.State()), nil
+		}
+		return nil, domain.ErrOperatorNotFound
+	}).AnyTimes()
 	c.operators.EXPECT().CreateSession(gomock.Any(), gomock.Any()).Return(nil).AnyTimes()
+	c.operators.EXPECT().DeleteSessions(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID, h []byte) error {
+		if h == nil {
+			c.ended = append(c.ended, id)
+		}
+		return nil
+	}).AnyTimes()
+	c.operators.EXPECT().DeleteOtherSessions(gomock.Any(), gomock.Any(), gomock.Any()).Return(nil).AnyTimes()
+	c.fakeFactors()
 	c.proposals.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p *domain.Proposal) error {
 		c.props[p.ID] = p
 		return nil
@@ -103,11 +125,83 @@ func setupConsole(t *testing.T) *console {
 	return c
 }
 
+// fakeFactors keeps the second factors and recovery codes the mock stores in maps.
+func (c *console) fakeFactors() {
+	f := c.factors.EXPECT()
+	f.Factor(gomock.Any(), gomock.Any(), domain.FactorTOTP).DoAndReturn(func(_ context.Context, op uuid.UUID, _ domain.FactorKind) (*domain.SecondFactor, error) {
+		s, ok := c.secondFactors[op]
+		if !ok {
+			return nil, domain.ErrNoSecondFactor
+		}
+		return domain.RestoreSecondFactor(s), nil
+	}).AnyTimes()
+	f.CreateFactor(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, x *domain.SecondFactor) (bool, error) {
+		if _, ok := c.secondFactors[x.OperatorID()]; ok {
+			return false, nil
+		}
+		c.secondFactors[x.OperatorID()] = x.State()
+		return true, nil
+	}).AnyTimes()
+	f.UpdateFactor(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID, fn func(*domain.SecondFactor) error) error {
+		if !c.inTx {
+			c.t.Error("a second factor was updated outside a transaction")
+		}
+		for op, s := range c.secondFactors {
+			if s.ID == id {
+				x := domain.RestoreSecondFactor(s)
+				if err := fn(x); err != nil {
+					return err
+				}
+				c.secondFactors[op] = x.State()
+				return nil
+			}
+		}
+		return domain.ErrNoSecondFactor
+	}).AnyTimes()
+	f.RemoveFactors(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, op uuid.UUID) error {
+		delete(c.secondFactors, op)
+		delete(c.recovery, op)
+		return nil
+	}).AnyTimes()
+	f.Enrolled(gomock.Any()).DoAndReturn(func(context.Context) (map[uuid.UUID]time.Time, error) {
+		out := map[uuid.UUID]time.Time{}
+		for op, s := range c.secondFactors {
+			if !s.EnrolledAt.IsZero() {
+				out[op] = s.EnrolledAt
+			}
+		}
+		return out, nil
+	}).AnyTimes()
+	f.ReplaceRecoveryCodes(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, op uuid.UUID, hashes [][]byte, _ time.Time) error {
+		c.recovery[op] = map[string]bool{}
+		for _, h := range hashes {
+			c.recovery[op][string(h)] = false
+		}
+		return nil
+	}).AnyTimes()
+	f.UseRecoveryCode(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, op uuid.UUID, h []byte, _ time.Time) (bool, error) {
+		used, ok := c.recovery[op][string(h)]
+		if !ok || used {
+			return false, nil
+		}
+		c.recovery[op][string(h)] = true
+		return true, nil
+	}).AnyTimes()
+}
+
+// known stores an operator for each actor, as the command line made them, so that the use
+// cases that read the operator behind an actor (an approval) find them.
+func (c *console) known(actors ...application.Actor) {
+	for _, a := range actors {
+		c.ops[a.ID] = domain.RestoreOperator(domain.OperatorState{ID: a.ID, Name: a.Name, Role: a.Role, PasswordHash: "hash", CreatedAt: t0})
+	}
+}
+
 func (c *console) app() application.Console {
 	return application.New(application.Deps{Clock: c.clock, UoW: c.uow,
 		Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers,
 			Repayments: c.payments, Partners: c.partners},
-		Console: application.ConsoleStores{Operators: c.operators, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
+		Console: application.ConsoleStores{Operators: c.operators, SecondFactors: c.factors, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
 }
 
 // auditLog is an AuditLog that keeps its lines in c.audit; a line written outside a unit of
@@ -248,6 +342,7 @@ func TestAResolutionMovesMoneyOnlyWhenAnotherOfficerApprovesIt(t *testing.T) {
 	maker := application.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer, Address: "10.0.0.1"}
 	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer, Address: "10.0.0.2"}
 	viewer := application.Actor{ID: uuid.New(), Name: "vic", Role: domain.RoleViewer}
+	c.known(maker, checker)
 	tr := c.processingTransfer(t)
 
 	propose := application.ProposeResolution{Kind: domain.ResolveTransfer, ObjectID: tr.ID(), Done: true, Note: "UZCARD says credited, ref 77"}
@@ -317,6 +412,7 @@ func TestAnExpiredProposalMakesRoomForANewOne(t *testing.T) {
 		t.Fatalf("stale %s, new %s", c.props[stale.ID].Status, c.props[id].Status)
 	}
 	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
+	c.known(maker, checker)
 	if err := uc.Actions.DecideProposal.Handle(context.Background(), checker, application.DecideProposal{ID: stale.ID, Approve: true}); !errors.Is(err, domain.ErrProposalClosed) {
 		t.Fatalf("approving the expired one: %v", err)
 	}

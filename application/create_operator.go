@@ -41,6 +41,7 @@ func (h *CreateOperatorHandler) Handle(ctx context.Context, who Actor, cmd Creat
 	if err != nil {
 		return "", err
 	}
+	o.GivePassword(hash, who.Name, h.audit.now())
 	detail := "role " + string(o.Role())
 	if !who.local() {
 		o.AwaitApproval(who.Name, h.audit.now())

@@ -29,6 +29,8 @@ type DecideProposalHandler struct {
 	ledger       ports.LedgerRepository
 	repayments   ports.RepaymentRepository
 	proposals    ports.ProposalRepository
+	// operators are the maker and the approver, whose credentials an approval is checked against.
+	operators ports.OperatorRepository
 	// reconciliation is the breaks an AcceptBreak proposal adjusts.
 	reconciliation ports.ReconciliationRepository
 	settlement     transferSettlement
@@ -39,26 +41,45 @@ type DecideProposalHandler struct {
 // NewDecideProposalHandler returns the handler on the ports it uses.
 func NewDecideProposalHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
 	loans ports.LoanRepository, ledger ports.LedgerRepository, transfers ports.TransferRepository,
-	repayments ports.RepaymentRepository, proposals ports.ProposalRepository, reconciliation ports.ReconciliationRepository,
-	log ports.AuditLog, product Product) *DecideProposalHandler {
+	repayments ports.RepaymentRepository, proposals ports.ProposalRepository, operators ports.OperatorRepository,
+	reconciliation ports.ReconciliationRepository, log ports.AuditLog, product Product) *DecideProposalHandler {
 	return &DecideProposalHandler{uow: uow, clock: clock, applications: applications, loans: loans, ledger: ledger, repayments: repayments,
-		proposals: proposals, reconciliation: reconciliation, settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
+		proposals: proposals, operators: operators, reconciliation: reconciliation, settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
 		product: product, audit: audit{clock: clock, log: log}}
 }
 
 // Handle records the decision and, for an approval, resolves the object. The maker may not
-// decide their own proposal; a proposal older than domain.ProposalTTL is expired. An object
-// whose outcome became known meanwhile refuses the approval (domain.ErrOutcomeKnown): the
-// proposal stays open, for a rejection.
+// decide their own proposal, and may not have set or reset the approver's password or second
+// factor within a day (domain.ErrApproverCredentials, audited as proposal.refused); a proposal
+// older than domain.ProposalTTL is expired. An object whose outcome became known meanwhile
+// refuses the approval (domain.ErrOutcomeKnown): the proposal stays open, for a rejection.
 func (h *DecideProposalHandler) Handle(ctx context.Context, who Actor, cmd DecideProposal) error {
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return err
 	}
-	return h.uow.Do(ctx, func(ctx context.Context) error {
+	var approver, maker *domain.Operator
+	var asked *domain.Proposal
+	if cmd.Approve {
+		var err error
+		if asked, err = h.proposals.Get(ctx, cmd.ID); err != nil {
+			return err
+		}
+		if approver, err = h.operators.Get(ctx, who.ID); err != nil {
+			return err
+		}
+		if maker, err = h.operators.Get(ctx, asked.ProposedBy); err != nil {
+			return err
+		}
+	}
+	err := h.uow.Do(ctx, func(ctx context.Context) error {
 		var p *domain.Proposal
 		err := h.proposals.Update(ctx, cmd.ID, func(x *domain.Proposal) error {
 			p = x
-			return x.Decide(cmd.Approve, who.ID, h.audit.now())
+			now := h.audit.now()
+			if err := x.Decide(cmd.Approve, who.ID, now); err != nil || !cmd.Approve {
+				return err
+			}
+			return approver.MayApprove(maker.Name(), now)
 		})
 		if err != nil {
 			return err
@@ -74,6 +95,10 @@ func (h *DecideProposalHandler) Handle(ctx context.Context, who Actor, cmd Decid
 		}
 		return h.audit.record(ctx, who, action, objectName(p), detail)
 	})
+	if errors.Is(err, domain.ErrApproverCredentials) {
+		return h.audit.refused(ctx, h.uow, who, "proposal.refused", objectName(asked), describe(asked), err)
+	}
+	return err
 }
 
 // resolve applies an approved proposal, in the transaction of ctx; for a loan action it says

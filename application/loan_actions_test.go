@@ -97,6 +97,7 @@ func TestALoanActionIsAppliedOnlyWhenASecondOfficerApprovesIt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := setupConsole(t)
+			c.known(maker, checker)
 			uc := c.app()
 			loan, current := c.overdueLoan(t)
 			before, _ := loan.PositionAt(t0)

@@ -8,7 +8,8 @@ import (
 )
 
 // ResetOperatorPassword gives an operator a new one-time password (`tiyin operator
-// reset-password`); it also lifts a lockout and ends their sessions.
+// reset-password`, the console's operators page); it ends their sessions. Their second factor
+// stays: a password alone no longer logs anyone in as them.
 type ResetOperatorPassword struct {
 	Name string
 }
@@ -25,7 +26,8 @@ func NewResetOperatorPasswordHandler(clock ports.Clock, uow ports.UnitOfWork, op
 	return &ResetOperatorPasswordHandler{uow: uow, operators: operators, audit: audit{clock: clock, log: log}}
 }
 
-// Handle sets and returns the one-time password.
+// Handle sets and returns the one-time password, and records who gave it: for a day the
+// operator may not approve that admin's proposals and grants (domain.Operator.MayApprove).
 func (h *ResetOperatorPasswordHandler) Handle(ctx context.Context, who Actor, cmd ResetOperatorPassword) (string, error) {
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return "", err
@@ -35,7 +37,10 @@ func (h *ResetOperatorPasswordHandler) Handle(ctx context.Context, who Actor, cm
 		return "", err
 	}
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		o, err := updateOperator(ctx, h.operators, cmd.Name, func(o *domain.Operator) error { o.SetPassword(hash, true); return nil })
+		o, err := updateOperator(ctx, h.operators, cmd.Name, func(o *domain.Operator) error {
+			o.GivePassword(hash, who.Name, h.audit.now())
+			return nil
+		})
 		if err != nil {
 			return err
 		}

@@ -51,6 +51,6 @@ func (h *ResumeSessionHandler) Handle(ctx context.Context, token, address string
 			return ConsoleSession{}, err
 		}
 	}
-	return ConsoleSession{Token: token, CSRF: s.CSRF, MustChangePassword: o.MustChangePassword(), Language: o.Language(),
+	return ConsoleSession{Token: token, CSRF: s.CSRF, MustChangePassword: o.MustChangePassword(), MustEnrol: !s.SecondFactor, Language: o.Language(),
 		Operator: Actor{ID: o.ID(), Name: o.Name(), Role: o.Role(), Address: address}}, nil
 }

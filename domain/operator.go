@@ -21,6 +21,9 @@ const (
 	ProposalTTL = 24 * time.Hour
 	// MinPasswordLength is the shortest password an operator may choose.
 	MinPasswordLength = 12
+	// CredentialWindow is how long after handing out an operator's password or second factor
+	// an admin's proposals and grants may not be approved by that operator (MayApprove).
+	CredentialWindow = 24 * time.Hour
 )
 
 // Errors of the operator console.
@@ -29,9 +32,10 @@ var (
 	ErrOperatorNotFound = errors.New("operator not found")
 	// ErrOperatorExists means an operator with that name exists already.
 	ErrOperatorExists = errors.New("operator with this name exists")
-	// ErrBadCredentials means the name or the password is wrong, the operator is disabled, or
-	// too many wrong passwords came from this address lately: a login is never told which.
-	ErrBadCredentials = errors.New("wrong name or password, or too many attempts from this address: check them and try again in a few minutes")
+	// ErrBadCredentials means the name, the password or the second factor's code is wrong, the
+	// operator is disabled, or too many wrong attempts came from this address lately: a login
+	// is never told which.
+	ErrBadCredentials = errors.New("wrong name, password or code, or too many attempts from this address: check them and try again in a few minutes")
 	// ErrForbidden means the operator's role may not do that.
 	ErrForbidden = errors.New("your role may not do this")
 	// ErrWeakPassword means a new password is too short or the same as the old one.
@@ -49,7 +53,28 @@ var (
 	// ErrOutcomeKnown means the object's gateway outcome is not unknown (any more): there is
 	// nothing to resolve.
 	ErrOutcomeKnown = errors.New("the outcome is not unknown: nothing to resolve")
+	// ErrApproverCredentials refuses an approval by an operator whose password or second
+	// factor the maker of the proposal (the admin who asked for the grant) set or reset less
+	// than CredentialWindow before: the maker may have kept a way into the approver's account
+	// and approve as them (issue 46). CredentialsError says which credential, and when.
+	ErrApproverCredentials = errors.New("the maker set or reset the approver's password or second factor less than 24 hours ago")
 )
+
+// CredentialsError is an approval refused by MayApprove: the approver's Credential
+// ("password" or "second factor") was set or reset by Maker at At. It matches
+// ErrApproverCredentials under errors.Is.
+type CredentialsError struct {
+	Credential, Maker string
+	At                time.Time
+}
+
+func (e CredentialsError) Error() string {
+	return fmt.Sprintf("the approver's %s was set or reset by %s at %s, less than 24 hours ago: another approves",
+		e.Credential, e.Maker, e.At.UTC().Format(time.RFC3339))
+}
+
+// Is makes CredentialsError match ErrApproverCredentials.
+func (e CredentialsError) Is(target error) bool { return target == ErrApproverCredentials }
 
 // Role is what an operator may do in the console.
 type Role string
@@ -125,6 +150,26 @@ type Operator struct {
 	createdAt    time.Time
 	grant        Grant
 	language     string
+	// passwordSet and secondFactorSet are who last handed the operator their password or
+	// second factor, and when (MayApprove).
+	passwordSet     CredentialSet
+	secondFactorSet CredentialSet
+}
+
+// CredentialSet is who last set or reset one of an operator's credentials for them, and when:
+// the admin (or "cli") who gave them a one-time password, at creation or a reset; or the admin
+// who asked for their second factor's reset and the one who approved it. The operator's own
+// change (a new password, a new enrolment) leaves it as it is, since whoever handed a
+// credential out may have used it first. The zero CredentialSet is none.
+type CredentialSet struct {
+	By, ApprovedBy string
+	At             time.Time
+}
+
+// setBy reports whether name set (or approved setting) the credential less than
+// CredentialWindow before now.
+func (c CredentialSet) setBy(name string, now time.Time) bool {
+	return name != "" && (c.By == name || c.ApprovedBy == name) && now.Sub(c.At) < CredentialWindow
 }
 
 // ConsoleLanguages are the languages the console speaks, the default first: English, Russian,
@@ -147,19 +192,24 @@ func (o *Operator) SetLanguage(lang string) error {
 }
 
 // Grant is access an admin asked for in the console and a second admin has not yet approved
-// (maker-checker): a new operator, who may not log in before it, or a higher role. Access taken
-// away (a lower role, disabling) needs no second admin. The zero Grant is none.
+// (maker-checker): a new operator, who may not log in before it, a higher role, or the reset
+// of the operator's second factor. Access taken away (a lower role, disabling) needs no second
+// admin. The zero Grant is none.
 type Grant struct {
-	// Role is the role asked for: the new operator's, or the higher one.
+	// Role is the role asked for: the new operator's, or the higher one; empty for a second
+	// factor's reset.
 	Role Role
 	// NewOperator: the operator was made by the grant, and logs in only once it is approved.
 	NewOperator bool
-	RequestedBy string
-	At          time.Time
+	// ResetSecondFactor: once approved the operator's second factor is removed, and they
+	// enrol a new one at their next login.
+	ResetSecondFactor bool
+	RequestedBy       string
+	At                time.Time
 }
 
 // Pending reports whether the grant awaits a second admin.
-func (g Grant) Pending() bool { return g.Role != "" }
+func (g Grant) Pending() bool { return g.Role != "" || g.ResetSecondFactor }
 
 // Grant errors.
 var (
@@ -202,9 +252,56 @@ func (o *Operator) MustChangePassword() bool { return o.mustChange }
 // Disabled reports whether the operator may no longer log in.
 func (o *Operator) Disabled() bool { return o.disabled }
 
-// SetPassword replaces the password; mustChange makes it a one-time password (a reset).
-func (o *Operator) SetPassword(hash string, mustChange bool) {
-	o.passwordHash, o.mustChange = hash, mustChange
+// GivePassword gives the operator a one-time password (its hash), to be changed at their next
+// login: by is the admin, or "cli", who made the operator or reset their password, at now.
+func (o *Operator) GivePassword(hash, by string, now time.Time) {
+	o.passwordHash, o.mustChange, o.passwordSet = hash, true, CredentialSet{By: by, At: now}
+}
+
+// ChoosePassword sets the password the operator chose; who gave them the one before stays
+// recorded (PasswordSet).
+func (o *Operator) ChoosePassword(hash string) { o.passwordHash, o.mustChange = hash, false }
+
+// PasswordSet is who last gave the operator a one-time password, and when.
+func (o *Operator) PasswordSet() CredentialSet { return o.passwordSet }
+
+// SecondFactorSet is who last reset the operator's second factor (and who approved it), and
+// when.
+func (o *Operator) SecondFactorSet() CredentialSet { return o.secondFactorSet }
+
+// MayApprove refuses (a CredentialsError) when maker, the maker of a proposal or the admin who
+// asked for a grant, set or reset the operator's password or second factor less than
+// CredentialWindow before now: an admin who resets an officer's password must not approve
+// their own proposal as that officer.
+func (o *Operator) MayApprove(maker string, now time.Time) error {
+	for _, c := range []struct {
+		what string
+		set  CredentialSet
+	}{{"password", o.passwordSet}, {"second factor", o.secondFactorSet}} {
+		if c.set.setBy(maker, now) {
+			return CredentialsError{Credential: c.what, Maker: maker, At: c.set.At}
+		}
+	}
+	return nil
+}
+
+// AskSecondFactorReset asks a second admin to approve removing the operator's second factor (a
+// lost device); by is the admin who asks.
+func (o *Operator) AskSecondFactorReset(by string, now time.Time) error {
+	if o.grant.Pending() {
+		return ErrGrantPending
+	}
+	o.grant = Grant{ResetSecondFactor: true, RequestedBy: by, At: now}
+	return nil
+}
+
+// BreakGlassSecondFactor records the second factor's reset at once by by, the command line run
+// on the host (break glass); a reset awaiting a second admin is dropped.
+func (o *Operator) BreakGlassSecondFactor(by string, now time.Time) {
+	o.secondFactorSet = CredentialSet{By: by, At: now}
+	if o.grant.ResetSecondFactor {
+		o.grant = Grant{}
+	}
 }
 
 // SetDisabled disables or enables the operator.
@@ -240,17 +337,27 @@ func (o *Operator) ChangeRole(r Role, by string, approval bool, now time.Time) (
 	return true, nil
 }
 
-// ApproveGrant applies the grant that awaits approval; by is the approving admin, who may not
-// be the one who asked.
-func (o *Operator) ApproveGrant(by string) (Grant, error) {
+// ApproveGrant applies the grant that awaits approval. The approving admin may not be the one
+// who asked (ErrSelfGrant), nor one whose password or second factor that admin set or reset
+// lately (MayApprove). An approved second factor's reset records who asked and who approved.
+func (o *Operator) ApproveGrant(approver *Operator, now time.Time) (Grant, error) {
 	g := o.grant
 	switch {
 	case !g.Pending():
 		return Grant{}, ErrNoGrant
-	case g.RequestedBy == by:
+	case g.RequestedBy == approver.name:
 		return Grant{}, ErrSelfGrant
 	}
-	o.role, o.grant = g.Role, Grant{}
+	if err := approver.MayApprove(g.RequestedBy, now); err != nil {
+		return Grant{}, err
+	}
+	if g.Role != "" {
+		o.role = g.Role
+	}
+	if g.ResetSecondFactor {
+		o.secondFactorSet = CredentialSet{By: g.RequestedBy, ApprovedBy: approver.name, At: now}
+	}
+	o.grant = Grant{}
 	return g, nil
 }
 
@@ -279,18 +386,22 @@ type OperatorState struct {
 	CreatedAt    time.Time
 	Grant        Grant
 	Language     string
+	// PasswordSet and SecondFactorSet are who last handed out each credential, and when.
+	PasswordSet, SecondFactorSet CredentialSet
 }
 
 // RestoreOperator rebuilds an operator from storage.
 func RestoreOperator(s OperatorState) *Operator {
 	return &Operator{id: s.ID, name: s.Name, role: s.Role, passwordHash: s.PasswordHash, mustChange: s.MustChange,
-		disabled: s.Disabled, createdAt: s.CreatedAt, grant: s.Grant, language: s.Language}
+		disabled: s.Disabled, createdAt: s.CreatedAt, grant: s.Grant, language: s.Language, passwordSet: s.PasswordSet,
+		secondFactorSet: s.SecondFactorSet}
 }
 
 // State returns every stored field.
 func (o *Operator) State() OperatorState {
 	return OperatorState{ID: o.id, Name: o.name, Role: o.role, PasswordHash: o.passwordHash, MustChange: o.mustChange,
-		Disabled: o.disabled, CreatedAt: o.createdAt, Grant: o.grant, Language: o.language}
+		Disabled: o.disabled, CreatedAt: o.createdAt, Grant: o.grant, Language: o.language, PasswordSet: o.passwordSet,
+		SecondFactorSet: o.secondFactorSet}
 }
 
 // ErrActionIncomplete refuses an operator's action that does not say what it must: its

@@ -49,9 +49,9 @@ func TestANewOperatorHasAOneTimePassword(t *testing.T) {
 	if !o.MustChangePassword() {
 		t.Fatal("a new operator's password is one-time")
 	}
-	o.SetPassword("new", false)
+	o.ChoosePassword("new")
 	if o.MustChangePassword() || o.PasswordHash() != "new" {
-		t.Fatal("SetPassword did not take")
+		t.Fatal("ChoosePassword did not take")
 	}
 	if _, err := domain.NewOperator(uuid.New(), " ", domain.RoleViewer, "h", t0); err == nil {
 		t.Fatal("an empty name was accepted")
@@ -212,13 +212,14 @@ func TestAccessWaitsForASecondAdmin(t *testing.T) {
 	if o.MayLogIn() || !o.Grant().NewOperator {
 		t.Fatal("a new operator awaiting approval may log in")
 	}
-	if _, err := o.ApproveGrant("adam"); !errors.Is(err, domain.ErrSelfGrant) {
+	adam, bea := admin(t, "adam"), admin(t, "bea")
+	if _, err := o.ApproveGrant(adam, now); !errors.Is(err, domain.ErrSelfGrant) {
 		t.Fatalf("self-approval: %v", err)
 	}
-	if g, err := o.ApproveGrant("bea"); err != nil || g.Role != domain.RoleOfficer || !o.MayLogIn() || o.Grant().Pending() {
+	if g, err := o.ApproveGrant(bea, now); err != nil || g.Role != domain.RoleOfficer || !o.MayLogIn() || o.Grant().Pending() {
 		t.Fatalf("approval: %+v %v", g, err)
 	}
-	if _, err := o.ApproveGrant("bea"); !errors.Is(err, domain.ErrNoGrant) {
+	if _, err := o.ApproveGrant(bea, now); !errors.Is(err, domain.ErrNoGrant) {
 		t.Fatalf("approving nothing: %v", err)
 	}
 	for _, tt := range []struct {

@@ -27,6 +27,9 @@ type OperatorSession struct {
 	CSRF       string
 	CreatedAt  time.Time
 	LastSeenAt time.Time
+	// SecondFactor: the login proved the operator's second factor, or the session enrolled
+	// one. A session without may only change its password and enrol.
+	SecondFactor bool
 }
 
 // OperatorRepository stores the console's operators and their sessions.
@@ -56,6 +59,30 @@ type OperatorRepository interface {
 	// PurgeSessions deletes the sessions last seen before idleBefore or created before
 	// createdBefore, and returns how many.
 	PurgeSessions(ctx context.Context, idleBefore, createdBefore time.Time) (int64, error)
+}
+
+// SecondFactorRepository stores operators' second factors and recovery codes. A factor's
+// secret is sealed at rest (Sealer, bound to its row); a recovery code is kept only as a hash.
+type SecondFactorRepository interface {
+	// Factor returns the operator's factor of the kind, enrolled or being enrolled;
+	// domain.ErrNoSecondFactor when there is none.
+	Factor(ctx context.Context, operatorID uuid.UUID, kind domain.FactorKind) (*domain.SecondFactor, error)
+	// CreateFactor stores a factor being enrolled, unless the operator has one of its kind
+	// already; it reports whether it did.
+	CreateFactor(ctx context.Context, f *domain.SecondFactor) (bool, error)
+	// UpdateFactor locks the factor's row, applies fn and saves it; domain.ErrNoSecondFactor
+	// when there is none.
+	UpdateFactor(ctx context.Context, id uuid.UUID, fn func(f *domain.SecondFactor) error) error
+	// RemoveFactors deletes the operator's factors and recovery codes.
+	RemoveFactors(ctx context.Context, operatorID uuid.UUID) error
+	// Enrolled returns when each operator with an enrolled factor enrolled it.
+	Enrolled(ctx context.Context) (map[uuid.UUID]time.Time, error)
+	// ReplaceRecoveryCodes replaces the operator's recovery codes by the codes of these hashes,
+	// made at at.
+	ReplaceRecoveryCodes(ctx context.Context, operatorID uuid.UUID, hashes [][]byte, at time.Time) error
+	// UseRecoveryCode marks the operator's unused recovery code of this hash used at at, and
+	// reports whether there was one: a code is used once.
+	UseRecoveryCode(ctx context.Context, operatorID uuid.UUID, hash []byte, at time.Time) (bool, error)
 }
 
 // AuditEntry is one line of the console's audit log: who did what, when, from which address.

@@ -553,10 +553,10 @@ func resealCmd(o options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "reseal",
 		Short: "Re-encrypt personal data and secrets under the current TIYIN_DATA_KEY (after a key rotation)",
-		Long: `Moves every sealed value (clientData, webhook secrets) to the current TIYIN_DATA_KEY and
-stores any card PINFL as its blind index. Run it after rotating the key with the old key in
-TIYIN_DATA_KEY_RETIRED; once it has run, the retired key can be dropped. It works in batches and
-may run while tiyin serves, and again at any time.`,
+		Long: `Moves every sealed value (clientData, webhook secrets, operators' second factors) to the
+current TIYIN_DATA_KEY and stores any card PINFL as its blind index. Run it after rotating the
+key with the old key in TIYIN_DATA_KEY_RETIRED; once it has run, the retired key can be dropped.
+It works in batches and may run while tiyin serves, and again at any time.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
@@ -567,8 +567,9 @@ may run while tiyin serves, and again at any time.`,
 				if err != nil {
 					return err
 				}
-				fmt.Printf("resealed under key %s: %d clientData, %d card PINFLs, %d webhook secrets, %d phones and names, %d stored answers, %d phone indexes, %d application PINFL indexes\n",
-					in.db.Sealer.KeyID(), r.ClientData, r.PINFLs, r.WebhookSecrets, r.Fields, r.Answers, r.PhoneIndexes, r.PINFLIndexes)
+				fmt.Printf("resealed under key %s: %d clientData, %d card PINFLs, %d webhook secrets, %d phones and names, %d stored answers, %d phone indexes, %d application PINFL indexes, %d second factors\n",
+					in.db.Sealer.KeyID(), r.ClientData, r.PINFLs, r.WebhookSecrets, r.Fields, r.Answers, r.PhoneIndexes, r.PINFLIndexes,
+					r.SecondFactors)
 				return nil
 			})
 		},

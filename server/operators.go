@@ -64,7 +64,11 @@ func operatorCmd(o options) *cobra.Command {
 
 	reset := one(&cobra.Command{
 		Use:   "reset-password NAME",
-		Short: "Give an operator a new one-time password (also lifts a lockout and ends their sessions)",
+		Short: "Give an operator a new one-time password and end their sessions (their second factor stays)",
+		Long: `Gives an operator a new one-time password, to be changed at their next login, and ends their
+sessions. Their second factor stays: they still log in with its code (a password alone logs no
+one in as them). There is no lockout to lift: wrong passwords are throttled per name and address,
+and wait at most 15 minutes. A lost second factor is reset-second-factor's.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
 				pw, err := in.app.Console.Operators.ResetOperatorPassword.Handle(ctx, application.CLIActor, application.ResetOperatorPassword{Name: name})
@@ -76,6 +80,25 @@ func operatorCmd(o options) *cobra.Command {
 		},
 	})
 	reset.Flags().BoolVar(&asJSON, "json", false, `print {"name", "password"} as JSON`)
+
+	resetFactor := one(&cobra.Command{
+		Use:   "reset-second-factor NAME",
+		Short: "Break glass: remove an operator's second factor at once, without a second admin",
+		Long: `Removes an operator's second factor (their authenticator app's secret) and recovery codes at
+once and ends their sessions: they enrol a new one at their next login. This is the break glass,
+for whoever holds the host when no second admin can approve a reset in the console (where a reset
+waits for one). It is audited as operator.second_factor.break_glass by cli (docs/operations.md).`,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+				if _, err := in.app.Console.Operators.ResetSecondFactor.Handle(ctx, application.CLIActor,
+					application.ResetSecondFactor{Name: name}); err != nil {
+					return err
+				}
+				fmt.Printf("operator %q: second factor removed (break glass, audited); they enrol a new one at their next login\n", name)
+				return nil
+			})
+		},
+	})
 
 	disabled := func(disable bool) *cobra.Command {
 		verb, short := "enable", "Enable a disabled operator again"
@@ -104,25 +127,31 @@ func operatorCmd(o options) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-				ops, err := in.app.Console.Operators.ListOperators.Handle(ctx, application.CLIActor)
+				list, err := in.app.Console.Operators.ListOperators.Handle(ctx, application.CLIActor)
 				if err != nil {
 					return err
 				}
 				w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "NAME\tROLE\tSTATUS\tCREATED")
-				for _, o := range ops {
+				fmt.Fprintln(w, "NAME\tROLE\tSTATUS\tSECOND FACTOR\tCREATED")
+				for _, o := range list.Operators {
 					status := "active"
 					switch g := o.Grant(); {
 					case o.Disabled():
 						status = "disabled"
 					case g.NewOperator:
 						status = "awaiting a second admin (asked by " + g.RequestedBy + ")"
+					case g.ResetSecondFactor:
+						status = "second factor reset awaiting a second admin (asked by " + g.RequestedBy + ")"
 					case g.Pending():
 						status = "role " + string(g.Role) + " awaiting a second admin (asked by " + g.RequestedBy + ")"
 					case o.MustChangePassword():
 						status = "one-time password"
 					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", shownName(o.Name()), o.Role(), status, o.State().CreatedAt.In(domain.Tashkent).Format(time.RFC3339))
+					factor := "none yet"
+					if at, ok := list.Enrolled[o.ID()]; ok {
+						factor = "since " + at.In(domain.Tashkent).Format(time.RFC3339)
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", shownName(o.Name()), o.Role(), status, factor, o.State().CreatedAt.In(domain.Tashkent).Format(time.RFC3339))
 				}
 				return w.Flush()
 			})
@@ -148,7 +177,7 @@ func operatorCmd(o options) *cobra.Command {
 	})
 	setRole.Flags().StringVar(&role, "role", "", "viewer, officer or admin")
 	_ = setRole.MarkFlagRequired("role")
-	cmd.AddCommand(create, list, disabled(true), disabled(false), reset, setRole)
+	cmd.AddCommand(create, list, disabled(true), disabled(false), reset, resetFactor, setRole)
 	return cmd
 }
 
@@ -167,12 +196,12 @@ func shownName(name string) string {
 // prints them. They were named before the rule and still log in; the bank gives each person a
 // new operator under a valid name and disables the old one.
 func operatorsToRename(ctx context.Context, app *application.App) ([]string, error) {
-	ops, err := app.Console.Operators.ListOperators.Handle(ctx, application.CLIActor)
+	list, err := app.Console.Operators.ListOperators.Handle(ctx, application.CLIActor)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, o := range ops {
+	for _, o := range list.Operators {
 		if shown := shownName(o.Name()); shown != o.Name() {
 			out = append(out, shown)
 		}

@@ -48,8 +48,8 @@ var appModule = fx.Options(
 		return application.NewConsole(application.ConsoleDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue, Sealer: in.Sealer,
 			Stores: application.Stores{Applications: st.Applications, Loans: st.Loans, Partners: st.Partners, Ledger: st.Ledger,
 				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders, Reconciliation: st.Reconciliation},
-			Console: application.ConsoleStores{Operators: in.Operators, AuditLog: in.AuditLog, Proposals: in.Proposals,
-				BackOffice: in.BackOffice}, ReconcileDay: ops.ReconcileDay}, cfg)
+			Console: application.ConsoleStores{Operators: in.Operators, SecondFactors: in.SecondFactors, AuditLog: in.AuditLog,
+				Proposals: in.Proposals, BackOffice: in.BackOffice}, ReconcileDay: ops.ReconcileDay}, cfg)
 	})),
 	fx.Provide(func(in appIn) *application.App {
 		return &application.App{Loans: in.Loans, Transfers: in.Transfers, Repayments: in.Repayments, Cards: in.Cards,
@@ -156,14 +156,15 @@ type sandboxIn struct {
 
 type consoleIn struct {
 	fx.In
-	Clock      ports.Clock
-	UoW        ports.UnitOfWork
-	Queue      ports.WorkQueue
-	Sealer     ports.Sealer
-	Operators  ports.OperatorRepository
-	AuditLog   ports.AuditLog
-	Proposals  ports.ProposalRepository
-	BackOffice ports.BackOffice
+	Clock         ports.Clock
+	UoW           ports.UnitOfWork
+	Queue         ports.WorkQueue
+	Sealer        ports.Sealer
+	Operators     ports.OperatorRepository
+	SecondFactors ports.SecondFactorRepository
+	AuditLog      ports.AuditLog
+	Proposals     ports.ProposalRepository
+	BackOffice    ports.BackOffice
 }
 
 // storesIn are the aggregates' repositories, which the console reads across.

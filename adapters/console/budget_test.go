@@ -243,8 +243,8 @@ func newEnv(t *testing.T, db *store.DB) *env {
 			Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db),
 			Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db), CodeCounts: store.NewCodeCounter(db),
 		},
-		Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), AuditLog: store.NewAuditLog(db),
-			Proposals: store.NewProposalRepository(db), BackOffice: store.NewBackOffice(db)},
+		Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), SecondFactors: store.NewSecondFactorRepository(db),
+			AuditLog: store.NewAuditLog(db), Proposals: store.NewProposalRepository(db), BackOffice: store.NewBackOffice(db)},
 	}, application.Config{})
 	p, err := e.app.Partners.CreatePartner.Handle(context.Background(), application.CreatePartner{Name: "acme"})
 	if err != nil {
@@ -365,21 +365,9 @@ func (e *env) issuedLoan(t *testing.T) (*domain.Application, *domain.Loan) {
 	return a, loan
 }
 
-// console builds the console and logs an officer in; it returns the handler and the session
-// cookie.
+// console builds the console and logs an officer in (their second factor enrolled); it returns
+// the handler and the session cookie.
 func (e *env) console(t *testing.T) (http.Handler, *http.Cookie) {
 	t.Helper()
-	ctx := context.Background()
-	pw, err := e.app.Console.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "alice", Role: domain.RoleOfficer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := e.app.Console.Operators.LogIn.Handle(ctx, application.LogIn{Name: "alice", Password: pw, Address: "127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.app.Console.Operators.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: "alice-long-password-1", Session: s.Token}); err != nil {
-		t.Fatal(err)
-	}
-	return console.New(e.app.Console, zap.NewNop(), console.Config{Sandbox: true}), &http.Cookie{Name: "tiyin_console", Value: s.Token}
+	return console.New(e.app.Console, zap.NewNop(), console.Config{Sandbox: true}), e.as(t, "alice", domain.RoleOfficer).cookie
 }

@@ -100,7 +100,8 @@ func session(r *http.Request) application.ConsoleSession {
 
 // authed runs h for a logged-in operator: a request without a live session goes to the login
 // page; a form without the session's CSRF token is refused; an operator with a one-time
-// password may only change it or log out.
+// password may only change it or log out, and then one without a second factor may only
+// enrol one or log out.
 func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ck, err := r.Cookie(sessionCookie)
@@ -125,12 +126,24 @@ func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		if s.MustChangePassword && r.URL.Path != "/console/password" && r.URL.Path != "/console/logout" {
-			http.Redirect(w, r, "/console/password", http.StatusSeeOther)
+		if to := firstStep(s); to != "" && r.URL.Path != to && !strings.HasPrefix(r.URL.Path, to+"/") && r.URL.Path != "/console/logout" {
+			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
 		}
 		h(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
 	}
+}
+
+// firstStep is the page a session must go through before any other: the password change of a
+// one-time password, then the second factor's enrolment; "" when none.
+func firstStep(s application.ConsoleSession) string {
+	switch {
+	case s.MustChangePassword:
+		return "/console/password"
+	case s.MustEnrol:
+		return enrolPath
+	}
+	return ""
 }
 
 func (c *Console) toLogin(w http.ResponseWriter, r *http.Request) {
@@ -156,7 +169,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s, err := c.uc.Operators.LogIn.Handle(r.Context(), application.LogIn{Name: r.PostFormValue("name"), Password: r.PostFormValue("password"),
-		Address: clientAddress(r)})
+		Code: r.PostFormValue("code"), Address: clientAddress(r)})
 	if err != nil {
 		status, text := problem(err)
 		if status == http.StatusInternalServerError {
@@ -169,9 +182,9 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	}
 	c.clearCookie(w, loginCookie)
 	c.setCookie(w, sessionCookie, s.Token, 0)
-	next := safeNext(r.PostFormValue("next"))
-	if s.MustChangePassword {
-		next = "/console/password"
+	next := firstStep(s)
+	if next == "" {
+		next = safeNext(r.PostFormValue("next"))
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
@@ -295,6 +308,7 @@ var messages = map[string]string{
 	"verify_noted":    msg("The call is noted: the application waits for another call."),
 	"operator":        msg("The operator is changed."),
 	"role_pending":    msg("The higher role awaits a second admin's approval."),
+	"factor_pending":  msg("The reset of the second factor awaits a second admin's approval."),
 	"propose":         msg("The proposal is recorded. Another officer approves or rejects it."),
 	"approve":         msg("The proposal is approved and applied."),
 	"reject":          msg("The proposal is rejected."),
@@ -322,7 +336,13 @@ func problem(err error) (int, string) {
 	var validation *domain.ValidationError
 	switch {
 	case errors.Is(err, domain.ErrBadCredentials):
-		return http.StatusUnauthorized, msg("Wrong name or password, or too many attempts from this address: check them and try again in a few minutes.")
+		return http.StatusUnauthorized, msg("Wrong name, password or code, or too many attempts from this address: check them and try again in a few minutes.")
+	case errors.Is(err, domain.ErrApproverCredentials):
+		return http.StatusConflict, msg("Refused: whoever made this proposal (or asked for this access) set or reset your password or second factor less than 24 hours ago, so they could be using your account. Another approver decides it.")
+	case errors.Is(err, domain.ErrWrongCode):
+		return http.StatusBadRequest, msg("The code does not match: type the six digits your app shows now.")
+	case errors.Is(err, domain.ErrNoSecondFactor):
+		return http.StatusConflict, msg("This operator has no second factor yet: they set one up at their next login.")
 	case errors.Is(err, domain.ErrForbidden):
 		return http.StatusForbidden, msg("Your role may not do this.")
 	case errors.Is(err, domain.ErrSelfApproval), errors.Is(err, domain.ErrProposalClosed), errors.Is(err, domain.ErrProposalOpen),

@@ -19,6 +19,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/test/tiyintest"
 )
 
 // operatorSession is a logged-in operator's cookie and form token.
@@ -27,22 +28,50 @@ type operatorSession struct {
 	csrf   string
 }
 
-// as logs a new operator of the role in, their password changed.
+// as logs a new operator of the role in, their password changed and their second factor
+// enrolled.
 func (e *env) as(t *testing.T, name string, role domain.Role) operatorSession {
 	t.Helper()
+	return e.enrolled(t, name, role).session
+}
+
+// testOperator is an operator a test made (from the command line): the password they chose,
+// their authenticator app, and a session that proved both.
+type testOperator struct {
+	name, password string
+	app            *tiyintest.Authenticator
+	session        operatorSession
+}
+
+// enrolled makes an operator of the role who logged in with the one-time password, chose
+// their own and enrolled a second factor, through the use cases.
+func (e *env) enrolled(t *testing.T, name string, role domain.Role) testOperator {
+	t.Helper()
 	ctx := context.Background()
-	pw, err := e.app.Console.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: role})
+	ops := e.app.Console.Operators
+	pw, err := ops.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: role})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := e.app.Console.Operators.LogIn.Handle(ctx, application.LogIn{Name: name, Password: pw, Address: "127.0.0.1"})
+	s, err := ops.LogIn.Handle(ctx, application.LogIn{Name: name, Password: pw, Address: "127.0.0.1"})
+	if err != nil || !s.MustEnrol {
+		t.Fatalf("first login: %+v, %v", s, err)
+	}
+	o := testOperator{name: name, password: name + "-long-password-1"}
+	if err := ops.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: o.password, Session: s.Token}); err != nil {
+		t.Fatal(err)
+	}
+	en, err := ops.BeginEnrolment.Handle(ctx, s.Operator)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.app.Console.Operators.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: name + "-long-password-1", Session: s.Token}); err != nil {
-		t.Fatal(err)
+	o.app = tiyintest.NewAuthenticator(en.Secret)
+	s, codes, err := ops.EnrolSecondFactor.Handle(ctx, s, application.EnrolSecondFactor{Code: o.app.Code()})
+	if err != nil || len(codes) != domain.RecoveryCodes {
+		t.Fatalf("enrol: %v, %d recovery codes", err, len(codes))
 	}
-	return operatorSession{cookie: &http.Cookie{Name: "tiyin_console", Value: s.Token}, csrf: s.CSRF}
+	o.session = operatorSession{cookie: &http.Cookie{Name: "tiyin_console", Value: s.Token}, csrf: s.CSRF}
+	return o
 }
 
 func serve(h http.Handler, s *operatorSession, method, path string, form url.Values) *httptest.ResponseRecorder {
@@ -554,7 +583,7 @@ func TestOperatorsAreManagedWithASecondAdmin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, x := range o {
+		for _, x := range o.Operators {
 			if x.Name() == "nina" {
 				return x.Role(), x.Grant()
 			}

@@ -14,8 +14,8 @@ import (
 
 // operatorsView is the operators page, with what an action just made.
 type operatorsView struct {
-	Operators []*domain.Operator
-	Roles     []domain.Role
+	application.OperatorList
+	Roles []domain.Role
 	// Password is a one-time password just made, for Name; shown this once.
 	Name, Password string
 	Pending        bool // the change awaits a second admin
@@ -26,12 +26,12 @@ func (c *Console) operators(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) operatorsPage(w http.ResponseWriter, r *http.Request, v operatorsView) {
-	ops, err := c.uc.Operators.ListOperators.Handle(r.Context(), session(r).Operator)
+	list, err := c.uc.Operators.ListOperators.Handle(r.Context(), session(r).Operator)
 	if err != nil {
 		c.fail(w, r, err)
 		return
 	}
-	v.Operators, v.Roles = ops, []domain.Role{domain.RoleViewer, domain.RoleOfficer, domain.RoleAdmin}
+	v.OperatorList, v.Roles = list, []domain.Role{domain.RoleViewer, domain.RoleOfficer, domain.RoleAdmin}
 	c.show(w, r, "operators", msg("Operators"), v)
 }
 
@@ -51,7 +51,8 @@ func (c *Console) createOperator(w http.ResponseWriter, r *http.Request) {
 	c.operatorsPage(w, r, operatorsView{Name: name, Password: pw, Pending: true})
 }
 
-// operatorAction changes an operator: role, disable, enable, reset_password, approve, reject.
+// operatorAction changes an operator: role, disable, enable, reset_password,
+// reset_second_factor (which waits for a second admin), approve, reject.
 func (c *Console) operatorAction(w http.ResponseWriter, r *http.Request) {
 	who, name := session(r).Operator, r.PathValue("name")
 	var err error
@@ -68,6 +69,11 @@ func (c *Console) operatorAction(w http.ResponseWriter, r *http.Request) {
 		}
 	case "disable", "enable":
 		err = c.uc.Operators.SetOperatorDisabled.Handle(r.Context(), who, application.SetOperatorDisabled{Name: name, Disabled: action == "disable"})
+	case "reset_second_factor":
+		if _, err = c.uc.Operators.ResetSecondFactor.Handle(r.Context(), who, application.ResetSecondFactor{Name: name}); err == nil {
+			done(w, r, "/console/operators", "factor_pending")
+			return
+		}
 	case "approve", "reject":
 		err = c.uc.Operators.DecideGrant.Handle(r.Context(), who, application.DecideOperatorGrant{Name: name, Approve: action == "approve"})
 	case "reset_password":

@@ -64,6 +64,9 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /console/audit/verify", c.authed(c.verifyAudit))
 	m.HandleFunc("GET /console/password", c.authed(c.passwordForm))
 	m.HandleFunc("POST /console/password", c.authed(c.changePassword))
+	m.HandleFunc("GET "+enrolPath, c.authed(c.enrolment))
+	m.HandleFunc("GET "+enrolPath+"/qr.png", c.authed(c.enrolmentQR))
+	m.HandleFunc("POST "+enrolPath, c.authed(c.enrol))
 	m.HandleFunc("POST /console/logout", c.authed(c.logout))
 	m.HandleFunc("POST /console/language", c.authed(c.setLanguage))
 }
@@ -480,6 +483,10 @@ func (c *Console) changePassword(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status, text := problem(err)
 		c.render(w, r, status, "password", page{Title: msg("Change your password"), Session: &s, Err: text})
+		return
+	}
+	if s.MustEnrol {
+		http.Redirect(w, r, enrolPath, http.StatusSeeOther)
 		return
 	}
 	done(w, r, Prefix, "password")

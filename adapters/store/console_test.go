@@ -76,7 +76,8 @@ func TestOperatorsSessionsAndProposals(t *testing.T) {
 		if back, _ = ops.ByName(ctx, "alice"); back.Grant() != (domain.Grant{Role: domain.RoleAdmin, RequestedBy: "adam", At: t0}) {
 			t.Fatalf("the grant: %+v", back.Grant())
 		}
-		if err := ops.Update(ctx, o.ID(), func(o *domain.Operator) error { _, err := o.ApproveGrant("bea"); return err }); err != nil {
+		bea, _ := domain.NewOperator(uuid.New(), "bea", domain.RoleAdmin, "hash", t0)
+		if err := ops.Update(ctx, o.ID(), func(o *domain.Operator) error { _, err := o.ApproveGrant(bea, t0); return err }); err != nil {
 			t.Fatal(err)
 		}
 		if back, _ = ops.ByName(ctx, "alice"); back.Role() != domain.RoleAdmin || back.Grant().Pending() {

@@ -31,7 +31,15 @@ type operatorModel struct {
 	GrantNewOperator bool       `gorm:"column:grant_new_operator"`
 	GrantRequestedBy string     `gorm:"column:grant_requested_by"`
 	GrantAt          *time.Time `gorm:"column:grant_at"`
-	Language         string     `gorm:"column:language"`
+	// GrantSecondFactor: the grant is a second factor's reset.
+	GrantSecondFactor bool   `gorm:"column:grant_second_factor"`
+	Language          string `gorm:"column:language"`
+	// Who last handed out the password and the second factor, and when.
+	PasswordSetBy          string     `gorm:"column:password_set_by"`
+	PasswordSetAt          *time.Time `gorm:"column:password_set_at"`
+	SecondFactorSetBy      string     `gorm:"column:second_factor_set_by"`
+	SecondFactorApprovedBy string     `gorm:"column:second_factor_approved_by"`
+	SecondFactorSetAt      *time.Time `gorm:"column:second_factor_set_at"`
 }
 
 func (operatorModel) TableName() string { return "operators" }
@@ -40,13 +48,20 @@ func operatorRow(o *domain.Operator) operatorModel {
 	s := o.State()
 	return operatorModel{ID: s.ID, Name: s.Name, Role: string(s.Role), PasswordHash: s.PasswordHash, MustChange: s.MustChange,
 		Disabled: s.Disabled, CreatedAt: s.CreatedAt.UTC(), GrantRole: string(s.Grant.Role), GrantNewOperator: s.Grant.NewOperator,
-		GrantRequestedBy: s.Grant.RequestedBy, GrantAt: optTime(s.Grant.At), Language: s.Language}
+		GrantRequestedBy: s.Grant.RequestedBy, GrantAt: optTime(s.Grant.At), GrantSecondFactor: s.Grant.ResetSecondFactor,
+		Language: s.Language, PasswordSetBy: s.PasswordSet.By, PasswordSetAt: optTime(s.PasswordSet.At),
+		SecondFactorSetBy: s.SecondFactorSet.By, SecondFactorApprovedBy: s.SecondFactorSet.ApprovedBy,
+		SecondFactorSetAt: optTime(s.SecondFactorSet.At)}
 }
 
 func (m operatorModel) toDomain() *domain.Operator {
 	return domain.RestoreOperator(domain.OperatorState{ID: m.ID, Name: m.Name, Role: domain.Role(m.Role), PasswordHash: m.PasswordHash,
 		MustChange: m.MustChange, Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC(), Grant: domain.Grant{Role: domain.Role(m.GrantRole),
-			NewOperator: m.GrantNewOperator, RequestedBy: m.GrantRequestedBy, At: fromOptTime(m.GrantAt)}, Language: m.Language})
+			NewOperator: m.GrantNewOperator, ResetSecondFactor: m.GrantSecondFactor, RequestedBy: m.GrantRequestedBy,
+			At: fromOptTime(m.GrantAt)}, Language: m.Language,
+		PasswordSet: domain.CredentialSet{By: m.PasswordSetBy, At: fromOptTime(m.PasswordSetAt)},
+		SecondFactorSet: domain.CredentialSet{By: m.SecondFactorSetBy, ApprovedBy: m.SecondFactorApprovedBy,
+			At: fromOptTime(m.SecondFactorSetAt)}})
 }
 
 type sessionModel struct {
@@ -55,6 +70,8 @@ type sessionModel struct {
 	CSRF       string    `gorm:"column:csrf"`
 	CreatedAt  time.Time `gorm:"column:created_at;autoCreateTime:false"`
 	LastSeenAt time.Time `gorm:"column:last_seen_at"`
+	// SecondFactor: the login proved the second factor, or the session enrolled one.
+	SecondFactor bool `gorm:"column:second_factor"`
 }
 
 func (sessionModel) TableName() string { return "operator_sessions" }
@@ -121,13 +138,15 @@ func (r *OperatorRepository) Update(ctx context.Context, id uuid.UUID, fn func(o
 		}
 		m = operatorRow(o)
 		return interpretError(r.db.conn(ctx).Select("role", "password_hash", "must_change", "disabled", "grant_role", "grant_new_operator",
-			"grant_requested_by", "grant_at", "language").Updates(&m).Error, nil, nil)
+			"grant_requested_by", "grant_at", "grant_second_factor", "language", "password_set_by", "password_set_at",
+			"second_factor_set_by", "second_factor_approved_by", "second_factor_set_at").Updates(&m).Error, nil, nil)
 	})
 }
 
 // CreateSession implements ports.OperatorRepository.
 func (r *OperatorRepository) CreateSession(ctx context.Context, s ports.OperatorSession) error {
-	m := sessionModel{TokenHash: s.TokenHash, OperatorID: s.OperatorID, CSRF: s.CSRF, CreatedAt: s.CreatedAt.UTC(), LastSeenAt: s.LastSeenAt.UTC()}
+	m := sessionModel{TokenHash: s.TokenHash, OperatorID: s.OperatorID, CSRF: s.CSRF, CreatedAt: s.CreatedAt.UTC(), LastSeenAt: s.LastSeenAt.UTC(),
+		SecondFactor: s.SecondFactor}
 	return interpretError(r.db.conn(ctx).Create(&m).Error, nil, nil)
 }
 
@@ -138,7 +157,7 @@ func (r *OperatorRepository) Session(ctx context.Context, h []byte) (ports.Opera
 		return ports.OperatorSession{}, interpretError(err, ports.ErrNoSession, nil)
 	}
 	return ports.OperatorSession{TokenHash: m.TokenHash, OperatorID: m.OperatorID, CSRF: m.CSRF,
-		CreatedAt: m.CreatedAt.UTC(), LastSeenAt: m.LastSeenAt.UTC()}, nil
+		CreatedAt: m.CreatedAt.UTC(), LastSeenAt: m.LastSeenAt.UTC(), SecondFactor: m.SecondFactor}, nil
 }
 
 // TouchSession implements ports.OperatorRepository.

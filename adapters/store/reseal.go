@@ -17,6 +17,8 @@ type ResealReport struct {
 	PhoneIndexes int
 	// PINFLIndexes are applications' PINFL blind indexes written under the current key.
 	PINFLIndexes int
+	// SecondFactors are operators' TOTP secrets.
+	SecondFactors int
 }
 
 // resealBatch bounds one transaction of Reseal.
@@ -28,7 +30,7 @@ type sealedColumn struct{ table, column string }
 var sealedColumns = []sealedColumn{
 	{"applications", "client_data"}, {"card_orders", "client_data"},
 	{"applications", "phone"}, {"applications", "offer_backup_phone"}, {"cards", "phone"},
-	{"card_orders", "phone"}, {"transfers", "card_holder"},
+	{"card_orders", "phone"}, {"transfers", "card_holder"}, {"operator_factors", "secret"},
 }
 
 // Reseal moves every sealed value to the current data key (and seals or blinds what was
@@ -42,9 +44,12 @@ func (db *DB) Reseal(ctx context.Context) (ResealReport, error) {
 	current := "v1:" + db.Sealer.KeyID() + ":%"
 	for _, c := range sealedColumns {
 		n, err := db.resealColumn(ctx, c, current)
-		if c.column == "client_data" {
+		switch {
+		case c.column == "client_data":
 			rep.ClientData += n
-		} else {
+		case c.table == "operator_factors":
+			rep.SecondFactors += n
+		default:
 			rep.Fields += n
 		}
 		if err != nil {

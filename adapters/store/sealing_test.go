@@ -102,6 +102,11 @@ func TestResealMovesEverythingToTheNewKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.db.Gorm.Exec("UPDATE cards SET pinfl = '31234567890123' WHERE id = ?", card.ID())
+		factors := store.NewSecondFactorRepository(s.db)
+		op := storedOperator(t, s, "off2")
+		if _, err := factors.CreateFactor(ctx, domain.NewTOTPFactor(uuid.New(), op.ID(), "JBSWY3DPEHPK3PXP", t0)); err != nil {
+			t.Fatal(err)
+		}
 		answered := record(s, "reseal")
 		answered.Answered, answered.Outcome = true, ports.Outcome{Result: resumed{ID: "reseal", Amount: 7}}
 		if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.uow.Claim(ctx, answered) }); err != nil {
@@ -118,7 +123,7 @@ func TestResealMovesEverythingToTheNewKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.ClientData != 1 || rep.PINFLs != 1 || rep.WebhookSecrets != 1 {
+		if rep.ClientData != 1 || rep.PINFLs != 1 || rep.WebhookSecrets != 1 || rep.SecondFactors != 1 {
 			t.Fatalf("resealed %+v", rep)
 		}
 		if rep.Fields != 2 || rep.Answers != 1 { // the application's phone and the card's; one answer
@@ -138,6 +143,9 @@ func TestResealMovesEverythingToTheNewKey(t *testing.T) {
 		}
 		if got, err := s.apps.Get(ctx, a.ID()); err != nil || got.ClientData() != a.ClientData() {
 			t.Fatalf("after reseal, without the old key: %v", err)
+		}
+		if f, err := factors.Factor(ctx, op.ID(), domain.FactorTOTP); err != nil || f.Secret() != "JBSWY3DPEHPK3PXP" {
+			t.Fatalf("the second factor after reseal, without the old key: %v", err)
 		}
 		if keyring.KeyOf(rawColumn(t, s.db, "applications", a.ID())) == old.KeyID() {
 			t.Fatal("still sealed under the old key")
