@@ -100,8 +100,8 @@ func session(r *http.Request) application.ConsoleSession {
 
 // authed runs h for a logged-in operator: a request without a live session goes to the login
 // page; a form without the session's CSRF token is refused; an operator with a one-time
-// password may only change it or log out, and then one without a second factor may only
-// enrol one or log out.
+// password may only change it, and then one without a second factor may only enrol one (or
+// log out, or choose the language, in either case).
 func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ck, err := r.Cookie(sessionCookie)
@@ -126,13 +126,17 @@ func (c *Console) authed(h http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		if to := firstStep(s); to != "" && r.URL.Path != to && !strings.HasPrefix(r.URL.Path, to+"/") && r.URL.Path != "/console/logout" {
+		if to := firstStep(s); to != "" && r.URL.Path != to && !strings.HasPrefix(r.URL.Path, to+"/") && !alwaysOpen[r.URL.Path] {
 			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
 		}
 		h(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
 	}
 }
+
+// alwaysOpen are the actions a session may take before its first steps: log out, and choose
+// the language the steps are explained in.
+var alwaysOpen = map[string]bool{"/console/logout": true, "/console/language": true}
 
 // firstStep is the page a session must go through before any other: the password change of a
 // one-time password, then the second factor's enrolment; "" when none.

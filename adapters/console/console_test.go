@@ -624,6 +624,10 @@ func TestOperatorsAreManagedWithASecondAdmin(t *testing.T) {
 	if !regexp.MustCompile(`<td>omar</td><td>admin</td>\s*<td><span class="st bad">disabled</span>`).MatchString(page) {
 		t.Errorf("a rejected new operator is not disabled:\n%s", page)
 	}
+	if !regexp.MustCompile(`<td>omar</td>[\s\S]*?<span class="st wait">none yet</span>`).MatchString(page) ||
+		strings.Contains(page, "/console/operators/omar/reset_second_factor") {
+		t.Errorf("an operator who never enrolled shows a second factor, or its reset:\n%s", page)
+	}
 	auditShows(t, h, &bea, "object=operator:nina", "operator.create", "awaiting a second admin", "operator.grant_approve", "operator.role",
 		"officer to admin", "admin to viewer")
 }

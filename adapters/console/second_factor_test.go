@@ -242,6 +242,11 @@ func TestTheFirstLoginEnrolsASecondFactor(t *testing.T) {
 		qr.Body.Len() > 4096 || qr.Header().Get("Cache-Control") != "no-store" {
 		t.Fatalf("the QR code: %d %s, %d bytes, %v", qr.Code, qr.Header().Get("Content-Type"), qr.Body.Len(), err)
 	}
+	for lang, title := range map[string]string{"ru": "Настройте второй фактор", "uz": "Ikkinchi omilni sozlang", "en": "Set up your second factor"} {
+		expect(t, "the language switched to "+lang+" while enrolling", b.post("/console/second-factor", "/console/language",
+			url.Values{"language": {lang}, "back": {"/console/second-factor"}}), http.StatusSeeOther, "/console/second-factor")
+		expect(t, "the enrolment in "+lang, b.do(http.MethodGet, "/console/second-factor", nil), http.StatusOK, title, secret[1])
+	}
 	app := tiyintest.NewAuthenticator(secret[1])
 	expect(t, "a wrong code", b.post("/console/second-factor", "/console/second-factor", url.Values{"code": {"12345"}}),
 		http.StatusBadRequest, "The code does not match", secret[1])
