@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,11 +32,12 @@ func newBrowser(t *testing.T, exe string) context.Context {
 }
 
 // shot saves a screenshot of the page to $TIYIN_SCREENSHOTS/name.png when that is set (how
-// docs/console/ is made: TIYIN_SCREENSHOTS=$PWD/docs/console go test ./test/e2e -run Chromium).
+// docs/console/ is made: TIYIN_SCREENSHOTS=$PWD/docs/console go test ./test/e2e -run Chromium);
+// an empty name saves none.
 func shot(name string) chromedp.Action {
 	dir := os.Getenv("TIYIN_SCREENSHOTS")
 	return chromedp.ActionFunc(func(ctx context.Context) error {
-		if dir == "" {
+		if dir == "" || name == "" {
 			return nil
 		}
 		var png []byte
@@ -45,8 +48,19 @@ func shot(name string) chromedp.Action {
 	})
 }
 
-// firstLogin logs an operator in with the one-time password and chooses their own.
+// phones are the operators' authenticator apps in the browser tests, by console and name: an
+// operator's first login enrols one, their later logins read its codes.
+var phones sync.Map
+
+// firstLogin logs an operator in with the one-time password, chooses their own and enrols a
+// second factor, and goes on to the dashboard.
 func firstLogin(base, name, oneTime, password string) chromedp.Tasks {
+	return chromedp.Tasks{choosePassword(base, name, oneTime, password), enrol(base, name, ""), toDashboard()}
+}
+
+// choosePassword logs an operator in with the one-time password and chooses their own: the
+// console then asks for the second factor's enrolment.
+func choosePassword(base, name, oneTime, password string) chromedp.Tasks {
 	return chromedp.Tasks{
 		chromedp.Navigate(base + "/console/"),
 		chromedp.WaitVisible(`input[name=name]`),
@@ -58,7 +72,46 @@ func firstLogin(base, name, oneTime, password string) chromedp.Tasks {
 		chromedp.SendKeys(`input[name=new]`, password),
 		chromedp.SendKeys(`input[name=again]`, password),
 		chromedp.Click(`section.login button[type=submit]`),
-		chromedp.WaitVisible(`section.counts`),
+		chromedp.WaitVisible(`code.secret`),
+	}
+}
+
+// enrol reads the secret on the enrolment page into the operator's authenticator app (phones),
+// types the code it makes, and waits for the recovery codes; screenshot names their page.
+func enrol(base, name, screenshot string) chromedp.Tasks {
+	var secret string
+	return chromedp.Tasks{
+		chromedp.Text(`code.secret`, &secret),
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			app := tiyintest.NewAuthenticator(secret)
+			phones.Store(base+" "+name, app)
+			return chromedp.SendKeys(`form[action="/console/second-factor"] input[name=code]`, app.Code()).Do(ctx)
+		}),
+		chromedp.Click(`form[action="/console/second-factor"] button[type=submit]`),
+		chromedp.WaitVisible(`ol.codes`), shot(screenshot),
+	}
+}
+
+// toDashboard leaves the recovery codes' page for the dashboard.
+func toDashboard() chromedp.Tasks {
+	return chromedp.Tasks{chromedp.Click(`//section[@class="login"]//a[@href="/console/"]`), chromedp.WaitVisible(`section.counts`)}
+}
+
+// logIn logs an operator in with their password and the next code of their app.
+func logIn(base, name, password string) chromedp.Tasks {
+	return chromedp.Tasks{
+		chromedp.Navigate(base + "/console/login"),
+		chromedp.WaitVisible(`input[name=name]`),
+		chromedp.SendKeys(`input[name=name]`, name),
+		chromedp.SendKeys(`input[name=password]`, password),
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			app, ok := phones.Load(base + " " + name)
+			if !ok {
+				return fmt.Errorf("%s never enrolled a second factor on %s", name, base)
+			}
+			return chromedp.SendKeys(`input[name=code]`, app.(*tiyintest.Authenticator).Code()).Do(ctx)
+		}),
+		chromedp.Click(`section.login button[type=submit]`),
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // TestConsoleInThreeLanguagesInChromium switches an operator's console to Russian and to
-// Uzbek in real Chromium: the dashboard, a loan's page and its money actions' preview speak the
+// Uzbek in real Chromium: the second factor's enrolment at her first login, the dashboard, a loan's page and its money actions' preview speak the
 // language chosen, the choice is kept for the operator (a new login keeps it), and English comes
 // back the same way.
 func TestConsoleInThreeLanguagesInChromium(t *testing.T) {
@@ -25,20 +25,31 @@ func TestConsoleInThreeLanguagesInChromium(t *testing.T) {
 	}
 	olgaPW := s.operator(t, "olga", "officer")
 	olga := newBrowser(t, exe)
-	var loanHref string
-	var ok bool
-	if err := chromedp.Run(olga,
-		firstLogin(s.admin, "olga", olgaPW, "olga-long-password-1"),
-		chromedp.Navigate(s.admin+"/console/loans"),
-		chromedp.AttributeValue(`//table//a[contains(@href, "/console/loans/")]`, "href", &loanHref, &ok),
-	); err != nil || !ok {
-		t.Fatalf("olga, the loans: %v", err)
-	}
 	switchTo := func(lang string) chromedp.Tasks {
 		return chromedp.Tasks{
 			chromedp.SetValue(`select[name=language]`, lang),
 			chromedp.Submit(`//form[@action="/console/language"]`),
 			chromedp.WaitReady(`html[lang="` + lang + `"]`),
+		}
+	}
+	// Her first login's enrolment of a second factor, read in each language before she confirms it.
+	var enrolment [3]string
+	var loanHref string
+	var ok bool
+	if err := chromedp.Run(olga,
+		choosePassword(s.admin, "olga", olgaPW, "olga-long-password-1"),
+		switchTo("ru"), chromedp.Text(`main`, &enrolment[0]), shot("second-factor-ru"),
+		switchTo("uz"), chromedp.Text(`main`, &enrolment[1]), shot("second-factor-uz"),
+		switchTo("en"), chromedp.Text(`main`, &enrolment[2]), shot("second-factor"),
+		enrol(s.admin, "olga", "recovery-codes"), toDashboard(),
+		chromedp.Navigate(s.admin+"/console/loans"),
+		chromedp.AttributeValue(`//table//a[contains(@href, "/console/loans/")]`, "href", &loanHref, &ok),
+	); err != nil || !ok {
+		t.Fatalf("olga, the enrolment and the loans: %v", err)
+	}
+	for i, want := range []string{"Настройте второй фактор", "Ikkinchi omilni sozlang", "Set up your second factor"} {
+		if !strings.Contains(enrolment[i], want) {
+			t.Errorf("the enrolment lacks %q:\n%s", want, enrolment[i])
 		}
 	}
 	for _, c := range []struct {
@@ -80,10 +91,7 @@ func TestConsoleInThreeLanguagesInChromium(t *testing.T) {
 	again := newBrowser(t, exe)
 	var title string
 	err := chromedp.Run(again,
-		chromedp.Navigate(s.admin+"/console/login"),
-		chromedp.SendKeys(`input[name=name]`, "olga"),
-		chromedp.SendKeys(`input[name=password]`, "olga-long-password-1"),
-		chromedp.Click(`section.login button[type=submit]`),
+		logIn(s.admin, "olga", "olga-long-password-1"),
 		chromedp.WaitVisible(`section.counts`),
 		chromedp.Text(`h1`, &title),
 	)

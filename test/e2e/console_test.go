@@ -22,7 +22,7 @@ import (
 )
 
 // The operator console over real HTTP against the built binary: operators made with the CLI,
-// logins, lockout, CSRF, roles, the pages and the maker-checker resolution of an unknown
+// logins with a second factor, the throttle, CSRF, roles, the pages and the maker-checker resolution of an unknown
 // gateway outcome, all in the audit log.
 
 // console is a tiyin started with a known admin address.
@@ -114,16 +114,38 @@ func (b *browser) csrf(path string) string {
 	return m[1]
 }
 
-func (b *browser) login(name, password string) (int, string) {
-	return b.post("/console/login", url.Values{"csrf": {b.csrf("/console/login")}, "name": {name}, "password": {password}})
+// login fills the login form; code is the second factor's, empty at a first login.
+func (b *browser) login(name, password, code string) (int, string) {
+	return b.post("/console/login", url.Values{"csrf": {b.csrf("/console/login")}, "name": {name}, "password": {password}, "code": {code}})
 }
 
-func (b *browser) choosePassword(old, pw string) {
+var secretText = regexp.MustCompile(`<code class="key secret">([A-Z2-7 ]+)</code>`)
+
+// setUp does what a first login asks after the one-time password: choose a password, then
+// enrol a second factor from the secret the enrolment page shows; it returns the operator's
+// authenticator app.
+func (b *browser) setUp(old, pw string) *tiyintest.Authenticator {
 	b.t.Helper()
 	status, body := b.post("/console/password", url.Values{"csrf": {b.csrf("/console/password")}, "old": {old}, "new": {pw}, "again": {pw}})
-	if status != 200 || !strings.Contains(body, "Dashboard") {
+	if status != 200 {
 		b.t.Fatalf("password change: %d\n%s", status, body)
 	}
+	return b.enrol(body)
+}
+
+// enrol enrols a second factor from the enrolment page's secret, and returns the app.
+func (b *browser) enrol(page string) *tiyintest.Authenticator {
+	b.t.Helper()
+	secret := secretText.FindStringSubmatch(page)
+	if secret == nil {
+		b.t.Fatalf("no enrolment:\n%s", page)
+	}
+	app := tiyintest.NewAuthenticator(secret[1])
+	status, body := b.post("/console/second-factor", url.Values{"csrf": {csrfField.FindStringSubmatch(page)[1]}, "code": {app.Code()}})
+	if status != 200 || strings.Count(body, "<li><code>") != domain.RecoveryCodes {
+		b.t.Fatalf("the enrolment: %d\n%s", status, body)
+	}
+	return app
 }
 
 // registerPhone registers a client with its own phone number.
@@ -155,28 +177,28 @@ func TestConsoleOperatorsRolesAndMakerChecker(t *testing.T) {
 	const phone = "998935550101"
 	id := s.unknownIssuance(t, phone)
 
-	// Logins: the first asks for a new password; 5 wrong passwords lock the account.
+	// Logins: the first asks for a new password, then a second factor.
 	alicePW := s.operator(t, "alice", "officer")
 	alice := s.browser(t)
-	if status, body := alice.login("alice", alicePW); status != 200 || !strings.Contains(body, "Change your password") {
+	if status, body := alice.login("alice", alicePW, ""); status != 200 || !strings.Contains(body, "Change your password") {
 		t.Fatalf("alice's first login: %d", status)
 	}
 	if status, body := alice.post("/console/password", url.Values{"csrf": {alice.csrf("/console/password")}, "old": {alicePW}, "new": {"short"}, "again": {"short"}}); status != http.StatusConflict || !strings.Contains(body, "12 characters") {
 		t.Fatalf("a short password: %d", status)
 	}
-	alice.choosePassword(alicePW, "alice-long-password-1")
+	alice.setUp(alicePW, "alice-long-password-1")
 
 	bobPW := s.operator(t, "bob", "officer")
 	// Mallory's wrong passwords make her address wait, with the answer of any wrong password
 	// or unknown name; bob, from his own address, is not locked out.
 	mallory := s.browserFrom(t, "127.0.0.2")
 	for i := 1; i <= 5; i++ {
-		if status, _ := mallory.login("bob", "wrong-password"); status != http.StatusUnauthorized {
+		if status, _ := mallory.login("bob", "wrong-password", ""); status != http.StatusUnauthorized {
 			t.Fatalf("wrong password %d: %d, want 401", i, status)
 		}
 	}
-	wrong, _ := mallory.login("nobody", "x")
-	waiting, body := mallory.login("bob", bobPW)
+	wrong, _ := mallory.login("nobody", "x", "")
+	waiting, body := mallory.login("bob", bobPW, "")
 	if wrong != http.StatusUnauthorized || waiting != http.StatusUnauthorized || !strings.Contains(body, "too many attempts") {
 		t.Fatalf("an unknown name %d, the right password while waiting %d: want both 401, alike", wrong, waiting)
 	}
@@ -189,16 +211,16 @@ func TestConsoleOperatorsRolesAndMakerChecker(t *testing.T) {
 	var r struct{ Password string }
 	_ = json.Unmarshal(out, &r)
 	bob := s.browser(t)
-	if status, _ := bob.login("bob", r.Password); status != 200 {
+	if status, _ := bob.login("bob", r.Password, ""); status != 200 {
 		t.Fatalf("bob after the reset: %d", status)
 	}
-	bob.choosePassword(r.Password, "bob-long-password-22")
+	bob.setUp(r.Password, "bob-long-password-22")
 
 	// A viewer reads but may not act, reveal or approve.
 	vicPW := s.operator(t, "vic", "viewer")
 	vic := s.browser(t)
-	vic.login("vic", vicPW)
-	vic.choosePassword(vicPW, "vic-long-password-333")
+	vic.login("vic", vicPW, "")
+	vic.setUp(vicPW, "vic-long-password-333")
 
 	// Search by phone finds the application (by its blind index) and goes to its page.
 	status, body := alice.get("/console/search?q=" + phone)
@@ -311,6 +333,54 @@ func TestConsoleOperatorsRolesAndMakerChecker(t *testing.T) {
 	}
 }
 
+// TestTheBreakGlassResetsASecondFactorAtOnce (issue 46): `tiyin operator reset-second-factor`,
+// run on the host, removes an operator's second factor at once, without a second admin: their
+// sessions end, their next login enrols a new one, and the audit log names it the break glass,
+// by cli. reset-password's help says what it does: no lockout to lift, the second factor stays.
+func TestTheBreakGlassResetsASecondFactorAtOnce(t *testing.T) {
+	t.Parallel()
+	s := startConsole(t, store.SQLite)
+	const password = "dina-long-password-1"
+	pw := s.operator(t, "dina", "admin")
+	dina := s.browser(t)
+	dina.login("dina", pw, "")
+	app := dina.setUp(pw, password)
+	if status, _ := s.browser(t).login("dina", password, ""); status != http.StatusUnauthorized {
+		t.Fatalf("a password alone after the enrolment: %d", status)
+	}
+	if status, body := s.browser(t).login("dina", password, app.Code()); status != 200 || !strings.Contains(body, "Needs attention") {
+		t.Fatalf("the password and a code: %d", status)
+	}
+	cli := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, args...)
+		cmd.Env = s.env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("tiyin %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if out := cli("operator", "reset-second-factor", "dina"); !strings.Contains(out, "break glass") {
+		t.Fatalf("reset-second-factor printed %q", out)
+	}
+	if _, body := dina.get("/console/"); !strings.Contains(body, "Log in") {
+		t.Fatal("dina's session outlived the break glass")
+	}
+	again := s.browser(t)
+	status, body := again.login("dina", password, "")
+	if status != 200 || !strings.Contains(body, "Set up your second factor") {
+		t.Fatalf("dina's next login: %d\n%s", status, body)
+	}
+	again.enrol(body)
+	if _, csv := again.get("/console/audit.csv?action=operator.second_factor.break_glass"); !strings.Contains(csv, `"cli","local","operator.second_factor.break_glass","operator:dina"`) {
+		t.Fatalf("the break glass is not audited as such:\n%s", csv)
+	}
+	if help := cli("operator", "reset-password", "--help"); strings.Contains(help, "lifts a lockout") || !strings.Contains(help, "second factor stays") {
+		t.Fatalf("reset-password --help:\n%s", help)
+	}
+}
+
 // TestConsoleListsOverAWholeFlow: after a whole microloan flow (a loan, its transfer, a
 // repayment, an attached card), each list shows its object, in its status, and exports it.
 func TestConsoleListsOverAWholeFlow(t *testing.T) {
@@ -323,10 +393,10 @@ func TestConsoleListsOverAWholeFlow(t *testing.T) {
 	}
 	vic := s.browser(t)
 	pw := s.operator(t, "vic", "viewer")
-	if status, _ := vic.login("vic", pw); status != 200 {
+	if status, _ := vic.login("vic", pw, ""); status != 200 {
 		t.Fatalf("login: %d", status)
 	}
-	vic.choosePassword(pw, "vic-long-password-1")
+	vic.setUp(pw, "vic-long-password-1")
 	for _, l := range []struct{ path, want string }{
 		{"/console/applications?status=COMPLETED&partner=sandbox", o.App},
 		{"/console/loans?status=OPEN&sort=amount", o.LoanID},

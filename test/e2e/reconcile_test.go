@@ -142,10 +142,10 @@ func TestReconcileFindsEveryInjectedFaultAndNothingElse(t *testing.T) {
 	officer := func(name, pw string) *browser {
 		b := s.browser(t)
 		one := s.operator(t, name, "officer")
-		if status, _ := b.login(name, one); status != 200 {
+		if status, _ := b.login(name, one, ""); status != 200 {
 			t.Fatalf("%s's login: %d", name, status)
 		}
-		b.choosePassword(one, pw)
+		b.setUp(one, pw)
 		return b
 	}
 	alice, bob := officer("alice", "alice-long-password-1"), officer("bob", "bob-long-password-22")
