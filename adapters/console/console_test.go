@@ -40,6 +40,7 @@ func (e *env) as(t *testing.T, name string, role domain.Role) operatorSession {
 type testOperator struct {
 	name, password string
 	app            *tiyintest.Authenticator
+	recovery       []domain.RecoveryCode
 	session        operatorSession
 }
 
@@ -70,7 +71,7 @@ func (e *env) enrolled(t *testing.T, name string, role domain.Role) testOperator
 	if err != nil || len(codes) != domain.RecoveryCodes {
 		t.Fatalf("enrol: %v, %d recovery codes", err, len(codes))
 	}
-	o.session = operatorSession{cookie: &http.Cookie{Name: "tiyin_console", Value: s.Token}, csrf: s.CSRF}
+	o.recovery, o.session = codes, operatorSession{cookie: &http.Cookie{Name: "tiyin_console", Value: s.Token}, csrf: s.CSRF}
 	return o
 }
 
