@@ -35,7 +35,8 @@ func TestConsoleHostileInputs(t *testing.T) {
 	officer := e.as(t, "olga", domain.RoleOfficer)
 	rows := func() int64 {
 		var n, total int64
-		for _, table := range []string{"operators", "operator_sessions", "proposals", "applications", "partners", "events"} {
+		for _, table := range []string{"operators", "operator_sessions", "operator_factors", "operator_recovery_codes", "proposals",
+			"applications", "partners", "events"} {
 			if err := e.db.Gorm.Table(table).Count(&n).Error; err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +65,8 @@ func TestConsoleHostileInputs(t *testing.T) {
 		"/console/login?next=", app + "?done=",
 		"/console/applications?status=", "/console/applications?partner=", "/console/applications?from=", "/console/applications?to=",
 		"/console/loans?min=", "/console/loans?max=", "/console/loans?sort=", "/console/loans?after=", "/console/loans.csv?status=",
-		"/console/applications.csv?after=", "/console/loans?overdue=", "/console/clients/", "/console/reports?from="}
+		"/console/applications.csv?after=", "/console/loans?overdue=", "/console/clients/", "/console/reports?from=",
+		"/console/second-factor?done=", "/console/second-factor/qr.png?size="}
 	posts := []struct {
 		path   string
 		fields []string
@@ -76,6 +78,8 @@ func TestConsoleHostileInputs(t *testing.T) {
 		{"/console/events/x/resend", []string{"back"}},
 		{"/console/partners/acme/disable", []string{"reason"}},
 		{"/console/password", []string{"old", "new", "again"}},
+		{"/console/second-factor", []string{"code"}},
+		{"/console/operators/olga/reset_second_factor", []string{"confirm"}},
 	}
 	before := rows()
 	for _, v := range hostileValues {
@@ -94,7 +98,7 @@ func TestConsoleHostileInputs(t *testing.T) {
 				check("POST "+p.path, serve(h, &officer, http.MethodPost, p.path, form), v)
 			}
 		}
-		check("POST /console/login", serve(h, nil, http.MethodPost, "/console/login", url.Values{"name": {v}, "password": {v}, "next": {v}}), v)
+		check("POST /console/login", serve(h, nil, http.MethodPost, "/console/login", url.Values{"name": {v}, "password": {v}, "code": {v}, "next": {v}}), v)
 	}
 	// The audit log may grow (failed logins and refusals are recorded); nothing else may.
 	if after := rows(); after != before {

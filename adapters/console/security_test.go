@@ -27,16 +27,17 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 			e := newEnv(t, storetest.Open(t, d))
 			ctx := context.Background()
 			c := e.app.Console
-			pw, err := c.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "alice", Role: domain.RoleViewer})
-			if err != nil {
-				t.Fatal(err)
-			}
+			alice := e.enrolled(t, "alice", domain.RoleViewer)
+			codes := alice.recovery
+			// Each login proves the second factor with one of alice's recovery codes (a TOTP
+			// code logs in once a 30-second step).
 			login := func(password string) application.ConsoleSession {
 				t.Helper()
-				s, err := c.Operators.LogIn.Handle(ctx, application.LogIn{Name: "alice", Password: password, Address: "127.0.0.1"})
-				if err != nil {
-					t.Fatal(err)
+				s, err := c.Operators.LogIn.Handle(ctx, application.LogIn{Name: "alice", Password: password, Code: codes[0].String(), Address: "127.0.0.1"})
+				if err != nil || s.MustEnrol {
+					t.Fatalf("login: %+v, %v", s, err)
 				}
+				codes = codes[1:]
 				return s
 			}
 			resumes := func(s application.ConsoleSession) bool {
@@ -46,8 +47,8 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 				}
 				return err == nil
 			}
-			laptop, phone := login(pw), login(pw)
-			if err := c.Operators.ChangePassword.Handle(ctx, laptop.Operator, application.ChangePassword{Old: pw, New: "alice-long-password-1",
+			laptop, phone := login(alice.password), login(alice.password)
+			if err := c.Operators.ChangePassword.Handle(ctx, laptop.Operator, application.ChangePassword{Old: alice.password, New: "alice-long-password-2",
 				Session: laptop.Token}); err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +56,7 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 				t.Fatalf("after a password change: the changing session resumes %t, the other %t", resumes(laptop), resumes(phone))
 			}
 			// A session 12 hours old ends, even if it was just used.
-			old := login("alice-long-password-1")
+			old := login("alice-long-password-2")
 			if err := e.db.Gorm.Table("operator_sessions").Where("token_hash = ?", application.HashAPIKey(old.Token)).
 				Update("created_at", time.Now().UTC().Add(-domain.SessionLifetime)).Error; err != nil {
 				t.Fatal(err)
@@ -64,7 +65,7 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 				t.Fatal("a session 12 hours old resumes")
 			}
 			// The sweep deletes what cannot be resumed: idle 30 minutes, or 12 hours old.
-			idle, aged, live := login("alice-long-password-1"), login("alice-long-password-1"), login("alice-long-password-1")
+			idle, aged, live := login("alice-long-password-2"), login("alice-long-password-2"), login("alice-long-password-2")
 			for token, column := range map[string]string{idle.Token: "last_seen_at", aged.Token: "created_at"} {
 				if err := e.db.Gorm.Table("operator_sessions").Where("token_hash = ?", application.HashAPIKey(token)).
 					Update(column, time.Now().UTC().Add(-domain.SessionLifetime-time.Minute)).Error; err != nil {
