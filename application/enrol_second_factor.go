@@ -28,16 +28,19 @@ func NewEnrolSecondFactorHandler(clock ports.Clock, uow ports.UnitOfWork, operat
 	return &EnrolSecondFactorHandler{uow: uow, operators: operators, factors: factors, audit: audit{clock: clock, log: log}}
 }
 
-// Handle enrols the factor when the code is one its secret makes now (domain.ErrWrongCode
-// when not), and returns the operator's recovery codes, to be shown this once (only their
+// Handle enrols the factor being enrolled when the code is one its secret makes now
+// (domain.ErrWrongCode when not; domain.ErrSecondFactorEnrolled when it is enrolled already), and returns the operator's recovery codes, to be shown this once (only their
 // hashes are kept), and the session that replaces s: every session of the operator ends, this
 // one included, and a new one that proved the second factor begins (a new token, so a token
 // seen before the enrolment opens nothing after it). The code's time step is used up.
 func (h *EnrolSecondFactorHandler) Handle(ctx context.Context, s ConsoleSession, cmd EnrolSecondFactor) (ConsoleSession, []domain.RecoveryCode, error) {
 	who := s.Operator
 	f, err := h.factors.Factor(ctx, who.ID, domain.FactorTOTP)
-	if err != nil {
+	switch {
+	case err != nil:
 		return ConsoleSession{}, nil, err
+	case f.Enrolled():
+		return ConsoleSession{}, nil, domain.ErrSecondFactorEnrolled
 	}
 	now := h.audit.now()
 	step, ok := totpStep(f.Secret(), cmd.Code, now)

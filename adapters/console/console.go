@@ -353,6 +353,7 @@ func problem(err error) (int, string) {
 		errors.Is(err, domain.ErrOutcomeKnown), errors.Is(err, domain.ErrWrongState), errors.Is(err, domain.ErrWeakPassword),
 		errors.Is(err, domain.ErrOperatorExists), errors.Is(err, domain.ErrPartnerExists),
 		errors.Is(err, domain.ErrSelfGrant), errors.Is(err, domain.ErrNoGrant), errors.Is(err, domain.ErrGrantPending),
+		errors.Is(err, domain.ErrSecondFactorEnrolled),
 		errors.Is(err, domain.ErrLoanWrittenOff), errors.Is(err, domain.ErrLoanNotIssued), errors.Is(err, domain.ErrDebitRejected):
 		return http.StatusConflict, capitalize(err.Error()) + "."
 	case errors.Is(err, domain.ErrApplicationNotFound), errors.Is(err, domain.ErrLoanNotFound), errors.Is(err, domain.ErrTransferNotFound),

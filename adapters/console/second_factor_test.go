@@ -262,6 +262,8 @@ func TestTheFirstLoginEnrolsASecondFactor(t *testing.T) {
 	expect(t, "the session from before the enrolment", stale.do(http.MethodGet, "/console/", nil), http.StatusSeeOther, "/console/login")
 	expect(t, "the dashboard", b.do(http.MethodGet, "/console/", nil), http.StatusOK, "nina")
 	expect(t, "the enrolment again", b.do(http.MethodGet, "/console/second-factor", nil), http.StatusSeeOther, "/console/")
+	expect(t, "a second enrolment", b.post("/console/", "/console/second-factor", url.Values{"code": {"123456"}}),
+		http.StatusSeeOther, "/console/")
 	expect(t, "the QR code again", b.do(http.MethodGet, "/console/second-factor/qr.png", nil), http.StatusNotFound)
 
 	later := newVisitor(t, h, "10.0.0.5")
