@@ -241,7 +241,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 		},
 		Actions: ConsoleActions{
 			AuditRefusal:         NewAuditRefusalHandler(d.Clock, d.UoW, cs.AuditLog),
-			VerifyAudit:          NewVerifyAuditHandler(d.Clock, cs.AuditLog),
+			VerifyAudit:          NewVerifyAuditHandler(d.Clock, d.UoW, cs.AuditLog),
 			RetryStage:           NewRetryStageHandler(d.Clock, d.UoW, st.Applications, d.Queue, cs.AuditLog),
 			ResendEvent:          NewResendEventHandler(d.Clock, d.UoW, cs.BackOffice, cs.AuditLog),
 			CompleteVerification: NewConsoleVerificationHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),

@@ -52,8 +52,12 @@ func (x audit) now() time.Time { return x.clock.Now(uuid.Nil) }
 
 // record appends one line, in the transaction of ctx.
 func (x audit) record(ctx context.Context, who Actor, action, object, detail string) error {
-	return x.log.Append(ctx, ports.AuditEntry{At: x.now(), Operator: who.Name, Address: who.Address,
-		Action: action, Object: object, Detail: detail})
+	return x.log.Append(ctx, x.entry(who, action, object, detail))
+}
+
+// entry is the line of who doing action on object, now.
+func (x audit) entry(who Actor, action, object, detail string) ports.AuditEntry {
+	return ports.AuditEntry{At: x.now(), Operator: who.Name, Address: who.Address, Action: action, Object: object, Detail: detail}
 }
 
 // refused records a refusal that rolled its use case's transaction back (an approval refused

@@ -223,14 +223,20 @@ func (a auditAppender) List(context.Context, ports.AuditFilter) ([]ports.AuditEn
 }
 
 // The chain is the store's (its contract suite checks it); these tests only append.
-func (a auditAppender) Verify(context.Context, *ports.AuditVerification) (ports.AuditVerification, error) {
+func (a auditAppender) Verify(context.Context, *ports.AuditHead) (ports.AuditVerification, error) {
 	return ports.AuditVerification{Entries: int64(len(a.c.audit))}, nil
 }
 
-func (a auditAppender) SaveVerification(context.Context, ports.AuditVerification) error { return nil }
+func (a auditAppender) SaveVerification(ctx context.Context, _ ports.AuditVerification, by ports.AuditEntry) error {
+	return a.Append(ctx, by)
+}
 
 func (a auditAppender) LastVerification(context.Context) (*ports.AuditVerification, error) {
 	return nil, nil
+}
+
+func (a auditAppender) Head(context.Context) (ports.AuditHead, error) {
+	return ports.AuditHead{Seq: int64(len(a.c.audit))}, nil
 }
 
 func (c *console) actions() []string {

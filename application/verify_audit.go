@@ -2,43 +2,58 @@ package application
 
 import (
 	"context"
-
-	"github.com/google/uuid"
+	"fmt"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
-// VerifyAuditHandler checks the audit log's chain (`tiyin audit verify`, and the console's
-// button), against the last verification that found it intact, and keeps the result.
+// VerifyAudit asks for a verification of the audit log. Anchor, when set, is a head kept
+// outside the database (`tiyin audit checkpoint`) that the log must still hold unchanged.
+type VerifyAudit struct {
+	Anchor *ports.AuditHead
+}
+
+// VerifyAuditHandler checks the audit log (`tiyin audit verify`, and the console's button) and
+// keeps the result, sealed, with its own line in the log: a verification removed, or one
+// forged, is then named by the next.
 type VerifyAuditHandler struct {
-	clock ports.Clock
-	log   ports.AuditLog
+	uow   ports.UnitOfWork
+	audit audit
 }
 
 // NewVerifyAuditHandler returns the handler on the ports it uses.
-func NewVerifyAuditHandler(clock ports.Clock, log ports.AuditLog) *VerifyAuditHandler {
-	return &VerifyAuditHandler{clock: clock, log: log}
+func NewVerifyAuditHandler(clock ports.Clock, uow ports.UnitOfWork, log ports.AuditLog) *VerifyAuditHandler {
+	return &VerifyAuditHandler{uow: uow, audit: audit{clock: clock, log: log}}
 }
 
 // Handle verifies the whole log as who (an admin, or the command line) and records the result.
-func (h *VerifyAuditHandler) Handle(ctx context.Context, who Actor) (ports.AuditVerification, error) {
+// The walk runs outside a transaction (it reads the whole log); the result and its line are
+// kept in one.
+func (h *VerifyAuditHandler) Handle(ctx context.Context, who Actor, cmd VerifyAudit) (ports.AuditVerification, error) {
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return ports.AuditVerification{}, err
 	}
-	last, err := h.log.LastVerification(ctx)
+	v, err := h.audit.log.Verify(ctx, cmd.Anchor)
 	if err != nil {
 		return ports.AuditVerification{}, err
 	}
-	if last != nil && !last.Intact() {
-		last = nil // a broken log is compared with nothing: the chain says the rest
+	v.At = h.audit.now()
+	by := h.audit.entry(who, ports.AuditVerified, "audit_log", verificationDetail(v, cmd.Anchor))
+	return v, h.uow.Do(ctx, func(ctx context.Context) error { return h.audit.log.SaveVerification(ctx, v, by) })
+}
+
+// verificationDetail is what a verification's line says it found.
+func verificationDetail(v ports.AuditVerification, anchor *ports.AuditHead) string {
+	found := "intact"
+	if !v.Intact() {
+		found = v.Problem
 	}
-	v, err := h.log.Verify(ctx, last)
-	if err != nil {
-		return ports.AuditVerification{}, err
+	d := fmt.Sprintf("%d entries up to #%d: %s", v.Entries, v.LastID, found)
+	if anchor != nil {
+		d += "; anchor " + anchor.String()
 	}
-	v.At = h.clock.Now(uuid.Nil)
-	return v, h.log.SaveVerification(ctx, v)
+	return d
 }
 
 // LastAuditVerificationHandler reads the last verification, for the console's audit page.

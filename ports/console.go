@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -113,14 +114,39 @@ type AuditLog interface {
 	Append(ctx context.Context, e AuditEntry) error
 	// List returns the entries the filter selects.
 	List(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
-	// Verify walks the whole log in order and checks every entry's chain, and that the entries
-	// an earlier verification (since, nil for none) saw are still there as they were.
-	Verify(ctx context.Context, since *AuditVerification) (AuditVerification, error)
-	// SaveVerification keeps a verification's result; LastVerification returns the latest, nil
-	// when there is none.
-	SaveVerification(ctx context.Context, v AuditVerification) error
+	// Verify walks the whole log in order and checks what the database's owner could change
+	// without the data key: the entries written before the chain began are those recorded
+	// when it began and none follows a chained one; every entry's chain; every verification's
+	// seal, that its own line (AuditVerified) is in the log and its line's verification in
+	// theirs, and that the entries it saw are still there as they were; and, with an anchor
+	// (a head kept outside, nil for none), that the log still holds that head unchanged.
+	Verify(ctx context.Context, anchor *AuditHead) (AuditVerification, error)
+	// SaveVerification keeps v, sealed and chained to the verification before it, and appends
+	// by, its own line in the log (action AuditVerified), in the transaction of ctx: removing
+	// either alone is noticed by the next verification.
+	SaveVerification(ctx context.Context, v AuditVerification, by AuditEntry) error
+	// LastVerification returns the latest verification, nil when there is none; one whose seal
+	// does not hold comes back broken, saying so.
 	LastVerification(ctx context.Context) (*AuditVerification, error)
+	// Head returns the log's head, for an outside anchor.
+	Head(ctx context.Context) (AuditHead, error)
 }
+
+// AuditVerified is the action of a verification's own line in the audit log.
+const AuditVerified = "audit.verify"
+
+// AuditHead is the audit log's head as kept outside the database (`tiyin audit checkpoint`):
+// the last entry's number and a digest of where the chain began and that entry's chain, which
+// an entry's chain makes a digest of every entry before it too. The database's owner cannot
+// rewrite the log up to that entry without the digest changing.
+type AuditHead struct {
+	Seq  int64
+	Hash []byte
+}
+
+// String is the head as checkpoints print it and `tiyin audit verify --anchor` takes it:
+// SEQ:HASH, the hash in hex.
+func (h AuditHead) String() string { return fmt.Sprintf("%d:%x", h.Seq, h.Hash) }
 
 // AuditVerification is the result of checking the audit log's chain.
 type AuditVerification struct {
@@ -129,7 +155,8 @@ type AuditVerification struct {
 	// began carry none); LastID and Head are the last entry's id and chain.
 	Entries, Chained, LastID int64
 	Head                     []byte
-	// BrokenID is the first entry that breaks the chain (0 when none) and Problem says how.
+	// BrokenID is the first entry that breaks the chain (0 when none, or when a verification
+	// is what gives the change away) and Problem says how.
 	BrokenID int64
 	Problem  string
 }

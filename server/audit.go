@@ -10,19 +10,23 @@ import (
 	"github.com/tiyin/tiyin/application"
 )
 
-// auditCmd checks the operator console's audit log (docs/console.md).
+// auditCmd checks the operator console's audit log (docs/console.md, "The audit log").
 func auditCmd(o options) *cobra.Command {
 	cmd := &cobra.Command{Use: "audit", Short: "Check the operator console's audit log"}
-	cmd.AddCommand(&cobra.Command{
+	verify := &cobra.Command{
 		Use:   "verify",
-		Short: "Verify the audit log's chain: every entry as written, none removed or inserted; names the first broken entry",
-		Args:  cobra.NoArgs,
+		Short: "Verify the audit log's chain, its start and its verifications; names the first broken entry",
+		Long: "Verify the audit log: the entries written before the chain began are those recorded when it began,\n" +
+			"every later entry is chained and matches its chain, every verification matches its seal and its own\n" +
+			"line is in the log (and the other way round), and the entries each verification saw are still there.\n" +
+			"Keeps the result, sealed, with a line in the log. Exits 1 naming what it found broken.",
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
 				if in.db.Sealer == nil {
 					return errNoDataKey
 				}
-				v, err := in.app.Console.Actions.VerifyAudit.Handle(ctx, application.CLIActor)
+				v, err := in.app.Console.Actions.VerifyAudit.Handle(ctx, application.CLIActor, application.VerifyAudit{})
 				if err != nil {
 					return err
 				}
@@ -34,6 +38,7 @@ func auditCmd(o options) *cobra.Command {
 				return nil
 			})
 		},
-	})
+	}
+	cmd.AddCommand(verify)
 	return cmd
 }

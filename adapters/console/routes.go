@@ -412,7 +412,7 @@ func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
 
 // verifyAudit checks the audit log's chain now (admins; `tiyin audit verify` does the same).
 func (c *Console) verifyAudit(w http.ResponseWriter, r *http.Request) {
-	if _, err := c.uc.Actions.VerifyAudit.Handle(r.Context(), session(r).Operator); err != nil {
+	if _, err := c.uc.Actions.VerifyAudit.Handle(r.Context(), session(r).Operator, application.VerifyAudit{}); err != nil {
 		c.fail(w, r, err)
 		return
 	}

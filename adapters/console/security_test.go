@@ -119,10 +119,12 @@ func TestPhoneSearchesAndRefusalsAreAudited(t *testing.T) {
 }
 
 // TestTheAuditPageShowsTheLastVerification: the audit page says when the chain was last
-// verified and what was found; an admin verifies it from there.
+// verified and what was found; an admin verifies it from there, which the log records. A
+// verification the database's owner forged shows as broken (issue 46).
 func TestTheAuditPageShowsTheLastVerification(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, storetest.Open(t, store.SQLite))
+	db := storetest.Open(t, store.SQLite)
+	e := newEnv(t, db)
 	h, _ := e.console(t)
 	viewer, admin := e.as(t, "vic", domain.RoleViewer), e.as(t, "adam", domain.RoleAdmin)
 	if body := serve(h, &viewer, http.MethodGet, "/console/audit", nil).Body.String(); !strings.Contains(body, "never verified") {
@@ -132,7 +134,13 @@ func TestTheAuditPageShowsTheLastVerification(t *testing.T) {
 		t.Fatalf("verify: %d", rec.Code)
 	}
 	if body := serve(h, &viewer, http.MethodGet, "/console/audit", nil).Body.String(); !strings.Contains(body, "Chain verified") ||
-		!strings.Contains(body, "entries intact") {
-		t.Fatal("the page does not show the verification")
+		!strings.Contains(body, "entries intact") || !strings.Contains(body, "audit.verify") {
+		t.Fatal("the page does not show the verification, or its line")
+	}
+	storetest.Tamper(t, db, "INSERT INTO audit_verifications (at, entries, chained, last_id, head, broken_id, problem, entry_id, seal) "+
+		"SELECT at, entries + 1, chained, last_id, head, broken_id, problem, entry_id, seal FROM audit_verifications")
+	if body := serve(h, &viewer, http.MethodGet, "/console/audit", nil).Body.String(); !strings.Contains(body, "BROKEN") ||
+		!strings.Contains(body, "does not match its seal") {
+		t.Fatal("the page shows a forged verification as genuine")
 	}
 }

@@ -1,18 +1,23 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
-	"fmt"
+	"crypto/sha256"
+	"encoding/binary"
+	"hash"
+	"math"
 	"slices"
+	"strconv"
 	"time"
+
+	"gorm.io/gorm"
 
 	"github.com/tiyin/tiyin/ports"
 )
 
-// The console's append-only audit log, chained entry to entry under the data key, and the
-// verifications of its chain.
+// The console's append-only audit log, chained entry to entry under the data key: its entries
+// here, where its chain began in audit_start.go, its verifications in audit_verify.go.
 
 type auditModel struct {
 	ID       int64     `gorm:"column:id;primaryKey;autoIncrement"`
@@ -38,23 +43,27 @@ type AuditLog struct{ db *DB }
 func NewAuditLog(db *DB) *AuditLog { return &AuditLog{db: db} }
 
 // auditChainLock is the PostgreSQL advisory lock that orders appends to the audit log, so
-// each entry chains to the one before it.
+// each entry chains to the one before it, and verifications, so each is sealed on the last.
 const auditChainLock = 7_423_001
 
 // Append implements ports.AuditLog: in the transaction of ctx (or its own), it takes the
 // chain's lock, reads the last entry's chain and inserts the entry with its own.
 func (l *AuditLog) Append(ctx context.Context, e ports.AuditEntry) error {
+	_, err := l.append(ctx, e)
+	return err
+}
+
+// append is Append, returning the entry's number.
+func (l *AuditLog) append(ctx context.Context, e ports.AuditEntry) (int64, error) {
 	if l.db.Sealer == nil {
-		return errNoSealer
+		return 0, errNoSealer
 	}
 	m := auditModel{At: e.At.UTC().Truncate(time.Microsecond), Operator: e.Operator, Address: e.Address, Action: e.Action,
 		Object: e.Object, Detail: e.Detail}
-	return l.db.inTx(ctx, func(ctx context.Context) error {
+	err := l.db.inTx(ctx, func(ctx context.Context) error {
 		g := l.db.conn(ctx)
-		if l.db.Dialect == Postgres {
-			if err := g.Exec("SELECT pg_advisory_xact_lock(?)", auditChainLock).Error; err != nil {
-				return interpretError(err, nil, nil)
-			}
+		if err := l.lock(g); err != nil {
+			return err
 		}
 		var prev []auditModel
 		if err := g.Select("chain").Order("id DESC").Limit(1).Find(&prev).Error; err != nil {
@@ -67,6 +76,83 @@ func (l *AuditLog) Append(ctx context.Context, e ports.AuditEntry) error {
 		m.Chain = l.chains(last, &m)[0]
 		return interpretError(g.Create(&m).Error, nil, nil)
 	})
+	return m.ID, err
+}
+
+// lock takes the chain's lock until g's transaction ends: on PostgreSQL its advisory lock,
+// which orders appends, verifications and the chain's start; SQLite's one writer needs none.
+func (l *AuditLog) lock(g *gorm.DB) error {
+	if l.db.Dialect != Postgres {
+		return nil
+	}
+	return interpretError(g.Exec("SELECT pg_advisory_xact_lock(?)", auditChainLock).Error, nil, nil)
+}
+
+// walk calls fn with every entry in order, a batch at a time, until fn returns false. It
+// starts below any number, so that an entry inserted with a number of zero or below is met.
+func (l *AuditLog) walk(ctx context.Context, fn func(m *auditModel) bool) error {
+	for after := int64(math.MinInt64); ; {
+		var batch []auditModel
+		if err := l.db.conn(ctx).Where("id > ?", after).Order("id").Limit(1000).Find(&batch).Error; err != nil {
+			return interpretError(err, nil, nil)
+		}
+		for i := range batch {
+			if !fn(&batch[i]) {
+				return nil
+			}
+		}
+		if len(batch) < 1000 {
+			return nil
+		}
+		after = batch[len(batch)-1].ID
+	}
+}
+
+// Head implements ports.AuditLog: the last entry's number, and the digest of where the chain
+// began and that entry's chain (headHash).
+func (l *AuditLog) Head(ctx context.Context) (ports.AuditHead, error) {
+	start, err := l.start(ctx)
+	if err != nil {
+		return ports.AuditHead{}, err
+	}
+	if start == nil {
+		return ports.AuditHead{}, errNoAuditStart
+	}
+	var last []auditModel
+	if err := l.db.conn(ctx).Select("id, chain").Order("id DESC").Limit(1).Find(&last).Error; err != nil {
+		return ports.AuditHead{}, interpretError(err, nil, nil)
+	}
+	var h ports.AuditHead
+	if len(last) > 0 {
+		h.Seq = last[0].ID
+		h.Hash = headHash(start.Seal, last[0].ID, last[0].Chain)
+	} else {
+		h.Hash = headHash(start.Seal, 0, nil)
+	}
+	return h, nil
+}
+
+// headHash is the digest a head carries: SHA-256 of where the chain began (its record's seal),
+// an entry's number and its chain. The chain covers every entry before it; the seal, those
+// before the chain began.
+func headHash(startSeal []byte, id int64, chain []byte) []byte {
+	h := sha256.New()
+	for _, f := range [][]byte{[]byte("audit-head"), startSeal, []byte(strconv.FormatInt(id, 10)), chain} {
+		writeField(h, f)
+	}
+	return h.Sum(nil)
+}
+
+// writeField writes f to h after its length, so that no two lists of fields hash alike.
+func writeField(h hash.Hash, f []byte) {
+	h.Write(binary.AppendUvarint(nil, uint64(len(f))))
+	h.Write(f)
+}
+
+// sealed reports whether got is one of seals (an HMAC under each data key, current or
+// retired).
+func sealed(seals [][]byte, got []byte) bool {
+	return slices.ContainsFunc(seals, func(s []byte) bool { return hmac.Equal(s, got) })
 }
 
 // chains are an entry's chain under each data key, the current one's first: an HMAC of the
@@ -74,85 +160,6 @@ func (l *AuditLog) Append(ctx context.Context, e ports.AuditEntry) error {
 func (l *AuditLog) chains(prev []byte, m *auditModel) [][]byte {
 	return l.db.Sealer.Blind("audit-chain", string(prev), m.At.UTC().Format(time.RFC3339Nano), m.Operator, m.Address,
 		m.Action, m.Object, m.Detail)
-}
-
-// Verify implements ports.AuditLog. Entries written before the chain began (no chain) may
-// only come first.
-func (l *AuditLog) Verify(ctx context.Context, since *ports.AuditVerification) (ports.AuditVerification, error) {
-	var v ports.AuditVerification
-	var prev []byte
-	broken := func(id int64, problem string) (ports.AuditVerification, error) {
-		v.BrokenID, v.Problem = id, problem
-		return v, nil
-	}
-	for after := int64(0); ; {
-		var batch []auditModel
-		if err := l.db.conn(ctx).Where("id > ?", after).Order("id").Limit(1000).Find(&batch).Error; err != nil {
-			return v, interpretError(err, nil, nil)
-		}
-		if len(batch) == 0 {
-			break
-		}
-		for i := range batch {
-			m := &batch[i]
-			v.Entries++
-			v.LastID, v.Head = m.ID, m.Chain
-			if m.Chain == nil {
-				if v.Chained > 0 {
-					return broken(m.ID, fmt.Sprintf("entry #%d has no chain, after chained entries: it was edited or inserted", m.ID))
-				}
-				continue
-			}
-			if !slices.ContainsFunc(l.chains(prev, m), func(c []byte) bool { return hmac.Equal(c, m.Chain) }) {
-				return broken(m.ID, fmt.Sprintf("entry #%d does not match its chain: it was edited, or an entry before it was removed or inserted", m.ID))
-			}
-			if since != nil && m.ID == since.LastID && !bytes.Equal(m.Chain, since.Head) {
-				return broken(m.ID, fmt.Sprintf("entry #%d is not the one the verification of %s saw", m.ID, since.At.Format(time.RFC3339)))
-			}
-			prev = m.Chain
-			v.Chained++
-		}
-		after = batch[len(batch)-1].ID
-	}
-	if since != nil && (v.LastID < since.LastID || v.Chained < since.Chained) {
-		return broken(since.LastID, fmt.Sprintf("entries up to #%d, which the verification of %s saw, are gone", since.LastID,
-			since.At.Format(time.RFC3339)))
-	}
-	return v, nil
-}
-
-type auditVerificationModel struct {
-	ID       int64     `gorm:"column:id;primaryKey;autoIncrement"`
-	At       time.Time `gorm:"column:at"`
-	Entries  int64     `gorm:"column:entries"`
-	Chained  int64     `gorm:"column:chained"`
-	LastID   int64     `gorm:"column:last_id"`
-	Head     []byte    `gorm:"column:head"`
-	BrokenID int64     `gorm:"column:broken_id"`
-	Problem  string    `gorm:"column:problem"`
-}
-
-func (auditVerificationModel) TableName() string { return "audit_verifications" }
-
-// SaveVerification implements ports.AuditLog.
-func (l *AuditLog) SaveVerification(ctx context.Context, v ports.AuditVerification) error {
-	m := auditVerificationModel{At: v.At.UTC(), Entries: v.Entries, Chained: v.Chained, LastID: v.LastID, Head: v.Head,
-		BrokenID: v.BrokenID, Problem: v.Problem}
-	return interpretError(l.db.conn(ctx).Create(&m).Error, nil, nil)
-}
-
-// LastVerification implements ports.AuditLog.
-func (l *AuditLog) LastVerification(ctx context.Context) (*ports.AuditVerification, error) {
-	var ms []auditVerificationModel
-	if err := l.db.conn(ctx).Order("id DESC").Limit(1).Find(&ms).Error; err != nil {
-		return nil, interpretError(err, nil, nil)
-	}
-	if len(ms) == 0 {
-		return nil, nil
-	}
-	m := ms[0]
-	return &ports.AuditVerification{At: m.At.UTC(), Entries: m.Entries, Chained: m.Chained, LastID: m.LastID, Head: m.Head,
-		BrokenID: m.BrokenID, Problem: m.Problem}, nil
 }
 
 // List implements ports.AuditLog.

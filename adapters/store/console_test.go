@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"gorm.io/gorm"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -38,6 +39,132 @@ func TestTheAuditLogIsAppendOnly(t *testing.T) {
 		}
 		if got, _ := log.List(ctx, ports.AuditFilter{Limit: 10}); len(got) != 2 || got[0].Operator != "alice" {
 			t.Fatalf("after the refused changes: %+v", got)
+		}
+		// So are the record of where the chain began and the verifications (issue 46), which
+		// take sealed rows only.
+		v, err := log.Verify(ctx, nil)
+		if err != nil || !v.Intact() {
+			t.Fatalf("verify: %+v, %v", v, err)
+		}
+		if err := log.SaveVerification(ctx, v, ports.AuditEntry{At: t0, Operator: "cli", Address: "local", Action: ports.AuditVerified}); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"UPDATE audit_verifications SET problem = 'x'", "DELETE FROM audit_verifications",
+			"UPDATE audit_chain_start SET prefix_entries = 7", "DELETE FROM audit_chain_start",
+			"INSERT INTO audit_verifications (at, entries, chained, last_id, broken_id, problem) SELECT at, 0, 0, 0, 0, '' FROM audit_chain_start"} {
+			if err := s.db.Gorm.Exec(q).Error; err == nil {
+				t.Errorf("%s: done", q)
+			}
+		}
+		if got, err := log.LastVerification(ctx); err != nil || got == nil || !got.Intact() || got.LastID != 2 {
+			t.Fatalf("after the refused changes: %+v, %v", got, err)
+		}
+	})
+}
+
+// TestWhereTheChainBeganIsRecordedOnce (issue 46): a log that began before the chain keeps its
+// unchained entries as a fixed prefix, recorded with the data key the first time the schema is
+// migrated with it. An edit, removal or insertion among them, or an unchained entry after
+// them, is named; migrating again records nothing new, and once the log was verified a removed
+// record is not recorded again (which would take the owner's rewrite for the start).
+func TestWhereTheChainBeganIsRecordedOnce(t *testing.T) {
+	t.Parallel()
+	for _, tamper := range []struct {
+		name    string
+		sql     []string
+		broken  int64
+		problem string
+	}{
+		{"an entry before the chain edited", []string{"UPDATE audit_log SET operator = 'mallory' WHERE id = 2"}, 3, "(3 then, 3 now)"},
+		{"an entry before the chain removed", []string{"DELETE FROM audit_log WHERE id = 1"}, 3, "(3 then, 2 now)"},
+		{"an unchained entry among them", []string{"INSERT INTO audit_log (id, at, operator, address, action, object, detail) " +
+			"SELECT 0, at, operator, address, action, object, detail FROM audit_log WHERE id = 1"}, 3, "(3 then, 4 now)"},
+		{"an unchained entry after them", []string{"UPDATE audit_log SET chain = NULL WHERE id = 5"}, 5, "every entry after #3 is chained"},
+		{"the record removed, after a verification", []string{"DELETE FROM audit_chain_start"}, 0, "not recorded"},
+	} {
+		t.Run(tamper.name, func(t *testing.T) {
+			t.Parallel()
+			for _, d := range storetest.Dialects {
+				t.Run(string(d), func(t *testing.T) {
+					t.Parallel()
+					ctx := context.Background()
+					// A schema migrated without the data key records nothing: the entries of an
+					// earlier version go in unchained, then chained ones once the key is there.
+					db := storetest.OpenWith(t, d, func(c *store.Config) { c.Sealer = nil })
+					for i := range 3 {
+						if err := db.Gorm.Exec("INSERT INTO audit_log (at, operator, address, action, object, detail) VALUES (?, 'alice', 'local', 'login', 'operator:alice', ?)",
+							t0.Add(time.Duration(i)*time.Second), fmt.Sprint(i)).Error; err != nil {
+							t.Fatal(err)
+						}
+					}
+					db.Sealer = storetest.Sealer
+					log := store.NewAuditLog(db)
+					for i := range 2 {
+						if err := log.Append(ctx, ports.AuditEntry{At: t0.Add(time.Minute), Operator: "bob", Action: "login", Detail: fmt.Sprint(i)}); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if v, _ := log.Verify(ctx, nil); !strings.Contains(v.Problem, "not recorded") {
+						t.Fatalf("before the start is recorded: %+v", v)
+					}
+					for range 2 {
+						if err := db.Migrate(ctx); err != nil {
+							t.Fatal(err)
+						}
+					}
+					head, err := log.Head(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					v, err := log.Verify(ctx, &head)
+					if err != nil || !v.Intact() || v.Entries != 5 || v.Chained != 2 {
+						t.Fatalf("the recorded log: %+v, %v", v, err)
+					}
+					if err := log.SaveVerification(ctx, v, ports.AuditEntry{At: t0, Operator: "cli", Action: ports.AuditVerified}); err != nil {
+						t.Fatal(err)
+					}
+					storetest.Tamper(t, db, tamper.sql...)
+					if err := db.Migrate(ctx); err != nil {
+						t.Fatal(err)
+					}
+					got, err := log.Verify(ctx, nil)
+					if err != nil || got.BrokenID != tamper.broken || !strings.Contains(got.Problem, tamper.problem) {
+						t.Fatalf("after %s: %+v, %v; want #%d named, %q", tamper.name, got, err, tamper.broken, tamper.problem)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestAForgedLastVerificationShowsBroken (issue 46): the console shows the last verification;
+// one the owner inserted or edited, whose seal does not hold, comes back broken, saying so.
+func TestAForgedLastVerificationShowsBroken(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		log := store.NewAuditLog(s.db)
+		if err := log.Append(ctx, ports.AuditEntry{At: t0, Operator: "alice", Action: "login"}); err != nil {
+			t.Fatal(err)
+		}
+		v, err := log.Verify(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.At = t0
+		for range 2 {
+			if err := log.SaveVerification(ctx, v, ports.AuditEntry{At: t0, Operator: "cli", Action: ports.AuditVerified}); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := log.LastVerification(ctx); err != nil || got == nil || !got.Intact() || !got.At.Equal(t0) {
+				t.Fatalf("the genuine one: %+v, %v", got, err)
+			}
+		}
+		storetest.Tamper(t, s.db, "INSERT INTO audit_verifications (at, entries, chained, last_id, head, broken_id, problem, entry_id, seal) "+
+			"SELECT at, 9, 9, 9, head, 0, '', entry_id, seal FROM audit_verifications WHERE id = 2")
+		got, err := log.LastVerification(ctx)
+		if err != nil || got == nil || got.Intact() || !strings.Contains(got.Problem, "verification #3") {
+			t.Fatalf("the forged one: %+v, %v", got, err)
 		}
 	})
 }
@@ -248,24 +375,44 @@ func TestBackOfficeFindsWhatNeedsAttention(t *testing.T) {
 	})
 }
 
-// TestTheAuditChainNamesTheFirstBrokenEntry (issue 33): the triggers stop tiyin, not the
+// TestTheAuditChainNamesTheFirstBrokenEntry (issues 33, 46): the triggers stop tiyin, not the
 // database's owner (SQLite's INSERT OR REPLACE, PostgreSQL's session_replication_role), so each
-// entry is chained under the data key. An entry edited, removed, replaced or inserted with SQL,
-// and entries cut from the end since the last verification, are found and named.
+// entry is chained under the data key, where the chain began is recorded and sealed, and each
+// verification is sealed on the one before and has its own line in the log. Whatever the
+// owner edits, removes, inserts or empties, in the log, its start or its verifications, the
+// next verification names the first entry (or the record) that gives it away; a rollback of
+// the log and its verifications to an earlier moment is named against an anchor.
 func TestTheAuditChainNamesTheFirstBrokenEntry(t *testing.T) {
 	t.Parallel()
 	for _, tamper := range []struct {
 		name   string
 		sql    []string
 		broken int64
+		// problem is part of what the verification says; anchored gives it the head taken
+		// before the change.
+		problem  string
+		anchored bool
 	}{
-		{"an entry edited", []string{"UPDATE audit_log SET detail = 'nothing happened' WHERE id = 3"}, 3},
-		{"an entry removed", []string{"DELETE FROM audit_log WHERE id = 2"}, 3},
+		{"an entry edited", []string{"UPDATE audit_log SET detail = 'nothing happened' WHERE id = 3"}, 3, "entry #3 does not match its chain", false},
+		{"an entry removed", []string{"DELETE FROM audit_log WHERE id = 2"}, 3, "entry #3 does not match its chain", false},
 		{"an entry inserted", []string{"INSERT INTO audit_log (id, at, operator, address, action, object, detail, chain) " +
-			"SELECT 100, at, operator, address, action, object, detail, chain FROM audit_log WHERE id = 2"}, 100},
+			"SELECT 100, at, operator, address, action, object, detail, chain FROM audit_log WHERE id = 2"}, 100, "entry #100 does not match", false},
 		{"an entry replaced", []string{"DELETE FROM audit_log WHERE id = 4", "INSERT INTO audit_log (id, at, operator, address, action, object, detail) " +
-			"SELECT 4, at, 'mallory', address, action, object, detail FROM audit_log WHERE id = 3"}, 4},
-		{"the chain's tail cut", []string{"DELETE FROM audit_log WHERE id >= 4"}, 5},
+			"SELECT 4, at, 'mallory', address, action, object, detail FROM audit_log WHERE id = 3"}, 4, "entry #4 has no chain", false},
+		{"the entries the verification saw cut from the end", []string{"DELETE FROM audit_log WHERE id IN (4, 5)"}, 6, "entry #6 does not match", false},
+		{"the verification's line cut", []string{"DELETE FROM audit_log WHERE id = 6"}, 6, "the line of verification #1", false},
+		{"the verification removed", []string{"DELETE FROM audit_verifications"}, 6, "that verification is gone", false},
+		{"a verification forged", []string{"INSERT INTO audit_verifications (at, entries, chained, last_id, head, broken_id, problem, entry_id, seal) " +
+			"SELECT at, entries, chained, last_id, head, broken_id, problem, entry_id, seal FROM audit_verifications"}, 0, "verification #2", false},
+		{"a verification edited", []string{"UPDATE audit_verifications SET entries = 4"}, 0, "verification #1", false},
+		{"every chain emptied", []string{"UPDATE audit_log SET chain = NULL"}, 1, "entry #1 has no chain", false},
+		{"an unchained entry appended", []string{"INSERT INTO audit_log (at, operator, address, action, object, detail) " +
+			"SELECT at, 'mallory', address, action, object, detail FROM audit_log WHERE id = 5"}, 7, "entry #7 has no chain", false},
+		{"where the chain began removed", []string{"DELETE FROM audit_chain_start"}, 0, "not recorded", false},
+		{"where the chain began edited", []string{"UPDATE audit_chain_start SET prefix_last_id = 2"}, 0, "does not match its seal", false},
+		{"the log and its verification rolled back, before an anchor", []string{"DELETE FROM audit_log WHERE id >= 4", "DELETE FROM audit_verifications"},
+			6, "entry #6, the anchor's, is gone", true},
+		{"an entry before an anchor edited", []string{"UPDATE audit_log SET detail = 'nothing happened' WHERE id = 2"}, 2, "entry #2 does not match", true},
 	} {
 		t.Run(tamper.name, func(t *testing.T) {
 			t.Parallel()
@@ -282,38 +429,26 @@ func TestTheAuditChainNamesTheFirstBrokenEntry(t *testing.T) {
 				if err != nil || !v.Intact() || v.Entries != 5 || v.Chained != 5 || v.LastID != 5 {
 					t.Fatalf("the untouched log: %+v, %v", v, err)
 				}
-				// The owner of the database, bypassing the append-only triggers.
-				err = s.db.Gorm.Connection(func(g *gorm.DB) error {
-					bypass := "PRAGMA recursive_triggers = OFF" // SQLite: the triggers are dropped below
-					if s.db.Dialect == store.Postgres {
-						bypass = "SET session_replication_role = replica"
-					}
-					if err := g.Exec(bypass).Error; err != nil {
-						return err
-					}
-					if s.db.Dialect == store.SQLite {
-						for _, drop := range []string{"DROP TRIGGER audit_log_no_update", "DROP TRIGGER audit_log_no_delete"} {
-							if err := g.Exec(drop).Error; err != nil {
-								return err
-							}
-						}
-					}
-					for _, q := range tamper.sql {
-						if err := g.Exec(q).Error; err != nil {
-							return err
-						}
-					}
-					if s.db.Dialect == store.Postgres {
-						return g.Exec("SET session_replication_role = origin").Error
-					}
-					return nil
-				})
-				if err != nil {
+				v.At = t0.Add(time.Minute)
+				if err := log.SaveVerification(ctx, v, ports.AuditEntry{At: v.At, Operator: "cli", Address: "local",
+					Action: ports.AuditVerified, Object: "audit_log"}); err != nil {
 					t.Fatal(err)
 				}
-				got, err := log.Verify(ctx, &v)
-				if err != nil || got.Intact() || got.BrokenID != tamper.broken {
-					t.Fatalf("after %s: %+v, %v; want entry #%d named", tamper.name, got, err, tamper.broken)
+				head, err := log.Head(ctx)
+				if err != nil || head.Seq != 6 {
+					t.Fatalf("the head: %v, %v; want the verification's line, #6", head, err)
+				}
+				if v, err := log.Verify(ctx, &head); err != nil || !v.Intact() || v.Entries != 6 {
+					t.Fatalf("the verified log against its head: %+v, %v", v, err)
+				}
+				storetest.Tamper(t, s.db, tamper.sql...)
+				var anchor *ports.AuditHead
+				if tamper.anchored {
+					anchor = &head
+				}
+				got, err := log.Verify(ctx, anchor)
+				if err != nil || got.Intact() || got.BrokenID != tamper.broken || !strings.Contains(got.Problem, tamper.problem) {
+					t.Fatalf("after %s: %+v, %v; want #%d named, %q", tamper.name, got, err, tamper.broken, tamper.problem)
 				}
 			})
 		})

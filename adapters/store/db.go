@@ -214,7 +214,8 @@ func (db *DB) WithMigrationLock(ctx context.Context, fn func() error) error {
 	return fn()
 }
 
-// Migrate applies every pending migration of tiyin's schema.
+// Migrate applies every pending migration of tiyin's schema, then records where the audit
+// chain began when it is not yet recorded, which needs the data key (the Sealer).
 func (db *DB) Migrate(ctx context.Context) error {
 	p, err := db.migrations()
 	if err != nil {
@@ -222,6 +223,12 @@ func (db *DB) Migrate(ctx context.Context) error {
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
+	}
+	if db.Sealer == nil {
+		return nil
+	}
+	if err := NewAuditLog(db).recordStart(ctx); err != nil {
+		return fmt.Errorf("record where the audit chain began: %w", err)
 	}
 	return nil
 }

@@ -1730,6 +1730,21 @@ func (mr *MockAuditLogMockRecorder) Append(ctx, e any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Append", reflect.TypeOf((*MockAuditLog)(nil).Append), ctx, e)
 }
 
+// Head mocks base method.
+func (m *MockAuditLog) Head(ctx context.Context) (ports.AuditHead, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Head", ctx)
+	ret0, _ := ret[0].(ports.AuditHead)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Head indicates an expected call of Head.
+func (mr *MockAuditLogMockRecorder) Head(ctx any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Head", reflect.TypeOf((*MockAuditLog)(nil).Head), ctx)
+}
+
 // LastVerification mocks base method.
 func (m *MockAuditLog) LastVerification(ctx context.Context) (*ports.AuditVerification, error) {
 	m.ctrl.T.Helper()
@@ -1761,32 +1776,32 @@ func (mr *MockAuditLogMockRecorder) List(ctx, f any) *gomock.Call {
 }
 
 // SaveVerification mocks base method.
-func (m *MockAuditLog) SaveVerification(ctx context.Context, v ports.AuditVerification) error {
+func (m *MockAuditLog) SaveVerification(ctx context.Context, v ports.AuditVerification, by ports.AuditEntry) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "SaveVerification", ctx, v)
+	ret := m.ctrl.Call(m, "SaveVerification", ctx, v, by)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // SaveVerification indicates an expected call of SaveVerification.
-func (mr *MockAuditLogMockRecorder) SaveVerification(ctx, v any) *gomock.Call {
+func (mr *MockAuditLogMockRecorder) SaveVerification(ctx, v, by any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SaveVerification", reflect.TypeOf((*MockAuditLog)(nil).SaveVerification), ctx, v)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SaveVerification", reflect.TypeOf((*MockAuditLog)(nil).SaveVerification), ctx, v, by)
 }
 
 // Verify mocks base method.
-func (m *MockAuditLog) Verify(ctx context.Context, since *ports.AuditVerification) (ports.AuditVerification, error) {
+func (m *MockAuditLog) Verify(ctx context.Context, anchor *ports.AuditHead) (ports.AuditVerification, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Verify", ctx, since)
+	ret := m.ctrl.Call(m, "Verify", ctx, anchor)
 	ret0, _ := ret[0].(ports.AuditVerification)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // Verify indicates an expected call of Verify.
-func (mr *MockAuditLogMockRecorder) Verify(ctx, since any) *gomock.Call {
+func (mr *MockAuditLogMockRecorder) Verify(ctx, anchor any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Verify", reflect.TypeOf((*MockAuditLog)(nil).Verify), ctx, since)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Verify", reflect.TypeOf((*MockAuditLog)(nil).Verify), ctx, anchor)
 }
 
 // MockProposalRepository is a mock of ProposalRepository interface.

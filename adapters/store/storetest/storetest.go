@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"gorm.io/gorm"
 
 	"github.com/tiyin/tiyin/adapters/keyring"
 	"github.com/tiyin/tiyin/adapters/store"
@@ -111,4 +112,40 @@ func must[T any](v T, err error) T {
 // before "type", for the outbox to number.
 func EventBody(e domain.Event) ([]byte, error) {
 	return json.Marshal(map[string]any{"id": e.ID.String(), "sequence": 0, "type": e.Type().String(), "data": fmt.Sprintf("%+v", e.Data)})
+}
+
+// Tamper runs statements as the database's owner may, past the audit tables' append-only
+// guards: on PostgreSQL in one session with session_replication_role = replica (no trigger
+// fires; a superuser or the tables' owner may set it), on SQLite after dropping the audit
+// tables' triggers (the file's owner may). Tests show with it that the chain, not the guards,
+// reveals what the owner changed.
+func Tamper(t testing.TB, db *store.DB, statements ...string) {
+	t.Helper()
+	err := db.Gorm.Connection(func(g *gorm.DB) error {
+		if db.Dialect == store.Postgres {
+			if err := g.Exec("SET session_replication_role = replica").Error; err != nil {
+				return err
+			}
+			defer g.Exec("SET session_replication_role = origin")
+		} else {
+			var triggers []string
+			if err := g.Raw("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name LIKE 'audit%'").Scan(&triggers).Error; err != nil {
+				return err
+			}
+			for _, name := range triggers {
+				if err := g.Exec("DROP TRIGGER " + name).Error; err != nil {
+					return err
+				}
+			}
+		}
+		for _, q := range statements {
+			if err := g.Exec(q).Error; err != nil {
+				return fmt.Errorf("%s: %w", q, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("tamper as the owner: %v", err)
+	}
 }

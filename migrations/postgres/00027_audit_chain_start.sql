@@ -1,0 +1,76 @@
+-- +goose Up
+-- Issue 46: an owner emptied the chain columns (every entry then passed as written before the
+-- chain began), cut the log's end and removed or forged the verification that would have
+-- noticed. Where the chain began is now recorded once, by tiyin right after this migration (it
+-- needs the data key): the entries written before the chain (the prefix) by their last number,
+-- count and hash, the verifications kept before verifications were sealed, and an HMAC of it
+-- all. Every entry after the prefix must be chained.
+CREATE TABLE audit_chain_start (
+    id                    smallint PRIMARY KEY CHECK (id = 1),
+    at                    timestamptz NOT NULL,
+    prefix_last_id        bigint NOT NULL,
+    prefix_entries        bigint NOT NULL,
+    prefix_hash           bytea NOT NULL,
+    verifications_last_id bigint NOT NULL,
+    seal                  bytea NOT NULL
+);
+
+-- Each verification is sealed (an HMAC of its fields and of the previous verification's seal,
+-- the first's being the chain start's) and names its own line in the audit log.
+ALTER TABLE audit_verifications ADD COLUMN entry_id bigint;
+ALTER TABLE audit_verifications ADD COLUMN seal bytea;
+
+-- Both tables are append-only, as the audit log is.
+-- +goose StatementBegin
+CREATE FUNCTION audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% is append-only', TG_TABLE_NAME;
+END;
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER audit_verifications_no_change BEFORE UPDATE OR DELETE ON audit_verifications
+    FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+CREATE TRIGGER audit_verifications_no_truncate BEFORE TRUNCATE ON audit_verifications
+    FOR EACH STATEMENT EXECUTE FUNCTION audit_append_only();
+CREATE TRIGGER audit_chain_start_no_change BEFORE UPDATE OR DELETE ON audit_chain_start
+    FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+CREATE TRIGGER audit_chain_start_no_truncate BEFORE TRUNCATE ON audit_chain_start
+    FOR EACH STATEMENT EXECUTE FUNCTION audit_append_only();
+
+-- A node of an earlier build, still running during a release, would keep an unsealed
+-- verification, which the next verification takes for a forged one: it is refused instead.
+-- +goose StatementBegin
+CREATE FUNCTION audit_verification_sealed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.seal IS NULL OR NEW.entry_id IS NULL THEN
+        RAISE EXCEPTION 'audit_verifications keeps sealed verifications only: this tiyin is older than its schema';
+    END IF;
+    RETURN NEW;
+END;
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER audit_verifications_sealed BEFORE INSERT ON audit_verifications
+    FOR EACH ROW EXECUTE FUNCTION audit_verification_sealed();
+
+-- The application role tiyin_app (docs/operations.md, two roles) may read and append to both
+-- tables, never change or remove a row.
+-- +goose StatementBegin
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'tiyin_app') THEN
+        GRANT SELECT, INSERT ON audit_chain_start TO tiyin_app;
+        REVOKE UPDATE, DELETE, TRUNCATE ON audit_chain_start, audit_verifications FROM tiyin_app;
+    END IF;
+END
+$$;
+-- +goose StatementEnd
+
+-- +goose Down
+DROP TRIGGER audit_verifications_sealed ON audit_verifications;
+DROP FUNCTION audit_verification_sealed;
+DROP TRIGGER audit_verifications_no_truncate ON audit_verifications;
+DROP TRIGGER audit_verifications_no_change ON audit_verifications;
+DROP TABLE audit_chain_start;
+DROP FUNCTION audit_append_only;
+ALTER TABLE audit_verifications DROP COLUMN seal;
+ALTER TABLE audit_verifications DROP COLUMN entry_id;
