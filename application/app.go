@@ -91,6 +91,8 @@ type Gateways struct {
 	CardIssuer  ports.CardIssuer
 	SMS         ports.SMSSender
 	Webhooks    ports.WebhookSender
+	// Checkpoints sends the audit log's heads to the service's log and the bank's SIEM.
+	Checkpoints ports.AuditCheckpointSender
 }
 
 // ConsoleStores serve the operator console.
@@ -239,6 +241,7 @@ type ConsoleViews struct {
 type ConsoleActions struct {
 	AuditRefusal         *AuditRefusalHandler
 	VerifyAudit          *VerifyAuditHandler
+	CheckpointAudit      *CheckpointAuditHandler
 	RetryStage           *RetryStageHandler
 	ResendEvent          *ResendEventHandler
 	CompleteVerification *ConsoleVerificationHandler
@@ -279,6 +282,6 @@ func New(d Deps, cfg Config) *App {
 		Sandbox: NewSandbox(SandboxDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Applications: st.Applications,
 			SandboxClock: d.Sandbox.Clock, SMSOutbox: d.Sandbox.SMSOutbox}, cfg),
 		Console: NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console,
-			ReconcileDay: ops.ReconcileDay}, cfg),
+			ReconcileDay: ops.ReconcileDay, Checkpoints: gw.Checkpoints}, cfg),
 	}
 }

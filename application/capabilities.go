@@ -199,6 +199,8 @@ type ConsoleDeps struct {
 	Console ConsoleStores
 	// ReconcileDay is the operations' day reconciliation, which the console runs on demand.
 	ReconcileDay *ReconcileDayHandler
+	// Checkpoints sends the audit log's heads to the service's log and the bank's SIEM.
+	Checkpoints ports.AuditCheckpointSender
 }
 
 // NewConsole builds the operator console's use cases.
@@ -242,6 +244,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 		Actions: ConsoleActions{
 			AuditRefusal:         NewAuditRefusalHandler(d.Clock, d.UoW, cs.AuditLog),
 			VerifyAudit:          NewVerifyAuditHandler(d.Clock, d.UoW, cs.AuditLog),
+			CheckpointAudit:      NewCheckpointAuditHandler(cs.AuditLog, d.Checkpoints),
 			RetryStage:           NewRetryStageHandler(d.Clock, d.UoW, st.Applications, d.Queue, cs.AuditLog),
 			ResendEvent:          NewResendEventHandler(d.Clock, d.UoW, cs.BackOffice, cs.AuditLog),
 			CompleteVerification: NewConsoleVerificationHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),

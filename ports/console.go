@@ -148,6 +148,12 @@ type AuditHead struct {
 // SEQ:HASH, the hash in hex.
 func (h AuditHead) String() string { return fmt.Sprintf("%d:%x", h.Seq, h.Hash) }
 
+// AuditCheckpointSender sends the audit log's head out of the database's reach: the service's
+// log and, when the bank has one, its SIEM.
+type AuditCheckpointSender interface {
+	Send(ctx context.Context, h AuditHead) error
+}
+
 // AuditVerification is the result of checking the audit log's chain.
 type AuditVerification struct {
 	At time.Time

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -52,6 +53,9 @@ type config struct {
 	SandboxFaults         sandbox.Faults
 	// Gateways is each gateway port's adapter: TIYIN_<PORT>_URL and _TOKEN (docs/gateways.md).
 	Gateways []gateway
+	// AuditCheckpointURL and AuditCheckpointToken: where audit checkpoints are POSTed besides
+	// the log, and with what bearer token.
+	AuditCheckpointURL, AuditCheckpointToken string
 }
 
 // sandboxDataKey keys hashes in the sandbox when TIYIN_DATA_KEY is not set. It is public, so
@@ -149,6 +153,10 @@ func loadConfig() (config, error) {
 	}
 	gs, gErrs := loadGateways(st)
 	c.Gateways, errs = gs, append(errs, gErrs...)
+	c.AuditCheckpointURL, c.AuditCheckpointToken = st.AuditCheckpointURL, st.AuditCheckpointToken
+	if err := checkCheckpointURL(c.AuditCheckpointURL, c.Sandbox); err != nil {
+		errs = append(errs, err)
+	}
 	if !c.Sandbox {
 		c.SandboxOTP = ""
 		c.SandboxFaults = sandbox.Faults{}
@@ -160,6 +168,23 @@ func loadConfig() (config, error) {
 		errs = append(errs, errors.New("TIYIN_SANDBOX_API_KEY must be at least 16 characters"))
 	}
 	return c, errors.Join(errs...)
+}
+
+// checkCheckpointURL refuses a checkpoint URL that is not http(s) without credentials (the
+// token goes in TIYIN_AUDIT_CHECKPOINT_TOKEN) and, outside the sandbox, one that is not https:
+// a head sent in the clear could be changed on its way.
+func checkCheckpointURL(raw string, sandbox bool) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil:
+		return errors.New("TIYIN_AUDIT_CHECKPOINT_URL: want an http(s) URL without credentials (the token goes in TIYIN_AUDIT_CHECKPOINT_TOKEN)")
+	case !sandbox && u.Scheme != "https":
+		return errors.New("TIYIN_SANDBOX=false and TIYIN_AUDIT_CHECKPOINT_URL not https: checkpoints leave over TLS only")
+	}
+	return nil
 }
 
 // errNoDataKey: the data key seals personal data and secrets at rest; outside the sandbox there

@@ -100,6 +100,9 @@ func graph(cfg config, log *zap.Logger) fx.Option {
 				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL}
 			},
 			func(c config) webhook.Config { return webhook.Config{Sandbox: c.Sandbox} },
+			func(c config) observe.CheckpointConfig {
+				return observe.CheckpointConfig{URL: c.AuditCheckpointURL, Token: c.AuditCheckpointToken, Timeout: c.GatewayTimeout}
+			},
 			func(c config) httpadapter.Config {
 				return httpadapter.Config{Sandbox: c.Sandbox, RateLimit: c.RateLimit}
 			},

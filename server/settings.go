@@ -60,6 +60,8 @@ type settings struct {
 	AdminPublic           bool          `env:"TIYIN_ADMIN_PUBLIC" envDefault:"false" help:"allow TIYIN_ADMIN_ADDR beyond loopback (behind the bank's firewall); tiyin warns at start"`
 	AdminHosts            string        `env:"TIYIN_ADMIN_HOSTS" doc:"localhost,127.0.0.1,::1" help:"host names (comma-separated, no port) the admin listener (console, /metrics, profiler) answers to; any other Host gets 421 (DNS rebinding). A Prometheus scraping by address needs that address here"`
 	Pprof                 bool          `env:"TIYIN_PPROF" envDefault:"false" help:"serve Go's profiler at /debug/pprof/ on the admin listener"`
+	AuditCheckpointURL    string        `env:"TIYIN_AUDIT_CHECKPOINT_URL" doc:"empty (the log line only)" help:"where tiyin audit checkpoint also POSTs the audit log's head as JSON, e.g. the bank's SIEM; https outside the sandbox (operations.md, Anchoring the audit log)"`
+	AuditCheckpointToken  string        `env:"TIYIN_AUDIT_CHECKPOINT_TOKEN" secret:"true" doc:"empty" help:"bearer token sent with each checkpoint to TIYIN_AUDIT_CHECKPOINT_URL; never logged"`
 }
 
 // setting is one field of settings as its tags describe it.

@@ -49,7 +49,7 @@ var appModule = fx.Options(
 			Stores: application.Stores{Applications: st.Applications, Loans: st.Loans, Partners: st.Partners, Ledger: st.Ledger,
 				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders, Reconciliation: st.Reconciliation},
 			Console: application.ConsoleStores{Operators: in.Operators, SecondFactors: in.SecondFactors, AuditLog: in.AuditLog,
-				Proposals: in.Proposals, BackOffice: in.BackOffice}, ReconcileDay: ops.ReconcileDay}, cfg)
+				Proposals: in.Proposals, BackOffice: in.BackOffice}, ReconcileDay: ops.ReconcileDay, Checkpoints: in.Checkpoints}, cfg)
 	})),
 	fx.Provide(func(in appIn) *application.App {
 		return &application.App{Loans: in.Loans, Transfers: in.Transfers, Repayments: in.Repayments, Cards: in.Cards,
@@ -165,6 +165,8 @@ type consoleIn struct {
 	AuditLog      ports.AuditLog
 	Proposals     ports.ProposalRepository
 	BackOffice    ports.BackOffice
+	// Checkpoints sends the audit log's heads out of the database's reach.
+	Checkpoints ports.AuditCheckpointSender
 }
 
 // storesIn are the aggregates' repositories, which the console reads across.

@@ -15,8 +15,9 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// Module provides the process's metrics.
-var Module = fx.Module("observe", fx.Provide(New, fx.Annotate(NewOpsLog, fx.As(new(ports.OpsLog)))))
+// Module provides the process's metrics, its failures' log and the audit checkpoints' sender.
+var Module = fx.Module("observe", fx.Provide(New, fx.Annotate(NewOpsLog, fx.As(new(ports.OpsLog))),
+	fx.Annotate(NewCheckpointSender, fx.As(new(ports.AuditCheckpointSender)))))
 
 // Metrics are the collectors, each described in docs/operations.md ("Metrics").
 type Metrics struct {
