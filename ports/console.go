@@ -123,14 +123,21 @@ type AuditLog interface {
 	Verify(ctx context.Context, anchor *AuditHead) (AuditVerification, error)
 	// SaveVerification keeps v, sealed and chained to the verification before it, and appends
 	// by, its own line in the log (action AuditVerified), in the transaction of ctx: removing
-	// either alone is noticed by the next verification.
+	// either alone is noticed by the next verification. ErrNoAuditStart when there is nothing
+	// to seal the first one on.
 	SaveVerification(ctx context.Context, v AuditVerification, by AuditEntry) error
 	// LastVerification returns the latest verification, nil when there is none; one whose seal
 	// does not hold comes back broken, saying so.
 	LastVerification(ctx context.Context) (*AuditVerification, error)
-	// Head returns the log's head, for an outside anchor.
+	// Head returns the log's head, for an outside anchor; ErrNoAuditStart without the record
+	// of where the chain began.
 	Head(ctx context.Context) (AuditHead, error)
 }
+
+// ErrNoAuditStart means where the audit chain began is not recorded under the data key (it is
+// when the schema is migrated with the key): there is then no head to anchor, and nothing to
+// seal the first verification on.
+var ErrNoAuditStart = errors.New("where the audit chain began is not recorded under the data key")
 
 // AuditVerified is the action of a verification's own line in the audit log.
 const AuditVerified = "audit.verify"

@@ -115,8 +115,8 @@ func (l *AuditLog) Head(ctx context.Context) (ports.AuditHead, error) {
 	if err != nil {
 		return ports.AuditHead{}, err
 	}
-	if start == nil {
-		return ports.AuditHead{}, errNoAuditStart
+	if start == nil || start.Seal == nil {
+		return ports.AuditHead{}, ports.ErrNoAuditStart
 	}
 	var last []auditModel
 	if err := l.db.conn(ctx).Select("id, chain").Order("id DESC").Limit(1).Find(&last).Error; err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"hash"
 	"strconv"
 	"time"
@@ -12,32 +11,33 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// auditStartModel is where the audit chain began (migration 00027): the entries written
-// before it (the prefix) by their last number, count and hash, the verifications kept before
-// verifications were sealed, and an HMAC of it all. One row, recorded once (recordStart).
+// auditStartModel is where the audit chain began: the one row migration 00027 creates, which
+// sealStart fills and seals once with the data key: the entries written before the chain (the
+// prefix) by their last number, count and hash, the verifications kept before verifications
+// were sealed, and an HMAC of it all. Until then At and Seal are nil.
 type auditStartModel struct {
-	ID                  int       `gorm:"column:id;primaryKey"`
-	At                  time.Time `gorm:"column:at"`
-	PrefixLastID        int64     `gorm:"column:prefix_last_id"`
-	PrefixEntries       int64     `gorm:"column:prefix_entries"`
-	PrefixHash          []byte    `gorm:"column:prefix_hash"`
-	VerificationsLastID int64     `gorm:"column:verifications_last_id"`
-	Seal                []byte    `gorm:"column:seal"`
+	ID                  int        `gorm:"column:id;primaryKey"`
+	At                  *time.Time `gorm:"column:at"`
+	PrefixLastID        int64      `gorm:"column:prefix_last_id"`
+	PrefixEntries       int64      `gorm:"column:prefix_entries"`
+	PrefixHash          []byte     `gorm:"column:prefix_hash"`
+	VerificationsLastID int64      `gorm:"column:verifications_last_id"`
+	Seal                []byte     `gorm:"column:seal"`
 }
 
 func (auditStartModel) TableName() string { return "audit_chain_start" }
 
-// errNoAuditStart: without the record of where the chain began there is no head to anchor.
-var errNoAuditStart = errors.New("where the audit chain began is not recorded: the record was removed, " +
-	"or the schema was migrated without the data key")
-
 // startSeals are the record's HMAC under each data key, the current one's first.
 func (l *AuditLog) startSeals(m *auditStartModel) [][]byte {
-	return l.db.Sealer.Blind("audit-chain-start", m.At.UTC().Format(time.RFC3339Nano), strconv.FormatInt(m.PrefixLastID, 10),
+	var at string
+	if m.At != nil {
+		at = m.At.UTC().Format(time.RFC3339Nano)
+	}
+	return l.db.Sealer.Blind("audit-chain-start", at, strconv.FormatInt(m.PrefixLastID, 10),
 		strconv.FormatInt(m.PrefixEntries, 10), hex.EncodeToString(m.PrefixHash), strconv.FormatInt(m.VerificationsLastID, 10))
 }
 
-// start reads the record of where the chain began, nil when there is none.
+// start reads the record of where the chain began, nil when its row is gone.
 func (l *AuditLog) start(ctx context.Context) (*auditStartModel, error) {
 	var ms []auditStartModel
 	if err := l.db.conn(ctx).Limit(1).Find(&ms).Error; err != nil {
@@ -69,25 +69,23 @@ func (p *prefix) add(m *auditModel) {
 
 func (p *prefix) sum() []byte { return p.h.Sum(nil) }
 
-// recordStart records where the chain began, once, under the data key: the entries before
-// the first chained one, and the verifications kept until then. Migrate calls it, since SQL
-// migrations have no key. It records nothing when the record is there, nor when a sealed
-// verification or a verification's line shows that the log was verified since the chain
-// began: the record was then removed, which Verify names, and recording the log as it is now
-// would hide what the owner changed.
-func (l *AuditLog) recordStart(ctx context.Context) error {
+// sealStart records where the chain began, once, under the data key: the entries before the
+// first chained one, and the verifications kept until then. Migrate calls it, since SQL
+// migrations have no key. It seals nothing when the row is gone or sealed already, nor when a
+// verification's line shows that the log was verified since the chain began (the seal was
+// then emptied, which Verify names: sealing the log as it is now would hide what the owner
+// changed).
+func (l *AuditLog) sealStart(ctx context.Context) error {
 	return (&UnitOfWork{db: l.db}).Do(ctx, func(ctx context.Context) error {
 		g := l.db.conn(ctx)
 		if err := l.lock(g); err != nil {
 			return err
 		}
-		if start, err := l.start(ctx); err != nil || start != nil {
+		if start, err := l.start(ctx); err != nil || start == nil || start.Seal != nil {
 			return err
 		}
-		var verified, first, lastVerification int64
-		err := g.Raw("SELECT (SELECT count(*) FROM audit_verifications WHERE seal IS NOT NULL) + (SELECT count(*) FROM audit_log WHERE action = ?)",
-			ports.AuditVerified).Scan(&verified).Error
-		if err != nil || verified > 0 {
+		var lines, first, lastVerification int64
+		if err := g.Raw("SELECT count(*) FROM audit_log WHERE action = ?", ports.AuditVerified).Scan(&lines).Error; err != nil || lines > 0 {
 			return interpretError(err, nil, nil)
 		}
 		if err := g.Raw("SELECT COALESCE(MIN(id), 0) FROM audit_log WHERE chain IS NOT NULL").Scan(&first).Error; err != nil {
@@ -97,7 +95,7 @@ func (l *AuditLog) recordStart(ctx context.Context) error {
 			return interpretError(err, nil, nil)
 		}
 		p := newPrefix()
-		err = l.walk(ctx, func(m *auditModel) bool {
+		err := l.walk(ctx, func(m *auditModel) bool {
 			if first > 0 && m.ID >= first {
 				return false
 			}
@@ -107,9 +105,12 @@ func (l *AuditLog) recordStart(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		m := auditStartModel{ID: 1, At: time.Now().UTC().Truncate(time.Microsecond), PrefixLastID: p.lastID, PrefixEntries: p.entries,
-			PrefixHash: p.sum(), VerificationsLastID: lastVerification}
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		m := auditStartModel{ID: 1, At: &now, PrefixLastID: p.lastID, PrefixEntries: p.entries, PrefixHash: p.sum(),
+			VerificationsLastID: lastVerification}
 		m.Seal = l.startSeals(&m)[0]
-		return interpretError(g.Create(&m).Error, nil, nil)
+		return interpretError(g.Exec("UPDATE audit_chain_start SET at = ?, prefix_last_id = ?, prefix_entries = ?, prefix_hash = ?, "+
+			"verifications_last_id = ?, seal = ? WHERE id = 1 AND seal IS NULL",
+			now, m.PrefixLastID, m.PrefixEntries, m.PrefixHash, m.VerificationsLastID, m.Seal).Error, nil, nil)
 	})
 }

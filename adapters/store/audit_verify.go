@@ -61,11 +61,14 @@ func (l *AuditLog) SaveVerification(ctx context.Context, v ports.AuditVerificati
 		return errNoSealer
 	}
 	return l.db.inTx(ctx, func(ctx context.Context) error {
-		line, err := l.append(ctx, by)
-		if err != nil {
+		if err := l.lock(l.db.conn(ctx)); err != nil {
 			return err
 		}
 		prev, err := l.sealBefore(ctx, 0)
+		if err != nil {
+			return err
+		}
+		line, err := l.append(ctx, by)
 		if err != nil {
 			return err
 		}
@@ -77,7 +80,8 @@ func (l *AuditLog) SaveVerification(ctx context.Context, v ports.AuditVerificati
 }
 
 // sealBefore is the seal the verification after the sealed ones below id (0: all) chains to:
-// the last of them, or the chain start's when there is none (nil without a start).
+// the last of them, or the chain start's when there is none (ports.ErrNoAuditStart without a
+// start).
 func (l *AuditLog) sealBefore(ctx context.Context, id int64) ([]byte, error) {
 	q := l.db.conn(ctx).Where("seal IS NOT NULL")
 	if id > 0 {
@@ -91,8 +95,11 @@ func (l *AuditLog) sealBefore(ctx context.Context, id int64) ([]byte, error) {
 		return last[0].Seal, nil
 	}
 	start, err := l.start(ctx)
-	if err != nil || start == nil {
+	if err != nil {
 		return nil, err
+	}
+	if start == nil || start.Seal == nil {
+		return nil, ports.ErrNoAuditStart
 	}
 	return start.Seal, nil
 }
@@ -114,11 +121,12 @@ func (l *AuditLog) LastVerification(ctx context.Context) (*ports.AuditVerificati
 	if err != nil {
 		return nil, err
 	}
+	unsealed := start == nil || start.Seal == nil
 	switch {
-	case (start == nil && m.Seal == nil) || (start != nil && m.ID <= start.VerificationsLastID):
+	case m.Seal == nil && (unsealed || m.ID <= start.VerificationsLastID):
 		return &v, nil
-	case start == nil:
-		v.BrokenID, v.Problem = 0, errNoAuditStart.Error()
+	case unsealed:
+		v.BrokenID, v.Problem = 0, ports.ErrNoAuditStart.Error()
 		return &v, nil
 	}
 	prev, err := l.sealBefore(ctx, m.ID)
@@ -183,7 +191,10 @@ func (c *auditCheck) run(ctx context.Context) error {
 	}
 	switch {
 	case c.start == nil:
-		c.broken(0, "%s", errNoAuditStart)
+		c.broken(0, "the record of where the chain began is gone: it was removed")
+		return nil
+	case c.start.Seal == nil:
+		c.broken(0, "%s: the schema was migrated without the data key, or the record's seal emptied", ports.ErrNoAuditStart)
 		return nil
 	case !sealed(c.l.startSeals(c.start), c.start.Seal):
 		c.broken(0, "the record of where the chain began does not match its seal: it was edited or replaced")

@@ -50,7 +50,7 @@ func TestTheAuditLogIsAppendOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, q := range []string{"UPDATE audit_verifications SET problem = 'x'", "DELETE FROM audit_verifications",
-			"UPDATE audit_chain_start SET prefix_entries = 7", "DELETE FROM audit_chain_start",
+			"UPDATE audit_chain_start SET prefix_entries = 7", "DELETE FROM audit_chain_start", "INSERT INTO audit_chain_start (id) VALUES (2)",
 			"INSERT INTO audit_verifications (at, entries, chained, last_id, broken_id, problem) SELECT at, 0, 0, 0, 0, '' FROM audit_chain_start"} {
 			if err := s.db.Gorm.Exec(q).Error; err == nil {
 				t.Errorf("%s: done", q)
@@ -63,10 +63,12 @@ func TestTheAuditLogIsAppendOnly(t *testing.T) {
 }
 
 // TestWhereTheChainBeganIsRecordedOnce (issue 46): a log that began before the chain keeps its
-// unchained entries as a fixed prefix, recorded with the data key the first time the schema is
-// migrated with it. An edit, removal or insertion among them, or an unchained entry after
-// them, is named; migrating again records nothing new, and once the log was verified a removed
-// record is not recorded again (which would take the owner's rewrite for the start).
+// unchained entries as a fixed prefix, recorded in the row migration 00027 made and sealed with
+// the data key the first time the schema is migrated with it (no verification is kept before:
+// there is nothing to seal it on). An edit, removal or insertion among them, or an unchained
+// entry after them, is named; migrating again records nothing, a removed record is never made
+// again, and once the log was verified an emptied seal is not sealed again (which would take
+// the owner's rewrite for the start).
 func TestWhereTheChainBeganIsRecordedOnce(t *testing.T) {
 	t.Parallel()
 	for _, tamper := range []struct {
@@ -80,7 +82,9 @@ func TestWhereTheChainBeganIsRecordedOnce(t *testing.T) {
 		{"an unchained entry among them", []string{"INSERT INTO audit_log (id, at, operator, address, action, object, detail) " +
 			"SELECT 0, at, operator, address, action, object, detail FROM audit_log WHERE id = 1"}, 3, "(3 then, 4 now)"},
 		{"an unchained entry after them", []string{"UPDATE audit_log SET chain = NULL WHERE id = 5"}, 5, "every entry after #3 is chained"},
-		{"the record removed, after a verification", []string{"DELETE FROM audit_chain_start"}, 0, "not recorded"},
+		{"the record removed", []string{"DELETE FROM audit_chain_start"}, 0, "is gone"},
+		{"the record's seal emptied and its prefix changed", []string{"UPDATE audit_chain_start SET seal = NULL",
+			"UPDATE audit_log SET chain = NULL"}, 0, "not recorded under the data key"},
 	} {
 		t.Run(tamper.name, func(t *testing.T) {
 			t.Parallel()
@@ -106,6 +110,8 @@ func TestWhereTheChainBeganIsRecordedOnce(t *testing.T) {
 					}
 					if v, _ := log.Verify(ctx, nil); !strings.Contains(v.Problem, "not recorded") {
 						t.Fatalf("before the start is recorded: %+v", v)
+					} else if err := log.SaveVerification(ctx, v, ports.AuditEntry{At: t0, Operator: "cli", Action: ports.AuditVerified}); !errors.Is(err, ports.ErrNoAuditStart) {
+						t.Fatalf("a verification with nothing to seal it on was kept: %v", err)
 					}
 					for range 2 {
 						if err := db.Migrate(ctx); err != nil {
@@ -408,7 +414,8 @@ func TestTheAuditChainNamesTheFirstBrokenEntry(t *testing.T) {
 		{"every chain emptied", []string{"UPDATE audit_log SET chain = NULL"}, 1, "entry #1 has no chain", false},
 		{"an unchained entry appended", []string{"INSERT INTO audit_log (at, operator, address, action, object, detail) " +
 			"SELECT at, 'mallory', address, action, object, detail FROM audit_log WHERE id = 5"}, 7, "entry #7 has no chain", false},
-		{"where the chain began removed", []string{"DELETE FROM audit_chain_start"}, 0, "not recorded", false},
+		{"where the chain began removed", []string{"DELETE FROM audit_chain_start"}, 0, "is gone", false},
+		{"where the chain began unsealed", []string{"UPDATE audit_chain_start SET seal = NULL"}, 0, "not recorded under the data key", false},
 		{"where the chain began edited", []string{"UPDATE audit_chain_start SET prefix_last_id = 2"}, 0, "does not match its seal", false},
 		{"the log and its verification rolled back, before an anchor", []string{"DELETE FROM audit_log WHERE id >= 4", "DELETE FROM audit_verifications"},
 			6, "entry #6, the anchor's, is gone", true},

@@ -214,8 +214,9 @@ func (db *DB) WithMigrationLock(ctx context.Context, fn func() error) error {
 	return fn()
 }
 
-// Migrate applies every pending migration of tiyin's schema, then records where the audit
-// chain began when it is not yet recorded, which needs the data key (the Sealer).
+// Migrate applies every pending migration of tiyin's schema, then seals the record of where
+// the audit chain began (migration 00027's row) when it is not yet sealed, which needs the data
+// key (the Sealer).
 func (db *DB) Migrate(ctx context.Context) error {
 	p, err := db.migrations()
 	if err != nil {
@@ -227,7 +228,7 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if db.Sealer == nil {
 		return nil
 	}
-	if err := NewAuditLog(db).recordStart(ctx); err != nil {
+	if err := NewAuditLog(db).sealStart(ctx); err != nil {
 		return fmt.Errorf("record where the audit chain began: %w", err)
 	}
 	return nil

@@ -1,26 +1,28 @@
 -- +goose Up
 -- Issue 46: an owner emptied the chain columns (every entry then passed as written before the
 -- chain began), cut the log's end and removed or forged the verification that would have
--- noticed. Where the chain began is now recorded once, by tiyin right after this migration (it
--- needs the data key): the entries written before the chain (the prefix) by their last number,
--- count and hash, the verifications kept before verifications were sealed, and an HMAC of it
--- all. Every entry after the prefix must be chained.
+-- noticed. Where the chain began is now recorded once: this migration creates its one row,
+-- which tiyin fills and seals with the data key the first time it migrates with the key (SQL
+-- has none): the entries written before the chain (the prefix) by their last number, count and
+-- hash, the verifications kept before verifications were sealed, and an HMAC of it all. Every
+-- entry after the prefix must be chained. Nothing creates the row again.
 CREATE TABLE audit_chain_start (
     id                    INTEGER PRIMARY KEY CHECK (id = 1),
-    at                    DATETIME NOT NULL,
-    prefix_last_id        INTEGER NOT NULL,
-    prefix_entries        INTEGER NOT NULL,
-    prefix_hash           BLOB NOT NULL,
-    verifications_last_id INTEGER NOT NULL,
-    seal                  BLOB NOT NULL
+    at                    DATETIME,
+    prefix_last_id        INTEGER NOT NULL DEFAULT 0,
+    prefix_entries        INTEGER NOT NULL DEFAULT 0,
+    prefix_hash           BLOB,
+    verifications_last_id INTEGER NOT NULL DEFAULT 0,
+    seal                  BLOB
 );
+INSERT INTO audit_chain_start (id) VALUES (1);
 
 -- Each verification is sealed (an HMAC of its fields and of the previous verification's seal,
 -- the first's being the chain start's) and names its own line in the audit log.
 ALTER TABLE audit_verifications ADD COLUMN entry_id INTEGER;
 ALTER TABLE audit_verifications ADD COLUMN seal BLOB;
 
--- Both tables are append-only, as the audit log is.
+-- Both tables are append-only, as the audit log is; the start's row changes once, when sealed.
 -- +goose StatementBegin
 CREATE TRIGGER audit_verifications_no_update BEFORE UPDATE ON audit_verifications
 BEGIN
@@ -35,6 +37,7 @@ END;
 -- +goose StatementEnd
 -- +goose StatementBegin
 CREATE TRIGGER audit_chain_start_no_update BEFORE UPDATE ON audit_chain_start
+WHEN OLD.seal IS NOT NULL
 BEGIN
     SELECT RAISE(ABORT, 'audit_chain_start is append-only');
 END;
