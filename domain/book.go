@@ -3,6 +3,7 @@ package domain
 import (
 	"errors"
 	"math/big"
+	"slices"
 	"time"
 )
 
@@ -270,9 +271,9 @@ func (b *book) pay(day time.Time, early bool, amount int64, s standing) Repaymen
 	cur := &b.Items[c]
 	cur.PaidCharges += a.CurrentInterest
 	cur.PaidPrincipal += a.CurrentPrincipal
-	var before []int64
+	var before, had []int64
 	if early {
-		before = b.dueTotals(c)
+		before, had = b.dueTotals(c), b.unpaid()
 	}
 	later := nd[c+1]
 	rest := a.Prepaid
@@ -289,8 +290,8 @@ func (b *book) pay(day time.Time, early bool, amount int64, s standing) Repaymen
 	cur.Principal += toLater
 	cur.PaidPrincipal += rest
 	switch {
-	case early:
-		b.recompute(c, onDue, before, later-toLater)
+	case early && rest > 0: // with nothing left for (5), nothing is laid out again
+		b.recompute(c, onDue, before, had, later-toLater)
 	case toLater > 0:
 		b.relayout(c, later-toLater)
 	}
@@ -325,11 +326,13 @@ func (b *book) payOverdue(day time.Time, nd []int64, principal, charges int64) {
 // residue the payment leaves (x being what the payment's (5) takes off it), applied to
 // principal. It is the one amount for which the interest kept equals the accrual on the
 // residue E leaves, E* = surplus / (1 − open days × rate / 365) with the service's rate added
-// to the interest's, solved exactly and rounded once: to whichever of its floor and ceiling
-// leaves the item keeping exactly its charges as reported (the nearer, half up, when both
-// do), else up, so that no item keeps a tiyin more than it shows. When E would take more than
-// the principal left, it takes all of it, and the interest still paid ahead pays the penalty
-// (at most penaltyOwed): nothing of a payment is left as a credit.
+// to the interest's, solved exactly and rounded once, in the direction that leaves the item
+// keeping exactly its charges as reported: E* rounded half up when that does, else its other
+// whole neighbour (E* − 1 when E* is whole: its interest and service may each end in exactly
+// half a tiyin); else up, so that no item keeps a tiyin more than it shows. E takes all the
+// principal left when E* is above it, or when the interest paid ahead, as rounded, would be a
+// credit larger than that principal; the interest still paid ahead then pays the penalty (at
+// most penaltyOwed): nothing of a payment is left as a credit.
 func (b *book) advanceInterest(c int, day time.Time, x, penaltyOwed int64) (e, penalty int64) {
 	it := &b.Items[c]
 	left := b.notDue()[c] - x // the principal E can go to
@@ -344,33 +347,36 @@ func (b *book) advanceInterest(c int, day time.Time, x, penaltyOwed int64) (e, p
 		return 0, 0
 	}
 	den := big.NewInt(year - open*rate)
-	lo, r := new(big.Int).QuoRem(num, den, new(big.Int))
-	if !lo.IsInt64() || lo.Int64() >= left {
-		e = left
-	} else {
-		// keeps is what the item keeps over its charges as reported when E is e.
-		keeps := func(e int64) int64 {
-			i, s := b.accrual(it.Held + (left-e)*open)
-			return it.PaidCharges - e - i - s
+	floor, r := new(big.Int).QuoRem(num, den, new(big.Int))
+	// keeps is what the item keeps over its charges as reported when E is e.
+	keeps := func(e int64) int64 {
+		i, s := b.accrual(it.Held + (left-e)*open)
+		return it.PaidCharges - e - i - s
+	}
+	e = left
+	if floor.IsInt64() && floor.Int64() < left {
+		f := floor.Int64()
+		near, other := f, f+1 // E* rounded half up, and its other neighbour
+		switch {
+		case r.Sign() == 0:
+			other = f - 1
+		case r.Lsh(r, 1).Cmp(den) >= 0:
+			near, other = f+1, f
 		}
-		e = lo.Int64()
-		up := r.Sign() > 0 && e < left
-		if up {
-			halfUp := r.Lsh(r, 1).Cmp(den) >= 0
-			switch floor, ceil := keeps(e) == 0, keeps(e+1) == 0; {
-			case floor && ceil:
-				up = halfUp
-			case floor:
-				up = false
+		e = min(f+1, left)
+		for _, cand := range []int64{near, other} {
+			if cand >= 0 && cand <= left && keeps(cand) == 0 {
+				e = cand
+				break
 			}
 		}
-		if up {
-			e++
-		}
+	}
+	accrued, service := b.accrual(it.Held) // the charges of the days to date
+	if it.PaidCharges-e-accrued-service > left-e {
+		e = left
 	}
 	if e == left {
-		i, s := b.accrual(it.Held)
-		penalty = min(max(0, it.PaidCharges-e-i-s), penaltyOwed)
+		penalty = min(max(0, keeps(e)), penaltyOwed)
 	}
 	return e, penalty
 }
@@ -387,19 +393,30 @@ func (b *book) dueTotals(c int) []int64 {
 	return out
 }
 
+// unpaid is each item's principal not yet paid.
+func (b *book) unpaid() []int64 {
+	out := make([]int64, len(b.Items))
+	for k := range b.Items {
+		out[k] = b.Items[k].Principal - b.Items[k].PaidPrincipal
+	}
+	return out
+}
+
 // relayout lays residue, the principal after item c, out again at the same instalment (TERM's
 // rest): the loan ends earlier, the items past its principal gone.
 func (b *book) relayout(c int, residue int64) {
+	last := b.end() // the loan's current end takes what is left: the loan never grows longer
 	for k := c + 1; k < len(b.Items); k++ {
 		it := &b.Items[k]
 		p := residue
-		if k < len(b.Items)-1 {
-			if b.terms.Type == ScheduleDifferentiated {
-				p = min(residue, b.Level)
-			} else {
-				i, s := b.accrual(residue * int64(it.PeriodDays))
-				p = min(residue, max(0, b.Level-i-s))
-			}
+		switch {
+		case k > last:
+			p = 0
+		case k < last && b.terms.Type == ScheduleDifferentiated:
+			p = min(residue, b.Level)
+		case k < last:
+			i, s := b.accrual(residue * int64(it.PeriodDays))
+			p = min(residue, max(0, b.Level-i-s))
 		}
 		residue -= p
 		// An item with no principal is gone only past the loan's last principal: before it,
@@ -422,7 +439,7 @@ func (b *book) end() int {
 // date to the loan's current end on the same dates, no item due more than before (before is
 // what each item had due before the payment's (5)). The current item takes part unless it is
 // due today; later is the principal after it.
-func (b *book) recompute(c int, onDue bool, before []int64, later int64) {
+func (b *book) recompute(c int, onDue bool, before, had []int64, later int64) {
 	last := b.end()
 	cur := &b.Items[c]
 	from, residue := c, later+cur.Principal-cur.PaidPrincipal
@@ -438,7 +455,8 @@ func (b *book) recompute(c int, onDue bool, before []int64, later int64) {
 		}
 		return
 	}
-	r := relay{b: b, items: b.Items[from : last+1], limits: before[from : last+1], principals: make([]int64, last-from+1)}
+	r := relay{b: b, items: b.Items[from : last+1], limits: before[from : last+1], had: had[from : last+1],
+		principals: make([]int64, last-from+1)}
 	if from == c {
 		r.current = cur
 	}
@@ -477,6 +495,10 @@ type relay struct {
 	principals []int64
 	// holiday is how many items, from the first, take no principal (a payment holiday).
 	holiday int
+	// had, when set, is each item's principal not yet paid before the payment: an item takes no
+	// more (a differentiated part), and one that had none (a holiday's, or a tiny loan's item
+	// of no principal) takes none.
+	had []int64
 }
 
 // due is the charges item j counts with residue left before it.
@@ -497,11 +519,12 @@ func (r *relay) layout(residue int64, part func(j int, charges int64) int64) int
 	var charges int64
 	for j := range n {
 		charges = r.due(j, residue)
-		p := residue
+		p := residue // the last item takes the rest
 		switch {
-		case j < r.holiday:
+		case j == n-1:
+		case j < r.holiday, r.had != nil && r.had[j] == 0:
 			p = 0
-		case j < n-1:
+		default:
 			p = min(residue, max(0, part(j, charges)))
 		}
 		r.principals[j] = p
@@ -545,29 +568,38 @@ func (r *relay) annuity(residue int64, limited bool) int64 {
 }
 
 // differentiated lays residue out in equal principal parts, no item taking more principal than
-// it had: the smallest part, from an equal share, that leaves the last item no more than it had
-// either. It returns the part.
+// it had (so none grows, and one that had none, a holiday's, takes none): each item takes the
+// part q, or its old principal when that is smaller, q being the largest whole part whose
+// layout fits in the residue; the few tiyin whole parts leave over go to the latest items with
+// room. It returns q.
 func (r *relay) differentiated(residue int64) int64 {
-	n := len(r.items)
-	unpaid := func(j int) int64 { return r.items[j].Principal - r.items[j].PaidPrincipal }
-	lastOf := func(part int64) int64 {
-		left := residue
-		for j := range n - 1 {
-			left -= min(left, part, unpaid(j))
-		}
-		return left
+	caps := make([]int64, len(r.items))
+	for j := range r.items {
+		caps[j] = r.had[j]
 	}
-	// lastOf falls as the part grows, and at residue it is within the last item's principal.
-	part, hi := residue/int64(n), residue
-	for lastOf(part) > unpaid(n-1) && part < hi {
-		if m := part + (hi-part)/2; lastOf(m) > unpaid(n-1) {
-			part = m + 1
+	laid := func(q int64) (sum int64) {
+		for _, c := range caps {
+			sum += min(q, c)
+		}
+		return sum
+	}
+	// laid grows with q: find the largest q with laid(q) ≤ residue by halving.
+	q, hi := int64(0), slices.Max(caps)
+	for q < hi {
+		if m := hi - (hi-q)/2; laid(m) <= residue {
+			q = m
 		} else {
-			hi = m
+			hi = m - 1
 		}
 	}
-	r.layout(residue, func(j int, _ int64) int64 { return min(part, unpaid(j)) })
-	return part
+	left := residue - laid(q)
+	for j := len(caps) - 1; j >= 0; j-- {
+		r.principals[j] = min(q, caps[j])
+		more := min(left, caps[j]-r.principals[j])
+		r.principals[j] += more
+		left -= more
+	}
+	return q
 }
 
 // payOff closes the loan with a payment of its whole payoff: overdue items are settled, the
