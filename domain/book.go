@@ -139,6 +139,11 @@ type standing struct {
 	// penalty accrued from issue to the day.
 	newPenalty []PenaltySpan
 	penalty    exact
+	// owed is the position as a payment's step (1) takes it: its overdue interest is below
+	// zero when a book laid out before 26 November 2026 left an overdue item keeping a tiyin
+	// more than its charges (a credit). Position shows no part below zero: the credit is shown
+	// off the principal, overdue first.
+	owed Position
 }
 
 // at computes the standing at a business date. An item not fully paid by the end of its
@@ -167,6 +172,11 @@ func (b *book) at(day time.Time) standing {
 	}
 	s.newPenalty, s.penalty = b.penaltySince(day, nd)
 	s.Penalty = s.penalty.round() - b.PenaltyPaid - b.PenaltyWaived
+	s.owed = s.Position
+	if credit := -s.OverdueInterest; credit > 0 {
+		fromOverdue := min(credit, s.OverduePrincipal)
+		s.OverdueInterest, s.OverduePrincipal, s.NotDuePrincipal = 0, s.OverduePrincipal-fromOverdue, s.NotDuePrincipal-(credit-fromOverdue)
+	}
 	return s
 }
 
@@ -247,7 +257,7 @@ func (b *book) interestPaid() int64 {
 func (b *book) pay(day time.Time, early bool, amount int64, s standing) RepaymentSplit {
 	nd := b.notDue()
 	c := s.current
-	due := Due{OverduePrincipal: s.OverduePrincipal, OverdueInterest: s.OverdueInterest, Penalty: s.Penalty}
+	due := Due{OverduePrincipal: s.owed.OverduePrincipal, OverdueInterest: s.owed.OverdueInterest, Penalty: s.Penalty}
 	onDue := c >= 0 && b.Items[c].PaymentDate.Equal(day)
 	if c >= 0 {
 		cur := &b.Items[c]
@@ -607,7 +617,7 @@ func (r *relay) differentiated(residue int64) int64 {
 // after it are gone.
 func (b *book) payOff(day time.Time, s standing) RepaymentSplit {
 	nd := b.notDue()
-	split := RepaymentSplit{Principal: s.OverduePrincipal, Interest: s.OverdueInterest, Penalty: s.Penalty, Closed: true}
+	split := RepaymentSplit{Principal: s.owed.OverduePrincipal, Interest: s.owed.OverdueInterest, Penalty: s.Penalty, Closed: true}
 	b.PenaltyPaid += s.Penalty
 	c := s.current
 	for k := range b.Items {

@@ -213,3 +213,57 @@ func TestABookLaidOutByTheOldEarlyRuleIsPaidUnderTheNewOne(t *testing.T) {
 		t.Fatalf("leaves %+v", pos)
 	}
 }
+
+// oldCredit is a b3 book stored before E was rounded to keep each item equal to its charges:
+// 1 808 019 for five months at 14 % and 19 % of service, issued 10 September 2027, a TERM
+// 87 737 on 28 September and an EARLY 52 603 the next day left item 1 keeping a tiyin more
+// than its interest and service. Once overdue, check showed overdueInterestAmount −1.
+const oldCredit = "b3;392020;1822176000000000000;0;0;0;" +
+	";1823126400000000000,30,343413,92253,48087,34313239,1822176000000000000,0" +
+	";1825804800000000000,31,350971,0,0,0,1823126400000000000,0" +
+	";1828396800000000000,30,361815,0,0,0,1825804800000000000,0" +
+	";1831075200000000000,31,370949,0,0,0,1828396800000000000,0" +
+	";1833753600000000000,31,380871,0,0,0,1831075200000000000,0"
+
+// The credit such a book keeps is shown off the principal (no debt part below zero, the payoff
+// unchanged: 1 464 606 + 251 160 − 1 + 1 324 + 126), and the next payment's step (1) takes it (a
+// TERM 300 000 pays item 1, then item 2's interest and part of its principal: the penalty, (4),
+// waits).
+func TestAnOldBooksCreditIsNeverShownBelowZero(t *testing.T) {
+	book, err := decodeBook(oldCredit, 3300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pct := func(s string) domain.Percent { p, _ := domain.ParsePercent(s); return p }
+	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 1_808_019, MonthPeriod: 5, Rate: pct("14"), ServiceRate: pct("19"),
+		PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, ContractNumber: "1", Repayments: 2, Book: book,
+		IssuedAt: time.Date(2027, 9, 10, 12, 0, 0, 0, domain.Tashkent)})
+	when := time.Date(2027, 10, 11, 10, 0, 0, 0, domain.Tashkent)
+	pos, err := loan.PositionAt(when)
+	want := domain.Position{NotDuePrincipal: 1_464_606, OverduePrincipal: 251_159, TermInterest: 1_324, Penalty: 126}
+	if err != nil || pos != want {
+		t.Fatalf("position %+v (%v), want %+v", pos, err, want)
+	}
+	r, err := domain.NewRepayment(uuid.New(), loan, 0, when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	posting, err := r.Pay(loan, domain.Payment{Type: domain.PaymentTerm, Amount: 300_000, DebitID: "D", Network: domain.NetworkUzcard,
+		TransactionID: uuid.New(), At: when})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var debits, credits int64
+	for _, e := range posting.Entries {
+		debits, credits = debits+e.Debit, credits+e.Credit
+	}
+	p := r.Payment()
+	if debits != credits || p.Principal+p.Interest+p.Penalty != 300_000 {
+		t.Fatalf("the payment %+v posts %+v", p, posting.Entries)
+	}
+	after, _ := loan.PositionAt(when)
+	if after.NotDuePrincipal < 0 || after.OverduePrincipal != 0 || after.OverdueInterest != 0 || after.TermInterest < 0 || after.Penalty != 126 ||
+		after.Payoff() != pos.Payoff()-300_000 {
+		t.Fatalf("after paying 300 000 of %d: %+v", pos.Payoff(), after)
+	}
+}
