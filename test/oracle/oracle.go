@@ -1,7 +1,7 @@
 // Package oracle is a second implementation of tiyin's money rules (DESIGN.md §8.3–8.4 as
 // amended on 2026-11-26, and §9), written from the design's text alone to check the domain's
 // amounts. It is deliberately plain: exact rationals (math/big), one day at a time, no shortcut
-// the design does not state, and no import of the domain. READINGS.md (beside this file) lists
+// the design does not state, and no import of the domain. docs/money.md's readings table lists
 // every place where the design is silent or had to be read one way, and the reading taken.
 //
 // The files: oracle.go (the loan, its days and its debt), oracle_pay.go (a payment in the order

@@ -6,7 +6,7 @@ import (
 
 // The bank's operators' actions. DESIGN.md says nothing of them but that interest waived is
 // not income (§9.1) and that a write-off credits the principal accounts and a recovery is
-// income when paid (§9.1); what they do to the debt is docs/loan-actions.md's, and READINGS.md
+// income when paid (§9.1); what they do to the debt is docs/loan-actions.md's, and docs/money.md's readings table
 // marks each as a decision.
 
 // WaivePenalty forgives amount of the penalty owed today, all of it for 0, and returns what
