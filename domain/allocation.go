@@ -80,9 +80,9 @@ func Allocate(d Due, amount int64) Allocation {
 		a.OverduePrincipal = floorShare(x, d.OverduePrincipal, overdue)
 		a.OverdueInterest = x - a.OverduePrincipal
 	default:
-		// An overdue item whose interest paid ahead, applied to principal (E, rounded once),
-		// left it a tiyin over its charges: the credit is taken first, as the position shows it,
-		// with any overdue principal it offsets.
+		// An overdue item a tiyin over its charges (a credit left by E's half-up rounding in a
+		// book laid out before 26 November 2026): the credit is taken first, with any overdue
+		// principal it offsets.
 		a.OverduePrincipal, a.OverdueInterest = d.OverduePrincipal, d.OverdueInterest
 		left -= overdue
 	}

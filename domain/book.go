@@ -309,8 +309,8 @@ func (b *book) pay(day time.Time, early bool, amount int64, s standing) Repaymen
 }
 
 // payOverdue spreads overdue principal and charges paid over the overdue items, oldest first:
-// an item's credit (a tiyin of E's rounding it kept over its charges) is taken first, then what
-// each owes.
+// an item's credit (a tiyin over its charges, left by E's half-up rounding in a book laid out
+// before 26 November 2026) is taken first, then what each owes.
 func (b *book) payOverdue(day time.Time, nd []int64, principal, charges int64) {
 	for k := range b.Items {
 		it := &b.Items[k]
