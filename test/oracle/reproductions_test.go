@@ -43,21 +43,21 @@ func TestPenaltyRoundingNeverRestarts(t *testing.T) {
 func TestKnownHistoriesAgree(t *testing.T) {
 	t.Parallel()
 	for _, h := range []history{
-		// Seed 1, loan 1210: a TERM and an EARLY payment in period 1 leave item 1 a tiyin over its
-		// charges (E is rounded once), so once overdue it shows −1 of interest, a credit that the
-		// next payment's step (1) takes first.
+		// Seed 1, loan 1210: a TERM and an EARLY payment in period 1 left item 1 a tiyin over its
+		// charges while E was rounded half up, so once overdue it showed −1 of interest; E is now
+		// rounded to keep the item equal to its charges, and nothing is negative.
 		{Terms: oracle.Terms{Amount: 3165274993128990, Months: 35, Rate: 327, Service: 145, PenaltyDaily: 10, IssuedOn: date("2025-12-28")},
 			Days: 42, Payments: []payment{{Day: 22, Kind: part, Share: 0.027086565349485586},
 				{Day: 23, Early: true, Kind: part, Share: 0.18617370037832692}, {Day: 31, Kind: due},
 				{Day: 42, Early: true, Kind: part, Share: 0.013629476911776179}}},
-		// Seed 1, loan 1295: such a credit on item 3 was spread oldest first onto item 1, which
-		// then owed a tiyin: an EARLY payment made something overdue. Credits are taken first.
+		// Seed 1, loan 1295: such a credit on item 3 was once spread oldest first onto item 1,
+		// which then owed a tiyin: an EARLY payment made something overdue.
 		{Terms: oracle.Terms{Amount: 754484942613, Months: 8, Rate: 1738, Service: 210, PenaltyDaily: 5, IssuedOn: date("2031-03-29")},
 			Days: 101, Payments: []payment{{Day: 61, Kind: due}, {Day: 68, Kind: part, Share: 0.03265612034097889},
 				{Day: 73, Early: true, Kind: part, Share: 0.029365119970945236}, {Day: 74, Early: true, Kind: part, Share: 0.4178852348272232},
 				{Day: 101, Early: true, Kind: part, Share: 0.03990125800401609}}},
-		// Seed 1, loan 3033: a tiyin of overdue principal beside a tiyin of credit: nothing in
-		// all, and both are still taken in step (1).
+		// Seed 1, loan 3033: a tiyin of overdue principal beside a tiyin of credit once made
+		// nothing in all.
 		{Terms: oracle.Terms{Amount: 27110366573753, Months: 36, Rate: 4740, Service: 272, PenaltyDaily: 5, IssuedOn: date("2028-06-30")},
 			Days: 791, Payments: []payment{{Day: 2, Early: true, Kind: part, Share: 0.14252803806661407},
 				{Day: 22, Early: true, Kind: part, Share: 0.04779925989709437}, {Day: 731, Kind: due},
