@@ -39,7 +39,7 @@ func auditCmd(o options) *cobra.Command {
 				}
 				head = &h
 			}
-			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+			return readOnly(c.Context(), o, func(ctx context.Context, in cli) error {
 				if in.db.Sealer == nil {
 					return errNoDataKey
 				}
@@ -70,7 +70,7 @@ func auditCmd(o options) *cobra.Command {
 			"`tiyin audit verify --anchor SEQ:HASH` proves the log still holds one.",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+			return readOnly(c.Context(), o, func(ctx context.Context, in cli) error {
 				if in.db.Sealer == nil {
 					return errNoDataKey
 				}

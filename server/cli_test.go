@@ -3,12 +3,15 @@ package server
 import (
 	"context"
 	"net"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/tiyin/tiyin/adapters/gateway/sandbox"
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -72,5 +75,72 @@ func TestABadDatabaseURLNamesItsSetting(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "TIYIN_DATABASE_URL") || strings.Contains(err.Error(), "s3cret-pw") {
 			t.Errorf("%s: %v", u, err)
 		}
+	}
+}
+
+// readOnlyCommands are the commands that only read the database (audit verify and checkpoint
+// record no more than their own result): none may apply the schema.
+var readOnlyCommands = [][]string{{"ledger", "check"}, {"audit", "verify"}, {"audit", "checkpoint"}, {"partner", "list"},
+	{"operator", "list"}}
+
+// TestReadOnlyCommandsRefuseADatabaseWithoutTiyinsSchema: pointed at an empty database (a
+// restore into the wrong one), every read-only command exits 1 naming it without its password
+// and leaves it empty, whatever TIYIN_MIGRATE says; on a schema one migration behind it exits 1
+// naming tiyin migrate, and on this build's schema it works.
+func TestReadOnlyCommandsRefuseADatabaseWithoutTiyinsSchema(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(string(d), func(t *testing.T) {
+			u, path := storetest.URL(t, d)
+			if d == store.SQLite {
+				if err := os.WriteFile(path, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Setenv("TIYIN_SANDBOX", "true")
+			t.Setenv("TIYIN_DATABASE_URL", u)
+			t.Setenv("TIYIN_SQLITE_PATH", path)
+			t.Setenv("TIYIN_MIGRATE", "true")
+			db, err := store.Open(context.Background(), store.Config{DatabaseURL: u, SQLitePath: path, MaxConns: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = db.Close() }()
+			tables := func() int {
+				q := "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
+				if d == store.SQLite {
+					q = "SELECT count(*) FROM sqlite_master"
+				}
+				var n int
+				if err := db.SQL.QueryRow(q).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			named := describeDatabase(config{DatabaseURL: u, SQLitePath: path})
+			for _, args := range readOnlyCommands {
+				status, _, errs := runCLI(t, args...)
+				if status != 1 || !strings.Contains(errs, named+" has no tiyin schema") || strings.Contains(errs, "ledger consistent") {
+					t.Errorf("tiyin %s on an empty database: exit %d\n%s", strings.Join(args, " "), status, errs)
+				}
+			}
+			if n := tables(); n != 0 {
+				t.Fatalf("the read-only commands left %d tables in the empty database", n)
+			}
+			if status, out, errs := runCLI(t, "migrate"); status != 0 {
+				t.Fatalf("migrate: %d\n%s%s", status, out, errs)
+			}
+			if status, out, errs := runCLI(t, "ledger", "check"); status != 0 || !strings.Contains(out, "ledger consistent") {
+				t.Fatalf("ledger check on this build's schema: %d\n%s%s", status, out, errs)
+			}
+			if _, err := db.SQL.Exec("DELETE FROM goose_db_version WHERE version_id = (SELECT max(version_id) FROM goose_db_version)"); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range readOnlyCommands {
+				status, _, errs := runCLI(t, args...)
+				if status != 1 || !strings.Contains(errs, named+" has tiyin's schema at version") || !strings.Contains(errs, "run tiyin migrate first") {
+					t.Errorf("tiyin %s on an older schema: exit %d\n%s", strings.Join(args, " "), status, errs)
+				}
+			}
+		})
 	}
 }

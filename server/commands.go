@@ -183,7 +183,18 @@ const (
 	schemaApply
 	// schemaAsIs: the schema is read, never changed (tiyin migrate status).
 	schemaAsIs
+	// schemaCurrent: the schema is never changed, and must be this build's: a command that
+	// only reads (tiyin ledger check) refuses a database without tiyin's schema or with an
+	// older one instead of migrating it and finding an empty database sound.
+	schemaCurrent
 )
+
+// readOnly opens the configured database for a command that only reads it (or, like tiyin
+// audit verify, records no more than its own result): it never applies the schema, whatever
+// TIYIN_MIGRATE says, and refuses a database whose schema is missing or behind this build's.
+func readOnly(ctx context.Context, o options, fn func(context.Context, cli) error) error {
+	return openDB(ctx, o, schemaCurrent, fn)
+}
 
 // withDB opens the configured database for a one-shot command, its schema applied (or, with
 // TIYIN_MIGRATE=false, checked). It names the database on stderr, and refuses to create a SQLite
@@ -222,10 +233,36 @@ func openDB(ctx context.Context, o options, s schema, fn func(context.Context, c
 		return rootCause(err)
 	}
 	defer func() { _ = app.Stop(context.WithoutCancel(ctx)) }()
-	if err := prepareSchema(ctx, c.db, s == schemaApply || (s == schemaAsConfigured && cfg.Migrate), s == schemaAsIs); err != nil {
+	switch {
+	case s == schemaCurrent:
+		err = checkCurrentSchema(ctx, c.db, cfg)
+	default:
+		err = prepareSchema(ctx, c.db, s == schemaApply || (s == schemaAsConfigured && cfg.Migrate), s == schemaAsIs)
+	}
+	if err != nil {
 		return err
 	}
 	return fn(ctx, c)
+}
+
+// checkCurrentSchema refuses a database that has no tiyin schema, or one behind this build's,
+// naming the database (never its password): a read-only command run against the wrong
+// database, an empty one a restore did not fill, must fail rather than report it sound.
+func checkCurrentSchema(ctx context.Context, db *store.DB, cfg config) error {
+	current, latest, pending, err := db.SchemaVersion(ctx)
+	switch {
+	case err != nil:
+		return err
+	case current == 0:
+		return fmt.Errorf("%s has no tiyin schema (%d migrations pending): is it the right database? "+
+			"This command only reads and never applies the schema: check TIYIN_DATABASE_URL or TIYIN_SQLITE_PATH, or run tiyin migrate first",
+			describeDatabase(cfg), len(pending))
+	case len(pending) > 0:
+		return fmt.Errorf("%s has tiyin's schema at version %d and this build needs %d (%d migrations pending): "+
+			"this command only reads and never applies the schema; run tiyin migrate first",
+			describeDatabase(cfg), current, latest, len(pending))
+	}
+	return nil
 }
 
 // prepareSchema applies the schema (apply), leaves it (asIs), or checks that it is not behind
@@ -334,7 +371,7 @@ func partnerCmd(o options) *cobra.Command {
 		Short: "List partners",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+			return readOnly(c.Context(), o, func(ctx context.Context, in cli) error {
 				ps, err := in.app.Partners.ListPartners.Handle(ctx)
 				if err != nil {
 					return err
@@ -480,7 +517,7 @@ func ledgerCmd(o options) *cobra.Command {
 		Short: "Prove the ledger consistent: postings balanced, balances equal to entries, no demand account below zero",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+			return readOnly(c.Context(), o, func(ctx context.Context, in cli) error {
 				r, err := in.app.Operations.CheckLedger.Handle(ctx)
 				if err != nil {
 					return err

@@ -126,7 +126,7 @@ waits for one). It is audited as operator.second_factor.break_glass by cli (docs
 		Short: "List operators",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
+			return readOnly(c.Context(), o, func(ctx context.Context, in cli) error {
 				list, err := in.app.Console.Operators.ListOperators.Handle(ctx, application.CLIActor)
 				if err != nil {
 					return err

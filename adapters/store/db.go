@@ -235,11 +235,25 @@ func (db *DB) Migrate(ctx context.Context) error {
 }
 
 // SchemaVersion is the schema's version in the database (0 for an empty one) and the newest
-// this build knows; pending names the migrations this build would apply.
+// this build knows; pending names the migrations this build would apply. It only reads: on a
+// database without tiyin's schema it does not create the migrations' table (goose's Status
+// would), so a check run against the wrong database leaves it as it was.
 func (db *DB) SchemaVersion(ctx context.Context) (current, latest int64, pending []string, err error) {
 	p, err := db.migrations()
 	if err != nil {
 		return 0, 0, nil, err
+	}
+	exists, err := db.versionTableExists(ctx)
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("read the schema's version: %w", err)
+	}
+	pending = []string{}
+	if !exists {
+		for _, s := range p.ListSources() {
+			latest = max(latest, s.Version)
+			pending = append(pending, filepath.Base(s.Path))
+		}
+		return 0, latest, pending, nil
 	}
 	st, err := p.Status(ctx)
 	if err != nil {
@@ -254,6 +268,19 @@ func (db *DB) SchemaVersion(ctx context.Context) (current, latest int64, pending
 		}
 	}
 	return current, latest, pending, nil
+}
+
+// versionTableExists says whether the database (on PostgreSQL, the schema the connection
+// searches) holds the table where the migrations record their versions.
+func (db *DB) versionTableExists(ctx context.Context) (bool, error) {
+	var exists bool
+	var err error
+	if db.Dialect == SQLite {
+		err = db.SQL.QueryRowContext(ctx, "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?", goose.DefaultTablename).Scan(&exists)
+	} else {
+		err = db.SQL.QueryRowContext(ctx, "SELECT to_regclass($1) IS NOT NULL", goose.DefaultTablename).Scan(&exists)
+	}
+	return exists, err
 }
 
 // Ready reports whether the database answers and every migration is applied.
