@@ -114,8 +114,8 @@ func adminWarnings(cfg config) []string {
 }
 
 // startAdmin starts the admin listener unless TIYIN_ADMIN_ADDR is off.
-func startAdmin(lc fx.Lifecycle, cfg config, metrics *observe.Metrics, app *application.App, log *zap.Logger) {
-	if cfg.AdminAddr == adminOff {
+func startAdmin(lc fx.Lifecycle, cfg config, lns listeners, metrics *observe.Metrics, app *application.App, log *zap.Logger) {
+	if lns.admin == nil {
 		return
 	}
 	// A CPU profile or trace runs for its ?seconds=, so no write timeout here.
@@ -126,10 +126,7 @@ func startAdmin(lc fx.Lifecycle, cfg config, metrics *observe.Metrics, app *appl
 	srv := &http.Server{Handler: adminHandler(metrics, con, cfg.Pprof, cfg.AdminHosts), ReadHeaderTimeout: 5 * time.Second}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			ln, err := net.Listen("tcp", cfg.AdminAddr)
-			if err != nil {
-				return fmt.Errorf("listen on TIYIN_ADMIN_ADDR %s: %w", cfg.AdminAddr, err)
-			}
+			ln := lns.admin
 			go func() {
 				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					log.Error("admin listener stopped", zap.Error(err))

@@ -49,7 +49,11 @@ func serve(cfg config, o options) error {
 	}
 	defer func() { _ = log.Sync() }()
 	tuneGC()
-	app := fx.New(graph(cfg, log), fx.Invoke(run, startAdmin), fx.Options(o.fx...))
+	lns, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	app := fx.New(graph(cfg, log), fx.Supply(lns), fx.Invoke(run, startAdmin), fx.Options(o.fx...))
 	// The signal is caught before the start: a SIGTERM while tiyin starts (the listener may
 	// already answer) waits for the start, then shuts down as any other, instead of killing
 	// the process mid-way.
@@ -58,6 +62,7 @@ func serve(cfg config, o options) error {
 	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := app.Start(startCtx); err != nil {
+		lns.close()
 		return rootCause(err)
 	}
 	<-sig
@@ -65,6 +70,44 @@ func serve(cfg config, o options) error {
 	stopCtx, cancelStop := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancelStop()
 	return app.Stop(stopCtx)
+}
+
+// listeners are serve's bound sockets: the partner API's and the admin listener's (nil when
+// TIYIN_ADMIN_ADDR is off).
+type listeners struct {
+	api, admin net.Listener
+}
+
+// listen binds every listener serve needs before anything else starts: a taken port stops
+// tiyin with one line naming the variable that moves it, before the banner, the workers or
+// the database (a failed start hook would otherwise roll back workers already running, and
+// their errors would bury the cause).
+func listen(cfg config) (listeners, error) {
+	api, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return listeners{}, listenError("TIYIN_HTTP_ADDR", cfg.HTTPAddr, err)
+	}
+	lns := listeners{api: api}
+	if cfg.AdminAddr != adminOff {
+		if lns.admin, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
+			_ = api.Close()
+			return listeners{}, listenError("TIYIN_ADMIN_ADDR", cfg.AdminAddr, err)
+		}
+	}
+	return lns, nil
+}
+
+// listenError names the address that could not be bound and the variable that changes it.
+func listenError(variable, addr string, err error) error {
+	return fmt.Errorf("listen on %s %s: %w (set %s to a free host:port)", variable, addr, err, variable)
+}
+
+// close releases the listeners of a start that failed.
+func (l listeners) close() {
+	_ = l.api.Close()
+	if l.admin != nil {
+		_ = l.admin.Close()
+	}
 }
 
 // graph is tiyin as fx providers: the database, the clock, the gateways, the use cases, the
@@ -155,6 +198,7 @@ type runDeps struct {
 	Server  *httpadapter.Server
 	Metrics *observe.Metrics
 	Clock   *store.SandboxClock `optional:"true"`
+	Ln      listeners
 }
 
 // run starts everything in order (schema, sandbox partner, clock, workers, listener) and
@@ -171,16 +215,10 @@ func run(d runDeps) {
 	clockCtx, stopClock := context.WithCancel(context.Background())
 	d.LC.Append(fx.Hook{
 		OnStart: func(ctx context.Context) (err error) {
-			// The port first: a taken port stops tiyin before anything else has started (a
-			// failed start is not stopped, so workers started before it would run on).
-			ln, err := net.Listen("tcp", d.Cfg.HTTPAddr)
-			if err != nil {
-				return fmt.Errorf("listen on TIYIN_HTTP_ADDR %s: %w", d.Cfg.HTTPAddr, err)
-			}
+			ln := d.Ln.api
 			defer func() {
 				if err != nil {
 					stopClock()
-					_ = ln.Close()
 				}
 			}()
 			if err := prepareSchema(ctx, d.DB, d.Cfg.Migrate, false); err != nil {
