@@ -252,6 +252,20 @@ func TestWebhooks(t *testing.T) {
 	})
 }
 
+// TestTheDemoWalksThroughGatewayErrors: against a sandbox whose gateway calls fail three in
+// ten (TIYIN_SANDBOX_FAULTS=error=0.3, as docs/integration.md suggests), the demo repeats each
+// code 10 with the same envelope id, as client.Do does, and completes, three runs in three.
+func TestTheDemoWalksThroughGatewayErrors(t *testing.T) {
+	t.Parallel()
+	s := start(t, store.SQLite, "TIYIN_SANDBOX_FAULTS=error=0.3")
+	for run := range 3 {
+		out, err := exec.Command(binary, "demo", "--url", s.url, "--key", s.key).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "demo complete") {
+			t.Fatalf("demo run %d under error=0.3: %v\n%s", run+1, err, out)
+		}
+	}
+}
+
 func TestDemo(t *testing.T) {
 	t.Parallel()
 	s := start(t, store.SQLite)
