@@ -144,3 +144,32 @@ func TestReadOnlyCommandsRefuseADatabaseWithoutTiyinsSchema(t *testing.T) {
 		})
 	}
 }
+
+// TestACommandLineTiyinDoesNotUnderstandExits2: an unknown command or flag, a wrong number of
+// arguments and a missing required flag exit 2 naming the --help to read, as
+// docs/operations.md says; a command line understood whose work fails exits 1.
+func TestACommandLineTiyinDoesNotUnderstandExits2(t *testing.T) {
+	t.Setenv("TIYIN_SANDBOX", "true")
+	t.Setenv("TIYIN_SQLITE_PATH", filepath.Join(t.TempDir(), "absent.db"))
+	for _, c := range []struct {
+		name   string
+		args   []string
+		status int
+		says   string
+	}{
+		{"unknown command", []string{"ledgr"}, 2, "tiyin --help"},
+		{"unknown subcommand", []string{"ledger", "chek"}, 2, "tiyin ledger --help"},
+		{"unknown flag", []string{"ledger", "check", "--fast"}, 2, "tiyin ledger check --help"},
+		{"an argument too many", []string{"ledger", "check", "now"}, 2, "tiyin ledger check --help"},
+		{"missing required flag", []string{"reconcile"}, 2, `required flag(s) "date" not set (see tiyin reconcile --help)`},
+		{"missing required flag after a name", []string{"operator", "create", "alice"}, 2, `required flag(s) "role" not set`},
+		{"understood, but no database", []string{"reconcile", "--date", "2026-01-02"}, 1, "no database at"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, _, errs := runCLI(t, c.args...)
+			if status != c.status || !strings.Contains(errs, c.says) {
+				t.Errorf("tiyin %s: exit %d, want %d saying %q\n%s", strings.Join(c.args, " "), status, c.status, c.says, errs)
+			}
+		})
+	}
+}

@@ -64,6 +64,16 @@ func strictUsage(c *cobra.Command) {
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
+	if c.Runnable() && c.PreRunE == nil && c.PreRun == nil {
+		// cobra checks required flags after the pre-run, with a plain error: checked here
+		// first, a missing one is a usage error too.
+		c.PreRunE = func(c *cobra.Command, _ []string) error {
+			if err := errors.Join(c.ValidateRequiredFlags(), c.ValidateFlagGroups()); err != nil {
+				return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+			}
+			return nil
+		}
+	}
 	for _, sub := range c.Commands() {
 		strictUsage(sub)
 	}
