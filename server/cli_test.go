@@ -173,3 +173,18 @@ func TestACommandLineTiyinDoesNotUnderstandExits2(t *testing.T) {
 		})
 	}
 }
+
+// TestMigrateStatusSaysNoneIsPendingWithAnEmptyList: `migrate status --json` on this build's
+// schema gives "pending": [], never null, so a script can take its length.
+func TestMigrateStatusSaysNoneIsPendingWithAnEmptyList(t *testing.T) {
+	t.Setenv("TIYIN_SANDBOX", "true")
+	t.Setenv("TIYIN_DATABASE_URL", "")
+	t.Setenv("TIYIN_SQLITE_PATH", filepath.Join(t.TempDir(), "tiyin.db"))
+	if status, out, errs := runCLI(t, "migrate"); status != 0 {
+		t.Fatalf("migrate: %d\n%s%s", status, out, errs)
+	}
+	status, out, errs := runCLI(t, "migrate", "status", "--json")
+	if status != 0 || !strings.Contains(out, `"pending":[]`) || !strings.Contains(out, `"operatorsToRename":[]`) {
+		t.Fatalf("migrate status --json: exit %d\n%s%s", status, out, errs)
+	}
+}

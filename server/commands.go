@@ -152,8 +152,9 @@ func migrateCmd(o options) *cobra.Command {
 					}
 				}
 				if asJSON {
-					if err := json.NewEncoder(os.Stdout).Encode(map[string]any{"current": current, "latest": latest, "pending": pending,
-						"operatorsToRename": rename}); err != nil {
+					// Lists, never null: a script takes their length.
+					if err := json.NewEncoder(os.Stdout).Encode(map[string]any{"current": current, "latest": latest,
+						"pending": listOf(pending), "operatorsToRename": listOf(rename)}); err != nil {
 						return err
 					}
 				} else {
@@ -173,6 +174,14 @@ func migrateCmd(o options) *cobra.Command {
 	status.Flags().BoolVar(&asJSON, "json", false, `print {"current", "latest", "pending", "operatorsToRename"} as JSON`)
 	c.AddCommand(status)
 	return c
+}
+
+// listOf is s, or an empty list for nil, so JSON says [] rather than null.
+func listOf(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // cli is what a one-shot command works with: its configuration, the database and the use
