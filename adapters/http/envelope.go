@@ -206,11 +206,24 @@ func encodeResponse(id string, result any, code int, message string) []byte {
 		r.Result = nil
 		r.Error = &api.Error{Code: code, Message: message}
 	}
-	b, err := json.Marshal(r)
+	b, err := marshal(r)
 	if err != nil {
-		b, _ = json.Marshal(response{ID: r.ID, Error: &api.Error{Code: codeInternal, Message: "internal error"}})
+		b, _ = marshal(response{ID: r.ID, Error: &api.Error{Code: codeInternal, Message: "internal error"}})
 	}
 	return b
+}
+
+// marshal is json.Marshal without the escaping of <, > and & meant for HTML: an envelope is
+// sent as application/json with X-Content-Type-Options: nosniff, never rendered as a page, so
+// a partner reading it with curl sees "Bearer <key>", not "Bearer \u003ckey\u003e".
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func writeJSON(c echo.Context, status int, body []byte) error {

@@ -881,3 +881,23 @@ func TestHEADOnThePublicPagesAnswersLikeGET(t *testing.T) {
 		t.Fatalf("HEAD on an API path without a key: %d", resp.StatusCode)
 	}
 }
+
+// TestAnEnvelopeSaysItsMessageAsWritten: the 401's message reads "Bearer <key>" in the raw
+// body, as curl shows it, not "\u003ckey\u003e"; the answer stays JSON a browser will not
+// sniff into a page.
+func TestAnEnvelopeSaysItsMessageAsWritten(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	resp, err := http.Post(h.srv.URL+"/microloans/applications/info", "application/json", strings.NewReader(`{"id":"x","params":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(b), "Bearer <key>") || strings.Contains(string(b), `\u003c`) {
+		t.Errorf("401: %d %s", resp.StatusCode, b)
+	}
+	if ct, sniff := resp.Header.Get("Content-Type"), resp.Header.Get("X-Content-Type-Options"); ct != "application/json" || sniff != "nosniff" {
+		t.Errorf("Content-Type %q, X-Content-Type-Options %q", ct, sniff)
+	}
+}
