@@ -41,6 +41,11 @@ func (s *Server) docsRoutes(e *echo.Echo) {
 			return c.HTMLBlob(http.StatusOK, body)
 		})
 	}
+	// A trailing slash is the same page's address as a person types it: sent to the page, not
+	// asked for a key.
+	for _, path := range []string{"/docs", "/docs/try"} {
+		public(e, path+"/", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, path) })
+	}
 	for path, a := range map[string]struct {
 		typ  string
 		body []byte

@@ -70,7 +70,7 @@ const (
 // publicPaths need no API key. A browser asks for /favicon.ico on its own: it gets the 404
 // any unknown path gets, not a demand for a key.
 var publicPaths = map[string]bool{"/healthz": true, "/readyz": true, "/openapi.yaml": true,
-	"/docs": true, "/docs/redoc.standalone.js": true, "/docs/try": true, "/docs/elements.web-components.min.js": true,
+	"/docs": true, "/docs/": true, "/docs/redoc.standalone.js": true, "/docs/try": true, "/docs/try/": true, "/docs/elements.web-components.min.js": true,
 	"/docs/elements.styles.min.css": true, "/favicon.ico": true}
 
 // public routes a page that needs no key for GET and for HEAD, which answers the same headers

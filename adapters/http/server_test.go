@@ -901,3 +901,32 @@ func TestAnEnvelopeSaysItsMessageAsWritten(t *testing.T) {
 		t.Errorf("Content-Type %q, X-Content-Type-Options %q", ct, sniff)
 	}
 }
+
+// TestTheDocsPagesAnswerWithATrailingSlash: /docs/ and /docs/try/, as a person types them, send
+// to the page (a redirect, no key asked), for GET and HEAD.
+func TestTheDocsPagesAnswerWithATrailingSlash(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, page := range []string{"/docs", "/docs/try"} {
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			req, _ := http.NewRequest(method, h.srv.URL+page+"/", nil)
+			resp, err := noFollow.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != page {
+				t.Errorf("%s %s/: %d, Location %q", method, page, resp.StatusCode, resp.Header.Get("Location"))
+			}
+		}
+		resp, err := http.Get(h.srv.URL + page + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+			t.Errorf("GET %s/ followed: %d %s", page, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+	}
+}
