@@ -14,7 +14,7 @@ help: ## Show this list
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: run
-run: build ## Start tiyin on SQLite in sandbox mode (prints the sandbox API key)
+run: build ## Start tiyin on SQLite in sandbox mode (prints the sandbox API key); TIYIN_HTTP_ADDR=:8081 / TIYIN_ADMIN_ADDR=127.0.0.1:9091 make run moves its ports
 	./$(BIN) serve
 
 # The build names itself: tiyin version, the start log line and tiyin_build_info.
