@@ -1,12 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"flag"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/tiyin/tiyin/adapters/gateway/guard"
 )
@@ -74,5 +78,56 @@ func TestTheConfigurationDocIsTheSettings(t *testing.T) {
 		if s.name == "TIYIN_GATEWAY_TIMEOUT" && s.def != guard.DefaultTimeout.String() {
 			t.Errorf("TIYIN_GATEWAY_TIMEOUT's default %s is not the guard's %s", s.def, guard.DefaultTimeout)
 		}
+	}
+}
+
+// TestNoDocOrHelpCitesDESIGN: the README, docs/*.md, the Makefile and every command's --help
+// stand alone: none cites "DESIGN" (a document the project does not ship; the decisions it
+// relies on are in docs/design-notes.md). docs/money.md is left out for now: it is being
+// rewritten on another branch (NOTES-px.md).
+func TestNoDocOrHelpCitesDESIGN(t *testing.T) {
+	docs, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"../README.md", "../Makefile"}
+	for _, d := range docs {
+		if filepath.Base(d) != "money.md" {
+			files = append(files, d)
+		}
+	}
+	if len(files) < 12 {
+		t.Fatalf("only %d files found: the check is blind", len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "DESIGN") {
+				t.Errorf("%s:%d cites DESIGN: %s", f, i+1, line)
+			}
+		}
+	}
+	var walk func(c *cobra.Command)
+	seen := 0
+	walk = func(c *cobra.Command) {
+		var help bytes.Buffer
+		c.SetOut(&help)
+		if err := c.Help(); err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		if strings.Contains(help.String(), "DESIGN") {
+			t.Errorf("%s --help cites DESIGN:\n%s", c.CommandPath(), help.String())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(rootCmd(options{}))
+	if seen < 25 {
+		t.Fatalf("only %d commands' help read: the check is blind", seen)
 	}
 }
