@@ -252,10 +252,9 @@ func openDB(ctx context.Context, o options, s schema, fn func(context.Context, c
 		return rootCause(err)
 	}
 	defer func() { _ = app.Stop(context.WithoutCancel(ctx)) }()
-	switch {
-	case s == schemaCurrent:
+	if s == schemaCurrent {
 		err = checkCurrentSchema(ctx, c.db, cfg)
-	default:
+	} else {
 		err = prepareSchema(ctx, c.db, s == schemaApply || (s == schemaAsConfigured && cfg.Migrate), s == schemaAsIs)
 	}
 	if err != nil {

@@ -132,7 +132,7 @@ func (e envelopeErrors) Do(req *http.Request) (*http.Response, error) {
 		}
 		first = false
 		var err error
-		resp, err = e.once(req)
+		resp, err = e.once(req) //nolint:bodyclose // the generated client reads and closes the body Do returns
 		return err
 	})
 	return resp, err
