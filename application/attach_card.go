@@ -123,6 +123,9 @@ func (h *AttachCardHandler) Handle(ctx context.Context, call Call, cmd AttachCar
 		if err != nil {
 			return uuid.Nil, err
 		}
+		if err := h.uncountCode(ctx, cmd); err != nil { // the caps count codes sent
+			return uuid.Nil, err
+		}
 		return uuid.Nil, keep(sendErr) // 1006, and the voided code with it
 	})
 }
@@ -158,11 +161,7 @@ func (h *AttachCardHandler) storeCode(ctx context.Context, cmd AttachCard, ref, 
 // counts nothing. A card and a phone are counted by their keyed hashes, across partners.
 func (h *AttachCardHandler) countCode(ctx context.Context, cmd AttachCard, panHash []byte, now time.Time) error {
 	day, resets := domain.CodeCapDay(now)
-	subject := map[domain.CodeCapScope]string{
-		domain.CodeCapCard:    hex.EncodeToString(panHash),
-		domain.CodeCapPhone:   hex.EncodeToString(phoneHash(h.sealer, cmd.Phone)),
-		domain.CodeCapPartner: cmd.PartnerID.String(),
-	}
+	subject := h.capSubjects(cmd, panHash)
 	for _, c := range h.caps {
 		taken, err := h.counts.Take(ctx, ports.CodeCount{Scope: c.Scope, Key: subject[c.Scope], Day: day, Limit: c.Limit})
 		if err != nil {
@@ -170,6 +169,29 @@ func (h *AttachCardHandler) countCode(ctx context.Context, cmd AttachCard, panHa
 		}
 		if !taken {
 			return domain.AttachCodeCapError{Cap: c, ResetsAt: resets}
+		}
+	}
+	return nil
+}
+
+// capSubjects are what each cap counts a code of cmd against: the card, the phone (by their
+// keyed hashes, across partners) and the partner.
+func (h *AttachCardHandler) capSubjects(cmd AttachCard, panHash []byte) map[domain.CodeCapScope]string {
+	return map[domain.CodeCapScope]string{
+		domain.CodeCapCard:    hex.EncodeToString(panHash),
+		domain.CodeCapPhone:   hex.EncodeToString(phoneHash(h.sealer, cmd.Phone)),
+		domain.CodeCapPartner: cmd.PartnerID.String(),
+	}
+}
+
+// uncountCode gives back the code the SMS gateway refused to send, on the day it is given back
+// (a refusal right after midnight gives it to the new day, whose count it may not have).
+func (h *AttachCardHandler) uncountCode(ctx context.Context, cmd AttachCard) error {
+	day, _ := domain.CodeCapDay(h.clock.Now(cmd.PartnerID))
+	subject := h.capSubjects(cmd, panHashes(h.sealer, cmd.PAN)[0])
+	for _, c := range h.caps {
+		if err := h.counts.GiveBack(ctx, ports.CodeCount{Scope: c.Scope, Key: subject[c.Scope], Day: day, Limit: c.Limit}); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -74,7 +74,8 @@ func TestAttachWhoseSMSFails(t *testing.T) {
 				return tt.sendErr
 			})
 			var voided *domain.Card
-			if tt.voided {
+			if tt.voided { // the caps count codes sent: the refused one is given back to each
+				d.codes.EXPECT().GiveBack(gomock.Any(), gomock.Any()).Return(nil).Times(3)
 				d.cardRepo.EXPECT().Update(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, _ uuid.UUID, fn func(*domain.Card) error) error {
 					voided = domain.RestoreCard(stored.State())
 					return fn(voided)

@@ -245,6 +245,9 @@ type CodeCounter interface {
 	// it counts nothing and reports false. Of two transactions at once only one takes the last
 	// code; a rollback gives the code back.
 	Take(ctx context.Context, c CodeCount) (bool, error)
+	// GiveBack uncounts one code in the transaction of ctx: one the SMS gateway refused to send
+	// (the caps count codes sent). A count already at zero stays there.
+	GiveBack(ctx context.Context, c CodeCount) error
 	// Purge deletes the counts of days before day; no cap reads them again.
 	Purge(ctx context.Context, day time.Time) (int64, error)
 }

@@ -123,12 +123,30 @@ func TestCodeCounterCountsToItsLimit(t *testing.T) {
 		if !errors.Is(err, boom) || !take(ctx, domain.CodeCapPartner, "p", day, 1) {
 			t.Fatalf("a rolled-back take kept its code (%v)", err)
 		}
+		// A code given back (the SMS gateway refused it) can be taken again; a count at zero
+		// stays there.
+		giveBack := func(subject string) {
+			t.Helper()
+			if err := s.uow.Do(ctx, func(ctx context.Context) error {
+				return counts.GiveBack(ctx, ports.CodeCount{Scope: domain.CodeCapCard, Key: subject, Day: day, Limit: 4})
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		giveBack("pan-hash")
+		if !take(ctx, domain.CodeCapCard, "pan-hash", day, 4) || take(ctx, domain.CodeCapCard, "pan-hash", day, 4) {
+			t.Fatal("a code given back was not taken again once, exactly")
+		}
+		giveBack("never-taken")
+		if !take(ctx, domain.CodeCapCard, "never-taken", day, 1) {
+			t.Fatal("a give-back on a count never taken went below zero")
+		}
 		var purged int64
 		if err := s.uow.Do(ctx, func(ctx context.Context) (err error) {
 			purged, err = counts.Purge(ctx, day.AddDate(0, 0, 1))
 			return err
-		}); err != nil || purged != 4 {
-			t.Fatalf("purged %d (%v), want the day's 4 rows", purged, err)
+		}); err != nil || purged != 5 {
+			t.Fatalf("purged %d (%v), want the day's 5 rows", purged, err)
 		}
 		if !take(ctx, domain.CodeCapCard, "pan-hash", day, 1) || take(ctx, domain.CodeCapCard, "pan-hash", day.AddDate(0, 0, 1), 1) {
 			t.Fatal("the purge dropped the wrong day")

@@ -32,6 +32,13 @@ func (c *CodeCounter) Take(ctx context.Context, n ports.CodeCount) (bool, error)
 	return len(sent) == 1, nil
 }
 
+// GiveBack implements ports.CodeCounter.
+func (c *CodeCounter) GiveBack(ctx context.Context, n ports.CodeCount) error {
+	res := c.db.conn(ctx).Exec(`UPDATE attach_code_counts SET sent = sent - 1 WHERE scope = ? AND subject = ? AND day = ? AND sent > 0`,
+		n.Scope.String(), n.Key, n.Day.Format(time.DateOnly))
+	return interpretError(res.Error, nil, nil)
+}
+
 // Purge implements ports.CodeCounter.
 func (c *CodeCounter) Purge(ctx context.Context, day time.Time) (int64, error) {
 	res := c.db.conn(ctx).Exec(`DELETE FROM attach_code_counts WHERE day < ?`, day.Format(time.DateOnly))

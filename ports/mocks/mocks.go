@@ -1144,6 +1144,20 @@ func (m *MockCodeCounter) EXPECT() *MockCodeCounterMockRecorder {
 	return m.recorder
 }
 
+// GiveBack mocks base method.
+func (m *MockCodeCounter) GiveBack(ctx context.Context, c ports.CodeCount) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "GiveBack", ctx, c)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// GiveBack indicates an expected call of GiveBack.
+func (mr *MockCodeCounterMockRecorder) GiveBack(ctx, c any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "GiveBack", reflect.TypeOf((*MockCodeCounter)(nil).GiveBack), ctx, c)
+}
+
 // Purge mocks base method.
 func (m *MockCodeCounter) Purge(ctx context.Context, day time.Time) (int64, error) {
 	m.ctrl.T.Helper()
