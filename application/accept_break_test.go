@@ -3,6 +3,7 @@ package application_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -103,5 +104,50 @@ func TestAcceptingABreakAdjustsTheBooksOnlyWhenAnotherOfficerApprovesIt(t *testi
 	want := []string{"alice proposal.create", "bob proposal.approve"}
 	if got := c.actions(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("audit %v, want %v", got, want)
+	}
+}
+
+// Explaining a break whose acceptance waits for approval closes the proposal with the break
+// (issue 47, 6): in the explanation's transaction, audited, so no approver is left with a
+// proposal whose break is no longer open.
+func TestExplainingABreakClosesItsAcceptanceWaitingForApproval(t *testing.T) {
+	t.Parallel()
+	c := setupConsole(t)
+	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
+	uc := application.New(application.Deps{Clock: c.clock, UoW: c.uow,
+		Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers,
+			Repayments: c.payments, Partners: c.partners, Reconciliation: rec},
+		Console: application.ConsoleStores{Operators: c.operators, SecondFactors: c.factors, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
+	ctx := context.Background()
+	maker := application.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer}
+	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
+	c.known(maker, checker)
+	extra := ports.BreakRecord{ID: uuid.New(), Day: domain.BusinessDate(t0), Source: "UZCARD", Status: ports.BreakOpen,
+		Break: domain.Break{Kind: domain.BreakMissingInTiyin, LineID: "D-9",
+			Theirs: &domain.StatementLine{ID: "D-9", Kind: domain.LineDebit, Amount: 300, At: t0, Status: domain.LineDone}}}
+	rec.EXPECT().Break(gomock.Any(), extra.ID).DoAndReturn(func(context.Context, uuid.UUID) (ports.BreakRecord, error) {
+		return extra, nil
+	}).AnyTimes()
+	rec.EXPECT().Close(gomock.Any(), extra.ID, ports.BreakExplained, gomock.Any(), "bob", gomock.Any()).DoAndReturn(
+		func(_ context.Context, _ uuid.UUID, status, _, _ string, _ time.Time) error {
+			extra.Status = status
+			return nil
+		})
+	id, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, extra.ID, "HUMO's file lists the debit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := uc.Actions.ExplainBreak.Handle(ctx, checker, extra.ID, "the debit was refunded at the desk"); err != nil {
+		t.Fatal(err)
+	}
+	if p := c.props[id]; p.Status != domain.ProposalRejected || p.DecidedBy != checker.ID {
+		t.Fatalf("the proposal is %s, decided by %s", p.Status, p.DecidedBy)
+	}
+	want := []string{"alice proposal.create", "bob break.explain", "bob proposal.supersede"}
+	if got := c.actions(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("audit %v, want %v", got, want)
+	}
+	if err := uc.Actions.DecideProposal.Handle(ctx, checker, application.DecideProposal{ID: id, Approve: true}); !errors.Is(err, domain.ErrProposalClosed) {
+		t.Fatalf("approving the closed proposal: %v", err)
 	}
 }

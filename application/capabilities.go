@@ -255,7 +255,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 				st.Repayments, cs.Proposals, cs.Operators, st.Reconciliation, cs.AuditLog, cfg.Product),
 			ProposeBreakAcceptance: NewProposeBreakAcceptanceHandler(d.Clock, d.UoW, st.Reconciliation, st.Transfers, cs.Proposals, cs.AuditLog),
 			ProposeLoanAction:      NewProposeLoanActionHandler(d.Clock, d.UoW, st.Loans, cs.Proposals, cs.AuditLog),
-			ExplainBreak:           NewExplainBreakHandler(d.Clock, d.UoW, st.Reconciliation, cs.AuditLog),
+			ExplainBreak:           NewExplainBreakHandler(d.Clock, d.UoW, st.Reconciliation, cs.Proposals, cs.AuditLog),
 			RunReconciliation:      NewRunReconciliationHandler(d.Clock, d.UoW, d.ReconcileDay, cs.AuditLog),
 		},
 	}

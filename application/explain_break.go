@@ -10,20 +10,24 @@ import (
 )
 
 // ExplainBreakHandler marks a reconciliation break explained with an officer's note (what the
-// network or the bank said), in one transaction with its audit line.
+// network or the bank said), in one transaction with its audit line and the closing of any
+// proposal to accept the break's other side that still waits for approval.
 type ExplainBreakHandler struct {
 	uow            ports.UnitOfWork
 	reconciliation ports.ReconciliationRepository
+	proposals      ports.ProposalRepository
 	audit          audit
 }
 
 // NewExplainBreakHandler returns the handler on the ports it uses.
 func NewExplainBreakHandler(clock ports.Clock, uow ports.UnitOfWork, reconciliation ports.ReconciliationRepository,
-	log ports.AuditLog) *ExplainBreakHandler {
-	return &ExplainBreakHandler{uow: uow, reconciliation: reconciliation, audit: audit{clock: clock, log: log}}
+	proposals ports.ProposalRepository, log ports.AuditLog) *ExplainBreakHandler {
+	return &ExplainBreakHandler{uow: uow, reconciliation: reconciliation, proposals: proposals, audit: audit{clock: clock, log: log}}
 }
 
-// Handle explains break id; a note is required.
+// Handle explains break id; a note is required. An acceptance of the break proposed and not
+// yet decided is closed with it (rejected, audited proposal.supersede): once the break is
+// explained, its approval could only be refused.
 func (h *ExplainBreakHandler) Handle(ctx context.Context, who Actor, id uuid.UUID, note string) error {
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return err
@@ -36,6 +40,33 @@ func (h *ExplainBreakHandler) Handle(ctx context.Context, who Actor, id uuid.UUI
 		if err := h.reconciliation.Close(ctx, id, ports.BreakExplained, note, who.Name, h.audit.now()); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "break.explain", "break:"+id.String(), note)
+		if err := h.audit.record(ctx, who, "break.explain", "break:"+id.String(), note); err != nil {
+			return err
+		}
+		return h.supersede(ctx, who, id)
 	})
+}
+
+// supersede closes the break's open proposals, in the transaction of ctx.
+func (h *ExplainBreakHandler) supersede(ctx context.Context, who Actor, id uuid.UUID) error {
+	ps, err := h.proposals.List(ctx, id, attentionLimit)
+	if err != nil {
+		return err
+	}
+	now := h.audit.now()
+	for _, p := range ps {
+		if p.Kind != domain.AcceptBreak || p.StatusAt(now) != domain.ProposalOpen {
+			continue
+		}
+		if err := h.proposals.Update(ctx, p.ID, func(x *domain.Proposal) error {
+			x.Withdraw(who.ID, now)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := h.audit.record(ctx, who, "proposal.supersede", objectName(p), describe(p)+"; the break was explained"); err != nil {
+			return err
+		}
+	}
+	return nil
 }

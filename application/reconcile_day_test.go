@@ -121,7 +121,7 @@ func TestAnOfficerExplainsABreak(t *testing.T) {
 	t.Parallel()
 	c := setupConsole(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewExplainBreakHandler(c.clock, c.uow, rec, c.auditLog())
+	h := application.NewExplainBreakHandler(c.clock, c.uow, rec, c.proposals, c.auditLog())
 	officer := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
 	viewer := application.Actor{ID: uuid.New(), Name: "vic", Role: domain.RoleViewer}
 	id := uuid.New()

@@ -109,8 +109,8 @@ func (p *Proposal) Decide(approve bool, by uuid.UUID, now time.Time) error {
 	return nil
 }
 
-// Withdraw closes the proposal without a decision, when the object it was about no longer has
-// an unknown outcome (the gateway answered meanwhile).
+// Withdraw closes the proposal without a decision, when the object it was about no longer asks
+// for one: an unknown outcome the gateway answered meanwhile, a break an officer explained.
 func (p *Proposal) Withdraw(by uuid.UUID, now time.Time) {
 	p.Status, p.DecidedBy, p.DecidedAt = ProposalRejected, by, now
 }
