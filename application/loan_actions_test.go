@@ -100,6 +100,7 @@ func TestALoanActionIsAppliedOnlyWhenASecondOfficerApprovesIt(t *testing.T) {
 			c.known(maker, checker)
 			uc := c.app()
 			loan, current := c.overdueLoan(t)
+			c.payments.EXPECT().ReceiptUsed(gomock.Any(), gomock.Any(), gomock.Any()).Return(false, nil).AnyTimes()
 			before, _ := loan.PositionAt(t0)
 			tc.cmd.LoanID = loan.ID()
 			if _, err := uc.Actions.ProposeLoanAction.Handle(ctx, viewer, tc.cmd); !errors.Is(err, domain.ErrForbidden) {
@@ -193,5 +194,30 @@ func TestALoanActionTheLoanRefusesIsNotProposed(t *testing.T) {
 	}
 	if len(c.audit) != 0 || len(c.props) != 0 {
 		t.Fatalf("refused proposals left %d audit lines, %d proposals", len(c.audit), len(c.props))
+	}
+}
+
+// A manual repayment whose receipt paid another repayment already is refused at the preview
+// and at the proposal with the message its approval would give (issue 47, 10), so no dead
+// proposal holds the loan's one open slot.
+func TestAManualRepaymentWithAUsedReceiptIsRefusedBeforeItIsProposed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	maker := application.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer}
+	c := setupConsole(t)
+	uc := c.app()
+	loan, _ := c.overdueLoan(t)
+	c.payments.EXPECT().ReceiptUsed(gomock.Any(), domain.ChannelCashDesk, "KASSA-17").Return(true, nil).AnyTimes()
+	cmd := application.ProposeLoanAction{Kind: domain.ActionManualRepayment, LoanID: loan.ID(), Terms: domain.LoanActionTerms{
+		Amount: 2_000_000, PaymentType: domain.PaymentTerm, Channel: domain.ChannelCashDesk}, Ref: " KASSA-17 ", Reason: "paid at the desk"}
+	preview, err := uc.Views.LoanAction.Handle(ctx, maker, cmd)
+	if err != nil || preview.Refusal != domain.ErrDebitUsed.Error() {
+		t.Fatalf("preview: %v, refusal %q, want %q", err, preview.Refusal, domain.ErrDebitUsed)
+	}
+	if _, err := uc.Actions.ProposeLoanAction.Handle(ctx, maker, cmd); !errors.Is(err, domain.ErrDebitUsed) || err.Error() != domain.ErrDebitUsed.Error() {
+		t.Fatalf("proposal: %v, want %v", err, domain.ErrDebitUsed)
+	}
+	if len(c.audit) != 0 || len(c.props) != 0 {
+		t.Fatalf("a refused proposal left %d audit lines, %d proposals", len(c.audit), len(c.props))
 	}
 }

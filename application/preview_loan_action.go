@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -34,16 +35,17 @@ type LoanPicture struct {
 // stored proposal, for its approver. It changes nothing: the action is applied to a copy of the
 // loan.
 type PreviewLoanActionHandler struct {
-	clock     ports.Clock
-	loans     ports.LoanRepository
-	partners  ports.PartnerRepository
-	proposals ports.ProposalRepository
+	clock      ports.Clock
+	loans      ports.LoanRepository
+	partners   ports.PartnerRepository
+	proposals  ports.ProposalRepository
+	repayments ports.RepaymentRepository
 }
 
 // NewPreviewLoanActionHandler returns the handler on the ports it uses.
 func NewPreviewLoanActionHandler(clock ports.Clock, loans ports.LoanRepository, partners ports.PartnerRepository,
-	proposals ports.ProposalRepository) *PreviewLoanActionHandler {
-	return &PreviewLoanActionHandler{clock: clock, loans: loans, partners: partners, proposals: proposals}
+	proposals ports.ProposalRepository, repayments ports.RepaymentRepository) *PreviewLoanActionHandler {
+	return &PreviewLoanActionHandler{clock: clock, loans: loans, partners: partners, proposals: proposals, repayments: repayments}
 }
 
 // Handle previews a maker's action before it is proposed: a terms error (a missing reason, a
@@ -95,6 +97,16 @@ func (h *PreviewLoanActionHandler) preview(ctx context.Context, p *domain.Propos
 	if v.Outcome, err = p.ApplyTo(loan, newID(), newID(), now); err != nil {
 		v.Refusal = err.Error()
 		return v, nil
+	}
+	// A used receipt is refused by the store when the approval creates the repayment (an
+	// approved proposal's receipt is its own repayment's).
+	if p.Status == domain.ProposalOpen {
+		if err := receiptUnused(ctx, h.repayments, p); errors.Is(err, domain.ErrDebitUsed) {
+			v.Refusal = err.Error()
+			return v, nil
+		} else if err != nil {
+			return v, err
+		}
 	}
 	v.After, err = picture(loan, now)
 	return v, err

@@ -22,22 +22,25 @@ type ProposeLoanAction struct {
 // ProposeLoanActionHandler records loan action proposals; a second officer approves them
 // (DecideProposalHandler), which applies them.
 type ProposeLoanActionHandler struct {
-	uow       ports.UnitOfWork
-	clock     ports.Clock
-	loans     ports.LoanRepository
-	proposals ports.ProposalRepository
-	audit     audit
+	uow        ports.UnitOfWork
+	clock      ports.Clock
+	loans      ports.LoanRepository
+	proposals  ports.ProposalRepository
+	repayments ports.RepaymentRepository
+	audit      audit
 }
 
 // NewProposeLoanActionHandler returns the handler on the ports it uses.
 func NewProposeLoanActionHandler(clock ports.Clock, uow ports.UnitOfWork, loans ports.LoanRepository,
-	proposals ports.ProposalRepository, log ports.AuditLog) *ProposeLoanActionHandler {
-	return &ProposeLoanActionHandler{uow: uow, clock: clock, loans: loans, proposals: proposals, audit: audit{clock: clock, log: log}}
+	proposals ports.ProposalRepository, repayments ports.RepaymentRepository, log ports.AuditLog) *ProposeLoanActionHandler {
+	return &ProposeLoanActionHandler{uow: uow, clock: clock, loans: loans, proposals: proposals, repayments: repayments,
+		audit: audit{clock: clock, log: log}}
 }
 
 // Handle records the proposal and returns its id. An action the loan refuses now (nothing to
 // waive, an amount above the payoff, a closed loan) is refused at once: it is tried on a copy
-// of the loan, as the preview does.
+// of the loan, as the preview does; so is a manual repayment whose receipt paid another
+// repayment already (domain.ErrDebitUsed).
 func (h *ProposeLoanActionHandler) Handle(ctx context.Context, who Actor, cmd ProposeLoanAction) (uuid.UUID, error) {
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return uuid.Nil, err
@@ -51,6 +54,9 @@ func (h *ProposeLoanActionHandler) Handle(ctx context.Context, who Actor, cmd Pr
 		return uuid.Nil, err
 	}
 	if _, err := p.ApplyTo(loan, newID(), newID(), h.clock.Now(loan.PartnerID())); err != nil {
+		return uuid.Nil, err
+	}
+	if err := receiptUnused(ctx, h.repayments, p); err != nil {
 		return uuid.Nil, err
 	}
 	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, p)

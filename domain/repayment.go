@@ -18,6 +18,9 @@ var (
 	ErrRepaymentExpired = errors.New("repayment request expired")
 	// ErrDebitRejected means the card debit named by debitId cannot pay the request.
 	ErrDebitRejected = errors.New("debit rejected")
+	// ErrDebitUsed means the debit, or a manual repayment's receipt or transfer reference, paid
+	// another repayment already; it matches ErrDebitRejected.
+	ErrDebitUsed = fmt.Errorf("%w: the debit, or the receipt's or transfer's reference, paid another repayment already", ErrDebitRejected)
 	// ErrLoanClosed means the loan is paid off; it matches ErrLoanNotIssued (code 1013).
 	ErrLoanClosed = fmt.Errorf("%w: the loan is paid off", ErrLoanNotIssued)
 )

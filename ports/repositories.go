@@ -209,6 +209,10 @@ type RepaymentRepository interface {
 	Update(ctx context.Context, id uuid.UUID, fn func(r *domain.Repayment) error) error
 	// ListPayments returns the loan's posted payments in date order.
 	ListPayments(ctx context.Context, loanID uuid.UUID) ([]domain.Payment, error)
+	// ReceiptUsed reports whether a manual repayment by the channel (the cash desk, a bank
+	// transfer) was paid with the receipt's or transfer's reference ref already: Create would
+	// refuse another (domain.ErrDebitUsed).
+	ReceiptUsed(ctx context.Context, channel domain.Channel, ref string) (bool, error)
 }
 
 // CardRepository stores payment cards.

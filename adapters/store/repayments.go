@@ -108,17 +108,23 @@ type RepaymentRepository struct{ db *DB }
 func NewRepaymentRepository(db *DB) *RepaymentRepository { return &RepaymentRepository{db: db} }
 
 var repaymentUnique = constraintErrors{
-	"repayments_debit_key":                    errDebitUsed,
-	"repayments.network, repayments.debit_id": errDebitUsed,
+	"repayments_debit_key":                    domain.ErrDebitUsed,
+	"repayments.network, repayments.debit_id": domain.ErrDebitUsed,
 }
-
-var errDebitUsed = fmt.Errorf("%w: the debit, or the receipt's or transfer's reference, paid another repayment already", domain.ErrDebitRejected)
 
 // Create implements ports.RepaymentRepository. A checked request has no debit yet, so no
 // constraint can refuse it; a manual repayment, created paid, is refused when its reference
 // paid another already.
 func (r *RepaymentRepository) Create(ctx context.Context, rp *domain.Repayment) error {
 	return createWithEvents(ctx, r.db, toRepaymentModel(rp), rp, repaymentUnique)
+}
+
+// ReceiptUsed implements ports.RepaymentRepository: a manual repayment is stored under its
+// channel as its network, with its reference as its debit (the unique key Create meets).
+func (r *RepaymentRepository) ReceiptUsed(ctx context.Context, channel domain.Channel, ref string) (bool, error) {
+	var n int64
+	err := r.db.conn(ctx).Model(&repaymentModel{}).Where("network = ? AND debit_id = ?", channel.String(), ref).Limit(1).Count(&n).Error
+	return n > 0, interpretError(err, nil, nil)
 }
 
 // Get implements ports.RepaymentRepository.

@@ -218,3 +218,31 @@ func TestARepaymentRequestInItsRequestsTransaction(t *testing.T) {
 		}
 	})
 }
+
+// TestAUsedReceiptIsKnownBeforeARepaymentIsCreated: a manual repayment's receipt is used once
+// it paid one (ReceiptUsed says so before Create refuses another, issue 47, 10), under its
+// channel only.
+func TestAUsedReceiptIsKnownBeforeARepaymentIsCreated(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		l := s.fundedLoan(t, 1_000_000)
+		if used := must(s.repayments.ReceiptUsed(ctx, domain.ChannelCashDesk, "KASSA-17")); used {
+			t.Fatal("an unused receipt is used")
+		}
+		r, _, err := domain.PostManually(uuid.New(), l, domain.Payment{Type: domain.PaymentTerm, Amount: 100_000,
+			Channel: domain.ChannelCashDesk, DebitID: "KASSA-17", ExternalID: uuid.New(), TransactionID: uuid.New(), At: t0.AddDate(0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.uow.Do(ctx, func(ctx context.Context) error { return s.repayments.Create(ctx, r) }); err != nil {
+			t.Fatal(err)
+		}
+		if used := must(s.repayments.ReceiptUsed(ctx, domain.ChannelCashDesk, "KASSA-17")); !used {
+			t.Fatal("a receipt that paid a repayment is unused")
+		}
+		if used := must(s.repayments.ReceiptUsed(ctx, domain.ChannelBankTransfer, "KASSA-17")); used {
+			t.Fatal("the cash desk's receipt is a bank transfer's")
+		}
+	})
+}

@@ -1009,6 +1009,21 @@ func (mr *MockRepaymentRepositoryMockRecorder) ListPayments(ctx, loanID any) *go
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListPayments", reflect.TypeOf((*MockRepaymentRepository)(nil).ListPayments), ctx, loanID)
 }
 
+// ReceiptUsed mocks base method.
+func (m *MockRepaymentRepository) ReceiptUsed(ctx context.Context, channel domain.Channel, ref string) (bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ReceiptUsed", ctx, channel, ref)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ReceiptUsed indicates an expected call of ReceiptUsed.
+func (mr *MockRepaymentRepositoryMockRecorder) ReceiptUsed(ctx, channel, ref any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ReceiptUsed", reflect.TypeOf((*MockRepaymentRepository)(nil).ReceiptUsed), ctx, channel, ref)
+}
+
 // Update mocks base method.
 func (m *MockRepaymentRepository) Update(ctx context.Context, id uuid.UUID, fn func(*domain.Repayment) error) error {
 	m.ctrl.T.Helper()
