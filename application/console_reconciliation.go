@@ -11,7 +11,7 @@ import (
 )
 
 // ReconciliationPage is the console's reconciliation page: the breaks asked for, and the day
-// closed last (the one the run form offers).
+// closed last (the one the run form offers, and the last it accepts).
 type ReconciliationPage struct {
 	Breaks    []ports.BreakRecord
 	Query     ports.BreakQuery
@@ -43,7 +43,7 @@ func (h *ConsoleReconciliationHandler) Handle(ctx context.Context, who Actor, q 
 	}
 	q.Limit = 200
 	now := h.clock.Now(uuid.Nil)
-	page := ReconciliationPage{Query: q, ClosedDay: domain.BusinessDate(now).AddDate(0, 0, -1), Proposed: map[uuid.UUID]*domain.Proposal{}}
+	page := ReconciliationPage{Query: q, ClosedDay: domain.BusinessDate(latestNow(h.clock)).AddDate(0, 0, -1), Proposed: map[uuid.UUID]*domain.Proposal{}}
 	var err error
 	if page.Breaks, err = h.reconciliation.Breaks(ctx, q); err != nil {
 		return page, err

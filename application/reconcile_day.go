@@ -18,9 +18,6 @@ import (
 type ReconcileDay struct {
 	Day    time.Time // a business date
 	Source string    // a network's name, or domain.SourceCoreBanking
-	// Once skips a day and network already reconciled (the daily job); a command or an
-	// operator runs it again.
-	Once bool
 }
 
 // ReconcileResult is a run's outcome: tiyin's and the other side's line counts (a balance is a
@@ -32,8 +29,11 @@ type ReconcileResult struct {
 	New                   int
 	// Found is every break of this run, as "KIND line-id".
 	Found []string
-	// Skipped: Once, and the day was reconciled already.
-	Skipped bool
+	// NewBreaks are the breaks no earlier run had recorded, with both sides.
+	NewBreaks []ports.BreakRecord
+	// Standing counts the day's breaks of the source by status after the run (OPEN, RESOLVED,
+	// EXPLAINED): a day found again by a run is worked when none is OPEN.
+	Standing map[string]int
 }
 
 // ReconcileDayHandler runs a day's reconciliation: it reads tiyin's side, asks the other side
@@ -65,13 +65,15 @@ func ReconciliationSources() []string {
 	return append(out, domain.SourceCoreBanking)
 }
 
-// Handle reconciles the day with the source.
+// Handle reconciles the day with the source. Only a closed day is reconciled
+// (domain.ErrDayNotClosed otherwise), and reconciling one again is safe: each break is kept
+// once and an unknown outcome is settled once, so the daily job runs its day whatever ran it
+// before.
 func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (ReconcileResult, error) {
 	day := domain.BusinessDate(cmd.Day)
-	if cmd.Once {
-		if ran, err := h.reconciliation.Ran(ctx, day, cmd.Source); err != nil || ran {
-			return ReconcileResult{Skipped: ran}, err
-		}
+	if now := latestNow(h.clock); !domain.DayClosed(day, now) {
+		return ReconcileResult{}, fmt.Errorf("%w: %s is not over yet (it is %s in Tashkent)", domain.ErrDayNotClosed,
+			day.Format(time.DateOnly), now.In(domain.Tashkent).Format("2006-01-02 15:04"))
 	}
 	res, breaks, err := h.compare(ctx, day, cmd.Source)
 	if err != nil {
@@ -93,6 +95,15 @@ func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (Rec
 		res.New, err = h.reconciliation.Record(ctx, run, breaks)
 		return err
 	})
+	if err != nil {
+		return res, err
+	}
+	if res.New > 0 {
+		if res.NewBreaks, err = h.reconciliation.Breaks(ctx, ports.BreakQuery{RunID: run.ID, Limit: res.New}); err != nil {
+			return res, err
+		}
+	}
+	res.Standing, err = h.reconciliation.Standing(ctx, day, cmd.Source)
 	return res, err
 }
 
@@ -131,6 +142,18 @@ func (h *ReconcileDayHandler) compare(ctx context.Context, day time.Time, source
 	var breaks []domain.Break
 	res.Matched, breaks = domain.Reconcile(ours, theirs)
 	return res, breaks, nil
+}
+
+// latestNow is the latest time of the clock: the system time, or in the sandbox the time of a
+// partner whose clock is ahead of it (its movements are filed on its own days).
+func latestNow(clock ports.Clock) time.Time {
+	now := clock.Now(uuid.Nil)
+	for _, p := range clock.Ahead() {
+		if t := clock.Now(p); t.After(now) {
+			now = t
+		}
+	}
+	return now
 }
 
 // ErrBadSource means a reconciliation was asked of a source tiyin does not know.

@@ -21,13 +21,14 @@ func TestReconcilingADayRecordsItsBreaksInOneTransaction(t *testing.T) {
 	d := setup(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
 	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger)
-	day := domain.BusinessDate(t0)
+	day := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	q := ports.StatementQuery{Network: domain.NetworkUzcard, Day: day}
 	ok := domain.StatementLine{ID: "t1:CREDIT", Kind: domain.LineCredit, Amount: 100, At: t0, Status: domain.LineDone}
 	lost := domain.StatementLine{ID: "t2:CREDIT", Kind: domain.LineCredit, Amount: 200, At: t0, Status: domain.LineDone}
 	extra := domain.StatementLine{ID: "D-9", Kind: domain.LineDebit, Amount: 300, At: t0, Status: domain.LineDone}
 	rec.EXPECT().Lines(gomock.Any(), q).Return([]domain.StatementLine{ok, lost}, nil)
 	d.cards.EXPECT().Statement(gomock.Any(), q).Return([]domain.StatementLine{ok, extra}, nil)
+	var recorded uuid.UUID
 	rec.EXPECT().Record(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
 		func(_ context.Context, run ports.ReconciliationRun, breaks []domain.Break) (int, error) {
 			if !d.inTx {
@@ -36,11 +37,21 @@ func TestReconcilingADayRecordsItsBreaksInOneTransaction(t *testing.T) {
 			if run.Day != day || run.Source != "UZCARD" || run.Matched != 1 || run.Breaks != 2 || len(breaks) != 2 {
 				t.Errorf("run %+v with %d breaks", run, len(breaks))
 			}
+			recorded = run.ID
 			return 2, nil
 		})
-	res, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Source: "UZCARD"})
+	newly := []ports.BreakRecord{{ID: uuid.New(), Day: day, Source: "UZCARD", Status: ports.BreakOpen}, {ID: uuid.New(), Day: day, Source: "UZCARD", Status: ports.BreakOpen}}
+	rec.EXPECT().Breaks(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, q ports.BreakQuery) ([]ports.BreakRecord, error) {
+		if q.RunID != recorded || q.Limit != 2 {
+			t.Errorf("the new breaks asked as %+v", q)
+		}
+		return newly, nil
+	})
+	rec.EXPECT().Standing(gomock.Any(), day, "UZCARD").Return(map[string]int{ports.BreakOpen: 2, ports.BreakResolved: 1}, nil)
+	res, err := h.Handle(context.Background(), application.ReconcileDay{Day: day, Source: "UZCARD"})
 	if err != nil || res.Ours != 2 || res.Theirs != 2 || res.Matched != 1 || res.New != 2 ||
-		res.Breaks[domain.BreakMissingAtNetwork] != 1 || res.Breaks[domain.BreakMissingInTiyin] != 1 {
+		res.Breaks[domain.BreakMissingAtNetwork] != 1 || res.Breaks[domain.BreakMissingInTiyin] != 1 ||
+		len(res.NewBreaks) != 2 || res.Standing[ports.BreakOpen] != 2 || res.Standing[ports.BreakResolved] != 1 {
 		t.Fatalf("result %+v, %v", res, err)
 	}
 }
@@ -52,7 +63,7 @@ func TestAStatementTheNetworkCannotGiveRecordsNothing(t *testing.T) {
 	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger)
 	rec.EXPECT().Lines(gomock.Any(), gomock.Any()).Return(nil, nil)
 	d.cards.EXPECT().Statement(gomock.Any(), gomock.Any()).Return(nil, ports.ErrGatewayTransient)
-	if _, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Source: "HUMO"}); !errors.Is(err, ports.ErrUnavailable) {
+	if _, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0.AddDate(0, 0, -1), Source: "HUMO"}); !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("a statement the network cannot give: %v, want ports.ErrUnavailable", err)
 	}
 }
@@ -80,6 +91,8 @@ func TestAStatementSettlesAnUnknownCreditOnce(t *testing.T) {
 			}
 			return len(breaks), nil
 		}).Times(2)
+	rec.EXPECT().Breaks(gomock.Any(), gomock.Any()).Return(nil, nil).Times(2)
+	rec.EXPECT().Standing(gomock.Any(), gomock.Any(), "UZCARD").Return(map[string]int{ports.BreakResolved: 1}, nil).Times(2)
 	var posted []domain.PostingKind
 	c.ledger.EXPECT().Post(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p domain.Posting) error {
 		if !c.inTx {
@@ -89,7 +102,7 @@ func TestAStatementSettlesAnUnknownCreditOnce(t *testing.T) {
 		return nil
 	}).Times(1)
 	for range 2 {
-		if _, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Source: "UZCARD"}); err != nil {
+		if _, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0.AddDate(0, 0, -1), Source: "UZCARD"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -101,17 +114,55 @@ func TestAStatementSettlesAnUnknownCreditOnce(t *testing.T) {
 	}
 }
 
-// The daily job reconciles a day once: a day already reconciled is skipped, asking nothing of
-// the network.
-func TestTheDailyRunSkipsADayAlreadyReconciled(t *testing.T) {
+// Only a closed business day is reconciled (issue 47, 7): today and any day after it are
+// refused before anything is read or asked of a network, since a run of a day still going on
+// would leave its later movements unreconciled. In the sandbox a partner whose clock is ahead
+// has closed its own today.
+func TestOnlyAClosedDayIsReconciled(t *testing.T) {
 	t.Parallel()
-	d := setup(t)
-	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger)
-	rec.EXPECT().Ran(gomock.Any(), domain.BusinessDate(t0), "HUMO").Return(true, nil)
-	res, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0, Source: "HUMO", Once: true})
-	if err != nil || !res.Skipped {
-		t.Fatalf("%+v, %v", res, err)
+	for _, tc := range []struct {
+		name   string
+		day    time.Time
+		ahead  time.Duration
+		closed bool
+	}{
+		{"today is refused", t0, 0, false},
+		{"today's last instant is refused", domain.BusinessDate(t0).Add(23*time.Hour + 59*time.Minute), 0, false},
+		{"tomorrow is refused", t0.AddDate(0, 0, 1), 0, false},
+		{"yesterday is reconciled", t0.AddDate(0, 0, -1), 0, true},
+		{"a sandbox partner a day ahead closed today", t0, 24 * time.Hour, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := setup(t)
+			ctrl := gomock.NewController(t)
+			clock := mocks.NewMockClock(ctrl)
+			partner := uuid.New()
+			clock.EXPECT().Now(gomock.Any()).DoAndReturn(func(p uuid.UUID) time.Time {
+				if p == partner {
+					return t0.Add(tc.ahead)
+				}
+				return t0
+			}).AnyTimes()
+			clock.EXPECT().Ahead().DoAndReturn(func() []uuid.UUID {
+				if tc.ahead > 0 {
+					return []uuid.UUID{partner}
+				}
+				return nil
+			}).AnyTimes()
+			rec := mocks.NewMockReconciliationRepository(ctrl)
+			h := application.NewReconcileDayHandler(clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger)
+			if tc.closed {
+				rec.EXPECT().Lines(gomock.Any(), gomock.Any()).Return(nil, nil)
+				d.cards.EXPECT().Statement(gomock.Any(), gomock.Any()).Return(nil, nil)
+				rec.EXPECT().Record(gomock.Any(), gomock.Any(), gomock.Any()).Return(0, nil)
+				rec.EXPECT().Standing(gomock.Any(), gomock.Any(), "UZCARD").Return(map[string]int{}, nil)
+			}
+			_, err := h.Handle(context.Background(), application.ReconcileDay{Day: tc.day, Source: "UZCARD"})
+			if tc.closed && err != nil || !tc.closed && !errors.Is(err, domain.ErrDayNotClosed) {
+				t.Fatalf("reconciling %s at %s: %v", tc.day.Format(time.DateOnly), t0, err)
+			}
+		})
 	}
 }
 

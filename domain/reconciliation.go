@@ -2,6 +2,7 @@ package domain
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +14,15 @@ import (
 // tiyin recorded with the ones the other side's statement lists, and names every difference a
 // break. This file is the matching, a pure function of the two sides; running it, keeping the
 // breaks and working them are the application's.
+
+// ErrDayNotClosed means a reconciliation was asked of a business day not over yet (today or a
+// day after it, Asia/Tashkent): its movements are not all in, and a run of it would leave the
+// rest of the day unreconciled.
+var ErrDayNotClosed = errors.New("only a closed business day can be reconciled, one before today (Asia/Tashkent)")
+
+// DayClosed reports whether the business date day is over at now: it is before now's business
+// date.
+func DayClosed(day, now time.Time) bool { return BusinessDate(day).Before(BusinessDate(now)) }
 
 // LineKind is which way a statement line moved money: a credit to a card (a transfer) or a
 // debit of a card (a repayment).

@@ -356,14 +356,14 @@ type ReconciliationRepository interface {
 	// recorded for the day and source (the same kind and line) is kept once, however many
 	// runs or nodes find it; it returns how many of breaks were new.
 	Record(ctx context.Context, run ReconciliationRun, breaks []domain.Break) (int, error)
-	// Ran reports whether a run of the day and source (a network's name, or
-	// domain.SourceCoreBanking) is recorded.
-	Ran(ctx context.Context, day time.Time, source string) (bool, error)
 	// OpenBreaks counts the breaks still OPEN by how long ago they were found at now: within a
 	// day, 1–7 days, 7–30 days, longer (BreakAges' order).
 	OpenBreaks(ctx context.Context, now time.Time) (BreakAges, error)
 	// Breaks lists recorded breaks.
 	Breaks(ctx context.Context, q BreakQuery) ([]BreakRecord, error)
+	// Standing counts the breaks of a day and source by status (BreakOpen, BreakResolved,
+	// BreakExplained): how much of the day is worked.
+	Standing(ctx context.Context, day time.Time, source string) (map[string]int, error)
 	// Break is one recorded break; ErrBreakNotFound when there is none.
 	Break(ctx context.Context, id uuid.UUID) (BreakRecord, error)
 	// Close marks an OPEN break status (BreakResolved, BreakExplained) with the operator's
@@ -384,11 +384,15 @@ const (
 	BreakExplained = "EXPLAINED"
 )
 
-// BreakQuery asks for breaks: of a status (empty for any), of a day (zero for any), newest
-// found first, at most Limit.
+// BreakQuery asks for breaks: of a status (empty for any), of a day (zero for any), of a
+// source (empty for any), recorded first by a run (uuid.Nil for any), newest found first (with
+// Oldest, the oldest day first), at most Limit.
 type BreakQuery struct {
 	Status string
 	Day    time.Time
+	Source string
+	RunID  uuid.UUID
+	Oldest bool
 	Limit  int
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -20,6 +21,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // execute runs root on args and returns the exit status: 0, 2 for a command line it does not
@@ -187,9 +189,10 @@ func listOf(s []string) []string {
 // cli is what a one-shot command works with: its configuration, the database and the use
 // cases, built by the server's own graph without its listener and workers.
 type cli struct {
-	cfg config
-	db  *store.DB
-	app *application.App
+	cfg   config
+	db    *store.DB
+	app   *application.App
+	clock ports.Clock
 }
 
 // schema is what a command does with the database's schema before it works.
@@ -247,7 +250,7 @@ func openDB(ctx context.Context, o options, s schema, fn func(context.Context, c
 	}
 	defer func() { _ = log.Sync() }()
 	c := cli{cfg: cfg}
-	app := fx.New(graph(cfg, log), fx.Populate(&c.db, &c.app))
+	app := fx.New(graph(cfg, log), fx.Populate(&c.db, &c.app, &c.clock))
 	if err := app.Start(ctx); err != nil {
 		return rootCause(err)
 	}
@@ -259,6 +262,13 @@ func openDB(ctx context.Context, o options, s schema, fn func(context.Context, c
 	}
 	if err != nil {
 		return err
+	}
+	// The sandbox's partners' clocks are read as a node reads them when it starts, so a
+	// command sees the time the server does (a day a partner's clock closed, say).
+	if sc, ok := c.clock.(*store.SandboxClock); ok && s != schemaAsIs {
+		if err := sc.Refresh(ctx); err != nil {
+			return err
+		}
 	}
 	return fn(ctx, c)
 }
@@ -581,13 +591,15 @@ reconciles one source. Run it again, or on several nodes at once: each break is 
 				out := map[string]application.ReconcileResult{}
 				for _, n := range sources {
 					r, err := in.app.Operations.ReconcileDay.Handle(ctx, application.ReconcileDay{Day: day, Source: n})
+					if errors.Is(err, domain.ErrDayNotClosed) {
+						return err
+					}
 					if err != nil {
 						return fmt.Errorf("%s: %w", n, err)
 					}
 					out[n] = r
 					if !asJSON {
-						fmt.Printf("%s %s: tiyin %d lines, theirs %d, matched %d, breaks %d (%d new) %v\n", date, n, r.Ours, r.Theirs,
-							r.Matched, len(r.Found), r.New, r.Breaks)
+						printReconciled(os.Stdout, date, n, r)
 					}
 				}
 				if asJSON {
@@ -602,6 +614,26 @@ reconciles one source. Run it again, or on several nodes at once: each break is 
 	c.Flags().BoolVar(&asJSON, "json", false, "print each source's result as JSON")
 	_ = c.MarkFlagRequired("date")
 	return c
+}
+
+// printReconciled says what a run of a day with a source found: the lines, the breaks found
+// and how many were new, how the day's breaks stand (open, resolved, explained), and each new
+// break with both sides (an amount in tiyin, and how the side says the line ended).
+func printReconciled(w io.Writer, date, source string, r application.ReconcileResult) {
+	fmt.Fprintf(w, "%s %s: tiyin %d lines, theirs %d, matched %d; breaks found %d (%d new); the day's breaks: %d open, %d resolved, %d explained\n",
+		date, source, r.Ours, r.Theirs, r.Matched, len(r.Found), r.New, r.Standing[ports.BreakOpen], r.Standing[ports.BreakResolved],
+		r.Standing[ports.BreakExplained])
+	for _, b := range r.NewBreaks {
+		fmt.Fprintf(w, "  new %s %s %s: tiyin %s, %s %s (%s)\n", b.Kind, b.Source, b.LineID, side(b.Ours), b.Source, side(b.Theirs), b.Status)
+	}
+}
+
+// side is one side of a break as printReconciled shows it: "-" where the side has no line.
+func side(l *domain.StatementLine) string {
+	if l == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d %s", l.Amount, l.Status)
 }
 
 func resealCmd(o options) *cobra.Command {

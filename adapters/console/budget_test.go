@@ -296,6 +296,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 			Applications: e.apps, Loans: e.loans, Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db),
 			Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db),
 			Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db), CodeCounts: store.NewCodeCounter(db),
+			Reconciliation: store.NewReconciliationRepository(db),
 		},
 		Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), SecondFactors: store.NewSecondFactorRepository(db),
 			AuditLog: store.NewAuditLog(db), Proposals: store.NewProposalRepository(db), BackOffice: store.NewBackOffice(db)},

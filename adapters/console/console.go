@@ -365,7 +365,7 @@ func problem(err error) (int, string) {
 		errors.Is(err, ports.ErrBadList), errors.Is(err, domain.ErrPartnerName), errors.Is(err, domain.ErrRole), errors.Is(err, domain.ErrOperatorName), errors.Is(err, domain.ErrWebhookURL),
 		errors.Is(err, domain.ErrKeyOverlap), errors.Is(err, application.ErrBadPeriod),
 		errors.Is(err, domain.ErrActionAmount), errors.Is(err, domain.ErrRepaymentAmount), errors.Is(err, domain.ErrRestructure),
-		errors.Is(err, domain.ErrLanguage):
+		errors.Is(err, domain.ErrLanguage), errors.Is(err, domain.ErrDayNotClosed):
 		return http.StatusBadRequest, capitalize(err.Error()) + "."
 	}
 	return http.StatusInternalServerError, msg("Something went wrong on tiyin's side; it is logged. Try again, or tell the tiyin team.")

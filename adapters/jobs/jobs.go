@@ -75,8 +75,9 @@ func (ReconcileArgs) InsertOpts() river.InsertOpts { return periodicOpts }
 var periodicOpts = river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: time.Second}}
 
 // ReconcileDayArgs is the daily reconciliation of a closed business day (docs/reconciliation.md):
-// enqueued every hour for the day before, unique per day, and skipped when the day was
-// reconciled already, so a day is reconciled once however many nodes enqueue it.
+// enqueued every hour for the day before, unique per day, so the nodes that enqueue it run it
+// about once a day. It runs the day whatever ran it before (an officer's "Reconcile now", the
+// command): a run of a day again records only what is new.
 type ReconcileDayArgs struct {
 	Day string `json:"day"` // YYYY-MM-DD, Asia/Tashkent
 }
@@ -97,21 +98,19 @@ type reconcileDayWorker struct {
 }
 
 // Work reconciles the day with each source; one that cannot give its statement or balances
-// fails the job, which River retries (a source already reconciled is skipped).
+// fails the job, which River retries (the sources reconciled before it record nothing new).
 func (w *reconcileDayWorker) Work(ctx context.Context, job *river.Job[ReconcileDayArgs]) error {
 	day, err := time.Parse(time.DateOnly, job.Args.Day)
 	if err != nil {
 		return river.JobCancel(err)
 	}
 	for _, n := range application.ReconciliationSources() {
-		r, err := w.app.Operations.ReconcileDay.Handle(ctx, application.ReconcileDay{Day: day, Source: n, Once: true})
+		r, err := w.app.Operations.ReconcileDay.Handle(ctx, application.ReconcileDay{Day: day, Source: n})
 		if err != nil {
 			return err
 		}
-		if !r.Skipped {
-			w.log.Info("reconciled", zap.String("day", job.Args.Day), zap.String("source", n), zap.Int("matched", r.Matched),
-				zap.Int("breaks", len(r.Found)), zap.Int("new_breaks", r.New))
-		}
+		w.log.Info("reconciled", zap.String("day", job.Args.Day), zap.String("source", n), zap.Int("matched", r.Matched),
+			zap.Int("breaks", len(r.Found)), zap.Int("new_breaks", r.New))
 	}
 	ages, err := w.app.Operations.ReconcileDay.OpenBreaks(ctx)
 	if err != nil {

@@ -139,14 +139,6 @@ func side(l *domain.StatementLine) (*int64, *string, *time.Time) {
 	return &amount, &status, &at
 }
 
-// Ran implements ports.ReconciliationRepository.
-func (r *ReconciliationRepository) Ran(ctx context.Context, day time.Time, source string) (bool, error) {
-	var n int64
-	err := r.db.conn(ctx).Model(&reconciliationRunModel{}).Where("day = ? AND network = ?", domain.BusinessDate(day), source).
-		Limit(1).Count(&n).Error
-	return n > 0, interpretError(err, nil, nil)
-}
-
 // line is a side of a stored break, nil where the side has none.
 func line(kind, id string, amount *int64, status *string, at *time.Time) *domain.StatementLine {
 	if amount == nil || status == nil || at == nil {
@@ -158,11 +150,20 @@ func line(kind, id string, amount *int64, status *string, at *time.Time) *domain
 // Breaks implements ports.ReconciliationRepository.
 func (r *ReconciliationRepository) Breaks(ctx context.Context, q ports.BreakQuery) ([]ports.BreakRecord, error) {
 	g := r.db.conn(ctx).Order("found_at DESC, id").Limit(max(q.Limit, 1))
+	if q.Oldest {
+		g = r.db.conn(ctx).Order("day, found_at, id").Limit(max(q.Limit, 1))
+	}
 	if q.Status != "" {
 		g = g.Where("status = ?", q.Status)
 	}
 	if !q.Day.IsZero() {
 		g = g.Where("day = ?", domain.BusinessDate(q.Day))
+	}
+	if q.Source != "" {
+		g = g.Where("network = ?", q.Source)
+	}
+	if q.RunID != uuid.Nil {
+		g = g.Where("run_id = ?", q.RunID)
 	}
 	var ms []reconciliationBreakModel
 	if err := g.Find(&ms).Error; err != nil {
@@ -171,6 +172,24 @@ func (r *ReconciliationRepository) Breaks(ctx context.Context, q ports.BreakQuer
 	out := make([]ports.BreakRecord, len(ms))
 	for i, m := range ms {
 		out[i] = m.record()
+	}
+	return out, nil
+}
+
+// Standing implements ports.ReconciliationRepository: one grouped statement.
+func (r *ReconciliationRepository) Standing(ctx context.Context, day time.Time, source string) (map[string]int, error) {
+	var rows []struct {
+		Status string
+		N      int
+	}
+	err := r.db.conn(ctx).Model(&reconciliationBreakModel{}).Select("status, COUNT(*) AS n").
+		Where("day = ? AND network = ?", domain.BusinessDate(day), source).Group("status").Scan(&rows).Error
+	if err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make(map[string]int, len(rows))
+	for _, row := range rows {
+		out[row.Status] = row.N
 	}
 	return out, nil
 }

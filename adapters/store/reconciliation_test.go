@@ -141,31 +141,48 @@ func TestNetworkJournalKeepsEachLineOnce(t *testing.T) {
 	})
 }
 
-// A recorded run is found by its day and network, and only by them.
-func TestAReconciliationRunIsFoundByItsDay(t *testing.T) {
+// A run's new breaks are found by the run (a break a run found again keeps the run that found
+// it first), and the day's standing counts a source's breaks by status, and only its own.
+func TestARunsNewBreaksAndTheDaysStandingAreFound(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
 		rec := store.NewReconciliationRepository(s.db)
-		q := ports.StatementQuery{Network: domain.NetworkHumo, Day: domain.BusinessDate(t0)}
-		if ran, err := rec.Ran(ctx, q.Day, q.Network.String()); err != nil || ran {
-			t.Fatalf("before any run: %t, %v", ran, err)
+		day := domain.BusinessDate(t0)
+		brk := func(line string) domain.Break {
+			return domain.Break{Kind: domain.BreakMissingInTiyin, LineID: line,
+				Theirs: &domain.StatementLine{ID: line, Kind: domain.LineDebit, Amount: 300, At: t0, Status: domain.LineDone}}
 		}
-		err := s.uow.Do(ctx, func(ctx context.Context) error {
-			_, err := rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: q.Day, Source: q.Network.String(), At: t0}, nil)
-			return err
-		})
-		if err != nil {
+		run := func(source string, breaks ...domain.Break) uuid.UUID {
+			id := uuid.New()
+			if err := s.uow.Do(ctx, func(ctx context.Context) error {
+				_, err := rec.Record(ctx, ports.ReconciliationRun{ID: id, Day: day, Source: source, At: t0, Breaks: len(breaks)}, breaks)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}
+		first := run("HUMO", brk("D-1"), brk("D-2"))
+		second := run("HUMO", brk("D-1"), brk("D-2"), brk("D-3"))
+		run("UZCARD", brk("D-1"))
+		if got := must(rec.Breaks(ctx, ports.BreakQuery{RunID: second, Limit: 10})); len(got) != 1 || got[0].LineID != "D-3" {
+			t.Fatalf("the second run's new breaks: %+v", got)
+		}
+		if got := must(rec.Breaks(ctx, ports.BreakQuery{RunID: first, Source: "HUMO", Limit: 10})); len(got) != 2 {
+			t.Fatalf("the first run's new breaks: %+v", got)
+		}
+		explained := must(rec.Breaks(ctx, ports.BreakQuery{RunID: second, Limit: 1}))[0]
+		if err := s.uow.Do(ctx, func(ctx context.Context) error {
+			return rec.Close(ctx, explained.ID, ports.BreakExplained, "late file", "bob", t0)
+		}); err != nil {
 			t.Fatal(err)
 		}
-		if ran, err := rec.Ran(ctx, q.Day, q.Network.String()); err != nil || !ran {
-			t.Fatalf("after the run: %t, %v", ran, err)
+		if got := must(rec.Standing(ctx, day, "HUMO")); len(got) != 2 || got[ports.BreakOpen] != 2 || got[ports.BreakExplained] != 1 {
+			t.Fatalf("HUMO's standing: %v", got)
 		}
-		if ran, _ := rec.Ran(ctx, q.Day, "UZCARD"); ran {
-			t.Fatal("another network's day counts as run")
-		}
-		if ran, _ := rec.Ran(ctx, q.Day.AddDate(0, 0, 1), q.Network.String()); ran {
-			t.Fatal("another day counts as run")
+		if got := must(rec.Standing(ctx, day.AddDate(0, 0, 1), "HUMO")); len(got) != 0 {
+			t.Fatalf("the next day's standing: %v", got)
 		}
 	})
 }

@@ -2247,21 +2247,6 @@ func (mr *MockReconciliationRepositoryMockRecorder) OpenBreaks(ctx, now any) *go
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "OpenBreaks", reflect.TypeOf((*MockReconciliationRepository)(nil).OpenBreaks), ctx, now)
 }
 
-// Ran mocks base method.
-func (m *MockReconciliationRepository) Ran(ctx context.Context, day time.Time, source string) (bool, error) {
-	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Ran", ctx, day, source)
-	ret0, _ := ret[0].(bool)
-	ret1, _ := ret[1].(error)
-	return ret0, ret1
-}
-
-// Ran indicates an expected call of Ran.
-func (mr *MockReconciliationRepositoryMockRecorder) Ran(ctx, day, source any) *gomock.Call {
-	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Ran", reflect.TypeOf((*MockReconciliationRepository)(nil).Ran), ctx, day, source)
-}
-
 // Record mocks base method.
 func (m *MockReconciliationRepository) Record(ctx context.Context, run ports.ReconciliationRun, breaks []domain.Break) (int, error) {
 	m.ctrl.T.Helper()
@@ -2275,6 +2260,21 @@ func (m *MockReconciliationRepository) Record(ctx context.Context, run ports.Rec
 func (mr *MockReconciliationRepositoryMockRecorder) Record(ctx, run, breaks any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Record", reflect.TypeOf((*MockReconciliationRepository)(nil).Record), ctx, run, breaks)
+}
+
+// Standing mocks base method.
+func (m *MockReconciliationRepository) Standing(ctx context.Context, day time.Time, source string) (map[string]int, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Standing", ctx, day, source)
+	ret0, _ := ret[0].(map[string]int)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Standing indicates an expected call of Standing.
+func (mr *MockReconciliationRepositoryMockRecorder) Standing(ctx, day, source any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Standing", reflect.TypeOf((*MockReconciliationRepository)(nil).Standing), ctx, day, source)
 }
 
 // MockNetworkJournal is a mock of NetworkJournal interface.

@@ -28,6 +28,8 @@ func TestReconciliationInChromium(t *testing.T) {
 	if o.Err != nil || o.TransactionID == "" {
 		t.Fatalf("flow: %+v", o)
 	}
+	// The day is closed on the sandbox partner's clock: only a closed day is reconciled.
+	s.must(t, "/sandbox/clock/advance", map[string]any{"duration": "24h"})
 	pw := s.operator(t, "rita", "officer")
 	rita := newBrowser(t, exe)
 	var page, audit string
