@@ -226,7 +226,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			SweepSessions:         NewSweepSessionsHandler(d.Clock, d.UoW, cs.Operators),
 		},
 		Views: ConsoleViews{
-			Dashboard:             NewConsoleDashboardHandler(d.Clock, cs.BackOffice, cs.Proposals),
+			Dashboard:             NewConsoleDashboardHandler(d.Clock, cs.BackOffice, cs.Proposals, st.Reconciliation),
 			Search:                NewConsoleSearchHandler(d.Clock, d.UoW, cs.BackOffice, d.Sealer, cs.AuditLog),
 			List:                  NewConsoleListHandler(d.Clock, d.UoW, cs.BackOffice, st.Partners, cs.AuditLog),
 			Reports:               NewConsoleReportsHandler(d.Clock, cs.BackOffice),

@@ -25,23 +25,30 @@ const (
 type Dashboard struct {
 	Counts    []ports.StatusCount
 	Attention []ports.AttentionItem
-	Proposals []*domain.Proposal
-	Now       time.Time
+	// OpenBreaks counts the reconciliation breaks still OPEN; OldestBreakDay is the business
+	// day of the oldest (zero when none is open).
+	OpenBreaks     int
+	OldestBreakDay time.Time
+	Proposals      []*domain.Proposal
+	Now            time.Time
 }
 
 // ConsoleDashboardHandler reads the dashboard.
 type ConsoleDashboardHandler struct {
-	backOffice ports.BackOffice
-	proposals  ports.ProposalRepository
-	clock      ports.Clock
+	backOffice     ports.BackOffice
+	proposals      ports.ProposalRepository
+	reconciliation ports.ReconciliationRepository
+	clock          ports.Clock
 }
 
 // NewConsoleDashboardHandler returns the handler on the ports it uses.
-func NewConsoleDashboardHandler(clock ports.Clock, backOffice ports.BackOffice, proposals ports.ProposalRepository) *ConsoleDashboardHandler {
-	return &ConsoleDashboardHandler{backOffice: backOffice, proposals: proposals, clock: clock}
+func NewConsoleDashboardHandler(clock ports.Clock, backOffice ports.BackOffice, proposals ports.ProposalRepository,
+	reconciliation ports.ReconciliationRepository) *ConsoleDashboardHandler {
+	return &ConsoleDashboardHandler{backOffice: backOffice, proposals: proposals, reconciliation: reconciliation, clock: clock}
 }
 
-// Handle returns counts by status, the work that waited too long, and the open proposals.
+// Handle returns counts by status, the work that waited too long (the open reconciliation
+// breaks among it), and the open proposals.
 func (h *ConsoleDashboardHandler) Handle(ctx context.Context, who Actor) (Dashboard, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return Dashboard{}, err
@@ -56,6 +63,9 @@ func (h *ConsoleDashboardHandler) Handle(ctx context.Context, who Actor) (Dashbo
 		UnknownBefore: now.Add(-UnknownOutcomeAge), FailedAttempts: FailingDeliveryAttempts, Limit: attentionLimit}); err != nil {
 		return d, err
 	}
+	if d.OpenBreaks, d.OldestBreakDay, err = h.openBreaks(ctx, now); err != nil {
+		return d, err
+	}
 	open, err := h.proposals.List(ctx, uuid.Nil, attentionLimit)
 	for _, p := range asOf(open, now) {
 		if p.Status == domain.ProposalOpen {
@@ -63,4 +73,21 @@ func (h *ConsoleDashboardHandler) Handle(ctx context.Context, who Actor) (Dashbo
 		}
 	}
 	return d, err
+}
+
+// openBreaks counts the open breaks and finds the day of the oldest.
+func (h *ConsoleDashboardHandler) openBreaks(ctx context.Context, now time.Time) (int, time.Time, error) {
+	ages, err := h.reconciliation.OpenBreaks(ctx, now)
+	n := 0
+	for _, a := range ages {
+		n += a
+	}
+	if err != nil || n == 0 {
+		return n, time.Time{}, err
+	}
+	oldest, err := h.reconciliation.Breaks(ctx, ports.BreakQuery{Status: ports.BreakOpen, Oldest: true, Limit: 1})
+	if err != nil || len(oldest) == 0 {
+		return n, time.Time{}, err
+	}
+	return n, oldest[0].Day, nil
 }

@@ -1,14 +1,20 @@
 package console_test
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // TestOnlyAClosedDayIsReconciledFromTheConsole (issue 47, 7): "Reconcile now" refuses today and
@@ -27,4 +33,50 @@ func TestOnlyAClosedDayIsReconciledFromTheConsole(t *testing.T) {
 	closed := today.AddDate(0, 0, -1).Format(time.DateOnly)
 	expect(t, "the reconciliation page", serve(h, &officer, http.MethodGet, "/console/reconciliation", nil), http.StatusOK,
 		`value="`+closed+`" max="`+closed+`"`)
+}
+
+// TestTheDashboardShowsTheOpenBreaks (issue 47, 8): open reconciliation breaks need attention:
+// the dashboard counts them, names the oldest day and links to the reconciliation page, in each
+// language, and no longer says that nothing waits.
+func TestTheDashboardShowsTheOpenBreaks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	expect(t, "the quiet dashboard", serve(h, &viewer, http.MethodGet, "/console/", nil), http.StatusOK, "Nothing waits too long.")
+	rec := store.NewReconciliationRepository(e.db)
+	ctx := context.Background()
+	oldest := domain.BusinessDate(time.Now()).AddDate(0, 0, -3)
+	for i, day := range []time.Time{oldest, oldest.AddDate(0, 0, 1), oldest.AddDate(0, 0, 1)} {
+		line := "D-" + string(rune('1'+i))
+		b := domain.Break{Kind: domain.BreakMissingInTiyin, LineID: line,
+			Theirs: &domain.StatementLine{ID: line, Kind: domain.LineDebit, Amount: 300, At: day, Status: domain.LineDone}}
+		if err := store.NewUnitOfWork(e.db).Do(ctx, func(ctx context.Context) error {
+			_, err := rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: day, Source: "UZCARD", At: time.Now()}, []domain.Break{b})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for lang, want := range map[string]string{
+		"en": "3 reconciliation breaks are open, the oldest of " + oldest.Format(time.DateOnly),
+		"ru": "Открытых расхождений сверки: 3, самое старое за " + oldest.Format(time.DateOnly),
+		"uz": "Solishtirishning ochiq tafovutlari: 3, eng eskisi " + oldest.Format(time.DateOnly),
+	} {
+		req := serveLang(h, &viewer, "/console/", lang)
+		body := expect(t, "the dashboard in "+lang, req, http.StatusOK, want, `href="/console/reconciliation"`)
+		if strings.Contains(body, "Nothing waits too long.") {
+			t.Fatalf("the dashboard in %s says nothing waits with breaks open", lang)
+		}
+	}
+}
+
+// serveLang gets path with the session from a browser asking for lang.
+func serveLang(h http.Handler, s *operatorSession, path, lang string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Header.Set("Accept-Language", lang)
+	req.AddCookie(s.cookie)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
 }
