@@ -37,36 +37,50 @@ func (h *ExplainBreakHandler) Handle(ctx context.Context, who Actor, id uuid.UUI
 		return err
 	}
 	return h.uow.Do(ctx, func(ctx context.Context) error {
+		// The proposals are locked before the break, in the order an approval locks them.
+		superseded, err := h.supersede(ctx, who, id)
+		if err != nil {
+			return err
+		}
 		if err := h.reconciliation.Close(ctx, id, ports.BreakExplained, note, who.Name, h.audit.now()); err != nil {
 			return err
 		}
 		if err := h.audit.record(ctx, who, "break.explain", "break:"+id.String(), note); err != nil {
 			return err
 		}
-		return h.supersede(ctx, who, id)
+		for _, p := range superseded {
+			if err := h.audit.record(ctx, who, "proposal.supersede", objectName(p), describe(p)+"; the break was explained"); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
-// supersede closes the break's open proposals, in the transaction of ctx.
-func (h *ExplainBreakHandler) supersede(ctx context.Context, who Actor, id uuid.UUID) error {
+// supersede closes the break's acceptances still open, in the transaction of ctx, and returns
+// them. Each is checked again under its lock: one approved meanwhile is left as it is (and the
+// break, resolved by it, refuses the explanation).
+func (h *ExplainBreakHandler) supersede(ctx context.Context, who Actor, id uuid.UUID) ([]*domain.Proposal, error) {
 	ps, err := h.proposals.List(ctx, id, attentionLimit)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	now := h.audit.now()
+	var out []*domain.Proposal
 	for _, p := range ps {
 		if p.Kind != domain.AcceptBreak || p.StatusAt(now) != domain.ProposalOpen {
 			continue
 		}
-		if err := h.proposals.Update(ctx, p.ID, func(x *domain.Proposal) error {
-			x.Withdraw(who.ID, now)
+		err := h.proposals.Update(ctx, p.ID, func(x *domain.Proposal) error {
+			if x.StatusAt(now) == domain.ProposalOpen {
+				x.Withdraw(who.ID, now)
+				out = append(out, x)
+			}
 			return nil
-		}); err != nil {
-			return err
-		}
-		if err := h.audit.record(ctx, who, "proposal.supersede", objectName(p), describe(p)+"; the break was explained"); err != nil {
-			return err
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return out, nil
 }
