@@ -573,7 +573,10 @@ func reconcileCmd(o options) *cobra.Command {
 network (UZCARD, HUMO) for its statement of the day, matches the lines by id, then by amount and
 time; then compares the ledger's closing balances of the loans' accounts with core banking's
 (CORE_BANKING). Every difference is recorded as a break (docs/reconciliation.md); --network
-reconciles one source. Run it again, or on several nodes at once: each break is recorded once.`,
+reconciles one source. Only a closed day is reconciled: one before today (Asia/Tashkent). Run it
+again, or on several nodes at once: each break is recorded once. It prints each source's
+figures, how the day's breaks stand (open, resolved, explained) and each break it found first,
+with both sides.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			day, err := time.Parse(time.DateOnly, date)
