@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -79,4 +80,43 @@ func serveLang(h http.Handler, s *operatorSession, path, lang string) *httptest.
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec
+}
+
+// TestExplainingABreakClosesItsProposedAcceptance (issue 47, 6), on the store: one officer
+// proposes accepting a break's other side, another explains the break instead; the proposal
+// is closed with it (no longer on the dashboard, audited), and approving it is refused as a
+// proposal no longer open.
+func TestExplainingABreakClosesItsProposedAcceptance(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	h, _ := e.console(t)
+	olga, bob := e.as(t, "olga", domain.RoleOfficer), e.as(t, "bob", domain.RoleOfficer)
+	rec := store.NewReconciliationRepository(e.db)
+	ctx := context.Background()
+	day := domain.BusinessDate(time.Now()).AddDate(0, 0, -1)
+	b := domain.Break{Kind: domain.BreakMissingInTiyin, LineID: "D-9",
+		Theirs: &domain.StatementLine{ID: "D-9", Kind: domain.LineDebit, Amount: 300, At: day, Status: domain.LineDone}}
+	if err := store.NewUnitOfWork(e.db).Do(ctx, func(ctx context.Context) error {
+		_, err := rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: day, Source: "HUMO", At: time.Now()}, []domain.Break{b})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	id := must(rec.Breaks(ctx, ports.BreakQuery{Limit: 1}))[0].ID.String()
+	expect(t, "the proposal", serve(h, &olga, http.MethodPost, "/console/reconciliation/breaks/"+id+"/accept",
+		url.Values{"csrf": {olga.csrf}, "note": {"HUMO's file lists the debit"}}), http.StatusSeeOther)
+	proposal := regexp.MustCompile(`/console/proposals/([0-9a-f-]{36})/approve`).FindStringSubmatch(
+		serve(h, &bob, http.MethodGet, "/console/", nil).Body.String())
+	if proposal == nil {
+		t.Fatal("the dashboard does not offer the proposal to approve")
+	}
+	expect(t, "the explanation", serve(h, &bob, http.MethodPost, "/console/reconciliation/breaks/"+id+"/explain",
+		url.Values{"csrf": {bob.csrf}, "note": {"refunded at the desk"}}), http.StatusSeeOther)
+	if body := serve(h, &bob, http.MethodGet, "/console/", nil).Body.String(); strings.Contains(body, proposal[1]) {
+		t.Fatalf("the dashboard still offers the proposal:\n%s", body)
+	}
+	expect(t, "approving the superseded proposal", serve(h, &bob, http.MethodPost, "/console/proposals/"+proposal[1]+"/approve",
+		url.Values{"csrf": {bob.csrf}}), http.StatusConflict, "The proposal is no longer open")
+	expect(t, "the audit log", serve(h, &bob, http.MethodGet, "/console/audit?from=2026-01-01&to=2030-01-01", nil), http.StatusOK,
+		"break.explain", "proposal.supersede")
 }
