@@ -137,11 +137,12 @@ func TestTheReviewersWriteOffIsRefused(t *testing.T) {
 	expect(t, "off2 with the reset password and his code", off2Browser.logIn("off2", pw[1], off2.app.Code()), http.StatusSeeOther, "/console/password")
 	expect(t, "off2 chooses a password", off2Browser.post("/console/password", "/console/password",
 		url.Values{"old": {pw[1]}, "new": {"off2-chose-again-1"}, "again": {"off2-chose-again-1"}}), http.StatusSeeOther, "done=password")
-	for lang, why := range map[string]string{
-		"en": "set or reset your password or second factor less than 24 hours ago",
-		"ru": "выдал или сбросил ваш пароль или второй фактор менее 24 часов назад",
-		"uz": "24 soatdan kamroq vaqt oldin parolingiz yoki ikkinchi omilingizni bergan",
+	for _, l := range []struct{ lang, why string }{ // English last: the audit page is read in it
+		{"ru", "выдал или сбросил ваш пароль или второй фактор менее 24 часов назад"},
+		{"uz", "24 soatdan kamroq vaqt oldin parolingiz yoki ikkinchi omilingizni bergan"},
+		{"en", "set or reset your password or second factor less than 24 hours ago"},
 	} {
+		lang, why := l.lang, l.why
 		expect(t, "off2 switches to "+lang, off2Browser.post("/console/", "/console/language", url.Values{"language": {lang}, "back": {"/console/"}}),
 			http.StatusSeeOther)
 		expect(t, "off2 approves adm1's write-off in "+lang, off2Browser.post(loanPage, approve, url.Values{}), http.StatusConflict, why)
@@ -242,7 +243,9 @@ func TestTheFirstLoginEnrolsASecondFactor(t *testing.T) {
 		qr.Body.Len() > 4096 || qr.Header().Get("Cache-Control") != "no-store" {
 		t.Fatalf("the QR code: %d %s, %d bytes, %v", qr.Code, qr.Header().Get("Content-Type"), qr.Body.Len(), err)
 	}
-	for lang, title := range map[string]string{"ru": "Настройте второй фактор", "uz": "Ikkinchi omilni sozlang", "en": "Set up your second factor"} {
+	// English last: the steps below read the console's English.
+	for _, l := range []struct{ lang, title string }{{"ru", "Настройте второй фактор"}, {"uz", "Ikkinchi omilni sozlang"}, {"en", "Set up your second factor"}} {
+		lang, title := l.lang, l.title
 		expect(t, "the language switched to "+lang+" while enrolling", b.post("/console/second-factor", "/console/language",
 			url.Values{"language": {lang}, "back": {"/console/second-factor"}}), http.StatusSeeOther, "/console/second-factor")
 		expect(t, "the enrolment in "+lang, b.do(http.MethodGet, "/console/second-factor", nil), http.StatusOK, title, secret[1])

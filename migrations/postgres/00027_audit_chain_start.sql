@@ -70,7 +70,12 @@ END
 $$;
 -- +goose StatementEnd
 
+-- Sealing the start asks whether the log holds a verification's line already; an index on the
+-- action answers it without reading the whole log.
+CREATE INDEX audit_log_action ON audit_log (action);
+
 -- +goose Down
+DROP INDEX audit_log_action;
 DROP TRIGGER audit_verifications_sealed ON audit_verifications;
 DROP FUNCTION audit_verification_sealed;
 DROP TRIGGER audit_verifications_no_truncate ON audit_verifications;

@@ -59,7 +59,12 @@ BEGIN
 END;
 -- +goose StatementEnd
 
+-- Sealing the start asks whether the log holds a verification's line already; an index on the
+-- action answers it without reading the whole log.
+CREATE INDEX audit_log_action ON audit_log (action);
+
 -- +goose Down
+DROP INDEX audit_log_action;
 DROP TRIGGER audit_verifications_sealed;
 DROP TRIGGER audit_chain_start_no_delete;
 DROP TRIGGER audit_chain_start_no_update;
