@@ -381,8 +381,8 @@ func (b *book) advanceInterest(c int, day time.Time, x, penaltyOwed int64) (e, p
 			}
 		}
 	}
-	accrued, service := b.accrual(it.Held) // the charges of the days to date
-	if it.PaidCharges-e-accrued-service > left-e {
+	interest, service := b.accrual(it.Held) // the charges of the days to date
+	if it.PaidCharges-e-interest-service > left-e {
 		e = left
 	}
 	if e == left {

@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -83,11 +84,11 @@ func TestEarlyBetweenDueDates(t *testing.T) {
 				t.Fatalf("applied principal %d interest %d penalty %d, want %d %d %d", p.Principal, p.Interest, p.Penalty,
 					c.want.Principal, c.want.Interest, c.want.Penalty)
 			}
-			if got := still(t, c.loan, at(c.on)); !equal(got, c.items) {
+			got := still(t, c.loan, at(c.on))
+			if !slices.Equal(got, c.items) {
 				t.Fatalf("the items still ask %v, want %v", got, c.items)
 			}
 			// Every later instalment falls, none grows, the loan is no longer.
-			got := still(t, c.loan, at(c.on))
 			for k := range got {
 				if k > 0 && got[k] >= before[k] {
 					t.Fatalf("item %d asks %d, before the payment %d: it did not fall", k+1, got[k], before[k])
@@ -100,18 +101,6 @@ func TestEarlyBetweenDueDates(t *testing.T) {
 			nonNegative(t, c.loan, at(c.on))
 		})
 	}
-}
-
-func equal(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if a[k] != b[k] {
-			return false
-		}
-	}
-	return true
 }
 
 func balanced(t *testing.T, p domain.Posting) {
@@ -167,4 +156,28 @@ func TestGivenBackInterestLeavesNoItemACredit(t *testing.T) {
 			t.Fatalf("%s: item 1 owes %d of charges, want exactly 0", d.Format(time.DateOnly), c)
 		}
 	}
+}
+
+// An EARLY payment on a payment date settles the item due that day first, by (2) and (3) as
+// TERM would (its whole interest, 214 795, no day of the next period), and lays out only the
+// items after it: 10 000 000 over 3 months at 28 %, issued 31 January 2026, EARLY of item 1's
+// instalment and 1 000 000 more on 28 February. Items 2 and 3 then ask 2 966 698 and
+// 2 966 697 (3 484 412 and 3 484 410 before).
+func TestEarlyOnAPaymentDateSettlesThatItemFirst(t *testing.T) {
+	t.Parallel()
+	loan := annuityLoan(10_000_000, 3, "28", "0", "0.05", "2026-01-31")
+	on := at("2026-02-28")
+	first := schedule(t, loan)[0]
+	p, posting := repay(t, loan, on, domain.PaymentEarly, first.Total()+1_000_000)
+	if p.Principal != 4_269_617 || p.Interest != 214_795 || p.Penalty != 0 {
+		t.Fatalf("applied %+v, want principal 4 269 617 (item 1's and 1 000 000), interest 214 795", p)
+	}
+	if got := still(t, loan, on); !slices.Equal(got, []int64{0, 2_966_698, 2_966_697}) {
+		t.Fatalf("the items still ask %v, want [0 2966698 2966697]", got)
+	}
+	if s := schedule(t, loan); s[0].Interest != first.Interest || s[0].Principal != first.Principal+1_000_000 {
+		t.Fatalf("item 1 is %+v, want its interest unchanged and the early 1 000 000 shown in it", s[0])
+	}
+	balanced(t, posting)
+	nonNegative(t, loan, on)
 }

@@ -62,7 +62,7 @@ func TestCapRefusalsAgreeWithTheOracle(t *testing.T) {
 				now, terms, verify, first.Format(time.DateOnly), last.Format(time.DateOnly), anyBreaks)
 		}
 		terms.IssuedOn = first
-		issue := domain.CheckCapForIssueDates(dtOn(dt, first), domain.BusinessDate(now), domain.BusinessDate(now))
+		issue := domain.CheckCapForIssueDates(domainTerms(terms), domain.BusinessDate(now), domain.BusinessDate(now))
 		if (issue != nil) != !oracle.WithinCap(terms) {
 			t.Fatalf("issue on %s of %s: the domain says %v, the oracle within the cap: %t", first.Format(time.DateOnly), terms,
 				issue, oracle.WithinCap(terms))
@@ -101,5 +101,3 @@ func domainTerms(t oracle.Terms) domain.LoanTerms {
 	return domain.LoanTerms{Amount: domain.Amount(t.Amount), MonthPeriod: t.Months, Rate: rate, ServiceRate: service, Type: typ,
 		IssuedOn: t.IssuedOn}
 }
-
-func dtOn(t domain.LoanTerms, d time.Time) domain.LoanTerms { t.IssuedOn = d; return t }

@@ -274,16 +274,11 @@ func checkItems(w *walk, loan *domain.Loan, day int, when time.Time, want oracle
 }
 
 func domainLoan(t oracle.Terms) *domain.Loan {
-	rate, _ := domain.PercentFromHundredths(t.Rate)
-	service, _ := domain.PercentFromHundredths(t.Service)
+	terms := domainTerms(t)
 	penalty, _ := domain.PercentFromHundredths(t.PenaltyDaily)
-	typ := domain.ScheduleAnnuity
-	if t.Differentiated {
-		typ = domain.ScheduleDifferentiated
-	}
 	issued := time.Date(t.IssuedOn.Year(), t.IssuedOn.Month(), t.IssuedOn.Day(), 10, 0, 0, 0, domain.Tashkent)
-	return domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: domain.Amount(t.Amount), MonthPeriod: t.Months, Rate: rate,
-		ServiceRate: service, PenaltyDaily: penalty, ScheduleType: typ, ContractNumber: "1", IssuedAt: issued})
+	return domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: terms.Amount, MonthPeriod: t.Months, Rate: terms.Rate,
+		ServiceRate: terms.ServiceRate, PenaltyDaily: penalty, ScheduleType: terms.Type, ContractNumber: "1", IssuedAt: issued})
 }
 
 // moment is a time on day d of the loan, in the business day: noon, or its last second.
