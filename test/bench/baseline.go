@@ -243,6 +243,20 @@ func (r *rawDB) Backlog(ctx context.Context) (n int64, err error) {
 	return n, err
 }
 
+// Applications counts tiyin's applications; unscored counts only those still NEW or IN_PROGRESS.
+func (r *rawDB) Applications(ctx context.Context, unscored bool) (n int64, err error) {
+	q := "SELECT count(*) FROM applications"
+	if unscored {
+		q += " WHERE status IN ('NEW', 'IN_PROGRESS')"
+	}
+	if r.pool != nil {
+		err = r.pool.QueryRow(ctx, q).Scan(&n)
+	} else {
+		err = r.sql.QueryRowContext(ctx, q).Scan(&n)
+	}
+	return n, err
+}
+
 func (r *rawDB) Close() {
 	if r.pool != nil {
 		r.pool.Close()

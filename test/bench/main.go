@@ -53,7 +53,7 @@ func main() {
 	flag.StringVar(&cfg.db, "db", "postgres", "postgres or sqlite")
 	flag.StringVar(&cfg.dbURL, "database-url", firstOf(os.Getenv("TIYIN_BENCH_DATABASE_URL"), os.Getenv("TIYIN_TEST_DATABASE_URL"),
 		"postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "PostgreSQL to use (a fresh schema is made in it and dropped)")
-	flag.IntVar(&cfg.conc, "c", 16, "concurrent clients of the saturation runs")
+	flag.IntVar(&cfg.conc, "c", 32, "concurrent clients of the saturation runs (32: as the shared write scripts' wrk)")
 	flag.IntVar(&cfg.flows, "flows", 8, "concurrent lifecycle flows")
 	flag.IntVar(&cfg.loans, "loans", 16, "issued loans the read and check scenarios take turns on, as a partner's many clients would")
 	flag.IntVar(&cfg.pool, "pool", 20, "database pool size, of tiyin (TIYIN_DB_MAX_CONNS) and of the raw baselines")
@@ -257,12 +257,19 @@ func (e *environment) measure(ctx context.Context, cfg config) error {
 		{"application info", kindRead, e.api.op("/microloans/applications/info", loans.byApp)},
 		{"loan schedule (12 months)", kindRead, e.api.op("/microloans/schedule", loans.byLoan)},
 		{"repayment check", kindWrite, e.api.op("/repayment/loans/check", loans.byLoan)},
-		{"pre-scoring register", kindWrite,
-			e.api.op("/microloans/applications/pre-scoring/register", func() any { return tiyintest.RegisterParams() })},
 	}
 	for _, sc := range scenarios {
 		if strings.Contains(sc.name, cfg.only) {
 			e.report.add(e.measureBoth(cfg, sc.name, sc.kind, sc.do))
+		}
+	}
+	if strings.Contains(registerAccepted, cfg.only) || strings.Contains(registerEndToEnd, cfg.only) {
+		rows, err := e.registerRows(cfg)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			e.report.add(r)
 		}
 	}
 	if !strings.Contains("microloan lifecycle", cfg.only) {

@@ -17,6 +17,8 @@ const (
 	kindRead    = "read"
 	kindWrite   = "write"
 	kindFlow    = "flow"
+	// kindEndToEnd is work counted when its background part is done; no ceiling judges it.
+	kindEndToEnd = "end to end"
 )
 
 // The targets: a read endpoint does at least readTarget × the raw select, a write endpoint
@@ -102,8 +104,11 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintln(tw, "scenario\trate\tp50\tp99\terrors\tvs echo\tvs DB ceiling\ttarget\tp99 at ½ rate\terrors at ½\tverdict\tCPU µs/op tiyin+PG+load")
 	for _, x := range r.Rows {
 		unit := "req/s"
-		if x.Kind == kindFlow {
+		switch x.Kind {
+		case kindFlow:
 			unit = "flows/s"
+		case kindEndToEnd:
+			unit = "apps/s"
 		}
 		vsEcho, ratio, target, half, halfErr, verdict := "", "", "", "", "", ""
 		if x.VsEcho > 0 {
