@@ -73,6 +73,8 @@ type item struct {
 	closedDays int      // how many of the period's days are closed
 	gone       bool     // past the loan's last principal after a prepayment: not reported
 	frozen     bool     // paid off before its due date: its open days accrue nothing
+
+	bk itemBooks // the item's part of the books (oracle_books.go), when they are kept
 }
 
 // Loan is a loan walked one day at a time.
@@ -101,6 +103,11 @@ type Loan struct {
 	rate, service, penaltyRate *big.Rat
 	// broken is the first rule the oracle found itself unable to keep; Check reports it.
 	broken error
+	// bk is the loan's books (§9.1, oracle_books.go), nil unless KeepBooks asked for them.
+	bk *books
+	// given is what the last payment gave back of interest paid ahead: E, what of it paid the
+	// penalty, and what a payoff returned to principal.
+	given int64
 }
 
 var (
@@ -297,6 +304,7 @@ func (l *Loan) accrued(k int) int64 {
 func (l *Loan) Advance(to time.Time) {
 	for l.calendar.Before(to) {
 		if l.writtenOff { // nothing accrues: the days pass with no penalty
+			l.closeBooks(l.calendar)
 			l.calendar = l.calendar.AddDate(0, 0, 1)
 			l.day++
 			l.penDay = append(l.penDay, new(big.Rat))
@@ -309,6 +317,7 @@ func (l *Loan) Advance(to time.Time) {
 			it.accS = add(it.accS, mul(base, l.service))
 			it.closedDays++
 		}
+		l.closeBooks(l.today) // the books' close of the day just ended (oracle_books.go)
 		l.today = l.today.AddDate(0, 0, 1)
 		l.day++
 		p := new(big.Rat)
@@ -382,6 +391,9 @@ func (l *Loan) Schedule() []Item {
 func (l *Loan) Check() error {
 	if l.broken != nil {
 		return l.broken
+	}
+	if err := l.CheckBooks(); err != nil {
+		return err
 	}
 	p := l.Position()
 	for _, part := range []struct {

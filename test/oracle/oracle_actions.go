@@ -21,6 +21,7 @@ func (l *Loan) WaivePenalty(amount int64) (int64, error) {
 	}
 	l.penWaived += amount
 	l.closed = l.Position().Payoff() == 0 // nothing left to pay: the loan is settled
+	l.bookWaiver()
 	return amount, nil
 }
 
@@ -38,6 +39,7 @@ func (l *Loan) WaiveInterest(amount int64) (int64, error) {
 	l.spreadOverdue(0, amount)
 	l.intWaived += amount
 	l.closed = l.Position().Payoff() == 0
+	l.bookWaiver()
 	return amount, nil
 }
 
@@ -53,6 +55,7 @@ func (l *Loan) WriteOff() int64 {
 	for k := range l.items {
 		p += l.unpaid(k)
 	}
+	l.bookWriteOff(p)
 	return p
 }
 

@@ -17,6 +17,16 @@ import (
 // ahead beyond the period's accrual on the new residue is given back to principal (E), and
 // what finds no principal pays the penalty. A payment of the whole payoff closes the loan.
 func (l *Loan) Pay(early bool, amount int64) (Split, error) {
+	l.given = 0
+	split, err := l.pay(early, amount)
+	if err == nil {
+		l.bookPayment(amount, split)
+	}
+	return split, err
+}
+
+// pay is Pay without the books.
+func (l *Loan) pay(early bool, amount int64) (Split, error) {
 	pos := l.Position()
 	if l.closed || amount <= 0 || amount > pos.Payoff() {
 		return Split{}, ErrAmount
@@ -99,6 +109,7 @@ func (l *Loan) Pay(early bool, amount int64) (Split, error) {
 	var e, back int64
 	if !onDue && cp+rest > 0 {
 		e, back = l.giveBack(c, rest, penalty-split.Penalty)
+		l.given = e + back
 		cur.paidC -= e + back
 		split.Interest -= e + back
 		split.Principal += e
@@ -348,6 +359,7 @@ func (l *Loan) payOff(pos Position) Split {
 	cur := l.items[c]
 	split.Principal += l.notDue(c)
 	split.Interest += l.accrued(c) - cur.paidC
+	l.given = max(0, cur.paidC-l.accrued(c)) // interest paid ahead, back to principal
 	cur.frozen = true
 	cur.principal += l.notDue(c + 1)
 	for _, later := range l.items[c+1:] {
