@@ -205,14 +205,139 @@ func randomRules(rng *rand.Rand) oracle.BooksRules {
 	return r
 }
 
-func TestBooksSmoke(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 51))
+// TestBooksProofsOverRandomLifecycles walks random histories (the lifecycle comparison's: TERM
+// and EARLY payments of any part, missed dates and long silences, waivers, restructurings,
+// write-offs and recoveries) through the oracle alone, keeping its books under random rules.
+// At every close and event the books' proofs hold (CheckBooks): the day balances, the memo
+// pairs net to zero, the sub-ledger is the accounts, income is what was paid (less E) plus
+// what is receivable, and, once a loan is closed, its income over its life is what was paid
+// less what was given back. At the end the journal alone gives the same balances.
+func TestBooksProofsOverRandomLifecycles(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(*seed+51, 2026))
+	n := 120
+	if testing.Short() {
+		n = 50
+	}
 	var cov booksCoverage
-	for k := range 60 {
-		h := randomHistory(rng, 2)
-		if _, err := booksWalk(h, randomRules(rng), &cov); err != nil {
-			t.Fatalf("loan %d (%s): %v\n%s", k, h.Terms, err, h.goCase())
+	for k := range n {
+		h := randomHistory(rng, 3)
+		rules := randomRules(rng)
+		if _, err := booksWalk(h, rules, &cov); err != nil {
+			t.Fatalf("loan %d (%s, non-accrual after %d days): %v\n%s", k, h.Terms, rules.NonAccrualDays, err, h.goCase())
 		}
 	}
 	t.Logf("%+v", cov)
+	// The walk met every case the proofs are about.
+	for what, count := range map[string]int{"TERM payments": cov.term, "EARLY payments": cov.early, "E given back": cov.givenBack,
+		"days with interest paid ahead": cov.advance, "waivers": cov.waivers, "loans in non-accrual": cov.nonAccrual,
+		"cures": cov.cured, "write-offs": cov.writeOffs, "recoveries": cov.recoveries, "days provisioned above the first class": cov.provisions,
+		"loans closed": cov.closedLoans} {
+		if count == 0 {
+			t.Errorf("no %s in %d loans", what, n)
+		}
+	}
+}
+
+// TestBooksSubLedgerEqualsControl keeps a portfolio's general ledger from every loan's journal
+// and checks, after each day's close, that for each account kind the sum over the loans'
+// books equals its control account (§9.1's third proof), and that the day balances.
+func TestBooksSubLedgerEqualsControl(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(*seed+52, 2026))
+	type walking struct {
+		h        history
+		o        *oracle.Loan
+		payments []payment
+		seen     int // journal postings already in the GL
+	}
+	var loans []*walking
+	first, last := date("2100-01-01"), date("1900-01-01")
+	for range 12 {
+		h := randomHistory(rng, 1)
+		o := oracle.New(h.Terms)
+		if err := o.KeepBooks(randomRules(rng)); err != nil {
+			t.Fatal(err)
+		}
+		loans = append(loans, &walking{h: h, o: o, payments: h.Payments})
+		first = minDate(first, h.Terms.IssuedOn)
+		last = maxDate(last, h.Terms.IssuedOn.AddDate(0, 0, h.Days))
+	}
+	gl := newLedger()
+	for today := first; !today.After(last); today = today.AddDate(0, 0, 1) {
+		var sum oracle.Books
+		for _, w := range loans {
+			if today.Before(w.h.Terms.IssuedOn) || today.After(w.h.Terms.IssuedOn.AddDate(0, 0, w.h.Days)) {
+				continue // not issued yet, or its history over: its books stand still
+			}
+			w.o.Advance(today)
+			for ; len(w.payments) > 0 && w.h.Terms.IssuedOn.AddDate(0, 0, w.payments[0].Day).Equal(today); w.payments = w.payments[1:] {
+				if !w.o.Closed() {
+					_ = selfCheckStep(w.o, w.payments[0])
+				}
+			}
+			if err := w.o.CheckBooks(); err != nil {
+				t.Fatalf("%s: %v", w.h.Terms, err)
+			}
+		}
+		// The close of yesterday is done for every loan: post yesterday's postings (and the
+		// issues) to the GL, and compare.
+		for _, w := range loans {
+			if today.Before(w.h.Terms.IssuedOn) {
+				continue
+			}
+			j := w.o.Journal()
+			n := w.seen
+			for n < len(j) && j[n].Date.Before(today) {
+				n++
+			}
+			gl.post(j[w.seen:n])
+			w.seen = n
+			sum = addBooks(sum, w.o.Books())
+		}
+		want := gl.books()
+		if sum != want {
+			t.Fatalf("after the close of %s the loans' books add up to %+v, the control accounts are %+v", today.AddDate(0, 0, -1).Format(time.DateOnly), sum, want)
+		}
+	}
+	if err := gl.proofs(gl.books()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func minDate(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxDate(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// addBooks adds b's balances to sum (the flags left out).
+func addBooks(sum, b oracle.Books) oracle.Books {
+	sum.Loan += b.Loan
+	sum.OverduePrincipal += b.OverduePrincipal
+	sum.InterestReceivable += b.InterestReceivable
+	sum.ServiceReceivable += b.ServiceReceivable
+	sum.PenaltyReceivable += b.PenaltyReceivable
+	sum.InterestInAdvance += b.InterestInAdvance
+	sum.Provision += b.Provision
+	sum.InterestIncome += b.InterestIncome
+	sum.ServiceIncome += b.ServiceIncome
+	sum.PenaltyIncome += b.PenaltyIncome
+	sum.RecoveryIncome += b.RecoveryIncome
+	sum.ProvisionExpense += b.ProvisionExpense
+	sum.WriteOffExpense += b.WriteOffExpense
+	sum.Cash += b.Cash
+	sum.MemoInterest += b.MemoInterest
+	sum.MemoService += b.MemoService
+	sum.MemoPenalty += b.MemoPenalty
+	sum.MemoWrittenOff += b.MemoWrittenOff
+	return sum
 }

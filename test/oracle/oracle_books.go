@@ -15,7 +15,8 @@ import (
 //	err := l.KeepBooks(oracle.BooksRules{NonAccrualDays: 90, Classes: oracle.ExampleClasses})
 //	l.Advance(d)      // closes every day before d, one at a time (the close of day x is the
 //	                  // walk from x to x+1); CloseThrough(x) is Advance(x+1)
-//	b := l.Books()    // the loan's balances after its last close (b.Date is that day)
+//	b := l.Books()    // the loan's balances after its last close (b.Date is that day;
+//	                  // zero Books on the issue day, before its first close)
 //	l.BooksNow()      // the same, with what was posted since (payments, waivers, write-off)
 //	l.Journal()       // every posting, in order, each with its date, kind and lines
 //	l.CheckBooks()    // the first proof that failed (nil: every close and event held them)
@@ -292,14 +293,14 @@ func (l *Loan) KeepBooks(r BooksRules) error {
 	p.dr(LoanPrincipal, l.t.Amount)
 	p.cr(Cash, l.t.Amount)
 	l.commit(p)
-	l.bk.last = l.booksNow(time.Time{})
 	return nil
 }
 
 // CloseThrough closes the books through day d: Advance(d + 1).
 func (l *Loan) CloseThrough(d time.Time) { l.Advance(d.AddDate(0, 0, 1)) }
 
-// Books is the loan's books after its last close.
+// Books is the loan's books after its last close; before the first (during its issue day),
+// nothing: the loan was not on the books at the last close.
 func (l *Loan) Books() Books {
 	if l.bk == nil {
 		return Books{}
