@@ -84,9 +84,15 @@ func TestBooksAccrualOverdueNonAccrualAndCure(t *testing.T) {
 	l.Advance(date("2026-03-06"))
 	wantBooks(t, "after the close of 5 March", l.Books(), oracle.Books{Date: date("2026-03-05"), PenaltyReceivable: 1, InterestIncome: 42,
 		PenaltyIncome: 1, Cash: 42, MemoPenalty: 3, Class: "standard"})
-	// 6 March: the last 4 pay the memo's 3 first (income when paid), then the receivable's 1;
-	// the loan closes.
-	if _, err := l.Pay(true, 4); err != nil || !l.Closed() {
+	// 6 March: 2 of the 4 pay the memo first (income when paid: the memo's older), the
+	// receivable's 1 waits; the last 2 pay the memo's 1 and the receivable's 1; the loan closes.
+	if _, err := l.Pay(true, 2); err != nil {
+		t.Fatal(err)
+	}
+	if b := l.BooksNow(); b.MemoPenalty != 1 || b.PenaltyReceivable != 1 || b.PenaltyIncome != 3 {
+		t.Errorf("after 2 of the penalty: %+v", b)
+	}
+	if _, err := l.Pay(true, 2); err != nil || !l.Closed() {
 		t.Fatalf("the penalty's payment: %v, closed %t", err, l.Closed())
 	}
 	l.Advance(date("2026-03-08"))

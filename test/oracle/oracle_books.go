@@ -646,7 +646,9 @@ func (l *Loan) daysOverdue(d time.Time) int {
 		if !it.date.Before(d) {
 			break
 		}
-		if i, s := l.charges(k); l.unpaid(k) > 0 || i+s > it.paidC {
+		// Its charges are all booked: its period ended by the close of d − 2 at the latest
+		// (prove checks the booked accrual against the loan's at every close).
+		if l.unpaid(k) > 0 || it.bk.booked[0]+it.bk.booked[1] > it.paidC {
 			return days(it.date, d)
 		}
 	}
