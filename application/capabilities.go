@@ -126,7 +126,7 @@ type PartnersDeps struct {
 func NewPartners(d PartnersDeps) Partners {
 	return Partners{
 		Authenticate:      NewAuthenticateHandler(d.Partners),
-		EnsurePartner:     NewEnsurePartnerHandler(d.Clock, d.UoW, d.Partners),
+		EnsurePartner:     NewEnsurePartnerHandler(d.Clock, d.UoW, d.Partners, d.Sealer),
 		CreatePartner:     NewCreatePartnerHandler(d.Clock, d.UoW, d.Partners),
 		ListPartners:      NewListPartnersHandler(d.Partners),
 		SetPartnerEnabled: NewSetPartnerEnabledHandler(d.UoW, d.Partners),

@@ -1,6 +1,7 @@
 package application
 
 import (
+	"bytes"
 	"context"
 	"errors"
 
@@ -14,7 +15,8 @@ import (
 // sandbox partner at start.
 type EnsurePartner struct {
 	Name string
-	// APIKey is the key to accept; empty generates a new random one.
+	// APIKey is the key to accept; empty keeps the key this partner was given at an earlier
+	// start (kept sealed for that), or generates one at the first start.
 	APIKey string
 }
 
@@ -23,30 +25,45 @@ type EnsurePartnerHandler struct {
 	clock    ports.Clock
 	uow      ports.UnitOfWork
 	partners ports.PartnerRepository
+	sealer   ports.Sealer
 }
 
 // NewEnsurePartnerHandler returns the handler on the ports it uses.
-func NewEnsurePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository) *EnsurePartnerHandler {
-	return &EnsurePartnerHandler{clock: clock, uow: uow, partners: partners}
+func NewEnsurePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer) *EnsurePartnerHandler {
+	return &EnsurePartnerHandler{clock: clock, uow: uow, partners: partners, sealer: sealer}
 }
 
-// Handle creates the partner or re-keys the existing one, and returns the key. A partner an
-// operator disabled stays disabled, with its key: ErrPartnerDisabled.
+// Handle creates the partner or re-keys the existing one, and returns the key, which it keeps
+// sealed with the data key so that the next start finds and prints it again (the sandbox
+// partner only: every other partner's key is kept as a hash alone). Without a key given, the
+// key kept is reused when it still is the partner's (an operator's rotate-key replaces it:
+// the next start then makes a new one). A partner an operator disabled stays disabled, with
+// its key: ErrPartnerDisabled.
 func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (string, error) {
-	key, hash := cmd.APIKey, HashAPIKey(cmd.APIKey)
-	if key == "" {
-		key, hash = newAPIKey()
-	}
+	var key string
 	err := h.uow.Do(ctx, func(ctx context.Context) error {
+		key = cmd.APIKey
 		err := h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
 			if p.Disabled {
 				return ErrPartnerDisabled
 			}
-			p.KeyHash = hash
+			if key == "" {
+				key = h.keptKey(*p)
+			}
+			sealed, err := h.seal(&key)
+			if err != nil {
+				return err
+			}
+			p.KeyHash, p.SandboxKey = HashAPIKey(key), sealed
 			return nil
 		})
 		if errors.Is(err, domain.ErrPartnerNotFound) {
-			err = h.partners.Create(ctx, domain.Partner{ID: newID(), Name: cmd.Name, KeyHash: hash, CreatedAt: h.clock.Now(uuid.Nil)})
+			sealed, serr := h.seal(&key)
+			if serr != nil {
+				return serr
+			}
+			err = h.partners.Create(ctx, domain.Partner{ID: newID(), Name: cmd.Name, KeyHash: HashAPIKey(key),
+				SandboxKey: sealed, CreatedAt: h.clock.Now(uuid.Nil)})
 		}
 		return err
 	})
@@ -54,4 +71,25 @@ func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (s
 		return "", err
 	}
 	return key, nil
+}
+
+// keptKey is the key sealed at an earlier start when it still is the partner's; "" when there
+// is none, it no longer opens (another data key) or an operator rotated the key since.
+func (h *EnsurePartnerHandler) keptKey(p domain.Partner) string {
+	if p.SandboxKey == "" {
+		return ""
+	}
+	plain, err := h.sealer.Open(p.SandboxKey, "")
+	if err != nil || !bytes.Equal(HashAPIKey(string(plain)), p.KeyHash) {
+		return ""
+	}
+	return string(plain)
+}
+
+// seal makes a key when *key is empty, and seals it.
+func (h *EnsurePartnerHandler) seal(key *string) (string, error) {
+	if *key == "" {
+		*key, _ = newAPIKey()
+	}
+	return h.sealer.Seal([]byte(*key), "")
 }

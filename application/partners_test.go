@@ -3,7 +3,9 @@ package application_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"go.uber.org/mock/gomock"
@@ -41,7 +43,7 @@ func TestEnsurePartnerLeavesADisabledPartnerDisabled(t *testing.T) {
 				})
 			uow := mocks.NewMockUnitOfWork(ctrl)
 			uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) })
-			key, err := application.NewEnsurePartnerHandler(mocks.NewMockClock(ctrl), uow, partners).Handle(context.Background(),
+			key, err := application.NewEnsurePartnerHandler(mocks.NewMockClock(ctrl), uow, partners, testSealer).Handle(context.Background(),
 				application.EnsurePartner{Name: p.Name, APIKey: "sk_sandbox_new"})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err %v, want %v", err, tt.want)
@@ -51,6 +53,66 @@ func TestEnsurePartnerLeavesADisabledPartnerDisabled(t *testing.T) {
 				t.Fatalf("partner %+v, key %q", p, key)
 			}
 		})
+	}
+}
+
+// The sandbox partner's key is kept sealed, so a start without TIYIN_SANDBOX_API_KEY gives the
+// key of the start before (issue 48); a key given wins and is kept in turn; a kept key that is
+// no longer the partner's (an operator rotated it) or no longer opens is replaced by a new one.
+func TestEnsurePartnerKeepsTheSandboxKey(t *testing.T) {
+	t.Parallel()
+	ctrl := gomock.NewController(t)
+	var stored *domain.Partner
+	partners := mocks.NewMockPartnerRepository(ctrl)
+	partners.EXPECT().Update(gomock.Any(), domain.SandboxPartnerName, gomock.Any()).DoAndReturn(
+		func(_ context.Context, _ string, fn func(*domain.Partner) error) error {
+			if stored == nil {
+				return domain.ErrPartnerNotFound
+			}
+			q := *stored
+			if err := fn(&q); err != nil {
+				return err
+			}
+			*stored = q
+			return nil
+		}).AnyTimes()
+	partners.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p domain.Partner) error {
+		stored = &p
+		return nil
+	})
+	uow := mocks.NewMockUnitOfWork(ctrl)
+	uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).AnyTimes()
+	clock := mocks.NewMockClock(ctrl)
+	clock.EXPECT().Now(gomock.Any()).Return(time.Now()).AnyTimes()
+	h := application.NewEnsurePartnerHandler(clock, uow, partners, testSealer)
+	start := func(given string) string {
+		t.Helper()
+		key, err := h.Handle(context.Background(), application.EnsurePartner{Name: domain.SandboxPartnerName, APIKey: given})
+		if err != nil || key == "" || string(stored.KeyHash) != string(application.HashAPIKey(key)) {
+			t.Fatalf("start(%q): key %q, err %v", given, key, err)
+		}
+		if strings.Contains(stored.SandboxKey, key) {
+			t.Fatalf("the key is stored in the clear: %q", stored.SandboxKey)
+		}
+		return key
+	}
+	first := start("")
+	if again := start(""); again != first {
+		t.Fatalf("second start: key %q, want the first's %q", again, first)
+	}
+	if given := start("sk_sandbox_given_key"); given != "sk_sandbox_given_key" {
+		t.Fatalf("a given key does not win: %q", given)
+	}
+	if kept := start(""); kept != "sk_sandbox_given_key" {
+		t.Fatalf("the given key is not kept: %q", kept)
+	}
+	stored.KeyHash = application.HashAPIKey("sk_rotated_by_an_operator")
+	if fresh := start(""); fresh == "sk_sandbox_given_key" || fresh == first {
+		t.Fatalf("after a rotation the start reused a key that no longer works: %q", fresh)
+	}
+	stored.SandboxKey = "not sealed"
+	if fresh := start(""); fresh == "" {
+		t.Fatal("a kept key that does not open stops the start")
 	}
 }
 

@@ -35,6 +35,10 @@ type Partner struct {
 	// refusing a delivery. Empty when none.
 	PreviousWebhookSecret      string
 	PreviousWebhookSecretUntil time.Time
+	// SandboxKey is the sandbox partner's API key, sealed with the data key so that every start
+	// of the sandbox prints the same key (sandbox only; empty for every other partner, whose
+	// key is kept only as KeyHash).
+	SandboxKey string
 }
 
 // SetWebhook sends the partner's events to url, signed with sealedSecret from now on. The

@@ -25,6 +25,8 @@ type partnerModel struct {
 	// The secret a new one replaced (sealed), signing beside it until its end.
 	PreviousWebhookSecret      string     `gorm:"column:previous_webhook_secret"`
 	PreviousWebhookSecretUntil *time.Time `gorm:"column:previous_webhook_secret_until"`
+	// SandboxKey is the sandbox partner's key, sealed by the application (sandbox only).
+	SandboxKey string `gorm:"column:sandbox_key"`
 }
 
 func (partnerModel) TableName() string { return "partners" }
@@ -33,7 +35,7 @@ func (m partnerModel) toDomain() domain.Partner {
 	return domain.Partner{ID: m.ID, Name: m.Name, KeyHash: m.KeyHash, PreviousKeyHash: m.PreviousKeyHash,
 		PreviousKeyUntil: fromOptTime(m.PreviousKeyUntil), Disabled: m.Disabled, CreatedAt: m.CreatedAt.UTC(),
 		WebhookURL: m.WebhookURL, WebhookSecret: m.WebhookSecret, PreviousWebhookSecret: m.PreviousWebhookSecret,
-		PreviousWebhookSecretUntil: fromOptTime(m.PreviousWebhookSecretUntil)}
+		PreviousWebhookSecretUntil: fromOptTime(m.PreviousWebhookSecretUntil), SandboxKey: m.SandboxKey}
 }
 
 // PartnerRepository implements ports.PartnerRepository.
@@ -51,7 +53,7 @@ var partnerUnique = constraintErrors{
 func (r *PartnerRepository) Create(ctx context.Context, p domain.Partner) error {
 	m := partnerModel{ID: p.ID, Name: p.Name, KeyHash: p.KeyHash, PreviousKeyHash: p.PreviousKeyHash,
 		PreviousKeyUntil: optTime(p.PreviousKeyUntil), Disabled: p.Disabled, CreatedAt: p.CreatedAt.UTC(),
-		WebhookURL: p.WebhookURL, WebhookSecret: p.WebhookSecret}
+		WebhookURL: p.WebhookURL, WebhookSecret: p.WebhookSecret, SandboxKey: p.SandboxKey}
 	return interpretError(r.db.conn(ctx).Create(&m).Error, nil, partnerUnique)
 }
 
@@ -102,7 +104,8 @@ func (r *PartnerRepository) Update(ctx context.Context, name string, fn func(p *
 		m.KeyHash, m.Disabled, m.WebhookURL, m.WebhookSecret = p.KeyHash, p.Disabled, p.WebhookURL, p.WebhookSecret
 		m.PreviousKeyHash, m.PreviousKeyUntil = p.PreviousKeyHash, optTime(p.PreviousKeyUntil)
 		m.PreviousWebhookSecret, m.PreviousWebhookSecretUntil = p.PreviousWebhookSecret, optTime(p.PreviousWebhookSecretUntil)
+		m.SandboxKey = p.SandboxKey
 		return interpretError(r.db.conn(ctx).Select("key_hash", "previous_key_hash", "previous_key_until", "disabled", "webhook_url",
-			"webhook_secret", "previous_webhook_secret", "previous_webhook_secret_until").Updates(&m).Error, nil, partnerUnique)
+			"webhook_secret", "previous_webhook_secret", "previous_webhook_secret_until", "sandbox_key").Updates(&m).Error, nil, partnerUnique)
 	})
 }

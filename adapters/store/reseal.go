@@ -84,8 +84,9 @@ func (db *DB) Reseal(ctx context.Context) (ResealReport, error) {
 		}
 		rep.PINFLs++
 	}
-	// Webhook secrets, the current and the one it replaced (signing beside it for a while).
-	for _, column := range []string{"webhook_secret", "previous_webhook_secret"} {
+	// Webhook secrets, the current and the one it replaced (signing beside it for a while), and
+	// the sandbox partner's key.
+	for _, column := range []string{"webhook_secret", "previous_webhook_secret", "sandbox_key"} {
 		var rows []struct {
 			ID     uuid.UUID
 			Name   string
