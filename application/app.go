@@ -191,6 +191,8 @@ type Sandbox struct {
 	AdvanceClock         *AdvanceClockHandler
 	CompleteVerification *CompleteVerificationHandler
 	ReadSMSOutbox        *ReadSMSOutboxHandler
+	// Reset erases the partner's sandbox: its objects and its clock.
+	Reset *ResetSandboxHandler
 }
 
 // Console groups the operator console's use cases (docs/console.md).

@@ -186,6 +186,7 @@ func NewSandbox(d SandboxDeps, cfg Config) Sandbox {
 		AdvanceClock:         NewAdvanceClockHandler(d.UoW, d.Idempotency, d.SandboxClock),
 		CompleteVerification: NewCompleteVerificationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, cfg.ApplicationTTL),
 		ReadSMSOutbox:        NewReadSMSOutboxHandler(d.SMSOutbox),
+		Reset:                NewResetSandboxHandler(d.UoW, d.Idempotency, d.SandboxClock),
 	}
 }
 

@@ -1424,6 +1424,25 @@ type RepaymentStatusChangedEventData struct {
 // RepaymentStatusChangedEventDataPaymentType defines model for RepaymentStatusChangedEventData.PaymentType.
 type RepaymentStatusChangedEventDataPaymentType string
 
+// ResetSandboxRequest defines model for ResetSandboxRequest.
+type ResetSandboxRequest struct {
+	Id     UUID                   `json:"id"`
+	Params map[string]interface{} `json:"params"`
+}
+
+// ResetSandboxResponse defines model for ResetSandboxResponse.
+type ResetSandboxResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result ResetSandboxResult      `json:"result"`
+}
+
+// ResetSandboxResult defines model for ResetSandboxResult.
+type ResetSandboxResult struct {
+	// Now Your time after the reset: the real time.
+	Now time.Time `json:"now"`
+}
+
 // SMSMessage defines model for SMSMessage.
 type SMSMessage struct {
 	Code        string    `json:"code"`
@@ -1651,6 +1670,9 @@ type AdvanceClockJSONRequestBody = AdvanceClockRequest
 
 // SendTestEventJSONRequestBody defines body for SendTestEvent for application/json ContentType.
 type SendTestEventJSONRequestBody = SendTestEventRequest
+
+// ResetSandboxJSONRequestBody defines body for ResetSandbox for application/json ContentType.
+type ResetSandboxJSONRequestBody = ResetSandboxRequest
 
 // SmsOutboxJSONRequestBody defines body for SmsOutbox for application/json ContentType.
 type SmsOutboxJSONRequestBody = SMSOutboxRequest
@@ -2487,6 +2509,34 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /sandbox/events/test (the `SendTestEvent` operationId).
 	SendTestEvent(ctx context.Context, body SendTestEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetSandboxWithBody Reset your sandbox
+	//
+	// Erases everything your key made in this sandbox (applications, loans with their
+	// postings, transfers, repayment requests, cards, card orders, events, SMS codes, stored
+	// answers) and sets your clock back to the real time, like deleting a test clock. Other
+	// partners of the same sandbox keep their objects and their clocks; your key and webhook
+	// stay. Use it before a Postman or test run that should start clean. Idempotent like any
+	// write: the same `id` again replays the answer and erases nothing more.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/reset (the `ResetSandbox` operationId).
+	ResetSandboxWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResetSandbox Reset your sandbox
+	//
+	// Erases everything your key made in this sandbox (applications, loans with their
+	// postings, transfers, repayment requests, cards, card orders, events, SMS codes, stored
+	// answers) and sets your clock back to the real time, like deleting a test clock. Other
+	// partners of the same sandbox keep their objects and their clocks; your key and webhook
+	// stay. Use it before a Postman or test run that should start clean. Idempotent like any
+	// write: the same `id` again replays the answer and erases nothing more.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/reset (the `ResetSandbox` operationId).
+	ResetSandbox(ctx context.Context, body ResetSandboxJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SmsOutboxWithBody Read the SMS messages the sandbox sent to a phone
 	//
@@ -3533,6 +3583,54 @@ func (c *Client) SendTestEvent(ctx context.Context, body SendTestEventJSONReques
 	return c.Client.Do(req)
 }
 
+// ResetSandboxWithBody Reset your sandbox
+//
+// Erases everything your key made in this sandbox (applications, loans with their
+// postings, transfers, repayment requests, cards, card orders, events, SMS codes, stored
+// answers) and sets your clock back to the real time, like deleting a test clock. Other
+// partners of the same sandbox keep their objects and their clocks; your key and webhook
+// stay. Use it before a Postman or test run that should start clean. Idempotent like any
+// write: the same `id` again replays the answer and erases nothing more.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/reset (the `ResetSandbox` operationId).
+func (c *Client) ResetSandboxWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetSandboxRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResetSandbox Reset your sandbox
+//
+// Erases everything your key made in this sandbox (applications, loans with their
+// postings, transfers, repayment requests, cards, card orders, events, SMS codes, stored
+// answers) and sets your clock back to the real time, like deleting a test clock. Other
+// partners of the same sandbox keep their objects and their clocks; your key and webhook
+// stay. Use it before a Postman or test run that should start clean. Idempotent like any
+// write: the same `id` again replays the answer and erases nothing more.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/reset (the `ResetSandbox` operationId).
+func (c *Client) ResetSandbox(ctx context.Context, body ResetSandboxJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResetSandboxRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SmsOutboxWithBody Read the SMS messages the sandbox sent to a phone
 //
 // Takes any type of body and a specified content type.
@@ -4545,6 +4643,46 @@ func NewSendTestEventRequestWithBody(server string, contentType string, body io.
 	return req, nil
 }
 
+// NewResetSandboxRequest calls the generic ResetSandbox builder with application/json body
+func NewResetSandboxRequest(server string, body ResetSandboxJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewResetSandboxRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewResetSandboxRequestWithBody constructs an http.Request for the ResetSandbox method, with any body, and a specified content type
+func NewResetSandboxRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/reset")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSmsOutboxRequest calls the generic SmsOutbox builder with application/json body
 func NewSmsOutboxRequest(server string, body SmsOutboxJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -5280,6 +5418,34 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /sandbox/events/test (the `SendTestEvent` operationId).
 	SendTestEventWithResponse(ctx context.Context, body SendTestEventJSONRequestBody, reqEditors ...RequestEditorFn) (*SendTestEventReply, error)
+
+	// ResetSandboxWithBodyWithResponse Reset your sandbox
+	//
+	// Erases everything your key made in this sandbox (applications, loans with their
+	// postings, transfers, repayment requests, cards, card orders, events, SMS codes, stored
+	// answers) and sets your clock back to the real time, like deleting a test clock. Other
+	// partners of the same sandbox keep their objects and their clocks; your key and webhook
+	// stay. Use it before a Postman or test run that should start clean. Idempotent like any
+	// write: the same `id` again replays the answer and erases nothing more.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/reset (the `ResetSandbox` operationId).
+	ResetSandboxWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResetSandboxReply, error)
+
+	// ResetSandboxWithResponse Reset your sandbox
+	//
+	// Erases everything your key made in this sandbox (applications, loans with their
+	// postings, transfers, repayment requests, cards, card orders, events, SMS codes, stored
+	// answers) and sets your clock back to the real time, like deleting a test clock. Other
+	// partners of the same sandbox keep their objects and their clocks; your key and webhook
+	// stay. Use it before a Postman or test run that should start clean. Idempotent like any
+	// write: the same `id` again replays the answer and erases nothing more.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/reset (the `ResetSandbox` operationId).
+	ResetSandboxWithResponse(ctx context.Context, body ResetSandboxJSONRequestBody, reqEditors ...RequestEditorFn) (*ResetSandboxReply, error)
 
 	// SmsOutboxWithBodyWithResponse Read the SMS messages the sandbox sent to a phone
 	//
@@ -6529,6 +6695,61 @@ func (r SendTestEventReply) ContentType() string {
 	return ""
 }
 
+type ResetSandboxReply struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ResetSandboxResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Failure
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Failure
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResetSandboxReply) GetJSON200() *ResetSandboxResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ResetSandboxReply) GetJSON4XX() *Failure {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ResetSandboxReply) GetJSONDefault() *Failure {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ResetSandboxReply) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResetSandboxReply) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResetSandboxReply) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResetSandboxReply) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type SmsOutboxReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7533,6 +7754,46 @@ func (c *ClientWithResponses) SendTestEventWithResponse(ctx context.Context, bod
 	return ParseSendTestEventReply(rsp)
 }
 
+// ResetSandboxWithBodyWithResponse Reset your sandbox
+//
+// Erases everything your key made in this sandbox (applications, loans with their
+// postings, transfers, repayment requests, cards, card orders, events, SMS codes, stored
+// answers) and sets your clock back to the real time, like deleting a test clock. Other
+// partners of the same sandbox keep their objects and their clocks; your key and webhook
+// stay. Use it before a Postman or test run that should start clean. Idempotent like any
+// write: the same `id` again replays the answer and erases nothing more.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/reset (the `ResetSandbox` operationId).
+func (c *ClientWithResponses) ResetSandboxWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResetSandboxReply, error) {
+	rsp, err := c.ResetSandboxWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetSandboxReply(rsp)
+}
+
+// ResetSandboxWithResponse Reset your sandbox
+//
+// Erases everything your key made in this sandbox (applications, loans with their
+// postings, transfers, repayment requests, cards, card orders, events, SMS codes, stored
+// answers) and sets your clock back to the real time, like deleting a test clock. Other
+// partners of the same sandbox keep their objects and their clocks; your key and webhook
+// stay. Use it before a Postman or test run that should start clean. Idempotent like any
+// write: the same `id` again replays the answer and erases nothing more.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/reset (the `ResetSandbox` operationId).
+func (c *ClientWithResponses) ResetSandboxWithResponse(ctx context.Context, body ResetSandboxJSONRequestBody, reqEditors ...RequestEditorFn) (*ResetSandboxReply, error) {
+	rsp, err := c.ResetSandbox(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResetSandboxReply(rsp)
+}
+
 // SmsOutboxWithBodyWithResponse Read the SMS messages the sandbox sent to a phone
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -8489,6 +8750,46 @@ func ParseSendTestEventReply(rsp *http.Response) (*SendTestEventReply, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest SendTestEventResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Failure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Failure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseResetSandboxReply parses an HTTP response from a ResetSandboxWithResponse call
+func ParseResetSandboxReply(rsp *http.Response) (*ResetSandboxReply, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResetSandboxReply{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ResetSandboxResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

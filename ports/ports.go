@@ -30,6 +30,10 @@ type SandboxClock interface {
 	// Advance moves partner's clock forward by d (never back) and returns its new time;
 	// ErrClockBound when the partner's total offset would pass MaxClockOffset.
 	Advance(ctx context.Context, partner uuid.UUID, d time.Duration) (time.Time, error)
+	// Reset erases every object of the partner and every posting of its loans (the ledger stays
+	// balanced) and sets its clock back to the real time, like deleting a test clock; other
+	// partners' objects and clocks are untouched. It returns the partner's time, now the real one.
+	Reset(ctx context.Context, partner uuid.UUID) (time.Time, error)
 }
 
 // Partners narrows a listing of background work to the partners that share one time: one

@@ -24,7 +24,7 @@ type settings struct {
 	SQLitePath            string        `env:"TIYIN_SQLITE_PATH" envDefault:"tiyin.db" help:"SQLite file when no database URL"`
 	Sandbox               *bool         `env:"TIYIN_SANDBOX" doc:"true without a database URL, else false" help:"sandbox gateways and the /sandbox/* endpoints"`
 	Migrate               bool          `env:"TIYIN_MIGRATE" envDefault:"true" help:"serve and the commands that write apply the schema at start (docs/design-notes.md); false: they check it, and stop naming tiyin migrate when it is behind (a release runs tiyin migrate once; docs/operations.md)"`
-	SandboxAPIKey         string        `env:"TIYIN_SANDBOX_API_KEY" secret:"true" doc:"random, printed at start" help:"key of the seeded sandbox partner (16+ characters)"`
+	SandboxAPIKey         string        `env:"TIYIN_SANDBOX_API_KEY" secret:"true" doc:"random at the first start, then kept (sealed) and printed at each" help:"key of the seeded sandbox partner (16+ characters)"`
 	SandboxCallDelay      time.Duration `env:"TIYIN_SANDBOX_CALL_DELAY" doc:"unset" help:"sandbox: complete required phone calls this long after verify"`
 	ApplicationTTL        time.Duration `env:"TIYIN_APPLICATION_TTL" envDefault:"72h" help:"an application PENDING for longer expires"`
 	IdempotencyTTL        time.Duration `env:"TIYIN_IDEMPOTENCY_TTL" envDefault:"24h" help:"how long answers are kept for replay (24 h at least)"`

@@ -58,3 +58,16 @@ func (s *Server) completeVerification(w write) (any, error) {
 	}
 	return api.CompleteVerificationResult{Message: "Phone verification completed; issue may start"}, nil
 }
+
+func (s *Server) resetSandbox(w write) (any, error) {
+	var fs domain.Fieldset
+	decodeParams[struct{}](w.params(), &fs)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	now, err := s.d.App.Sandbox.Reset.Handle(w.ctx(), w.call(), application.ResetSandbox{PartnerID: w.partner.ID})
+	if err != nil {
+		return nil, err
+	}
+	return api.ResetSandboxResult{Now: businessTime(now)}, nil
+}

@@ -151,6 +151,7 @@ func (s *Server) endpoints() []endpoint {
 			reads(http.MethodPost, "/sandbox/sms/outbox", s.smsOutbox),
 			writes(http.MethodPost, "/sandbox/applications/verification/complete", s.completeVerification),
 			writes(http.MethodPost, "/sandbox/events/test", s.sendTestEvent),
+			writes(http.MethodPost, "/sandbox/reset", s.resetSandbox),
 		)
 	}
 	return eps

@@ -139,6 +139,21 @@ func (mr *MockSandboxClockMockRecorder) Now(partner any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Now", reflect.TypeOf((*MockSandboxClock)(nil).Now), partner)
 }
 
+// Reset mocks base method.
+func (m *MockSandboxClock) Reset(ctx context.Context, partner uuid.UUID) (time.Time, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Reset", ctx, partner)
+	ret0, _ := ret[0].(time.Time)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Reset indicates an expected call of Reset.
+func (mr *MockSandboxClockMockRecorder) Reset(ctx, partner any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Reset", reflect.TypeOf((*MockSandboxClock)(nil).Reset), ctx, partner)
+}
+
 // MockOpsLog is a mock of OpsLog interface.
 type MockOpsLog struct {
 	ctrl     *gomock.Controller

@@ -1417,6 +1417,25 @@ type RepaymentStatusChangedEventData struct {
 // RepaymentStatusChangedEventDataPaymentType defines model for RepaymentStatusChangedEventData.PaymentType.
 type RepaymentStatusChangedEventDataPaymentType string
 
+// ResetSandboxRequest defines model for ResetSandboxRequest.
+type ResetSandboxRequest struct {
+	Id     UUID                   `json:"id"`
+	Params map[string]interface{} `json:"params"`
+}
+
+// ResetSandboxResponse defines model for ResetSandboxResponse.
+type ResetSandboxResponse struct {
+	Error  *map[string]interface{} `json:"error"`
+	Id     UUID                    `json:"id"`
+	Result ResetSandboxResult      `json:"result"`
+}
+
+// ResetSandboxResult defines model for ResetSandboxResult.
+type ResetSandboxResult struct {
+	// Now Your time after the reset: the real time.
+	Now time.Time `json:"now"`
+}
+
 // SMSMessage defines model for SMSMessage.
 type SMSMessage struct {
 	Code        string    `json:"code"`
@@ -1644,6 +1663,9 @@ type AdvanceClockJSONRequestBody = AdvanceClockRequest
 
 // SendTestEventJSONRequestBody defines body for SendTestEvent for application/json ContentType.
 type SendTestEventJSONRequestBody = SendTestEventRequest
+
+// ResetSandboxJSONRequestBody defines body for ResetSandbox for application/json ContentType.
+type ResetSandboxJSONRequestBody = ResetSandboxRequest
 
 // SmsOutboxJSONRequestBody defines body for SmsOutbox for application/json ContentType.
 type SmsOutboxJSONRequestBody = SMSOutboxRequest

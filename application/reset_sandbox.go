@@ -1,0 +1,41 @@
+package application
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/ports"
+)
+
+// ResetSandbox erases the partner's sandbox: its objects and its clock.
+type ResetSandbox struct {
+	PartnerID uuid.UUID
+}
+
+// ResetSandboxHandler resets a partner's sandbox, in the spirit of deleting a test clock:
+// everything the partner made goes, and its time is the real time again. Other partners of
+// the same sandbox keep their objects and their clocks.
+type ResetSandboxHandler struct {
+	sandboxClock ports.SandboxClock
+	rq           requests
+}
+
+// NewResetSandboxHandler returns the handler on the ports it uses.
+func NewResetSandboxHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyStore, sandboxClock ports.SandboxClock) *ResetSandboxHandler {
+	return &ResetSandboxHandler{sandboxClock: sandboxClock, rq: requests{uow: uow, store: idempotency}}
+}
+
+// Handle erases the partner's objects and sets its clock back, in one transaction with the
+// request's stored answer (the answers stored before it are erased with the rest), and returns
+// the partner's time.
+func (h *ResetSandboxHandler) Handle(ctx context.Context, call Call, cmd ResetSandbox) (time.Time, error) {
+	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (time.Time, error) {
+		if h.sandboxClock == nil {
+			return time.Time{}, errors.New("the sandbox can only be reset in sandbox mode")
+		}
+		return h.sandboxClock.Reset(ctx, cmd.PartnerID)
+	})
+}
