@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tiyin/tiyin/adapters/store"
+)
+
+// The documents whose examples a partner's engineer pastes.
+var pastedDocs = []string{"README.md", "docs/integration.md"}
+
+// docBlock is one fenced block of a document.
+type docBlock struct {
+	lang, text string
+	line       int
+}
+
+// fencedBlocks lists the document's ```sh and ```shell blocks in order. A ```sh block is an
+// example of the API, which runs as it stands; ```shell is for the operator's commands (make,
+// bin/tiyin, openssl), which need more than a sandbox.
+func fencedBlocks(t *testing.T, path string) []docBlock {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	var blocks []docBlock
+	var cur *docBlock
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case cur == nil && strings.HasPrefix(line, "```"):
+			cur = &docBlock{lang: strings.TrimSpace(strings.TrimPrefix(line, "```")), line: n}
+		case cur != nil && strings.TrimSpace(line) == "```":
+			if cur.lang == "sh" || cur.lang == "shell" {
+				blocks = append(blocks, *cur)
+			}
+			cur = nil
+		case cur != nil:
+			cur.text += line + "\n"
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return blocks
+}
+
+// expectedCode is a documented refusal: a comment "# code N" on the line that provokes it.
+var expectedCode = regexp.MustCompile(`# code (\d+)`)
+
+const blockMark = "@@tiyin-docs-block@@"
+
+// TestTheDocsExamplesRunAsPasted runs every ```sh block of the README and the integration
+// guide, in order, each document as one paste into a terminal (bash, `set -e`) that has the
+// export line of a fresh sandbox. Every command must succeed and every answer must be an
+// envelope without an error, but for the codes a block names ("# code 1013"), each of which
+// must then come. A curl example may not hide in a ```shell block (issue 48).
+func TestTheDocsExamplesRunAsPasted(t *testing.T) {
+	t.Parallel()
+	s := start(t, store.SQLite)
+	for _, doc := range pastedDocs {
+		blocks := fencedBlocks(t, doc)
+		var script strings.Builder
+		script.WriteString("set -e\n")
+		var run []docBlock
+		for _, b := range blocks {
+			if b.lang == "shell" {
+				if strings.Contains(b.text, "curl ") {
+					t.Errorf("%s:%d: a curl example in a ```shell block, which CI does not run: make it ```sh", doc, b.line)
+				}
+				continue
+			}
+			run = append(run, b)
+			fmt.Fprintf(&script, "%s\nprintf '\\n%s\\n'\n", b.text, blockMark)
+		}
+		if len(run) == 0 {
+			t.Fatalf("%s: no ```sh block", doc)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		cmd := exec.CommandContext(ctx, "bash", "-c", script.String())
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "TIYIN_URL="+s.url, "TIYIN_KEY="+s.key)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		cancel()
+		segments := strings.Split(string(out), blockMark)
+		if err != nil {
+			failed := run[min(len(segments)-1, len(run)-1)]
+			t.Fatalf("%s:%d: the block fails (%v):\n%s\nits output:\n%s\nstderr:\n%s", doc, failed.line, err, failed.text,
+				segments[len(segments)-1], stderr.String())
+		}
+		calls := 0
+		for i, b := range run {
+			want := map[int]bool{}
+			for _, m := range expectedCode.FindAllStringSubmatch(b.text, -1) {
+				c, _ := strconv.Atoi(m[1])
+				want[c] = true
+			}
+			seen := map[int]bool{}
+			for _, line := range strings.Split(segments[i], "\n") {
+				if !strings.HasPrefix(line, `{"id"`) {
+					continue
+				}
+				calls++
+				var env struct {
+					Error *struct {
+						Code int `json:"code"`
+					} `json:"error"`
+				}
+				if err := json.Unmarshal([]byte(line), &env); err != nil {
+					t.Errorf("%s:%d: an answer that is not JSON: %s", doc, b.line, line)
+					continue
+				}
+				if env.Error != nil {
+					seen[env.Error.Code] = true
+					if !want[env.Error.Code] {
+						t.Errorf("%s:%d: an answer with code %d, which the block does not name:\n%s\n%s", doc, b.line, env.Error.Code, b.text, line)
+					}
+				}
+			}
+			for c := range want {
+				if !seen[c] {
+					t.Errorf("%s:%d: the block names code %d, which never came:\n%s", doc, b.line, c, segments[i])
+				}
+			}
+		}
+		t.Logf("%s: %d blocks run, %d answers checked", doc, len(run), calls)
+		if calls < len(run) {
+			t.Errorf("%s: %d answers for %d blocks: the examples did not call the server", doc, calls, len(run))
+		}
+	}
+}
