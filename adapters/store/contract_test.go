@@ -954,6 +954,54 @@ func TestSandboxClockIsOnePerPartnerAndPersists(t *testing.T) {
 	})
 }
 
+// TestASandboxResetSetsTheClockBackOnEveryNode: a reset sets the partner's offset to zero, and
+// another node, which otherwise keeps the largest offset it has read, takes the zero from the
+// later reset; the other partner's clock keeps its offset; advances after the reset count from
+// zero.
+func TestASandboxResetSetsTheClockBackOnEveryNode(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		other := s.newPartner(t, "other")
+		c, node := store.NewSandboxClock(s.db), store.NewSandboxClock(s.db)
+		for _, p := range []uuid.UUID{s.partner.ID, other.ID} {
+			if _, err := c.Advance(ctx, p, 90*time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := node.Refresh(ctx); err != nil || time.Until(node.Now(s.partner.ID)) < 89*time.Minute {
+			t.Fatalf("the other node did not see the advance: %v", err)
+		}
+		now, err := c.Reset(ctx, s.partner.ID)
+		if err != nil || time.Since(now).Abs() > time.Second || time.Until(c.Now(s.partner.ID)).Abs() > time.Second {
+			t.Fatalf("reset: %v, %v; the clock reads %v", now, err, c.Now(s.partner.ID))
+		}
+		if err := node.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Until(node.Now(s.partner.ID)); d.Abs() > time.Second {
+			t.Fatalf("the other node keeps the offset %v after the reset", d)
+		}
+		for _, k := range []*store.SandboxClock{c, node} {
+			if d := time.Until(k.Now(other.ID)); d < 89*time.Minute {
+				t.Fatalf("the other partner's clock lost its offset: %v", d)
+			}
+			if ahead := k.Ahead(); len(ahead) != 1 || ahead[0] != other.ID {
+				t.Fatalf("ahead after the reset: %v", ahead)
+			}
+		}
+		if _, err := c.Advance(ctx, s.partner.ID, 10*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := node.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Until(node.Now(s.partner.ID)); d < 9*time.Minute || d > 11*time.Minute {
+			t.Fatalf("after the reset an advance of 10 min reads %v on the other node", d)
+		}
+	})
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
