@@ -1,6 +1,7 @@
 package application
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -29,12 +30,16 @@ func NewResetSandboxHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyS
 }
 
 // Handle erases the partner's objects and sets its clock back, in one transaction with the
-// request's stored answer (the answers stored before it are erased with the rest), and returns
-// the partner's time.
+// request's stored answer, and returns the partner's time. The answers stored before it are
+// erased with the rest, the answer of this very id included, so a repeat of the id is found
+// first and replayed: it would otherwise claim the id anew and erase again.
 func (h *ResetSandboxHandler) Handle(ctx context.Context, call Call, cmd ResetSandbox) (time.Time, error) {
 	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (time.Time, error) {
 		if h.sandboxClock == nil {
 			return time.Time{}, errors.New("the sandbox can only be reset in sandbox mode")
+		}
+		if rec, err := h.rq.store.Lookup(ctx, call.PartnerID, call.Key); err != nil || rec != nil {
+			return time.Time{}, cmp.Or(err, ports.ErrDuplicateRequest)
 		}
 		return h.sandboxClock.Reset(ctx, cmd.PartnerID)
 	})
