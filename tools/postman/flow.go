@@ -73,7 +73,8 @@ var flow = append([]part{
 		{name: "Move the clock 31 minutes", operation: "advanceClock", params: `{"duration": "31m"}`},
 		{name: "Wait for the contract number", operation: "getLoan", params: `{"applicationId": "{{applicationId}}"}`,
 			until: `r.loanId !== null`,
-			tests: []string{expect("the whole amount owed", `r.totalResidue === 300000000 && r.totalFine === 0`), save("loanId", "r.loanId")}},
+			// A run that crosses midnight in Tashkent after the issue owes a day's interest too.
+			tests: []string{expect("the whole amount owed, and at most a day's interest", `r.totalResidue >= 300000000 && r.totalResidue < 300300000 && r.totalFine === 0`), save("loanId", "r.loanId")}},
 		{name: "Schedule", operation: "getSchedule", params: `{"loanId": "{{loanId}}"}`,
 			tests: []string{expect("one instalment a month", `r.schedule.length === Number(pm.collectionVariables.get("monthPeriod"))`)}},
 		{name: "Check a repayment", operation: "checkRepayment", params: `{"loanId": "{{loanId}}"}`,
