@@ -974,6 +974,17 @@ type ErrorResponse struct {
 // EventType defines model for EventType.
 type EventType string
 
+// FindApplicationParams defines model for FindApplicationParams.
+type FindApplicationParams struct {
+	ExternalId UUID `json:"externalId"`
+}
+
+// FindApplicationRequest defines model for FindApplicationRequest.
+type FindApplicationRequest struct {
+	Id     UUID                  `json:"id"`
+	Params FindApplicationParams `json:"params"`
+}
+
 // GetApplicationParams defines model for GetApplicationParams.
 type GetApplicationParams struct {
 	ApplicationId UUID `json:"applicationId"`
@@ -1632,6 +1643,9 @@ type ListEventsJSONRequestBody = ListEventsRequest
 // CancelApplicationJSONRequestBody defines body for CancelApplication for application/json ContentType.
 type CancelApplicationJSONRequestBody = CancelApplicationRequest
 
+// FindApplicationJSONRequestBody defines body for FindApplication for application/json ContentType.
+type FindApplicationJSONRequestBody = FindApplicationRequest
+
 // GetApplicationJSONRequestBody defines body for GetApplication for application/json ContentType.
 type GetApplicationJSONRequestBody = GetApplicationRequest
 
@@ -2182,6 +2196,32 @@ type ClientInterface interface {
 	// Corresponds with POST /microloans/applications/cancel (the `CancelApplication` operationId).
 	CancelApplication(ctx context.Context, body CancelApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// FindApplicationWithBody Find an application by your externalId
+	//
+	// For an `applicationId` you lost (the registration's answer never came, say): finds your
+	// application by the `externalId` you gave at registration and answers as
+	// `/microloans/applications/info` does. Only your own applications are searched; an
+	// `externalId` you never registered, or one only another partner used, answers 1001. A
+	// read call; it stores nothing.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /microloans/applications/find (the `FindApplication` operationId).
+	FindApplicationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FindApplication Find an application by your externalId
+	//
+	// For an `applicationId` you lost (the registration's answer never came, say): finds your
+	// application by the `externalId` you gave at registration and answers as
+	// `/microloans/applications/info` does. Only your own applications are searched; an
+	// `externalId` you never registered, or one only another partner used, answers 1001. A
+	// read call; it stores nothing.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /microloans/applications/find (the `FindApplication` operationId).
+	FindApplication(ctx context.Context, body FindApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetApplicationWithBody Read an application's status and last stage
 	//
 	// A read call; it stores nothing and always answers the current state.
@@ -2230,8 +2270,10 @@ type ClientInterface interface {
 	//
 	// Creates the application (status `NEW`, lastTask `PRE_SCORING/NEW`); pre-scoring then runs
 	// in the background. Poll `/microloans/applications/info` until status is `PENDING`
-	// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner
-	// (1011).
+	// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner:
+	// another registration with it answers 1011, whose message names the application that has
+	// it (`externalId already used by this partner: application <applicationId>`);
+	// `/microloans/applications/find` finds it by `externalId` too.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2242,8 +2284,10 @@ type ClientInterface interface {
 	//
 	// Creates the application (status `NEW`, lastTask `PRE_SCORING/NEW`); pre-scoring then runs
 	// in the background. Poll `/microloans/applications/info` until status is `PENDING`
-	// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner
-	// (1011).
+	// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner:
+	// another registration with it answers 1011, whose message names the application that has
+	// it (`externalId already used by this partner: application <applicationId>`);
+	// `/microloans/applications/find` finds it by `externalId` too.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2995,6 +3039,52 @@ func (c *Client) CancelApplication(ctx context.Context, body CancelApplicationJS
 	return c.Client.Do(req)
 }
 
+// FindApplicationWithBody Find an application by your externalId
+//
+// For an `applicationId` you lost (the registration's answer never came, say): finds your
+// application by the `externalId` you gave at registration and answers as
+// `/microloans/applications/info` does. Only your own applications are searched; an
+// `externalId` you never registered, or one only another partner used, answers 1001. A
+// read call; it stores nothing.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /microloans/applications/find (the `FindApplication` operationId).
+func (c *Client) FindApplicationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFindApplicationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FindApplication Find an application by your externalId
+//
+// For an `applicationId` you lost (the registration's answer never came, say): finds your
+// application by the `externalId` you gave at registration and answers as
+// `/microloans/applications/info` does. Only your own applications are searched; an
+// `externalId` you never registered, or one only another partner used, answers 1001. A
+// read call; it stores nothing.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /microloans/applications/find (the `FindApplication` operationId).
+func (c *Client) FindApplication(ctx context.Context, body FindApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFindApplicationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetApplicationWithBody Read an application's status and last stage
 //
 // A read call; it stores nothing and always answers the current state.
@@ -3083,8 +3173,10 @@ func (c *Client) IssueApplication(ctx context.Context, body IssueApplicationJSON
 //
 // Creates the application (status `NEW`, lastTask `PRE_SCORING/NEW`); pre-scoring then runs
 // in the background. Poll `/microloans/applications/info` until status is `PENDING`
-// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner
-// (1011).
+// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner:
+// another registration with it answers 1011, whose message names the application that has
+// it (`externalId already used by this partner: application <applicationId>`);
+// `/microloans/applications/find` finds it by `externalId` too.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3105,8 +3197,10 @@ func (c *Client) RegisterApplicationWithBody(ctx context.Context, contentType st
 //
 // Creates the application (status `NEW`, lastTask `PRE_SCORING/NEW`); pre-scoring then runs
 // in the background. Poll `/microloans/applications/info` until status is `PENDING`
-// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner
-// (1011).
+// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner:
+// another registration with it answers 1011, whose message names the application that has
+// it (`externalId already used by this partner: application <applicationId>`);
+// `/microloans/applications/find` finds it by `externalId` too.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4123,6 +4217,46 @@ func NewCancelApplicationRequestWithBody(server string, contentType string, body
 	return req, nil
 }
 
+// NewFindApplicationRequest calls the generic FindApplication builder with application/json body
+func NewFindApplicationRequest(server string, body FindApplicationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewFindApplicationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewFindApplicationRequestWithBody constructs an http.Request for the FindApplication method, with any body, and a specified content type
+func NewFindApplicationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/microloans/applications/find")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetApplicationRequest calls the generic GetApplication builder with application/json body
 func NewGetApplicationRequest(server string, body GetApplicationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -5091,6 +5225,32 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /microloans/applications/cancel (the `CancelApplication` operationId).
 	CancelApplicationWithResponse(ctx context.Context, body CancelApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*CancelApplicationReply, error)
 
+	// FindApplicationWithBodyWithResponse Find an application by your externalId
+	//
+	// For an `applicationId` you lost (the registration's answer never came, say): finds your
+	// application by the `externalId` you gave at registration and answers as
+	// `/microloans/applications/info` does. Only your own applications are searched; an
+	// `externalId` you never registered, or one only another partner used, answers 1001. A
+	// read call; it stores nothing.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /microloans/applications/find (the `FindApplication` operationId).
+	FindApplicationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*FindApplicationReply, error)
+
+	// FindApplicationWithResponse Find an application by your externalId
+	//
+	// For an `applicationId` you lost (the registration's answer never came, say): finds your
+	// application by the `externalId` you gave at registration and answers as
+	// `/microloans/applications/info` does. Only your own applications are searched; an
+	// `externalId` you never registered, or one only another partner used, answers 1001. A
+	// read call; it stores nothing.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /microloans/applications/find (the `FindApplication` operationId).
+	FindApplicationWithResponse(ctx context.Context, body FindApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*FindApplicationReply, error)
+
 	// GetApplicationWithBodyWithResponse Read an application's status and last stage
 	//
 	// A read call; it stores nothing and always answers the current state.
@@ -5139,8 +5299,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates the application (status `NEW`, lastTask `PRE_SCORING/NEW`); pre-scoring then runs
 	// in the background. Poll `/microloans/applications/info` until status is `PENDING`
-	// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner
-	// (1011).
+	// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner:
+	// another registration with it answers 1011, whose message names the application that has
+	// it (`externalId already used by this partner: application <applicationId>`);
+	// `/microloans/applications/find` finds it by `externalId` too.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5151,8 +5313,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates the application (status `NEW`, lastTask `PRE_SCORING/NEW`); pre-scoring then runs
 	// in the background. Poll `/microloans/applications/info` until status is `PENDING`
-	// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner
-	// (1011).
+	// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner:
+	// another registration with it answers 1011, whose message names the application that has
+	// it (`externalId already used by this partner: application <applicationId>`);
+	// `/microloans/applications/find` finds it by `externalId` too.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5540,6 +5704,21 @@ type ClientWithResponsesInterface interface {
 	CheckTransferWithResponse(ctx context.Context, body CheckTransferJSONRequestBody, reqEditors ...RequestEditorFn) (*CheckTransferReply, error)
 }
 
+// AttachCardReply200Headers the declared response headers of an HTTP 200 response for AttachCard
+type AttachCardReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// AttachCardReply4XXHeaders the declared response headers of an HTTP 4XX response for AttachCard
+type AttachCardReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// AttachCardReplyDefaultHeaders the declared response headers of an HTTP default response for AttachCard
+type AttachCardReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type AttachCardReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5549,6 +5728,12 @@ type AttachCardReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AttachCardReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *AttachCardReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *AttachCardReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5595,6 +5780,21 @@ func (r AttachCardReply) ContentType() string {
 	return ""
 }
 
+// ConfirmCardReply200Headers the declared response headers of an HTTP 200 response for ConfirmCard
+type ConfirmCardReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// ConfirmCardReply4XXHeaders the declared response headers of an HTTP 4XX response for ConfirmCard
+type ConfirmCardReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// ConfirmCardReplyDefaultHeaders the declared response headers of an HTTP default response for ConfirmCard
+type ConfirmCardReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type ConfirmCardReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5604,6 +5804,12 @@ type ConfirmCardReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ConfirmCardReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ConfirmCardReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ConfirmCardReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5650,6 +5856,21 @@ func (r ConfirmCardReply) ContentType() string {
 	return ""
 }
 
+// OrderCardReply200Headers the declared response headers of an HTTP 200 response for OrderCard
+type OrderCardReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// OrderCardReply4XXHeaders the declared response headers of an HTTP 4XX response for OrderCard
+type OrderCardReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// OrderCardReplyDefaultHeaders the declared response headers of an HTTP default response for OrderCard
+type OrderCardReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type OrderCardReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5659,6 +5880,12 @@ type OrderCardReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OrderCardReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *OrderCardReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *OrderCardReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5705,6 +5932,16 @@ func (r OrderCardReply) ContentType() string {
 	return ""
 }
 
+// GetCardOrderReply4XXHeaders the declared response headers of an HTTP 4XX response for GetCardOrder
+type GetCardOrderReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// GetCardOrderReplyDefaultHeaders the declared response headers of an HTTP default response for GetCardOrder
+type GetCardOrderReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type GetCardOrderReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5714,6 +5951,10 @@ type GetCardOrderReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetCardOrderReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetCardOrderReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5760,6 +6001,16 @@ func (r GetCardOrderReply) ContentType() string {
 	return ""
 }
 
+// GetCardStatusReply4XXHeaders the declared response headers of an HTTP 4XX response for GetCardStatus
+type GetCardStatusReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// GetCardStatusReplyDefaultHeaders the declared response headers of an HTTP default response for GetCardStatus
+type GetCardStatusReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type GetCardStatusReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5769,6 +6020,10 @@ type GetCardStatusReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetCardStatusReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetCardStatusReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5815,6 +6070,21 @@ func (r GetCardStatusReply) ContentType() string {
 	return ""
 }
 
+// ChangeCardStatusReply200Headers the declared response headers of an HTTP 200 response for ChangeCardStatus
+type ChangeCardStatusReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// ChangeCardStatusReply4XXHeaders the declared response headers of an HTTP 4XX response for ChangeCardStatus
+type ChangeCardStatusReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// ChangeCardStatusReplyDefaultHeaders the declared response headers of an HTTP default response for ChangeCardStatus
+type ChangeCardStatusReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type ChangeCardStatusReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5824,6 +6094,12 @@ type ChangeCardStatusReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ChangeCardStatusReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ChangeCardStatusReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ChangeCardStatusReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5870,6 +6146,16 @@ func (r ChangeCardStatusReply) ContentType() string {
 	return ""
 }
 
+// ListEventsReply4XXHeaders the declared response headers of an HTTP 4XX response for ListEvents
+type ListEventsReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// ListEventsReplyDefaultHeaders the declared response headers of an HTTP default response for ListEvents
+type ListEventsReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type ListEventsReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5879,6 +6165,10 @@ type ListEventsReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ListEventsReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListEventsReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5925,6 +6215,21 @@ func (r ListEventsReply) ContentType() string {
 	return ""
 }
 
+// CancelApplicationReply200Headers the declared response headers of an HTTP 200 response for CancelApplication
+type CancelApplicationReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// CancelApplicationReply4XXHeaders the declared response headers of an HTTP 4XX response for CancelApplication
+type CancelApplicationReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// CancelApplicationReplyDefaultHeaders the declared response headers of an HTTP default response for CancelApplication
+type CancelApplicationReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type CancelApplicationReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5934,6 +6239,12 @@ type CancelApplicationReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CancelApplicationReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *CancelApplicationReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CancelApplicationReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5980,6 +6291,85 @@ func (r CancelApplicationReply) ContentType() string {
 	return ""
 }
 
+// FindApplicationReply4XXHeaders the declared response headers of an HTTP 4XX response for FindApplication
+type FindApplicationReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// FindApplicationReplyDefaultHeaders the declared response headers of an HTTP default response for FindApplication
+type FindApplicationReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
+type FindApplicationReply struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GetApplicationResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Failure
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *FindApplicationReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *FindApplicationReplyDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r FindApplicationReply) GetJSON200() *GetApplicationResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r FindApplicationReply) GetJSON4XX() *Failure {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r FindApplicationReply) GetJSONDefault() *Failure {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r FindApplicationReply) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FindApplicationReply) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FindApplicationReply) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FindApplicationReply) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetApplicationReply4XXHeaders the declared response headers of an HTTP 4XX response for GetApplication
+type GetApplicationReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// GetApplicationReplyDefaultHeaders the declared response headers of an HTTP default response for GetApplication
+type GetApplicationReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type GetApplicationReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5989,6 +6379,10 @@ type GetApplicationReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetApplicationReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetApplicationReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6035,6 +6429,21 @@ func (r GetApplicationReply) ContentType() string {
 	return ""
 }
 
+// IssueApplicationReply200Headers the declared response headers of an HTTP 200 response for IssueApplication
+type IssueApplicationReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// IssueApplicationReply4XXHeaders the declared response headers of an HTTP 4XX response for IssueApplication
+type IssueApplicationReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// IssueApplicationReplyDefaultHeaders the declared response headers of an HTTP default response for IssueApplication
+type IssueApplicationReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type IssueApplicationReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6044,6 +6453,12 @@ type IssueApplicationReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *IssueApplicationReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *IssueApplicationReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *IssueApplicationReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6090,6 +6505,21 @@ func (r IssueApplicationReply) ContentType() string {
 	return ""
 }
 
+// RegisterApplicationReply200Headers the declared response headers of an HTTP 200 response for RegisterApplication
+type RegisterApplicationReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// RegisterApplicationReply4XXHeaders the declared response headers of an HTTP 4XX response for RegisterApplication
+type RegisterApplicationReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// RegisterApplicationReplyDefaultHeaders the declared response headers of an HTTP default response for RegisterApplication
+type RegisterApplicationReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type RegisterApplicationReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6099,6 +6529,12 @@ type RegisterApplicationReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RegisterApplicationReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *RegisterApplicationReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *RegisterApplicationReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6145,6 +6581,21 @@ func (r RegisterApplicationReply) ContentType() string {
 	return ""
 }
 
+// VerifyApplicationReply200Headers the declared response headers of an HTTP 200 response for VerifyApplication
+type VerifyApplicationReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// VerifyApplicationReply4XXHeaders the declared response headers of an HTTP 4XX response for VerifyApplication
+type VerifyApplicationReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// VerifyApplicationReplyDefaultHeaders the declared response headers of an HTTP default response for VerifyApplication
+type VerifyApplicationReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type VerifyApplicationReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6154,6 +6605,12 @@ type VerifyApplicationReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *VerifyApplicationReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *VerifyApplicationReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *VerifyApplicationReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6200,6 +6657,16 @@ func (r VerifyApplicationReply) ContentType() string {
 	return ""
 }
 
+// GetLoanReply4XXHeaders the declared response headers of an HTTP 4XX response for GetLoan
+type GetLoanReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// GetLoanReplyDefaultHeaders the declared response headers of an HTTP default response for GetLoan
+type GetLoanReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type GetLoanReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6209,6 +6676,10 @@ type GetLoanReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetLoanReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetLoanReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6255,6 +6726,16 @@ func (r GetLoanReply) ContentType() string {
 	return ""
 }
 
+// ListPaymentsReply4XXHeaders the declared response headers of an HTTP 4XX response for ListPayments
+type ListPaymentsReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// ListPaymentsReplyDefaultHeaders the declared response headers of an HTTP default response for ListPayments
+type ListPaymentsReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type ListPaymentsReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6264,6 +6745,10 @@ type ListPaymentsReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ListPaymentsReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListPaymentsReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6310,6 +6795,16 @@ func (r ListPaymentsReply) ContentType() string {
 	return ""
 }
 
+// GetScheduleReply4XXHeaders the declared response headers of an HTTP 4XX response for GetSchedule
+type GetScheduleReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// GetScheduleReplyDefaultHeaders the declared response headers of an HTTP default response for GetSchedule
+type GetScheduleReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type GetScheduleReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6319,6 +6814,10 @@ type GetScheduleReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetScheduleReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetScheduleReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6365,6 +6864,21 @@ func (r GetScheduleReply) ContentType() string {
 	return ""
 }
 
+// CheckRepaymentReply200Headers the declared response headers of an HTTP 200 response for CheckRepayment
+type CheckRepaymentReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// CheckRepaymentReply4XXHeaders the declared response headers of an HTTP 4XX response for CheckRepayment
+type CheckRepaymentReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// CheckRepaymentReplyDefaultHeaders the declared response headers of an HTTP default response for CheckRepayment
+type CheckRepaymentReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type CheckRepaymentReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6374,6 +6888,12 @@ type CheckRepaymentReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CheckRepaymentReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *CheckRepaymentReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CheckRepaymentReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6420,6 +6940,21 @@ func (r CheckRepaymentReply) ContentType() string {
 	return ""
 }
 
+// PayRepaymentReply200Headers the declared response headers of an HTTP 200 response for PayRepayment
+type PayRepaymentReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// PayRepaymentReply4XXHeaders the declared response headers of an HTTP 4XX response for PayRepayment
+type PayRepaymentReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// PayRepaymentReplyDefaultHeaders the declared response headers of an HTTP default response for PayRepayment
+type PayRepaymentReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type PayRepaymentReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6429,6 +6964,12 @@ type PayRepaymentReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PayRepaymentReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *PayRepaymentReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PayRepaymentReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6475,6 +7016,16 @@ func (r PayRepaymentReply) ContentType() string {
 	return ""
 }
 
+// GetRepaymentReply4XXHeaders the declared response headers of an HTTP 4XX response for GetRepayment
+type GetRepaymentReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// GetRepaymentReplyDefaultHeaders the declared response headers of an HTTP default response for GetRepayment
+type GetRepaymentReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type GetRepaymentReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6484,6 +7035,10 @@ type GetRepaymentReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetRepaymentReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetRepaymentReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6530,6 +7085,21 @@ func (r GetRepaymentReply) ContentType() string {
 	return ""
 }
 
+// CompleteVerificationReply200Headers the declared response headers of an HTTP 200 response for CompleteVerification
+type CompleteVerificationReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// CompleteVerificationReply4XXHeaders the declared response headers of an HTTP 4XX response for CompleteVerification
+type CompleteVerificationReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// CompleteVerificationReplyDefaultHeaders the declared response headers of an HTTP default response for CompleteVerification
+type CompleteVerificationReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type CompleteVerificationReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6539,6 +7109,12 @@ type CompleteVerificationReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CompleteVerificationReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *CompleteVerificationReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CompleteVerificationReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6585,6 +7161,21 @@ func (r CompleteVerificationReply) ContentType() string {
 	return ""
 }
 
+// AdvanceClockReply200Headers the declared response headers of an HTTP 200 response for AdvanceClock
+type AdvanceClockReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// AdvanceClockReply4XXHeaders the declared response headers of an HTTP 4XX response for AdvanceClock
+type AdvanceClockReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// AdvanceClockReplyDefaultHeaders the declared response headers of an HTTP default response for AdvanceClock
+type AdvanceClockReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type AdvanceClockReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6594,6 +7185,12 @@ type AdvanceClockReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AdvanceClockReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *AdvanceClockReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *AdvanceClockReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6640,6 +7237,21 @@ func (r AdvanceClockReply) ContentType() string {
 	return ""
 }
 
+// SendTestEventReply200Headers the declared response headers of an HTTP 200 response for SendTestEvent
+type SendTestEventReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// SendTestEventReply4XXHeaders the declared response headers of an HTTP 4XX response for SendTestEvent
+type SendTestEventReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// SendTestEventReplyDefaultHeaders the declared response headers of an HTTP default response for SendTestEvent
+type SendTestEventReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type SendTestEventReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6649,6 +7261,12 @@ type SendTestEventReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *SendTestEventReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *SendTestEventReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *SendTestEventReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6695,6 +7313,16 @@ func (r SendTestEventReply) ContentType() string {
 	return ""
 }
 
+// ResetSandboxReply4XXHeaders the declared response headers of an HTTP 4XX response for ResetSandbox
+type ResetSandboxReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// ResetSandboxReplyDefaultHeaders the declared response headers of an HTTP default response for ResetSandbox
+type ResetSandboxReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type ResetSandboxReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6704,6 +7332,10 @@ type ResetSandboxReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ResetSandboxReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ResetSandboxReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6750,6 +7382,16 @@ func (r ResetSandboxReply) ContentType() string {
 	return ""
 }
 
+// SmsOutboxReply4XXHeaders the declared response headers of an HTTP 4XX response for SmsOutbox
+type SmsOutboxReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// SmsOutboxReplyDefaultHeaders the declared response headers of an HTTP default response for SmsOutbox
+type SmsOutboxReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type SmsOutboxReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6759,6 +7401,10 @@ type SmsOutboxReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *SmsOutboxReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *SmsOutboxReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6805,6 +7451,21 @@ func (r SmsOutboxReply) ContentType() string {
 	return ""
 }
 
+// ConfirmTransferReply200Headers the declared response headers of an HTTP 200 response for ConfirmTransfer
+type ConfirmTransferReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// ConfirmTransferReply4XXHeaders the declared response headers of an HTTP 4XX response for ConfirmTransfer
+type ConfirmTransferReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// ConfirmTransferReplyDefaultHeaders the declared response headers of an HTTP default response for ConfirmTransfer
+type ConfirmTransferReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type ConfirmTransferReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6814,6 +7475,12 @@ type ConfirmTransferReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ConfirmTransferReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ConfirmTransferReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ConfirmTransferReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6860,6 +7527,21 @@ func (r ConfirmTransferReply) ContentType() string {
 	return ""
 }
 
+// CreateTransferReply200Headers the declared response headers of an HTTP 200 response for CreateTransfer
+type CreateTransferReply200Headers struct {
+	IdempotentReplayed *string
+}
+
+// CreateTransferReply4XXHeaders the declared response headers of an HTTP 4XX response for CreateTransfer
+type CreateTransferReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// CreateTransferReplyDefaultHeaders the declared response headers of an HTTP default response for CreateTransfer
+type CreateTransferReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type CreateTransferReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6869,6 +7551,12 @@ type CreateTransferReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreateTransferReply200Headers
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *CreateTransferReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateTransferReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6915,6 +7603,16 @@ func (r CreateTransferReply) ContentType() string {
 	return ""
 }
 
+// CheckTransferReply4XXHeaders the declared response headers of an HTTP 4XX response for CheckTransfer
+type CheckTransferReply4XXHeaders struct {
+	IdempotentReplayed *string
+}
+
+// CheckTransferReplyDefaultHeaders the declared response headers of an HTTP default response for CheckTransfer
+type CheckTransferReplyDefaultHeaders struct {
+	IdempotentReplayed *string
+}
+
 type CheckTransferReply struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6924,6 +7622,10 @@ type CheckTransferReply struct {
 	JSON4XX *Failure
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Failure
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *CheckTransferReply4XXHeaders
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CheckTransferReplyDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7270,6 +7972,44 @@ func (c *ClientWithResponses) CancelApplicationWithResponse(ctx context.Context,
 	return ParseCancelApplicationReply(rsp)
 }
 
+// FindApplicationWithBodyWithResponse Find an application by your externalId
+//
+// For an `applicationId` you lost (the registration's answer never came, say): finds your
+// application by the `externalId` you gave at registration and answers as
+// `/microloans/applications/info` does. Only your own applications are searched; an
+// `externalId` you never registered, or one only another partner used, answers 1001. A
+// read call; it stores nothing.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /microloans/applications/find (the `FindApplication` operationId).
+func (c *ClientWithResponses) FindApplicationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*FindApplicationReply, error) {
+	rsp, err := c.FindApplicationWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFindApplicationReply(rsp)
+}
+
+// FindApplicationWithResponse Find an application by your externalId
+//
+// For an `applicationId` you lost (the registration's answer never came, say): finds your
+// application by the `externalId` you gave at registration and answers as
+// `/microloans/applications/info` does. Only your own applications are searched; an
+// `externalId` you never registered, or one only another partner used, answers 1001. A
+// read call; it stores nothing.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /microloans/applications/find (the `FindApplication` operationId).
+func (c *ClientWithResponses) FindApplicationWithResponse(ctx context.Context, body FindApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*FindApplicationReply, error) {
+	rsp, err := c.FindApplication(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFindApplicationReply(rsp)
+}
+
 // GetApplicationWithBodyWithResponse Read an application's status and last stage
 //
 // A read call; it stores nothing and always answers the current state.
@@ -7342,8 +8082,10 @@ func (c *ClientWithResponses) IssueApplicationWithResponse(ctx context.Context, 
 //
 // Creates the application (status `NEW`, lastTask `PRE_SCORING/NEW`); pre-scoring then runs
 // in the background. Poll `/microloans/applications/info` until status is `PENDING`
-// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner
-// (1011).
+// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner:
+// another registration with it answers 1011, whose message names the application that has
+// it (`externalId already used by this partner: application <applicationId>`);
+// `/microloans/applications/find` finds it by `externalId` too.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7360,8 +8102,10 @@ func (c *ClientWithResponses) RegisterApplicationWithBodyWithResponse(ctx contex
 //
 // Creates the application (status `NEW`, lastTask `PRE_SCORING/NEW`); pre-scoring then runs
 // in the background. Poll `/microloans/applications/info` until status is `PENDING`
-// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner
-// (1011).
+// (approved, `preScoreResult` filled) or `REJECTED`. `externalId` is unique per partner:
+// another registration with it answers 1011, whose message names the application that has
+// it (`externalId already used by this partner: application <applicationId>`);
+// `/microloans/applications/find` finds it by `externalId` too.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7971,6 +8715,39 @@ func ParseAttachCardReply(rsp *http.Response) (*AttachCardReply, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AttachCardReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers AttachCardReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers AttachCardReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8009,6 +8786,39 @@ func ParseConfirmCardReply(rsp *http.Response) (*ConfirmCardReply, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ConfirmCardReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers ConfirmCardReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers ConfirmCardReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8051,6 +8861,39 @@ func ParseOrderCardReply(rsp *http.Response) (*OrderCardReply, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OrderCardReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers OrderCardReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers OrderCardReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8089,6 +8932,29 @@ func ParseGetCardOrderReply(rsp *http.Response) (*GetCardOrderReply, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetCardOrderReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers GetCardOrderReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8131,6 +8997,29 @@ func ParseGetCardStatusReply(rsp *http.Response) (*GetCardStatusReply, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetCardStatusReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers GetCardStatusReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8169,6 +9058,39 @@ func ParseChangeCardStatusReply(rsp *http.Response) (*ChangeCardStatusReply, err
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ChangeCardStatusReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers ChangeCardStatusReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers ChangeCardStatusReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8211,6 +9133,29 @@ func ParseListEventsReply(rsp *http.Response) (*ListEventsReply, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers ListEventsReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers ListEventsReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8249,6 +9194,102 @@ func ParseCancelApplicationReply(rsp *http.Response) (*CancelApplicationReply, e
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CancelApplicationReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers CancelApplicationReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers CancelApplicationReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFindApplicationReply parses an HTTP response from a FindApplicationWithResponse call
+func ParseFindApplicationReply(rsp *http.Response) (*FindApplicationReply, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FindApplicationReply{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GetApplicationResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Failure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Failure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers FindApplicationReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers FindApplicationReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8291,6 +9332,29 @@ func ParseGetApplicationReply(rsp *http.Response) (*GetApplicationReply, error) 
 
 	}
 
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetApplicationReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers GetApplicationReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8329,6 +9393,39 @@ func ParseIssueApplicationReply(rsp *http.Response) (*IssueApplicationReply, err
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers IssueApplicationReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers IssueApplicationReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers IssueApplicationReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8371,6 +9468,39 @@ func ParseRegisterApplicationReply(rsp *http.Response) (*RegisterApplicationRepl
 
 	}
 
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RegisterApplicationReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers RegisterApplicationReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers RegisterApplicationReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8409,6 +9539,39 @@ func ParseVerifyApplicationReply(rsp *http.Response) (*VerifyApplicationReply, e
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers VerifyApplicationReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers VerifyApplicationReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers VerifyApplicationReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8451,6 +9614,29 @@ func ParseGetLoanReply(rsp *http.Response) (*GetLoanReply, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetLoanReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers GetLoanReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8489,6 +9675,29 @@ func ParseListPaymentsReply(rsp *http.Response) (*ListPaymentsReply, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers ListPaymentsReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers ListPaymentsReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8531,6 +9740,29 @@ func ParseGetScheduleReply(rsp *http.Response) (*GetScheduleReply, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetScheduleReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers GetScheduleReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8569,6 +9801,39 @@ func ParseCheckRepaymentReply(rsp *http.Response) (*CheckRepaymentReply, error) 
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CheckRepaymentReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers CheckRepaymentReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers CheckRepaymentReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8611,6 +9876,39 @@ func ParsePayRepaymentReply(rsp *http.Response) (*PayRepaymentReply, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PayRepaymentReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers PayRepaymentReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers PayRepaymentReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8649,6 +9947,29 @@ func ParseGetRepaymentReply(rsp *http.Response) (*GetRepaymentReply, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetRepaymentReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers GetRepaymentReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8691,6 +10012,39 @@ func ParseCompleteVerificationReply(rsp *http.Response) (*CompleteVerificationRe
 
 	}
 
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CompleteVerificationReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers CompleteVerificationReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers CompleteVerificationReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8729,6 +10083,39 @@ func ParseAdvanceClockReply(rsp *http.Response) (*AdvanceClockReply, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AdvanceClockReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers AdvanceClockReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers AdvanceClockReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8771,6 +10158,39 @@ func ParseSendTestEventReply(rsp *http.Response) (*SendTestEventReply, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 200:
+		var headers SendTestEventReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers SendTestEventReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers SendTestEventReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8809,6 +10229,29 @@ func ParseResetSandboxReply(rsp *http.Response) (*ResetSandboxReply, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers ResetSandboxReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers ResetSandboxReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8851,6 +10294,29 @@ func ParseSmsOutboxReply(rsp *http.Response) (*SmsOutboxReply, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers SmsOutboxReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers SmsOutboxReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8889,6 +10355,39 @@ func ParseConfirmTransferReply(rsp *http.Response) (*ConfirmTransferReply, error
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ConfirmTransferReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers ConfirmTransferReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers ConfirmTransferReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -8931,6 +10430,39 @@ func ParseCreateTransferReply(rsp *http.Response) (*CreateTransferReply, error) 
 
 	}
 
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreateTransferReply200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode/100 == 4:
+		var headers CreateTransferReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers CreateTransferReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
 	return response, nil
 }
 
@@ -8969,6 +10501,29 @@ func ParseCheckTransferReply(rsp *http.Response) (*CheckTransferReply, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers CheckTransferReply4XXHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers4XX = &headers
+	case true:
+		var headers CheckTransferReplyDefaultHeaders
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil

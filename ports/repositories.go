@@ -23,6 +23,10 @@ type ApplicationRepository interface {
 	// Summary returns what application info shows of the application, read without its
 	// personal data; domain.ErrApplicationNotFound when there is none.
 	Summary(ctx context.Context, id uuid.UUID) (domain.ApplicationSummary, error)
+	// SummaryByExternalID returns the summary of the partner's application registered with
+	// externalID, looked for among that partner's applications only;
+	// domain.ErrApplicationNotFound when it has none.
+	SummaryByExternalID(ctx context.Context, partnerID, externalID uuid.UUID) (domain.ApplicationSummary, error)
 	// Update locks the application's row, applies fn and saves the result, in the transaction
 	// of ctx or a new one. An error from fn leaves the stored application unchanged.
 	Update(ctx context.Context, id uuid.UUID, fn func(a *domain.Application) error) error

@@ -266,6 +266,18 @@ func (r *ApplicationRepository) Summary(ctx context.Context, id uuid.UUID) (doma
 	return m.summary()
 }
 
+// SummaryByExternalID implements ports.ApplicationRepository: by the partner's unique
+// (partner_id, external_id) key, so another partner's application is never read.
+func (r *ApplicationRepository) SummaryByExternalID(ctx context.Context, partnerID, externalID uuid.UUID) (domain.ApplicationSummary, error) {
+	var m applicationModel
+	err := r.db.conn(ctx).Select(summaryColumns).
+		Where("partner_id = ? AND external_id = ?", partnerID, externalID).Take(&m).Error
+	if err != nil {
+		return domain.ApplicationSummary{}, interpretError(err, domain.ErrApplicationNotFound, nil)
+	}
+	return m.summary()
+}
+
 // read reads the application's columns into m (fields: m's fields in their order). Outside a transaction on PostgreSQL it
 // is one pgx query on the pool: GORM's statement processing cost twice the query on the
 // info path (docs/performance.md). Inside a unit of work it reads through the transaction.

@@ -219,6 +219,48 @@ func TestExternalIDIsUniquePerPartner(t *testing.T) {
 	})
 }
 
+// An application is found by its partner's externalId, among that partner's applications
+// only: the same externalId of another partner finds that partner's own, one only another
+// partner used is not found, and a unit of work reads it too.
+func TestAnApplicationIsFoundByItsPartnersExternalID(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		mine := s.stored(t)
+		s.approve(t, mine.ID(), t0)
+		other := s.newPartner(t, "other")
+		theirs := s.newApplication(t, other, mine.ExternalID())
+		if err := s.apps.Create(ctx, theirs); err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.apps.Summary(ctx, mine.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.apps.SummaryByExternalID(ctx, s.partner.ID, mine.ExternalID())
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("by externalId: %+v %v, want %+v", got, err, want)
+		}
+		var inTx domain.ApplicationSummary
+		if err := s.uow.Do(ctx, func(ctx context.Context) (err error) {
+			inTx, err = s.apps.SummaryByExternalID(ctx, s.partner.ID, mine.ExternalID())
+			return err
+		}); err != nil || !reflect.DeepEqual(inTx, want) {
+			t.Fatalf("in a unit of work: %+v %v", inTx, err)
+		}
+		if got, err := s.apps.SummaryByExternalID(ctx, other.ID, mine.ExternalID()); err != nil || got.ID != theirs.ID() || got.PartnerID != other.ID {
+			t.Fatalf("the other partner's own: %+v %v", got, err)
+		}
+		lonely := s.newPartner(t, "lonely")
+		if _, err := s.apps.SummaryByExternalID(ctx, lonely.ID, mine.ExternalID()); !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Fatalf("another partner's externalId: %v", err)
+		}
+		if _, err := s.apps.SummaryByExternalID(ctx, s.partner.ID, uuid.New()); !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Fatalf("unknown externalId: %v", err)
+		}
+	})
+}
+
 func TestUnknownApplicationIsNotFound(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, s *suite) {

@@ -399,6 +399,21 @@ func (mr *MockApplicationRepositoryMockRecorder) Summary(ctx, id any) *gomock.Ca
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Summary", reflect.TypeOf((*MockApplicationRepository)(nil).Summary), ctx, id)
 }
 
+// SummaryByExternalID mocks base method.
+func (m *MockApplicationRepository) SummaryByExternalID(ctx context.Context, partnerID, externalID uuid.UUID) (domain.ApplicationSummary, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SummaryByExternalID", ctx, partnerID, externalID)
+	ret0, _ := ret[0].(domain.ApplicationSummary)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// SummaryByExternalID indicates an expected call of SummaryByExternalID.
+func (mr *MockApplicationRepositoryMockRecorder) SummaryByExternalID(ctx, partnerID, externalID any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SummaryByExternalID", reflect.TypeOf((*MockApplicationRepository)(nil).SummaryByExternalID), ctx, partnerID, externalID)
+}
+
 // Update mocks base method.
 func (m *MockApplicationRepository) Update(ctx context.Context, id uuid.UUID, fn func(*domain.Application) error) error {
 	m.ctrl.T.Helper()

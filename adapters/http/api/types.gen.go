@@ -967,6 +967,17 @@ type ErrorResponse struct {
 // EventType defines model for EventType.
 type EventType string
 
+// FindApplicationParams defines model for FindApplicationParams.
+type FindApplicationParams struct {
+	ExternalId UUID `json:"externalId"`
+}
+
+// FindApplicationRequest defines model for FindApplicationRequest.
+type FindApplicationRequest struct {
+	Id     UUID                  `json:"id"`
+	Params FindApplicationParams `json:"params"`
+}
+
 // GetApplicationParams defines model for GetApplicationParams.
 type GetApplicationParams struct {
 	ApplicationId UUID `json:"applicationId"`
@@ -1624,6 +1635,9 @@ type ListEventsJSONRequestBody = ListEventsRequest
 
 // CancelApplicationJSONRequestBody defines body for CancelApplication for application/json ContentType.
 type CancelApplicationJSONRequestBody = CancelApplicationRequest
+
+// FindApplicationJSONRequestBody defines body for FindApplication for application/json ContentType.
+type FindApplicationJSONRequestBody = FindApplicationRequest
 
 // GetApplicationJSONRequestBody defines body for GetApplication for application/json ContentType.
 type GetApplicationJSONRequestBody = GetApplicationRequest
