@@ -132,6 +132,7 @@ type Loans struct {
 	VerifyApplication   *VerifyApplicationHandler
 	IssueApplication    *IssueApplicationHandler
 	GetApplication      *GetApplicationHandler
+	FindApplication     *FindApplicationHandler
 	ProcessApplication  *ProcessApplicationHandler
 	GetLoan             *GetLoanHandler
 	GetSchedule         *GetScheduleHandler

@@ -109,6 +109,14 @@ func setup(t *testing.T) *deps {
 		}
 		return a.Summary(), nil
 	}).AnyTimes()
+	d.apps.EXPECT().SummaryByExternalID(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, partnerID, ext uuid.UUID) (domain.ApplicationSummary, error) {
+		for _, a := range d.stored {
+			if a.PartnerID() == partnerID && a.ExternalID() == ext {
+				return a.Summary(), nil
+			}
+		}
+		return domain.ApplicationSummary{}, domain.ErrApplicationNotFound
+	}).AnyTimes()
 	d.apps.EXPECT().Update(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID, fn func(*domain.Application) error) error {
 		a, ok := d.stored[id]
 		if !ok {
@@ -265,6 +273,94 @@ func TestRegisterReportsUsedExternalIDAndEnqueuesNothing(t *testing.T) {
 	_, err := run(d, d.registerApplication().Handle, application.RegisterApplication{
 		PartnerID: d.partner, ExternalID: uuid.New(), Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true})
 	if !errors.Is(err, domain.ErrExternalIDUsed) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestRegisterNamesTheApplicationThatHasTheExternalID: a registration with an externalId the
+// partner used before is refused with 1011's sentinel naming that application, creates
+// nothing, and its retry gets the same refusal again, marked as a replay.
+func TestRegisterNamesTheApplicationThatHasTheExternalID(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "choosing")
+	// No Create or EnqueueApplications expectation: the mock fails the test if either is called.
+	phone, _ := domain.ParsePhone("998901234567")
+	var replayed bool
+	call := application.Call{PartnerID: d.partner, Key: uuid.NewString(), Endpoint: "/test",
+		Fingerprints: [][]byte{[]byte("params")}, Replayed: &replayed}
+	cmd := application.RegisterApplication{PartnerID: d.partner, ExternalID: a.ExternalID(), Phone: phone,
+		ClientData: clientData(t, "31234567890123"), AgreementAccepted: true}
+	_, err := d.registerApplication().Handle(context.Background(), call, cmd)
+	var used domain.ExternalIDUsedError
+	if !errors.As(err, &used) || used.ApplicationID != a.ID() || !errors.Is(err, domain.ErrExternalIDUsed) ||
+		err.Error() != "externalId already used by this partner: application "+a.ID().String() || replayed {
+		t.Fatalf("got %v (replayed %v), want 1011 naming %s", err, replayed, a.ID())
+	}
+	again, err2 := d.registerApplication().Handle(context.Background(), call, cmd)
+	if again != uuid.Nil || !errors.Is(err2, domain.ErrExternalIDUsed) || err2.Error() != err.Error() || !replayed {
+		t.Fatalf("retry: %v (replayed %v), want the stored refusal, replayed", err2, replayed)
+	}
+}
+
+// TestAReplayedOutcomeIsMarkedAndAFirstIsNot: the first run of a call leaves Call.Replayed
+// false; the same call again returns the stored result and sets it.
+func TestAReplayedOutcomeIsMarkedAndAFirstIsNot(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	// The duplicate does its work again and is rolled back when its claim finds the first's.
+	d.apps.EXPECT().Create(gomock.Any(), gomock.Any()).Return(nil).Times(2)
+	d.queue.EXPECT().EnqueueApplications(gomock.Any(), gomock.Any()).Return(nil).Times(2)
+	phone, _ := domain.ParsePhone("998901234567")
+	cmd := application.RegisterApplication{PartnerID: d.partner, ExternalID: uuid.New(), Phone: phone,
+		ClientData: clientData(t, "31234567890123"), AgreementAccepted: true}
+	key := uuid.NewString()
+	call := func(replayed *bool) application.Call {
+		return application.Call{PartnerID: d.partner, Key: key, Endpoint: "/test", Fingerprints: [][]byte{[]byte("params")}, Replayed: replayed}
+	}
+	var first, second bool
+	id, err := d.registerApplication().Handle(context.Background(), call(&first), cmd)
+	if err != nil || first {
+		t.Fatalf("first: %v, replayed %v", err, first)
+	}
+	again, err := d.registerApplication().Handle(context.Background(), call(&second), cmd)
+	if err != nil || again != id || !second {
+		t.Fatalf("replay: %s %v, replayed %v; want %s, replayed", again, err, second, id)
+	}
+}
+
+// TestFindApplicationAsksForThePartnersOwn: the find call answers the summary of the caller's
+// application with that externalId; the same externalId asked by another partner, or one
+// never registered, is not found.
+func TestFindApplicationAsksForThePartnersOwn(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	a := d.put(t, "choosing")
+	h := application.NewFindApplicationHandler(d.apps)
+	got, err := h.Handle(context.Background(), application.FindApplication{PartnerID: d.partner, ExternalID: a.ExternalID()})
+	if err != nil || got.ID != a.ID() || got.Status != domain.StatusPending || got.PreScore == nil {
+		t.Fatalf("own application: %+v %v", got, err)
+	}
+	for name, q := range map[string]application.FindApplication{
+		"another partner":       {PartnerID: uuid.New(), ExternalID: a.ExternalID()},
+		"an unknown externalId": {PartnerID: d.partner, ExternalID: uuid.New()},
+	} {
+		if _, err := h.Handle(context.Background(), q); !errors.Is(err, domain.ErrApplicationNotFound) {
+			t.Errorf("%s: %v, want not found", name, err)
+		}
+	}
+}
+
+// TestFindApplicationNeverAnswersAnotherPartners: should a store ever answer another
+// partner's application, the find call still says not found.
+func TestFindApplicationNeverAnswersAnotherPartners(t *testing.T) {
+	t.Parallel()
+	ctrl := gomock.NewController(t)
+	apps := mocks.NewMockApplicationRepository(ctrl)
+	me, ext := uuid.New(), uuid.New()
+	apps.EXPECT().SummaryByExternalID(gomock.Any(), me, ext).Return(domain.ApplicationSummary{ID: uuid.New(), PartnerID: uuid.New(), ExternalID: ext}, nil)
+	_, err := application.NewFindApplicationHandler(apps).Handle(context.Background(), application.FindApplication{PartnerID: me, ExternalID: ext})
+	if !errors.Is(err, domain.ErrApplicationNotFound) {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -31,6 +31,7 @@ func NewLoans(d LoansDeps, cfg Config) Loans {
 		VerifyApplication:   NewVerifyApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Scoring, cfg.Product, cfg.ApplicationTTL),
 		IssueApplication:    NewIssueApplicationHandler(d.Clock, d.UoW, d.Idempotency, d.Applications, d.Queue, cfg.Product, cfg.ApplicationTTL),
 		GetApplication:      NewGetApplicationHandler(d.Applications),
+		FindApplication:     NewFindApplicationHandler(d.Applications),
 		ProcessApplication:  NewProcessApplicationHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Scoring, d.CoreBanking, d.Ledger, d.OpsLog, cfg.Product),
 		GetLoan:             NewGetLoanHandler(d.Clock, d.Applications, d.Loans),
 		GetSchedule:         NewGetScheduleHandler(d.Clock, d.Loans),

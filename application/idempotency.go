@@ -24,7 +24,10 @@ type Call struct {
 	// ID, when set, is the key as the caller wrote it: the step stores it with the outcome and,
 	// on a replay, sets it to the one the first call wrote, which the edge echoes, so that a
 	// replay is the first answer byte for byte.
-	ID       *string
+	ID *string
+	// Replayed, when set, is set to true when the outcome returned is a stored one (a replay),
+	// which the edge marks (Idempotent-Replayed); a first answer leaves it false.
+	Replayed *bool
 	Endpoint string
 	// Fingerprints are keyed hashes of the endpoint and params (DESIGN §5: never a plain hash,
 	// which trying every PAN or SMS code would reverse): the first, under the current data key,
@@ -92,6 +95,9 @@ func replayed[R any](rq requests, call Call, rec *ports.IdempotencyRecord) (R, e
 	o := rec.Outcome
 	if call.ID != nil && o.ID != "" {
 		*call.ID = o.ID
+	}
+	if call.Replayed != nil {
+		*call.Replayed = true
 	}
 	switch {
 	case o.Sent != nil:

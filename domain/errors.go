@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/google/uuid"
 )
 
 // Sentinel errors name every business refusal the domain can produce. Adapters translate them
@@ -28,6 +30,20 @@ var (
 	// ErrPartnerExists means a partner with that name exists already.
 	ErrPartnerExists = errors.New("partner with this name exists")
 )
+
+// ExternalIDUsedError is ErrExternalIDUsed naming the partner's application that has the
+// externalId, so a partner that lost its id learns it again. It matches ErrExternalIDUsed
+// under errors.Is.
+type ExternalIDUsedError struct {
+	ApplicationID uuid.UUID
+}
+
+func (e ExternalIDUsedError) Error() string {
+	return ErrExternalIDUsed.Error() + ": application " + e.ApplicationID.String()
+}
+
+// Is makes ExternalIDUsedError match ErrExternalIDUsed.
+func (e ExternalIDUsedError) Is(target error) bool { return target == ErrExternalIDUsed }
 
 // StateError tells which operation was refused in which status and stage. It matches
 // ErrWrongState under errors.Is.

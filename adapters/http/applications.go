@@ -125,6 +125,21 @@ func (s *Server) getApplication(ctx context.Context, p domain.Partner, raw json.
 	return applicationResult(a), nil
 }
 
+func (s *Server) findApplication(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
+	var fs domain.Fieldset
+	in := decodeParams[api.FindApplicationParams](raw, &fs)
+	ext, err := parseUUID(in.ExternalId)
+	fs.Check("params.externalId", err)
+	if err := fs.Err(); err != nil {
+		return nil, err
+	}
+	a, err := s.d.App.Loans.FindApplication.Handle(ctx, application.FindApplication{PartnerID: p.ID, ExternalID: ext})
+	if err != nil {
+		return nil, err
+	}
+	return applicationResult(a), nil
+}
+
 func applicationResult(a domain.ApplicationSummary) api.GetApplicationResult {
 	r := api.GetApplicationResult{ApplicationId: a.ID.String(), ExternalId: a.ExternalID.String(),
 		Status: api.ApplicationStatus(a.Status.String()), LastTask: api.LastTaskOf(a.Task)}

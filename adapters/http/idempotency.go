@@ -26,6 +26,8 @@ type write struct {
 	// echo is the id the answer echoes: this request's as sent, or, on a replay, the first
 	// request's as it sent it.
 	echo *string
+	// replayed is set when the answer is a stored one: it is sent with Idempotent-Replayed.
+	replayed *bool
 }
 
 func (w write) ctx() context.Context    { return w.c.Request().Context() }
@@ -34,7 +36,7 @@ func (w write) params() json.RawMessage { return w.req.params }
 // call is w's idempotency key: the partner, the envelope id, the endpoint and the keyed
 // fingerprints of the params.
 func (w write) call() application.Call {
-	return application.Call{PartnerID: w.partner.ID, Key: w.req.key, ID: w.echo, Endpoint: w.path,
+	return application.Call{PartnerID: w.partner.ID, Key: w.req.key, ID: w.echo, Replayed: w.replayed, Endpoint: w.path,
 		Fingerprints: application.Fingerprints(w.s.d.Sealer, w.path, canonicalJSON(w.req.params))}
 }
 

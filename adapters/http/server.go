@@ -128,6 +128,7 @@ func (s *Server) endpoints() []endpoint {
 		writes(http.MethodPost, "/microloans/applications/verify", s.verifyApplication),
 		writes(http.MethodPost, "/microloans/applications/issue", s.issueApplication),
 		reads(http.MethodPost, "/microloans/applications/info", s.getApplication),
+		reads(http.MethodPost, "/microloans/applications/find", s.findApplication),
 		writes(http.MethodPost, "/transfers/account-to-card/create", s.createTransfer),
 		writes(http.MethodPost, "/transfers/account-to-card/confirm", s.confirmTransfer),
 		reads(http.MethodPost, "/transfers/check-status", s.checkTransfer),
@@ -174,8 +175,11 @@ func (s *Server) handle(ep endpoint) echo.HandlerFunc {
 		// The background work a write causes carries its id on (ports.RequestID); a read
 		// causes none, so it pays nothing for it.
 		c.SetRequest(c.Request().WithContext(ports.WithRequestID(c.Request().Context(), req.id)))
-		echo := req.id
-		res, err := ep.write(write{s: s, c: c, partner: partner, path: ep.path, req: req, echo: &echo})
+		echo, replayed := req.id, false
+		res, err := ep.write(write{s: s, c: c, partner: partner, path: ep.path, req: req, echo: &echo, replayed: &replayed})
+		if replayed {
+			c.Response().Header().Set(headerReplayed, "true")
+		}
 		return s.answer(c, echo, res, err)
 	}
 }
@@ -197,6 +201,10 @@ func (s *Server) answer(c echo.Context, id string, res any, err error) error {
 	c.Set(ctxCode, code)
 	return writeJSON(c, status, encodeResponse(id, res, code, msg))
 }
+
+// headerReplayed marks an answer that is a replay of a stored one, as Stripe's API does: the
+// same envelope id again gets the first answer, byte for byte, with this header.
+const headerReplayed = "Idempotent-Replayed"
 
 // headerRequestID answers the request's id (its envelope id), as the log lines of the request
 // and of the background work it caused name it (request_id).

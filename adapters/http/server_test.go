@@ -159,6 +159,7 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 type answer struct {
 	Status int
 	Raw    []byte
+	Header http.Header
 	ID     *string         `json:"id"`
 	Result json.RawMessage `json:"result"`
 	Error  *struct {
@@ -194,7 +195,7 @@ func (h *harness) raw(t *testing.T, method, path, key, contentType string, body 
 	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	h.check.Check(t, req, body, resp.StatusCode, resp.Header, b)
-	a := answer{Status: resp.StatusCode, Raw: b}
+	a := answer{Status: resp.StatusCode, Raw: b, Header: resp.Header}
 	if err := json.Unmarshal(b, &a); err != nil {
 		t.Fatalf("%s %s: answer is not JSON: %s", method, path, b)
 	}
@@ -289,6 +290,42 @@ func TestInfoNamesTheExternalIDAtTheTop(t *testing.T) {
 	}
 	if r := read(); r.ExternalID == nil || *r.ExternalID != p["externalId"] || r.PreScoreResult == nil || r.PreScoreResult.ExternalID != p["externalId"] {
 		t.Fatalf("info: %+v, want externalId %v at the top and in preScoreResult", r, p["externalId"])
+	}
+}
+
+// TestAnApplicationIsFoundByItsExternalID: the find call answers what info answers of the
+// partner's application with that externalId; another partner, an unknown externalId and a
+// malformed one are refused as documented.
+func TestAnApplicationIsFoundByItsExternalID(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	p := registerParams()
+	reg := h.call(t, "/microloans/applications/pre-scoring/register", p)
+	var r struct{ ApplicationID string }
+	if err := json.Unmarshal(reg.Result, &r); err != nil || reg.code() != 0 {
+		t.Fatalf("register: %s", reg.Raw)
+	}
+	info := h.call(t, "/microloans/applications/info", map[string]any{"applicationId": r.ApplicationID})
+	found := h.call(t, "/microloans/applications/find", map[string]any{"externalId": p["externalId"]})
+	if found.code() != 0 || found.Status != 200 || !bytes.Equal(found.Result, info.Result) {
+		t.Fatalf("find answers\n%s\nwhere info answers\n%s", found.Raw, info.Raw)
+	}
+	for _, tt := range []struct {
+		name   string
+		key    string
+		params map[string]any
+		code   int
+		msg    string
+	}{
+		{"another partner's externalId", h.otherKey, map[string]any{"externalId": p["externalId"]}, 1001, "application not found"},
+		{"an unknown externalId", h.key, map[string]any{"externalId": uuid.NewString()}, 1001, "application not found"},
+		{"not a UUID", h.key, map[string]any{"externalId": "x"}, 4, "params.externalId: must be a UUID"},
+		{"missing", h.key, map[string]any{}, 4, "params.externalId"},
+	} {
+		a := h.callAs(t, tt.key, uuid.NewString(), "/microloans/applications/find", tt.params)
+		if a.code() != tt.code || !strings.Contains(a.Error.Message, tt.msg) {
+			t.Errorf("%s: %s, want %d %q", tt.name, a.Raw, tt.code, tt.msg)
+		}
 	}
 }
 
@@ -480,9 +517,12 @@ func TestBusinessRefusals(t *testing.T) {
 	ext := uuid.NewString()
 	p := registerParams()
 	p["externalId"] = ext
-	h.call(t, "/microloans/applications/pre-scoring/register", p)
-	if a := h.call(t, "/microloans/applications/pre-scoring/register", p); a.code() != 1011 || a.Status != 409 {
-		t.Fatalf("externalId reused: %s", a.Raw)
+	first := h.call(t, "/microloans/applications/pre-scoring/register", p)
+	var reg struct{ ApplicationID string }
+	_ = json.Unmarshal(first.Result, &reg)
+	if a := h.call(t, "/microloans/applications/pre-scoring/register", p); a.code() != 1011 || a.Status != 409 ||
+		a.Error.Message != "externalId already used by this partner: application "+reg.ApplicationID {
+		t.Fatalf("externalId reused: %s, want 1011 naming %s", a.Raw, reg.ApplicationID)
 	}
 	if a := h.callAs(t, h.otherKey, uuid.NewString(), "/microloans/applications/pre-scoring/register", p); a.code() != 0 {
 		t.Fatalf("another partner may reuse an externalId: %s", a.Raw)
@@ -553,6 +593,10 @@ func TestSameIDReplaysTheAnswer(t *testing.T) {
 	if first.code() != 0 || !bytes.Equal(first.Raw, second.Raw) {
 		t.Fatalf("replay differs:\n%s\n%s", first.Raw, second.Raw)
 	}
+	if _, ok := first.Header["Idempotent-Replayed"]; ok || second.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("Idempotent-Replayed: first %q, replay %q; want none, then true",
+			first.Header.Values("Idempotent-Replayed"), second.Header.Values("Idempotent-Replayed"))
+	}
 	p["phoneNumber"] = "998907654321"
 	if a := h.callAs(t, h.key, id, "/microloans/applications/pre-scoring/register", p); a.code() != 8 || a.Status != 409 {
 		t.Fatalf("other params: %s", a.Raw)
@@ -573,6 +617,17 @@ func TestSameIDReplaysTheAnswer(t *testing.T) {
 	again := h.callAs(t, h.key, cancelID, "/microloans/applications/issue", issue)
 	if refused.code() != 1002 || !bytes.Equal(refused.Raw, again.Raw) {
 		t.Fatalf("business error not replayed:\n%s\n%s", refused.Raw, again.Raw)
+	}
+	if refused.Header.Get("Idempotent-Replayed") != "" || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("a replayed refusal is not marked, or a first is: %q, %q",
+			refused.Header.Get("Idempotent-Replayed"), again.Header.Get("Idempotent-Replayed"))
+	}
+	// A read stores nothing, so it is never a replay.
+	readID := uuid.NewString()
+	for range 2 {
+		if a := h.callAs(t, h.key, readID, "/microloans/applications/info", map[string]any{"applicationId": app}); a.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("a read marked as a replay: %s", a.Raw)
+		}
 	}
 	// A validation error is not stored: the corrected retry runs.
 	fixID := uuid.NewString()
