@@ -3,7 +3,7 @@ package application
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"time"
@@ -41,7 +41,11 @@ func NewSetWebhookHandler(clock ports.Clock, uow ports.UnitOfWork, partners port
 	return &SetWebhookHandler{clock: clock, uow: uow, partners: partners, sealer: sealer}
 }
 
-// webhookSecretPrefix marks a webhook signing secret, so a leaked one is recognisable.
+// webhookSecretPrefix marks a webhook signing secret, so a leaked one is recognisable. The
+// secret is the prefix and the standard base64 of 32 random bytes, as Standard Webhooks makes
+// them: the signing key is those bytes, what every Standard Webhooks library decodes. (Secrets
+// made before were the prefix and 64 hex digits; their key is that text base64-decoded, as
+// before, so they still verify.)
 const webhookSecretPrefix = "whsec_"
 
 // Handle stores the URL with a new signing secret and returns the secret, which is shown once:
@@ -60,7 +64,7 @@ func (h *SetWebhookHandler) Handle(ctx context.Context, cmd SetWebhook) (string,
 		if _, err := rand.Read(b); err != nil {
 			return "", err
 		}
-		secret = webhookSecretPrefix + hex.EncodeToString(b)
+		secret = webhookSecretPrefix + base64.StdEncoding.EncodeToString(b)
 		if sealed, err = h.sealer.Seal([]byte(secret), ""); err != nil {
 			return "", err
 		}

@@ -2,6 +2,7 @@ package application_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
@@ -59,8 +60,11 @@ func TestSetWebhookKeepsTheSecretSealedAndDeliveryOpensIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(secret, "whsec_") || len(secret) != len("whsec_")+64 {
-		t.Fatalf("secret %q", secret)
+	// whsec_ and the standard base64 of 32 random bytes, as Standard Webhooks makes them: not
+	// 64 hex digits, which invited a hex decode of a key that is base64-decoded.
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if !strings.HasPrefix(secret, "whsec_") || len(secret) != len("whsec_")+44 || err != nil || len(key) != 32 {
+		t.Fatalf("secret %q: want whsec_ and the base64 of 32 bytes (%v)", secret, err)
 	}
 	if d.partner.WebhookURL != "https://partner.example/hooks" || d.partner.WebhookSecret == "" ||
 		strings.Contains(d.partner.WebhookSecret, secret[6:]) {

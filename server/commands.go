@@ -499,11 +499,25 @@ func setWebhookCmd(o options) *cobra.Command {
 	c := partnerNamed(&cobra.Command{
 		Use:   "set-webhook NAME --url URL",
 		Short: "Send a partner's events to URL, with a new signing secret printed once (--remove stops them)",
-		Long: `Sets the URL tiyin POSTs the partner's events to, and a new signing secret, printed once.
-Every call carries X-Tiyin-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, t + "." + body)>.
+		Long: `Sets the URL tiyin POSTs the partner's events to, and a new signing secret, printed once:
+whsec_ and the base64 of 32 random bytes, as Standard Webhooks (https://www.standardwebhooks.com)
+makes them.
+
+Every delivery is signed by the Standard Webhooks specification, in three headers:
+  webhook-id: <the event's id>
+  webhook-timestamp: <unix seconds, when sent>
+  webhook-signature: v1,<base64 HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + raw body)>
+The key is the secret's part after whsec_, base64-decoded (also for an older secret, whsec_ and
+64 hex digits: never hex-decode it). To verify, give the secret as printed to any Standard
+Webhooks library (Go: client.VerifyWebhook of github.com/tiyin/tiyin/client, or
+standard-webhooks; JavaScript and Python: standardwebhooks), or compute the HMAC above and
+compare it in constant time with each v1,… of the space-separated list; refuse a timestamp
+more than 5 minutes from now. The deprecated X-Tiyin-Signature: t=<unix>,v1=<hex
+HMAC-SHA256(whole secret, t + "." + raw body)> is sent beside them until 2027-06-30.
+
 Setting it again makes a new secret; the one it replaces signs beside it for --overlap (24h),
-as a second v1, so the partner can switch without refusing a delivery. The secret is kept sealed under TIYIN_DATA_KEY,
-so serve must run with the same data key.`,
+as a second v1,… in webhook-signature, so the partner can switch without refusing a delivery.
+The secret is kept sealed under TIYIN_DATA_KEY, so serve must run with the same data key.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if remove == (url != "") {
 				return errors.New("give either --url URL or --remove")

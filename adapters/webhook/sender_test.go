@@ -203,13 +203,48 @@ func TestDuringAnOverlapBothSecretsVerify(t *testing.T) {
 	}
 }
 
+// TestSecretsOfEitherFormSignAsTheyDid: the signatures of a fixed delivery under a secret of
+// today's form (whsec_ and the base64 of 32 bytes) and of the older form (whsec_ and 64 hex
+// digits, whose key is that text base64-decoded, 48 bytes) equal the ones computed outside Go
+// (Python's hmac and openssl dgst, docs/integration.md's shell recipe): an older secret
+// verifies exactly as before, and a hex decode of it, the mistake the older form invited,
+// does not.
+func TestSecretsOfEitherFormSignAsTheyDid(t *testing.T) {
+	t.Parallel()
+	const id = "019a8b7c-6d5e-7f40-8a1b-2c3d4e5f6a7b"
+	body := []byte(`{"id":"e1","type":"TEST","data":{}}`)
+	at := time.Unix(1795670130, 0)
+	older := "whsec_" + strings.Repeat("0123456789abcdef", 4)
+	for _, tt := range []struct{ secret, want string }{
+		{"whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", "v1,XgByfcp7vSV60HIWSiYP6qyyJEecp1oYa/EKY9mKL0Q="},
+		{older, "v1,zlqu7vLIyssh9VAOtd0YOAQ7GRqHQxwRppIrpP8b1wA="},
+	} {
+		if got := webhook.StandardSignature(id, body, at, []byte(tt.secret)); got != tt.want {
+			t.Errorf("%s…: webhook-signature %s, want %s", tt.secret[:12], got, tt.want)
+		}
+		h := http.Header{}
+		h.Set("webhook-id", id)
+		h.Set("webhook-timestamp", "1795670130")
+		h.Set("webhook-signature", tt.want)
+		if err := client.VerifyWebhook(tt.secret, body, h, at); err != nil {
+			t.Errorf("%s…: the client refuses the signature: %v", tt.secret[:12], err)
+		}
+	}
+	if got := webhook.StandardSignature(id, body, at, []byte(older)); got == "v1,1Rph6PY2Ia5IJDHDloQvXzCyQAquHHrwwdLp9LOONYc=" {
+		t.Error("an older secret signs under its hex-decoded key")
+	}
+	if got, want := webhook.Sign([]byte(older), body, at), "t=1795670130,v1=26bec9ccd68c8e3d3c52af946e7ab712d4796f746b3d8c67a0be363fb9db2975"; got != want {
+		t.Errorf("X-Tiyin-Signature of an older secret: %s, want %s", got, want)
+	}
+}
+
 // A delivery carries the Standard Webhooks headers, which the reference library verifies with
 // the secret as tiyin prints it, and so does the Go client's VerifyWebhook; during an overlap
 // both secrets verify, a third does not, and neither does another body or an old delivery.
 func TestTheStandardWebhooksLibraryVerifiesADelivery(t *testing.T) {
 	t.Parallel()
-	current := "whsec_" + strings.Repeat("0123456789abcdef", 4) // as application.SetWebhook makes them
-	previous := "whsec_" + strings.Repeat("fedcba9876543210", 4)
+	current := "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=" // as application.SetWebhook makes them
+	previous := "whsec_" + strings.Repeat("fedcba9876543210", 4)    // as it made them before
 	body := []byte(`{"id":"e1","type":"CARD_ATTACHED","data":{}}`)
 	id := uuid.New()
 	got := make(chan http.Header, 1)

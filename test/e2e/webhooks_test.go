@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/webhook"
+	"github.com/tiyin/tiyin/client"
 	"github.com/tiyin/tiyin/test/apicheck"
 )
 
@@ -54,6 +56,11 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	if err := webhook.Verify(r.secret, body, req.Header.Get(webhook.SignatureHeader), time.Now(), 5*time.Minute); err != nil {
 		r.t.Errorf("webhook signature: %v", err)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if err := client.VerifyWebhook(string(r.secret), body, req.Header, time.Now()); err != nil {
+		r.t.Errorf("Standard Webhooks signature: %v", err)
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
@@ -150,6 +157,10 @@ func TestWebhooks(t *testing.T) {
 		var set struct{ Secret string }
 		if err != nil || json.Unmarshal(out, &set) != nil || !strings.HasPrefix(set.Secret, "whsec_") {
 			t.Fatalf("set-webhook: %v %s", err, out)
+		}
+		// whsec_ and the standard base64 of 32 random bytes, as Standard Webhooks makes them.
+		if key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(set.Secret, "whsec_")); err != nil || len(key) != 32 {
+			t.Fatalf("set-webhook's secret is not whsec_ and the base64 of 32 bytes: %v", err)
 		}
 		rec.mu.Lock()
 		rec.secret = []byte(set.Secret)
