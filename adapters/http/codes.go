@@ -40,7 +40,7 @@ var ErrorCodes = []ErrorCode{
 	{1008, "410", "SMS code expired, or too many wrong codes"},
 	{1009, "422", "SMS code could not be verified (wrong code; message says attempts left)"},
 	{1010, "409", "card already attached"},
-	{1011, "409", "externalId already used by this partner for another object"},
+	{1011, "409", "externalId already used by this partner for another object (an application's: the message ends `application <applicationId>`, which `/microloans/applications/find` also answers)"},
 	{1012, "404", "loan not found (by applicationId or loanId)"},
 	{1013, "409", "loan not issued yet, or already closed"},
 	{1014, "422", "insufficient funds on the demand account"},
