@@ -86,6 +86,7 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 	h.call(t, "/transfers/account-to-card/confirm", tr.ref())
 	h.call(t, "/transfers/check-status", tr.ref())
 	h.call(t, "/microloans/applications/info", map[string]any{"applicationId": app})
+	h.call(t, "/microloans/applications/find", map[string]any{"externalId": uuid.NewString()})
 	h.call(t, "/microloans/info", map[string]any{"applicationId": app})
 	h.call(t, "/microloans/schedule", map[string]any{"loanId": loanID})
 	chk := h.checkRepayment(t, loanID)
