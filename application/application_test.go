@@ -278,13 +278,16 @@ func TestRegisterReportsUsedExternalIDAndEnqueuesNothing(t *testing.T) {
 }
 
 // TestRegisterNamesTheApplicationThatHasTheExternalID: a registration with an externalId the
-// partner used before is refused with 1011's sentinel naming that application, creates
-// nothing, and its retry gets the same refusal again, marked as a replay.
+// partner used before is refused with 1011's sentinel naming that application (the store's
+// refusal, kept as it is), enqueues nothing, and its retry gets the same refusal again, marked
+// as a replay.
 func TestRegisterNamesTheApplicationThatHasTheExternalID(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	a := d.put(t, "choosing")
-	// No Create or EnqueueApplications expectation: the mock fails the test if either is called.
+	// Twice: the retry does its work again and its claim then finds the stored refusal. No
+	// EnqueueApplications expectation: the mock fails the test if it is called.
+	d.apps.EXPECT().Create(gomock.Any(), gomock.Any()).Return(domain.ExternalIDUsedError{ApplicationID: a.ID()}).Times(2)
 	phone, _ := domain.ParsePhone("998901234567")
 	var replayed bool
 	call := application.Call{PartnerID: d.partner, Key: uuid.NewString(), Endpoint: "/test",

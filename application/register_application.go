@@ -2,7 +2,6 @@ package application
 
 import (
 	"context"
-	"errors"
 
 	"github.com/google/uuid"
 
@@ -39,9 +38,9 @@ func NewRegisterApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idem
 }
 
 // Handle stores the new application with its answer (its id) and enqueues its pre-scoring.
-// An externalId the partner used before is refused naming the application that has it
-// (domain.ExternalIDUsedError); one registered at the same moment by a racing call is refused
-// by the store's unique key, without the name (the find call tells it).
+// An externalId the partner used before is refused by the store naming the application that
+// has it (domain.ExternalIDUsedError), found only when the insert meets the partner's key: a
+// registration that uses a new externalId reads nothing more.
 func (h *RegisterApplicationHandler) Handle(ctx context.Context, call Call, cmd RegisterApplication) (uuid.UUID, error) {
 	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (uuid.UUID, error) {
 		a, err := domain.NewApplication(domain.NewApplicationParams{
@@ -49,12 +48,6 @@ func (h *RegisterApplicationHandler) Handle(ctx context.Context, call Call, cmd 
 			ClientData: cmd.ClientData, AgreementAccepted: cmd.AgreementAccepted, Now: h.clock.Now(cmd.PartnerID),
 		})
 		if err != nil {
-			return uuid.Nil, err
-		}
-		switch used, err := h.applications.SummaryByExternalID(ctx, cmd.PartnerID, cmd.ExternalID); {
-		case err == nil:
-			return uuid.Nil, domain.ExternalIDUsedError{ApplicationID: used.ID}
-		case !errors.Is(err, domain.ErrApplicationNotFound):
 			return uuid.Nil, err
 		}
 		a.Correlate(ports.RequestID(ctx))

@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
@@ -234,13 +236,31 @@ var applicationUnique = constraintErrors{
 	"applications.partner_id, applications.external_id": domain.ErrExternalIDUsed,
 }
 
-// Create implements ports.ApplicationRepository.
+// Create implements ports.ApplicationRepository. An externalId the partner used before is
+// refused naming the application that has it: the insert skips a row that meets the partner's
+// (partner_id, external_id) key, so the transaction stays usable and the one read that names
+// the holder runs only then (a racing registration's row is seen once it commits).
 func (r *ApplicationRepository) Create(ctx context.Context, a *domain.Application) error {
 	m, err := r.toModel(a)
 	if err != nil {
 		return err
 	}
-	return createWithEvents(ctx, r.db, m, a, applicationUnique)
+	return r.db.inTx(ctx, func(ctx context.Context) error {
+		var inserted int64
+		skipUsed := clause.OnConflict{Columns: []clause.Column{{Name: "partner_id"}, {Name: "external_id"}}, DoNothing: true}
+		if err := r.db.write(ctx, false, func(g *gorm.DB) *gorm.DB { return g.Clauses(skipUsed).Create(m) },
+			func(rows int64, err error) error { inserted = rows; return interpretError(err, nil, applicationUnique) }); err != nil {
+			return err
+		}
+		if inserted == 0 {
+			used, err := r.SummaryByExternalID(ctx, a.PartnerID(), a.ExternalID())
+			if err != nil {
+				return err
+			}
+			return domain.ExternalIDUsedError{ApplicationID: used.ID}
+		}
+		return insertEvents(ctx, r.db, takeEvents(a))
+	})
 }
 
 // Get implements ports.ApplicationRepository. On PostgreSQL outside a transaction (the

@@ -205,12 +205,28 @@ func TestExternalIDIsUniquePerPartner(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
 		ext := uuid.New()
-		if err := s.apps.Create(ctx, s.newApplication(t, s.partner, ext)); err != nil {
+		first := s.newApplication(t, s.partner, ext)
+		if err := s.apps.Create(ctx, first); err != nil {
 			t.Fatal(err)
 		}
 		err := s.apps.Create(ctx, s.newApplication(t, s.partner, ext))
-		if !errors.Is(err, domain.ErrExternalIDUsed) {
-			t.Fatalf("same partner, same externalId: got %v", err)
+		var used domain.ExternalIDUsedError
+		if !errors.Is(err, domain.ErrExternalIDUsed) || !errors.As(err, &used) || used.ApplicationID != first.ID() {
+			t.Fatalf("same partner, same externalId: got %v, want the refusal naming %s", err, first.ID())
+		}
+		// Inside a unit of work the refusal leaves the transaction usable: what else it wrote
+		// commits when the caller carries on.
+		kept := s.newApplication(t, s.partner, uuid.New())
+		if err := s.uow.Do(ctx, func(ctx context.Context) error {
+			if err := s.apps.Create(ctx, s.newApplication(t, s.partner, ext)); !errors.As(err, &used) || used.ApplicationID != first.ID() {
+				t.Errorf("in a unit of work: got %v", err)
+			}
+			return s.apps.Create(ctx, kept)
+		}); err != nil {
+			t.Fatalf("the unit of work after the refusal: %v", err)
+		}
+		if _, err := s.apps.Get(ctx, kept.ID()); err != nil {
+			t.Fatalf("the application written after the refusal: %v", err)
 		}
 		other := s.newPartner(t, "other")
 		if err := s.apps.Create(ctx, s.newApplication(t, other, ext)); err != nil {
