@@ -1,11 +1,8 @@
 package client
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"reflect"
 	"strconv"
 )
 
@@ -70,73 +67,77 @@ var Codes = []Code{CodeInternal, CodeUnauthorized, CodePartnerDisabled, CodeVali
 	CodeCardOrderNotFound, CodeCardStatus, CodeCardRejected, CodePreScoringDeclined, CodePostScoringDeclined,
 	CodeIssuanceRefused, CodeTechnicalFailure}
 
-// APIError is an answer's error as tiyin sent it: errors.Is(err, client.CodeX) matches its code.
-type APIError struct {
+// Error is tiyin's answer that a call failed: the envelope's error code and message, the HTTP
+// status, and the answer's X-Request-Id (the call's envelope id), to quote to the bank. Every
+// call's error is an *Error when tiyin answered; read it with errors.As, or match its code
+// with errors.Is:
+//
+//	var e *client.Error
+//	if errors.As(err, &e) { log.Printf("tiyin refused: code %d, request %s", e.Code, e.RequestID) }
+//	if errors.Is(err, client.CodeRepaymentExpired) { … check again … }
+type Error struct {
 	Code    Code
 	Message string
-	// Status is the HTTP status; RequestID the answer's X-Request-Id, to quote to the bank.
+	// Status is the answer's HTTP status; RequestID its X-Request-Id.
 	Status    int
 	RequestID string
 }
 
-func (e *APIError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("tiyin: code %d (HTTP %d): %s", e.Code, e.Status, e.Message)
 }
 
 // Is makes errors.Is(err, client.CodeX) match the answer's code.
-func (e *APIError) Is(target error) bool {
+func (e *Error) Is(target error) bool {
 	c, ok := target.(Code)
 	return ok && c == e.Code
 }
 
-// Retryable reports whether the same request, with the same envelope id, may be sent again
-// and succeed: a transport error (the answer never came: tiyin may have acted, and the same id
-// makes a retry safe), or code 7, 9 or 10.
-func Retryable(err error) bool {
-	var api *APIError
-	if !errors.As(err, &api) {
-		return err != nil
-	}
-	return api.Code == CodeRateLimited || api.Code == CodeInProgress || api.Code == CodeUnavailable
+// transportError is a call that got no answer: the connection failed or timed out, so tiyin
+// may or may not have acted.
+type transportError struct {
+	where string
+	err   error
 }
 
-// Check is a generated call's outcome as one error: the transport's error, the answer's
-// (*APIError), or nil for a success. reply is any <Operation>Reply.
-//
-//	r, err := c.GetLoanWithResponse(ctx, req)
-//	if err := client.Check(r, err); errors.Is(err, client.CodeLoanNotFound) { … }
-func Check(reply any, err error) error {
-	if err != nil {
-		return err
+func (e *transportError) Error() string {
+	if e.where == "" {
+		return "tiyin client: no answer: " + e.err.Error()
 	}
-	// Every generated reply has the raw Body and the HTTPResponse; they are read by name, in
-	// this one place, so Check takes any of them.
-	v := reflect.Indirect(reflect.ValueOf(reply))
-	if v.Kind() != reflect.Struct {
-		return fmt.Errorf("tiyin client: Check takes a generated reply, not %T", reply)
+	return "tiyin client: " + e.where + ": no answer: " + e.err.Error()
+}
+
+func (e *transportError) Unwrap() error { return e.err }
+
+// statusError is an answer without tiyin's envelope: a proxy's or load balancer's page, or a
+// server that is not tiyin.
+type statusError struct {
+	where  string
+	status int
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("tiyin client: %s: HTTP %d without tiyin's envelope", e.where, e.status)
+}
+
+// Retryable reports whether the same call, with the same envelope id, may be sent again and
+// succeed: no answer came (tiyin may have acted, and the same id makes a repeat safe), a proxy
+// answered 429 or 5xx in tiyin's stead, or tiyin answered code 7, 9 or 10. A Client repeats
+// such calls itself (WithRetry); Retryable is for a partner that repeats later, with
+// WithEnvelopeID.
+func Retryable(err error) bool {
+	var (
+		e *Error
+		t *transportError
+		s *statusError
+	)
+	switch {
+	case errors.As(err, &e):
+		return e.Code == CodeRateLimited || e.Code == CodeInProgress || e.Code == CodeUnavailable
+	case errors.As(err, &t):
+		return true
+	case errors.As(err, &s):
+		return s.status == 429 || s.status >= 500
 	}
-	body, _ := v.FieldByName("Body").Interface().([]byte)
-	resp, _ := v.FieldByName("HTTPResponse").Interface().(*http.Response)
-	var env struct {
-		Error *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	status := 0
-	requestID := ""
-	if resp != nil {
-		status, requestID = resp.StatusCode, resp.Header.Get("X-Request-Id")
-	}
-	if jerr := json.Unmarshal(body, &env); jerr != nil {
-		if status >= 200 && status < 300 {
-			return fmt.Errorf("tiyin client: the answer is not JSON: %w", jerr)
-		}
-		// Not tiyin's envelope (a proxy's page): a transport failure, the outcome unknown.
-		return fmt.Errorf("tiyin client: HTTP %d without tiyin's envelope", status)
-	}
-	if env.Error == nil {
-		return nil
-	}
-	return &APIError{Code: Code(env.Error.Code), Message: env.Error.Message, Status: status, RequestID: requestID}
+	return false
 }
