@@ -41,8 +41,8 @@ bench-console: ## The console's page budget: every page within 50 ms of server t
 	TIYIN_CONSOLE_BENCH_APPS=$${APPS:-100000} $(GO) test -count=1 -timeout 10m -v -run '^TestConsolePagesWithinBudget$$' ./adapters/console/
 
 .PHONY: client
-client: ## Vet and test the Go client module (client/, its own go.mod) and compile its examples
-	cd client && $(GO) vet ./... && $(GO) test -count=1 ./...
+client: ## Vet, build and test the Go client module (client/, its own go.mod): its examples (client/examples) compile, its tests hold it to the API document
+	cd client && $(GO) vet ./... && $(GO) build ./... && $(GO) test -count=1 ./...
 	@if command -v golangci-lint >/dev/null; then cd client && golangci-lint run ./...; fi
 
 .PHONY: example
