@@ -225,7 +225,7 @@ func (c *Client) once(ctx context.Context, op send, body []byte, out any) error 
 	}
 	if env.Error != nil {
 		return &Error{Code: Code(env.Error.Code), Message: env.Error.Message, Status: resp.StatusCode,
-			RequestID: resp.Header.Get("X-Request-Id")}
+			RequestID: resp.Header.Get("X-Request-Id"), Path: resp.Request.URL.Path}
 	}
 	if err := json.Unmarshal(env.Result, out); err != nil {
 		return fmt.Errorf("tiyin client: %s: reading the result: %w", where, err)

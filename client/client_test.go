@@ -106,7 +106,8 @@ func TestARefusalIsAnErrorMatchedByItsCode(t *testing.T) {
 		t.Fatalf("got %v, %v; want a *client.Error", loan, err)
 	}
 	reqs := f.requests()
-	if e.Code != client.CodeLoanNotFound || e.Message != "loan not found" || e.Status != 404 || e.RequestID != reqs[0].id || e.RequestID == "" {
+	if e.Code != client.CodeLoanNotFound || e.Message != "loan not found" || e.Status != 404 || e.RequestID != reqs[0].id || e.RequestID == "" ||
+		e.Path != "/microloans/info" || e.Error() != "tiyin: /microloans/info: code 1012 (HTTP 404): loan not found" {
 		t.Errorf("the error: %#v (request id sent %q)", e, reqs[0].id)
 	}
 	if !errors.Is(err, client.CodeLoanNotFound) || errors.Is(err, client.CodeApplicationNotFound) || client.Retryable(err) {

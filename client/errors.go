@@ -78,13 +78,15 @@ var Codes = []Code{CodeInternal, CodeUnauthorized, CodePartnerDisabled, CodeVali
 type Error struct {
 	Code    Code
 	Message string
-	// Status is the answer's HTTP status; RequestID its X-Request-Id.
+	// Status is the answer's HTTP status; RequestID its X-Request-Id; Path the call's path
+	// ("/repayment/loans/pay").
 	Status    int
 	RequestID string
+	Path      string
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("tiyin: code %d (HTTP %d): %s", e.Code, e.Status, e.Message)
+	return fmt.Sprintf("tiyin: %s: code %d (HTTP %d): %s", e.Path, e.Code, e.Status, e.Message)
 }
 
 // Is makes errors.Is(err, client.CodeX) match the answer's code.

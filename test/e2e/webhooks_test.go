@@ -265,7 +265,7 @@ func TestWebhooks(t *testing.T) {
 
 // TestTheDemoWalksThroughGatewayErrors: against a sandbox whose gateway calls fail three in
 // ten (TIYIN_SANDBOX_FAULTS=error=0.3, as docs/integration.md suggests), the demo repeats each
-// code 10 with the same envelope id, as client.Do does, and completes, three runs in three.
+// code 10 with the same envelope id, as the Go client does, and completes, three runs in three.
 func TestTheDemoWalksThroughGatewayErrors(t *testing.T) {
 	t.Parallel()
 	s := start(t, store.SQLite, "TIYIN_SANDBOX_FAULTS=error=0.3")
