@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -367,5 +368,21 @@ func TestNewRefusesABadURLOrNoKey(t *testing.T) {
 		if c, err := client.New(tc.url, tc.key, tc.opts...); err == nil {
 			t.Errorf("%s: got a client %v", tc.name, c)
 		}
+	}
+}
+
+// The README's example is examples/quickstart, which the build compiles, word for word.
+func TestTheREADMEShowsTheCompiledExample(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick, err := os.ReadFile("examples/quickstart/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```go\n"+string(quick)+"```\n") {
+		t.Error("README.md's example is not examples/quickstart/main.go: copy the file into it")
 	}
 }
