@@ -73,7 +73,8 @@ type SendTestEventResult struct {
 // SendTestEvent records a TEST event, delivered to the partner's webhook (if set) and listed
 // like any other: a way to try the receiver's signature check and acknowledgement.
 func (s *Sandbox) SendTestEvent(ctx context.Context, opts ...CallOption) (*SendTestEventResult, error) {
-	return call[SendTestEventResult](ctx, s.c, s.c.api.SendTestEventWithBody, testEventParams{}, opts)
+	return call[SendTestEventResult](ctx, s.c, s.c.api.SendTestEventWithBody, noParams{}, opts)
 }
 
-type testEventParams struct{}
+// noParams are the params of the calls that take none: {}.
+type noParams struct{}
