@@ -155,6 +155,18 @@ func (a *Applications) Info(ctx context.Context, applicationID UUID, opts ...Cal
 	return call[Application](ctx, a.c, a.c.api.GetApplicationWithBody, applicationIDParams{applicationID}, opts)
 }
 
+// Find reads the application the partner registered with externalID, its own id of it: the
+// way back to an ApplicationID lost when Register's answer never came (Register again with the
+// same externalID answers code 1011, naming the application too). Code 1001 when the partner
+// registered none with it. It stores nothing.
+func (a *Applications) Find(ctx context.Context, externalID UUID, opts ...CallOption) (*Application, error) {
+	return call[Application](ctx, a.c, a.c.api.FindApplicationWithBody, findParams{externalID}, opts)
+}
+
+type findParams struct {
+	ExternalID UUID `json:"externalId"`
+}
+
 // applicationIDParams are the params of the calls that take only an application's id.
 type applicationIDParams struct {
 	ApplicationID UUID `json:"applicationId"`

@@ -70,6 +70,7 @@ func faceCalls(c *Client) map[string]func(context.Context) error {
 		},
 		"IssueApplication": func(ctx context.Context) error { return errOf(c.Applications.Issue(ctx, id, person)) },
 		"GetApplication":   func(ctx context.Context) error { return errOf(c.Applications.Info(ctx, id)) },
+		"FindApplication":  func(ctx context.Context) error { return errOf(c.Applications.Find(ctx, id)) },
 		"CreateTransfer": func(ctx context.Context) error {
 			return errOf(c.Transfers.Create(ctx, CreateTransferParams{ExternalID: id, ApplicationID: id, PAN: "8600123456789012", CardID: id,
 				ReceiverCardType: ProcessingUzcard, CardHolderName: "AZIZ KARIMOV", Amount: 1}))
@@ -106,6 +107,7 @@ func faceCalls(c *Client) map[string]func(context.Context) error {
 		"SmsOutbox":            func(ctx context.Context) error { return errOf(c.Sandbox.Outbox(ctx, "998901234567")) },
 		"CompleteVerification": func(ctx context.Context) error { return errOf(c.Sandbox.CompleteVerification(ctx, id)) },
 		"SendTestEvent":        func(ctx context.Context) error { return errOf(c.Sandbox.SendTestEvent(ctx)) },
+		"ResetSandbox":         func(ctx context.Context) error { return errOf(c.Sandbox.Reset(ctx)) },
 	}
 }
 
@@ -184,6 +186,7 @@ var faceTypes = map[string][2]reflect.Type{
 	"IssueApplicationResult":            pair[api.IssueApplicationResult, IssueApplicationResult](),
 	"GetApplicationParams":              pair[api.GetApplicationParams, applicationIDParams](),
 	"GetApplicationResult":              pair[api.GetApplicationResult, Application](),
+	"FindApplicationParams":             pair[api.FindApplicationParams, findParams](),
 	"LastTask":                          pair[api.LastTask, LastTask](),
 	"PreScoreResult":                    pair[api.PreScoreResult, PreScoreResult](),
 	"CreateTransferParams":              pair[api.CreateTransferParams, CreateTransferParams](),
@@ -223,6 +226,7 @@ var faceTypes = map[string][2]reflect.Type{
 	"CompleteVerificationParams":        pair[api.CompleteVerificationParams, applicationIDParams](),
 	"CompleteVerificationResult":        pair[api.CompleteVerificationResult, CompleteVerificationResult](),
 	"SendTestEventResult":               pair[api.SendTestEventResult, SendTestEventResult](),
+	"ResetSandboxResult":                pair[api.ResetSandboxResult, clockResult](),
 	"ListEventsParams":                  pair[api.ListEventsParams, ListEventsParams](),
 	"ListEventsResult":                  pair[api.ListEventsResult, EventPage](),
 	"WebhookEvent":                      pair[api.WebhookEvent, Event](),

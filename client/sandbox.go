@@ -76,5 +76,16 @@ func (s *Sandbox) SendTestEvent(ctx context.Context, opts ...CallOption) (*SendT
 	return call[SendTestEventResult](ctx, s.c, s.c.api.SendTestEventWithBody, noParams{}, opts)
 }
 
+// Reset erases everything the partner's key made in this sandbox (its applications, loans,
+// transfers, cards, events, …) and sets its clock back to the real time, which it returns.
+// Other partners' objects and clocks are untouched; the key and the webhook stay.
+func (s *Sandbox) Reset(ctx context.Context, opts ...CallOption) (time.Time, error) {
+	r, err := call[clockResult](ctx, s.c, s.c.api.ResetSandboxWithBody, noParams{}, opts)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return r.Now, nil
+}
+
 // noParams are the params of the calls that take none: {}.
 type noParams struct{}
