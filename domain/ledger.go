@@ -36,9 +36,7 @@ var (
 
 // ParseAccountKind reads a stored kind.
 func ParseAccountKind(s string) (AccountKind, error) {
-	return parseEnum(s, []AccountKind{AccountLoan, AccountDemand, AccountHold, AccountCardSettlement,
-		AccountRepaymentClearing, AccountInterestIncome, AccountServiceIncome, AccountPenaltyIncome, AccountWrittenOff,
-		AccountCashDesk, AccountBankTransfers, AccountReconciliation})
+	return parseEnum(s, AccountKinds())
 }
 
 // String returns the name.
