@@ -218,7 +218,6 @@ func (s *BooksState) charges(i, sv, p int64) [3]charge {
 	}
 }
 
-
 // entries collects a loan's entries; a move of a non-positive amount adds nothing.
 type entries struct {
 	loan uuid.UUID
