@@ -28,6 +28,10 @@ type Config struct {
 	// AttachCodeCaps are the most SMS codes attach sends a day per card, phone and partner; a
 	// cap left 0 takes its default.
 	AttachCodeCaps domain.AttachCodeCaps
+	// Books are the close's rules (non-accrual, provisions) and Chart the general ledger
+	// mapping; zero values take the shipped examples.
+	Books domain.BooksRules
+	Chart domain.Chart
 }
 
 // Product is the loan product's settings.
@@ -81,6 +85,8 @@ type Stores struct {
 	CodeCounts ports.CodeCounter
 	// Reconciliation keeps reconciliation runs and breaks.
 	Reconciliation ports.ReconciliationRepository
+	// Books keeps the books' closes (nil where nothing closes, a test's graph).
+	Books ports.BooksRepository
 }
 
 // Gateways are the bank's and the networks' systems, and the partners' webhooks.
@@ -185,6 +191,9 @@ type Operations struct {
 	CheckLedger          *CheckLedgerHandler
 	PurgeExpired         *PurgeExpiredHandler
 	ReconcileDay         *ReconcileDayHandler
+	CloseBooks           *CloseBooksHandler
+	TrialBalance         *TrialBalanceHandler
+	Journal              *JournalHandler
 }
 
 // Sandbox is what only the sandbox offers.
@@ -268,7 +277,7 @@ func New(d Deps, cfg Config) *App {
 		OpsLog: d.OpsLog}, cfg)
 	ops := NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
 		Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
-		Processing: gw.Processing, Cards: cards, CodeCounts: st.CodeCounts, Reconciliation: st.Reconciliation}, cfg)
+		Processing: gw.Processing, Cards: cards, CodeCounts: st.CodeCounts, Reconciliation: st.Reconciliation, Books: st.Books}, cfg)
 	return &App{
 		Loans: NewLoans(LoansDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Queue: d.Queue,
 			Applications: st.Applications, Loans: st.Loans, Repayments: st.Repayments, Ledger: st.Ledger,

@@ -1,6 +1,9 @@
 package application
 
-import "github.com/tiyin/tiyin/ports"
+import (
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
 
 // Each capability is built on the ports it names, and nothing else: a bank team that changes
 // one sees at a glance what it touches. The server's fx graph provides each from its own
@@ -157,6 +160,8 @@ type OperationsDeps struct {
 	CodeCounts   ports.CodeCounter
 	// Reconciliation may be nil where nothing reconciles (a test's graph).
 	Reconciliation ports.ReconciliationRepository
+	// Books may be nil where nothing closes the books (a test's graph).
+	Books ports.BooksRepository
 }
 
 // NewOperations builds the reconciler, the unknown outcomes' count and the ledger check.
@@ -168,7 +173,26 @@ func NewOperations(d OperationsDeps, cfg Config) Operations {
 		CheckLedger:          NewCheckLedgerHandler(d.Ledger),
 		ReconcileDay:         NewReconcileDayHandler(d.Clock, d.UoW, d.Processing, d.CoreBanking, d.Reconciliation, d.Transfers, d.Ledger),
 		PurgeExpired:         NewPurgeExpiredHandler(d.UoW, d.Idempotency, d.Events, d.CodeCounts),
+		CloseBooks:           NewCloseBooksHandler(d.Clock, d.UoW, d.Books, cfg.booksRules()),
+		TrialBalance:         NewTrialBalanceHandler(d.Books, cfg.chart()),
+		Journal:              NewJournalHandler(d.Books, cfg.chart()),
 	}
+}
+
+// booksRules are the configured rules of the close, or the shipped example.
+func (c Config) booksRules() domain.BooksRules {
+	if len(c.Books.Provisions) == 0 {
+		return domain.DefaultBooksRules()
+	}
+	return c.Books
+}
+
+// chart is the configured general ledger mapping, or the shipped example.
+func (c Config) chart() domain.Chart {
+	if c.Chart.GL(domain.AccountLoan) == "" {
+		return domain.DefaultChart()
+	}
+	return c.Chart
 }
 
 // SandboxDeps are the ports Sandbox needs; SandboxClock and SMSOutbox are nil outside it.

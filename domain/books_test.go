@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -543,5 +544,31 @@ func TestBooksOverRandomLives(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestChartMappingIsValidated(t *testing.T) {
+	t.Parallel()
+	domain.DefaultChart() // panics when the shipped mapping is not valid
+	cases := []struct {
+		name string
+		edit func(m map[string]string)
+		want string
+	}{
+		{"a kind unmapped", func(m map[string]string) { delete(m, "PROVISION") }, "PROVISION is not mapped"},
+		{"an unknown kind", func(m map[string]string) { m["LOANS"] = "1" }, `unknown account kind "LOANS"`},
+		{"a number for a debit and a credit kind", func(m map[string]string) { m["INTEREST_INCOME"] = m["INTEREST_RECEIVABLE"] },
+			"16307 is mapped to both"},
+		{"a number for a memo and a balance-sheet kind", func(m map[string]string) { m["MEMO_WRITTEN_OFF"] = m["LOAN"] },
+			"12401 is mapped to both"},
+		{"a number for two debit kinds", func(m map[string]string) { m["SERVICE_RECEIVABLE"] = m["INTEREST_RECEIVABLE"] }, ""},
+	}
+	for _, c := range cases {
+		m := domain.DefaultChartMapping()
+		c.edit(m)
+		_, err := domain.NewChart(m)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
 	}
 }

@@ -40,6 +40,9 @@ type Loan struct {
 	writtenOffAt time.Time
 	bookState    *BookState // as stored; nil before the first repayment
 	book         *book      // built on first use
+	// books is the loan's standing in the accrual books, nil before its first close (until
+	// then its payments are booked on a cash basis, and its first close opens its books).
+	books *BooksState
 	events
 }
 
@@ -71,6 +74,7 @@ type LoanState struct {
 	ClosedAt                     time.Time // zero while open
 	WrittenOffAt                 time.Time // zero unless written off
 	Book                         *BookState
+	Books                        *BooksState // nil before the loan's first close
 }
 
 // RestoreLoan rebuilds a loan from storage. Only repositories may call it: it skips every rule.
@@ -79,7 +83,7 @@ func RestoreLoan(s LoanState) *Loan {
 		amount: s.Amount, monthPeriod: s.MonthPeriod, rate: s.Rate, serviceRate: s.ServiceRate,
 		penaltyDaily: s.PenaltyDaily, scheduleType: s.ScheduleType, accountNumber: s.AccountNumber,
 		contractNumber: s.ContractNumber, issuedAt: s.IssuedAt, repayments: s.Repayments, closedAt: s.ClosedAt,
-		writtenOffAt: s.WrittenOffAt, bookState: s.Book}
+		writtenOffAt: s.WrittenOffAt, bookState: s.Book, books: s.Books}
 }
 
 // State returns every field, for repositories to store.
@@ -88,7 +92,7 @@ func (l *Loan) State() LoanState {
 		Amount: l.amount, MonthPeriod: l.monthPeriod, Rate: l.rate, ServiceRate: l.serviceRate,
 		PenaltyDaily: l.penaltyDaily, ScheduleType: l.scheduleType, AccountNumber: l.accountNumber,
 		ContractNumber: l.contractNumber, IssuedAt: l.issuedAt, Repayments: l.repayments, ClosedAt: l.closedAt,
-		WrittenOffAt: l.writtenOffAt, Book: l.bookState}
+		WrittenOffAt: l.writtenOffAt, Book: l.bookState, Books: l.booksCopy()}
 	if l.book != nil && l.repayments > 0 {
 		s.Book = l.book.clone()
 	}

@@ -148,6 +148,11 @@ func (l *Loan) WriteOff(postingID uuid.UUID, now time.Time) (*Posting, error) {
 		return nil, nil
 	}
 	p, err := Move(postingID, PostingWriteOff, l.id, now, principal, LoanAccount(AccountWrittenOff, l.id), LoanAccount(AccountLoan, l.id))
+	if err != nil {
+		return nil, err
+	}
+	// A loan that keeps books writes its principal off against its provision (the accrual basis).
+	p, err = l.booksPosting(p, func(st BooksState, _ []Entry) (BooksState, []Entry) { return st.WriteOff(l.id, principal) })
 	return &p, err
 }
 
@@ -260,9 +265,20 @@ func (p *Proposal) ApplyTo(loan *Loan, postingID, repaymentID uuid.UUID, now tim
 			Channel: p.Action.Channel, DebitID: p.Ref, ExternalID: p.ID, TransactionID: postingID, At: now})
 		out.Amount, out.Postings = p.Action.Amount, []Posting{posting}
 	case ActionWaivePenalty:
-		out.Amount, err = loan.WaivePenalty(now, p.Action.Amount)
+		if out.Amount, err = loan.WaivePenalty(now, p.Action.Amount); err == nil {
+			err = out.addWaiver(loan, postingID, now, 0, 0, out.Amount)
+		}
 	case ActionWaiveInterest:
-		out.Amount, err = loan.WaiveInterest(now, p.Action.Amount)
+		var b *book
+		if b, err = loan.repaymentBook(); err != nil {
+			return out, err
+		}
+		before := b.interestPaid()
+		if out.Amount, err = loan.WaiveInterest(now, p.Action.Amount); err == nil {
+			// The waiver divides between interest and service as the items it paid do.
+			interest := b.interestPaid() - before
+			err = out.addWaiver(loan, postingID, now, interest, out.Amount-interest, 0)
+		}
 	case ActionExtendTerm:
 		err = loan.Restructure(now, p.Action.Months, 0)
 	case ActionPaymentHoliday:
@@ -270,12 +286,26 @@ func (p *Proposal) ApplyTo(loan *Loan, postingID, repaymentID uuid.UUID, now tim
 	case ActionWriteOff:
 		var posting *Posting
 		if posting, err = loan.WriteOff(postingID, now); posting != nil {
-			out.Amount, out.Postings = posting.Entries[0].Debit, []Posting{*posting}
+			out.Postings = []Posting{*posting}
+			for _, e := range posting.Entries { // the principal: credited to the loan's principal accounts
+				if e.Account.Kind == AccountLoan || e.Account.Kind == AccountOverduePrincipal {
+					out.Amount += e.Credit
+				}
+			}
 		}
 	default:
 		return out, fmt.Errorf("%w: %s is not a loan action", ErrProposalIncomplete, p.Kind)
 	}
 	return out, err
+}
+
+// addWaiver adds the books' reversal of a waiver's accrual to the outcome's postings.
+func (o *ActionOutcome) addWaiver(loan *Loan, id uuid.UUID, now time.Time, interest, service, penalty int64) error {
+	p, err := loan.waiverPosting(id, now, interest, service, penalty)
+	if p != nil {
+		o.Postings = append(o.Postings, *p)
+	}
+	return err
 }
 
 // LoanChanged tells an operator's action on a loan: a waiver, a restructuring or a write-off (a

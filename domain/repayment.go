@@ -268,6 +268,12 @@ func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
 	if err != nil {
 		return Posting{}, err
 	}
+	// A loan that keeps books settles its receivables and the advance (the accrual basis).
+	if posting, err = loan.booksPosting(posting, func(st BooksState, cash []Entry) (BooksState, []Entry) {
+		return st.Repayment(loan.id, cash)
+	}); err != nil {
+		return Posting{}, err
+	}
 	r.payment = &p
 	r.record(r.partnerID, p.At, RepaymentChanged{RequestID: r.id, ApplicationID: loan.applicationID,
 		ContractNumber: loan.contractNumber, Status: RepaymentSuccess, Amount: p.Amount, PaymentType: p.Type,

@@ -88,7 +88,7 @@ func rootCmd(o options) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(o), migrateCmd(o), partnerCmd(o), operatorCmd(o), auditCmd(o), ledgerCmd(o), reconcileCmd(o), resealCmd(o), demoCmd(), healthcheckCmd(), versionCmd())
+	root.AddCommand(serveCmd(o), migrateCmd(o), partnerCmd(o), operatorCmd(o), auditCmd(o), ledgerCmd(o), booksCmd(o), reconcileCmd(o), resealCmd(o), demoCmd(), healthcheckCmd(), versionCmd())
 	strictUsage(root)
 	return root
 }

@@ -44,6 +44,10 @@ type config struct {
 	SandboxOTP       string
 	// AttachCodeCaps are attach's daily caps on SMS codes.
 	AttachCodeCaps domain.AttachCodeCaps
+	// Books are the close's rules and Chart the general ledger mapping (TIYIN_NONACCRUAL_DAYS,
+	// TIYIN_BOOKS_FILE).
+	Books domain.BooksRules
+	Chart domain.Chart
 	// SandboxScoringPercent is the percent the sandbox's pre-scoring offers.
 	SandboxScoringPercent domain.Percent
 	DataKey               []byte
@@ -150,6 +154,9 @@ func loadConfig() (config, error) {
 			}
 			c.RetiredDataKeys = append(c.RetiredDataKeys, b)
 		}
+	}
+	if c.Books, c.Chart, err = loadBooks(st.BooksFile, st.NonAccrualDays); err != nil {
+		errs = append(errs, err)
 	}
 	gs, gErrs := loadGateways(st)
 	c.Gateways, errs = gs, append(errs, gErrs...)

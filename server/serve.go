@@ -137,7 +137,7 @@ func graph(cfg config, log *zap.Logger) fx.Option {
 			func(c config) application.Config {
 				return application.Config{ApplicationTTL: c.ApplicationTTL, SandboxCallDelay: c.SandboxCallDelay, Product: c.Product,
 					LoanContractDelay: c.ContractDelay, OTPTTL: c.OTPTTL, SandboxOTP: c.SandboxOTP,
-					AttachCodeCaps: c.AttachCodeCaps}
+					AttachCodeCaps: c.AttachCodeCaps, Books: c.Books, Chart: c.Chart}
 			},
 			func(c config) jobs.Config {
 				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL}

@@ -32,6 +32,8 @@ type settings struct {
 	ScheduleType          string        `env:"TIYIN_SCHEDULE_TYPE" envDefault:"ANNUITY" help:"ANNUITY (equal instalments) or DIFFERENTIATED (equal principal), for new loans"`
 	ServicePercent        string        `env:"TIYIN_SERVICE_PERCENT" envDefault:"0" help:"annual service percent, accrued like interest, for new loans"`
 	PenaltyDailyPercent   string        `env:"TIYIN_PENALTY_DAILY_PERCENT" envDefault:"0.05" help:"daily penalty on overdue principal, in percent, for new loans"`
+	NonAccrualDays        int           `env:"TIYIN_NONACCRUAL_DAYS" envDefault:"90" help:"days overdue from which the close stops accruing a loan's charges on balance (accounting.md, Non-accrual)"`
+	BooksFile             string        `env:"TIYIN_BOOKS_FILE" doc:"empty (the shipped example)" help:"YAML file with the provision table (or a preset: DEFAULT, IFRS9) and the general ledger mapping of every account kind, checked at start (accounting.md)"`
 	DBMaxConns            int           `env:"TIYIN_DB_MAX_CONNS" envDefault:"20" help:"PostgreSQL pool size per process, shared by requests and background jobs (SQLite uses one connection); see performance.md, Pool sizes"`
 	Workers               int           `env:"TIYIN_WORKERS" envDefault:"10" help:"background jobs run at once per process"`
 	LogLevel              string        `env:"TIYIN_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error"`

@@ -38,7 +38,7 @@ var appModule = fx.Options(
 			Events: in.Events, Queue: in.Queue,
 			Applications: in.Applications, Loans: in.Loans, Ledger: in.Ledger, Transfers: in.Transfers, CardOrders: in.CardOrders,
 			CoreBanking: in.CoreBanking, Processing: in.Processing, Cards: in.Cards, CodeCounts: in.CodeCounts,
-			Reconciliation: in.Reconciliation}, cfg)
+			Reconciliation: in.Reconciliation, Books: in.Books}, cfg)
 	})),
 	fx.Module("sandbox", fx.Provide(func(in sandboxIn, cfg application.Config) application.Sandbox {
 		return application.NewSandbox(application.SandboxDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
@@ -141,6 +141,7 @@ type operationsIn struct {
 	CodeCounts   ports.CodeCounter
 	// Reconciliation is the store's.
 	Reconciliation ports.ReconciliationRepository
+	Books          ports.BooksRepository
 }
 
 type sandboxIn struct {

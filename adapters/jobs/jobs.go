@@ -151,6 +151,38 @@ func (w *deliverEventsWorker) Work(ctx context.Context, _ *river.Job[DeliverEven
 	return err
 }
 
+// CloseBooksArgs is the books' close (docs/accounting.md): enqueued every minute, unique for
+// the minute across the nodes, it closes each time scope through its yesterday; a scope whose
+// yesterday is closed costs one read. A close stopped part way (a node killed, its timeout) is
+// taken up by the next minute's: the loans it closed stay closed.
+type CloseBooksArgs struct{}
+
+// Kind implements river.JobArgs.
+func (CloseBooksArgs) Kind() string { return "books.close" }
+
+// InsertOpts makes the close unique per minute; one attempt: the next minute's is the retry.
+func (CloseBooksArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: time.Minute}}
+}
+
+type closeBooksWorker struct {
+	river.WorkerDefaults[CloseBooksArgs]
+	app *application.App
+	log *zap.Logger
+}
+
+// Timeout lets a close of many loans run: it commits each batch as it goes.
+func (w *closeBooksWorker) Timeout(*river.Job[CloseBooksArgs]) time.Duration { return time.Hour }
+
+func (w *closeBooksWorker) Work(ctx context.Context, _ *river.Job[CloseBooksArgs]) error {
+	done, err := w.app.Operations.CloseBooks.Close(ctx, time.Time{})
+	for _, s := range done {
+		w.log.Info("books closed", zap.String("scope", s.Scope), zap.String("through", s.Through.Format(time.DateOnly)),
+			zap.Int("loans", s.Loans), zap.Int("postings", s.Postings), zap.Duration("took", s.Duration))
+	}
+	return err
+}
+
 type applicationWorker struct {
 	river.WorkerDefaults[ApplicationArgs]
 	app *application.App
@@ -353,6 +385,7 @@ func NewRunner(db Database, app *application.App, cfg Config,
 	river.AddWorker(workers, &reconcileWorker{app: app, ttl: cfg.IdempotencyTTL, log: log, metrics: metrics})
 	river.AddWorker(workers, &deliverEventsWorker{app: app, log: log, metrics: metrics})
 	river.AddWorker(workers, &reconcileDayWorker{app: app, log: log, metrics: metrics})
+	river.AddWorker(workers, &closeBooksWorker{app: app, log: log})
 	every := river.PeriodicInterval(max(cfg.ReconcileEvery, 100*time.Millisecond))
 	rc := &river.Config{
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(cfg.Workers, 1)}},
@@ -363,6 +396,8 @@ func NewRunner(db Database, app *application.App, cfg Config,
 			river.NewPeriodicJob(every, func() (river.JobArgs, *river.InsertOpts) { return DeliverEventsArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour), func() (river.JobArgs, *river.InsertOpts) { return closedDay(), nil },
+				&river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(time.Minute), func() (river.JobArgs, *river.InsertOpts) { return CloseBooksArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
 		},
 		FetchPollInterval:           max(cfg.PollInterval, 50*time.Millisecond),

@@ -32,6 +32,11 @@ type loanModel struct {
 	// FirstUnpaidDue is domain.Loan.FirstUnpaidDue, kept with every save so the console's
 	// lists and reports tell a loan's days overdue without reading its book.
 	FirstUnpaidDue *time.Time `gorm:"column:first_unpaid_due"`
+	// Books is the loan's standing in the accrual books (JSON), BooksDay its last day closed
+	// and BooksOpen whether the close still visits it.
+	Books     *string `gorm:"column:books"`
+	BooksDay  *string `gorm:"column:books_day"`
+	BooksOpen bool    `gorm:"column:books_open"`
 }
 
 func (loanModel) TableName() string { return "loans" }
@@ -82,6 +87,15 @@ func toLoanModel(l *domain.Loan) (*loanModel, error) {
 		book := encodeBook(s.Book)
 		m.Book = &book
 	}
+	if s.Books != nil {
+		books, err := encodeBooks(*s.Books)
+		if err != nil {
+			return nil, fmt.Errorf("loan %s: %w", s.ID, err)
+		}
+		day := s.Books.Day.Format(domain.DateLayout)
+		m.Books, m.BooksDay = &books, &day
+	}
+	m.BooksOpen = l.BooksOpen()
 	due, ok, err := l.FirstUnpaidDue()
 	if err != nil {
 		return nil, fmt.Errorf("loan %s: %w", s.ID, err)
@@ -170,6 +184,13 @@ func (m *loanModel) toDomain() (*domain.Loan, error) {
 		if s.Book, err = decodeBook(*m.Book, m.Rate+m.ServiceRate); err != nil {
 			return nil, fmt.Errorf("stored loan %s: %w", m.ID, err)
 		}
+	}
+	if m.Books != nil {
+		books, err := decodeBooks(*m.Books)
+		if err != nil {
+			return nil, fmt.Errorf("stored loan %s: %w", m.ID, err)
+		}
+		s.Books = &books
 	}
 	return domain.RestoreLoan(s), nil
 }

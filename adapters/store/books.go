@@ -1,0 +1,285 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+func encodeBooks(b domain.BooksState) (string, error) {
+	raw, err := json.Marshal(b)
+	return string(raw), err
+}
+
+func decodeBooks(s string) (domain.BooksState, error) {
+	var b domain.BooksState
+	if err := json.Unmarshal([]byte(s), &b); err != nil {
+		return b, fmt.Errorf("books: %w", err)
+	}
+	return b, nil
+}
+
+// booksAccountKinds are the per-loan accounts a loan's first close opens.
+var booksAccountKinds = []domain.AccountKind{domain.AccountOverduePrincipal, domain.AccountInterestReceivable,
+	domain.AccountServiceReceivable, domain.AccountPenaltyReceivable, domain.AccountInterestInAdvance,
+	domain.AccountServiceInAdvance, domain.AccountProvision, domain.AccountMemoNonAccruedInterest,
+	domain.AccountMemoNonAccruedService, domain.AccountMemoNonAccruedPenalty, domain.AccountMemoNonAccruedContra,
+	domain.AccountMemoWrittenOff, domain.AccountMemoWrittenOffContra}
+
+// BooksRepository implements ports.BooksRepository.
+type BooksRepository struct {
+	db     *DB
+	ledger *LedgerRepository
+}
+
+// NewBooksRepository returns the repository on db.
+func NewBooksRepository(db *DB) *BooksRepository {
+	return &BooksRepository{db: db, ledger: NewLedgerRepository(db)}
+}
+
+// LoansToClose implements ports.BooksRepository. On PostgreSQL a loan another close locked is
+// waited for, and then left out once its books stand closed through day.
+func (r *BooksRepository) LoansToClose(ctx context.Context, partners ports.Partners, day time.Time, limit int) ([]*domain.Loan, error) {
+	var ms []loanModel
+	_, end := domain.BusinessDay(day)
+	err := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Scopes(ofPartners(partners)).
+		Where("books_open = ? AND (books_day IS NULL OR books_day < ?) AND issued_at < ?", true, day.Format(domain.DateLayout), end.UTC()).
+		Order("id").Limit(limit).Find(&ms).Error
+	if err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]*domain.Loan, 0, len(ms))
+	for i := range ms {
+		l, err := ms[i].toDomain()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// SaveClosed implements ports.BooksRepository: the accounts in one insert, each loan's row in
+// one update (on PostgreSQL all of them go with the commit, in one round trip), the postings
+// as PostAll posts them.
+func (r *BooksRepository) SaveClosed(ctx context.Context, loans []*domain.Loan, opened []uuid.UUID, postings []domain.Posting) error {
+	return r.db.inTx(ctx, func(ctx context.Context) error {
+		if len(opened) > 0 {
+			rows := make([]ledgerAccountModel, 0, len(opened)*len(booksAccountKinds))
+			for _, id := range opened {
+				loanID := id
+				for _, k := range booksAccountKinds {
+					rows = append(rows, ledgerAccountModel{Key: domain.LoanAccount(k, id).Key(), Kind: k.String(), LoanID: &loanID})
+				}
+			}
+			for chunk := range slices.Chunk(rows, 2000) {
+				err := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&chunk).Error
+				if err := interpretError(err, nil, nil); err != nil {
+					return err
+				}
+			}
+		}
+		for _, l := range loans {
+			m, err := toLoanModel(l)
+			if err != nil {
+				return err
+			}
+			err = r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
+				return g.Model(&loanModel{}).Where("id = ?", m.ID).
+					Updates(map[string]any{"books": m.Books, "books_day": m.BooksDay, "books_open": m.BooksOpen})
+			}, check(nil))
+			if err != nil {
+				return err
+			}
+		}
+		return r.ledger.PostAll(ctx, postings)
+	})
+}
+
+// Start implements ports.BooksRepository.
+func (r *BooksRepository) Start(ctx context.Context) (time.Time, bool, error) {
+	return r.day(ctx, "SELECT MIN(day) FROM books_closed_days")
+}
+
+// LastClosed implements ports.BooksRepository.
+func (r *BooksRepository) LastClosed(ctx context.Context, scope string) (time.Time, bool, error) {
+	return r.day(ctx, "SELECT MAX(day) FROM books_closed_days WHERE scope = ?", scope)
+}
+
+func (r *BooksRepository) day(ctx context.Context, q string, args ...any) (time.Time, bool, error) {
+	var day *string
+	if err := r.db.conn(ctx).Raw(q, args...).Scan(&day).Error; err != nil {
+		return time.Time{}, false, interpretError(err, nil, nil)
+	}
+	if day == nil || *day == "" {
+		return time.Time{}, false, nil
+	}
+	t, err := time.Parse(domain.DateLayout, *day)
+	return t, err == nil, err
+}
+
+type closedDayModel struct {
+	Scope      string    `gorm:"column:scope;primaryKey"`
+	Day        string    `gorm:"column:day;primaryKey"`
+	ClosedAt   time.Time `gorm:"column:closed_at"`
+	Loans      int64     `gorm:"column:loans"`
+	Postings   int64     `gorm:"column:postings"`
+	DurationMS int64     `gorm:"column:duration_ms"`
+}
+
+func (closedDayModel) TableName() string { return "books_closed_days" }
+
+// MarkClosed implements ports.BooksRepository.
+func (r *BooksRepository) MarkClosed(ctx context.Context, scope string, days []time.Time, c ports.ClosedDay) error {
+	if len(days) == 0 {
+		return nil
+	}
+	rows := make([]closedDayModel, 0, len(days))
+	for _, d := range days {
+		rows = append(rows, closedDayModel{Scope: scope, Day: d.Format(domain.DateLayout), ClosedAt: c.At.UTC(),
+			Loans: int64(c.Loans), Postings: int64(c.Postings), DurationMS: c.Duration.Milliseconds()})
+	}
+	err := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(&rows, 500).Error
+	return interpretError(err, nil, nil)
+}
+
+// TrialBalance implements ports.BooksRepository.
+func (r *BooksRepository) TrialBalance(ctx context.Context, day time.Time) ([]ports.TrialBalanceLine, error) {
+	start, end := domain.BusinessDay(day)
+	var rows []struct {
+		Kind                     string
+		Opening, Debits, Credits int64
+	}
+	err := r.db.conn(ctx).Raw(`SELECT a.kind AS kind,
+		COALESCE(SUM(CASE WHEN p.created_at < ? THEN e.debit - e.credit ELSE 0 END), 0) AS opening,
+		COALESCE(SUM(CASE WHEN p.created_at >= ? THEN e.debit ELSE 0 END), 0) AS debits,
+		COALESCE(SUM(CASE WHEN p.created_at >= ? THEN e.credit ELSE 0 END), 0) AS credits
+		FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id JOIN ledger_accounts a ON a.key = e.account_key
+		WHERE p.created_at < ? GROUP BY a.kind`, start.UTC(), start.UTC(), start.UTC(), end.UTC()).Scan(&rows).Error
+	if err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]ports.TrialBalanceLine, 0, len(rows))
+	for _, row := range rows {
+		k, err := domain.ParseAccountKind(row.Kind)
+		if err != nil {
+			return nil, fmt.Errorf("stored account kind: %w", err)
+		}
+		out = append(out, ports.TrialBalanceLine{Kind: k, Opening: row.Opening, Debits: row.Debits, Credits: row.Credits})
+	}
+	return out, nil
+}
+
+// Journal implements ports.BooksRepository.
+func (r *BooksRepository) Journal(ctx context.Context, day time.Time) ([]ports.JournalLine, error) {
+	start, end := domain.BusinessDay(day)
+	var rows []struct {
+		PostingID uuid.UUID
+		Kind      string
+		Ref       uuid.UUID
+		CreatedAt time.Time
+		Account   string
+		Debit     int64
+		Credit    int64
+	}
+	err := r.db.conn(ctx).Raw(`SELECT p.id AS posting_id, p.kind AS kind, p.ref AS ref, p.created_at AS created_at,
+		e.account_key AS account, e.debit AS debit, e.credit AS credit
+		FROM ledger_postings p JOIN ledger_entries e ON e.posting_id = p.id
+		WHERE p.created_at >= ? AND p.created_at < ? ORDER BY p.created_at, p.id, e.account_key`, start.UTC(), end.UTC()).
+		Scan(&rows).Error
+	if err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]ports.JournalLine, 0, len(rows))
+	for _, row := range rows {
+		a, err := parseAccountKey(row.Account)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ports.JournalLine{PostingID: row.PostingID, Kind: row.Kind, Ref: row.Ref, At: row.CreatedAt.UTC(),
+			Account: a, Debit: row.Debit, Credit: row.Credit})
+	}
+	return out, nil
+}
+
+// parseAccountKey reads an account key: "KIND" or "KIND:<loan id>".
+func parseAccountKey(key string) (domain.Account, error) {
+	kind, loan, perLoan := strings.Cut(key, ":")
+	k, err := domain.ParseAccountKind(kind)
+	if err != nil {
+		return domain.Account{}, fmt.Errorf("stored account %s: %w", key, err)
+	}
+	if !perLoan {
+		return domain.BankAccount(k), nil
+	}
+	id, err := uuid.Parse(loan)
+	if err != nil {
+		return domain.Account{}, fmt.Errorf("stored account %s: %w", key, err)
+	}
+	return domain.LoanAccount(k, id), nil
+}
+
+// PostAll posts many balanced postings at once: each account's balance moves once by the sum of
+// its entries (accounts in key order, so concurrent posters never deadlock), and the postings
+// and entries are inserted in chunks. It is for postings no floor can refuse (the close's).
+func (r *LedgerRepository) PostAll(ctx context.Context, postings []domain.Posting) error {
+	if len(postings) == 0 {
+		return nil
+	}
+	delta := map[string]int64{}
+	heads := make([]postingModel, 0, len(postings))
+	var rows []entryModel
+	for _, p := range postings {
+		heads = append(heads, postingModel{ID: p.ID, Kind: p.Kind.String(), Ref: p.Ref, CreatedAt: p.At.UTC()})
+		for _, e := range p.Entries {
+			delta[e.Account.Key()] += e.Debit - e.Credit
+			rows = append(rows, entryModel{PostingID: p.ID, AccountKey: e.Account.Key(), Debit: e.Debit, Credit: e.Credit})
+		}
+	}
+	keys := make([]string, 0, len(delta))
+	for k := range delta {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		d := delta[key]
+		if d == 0 {
+			continue
+		}
+		err := r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
+			return g.Model(&ledgerAccountModel{}).Where("key = ?", key).Update("balance", gormExpr("balance + ?", d))
+		}, func(n int64, err error) error {
+			if err != nil {
+				return interpretError(err, nil, ledgerFloor)
+			}
+			if n != 1 {
+				return errNoAccount(key)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for chunk := range slices.Chunk(heads, 2000) {
+		if err := r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Create(&chunk) }, check(nil)); err != nil {
+			return err
+		}
+	}
+	for chunk := range slices.Chunk(rows, 3000) {
+		if err := r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Create(&chunk) }, check(nil)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

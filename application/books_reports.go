@@ -1,0 +1,95 @@
+package application
+
+import (
+	"context"
+	"time"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// TrialBalanceHandler reads a day's trial balance: each account kind's opening, debits, credits
+// and closing, mapped to the bank's general ledger.
+type TrialBalanceHandler struct {
+	books ports.BooksRepository
+	chart domain.Chart
+}
+
+// NewTrialBalanceHandler returns the handler on the ports it uses.
+func NewTrialBalanceHandler(books ports.BooksRepository, chart domain.Chart) *TrialBalanceHandler {
+	return &TrialBalanceHandler{books: books, chart: chart}
+}
+
+// TrialBalance is a day's trial balance; balances are debits minus credits.
+type TrialBalance struct {
+	Date            time.Time
+	Accounts        []TrialBalanceAccount
+	Debits, Credits int64
+	// Closed reports whether the day was closed (for every scope that closed any day).
+	Closed bool
+}
+
+// TrialBalanceAccount is one line.
+type TrialBalanceAccount struct {
+	Kind                              domain.AccountKind
+	GL                                string
+	Opening, Debits, Credits, Closing int64
+}
+
+// Handle reads the day's trial balance, lines in the chart's order of kinds.
+func (h *TrialBalanceHandler) Handle(ctx context.Context, day time.Time) (TrialBalance, error) {
+	lines, err := h.books.TrialBalance(ctx, day)
+	if err != nil {
+		return TrialBalance{}, err
+	}
+	last, ok, err := h.books.LastClosed(ctx, "")
+	if err != nil {
+		return TrialBalance{}, err
+	}
+	tb := TrialBalance{Date: day, Closed: ok && !last.Before(day)}
+	by := map[domain.AccountKind]ports.TrialBalanceLine{}
+	for _, l := range lines {
+		by[l.Kind] = l
+	}
+	for _, k := range domain.AccountKinds() {
+		l, ok := by[k]
+		if !ok {
+			continue
+		}
+		tb.Accounts = append(tb.Accounts, TrialBalanceAccount{Kind: k, GL: h.chart.GL(k), Opening: l.Opening, Debits: l.Debits,
+			Credits: l.Credits, Closing: l.Opening + l.Debits - l.Credits})
+		tb.Debits += l.Debits
+		tb.Credits += l.Credits
+	}
+	return tb, nil
+}
+
+// JournalHandler reads a day's journal.
+type JournalHandler struct {
+	books ports.BooksRepository
+	chart domain.Chart
+}
+
+// NewJournalHandler returns the handler on the ports it uses.
+func NewJournalHandler(books ports.BooksRepository, chart domain.Chart) *JournalHandler {
+	return &JournalHandler{books: books, chart: chart}
+}
+
+// JournalEntry is a journal line with its general ledger account.
+type JournalEntry struct {
+	ports.JournalLine
+	GL string
+}
+
+// Handle lists the day's entries in posting order.
+func (h *JournalHandler) Handle(ctx context.Context, day time.Time) ([]JournalEntry, error) {
+	lines, err := h.books.Journal(ctx, day)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]JournalEntry, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, JournalEntry{JournalLine: l, GL: h.chart.GL(l.Account.Kind)})
+	}
+	return out, nil
+}

@@ -1,0 +1,56 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+)
+
+// BooksRepository keeps the books' closes: which loans a close still has to visit, their
+// books and postings, the days closed, and the reports of a closed day.
+type BooksRepository interface {
+	// LoansToClose locks and returns, in id order, up to limit loans of partners whose books are
+	// open and not closed through day, issued on or before it.
+	LoansToClose(ctx context.Context, partners Partners, day time.Time, limit int) ([]*domain.Loan, error)
+	// SaveClosed stores the loans' books and posts the close's postings; opened lists the loans
+	// whose books this close opened (their books accounts are created).
+	SaveClosed(ctx context.Context, loans []*domain.Loan, opened []uuid.UUID, postings []domain.Posting) error
+	// Start is the first day the books ever closed; false before any close.
+	Start(ctx context.Context) (time.Time, bool, error)
+	// LastClosed is the last day closed for the scope; false before its first.
+	LastClosed(ctx context.Context, scope string) (time.Time, bool, error)
+	// MarkClosed records the days closed for the scope (a day already recorded stays as it was).
+	MarkClosed(ctx context.Context, scope string, days []time.Time, c ClosedDay) error
+	// TrialBalance sums each account kind's entries: before the day (opening) and on it.
+	TrialBalance(ctx context.Context, day time.Time) ([]TrialBalanceLine, error)
+	// Journal lists the entries of the day's postings, in posting order.
+	Journal(ctx context.Context, day time.Time) ([]JournalLine, error)
+}
+
+// ClosedDay is what a close did.
+type ClosedDay struct {
+	At       time.Time
+	Loans    int
+	Postings int
+	Duration time.Duration
+}
+
+// TrialBalanceLine is an account kind's movement on a day, debits minus credits for the opening.
+type TrialBalanceLine struct {
+	Kind                     domain.AccountKind
+	Opening, Debits, Credits int64
+}
+
+// JournalLine is one entry of a day's journal.
+type JournalLine struct {
+	PostingID uuid.UUID
+	Kind      string // the posting's kind
+	Ref       uuid.UUID
+	At        time.Time
+	Account   domain.Account
+	Debit     int64
+	Credit    int64
+}
