@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/domain"
+)
+
+// TestTheBooksCloseOnThePartnersClock issues a loan, moves the partner's clock 10 days on,
+// closes its books through the partner's date and reads the trial balance: balanced, with
+// interest receivable; a second close changes nothing.
+func TestTheBooksCloseOnThePartnersClock(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, d store.Dialect) {
+		s := start(t, d)
+		run := func(args ...string) string {
+			t.Helper()
+			var stderr bytes.Buffer
+			cmd := exec.Command(binary, args...)
+			cmd.Env, cmd.Stderr = s.env, &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("tiyin %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
+			}
+			return string(out)
+		}
+		id := s.register(t, "31234567890123")
+		s.waitFor(t, id, "PENDING", nil)
+		s.must(t, "/microloans/applications/verify", verifyParams(id, 500_000_000))
+		s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567890123")})
+		s.waitFor(t, id, "COMPLETED", nil)
+		now, err := time.Parse(time.RFC3339Nano, s.must(t, "/sandbox/clock/advance", map[string]any{"duration": "240h"})["now"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		day := domain.BusinessDate(now).Format(time.DateOnly)
+
+		closed := run("books", "close", "--date", day)
+		if !strings.Contains(closed, "closed through "+day) {
+			t.Fatalf("close: %s", closed)
+		}
+		type trial struct {
+			Date     string
+			Accounts []struct {
+				Kind, GL                          string
+				Opening, Debits, Credits, Closing int64
+			}
+			Debits, Credits int64
+		}
+		read := func() (trial, string) {
+			raw := run("books", "trial-balance", "--date", day, "--json")
+			var tb trial
+			if err := json.Unmarshal([]byte(raw), &tb); err != nil {
+				t.Fatalf("trial balance: %v\n%s", err, raw)
+			}
+			return tb, raw
+		}
+		tb, raw := read()
+		var receivable, total int64
+		for _, a := range tb.Accounts {
+			if a.GL == "" {
+				t.Fatalf("%s has no general ledger account: %s", a.Kind, raw)
+			}
+			if a.Kind == "INTEREST_RECEIVABLE" {
+				receivable = a.Closing
+			}
+			if !strings.HasPrefix(a.Kind, "MEMO_") {
+				total += a.Closing
+			}
+		}
+		// 11 days (the issue day and 10 more) of 500 000 000 at 28 %: 4 219 178.08 → 4 219 178.
+		if tb.Date != day || tb.Debits != tb.Credits || tb.Debits == 0 || total != 0 || receivable != 4_219_178 {
+			t.Fatalf("trial balance of %s: debits %d, credits %d, closing balances sum %d, interest receivable %d, want 4 219 178:\n%s",
+				day, tb.Debits, tb.Credits, total, receivable, raw)
+		}
+		// The day's close: one day's interest, 383 561.64 → 383 562 (the running total's rounding).
+		journal := run("books", "journal", "--date", day)
+		if !strings.Contains(journal, ",CLOSE,") || !strings.Contains(journal, ",INTEREST_RECEIVABLE,") ||
+			!strings.Contains(journal, ",16307,383562,0") {
+			t.Fatalf("journal:\n%s", journal)
+		}
+
+		again := run("books", "close", "--date", day)
+		if after, raw2 := read(); !strings.Contains(again, "closed already") || after.Debits != tb.Debits || raw2 != raw {
+			t.Fatalf("a second close: %s\n%s", again, raw2)
+		}
+		if out := run("ledger", "check"); !strings.Contains(out, "ledger consistent") {
+			t.Fatalf("ledger check: %s", out)
+		}
+	})
+}
