@@ -572,3 +572,56 @@ func TestChartMappingIsValidated(t *testing.T) {
 		}
 	}
 }
+
+func TestCloseBooksOpensALoanOnTheBooksBefore(t *testing.T) {
+	t.Parallel()
+	loan := goldenLoan()
+	items := schedule(t, loan)
+	// Paid on a cash basis before the books kept accruals: the first instalment on 02-10,
+	// its interest then all income.
+	repay(t, loan, noon("2026-02-10"), domain.PaymentTerm, items[0].Total())
+	item := schedule(t, loan)[0]
+	rules := domain.DefaultBooksRules()
+	// The books start on 02-20: one opening entry brings the loan to what the rules say then.
+	postings, err := loan.CloseBooks(date("2026-02-20"), date("2026-02-21"), rules)
+	if err != nil || len(postings) != 2 {
+		t.Fatalf("%d postings (%v)", len(postings), err)
+	}
+	open := postings[0]
+	if open.Kind != domain.PostingOpening || !open.At.Equal(domain.CloseAt(date("2026-02-20"))) ||
+		open.ID != domain.ClosePostingID(loan.ID(), date("2026-02-20")) || postings[1].Kind != domain.PostingClose {
+		t.Fatalf("opening %s at %s, then %s", open.Kind, open.At, postings[1].Kind)
+	}
+	st, ok := loan.Books()
+	if !ok || !st.Day.Equal(date("2026-02-21")) {
+		t.Fatalf("books %+v", st)
+	}
+	// The interest paid for the days after 02-21 is no income yet: it moved to the advance.
+	accrued, _, _, err := loan.AccruedThrough(date("2026-02-21"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.InterestReceivable != 0 || st.InterestAdvance != item.Interest-accrued {
+		t.Fatalf("receivable %d, advance %d, want 0, %d", st.InterestReceivable, st.InterestAdvance, item.Interest-accrued)
+	}
+	var debitedIncome int64
+	for _, e := range open.Entries {
+		if e.Account.Kind == domain.AccountInterestIncome {
+			debitedIncome += e.Debit - e.Credit
+		}
+	}
+	accruedOpen, _, _, _ := loan.AccruedThrough(date("2026-02-20"))
+	if debitedIncome != item.Interest-accruedOpen {
+		t.Fatalf("the opening took %d out of income, want %d", debitedIncome, item.Interest-accruedOpen)
+	}
+	// A closed day again posts nothing; the next payment is on the accrual basis.
+	if again, err := loan.CloseBooks(date("2026-02-20"), date("2026-02-21"), rules); err != nil || len(again) != 0 {
+		t.Fatalf("again: %d postings (%v)", len(again), err)
+	}
+	_, cash := repay(t, loan, noon("2026-02-22"), domain.PaymentEarly, 1_000_000)
+	for _, e := range cash.Entries {
+		if e.Account.Kind == domain.AccountInterestIncome {
+			t.Fatalf("a payment on the books credits income: %+v", cash.Entries)
+		}
+	}
+}

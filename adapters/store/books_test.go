@@ -1,0 +1,125 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// TestTheBooksCloseLoansAndReportTheDay runs a close of two loans through the repository: the
+// loans the close must visit, their books and postings saved, the day recorded, and the day's
+// trial balance and journal.
+func TestTheBooksCloseLoansAndReportTheDay(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		books := store.NewBooksRepository(s.db)
+		first := s.fundedLoan(t, 1_000_000_000)
+		second := s.fundedLoan(t, 500_000_000)
+		gone := s.fundedLoanOf(t, s.partner, 100_000_000, t0) // paid off before its first close: never visited
+		issued := domain.BusinessDate(t0)
+		through := issued.AddDate(0, 0, 2)
+		rules := domain.DefaultBooksRules()
+
+		if _, ok, err := books.Start(ctx); ok || err != nil {
+			t.Fatalf("a start before any close (%v)", err)
+		}
+		var closed []*domain.Loan
+		var postings []domain.Posting
+		var opened []uuid.UUID
+		err := s.uow.Do(ctx, func(ctx context.Context) error {
+			loans, err := books.LoansToClose(ctx, ports.Partners{}, through, 10)
+			if err != nil {
+				return err
+			}
+			for _, l := range loans {
+				if l.ID() == gone.ID() {
+					t.Error("a loan paid off before its first close is visited")
+				}
+				ps, err := l.CloseBooks(issued, through, rules)
+				if err != nil {
+					return err
+				}
+				postings, opened = append(postings, ps...), append(opened, l.ID())
+			}
+			closed = loans
+			return books.SaveClosed(ctx, loans, opened, postings)
+		})
+		if err != nil || len(closed) != 2 || len(postings) != 6 {
+			t.Fatalf("closed %d loans, %d postings (%v)", len(closed), len(postings), err)
+		}
+		if err := books.MarkClosed(ctx, "", []time.Time{issued, issued.AddDate(0, 0, 1), through},
+			ports.ClosedDay{At: t0, Loans: 2, Postings: 6, Duration: time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		// Closed through the day: nothing left to visit; the books are stored with the loan.
+		var left []*domain.Loan
+		if err := s.uow.Do(ctx, func(ctx context.Context) error {
+			left, err = books.LoansToClose(ctx, ports.Partners{}, through, 10)
+			return err
+		}); err != nil || len(left) != 0 {
+			t.Fatalf("%d loans left to close (%v)", len(left), err)
+		}
+		stored, err := s.loans.Get(ctx, first.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, ok := stored.Books()
+		// 3 days of 1 000 000 000 at 28 %: 2 301 369.86 → 2 301 370.
+		if !ok || !st.Day.Equal(through) || st.InterestReceivable != 2_301_370 {
+			t.Fatalf("stored books %+v", st)
+		}
+		if got, err := s.ledger.Balance(ctx, domain.LoanAccount(domain.AccountInterestReceivable, first.ID())); err != nil || got != 2_301_370 {
+			t.Fatalf("interest receivable %d (%v)", got, err)
+		}
+		if start, ok, err := books.Start(ctx); !ok || err != nil || !start.Equal(issued) {
+			t.Fatalf("start %s (%v)", start, err)
+		}
+		if last, ok, err := books.LastClosed(ctx, ""); !ok || err != nil || !last.Equal(through) {
+			t.Fatalf("last closed %s (%v)", last, err)
+		}
+
+		lines, err := books.TrialBalance(ctx, through)
+		if err != nil {
+			t.Fatal(err)
+		}
+		by := map[domain.AccountKind]ports.TrialBalanceLine{}
+		var debits, credits, closing int64
+		for _, l := range lines {
+			by[l.Kind] = l
+			debits, credits, closing = debits+l.Debits, credits+l.Credits, closing+l.Opening+l.Debits-l.Credits
+		}
+		// The last day's interest: 1 000 000 000 and 500 000 000 for a day, each the difference
+		// of its running total: 767 123 and 383 562.
+		if ir := by[domain.AccountInterestReceivable]; ir.Opening != 1_534_247+767_123 || ir.Debits != 767_123+383_562 {
+			t.Fatalf("interest receivable line %+v", ir)
+		}
+		if debits != credits || closing != 0 || by[domain.AccountLoan].Opening != 1_600_000_000 {
+			t.Fatalf("debits %d, credits %d, closing %d, loan %+v", debits, credits, closing, by[domain.AccountLoan])
+		}
+		journal, err := books.Journal(ctx, through)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jd int64
+		for _, j := range journal {
+			if j.Kind != "CLOSE" || !j.At.Equal(domain.CloseAt(through)) {
+				t.Fatalf("journal line %+v", j)
+			}
+			jd += j.Debit
+		}
+		if jd != debits {
+			t.Fatalf("journal debits %d, trial balance's %d", jd, debits)
+		}
+		if c, err := s.ledger.Check(ctx); err != nil || !c.OK() {
+			t.Fatalf("ledger check %+v (%v)", c, err)
+		}
+		_ = second
+	})
+}
