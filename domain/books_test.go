@@ -113,6 +113,15 @@ func (r *booksRun) do(d time.Time, op booksOp) {
 		if amount < 0 {
 			amount = position(r.t, r.loan, when).Payoff()
 		}
+		r.pay(when, typ, amount)
+	}
+	r.doActions(when, op)
+}
+
+// pay repays amount at when and books it on the accrual basis; it returns the entries.
+func (r *booksRun) pay(when time.Time, typ domain.PaymentType, amount int64) []domain.Entry {
+	r.t.Helper()
+	{
 		_, cash := repay(r.t, r.loan, when, typ, amount)
 		for _, e := range cash.Entries {
 			switch e.Account.Kind {
@@ -127,7 +136,12 @@ func (r *booksRun) do(d time.Time, op booksOp) {
 		var es []domain.Entry
 		r.state, es = r.state.Repayment(r.loan.ID(), cash.Entries)
 		r.post(es)
+		return es
 	}
+}
+
+func (r *booksRun) doActions(when time.Time, op booksOp) {
+	r.t.Helper()
 	if op.waivePenalty != 0 || op.waiveInterest != 0 {
 		var wp, wi int64
 		var err error
