@@ -96,14 +96,18 @@ func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partne
 	}
 	began := time.Now()
 	done := ScopeClosed{Scope: scope, Through: through}
+	var after uuid.UUID // the batches walk the loans in id order: each reads on from the last
 	for {
 		var n int
 		err := h.uow.Do(ctx, func(ctx context.Context) error {
-			loans, err := h.books.LoansToClose(ctx, partners, through, h.batch)
+			loans, err := h.books.LoansToClose(ctx, partners, through, after, h.batch)
 			if err != nil {
 				return err
 			}
-			n = len(loans)
+			if n = len(loans); n == 0 {
+				return nil
+			}
+			after = loans[n-1].ID()
 			var opened []uuid.UUID
 			var postings []domain.Posting
 			for _, l := range loans {
@@ -122,8 +126,9 @@ func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partne
 		if err != nil {
 			return nil, err
 		}
-		done.Loans += n
-		if n < h.batch {
+		// Until a batch finds none: a batch may come back short when another node closed some
+		// of its loans meanwhile, with more after them.
+		if done.Loans += n; n == 0 {
 			break
 		}
 	}

@@ -33,7 +33,7 @@ func TestTheCloseClosesEachBatchInItsOwnTransactionAndRecordsTheDay(t *testing.T
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday.AddDate(0, 0, -1), true, nil)
 	books.EXPECT().Start(gomock.Any()).Return(yesterday.AddDate(0, 0, -30), true, nil)
 	gomock.InOrder(
-		books.EXPECT().LoansToClose(gomock.Any(), ports.Partners{}, yesterday, gomock.Any()).Return(loans, nil),
+		books.EXPECT().LoansToClose(gomock.Any(), ports.Partners{}, yesterday, uuid.Nil, gomock.Any()).Return(loans, nil),
 		books.EXPECT().SaveClosed(gomock.Any(), loans, []uuid.UUID{loans[0].ID(), loans[1].ID()}, gomock.Any()).DoAndReturn(
 			func(_ context.Context, ls []*domain.Loan, _ []uuid.UUID, ps []domain.Posting) error {
 				if !d.inTx {
@@ -51,7 +51,8 @@ func TestTheCloseClosesEachBatchInItsOwnTransactionAndRecordsTheDay(t *testing.T
 				}
 				return nil
 			}),
-		// A batch smaller than the batch size was the last: no further read.
+		// Until a batch finds none.
+		books.EXPECT().LoansToClose(gomock.Any(), ports.Partners{}, yesterday, loans[1].ID(), gomock.Any()).Return(nil, nil),
 		books.EXPECT().MarkClosed(gomock.Any(), "", []time.Time{yesterday}, gomock.Any()).DoAndReturn(
 			func(_ context.Context, _ string, _ []time.Time, c ports.ClosedDay) error {
 				if c.Loans != 2 || c.Postings != 8 {
@@ -87,7 +88,7 @@ func TestAFailedBatchRecordsNoDay(t *testing.T) {
 	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(time.Time{}, false, nil)
 	books.EXPECT().Start(gomock.Any()).Return(time.Time{}, false, nil)
-	books.EXPECT().LoansToClose(gomock.Any(), gomock.Any(), yesterday, gomock.Any()).Return([]*domain.Loan{booksLoan(40)}, nil)
+	books.EXPECT().LoansToClose(gomock.Any(), gomock.Any(), yesterday, uuid.Nil, gomock.Any()).Return([]*domain.Loan{booksLoan(40)}, nil)
 	boom := errors.New("boom")
 	books.EXPECT().SaveClosed(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
 		func(_ context.Context, _ []*domain.Loan, _ []uuid.UUID, ps []domain.Posting) error {

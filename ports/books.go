@@ -12,9 +12,9 @@ import (
 // BooksRepository keeps the books' closes: which loans a close still has to visit, their
 // books and postings, the days closed, and the reports of a closed day.
 type BooksRepository interface {
-	// LoansToClose locks and returns, in id order, up to limit loans of partners whose books are
-	// open and not closed through day, issued on or before it.
-	LoansToClose(ctx context.Context, partners Partners, day time.Time, limit int) ([]*domain.Loan, error)
+	// LoansToClose locks and returns, in id order from after (uuid.Nil: the first), up to limit
+	// loans of partners whose books are open and not closed through day, issued on or before it.
+	LoansToClose(ctx context.Context, partners Partners, day time.Time, after uuid.UUID, limit int) ([]*domain.Loan, error)
 	// SaveClosed stores the loans' books and posts the close's postings; opened lists the loans
 	// whose books this close opened (their books accounts are created).
 	SaveClosed(ctx context.Context, loans []*domain.Loan, opened []uuid.UUID, postings []domain.Posting) error

@@ -49,12 +49,15 @@ func NewBooksRepository(db *DB) *BooksRepository {
 
 // LoansToClose implements ports.BooksRepository. On PostgreSQL a loan another close locked is
 // waited for, and then left out once its books stand closed through day.
-func (r *BooksRepository) LoansToClose(ctx context.Context, partners ports.Partners, day time.Time, limit int) ([]*domain.Loan, error) {
+func (r *BooksRepository) LoansToClose(ctx context.Context, partners ports.Partners, day time.Time, after uuid.UUID, limit int) ([]*domain.Loan, error) {
 	var ms []loanModel
 	_, end := domain.BusinessDay(day)
-	err := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Scopes(ofPartners(partners)).
-		Where("books_open = ? AND (books_day IS NULL OR books_day < ?) AND issued_at < ?", true, day.Format(domain.DateLayout), end.UTC()).
-		Order("id").Limit(limit).Find(&ms).Error
+	q := r.db.conn(ctx).Clauses(clause.Locking{Strength: "UPDATE"}).Scopes(ofPartners(partners)).
+		Where("books_open = ? AND (books_day IS NULL OR books_day < ?) AND issued_at < ?", true, day.Format(domain.DateLayout), end.UTC())
+	if after != uuid.Nil {
+		q = q.Where("id > ?", after)
+	}
+	err := q.Order("id").Limit(limit).Find(&ms).Error
 	if err != nil {
 		return nil, interpretError(err, nil, nil)
 	}

@@ -34,7 +34,7 @@ func TestTheBooksCloseLoansAndReportTheDay(t *testing.T) {
 		var postings []domain.Posting
 		var opened []uuid.UUID
 		err := s.uow.Do(ctx, func(ctx context.Context) error {
-			loans, err := books.LoansToClose(ctx, ports.Partners{}, through, 10)
+			loans, err := books.LoansToClose(ctx, ports.Partners{}, through, uuid.Nil, 10)
 			if err != nil {
 				return err
 			}
@@ -61,7 +61,7 @@ func TestTheBooksCloseLoansAndReportTheDay(t *testing.T) {
 		// Closed through the day: nothing left to visit; the books are stored with the loan.
 		var left []*domain.Loan
 		if err := s.uow.Do(ctx, func(ctx context.Context) error {
-			left, err = books.LoansToClose(ctx, ports.Partners{}, through, 10)
+			left, err = books.LoansToClose(ctx, ports.Partners{}, through, uuid.Nil, 10)
 			return err
 		}); err != nil || len(left) != 0 {
 			t.Fatalf("%d loans left to close (%v)", len(left), err)

@@ -6,7 +6,7 @@
 ALTER TABLE loans ADD COLUMN books text;
 ALTER TABLE loans ADD COLUMN books_day text;
 ALTER TABLE loans ADD COLUMN books_open boolean NOT NULL DEFAULT true;
-UPDATE loans SET books_open = false WHERE closed_at IS NOT NULL OR written_off_at IS NOT NULL;
+UPDATE /* migration: once */ loans SET books_open = false WHERE closed_at IS NOT NULL OR written_off_at IS NOT NULL;
 CREATE INDEX loans_books_open_idx ON loans (id) WHERE books_open;
 
 -- A day closed for a scope: '' for every partner on the system time, a partner's id for a

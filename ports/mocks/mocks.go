@@ -2363,18 +2363,18 @@ func (mr *MockBooksRepositoryMockRecorder) LastClosed(ctx, scope any) *gomock.Ca
 }
 
 // LoansToClose mocks base method.
-func (m *MockBooksRepository) LoansToClose(ctx context.Context, partners ports.Partners, day time.Time, limit int) ([]*domain.Loan, error) {
+func (m *MockBooksRepository) LoansToClose(ctx context.Context, partners ports.Partners, day time.Time, after uuid.UUID, limit int) ([]*domain.Loan, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "LoansToClose", ctx, partners, day, limit)
+	ret := m.ctrl.Call(m, "LoansToClose", ctx, partners, day, after, limit)
 	ret0, _ := ret[0].([]*domain.Loan)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // LoansToClose indicates an expected call of LoansToClose.
-func (mr *MockBooksRepositoryMockRecorder) LoansToClose(ctx, partners, day, limit any) *gomock.Call {
+func (mr *MockBooksRepositoryMockRecorder) LoansToClose(ctx, partners, day, after, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "LoansToClose", reflect.TypeOf((*MockBooksRepository)(nil).LoansToClose), ctx, partners, day, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "LoansToClose", reflect.TypeOf((*MockBooksRepository)(nil).LoansToClose), ctx, partners, day, after, limit)
 }
 
 // MarkClosed mocks base method.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,6 +90,37 @@ func TestTheBooksCloseOnThePartnersClock(t *testing.T) {
 		again := run("books", "close", "--date", day)
 		if after, raw2 := read(); !strings.Contains(again, "closed already") || after.Debits != tb.Debits || raw2 != raw {
 			t.Fatalf("a second close: %s\n%s", again, raw2)
+		}
+		if out := run("ledger", "check"); !strings.Contains(out, "ledger consistent") {
+			t.Fatalf("ledger check: %s", out)
+		}
+		if d != store.Postgres {
+			return
+		}
+		// Two nodes closing the next day at once close each loan once.
+		s.must(t, "/sandbox/clock/advance", map[string]any{"duration": "24h"})
+		next := domain.BusinessDate(now).AddDate(0, 0, 1).Format(time.DateOnly)
+		var wg sync.WaitGroup
+		outs := make([]string, 2)
+		for i := range outs {
+			wg.Add(1)
+			go func() { // t.Fatal must not be called off the test's goroutine: errors are kept
+				defer wg.Done()
+				cmd := exec.Command(binary, "books", "close", "--date", next)
+				cmd.Env = s.env
+				out, err := cmd.CombinedOutput()
+				if outs[i] = string(out); err != nil {
+					t.Errorf("a concurrent close: %v\n%s", err, out)
+				}
+			}()
+		}
+		wg.Wait()
+		postings := map[string]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(run("books", "journal", "--date", next)), "\n")[1:] {
+			postings[strings.Split(line, ",")[0]] = true
+		}
+		if len(postings) != 1 {
+			t.Fatalf("two closes of %s posted %d postings, want 1:\n%s\n%s", next, len(postings), outs[0], outs[1])
 		}
 		if out := run("ledger", "check"); !strings.Contains(out, "ledger consistent") {
 			t.Fatalf("ledger check: %s", out)

@@ -63,33 +63,3 @@ func (h *TrialBalanceHandler) Handle(ctx context.Context, day time.Time) (TrialB
 	}
 	return tb, nil
 }
-
-// JournalHandler reads a day's journal.
-type JournalHandler struct {
-	books ports.BooksRepository
-	chart domain.Chart
-}
-
-// NewJournalHandler returns the handler on the ports it uses.
-func NewJournalHandler(books ports.BooksRepository, chart domain.Chart) *JournalHandler {
-	return &JournalHandler{books: books, chart: chart}
-}
-
-// JournalEntry is a journal line with its general ledger account.
-type JournalEntry struct {
-	ports.JournalLine
-	GL string
-}
-
-// Handle lists the day's entries in posting order.
-func (h *JournalHandler) Handle(ctx context.Context, day time.Time) ([]JournalEntry, error) {
-	lines, err := h.books.Journal(ctx, day)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]JournalEntry, 0, len(lines))
-	for _, l := range lines {
-		out = append(out, JournalEntry{JournalLine: l, GL: h.chart.GL(l.Account.Kind)})
-	}
-	return out, nil
-}
