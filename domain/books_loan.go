@@ -48,8 +48,9 @@ func (l *Loan) Books() (BooksState, bool) {
 	return *l.books, true
 }
 
-// BooksOpen reports whether the close still visits the loan: until the close of the day it was
-// paid off or written off (a loan that ended before its first close never needs one).
+// BooksOpen reports whether the close still visits the loan: until the close of the day after it
+// was paid off or written off (a close of that day run before the payment is then caught up), a
+// loan that ended before its first close never.
 func (l *Loan) BooksOpen() bool {
 	end := l.closedAt
 	if end.IsZero() {
@@ -58,7 +59,7 @@ func (l *Loan) BooksOpen() bool {
 	if end.IsZero() {
 		return true
 	}
-	return l.books != nil && l.books.Day.Before(BusinessDate(end))
+	return l.books != nil && !l.books.Day.After(BusinessDate(end))
 }
 
 // BooksDay is the last day the loan's books were closed; zero before its first close.
@@ -122,7 +123,7 @@ func (l *Loan) BooksOpenAfter(st BooksState) bool {
 	if end.IsZero() {
 		end = l.writtenOffAt
 	}
-	return end.IsZero() || st.Day.IsZero() || st.Day.Before(BusinessDate(end))
+	return end.IsZero() || st.Day.IsZero() || !st.Day.After(BusinessDate(end))
 }
 
 // booksPosting replaces a posting's entries by the accrual basis's when the loan keeps books:

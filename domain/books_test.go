@@ -639,3 +639,28 @@ func TestCloseBooksOpensALoanOnTheBooksBefore(t *testing.T) {
 		}
 	}
 }
+
+func TestAPayoffAfterItsDaysCloseIsCaughtUpTheDayAfter(t *testing.T) {
+	t.Parallel()
+	loan := goldenLoan()
+	rules := domain.DefaultBooksRules()
+	// The books of 02-05 are closed during 02-05 (a close run for today), then the loan is paid
+	// off that day: the day's accrual was on principal the payoff returned.
+	if _, err := loan.CloseBooks(date("2026-01-31"), date("2026-02-05"), rules); err != nil {
+		t.Fatal(err)
+	}
+	repay(t, loan, noon("2026-02-05"), domain.PaymentTerm, position(t, loan, noon("2026-02-05")).Payoff())
+	after, _ := loan.Books()
+	// The payoff paid the interest through 02-04; 02-05's, accrued, is left: 6 days less 5.
+	if !loan.Closed() || !loan.BooksOpen() || after.InterestReceivable != 4_602_740-3_835_616 {
+		t.Fatalf("closed %v, books open %v, receivable left %d", loan.Closed(), loan.BooksOpen(), after.InterestReceivable)
+	}
+	postings, err := loan.CloseBooks(date("2026-01-31"), date("2026-02-10"), rules)
+	if err != nil || len(postings) != 1 {
+		t.Fatalf("%d postings (%v)", len(postings), err)
+	}
+	st, _ := loan.Books()
+	if st.InterestReceivable != 0 || st.Provision != 0 || loan.BooksOpen() || !st.Day.Equal(date("2026-02-06")) {
+		t.Fatalf("after the catch-up: %+v, open %v", st, loan.BooksOpen())
+	}
+}
