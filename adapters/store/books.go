@@ -92,12 +92,30 @@ func (r *BooksRepository) SaveClosed(ctx context.Context, loans []*domain.Loan, 
 				}
 			}
 		}
-		for _, l := range loans {
-			m, err := toLoanModel(l)
-			if err != nil {
-				return err
-			}
-			err = r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
+		if err := r.saveBooks(ctx, loans); err != nil {
+			return err
+		}
+		return r.ledger.PostAll(ctx, postings)
+	})
+}
+
+// saveBooks writes the loans' books: on PostgreSQL one UPDATE … FROM (VALUES …) for them all,
+// on SQLite one UPDATE a loan.
+func (r *BooksRepository) saveBooks(ctx context.Context, loans []*domain.Loan) error {
+	if len(loans) == 0 {
+		return nil
+	}
+	models := make([]*loanModel, 0, len(loans))
+	for _, l := range loans {
+		m, err := toLoanModel(l)
+		if err != nil {
+			return err
+		}
+		models = append(models, m)
+	}
+	if r.db.Dialect != Postgres {
+		for _, m := range models {
+			err := r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
 				return g.Model(&loanModel{}).Where("id = ?", m.ID).
 					Updates(map[string]any{"books": m.Books, "books_day": m.BooksDay, "books_open": m.BooksOpen})
 			}, check(nil))
@@ -105,7 +123,22 @@ func (r *BooksRepository) SaveClosed(ctx context.Context, loans []*domain.Loan, 
 				return err
 			}
 		}
-		return r.ledger.PostAll(ctx, postings)
+		return nil
+	}
+	values := make([]string, 0, len(models))
+	args := make([]any, 0, 4*len(models))
+	for _, m := range models {
+		values = append(values, "(?::uuid, ?::text, ?::text, ?::boolean)")
+		args = append(args, m.ID, m.Books, m.BooksDay, m.BooksOpen)
+	}
+	q := `UPDATE loans AS l SET books = v.books, books_day = v.day, books_open = v.open FROM (VALUES ` +
+		strings.Join(values, ", ") + `) AS v(id, books, day, open) WHERE l.id = v.id`
+	n := int64(len(models))
+	return r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Exec(q, args...) }, func(rows int64, err error) error {
+		if err == nil && rows != n {
+			err = fmt.Errorf("books of %d loans saved, want %d", rows, n)
+		}
+		return interpretError(err, nil, nil)
 	})
 }
 
@@ -250,10 +283,44 @@ func (r *LedgerRepository) PostAll(ctx context.Context, postings []domain.Postin
 		}
 	}
 	keys := make([]string, 0, len(delta))
-	for k := range delta {
-		keys = append(keys, k)
+	var perLoan []string
+	for k, d := range delta {
+		switch {
+		case d == 0:
+		case r.db.Dialect == Postgres && strings.Contains(k, ":"):
+			perLoan = append(perLoan, k)
+		default:
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
+	slices.Sort(perLoan)
+	// A loan's accounts in one statement on PostgreSQL: their loans are locked by whoever posts
+	// to them (the close holds its batch's), so no lock order is needed among them. The bank's
+	// accounts, which every payment also moves, one by one in key order: no deadlock.
+	if len(perLoan) > 0 {
+		values := make([]string, 0, len(perLoan))
+		args := make([]any, 0, 2*len(perLoan))
+		for _, k := range perLoan {
+			values = append(values, "(?::text, ?::bigint)")
+			args = append(args, k, delta[k])
+		}
+		q := `UPDATE ledger_accounts AS a SET balance = a.balance + v.d FROM (VALUES ` + strings.Join(values, ", ") +
+			`) AS v(key, d) WHERE a.key = v.key`
+		n := int64(len(perLoan))
+		err := r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Exec(q, args...) }, func(rows int64, err error) error {
+			if err != nil {
+				return interpretError(err, nil, ledgerFloor)
+			}
+			if rows != n {
+				return fmt.Errorf("ledger: %d of %d loan accounts exist", rows, n)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
 	for _, key := range keys {
 		d := delta[key]
 		if d == 0 {

@@ -1,0 +1,90 @@
+package store_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/domain"
+)
+
+// fixedClock is the system clock at a moment, no partner ahead.
+type fixedClock struct{ now time.Time }
+
+func (c fixedClock) Now(uuid.UUID) time.Time { return c.now }
+func (fixedClock) Ahead() []uuid.UUID        { return nil }
+
+// booksScaleLoans is how many loans TestTheCloseOfManyLoans closes: TIYIN_BOOKS_BENCH_LOANS
+// (make bench-books), else a few hundred.
+func booksScaleLoans(t *testing.T) int {
+	if v := os.Getenv("TIYIN_BOOKS_BENCH_LOANS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("TIYIN_BOOKS_BENCH_LOANS=%q: want a whole number ≥ 1", v)
+		}
+		return n
+	}
+	return 300
+}
+
+// TestTheCloseOfManyLoans clones one loan into many on PostgreSQL and closes their books, day
+// after day: every loan is closed once a day, and it says how long each day took.
+func TestTheCloseOfManyLoans(t *testing.T) {
+	t.Parallel()
+	s := setup(t, store.Postgres)
+	ctx := context.Background()
+	l := s.fundedLoan(t, 1_000_000_000)
+	n := booksScaleLoans(t)
+	seed := []string{
+		`INSERT INTO applications SELECT (jsonb_populate_record(a, jsonb_build_object('id', md5('a' || i)::uuid,
+		   'external_id', md5('e' || i)::uuid))).* FROM applications a, generate_series(1, $2::int) i WHERE a.id = $1`,
+		`INSERT INTO loans SELECT (jsonb_populate_record(l, jsonb_build_object('id', md5('l' || i)::uuid,
+		   'application_id', md5('a' || i)::uuid, 'contract_number', 'BOOKS' || i))).*
+		 FROM loans l, generate_series(1, $2::int) i WHERE l.application_id = $1`,
+		// The clones' accounts start empty (no issuance posting): the ledger check stays exact.
+		`INSERT INTO ledger_accounts (key, kind, loan_id, balance)
+		 SELECT replace(x.key, x.loan_id::text, md5('l' || i)::uuid::text), x.kind, md5('l' || i)::uuid, 0
+		 FROM ledger_accounts x JOIN loans l ON l.id = x.loan_id, generate_series(1, $2::int) i WHERE l.application_id = $1`,
+		`VACUUM ANALYZE`,
+	}
+	started := time.Now()
+	for _, q := range seed {
+		args := []any{l.ApplicationID(), n}
+		if q == `VACUUM ANALYZE` {
+			args = nil
+		}
+		if err := s.db.Gorm.Exec(q, args...).Error; err != nil {
+			t.Fatalf("seed: %v\n%s", err, q)
+		}
+	}
+	t.Logf("seeded %d loans in %v", n+1, time.Since(started).Round(time.Millisecond))
+	issued := domain.BusinessDate(t0)
+	books := store.NewBooksRepository(s.db)
+	h := application.NewCloseBooksHandler(fixedClock{now: t0.AddDate(0, 1, 0)}, s.uow, books, domain.DefaultBooksRules())
+	for d := range 3 {
+		day := issued.AddDate(0, 0, d)
+		done, err := h.Close(ctx, day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The issue day's close opens each loan's books (its accounts): the later days show the
+		// steady cost of a day.
+		if len(done) != 1 || done[0].Loans != n+1 || done[0].Postings != n+1 {
+			t.Fatalf("close of %s: %+v, want %d loans and postings", day.Format(domain.DateLayout), done, n+1)
+		}
+		t.Logf("close of %s: %d loans, %d postings in %v (%.0f loans/s)", day.Format(domain.DateLayout), done[0].Loans,
+			done[0].Postings, done[0].Duration.Round(time.Millisecond), float64(done[0].Loans)/done[0].Duration.Seconds())
+	}
+	if again, err := h.Close(ctx, issued.AddDate(0, 0, 2)); err != nil || len(again) != 0 {
+		t.Fatalf("a closed day again: %+v (%v)", again, err)
+	}
+	if c, err := s.ledger.Check(ctx); err != nil || !c.OK() {
+		t.Fatalf("ledger check: %+v (%v)", c, err)
+	}
+}
