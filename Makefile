@@ -40,6 +40,7 @@ test: ## Run every test (PostgreSQL ones need TIYIN_TEST_DATABASE_URL), the cras
 bench-console: ## The console's page budget: every page within 50 ms of server time on PostgreSQL with APPS applications and their loans (100000), alone on the machine
 	TIYIN_CONSOLE_BENCH_APPS=$${APPS:-100000} $(GO) test -count=1 -timeout 10m -v -run '^TestConsolePagesWithinBudget$$' ./adapters/console/
 
+.PHONY: bench-books
 bench-books: ## The books' close on PostgreSQL: LOANS loans (100000) cloned from one, three days closed, the time of each
 	TIYIN_BOOKS_BENCH_LOANS=$${LOANS:-100000} $(GO) test -count=1 -timeout 60m -v -run '^TestTheCloseOfManyLoans$$' ./adapters/store/
 
