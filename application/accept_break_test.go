@@ -58,13 +58,13 @@ func TestAcceptingABreakAdjustsTheBooksOnlyWhenAnotherOfficerApprovesIt(t *testi
 			return nil
 		}).Times(1)
 
-	if _, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, viewer, lost.ID, "UZCARD's file has no such credit"); !errors.Is(err, domain.ErrForbidden) {
+	if _, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, viewer, work("UZCARD's file has no such credit", lost.ID)); !errors.Is(err, domain.ErrForbidden) {
 		t.Fatalf("a viewer's proposal: %v", err)
 	}
-	if _, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, balance.ID, "core banking says so"); !errors.Is(err, domain.ErrWrongState) {
+	if _, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, work("core banking says so", balance.ID)); !errors.Is(err, domain.ErrWrongState) {
 		t.Fatalf("accepting a balance: %v", err)
 	}
-	id, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, lost.ID, "UZCARD's file has no such credit")
+	id, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, work("UZCARD's file has no such credit", lost.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestAcceptingABreakAdjustsTheBooksOnlyWhenAnotherOfficerApprovesIt(t *testi
 		t.Fatalf("the break is %s", breaks[lost.ID].Status)
 	}
 	// Resolved, it can be neither proposed nor approved again.
-	if _, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, lost.ID, "again"); !errors.Is(err, domain.ErrWrongState) {
+	if _, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, work("again", lost.ID)); !errors.Is(err, domain.ErrWrongState) {
 		t.Fatalf("proposing a resolved break: %v", err)
 	}
 	want := []string{"alice proposal.create", "bob proposal.approve"}
@@ -128,26 +128,43 @@ func TestExplainingABreakClosesItsAcceptanceWaitingForApproval(t *testing.T) {
 	rec.EXPECT().Break(gomock.Any(), extra.ID).DoAndReturn(func(context.Context, uuid.UUID) (ports.BreakRecord, error) {
 		return extra, nil
 	}).AnyTimes()
-	rec.EXPECT().Close(gomock.Any(), extra.ID, ports.BreakExplained, gomock.Any(), "bob", gomock.Any()).DoAndReturn(
-		func(_ context.Context, _ uuid.UUID, status, _, _ string, _ time.Time) error {
-			extra.Status = status
-			return nil
-		})
-	id, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, extra.ID, "HUMO's file lists the debit")
+	id, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, work("HUMO's file lists the debit", extra.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := uc.Actions.ExplainBreak.Handle(ctx, checker, extra.ID, "the debit was refunded at the desk"); err != nil {
-		t.Fatal(err)
+	// The money differs (a debit tiyin never booked): the explanation is a proposal of its own,
+	// which replaces the acceptance.
+	explained, err := uc.Actions.ExplainBreak.Handle(ctx, checker, work("the debit was refunded at the desk", extra.ID))
+	if err != nil || explained == uuid.Nil {
+		t.Fatalf("explaining: %s, %v", explained, err)
 	}
 	if p := c.props[id]; p.Status != domain.ProposalRejected || p.DecidedBy != checker.ID {
 		t.Fatalf("the proposal is %s, decided by %s", p.Status, p.DecidedBy)
 	}
-	want := []string{"alice proposal.create", "bob break.explain", "bob proposal.supersede"}
+	want := []string{"alice proposal.create", "bob proposal.supersede", "bob proposal.create"}
 	if got := c.actions(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("audit %v, want %v", got, want)
 	}
 	if err := uc.Actions.DecideProposal.Handle(ctx, checker, application.DecideProposal{ID: id, Approve: true}); !errors.Is(err, domain.ErrProposalClosed) {
 		t.Fatalf("approving the closed proposal: %v", err)
 	}
+	if extra.Status != ports.BreakOpen {
+		t.Fatal("a proposed explanation closed the break")
+	}
+	rec.EXPECT().Close(gomock.Any(), extra.ID, ports.BreakExplained, "the debit was refunded at the desk", "alice", gomock.Any()).DoAndReturn(
+		func(_ context.Context, _ uuid.UUID, status, _, _ string, _ time.Time) error {
+			extra.Status = status
+			return nil
+		})
+	if err := uc.Actions.DecideProposal.Handle(ctx, maker, application.DecideProposal{ID: explained, Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	if extra.Status != ports.BreakExplained {
+		t.Fatalf("the break is %s", extra.Status)
+	}
+}
+
+// work is officers' work on breaks with a note.
+func work(note string, ids ...uuid.UUID) application.BreakWork {
+	return application.BreakWork{Breaks: ids, Note: note}
 }

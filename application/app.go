@@ -265,7 +265,9 @@ type ConsoleActions struct {
 	ExplainBreak         *ExplainBreakHandler
 	// ProposeBreakAcceptance proposes accepting a break's network side (ACCEPT_BREAK).
 	ProposeBreakAcceptance *ProposeBreakAcceptanceHandler
-	RunReconciliation      *RunReconciliationHandler
+	// ProposeBreakReopening proposes reopening explained breaks (REOPEN_BREAK).
+	ProposeBreakReopening *ProposeBreakReopeningHandler
+	RunReconciliation     *RunReconciliationHandler
 }
 
 // New builds every use case on the given ports: each capability on the few it needs. The

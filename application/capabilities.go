@@ -252,7 +252,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			SweepSessions:         NewSweepSessionsHandler(d.Clock, d.UoW, cs.Operators),
 		},
 		Views: ConsoleViews{
-			Dashboard:             NewConsoleDashboardHandler(d.Clock, cs.BackOffice, cs.Proposals, st.Reconciliation),
+			Dashboard:             NewConsoleDashboardHandler(d.Clock, cs.BackOffice, cs.Proposals, st.Reconciliation, cs.Operators),
 			Search:                NewConsoleSearchHandler(d.Clock, d.UoW, cs.BackOffice, d.Sealer, cs.AuditLog),
 			List:                  NewConsoleListHandler(d.Clock, d.UoW, cs.BackOffice, st.Partners, cs.AuditLog),
 			Reports:               NewConsoleReportsHandler(d.Clock, cs.BackOffice),
@@ -260,7 +260,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			Application:           NewConsoleApplicationHandler(d.Clock, st.Applications, st.Loans, st.Partners, cs.BackOffice, cs.Proposals, cs.AuditLog),
 			Loan:                  NewConsoleLoanHandler(d.Clock, st.Loans, st.Partners, st.Repayments, cs.BackOffice, cs.Proposals),
 			LoanAction:            NewPreviewLoanActionHandler(d.Clock, st.Loans, st.Partners, cs.Proposals, st.Repayments),
-			Reconciliation:        NewConsoleReconciliationHandler(d.Clock, st.Reconciliation, cs.Proposals),
+			Reconciliation:        NewConsoleReconciliationHandler(d.Clock, d.UoW, st.Reconciliation, cs.Proposals, cs.Operators, cs.AuditLog),
 			Ledger:                NewConsoleLedgerHandler(cs.BackOffice, st.Ledger),
 			Partners:              NewConsolePartnersHandler(st.Partners, cs.BackOffice),
 			Object:                NewConsoleObjectHandler(d.Clock, st.Transfers, st.Repayments, st.CardOrders, st.Cards, st.Partners, cs.Proposals, cs.AuditLog),
@@ -282,6 +282,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			ProposeBreakAcceptance: NewProposeBreakAcceptanceHandler(d.Clock, d.UoW, st.Reconciliation, st.Transfers, cs.Proposals, cs.AuditLog),
 			ProposeLoanAction:      NewProposeLoanActionHandler(d.Clock, d.UoW, st.Loans, cs.Proposals, st.Repayments, cs.AuditLog),
 			ExplainBreak:           NewExplainBreakHandler(d.Clock, d.UoW, st.Reconciliation, cs.Proposals, cs.AuditLog),
+			ProposeBreakReopening:  NewProposeBreakReopeningHandler(d.Clock, d.UoW, st.Reconciliation, cs.Proposals, cs.AuditLog),
 			RunReconciliation:      NewRunReconciliationHandler(d.Clock, d.UoW, d.ReconcileDay, cs.AuditLog),
 		},
 	}

@@ -30,7 +30,11 @@ type Dashboard struct {
 	OpenBreaks     int
 	OldestBreakDay time.Time
 	Proposals      []*domain.Proposal
-	Now            time.Time
+	// Makers are the names of the proposals' makers, by operator; Breaks the breaks the break
+	// proposals cover, by id (their kind, day and amounts).
+	Makers map[uuid.UUID]string
+	Breaks map[uuid.UUID]ports.BreakRecord
+	Now    time.Time
 }
 
 // ConsoleDashboardHandler reads the dashboard.
@@ -38,13 +42,14 @@ type ConsoleDashboardHandler struct {
 	backOffice     ports.BackOffice
 	proposals      ports.ProposalRepository
 	reconciliation ports.ReconciliationRepository
+	operators      ports.OperatorRepository
 	clock          ports.Clock
 }
 
 // NewConsoleDashboardHandler returns the handler on the ports it uses.
 func NewConsoleDashboardHandler(clock ports.Clock, backOffice ports.BackOffice, proposals ports.ProposalRepository,
-	reconciliation ports.ReconciliationRepository) *ConsoleDashboardHandler {
-	return &ConsoleDashboardHandler{backOffice: backOffice, proposals: proposals, reconciliation: reconciliation, clock: clock}
+	reconciliation ports.ReconciliationRepository, operators ports.OperatorRepository) *ConsoleDashboardHandler {
+	return &ConsoleDashboardHandler{backOffice: backOffice, proposals: proposals, reconciliation: reconciliation, operators: operators, clock: clock}
 }
 
 // Handle returns counts by status, the work that waited too long (the open reconciliation
@@ -67,10 +72,28 @@ func (h *ConsoleDashboardHandler) Handle(ctx context.Context, who Actor) (Dashbo
 		return d, err
 	}
 	open, err := h.proposals.List(ctx, uuid.Nil, attentionLimit)
+	if err != nil {
+		return d, err
+	}
+	var breaks []uuid.UUID
 	for _, p := range asOf(open, now) {
 		if p.Status == domain.ProposalOpen {
 			d.Proposals = append(d.Proposals, p)
+			if p.Kind.IsBreakWork() {
+				breaks = append(breaks, p.Covers()...)
+			}
 		}
+	}
+	if len(d.Proposals) == 0 {
+		return d, nil
+	}
+	if d.Makers, err = operatorNames(ctx, h.operators); err != nil || len(breaks) == 0 {
+		return d, err
+	}
+	rows, err := h.reconciliation.Breaks(ctx, ports.BreakQuery{IDs: breaks, Limit: len(breaks)})
+	d.Breaks = make(map[uuid.UUID]ports.BreakRecord, len(rows))
+	for _, b := range rows {
+		d.Breaks[b.ID] = b
 	}
 	return d, err
 }

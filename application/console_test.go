@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -93,7 +94,7 @@ func setupConsole(t *testing.T) *console {
 	c.proposals.EXPECT().List(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, object uuid.UUID, _ int) ([]*domain.Proposal, error) {
 		var out []*domain.Proposal
 		for _, p := range c.props {
-			if p.ObjectID == object {
+			if p.ObjectID == object || slices.Contains(p.Breaks, object) || object == uuid.Nil && p.Status == domain.ProposalOpen {
 				cp := *p
 				out = append(out, &cp)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -107,8 +108,8 @@ func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal,
 	if p.Kind.IsLoanAction() {
 		return h.applyLoanAction(ctx, p)
 	}
-	if p.Kind == domain.AcceptBreak {
-		return h.acceptBreak(ctx, p, who)
+	if p.Kind.IsBreakWork() {
+		return h.workBreaks(ctx, p, who)
 	}
 	if p.Kind == domain.ResolveTransfer {
 		return "", h.settlement.settleIn(ctx, p.ObjectID, func(t *domain.Transfer) (bool, error) {
@@ -164,11 +165,43 @@ func (h *DecideProposalHandler) applyLoanAction(ctx context.Context, p *domain.P
 	return fmt.Sprintf("; applied %d tiyin", out.Amount), nil
 }
 
-// acceptBreak books the network's side of an open break as it stands now: the adjusting
+// workBreaks applies an approved break proposal to every break it covers, in the transaction of
+// ctx: all of them or none (a break worked meanwhile refuses the approval, and the proposal
+// stays open, for a rejection). It says what it did, for the audit line; an explanation and a
+// reopening are audited on each break too.
+func (h *DecideProposalHandler) workBreaks(ctx context.Context, p *domain.Proposal, who Actor) (string, error) {
+	var out strings.Builder
+	for _, id := range p.Covers() {
+		var err error
+		switch p.Kind {
+		case domain.AcceptBreak:
+			var posted string
+			posted, err = h.acceptBreak(ctx, p, id, who)
+			out.WriteString(posted)
+		case domain.ExplainBreak:
+			if err = h.reconciliation.Close(ctx, id, ports.BreakExplained, p.Note, who.Name, h.audit.now()); err == nil {
+				err = h.audit.record(ctx, who, "break.explain", "break:"+id.String(), p.Note+" (proposal "+p.ID.String()+")")
+			}
+		case domain.ReopenBreak:
+			if err = h.reconciliation.Reopen(ctx, id, "reopened: "+p.Note, who.Name, h.audit.now()); err == nil {
+				err = h.audit.record(ctx, who, "break.reopen", "break:"+id.String(), p.Note+" (proposal "+p.ID.String()+")")
+			}
+		}
+		if err != nil {
+			if len(p.Breaks) > 0 {
+				err = fmt.Errorf("break %s: %w", id, err)
+			}
+			return "", err
+		}
+	}
+	return out.String(), nil
+}
+
+// acceptBreak books the network's side of open break id as it stands now: the adjusting
 // posting, a transfer reversed (and its partner's event), the break RESOLVED with the maker's
 // note, in the transaction of ctx; it says what it posted, for the audit line.
-func (h *DecideProposalHandler) acceptBreak(ctx context.Context, p *domain.Proposal, who Actor) (string, error) {
-	b, err := openBreak(ctx, h.reconciliation, p.ObjectID)
+func (h *DecideProposalHandler) acceptBreak(ctx context.Context, p *domain.Proposal, id uuid.UUID, who Actor) (string, error) {
+	b, err := openBreak(ctx, h.reconciliation, id)
 	if err != nil {
 		return "", err
 	}

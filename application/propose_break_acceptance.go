@@ -30,31 +30,34 @@ func NewProposeBreakAcceptanceHandler(clock ports.Clock, uow ports.UnitOfWork, r
 		audit: audit{clock: clock, log: log}}
 }
 
-// Handle proposes the acceptance of break id with the officer's note. A break that is not
-// open, or whose network side cannot be booked (domain.AcceptNetworkSide refuses it, tried now
-// on a copy), is refused before anyone is asked to approve it. It returns the proposal's id.
-func (h *ProposeBreakAcceptanceHandler) Handle(ctx context.Context, who Actor, id uuid.UUID, note string) (uuid.UUID, error) {
+// Handle proposes the acceptance of the breaks of w, one or several at once, with the officer's
+// note: one proposal, which a second officer approves or rejects whole. A break that is not
+// open, is covered by another open proposal, or whose network side cannot be booked
+// (domain.AcceptNetworkSide refuses it, tried now on a copy) is refused before anyone is asked
+// to approve it. It returns the proposal's id.
+func (h *ProposeBreakAcceptanceHandler) Handle(ctx context.Context, who Actor, w BreakWork) (uuid.UUID, error) {
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return uuid.Nil, err
 	}
-	b, err := openBreak(ctx, h.reconciliation, id)
+	breaks, err := breaksInStatus(ctx, h.reconciliation, h.proposals, w.Breaks, ports.BreakOpen, h.audit.now())
 	if err != nil {
 		return uuid.Nil, err
 	}
-	var t *domain.Transfer
-	if tid, ok := transferOfBreak(b); ok {
-		if t, err = h.transfers.Get(ctx, tid); err != nil && !errors.Is(err, domain.ErrTransferNotFound) {
+	for _, b := range breaks {
+		var t *domain.Transfer
+		if tid, ok := transferOfBreak(b); ok {
+			if t, err = h.transfers.Get(ctx, tid); err != nil && !errors.Is(err, domain.ErrTransferNotFound) {
+				return uuid.Nil, err
+			}
+		}
+		if _, err := domain.AcceptNetworkSide(uuid.Nil, b.ID, b.Break, t, h.clock.Now(uuid.Nil)); err != nil {
+			if len(breaks) > 1 {
+				err = fmt.Errorf("%s: %w", b.LineID, err)
+			}
 			return uuid.Nil, err
 		}
 	}
-	if _, err := domain.AcceptNetworkSide(uuid.Nil, b.ID, b.Break, t, h.clock.Now(uuid.Nil)); err != nil {
-		return uuid.Nil, err
-	}
-	p, err := domain.NewProposal(newID(), domain.AcceptBreak, id, true, "", note, who.ID, h.audit.now())
-	if err != nil {
-		return uuid.Nil, err
-	}
-	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, p)
+	return proposeBreakWork(ctx, h.uow, h.proposals, h.audit, who, domain.AcceptBreak, breaks, w.Note)
 }
 
 // openBreak is the break id, refused (domain.ErrWrongState) unless it is still OPEN.

@@ -58,15 +58,18 @@ func (h *ProposeResolutionHandler) Handle(ctx context.Context, who Actor, cmd Pr
 // transaction with its audit line.
 func recordProposal(ctx context.Context, uow ports.UnitOfWork, proposals ports.ProposalRepository, a audit, who Actor,
 	p *domain.Proposal) error {
-	return uow.Do(ctx, func(ctx context.Context) error {
-		if err := expireStale(ctx, proposals, p.ObjectID, p.ProposedAt); err != nil {
-			return err
-		}
-		if err := proposals.Create(ctx, p); err != nil {
-			return err
-		}
-		return a.record(ctx, who, "proposal.create", objectName(p), describe(p))
-	})
+	return uow.Do(ctx, func(ctx context.Context) error { return storeProposal(ctx, proposals, a, who, p) })
+}
+
+// storeProposal is recordProposal in the transaction of ctx.
+func storeProposal(ctx context.Context, proposals ports.ProposalRepository, a audit, who Actor, p *domain.Proposal) error {
+	if err := expireStale(ctx, proposals, p.ObjectID, p.ProposedAt); err != nil {
+		return err
+	}
+	if err := proposals.Create(ctx, p); err != nil {
+		return err
+	}
+	return a.record(ctx, who, "proposal.create", objectName(p), describe(p))
 }
 
 // expireStale records the object's open proposals past domain.ProposalTTL as EXPIRED, so they no
@@ -130,8 +133,9 @@ func objectName(p *domain.Proposal) string {
 	switch p.Kind {
 	case domain.ResolveTransfer:
 		return "transfer:" + p.ObjectID.String()
-	case domain.AcceptBreak:
-		return "break:" + p.ObjectID.String()
+	}
+	if p.Kind.IsBreakWork() {
+		return breakObject(p)
 	}
 	return "application:" + p.ObjectID.String()
 }
@@ -151,8 +155,8 @@ func describe(p *domain.Proposal) string {
 		}
 		return s + ": " + p.Note
 	}
-	if p.Kind == domain.AcceptBreak {
-		return fmt.Sprintf("proposal %s: %s, the network's side: %s", p.ID, p.Kind, p.Note)
+	if p.Kind.IsBreakWork() {
+		return describeBreakWork(p)
 	}
 	outcome := "not done"
 	if p.Done {

@@ -166,8 +166,9 @@ func TestOnlyAClosedDayIsReconciled(t *testing.T) {
 	}
 }
 
-// An officer explains a break with a note, audited in the transaction that closes it; a viewer
-// may not, and a note is required.
+// An officer explains a break whose two sides agree on money (a debit the network lists as
+// reversed, which tiyin never had) at once, with a note, audited in the transaction that closes
+// it; a viewer may not, and a note is required.
 func TestAnOfficerExplainsABreak(t *testing.T) {
 	t.Parallel()
 	c := setupConsole(t)
@@ -176,10 +177,14 @@ func TestAnOfficerExplainsABreak(t *testing.T) {
 	officer := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
 	viewer := application.Actor{ID: uuid.New(), Name: "vic", Role: domain.RoleViewer}
 	id := uuid.New()
-	if err := h.Handle(context.Background(), viewer, id, "late file"); !errors.Is(err, domain.ErrForbidden) {
+	rec.EXPECT().Break(gomock.Any(), id).Return(ports.BreakRecord{ID: id, Source: "UZCARD", Status: ports.BreakOpen,
+		Break: domain.Break{Kind: domain.BreakMissingInTiyin, LineID: "D-1",
+			Theirs: &domain.StatementLine{ID: "D-1", Kind: domain.LineDebit, Amount: 300, At: t0, Status: domain.LineReversed}}}, nil)
+	w := func(note string) application.BreakWork { return application.BreakWork{Breaks: []uuid.UUID{id}, Note: note} }
+	if _, err := h.Handle(context.Background(), viewer, w("late file")); !errors.Is(err, domain.ErrForbidden) {
 		t.Fatalf("a viewer's explanation: %v", err)
 	}
-	if err := h.Handle(context.Background(), officer, id, "  "); !errors.Is(err, domain.ErrActionIncomplete) {
+	if _, err := h.Handle(context.Background(), officer, w("  ")); !errors.Is(err, domain.ErrActionIncomplete) {
 		t.Fatalf("no note: %v", err)
 	}
 	rec.EXPECT().Close(gomock.Any(), id, ports.BreakExplained, "UZCARD's file came a day late", "bob", t0).DoAndReturn(
@@ -189,8 +194,8 @@ func TestAnOfficerExplainsABreak(t *testing.T) {
 			}
 			return nil
 		})
-	if err := h.Handle(context.Background(), officer, id, " UZCARD's file came a day late "); err != nil {
-		t.Fatal(err)
+	if p, err := h.Handle(context.Background(), officer, w(" UZCARD's file came a day late ")); err != nil || p != uuid.Nil {
+		t.Fatalf("proposal %s, %v", p, err)
 	}
 	if got := c.actions(); len(got) != 1 || got[0] != "bob break.explain" {
 		t.Fatalf("audit %v", got)

@@ -24,7 +24,56 @@ const (
 	// AcceptBreak accepts the network's side of a reconciliation break: tiyin's books are
 	// adjusted to what the network says happened (AcceptNetworkSide). Its object is the break.
 	AcceptBreak ProposalKind = "ACCEPT_BREAK"
+	// ExplainBreak closes breaks EXPLAINED with the maker's note, for breaks whose two sides do
+	// not agree on money (Break.MoneyAgrees): closing one says the books are right as they stand.
+	ExplainBreak ProposalKind = "EXPLAIN_BREAK"
+	// ReopenBreak opens an EXPLAINED break again, so its normal actions are offered again.
+	ReopenBreak ProposalKind = "REOPEN_BREAK"
 )
+
+// IsBreakWork reports whether the proposal's kind works reconciliation breaks: its object is a
+// break, or, for several at once, a batch whose breaks are Breaks.
+func (k ProposalKind) IsBreakWork() bool {
+	return k == AcceptBreak || k == ExplainBreak || k == ReopenBreak
+}
+
+// MaxBreaksAtOnce is how many breaks one proposal, or one explanation, may cover.
+const MaxBreaksAtOnce = 200
+
+// Covers is what a break proposal works: its Breaks when it covers several, else its object.
+func (p *Proposal) Covers() []uuid.UUID {
+	if len(p.Breaks) > 0 {
+		return p.Breaks
+	}
+	return []uuid.UUID{p.ObjectID}
+}
+
+// CoverBreaks makes a break proposal cover breaks: one break is its object; several are a batch
+// (its object a new id, batch), each break once. It refuses a proposal of another kind, none
+// and more than MaxBreaksAtOnce.
+func (p *Proposal) CoverBreaks(batch uuid.UUID, breaks []uuid.UUID) error {
+	seen := map[uuid.UUID]bool{}
+	var ids []uuid.UUID
+	for _, id := range breaks {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	switch {
+	case !p.Kind.IsBreakWork():
+		return fmt.Errorf("%w: only a break's proposal covers breaks", ErrProposalIncomplete)
+	case len(ids) == 0:
+		return fmt.Errorf("%w: select at least one break", ErrProposalIncomplete)
+	case len(ids) > MaxBreaksAtOnce:
+		return fmt.Errorf("%w: at most %d breaks at once", ErrProposalIncomplete, MaxBreaksAtOnce)
+	case len(ids) == 1:
+		p.ObjectID, p.Breaks = ids[0], nil
+	default:
+		p.ObjectID, p.Breaks = batch, ids
+	}
+	return nil
+}
 
 // ProposalStatus is where a proposal stands.
 type ProposalStatus string
@@ -46,7 +95,10 @@ type Proposal struct {
 	Ref      string
 	Note     string
 	// Action is a loan action's terms; zero for the resolutions.
-	Action     LoanActionTerms
+	Action LoanActionTerms
+	// Breaks are the breaks a break proposal covering several works (its object is then the
+	// batch's own id); none when it works one, its object.
+	Breaks     []uuid.UUID
 	Status     ProposalStatus
 	ProposedBy uuid.UUID
 	ProposedAt time.Time
@@ -57,7 +109,7 @@ type Proposal struct {
 // NewProposal records an officer's proposal. The note says what the bank answered when asked;
 // it is required, since the approver decides on it.
 func NewProposal(id uuid.UUID, kind ProposalKind, object uuid.UUID, done bool, ref, note string, by uuid.UUID, now time.Time) (*Proposal, error) {
-	if kind != ResolveApplication && kind != ResolveTransfer && kind != AcceptBreak {
+	if kind != ResolveApplication && kind != ResolveTransfer && !kind.IsBreakWork() {
 		return nil, errors.New("unknown proposal kind")
 	}
 	note, ref = strings.TrimSpace(note), strings.TrimSpace(ref)

@@ -363,8 +363,10 @@ type ReconciliationRepository interface {
 	// OpenBreaks counts the breaks still OPEN by how long ago they were found at now: within a
 	// day, 1–7 days, 7–30 days, longer (BreakAges' order).
 	OpenBreaks(ctx context.Context, now time.Time) (BreakAges, error)
-	// Breaks lists recorded breaks.
+	// Breaks lists recorded breaks, a page of them (BreakQuery).
 	Breaks(ctx context.Context, q BreakQuery) ([]BreakRecord, error)
+	// CountBreaks counts the breaks q selects, whatever its page.
+	CountBreaks(ctx context.Context, q BreakQuery) (int, error)
 	// Standing counts the breaks of a day and source by status (BreakOpen, BreakResolved,
 	// BreakExplained): how much of the day is worked.
 	Standing(ctx context.Context, day time.Time, source string) (map[string]int, error)
@@ -374,6 +376,10 @@ type ReconciliationRepository interface {
 	// note, in the caller's unit of work; domain.ErrWrongState when it is not open,
 	// ErrBreakNotFound when there is none.
 	Close(ctx context.Context, id uuid.UUID, status, note, by string, at time.Time) error
+	// Reopen marks an EXPLAINED break OPEN again with the operator's note, in the caller's unit
+	// of work; domain.ErrWrongState when it is not explained, or is a balance whose account has
+	// another open balance break; ErrBreakNotFound when there is none.
+	Reopen(ctx context.Context, id uuid.UUID, note, by string, at time.Time) error
 }
 
 // ErrBreakNotFound means no break has that id.
@@ -388,16 +394,29 @@ const (
 	BreakExplained = "EXPLAINED"
 )
 
-// BreakQuery asks for breaks: of a status (empty for any), of a day (zero for any), of a
-// source (empty for any), recorded first by a run (uuid.Nil for any), newest found first (with
-// Oldest, the oldest day first), at most Limit.
+// BreakQuery asks for breaks: of a status (empty for any), of a day (zero for any: a balance
+// break covers every day from its Day to its LastDay), of a source and a kind (empty for any),
+// recorded first by a run (uuid.Nil for any), newest found first (with Oldest, the oldest day
+// first), at most Limit. A page of the newest-first list starts after Cursor (older than it),
+// or, with Backward, ends before it (newer than it, still listed newest first).
 type BreakQuery struct {
-	Status string
-	Day    time.Time
-	Source string
-	RunID  uuid.UUID
-	Oldest bool
-	Limit  int
+	// IDs, when given, selects those breaks only.
+	IDs      []uuid.UUID
+	Status   string
+	Day      time.Time
+	Source   string
+	Kind     string
+	RunID    uuid.UUID
+	Oldest   bool
+	Limit    int
+	Cursor   *BreakCursor
+	Backward bool
+}
+
+// BreakCursor is a break's place in the newest-first list: when it was found, and its id.
+type BreakCursor struct {
+	FoundAt time.Time
+	ID      uuid.UUID
 }
 
 // BreakRecord is a recorded break with both sides and how it was worked.
@@ -409,6 +428,9 @@ type BreakRecord struct {
 	domain.Break
 	Status  string
 	FoundAt time.Time
+	// LastDay is the last business day the break was found on: its Day, or for a balance
+	// break kept open as days pass (one per account), the latest day whose run found it.
+	LastDay time.Time
 	// Note is the operator's explanation, WorkedBy who gave it.
 	Note, WorkedBy string
 }

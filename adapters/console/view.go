@@ -11,6 +11,7 @@ import (
 
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // funcs are the templates' helpers.
@@ -31,14 +32,76 @@ var funcs = template.FuncMap{
 	"proposals": func(list []*domain.Proposal, s *application.ConsoleSession, csrf, back string) proposalsView {
 		return proposalsView{List: list, Session: s, CSRF: csrf, Back: back}
 	},
+	// proposalsBy is proposals with the makers' names and the breaks the break proposals cover.
+	"proposalsBy": func(list []*domain.Proposal, makers map[uuid.UUID]string, breaks map[uuid.UUID]ports.BreakRecord,
+		s *application.ConsoleSession, csrf, back string) proposalsView {
+		return proposalsView{List: list, Makers: makers, Breaks: breaks, Session: s, CSRF: csrf, Back: back}
+	},
+	"breaksLink": breaksLink,
 }
 
-// proposalsView is the proposals table's data: it is shown on several pages.
+// proposalsView is the proposals table's data: it is shown on several pages. Makers and
+// Breaks are there where the page read them (the dashboard's).
 type proposalsView struct {
 	List    []*domain.Proposal
+	Makers  map[uuid.UUID]string
+	Breaks  map[uuid.UUID]ports.BreakRecord
 	Session *application.ConsoleSession
 	CSRF    string
 	Back    string
+}
+
+// BreakSummary is what a break proposal is about, for its line in the proposals table: the
+// breaks' kinds, the first day, and the money in question (each break's difference between
+// the two sides, added up).
+type BreakSummary struct {
+	Kinds  string
+	Day    time.Time
+	Amount int64
+	N      int
+}
+
+// Summary sums up the breaks of break proposal p, as far as the page read them.
+func (v proposalsView) Summary(p *domain.Proposal) BreakSummary {
+	var out BreakSummary
+	seen := map[domain.BreakKind]bool{}
+	var kinds []string
+	for _, id := range p.Covers() {
+		b, ok := v.Breaks[id]
+		if !ok {
+			continue
+		}
+		out.N++
+		if !seen[b.Kind] {
+			seen[b.Kind] = true
+			kinds = append(kinds, string(b.Kind))
+		}
+		if out.Day.IsZero() || b.Day.Before(out.Day) {
+			out.Day = b.Day
+		}
+		var ours, theirs int64
+		if b.Ours != nil {
+			ours = b.Ours.Amount
+		}
+		if b.Theirs != nil {
+			theirs = b.Theirs.Amount
+		}
+		if b.Kind == domain.BreakDuplicate {
+			ours = 0 // the network's second line is the money in question
+		}
+		out.Amount += max(ours-theirs, theirs-ours)
+	}
+	out.Kinds = strings.Join(kinds, ", ")
+	return out
+}
+
+// breaksLink is the reconciliation page listing a proposal's breaks, whatever their status.
+func breaksLink(p *domain.Proposal) string {
+	v := url.Values{"status": {"ALL"}}
+	for _, id := range p.Covers() {
+		v.Add("break", id.String())
+	}
+	return "/console/reconciliation?" + v.Encode()
 }
 
 // money shows tiyin as sums: 1 234 567.89.

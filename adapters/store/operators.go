@@ -239,10 +239,49 @@ var proposalUnique = constraintErrors{
 	"proposals.object_id":       domain.ErrProposalOpen,
 }
 
-// Create implements ports.ProposalRepository.
+type proposalBreakModel struct {
+	ProposalID uuid.UUID `gorm:"column:proposal_id;primaryKey"`
+	BreakID    uuid.UUID `gorm:"column:break_id;primaryKey"`
+}
+
+func (proposalBreakModel) TableName() string { return "proposal_breaks" }
+
+// Create implements ports.ProposalRepository: a proposal covering several breaks, with them.
 func (r *ProposalRepository) Create(ctx context.Context, p *domain.Proposal) error {
 	m := proposalRow(p)
-	return interpretError(r.db.conn(ctx).Create(&m).Error, nil, proposalUnique)
+	return r.db.inTx(ctx, func(ctx context.Context) error {
+		if err := interpretError(r.db.conn(ctx).Create(&m).Error, nil, proposalUnique); err != nil || len(p.Breaks) == 0 {
+			return err
+		}
+		rows := make([]proposalBreakModel, len(p.Breaks))
+		for i, b := range p.Breaks {
+			rows[i] = proposalBreakModel{ProposalID: p.ID, BreakID: b}
+		}
+		return interpretError(r.db.conn(ctx).CreateInBatches(rows, 500).Error, nil, nil)
+	})
+}
+
+// withBreaks reads the breaks of the proposals among ps that cover several, one statement.
+func (r *ProposalRepository) withBreaks(ctx context.Context, ps []*domain.Proposal) error {
+	var ids []uuid.UUID
+	byID := map[uuid.UUID]*domain.Proposal{}
+	for _, p := range ps {
+		if p.Kind.IsBreakWork() {
+			ids = append(ids, p.ID)
+			byID[p.ID] = p
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var rows []proposalBreakModel
+	if err := r.db.conn(ctx).Where("proposal_id IN ?", ids).Order("proposal_id, break_id").Find(&rows).Error; err != nil {
+		return interpretError(err, nil, nil)
+	}
+	for _, row := range rows {
+		byID[row.ProposalID].Breaks = append(byID[row.ProposalID].Breaks, row.BreakID)
+	}
+	return nil
 }
 
 // Get implements ports.ProposalRepository.
@@ -251,7 +290,8 @@ func (r *ProposalRepository) Get(ctx context.Context, id uuid.UUID) (*domain.Pro
 	if err := r.db.conn(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
 		return nil, interpretError(err, domain.ErrProposalNotFound, nil)
 	}
-	return m.toDomain(), nil
+	p := m.toDomain()
+	return p, r.withBreaks(ctx, []*domain.Proposal{p})
 }
 
 // Update implements ports.ProposalRepository.
@@ -263,6 +303,9 @@ func (r *ProposalRepository) Update(ctx context.Context, id uuid.UUID, fn func(p
 			return interpretError(err, domain.ErrProposalNotFound, nil)
 		}
 		p := m.toDomain()
+		if err := r.withBreaks(ctx, []*domain.Proposal{p}); err != nil {
+			return err
+		}
 		if err := fn(p); err != nil {
 			return err
 		}
@@ -271,13 +314,14 @@ func (r *ProposalRepository) Update(ctx context.Context, id uuid.UUID, fn func(p
 	})
 }
 
-// List implements ports.ProposalRepository.
+// List implements ports.ProposalRepository: an object's proposals are those of which it is the
+// object, and those covering it among several breaks.
 func (r *ProposalRepository) List(ctx context.Context, objectID uuid.UUID, limit int) ([]*domain.Proposal, error) {
 	q := r.db.conn(ctx).Order("proposed_at DESC").Limit(limit)
 	if objectID == uuid.Nil {
 		q = q.Where("status = ?", string(domain.ProposalOpen))
 	} else {
-		q = q.Where("object_id = ?", objectID)
+		q = q.Where("object_id = ? OR id IN (SELECT proposal_id FROM proposal_breaks WHERE break_id = ?)", objectID, objectID)
 	}
 	var ms []proposalModel
 	if err := q.Find(&ms).Error; err != nil {
@@ -287,5 +331,5 @@ func (r *ProposalRepository) List(ctx context.Context, objectID uuid.UUID, limit
 	for i, m := range ms {
 		out[i] = m.toDomain()
 	}
-	return out, nil
+	return out, r.withBreaks(ctx, out)
 }

@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"github.com/tiyin/tiyin/domain"
@@ -125,6 +128,7 @@ type reconciliationBreakModel struct {
 	WorkedBy    string     `gorm:"column:worked_by"`
 	WorkedAt    *time.Time `gorm:"column:worked_at"`
 	FoundAt     time.Time  `gorm:"column:found_at"`
+	LastDay     *time.Time `gorm:"column:last_day"`
 	RunID       uuid.UUID  `gorm:"column:run_id"`
 }
 
@@ -147,27 +151,26 @@ func line(kind, id string, amount *int64, status *string, at *time.Time) *domain
 	return &domain.StatementLine{ID: id, Kind: domain.LineKind(kind), Amount: *amount, Status: domain.LineStatus(*status), At: at.UTC()}
 }
 
-// Breaks implements ports.ReconciliationRepository.
+// Breaks implements ports.ReconciliationRepository: a page by keyset on (found_at, id), on the
+// index of the status (and source and kind) it filters on.
 func (r *ReconciliationRepository) Breaks(ctx context.Context, q ports.BreakQuery) ([]ports.BreakRecord, error) {
-	g := r.db.conn(ctx).Order("found_at DESC, id").Limit(max(q.Limit, 1))
-	if q.Oldest {
-		g = r.db.conn(ctx).Order("day, found_at, id").Limit(max(q.Limit, 1))
-	}
-	if q.Status != "" {
-		g = g.Where("status = ?", q.Status)
-	}
-	if !q.Day.IsZero() {
-		g = g.Where("day = ?", domain.BusinessDate(q.Day))
-	}
-	if q.Source != "" {
-		g = g.Where("network = ?", q.Source)
-	}
-	if q.RunID != uuid.Nil {
-		g = g.Where("run_id = ?", q.RunID)
+	g := r.breakFilter(ctx, q).Limit(max(q.Limit, 1))
+	switch {
+	case q.Oldest:
+		g = g.Order("day, found_at, id")
+	case q.Cursor != nil && q.Backward:
+		g = g.Where("(found_at, id) > (?, ?)", q.Cursor.FoundAt.UTC(), q.Cursor.ID).Order("found_at, id")
+	case q.Cursor != nil:
+		g = g.Where("(found_at, id) < (?, ?)", q.Cursor.FoundAt.UTC(), q.Cursor.ID).Order("found_at DESC, id DESC")
+	default:
+		g = g.Order("found_at DESC, id DESC")
 	}
 	var ms []reconciliationBreakModel
 	if err := g.Find(&ms).Error; err != nil {
 		return nil, interpretError(err, nil, nil)
+	}
+	if q.Cursor != nil && q.Backward && !q.Oldest {
+		slices.Reverse(ms)
 	}
 	out := make([]ports.BreakRecord, len(ms))
 	for i, m := range ms {
@@ -176,14 +179,49 @@ func (r *ReconciliationRepository) Breaks(ctx context.Context, q ports.BreakQuer
 	return out, nil
 }
 
-// Standing implements ports.ReconciliationRepository: one grouped statement.
+// CountBreaks implements ports.ReconciliationRepository.
+func (r *ReconciliationRepository) CountBreaks(ctx context.Context, q ports.BreakQuery) (int, error) {
+	var n int64
+	err := r.breakFilter(ctx, q).Model(&reconciliationBreakModel{}).Count(&n).Error
+	return int(n), interpretError(err, nil, nil)
+}
+
+// breakFilter is the breaks q selects, whatever its page. A day selects its own breaks and the
+// balance breaks that span it.
+func (r *ReconciliationRepository) breakFilter(ctx context.Context, q ports.BreakQuery) *gorm.DB {
+	g := r.db.conn(ctx)
+	if len(q.IDs) > 0 {
+		g = g.Where("id IN ?", q.IDs)
+	}
+	if q.Status != "" {
+		g = g.Where("status = ?", q.Status)
+	}
+	if !q.Day.IsZero() {
+		day := domain.BusinessDate(q.Day)
+		g = g.Where("(day = ? OR (kind = ? AND day < ? AND last_day >= ?))", day, string(domain.BreakBalanceDiffers), day, day)
+	}
+	if q.Source != "" {
+		g = g.Where("network = ?", q.Source)
+	}
+	if q.Kind != "" {
+		g = g.Where("kind = ?", q.Kind)
+	}
+	if q.RunID != uuid.Nil {
+		g = g.Where("run_id = ?", q.RunID)
+	}
+	return g
+}
+
+// Standing implements ports.ReconciliationRepository: one grouped statement, over the day's
+// breaks and the balance breaks that span it.
 func (r *ReconciliationRepository) Standing(ctx context.Context, day time.Time, source string) (map[string]int, error) {
 	var rows []struct {
 		Status string
 		N      int
 	}
 	err := r.db.conn(ctx).Model(&reconciliationBreakModel{}).Select("status, COUNT(*) AS n").
-		Where("day = ? AND network = ?", domain.BusinessDate(day), source).Group("status").Scan(&rows).Error
+		Where("network = ? AND (day = ? OR (kind = ? AND day < ? AND last_day >= ?))", source, domain.BusinessDate(day),
+			string(domain.BreakBalanceDiffers), domain.BusinessDate(day), domain.BusinessDate(day)).Group("status").Scan(&rows).Error
 	if err != nil {
 		return nil, interpretError(err, nil, nil)
 	}
@@ -196,7 +234,11 @@ func (r *ReconciliationRepository) Standing(ctx context.Context, day time.Time, 
 
 // record is the stored break as the port gives it.
 func (m reconciliationBreakModel) record() ports.BreakRecord {
-	return ports.BreakRecord{ID: m.ID, Day: m.Day.UTC(), Source: m.Source,
+	last := m.Day
+	if m.LastDay != nil {
+		last = *m.LastDay
+	}
+	return ports.BreakRecord{ID: m.ID, Day: m.Day.UTC(), Source: m.Source, LastDay: last.UTC(),
 		Break: domain.Break{Kind: domain.BreakKind(m.Kind), LineID: m.LineID,
 			Ours:   line(m.LineKind, m.LineID, m.OurAmount, m.OurStatus, m.OurAt),
 			Theirs: line(m.LineKind, m.LineID, m.TheirAmount, m.TheirStatus, m.TheirAt)},
@@ -229,6 +271,29 @@ func (r *ReconciliationRepository) Close(ctx context.Context, id uuid.UUID, stat
 	return domain.ErrWrongState
 }
 
+// Reopen implements ports.ReconciliationRepository: the update names the EXPLAINED status, and
+// a balance break meets the unique index of one open balance break an account.
+func (r *ReconciliationRepository) Reopen(ctx context.Context, id uuid.UUID, note, by string, at time.Time) error {
+	res := r.db.conn(ctx).Model(&reconciliationBreakModel{}).Where("id = ? AND status = ?", id, ports.BreakExplained).
+		Updates(map[string]any{"status": ports.BreakOpen, "note": note, "worked_by": by, "worked_at": at.UTC()})
+	if err := interpretError(res.Error, nil, openBalanceUnique); err != nil {
+		return err
+	}
+	if res.RowsAffected == 1 {
+		return nil
+	}
+	if _, err := r.Break(ctx, id); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: only an explained break is reopened", domain.ErrWrongState)
+}
+
+// openBalanceUnique names the index of one open balance break an account.
+var openBalanceUnique = constraintErrors{
+	"reconciliation_breaks_open_balance_key": fmt.Errorf("%w: the account has another open balance break: work that one", domain.ErrWrongState),
+	"reconciliation_breaks.network, reconciliation_breaks.line_id": fmt.Errorf("%w: the account has another open balance break: work that one", domain.ErrWrongState),
+}
+
 // OpenBreaks implements ports.ReconciliationRepository: one statement on the open breaks' index.
 func (r *ReconciliationRepository) OpenBreaks(ctx context.Context, now time.Time) (ports.BreakAges, error) {
 	d1, d7, d30 := now.AddDate(0, 0, -1).UTC(), now.AddDate(0, 0, -7).UTC(), now.AddDate(0, 0, -30).UTC()
@@ -244,20 +309,22 @@ FROM reconciliation_breaks WHERE status = 'OPEN'`, d1, d1, d7, d7, d30, d30).Sca
 
 // Record implements ports.ReconciliationRepository: the run, then its breaks, each inserted
 // unless its day, network, kind and line are recorded already (a unique index decides, so two
-// nodes running the same day at once record it once).
+// nodes running the same day at once record it once). A balance break is kept once an account
+// while open (balanceBreaks).
 func (r *ReconciliationRepository) Record(ctx context.Context, run ports.ReconciliationRun, breaks []domain.Break) (int, error) {
 	day := domain.BusinessDate(run.Day)
 	m := reconciliationRunModel{ID: run.ID, Day: day, Source: run.Source, At: run.At.UTC(), Matched: run.Matched, Breaks: run.Breaks}
 	if err := r.db.conn(ctx).Create(&m).Error; err != nil {
 		return 0, interpretError(err, nil, nil)
 	}
-	if len(breaks) == 0 {
-		return 0, nil
+	breaks, err := r.balanceBreaks(ctx, m, breaks)
+	if err != nil || len(breaks) == 0 {
+		return 0, err
 	}
 	rows := make([]reconciliationBreakModel, 0, len(breaks))
 	for _, b := range breaks {
 		row := reconciliationBreakModel{ID: uuid.Must(uuid.NewV7()), Day: day, Source: m.Source, Kind: string(b.Kind), LineID: b.LineID,
-			Status: ports.BreakOpen, FoundAt: m.At, RunID: run.ID}
+			Status: ports.BreakOpen, FoundAt: m.At, LastDay: &day, RunID: run.ID}
 		if b.Resolved {
 			row.Status = ports.BreakResolved
 		}
@@ -273,4 +340,67 @@ func (r *ReconciliationRepository) Record(ctx context.Context, run ports.Reconci
 	// Inserted in batches; a break already recorded is skipped, and not counted as added.
 	res := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(rows, 500)
 	return int(res.RowsAffected), interpretError(res.Error, nil, nil)
+}
+
+// balanceBreaks keeps one open balance break an account (issue 47, 3): of the run's breaks, it
+// returns those to insert. A balance break of an account whose break already spans the run's
+// day (found on it, or on days around it) is not new; one whose account has a break open is
+// that break, seen again: it spans the run's day too, and a later day gives it its balances.
+// Only an account without either gets a new break.
+func (r *ReconciliationRepository) balanceBreaks(ctx context.Context, run reconciliationRunModel, breaks []domain.Break) ([]domain.Break, error) {
+	var ids []string
+	for _, b := range breaks {
+		if b.Kind == domain.BreakBalanceDiffers {
+			ids = append(ids, b.LineID)
+		}
+	}
+	if len(ids) == 0 {
+		return breaks, nil
+	}
+	known := map[string]reconciliationBreakModel{}
+	spans := map[string]bool{}
+	for chunk := range slices.Chunk(ids, 500) {
+		var ms []reconciliationBreakModel
+		err := r.db.conn(ctx).Where("network = ? AND kind = ? AND line_id IN ? AND (status = ? OR (day <= ? AND last_day >= ?))",
+			run.Source, string(domain.BreakBalanceDiffers), chunk, ports.BreakOpen, run.Day, run.Day).Find(&ms).Error
+		if err != nil {
+			return nil, interpretError(err, nil, nil)
+		}
+		for _, m := range ms {
+			if last := m.record().LastDay; !m.Day.After(run.Day) && !last.Before(run.Day) {
+				spans[m.LineID] = true
+			}
+			if m.Status == ports.BreakOpen {
+				known[m.LineID] = m
+			}
+		}
+	}
+	out := breaks[:0:0]
+	for _, b := range breaks {
+		if b.Kind != domain.BreakBalanceDiffers {
+			out = append(out, b)
+			continue
+		}
+		m, open := known[b.LineID]
+		switch {
+		case spans[b.LineID]:
+		case !open:
+			out = append(out, b)
+		default:
+			set := map[string]any{}
+			last := m.record().LastDay
+			if run.Day.After(last) {
+				set["last_day"] = run.Day
+				set["our_amount"], set["our_status"], set["our_at"] = side(b.Ours)
+				set["their_amount"], set["their_status"], set["their_at"] = side(b.Theirs)
+			} else {
+				set["day"] = run.Day // a day before it, run again: the break spans it too
+			}
+			err := r.db.conn(ctx).Model(&reconciliationBreakModel{}).Where("id = ? AND status = ?", m.ID, ports.BreakOpen).Updates(set).Error
+			if err != nil {
+				return nil, interpretError(err, nil, nil)
+			}
+		}
+	}
+	return out, nil
 }

@@ -2247,6 +2247,21 @@ func (mr *MockReconciliationRepositoryMockRecorder) Close(ctx, id, status, note,
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Close", reflect.TypeOf((*MockReconciliationRepository)(nil).Close), ctx, id, status, note, by, at)
 }
 
+// CountBreaks mocks base method.
+func (m *MockReconciliationRepository) CountBreaks(ctx context.Context, q ports.BreakQuery) (int, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "CountBreaks", ctx, q)
+	ret0, _ := ret[0].(int)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// CountBreaks indicates an expected call of CountBreaks.
+func (mr *MockReconciliationRepositoryMockRecorder) CountBreaks(ctx, q any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CountBreaks", reflect.TypeOf((*MockReconciliationRepository)(nil).CountBreaks), ctx, q)
+}
+
 // Lines mocks base method.
 func (m *MockReconciliationRepository) Lines(ctx context.Context, q ports.StatementQuery) ([]domain.StatementLine, error) {
 	m.ctrl.T.Helper()
@@ -2290,6 +2305,20 @@ func (m *MockReconciliationRepository) Record(ctx context.Context, run ports.Rec
 func (mr *MockReconciliationRepositoryMockRecorder) Record(ctx, run, breaks any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Record", reflect.TypeOf((*MockReconciliationRepository)(nil).Record), ctx, run, breaks)
+}
+
+// Reopen mocks base method.
+func (m *MockReconciliationRepository) Reopen(ctx context.Context, id uuid.UUID, note, by string, at time.Time) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Reopen", ctx, id, note, by, at)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Reopen indicates an expected call of Reopen.
+func (mr *MockReconciliationRepositoryMockRecorder) Reopen(ctx, id, note, by, at any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Reopen", reflect.TypeOf((*MockReconciliationRepository)(nil).Reopen), ctx, id, note, by, at)
 }
 
 // Standing mocks base method.
