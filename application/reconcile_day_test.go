@@ -180,7 +180,9 @@ func TestAnOfficerExplainsABreak(t *testing.T) {
 	rec.EXPECT().Break(gomock.Any(), id).Return(ports.BreakRecord{ID: id, Source: "UZCARD", Status: ports.BreakOpen,
 		Break: domain.Break{Kind: domain.BreakMissingInTiyin, LineID: "D-1",
 			Theirs: &domain.StatementLine{ID: "D-1", Kind: domain.LineDebit, Amount: 300, At: t0, Status: domain.LineReversed}}}, nil)
-	w := func(note string) application.BreakWork { return application.BreakWork{Breaks: []uuid.UUID{id}, Note: note} }
+	w := func(note string) application.BreakWork {
+		return application.BreakWork{Breaks: []uuid.UUID{id}, Note: note}
+	}
 	if _, err := h.Handle(context.Background(), viewer, w("late file")); !errors.Is(err, domain.ErrForbidden) {
 		t.Fatalf("a viewer's explanation: %v", err)
 	}

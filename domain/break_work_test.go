@@ -17,8 +17,12 @@ func TestBreakMoneyAgrees(t *testing.T) {
 	l := func(kind domain.LineKind, amount int64, status domain.LineStatus) *domain.StatementLine {
 		return &domain.StatementLine{ID: "x", Kind: kind, Amount: amount, At: at, Status: status}
 	}
-	credit := func(amount int64, status domain.LineStatus) *domain.StatementLine { return l(domain.LineCredit, amount, status) }
-	debit := func(amount int64, status domain.LineStatus) *domain.StatementLine { return l(domain.LineDebit, amount, status) }
+	credit := func(amount int64, status domain.LineStatus) *domain.StatementLine {
+		return l(domain.LineCredit, amount, status)
+	}
+	debit := func(amount int64, status domain.LineStatus) *domain.StatementLine {
+		return l(domain.LineDebit, amount, status)
+	}
 	cases := []struct {
 		name  string
 		b     domain.Break

@@ -290,7 +290,7 @@ func (r *ReconciliationRepository) Reopen(ctx context.Context, id uuid.UUID, not
 
 // openBalanceUnique names the index of one open balance break an account.
 var openBalanceUnique = constraintErrors{
-	"reconciliation_breaks_open_balance_key": fmt.Errorf("%w: the account has another open balance break: work that one", domain.ErrWrongState),
+	"reconciliation_breaks_open_balance_key":                       fmt.Errorf("%w: the account has another open balance break: work that one", domain.ErrWrongState),
 	"reconciliation_breaks.network, reconciliation_breaks.line_id": fmt.Errorf("%w: the account has another open balance break: work that one", domain.ErrWrongState),
 }
 
