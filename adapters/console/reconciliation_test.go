@@ -110,13 +110,29 @@ func TestExplainingABreakClosesItsProposedAcceptance(t *testing.T) {
 	if proposal == nil {
 		t.Fatal("the dashboard does not offer the proposal to approve")
 	}
-	expect(t, "the explanation", serve(h, &bob, http.MethodPost, "/console/reconciliation/breaks/"+id+"/explain",
-		url.Values{"csrf": {bob.csrf}, "note": {"refunded at the desk"}}), http.StatusSeeOther)
+	// The debit's money differs: explaining it is a proposal of its own (issue 47, 4), which
+	// replaces the acceptance.
+	explained := serve(h, &bob, http.MethodPost, "/console/reconciliation/breaks/"+id+"/explain",
+		url.Values{"csrf": {bob.csrf}, "note": {"refunded at the desk"}})
+	expect(t, "the explanation", explained, http.StatusSeeOther)
+	if to := explained.Header().Get("Location"); !strings.Contains(to, "done=explain_proposed") {
+		t.Fatalf("the explanation went to %s", to)
+	}
 	if body := serve(h, &bob, http.MethodGet, "/console/", nil).Body.String(); strings.Contains(body, proposal[1]) {
 		t.Fatalf("the dashboard still offers the proposal:\n%s", body)
 	}
 	expect(t, "approving the superseded proposal", serve(h, &bob, http.MethodPost, "/console/proposals/"+proposal[1]+"/approve",
 		url.Values{"csrf": {bob.csrf}}), http.StatusConflict, "The proposal is no longer open")
+	explanation := regexp.MustCompile(`/console/proposals/([0-9a-f-]{36})/approve`).FindStringSubmatch(
+		serve(h, &olga, http.MethodGet, "/console/", nil).Body.String())
+	if explanation == nil {
+		t.Fatal("the dashboard does not offer the explanation to approve")
+	}
+	expect(t, "approving the explanation", serve(h, &olga, http.MethodPost, "/console/proposals/"+explanation[1]+"/approve",
+		url.Values{"csrf": {olga.csrf}}), http.StatusSeeOther)
+	if got := must(rec.Breaks(ctx, ports.BreakQuery{Limit: 1}))[0]; got.Status != ports.BreakExplained {
+		t.Fatalf("approved, the break is %s", got.Status)
+	}
 	expect(t, "the audit log", serve(h, &bob, http.MethodGet, "/console/audit?from=2026-01-01&to=2030-01-01", nil), http.StatusOK,
 		"break.explain", "proposal.supersede")
 }
