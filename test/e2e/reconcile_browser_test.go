@@ -15,9 +15,10 @@ import (
 // TestReconciliationInChromium works breaks in the console, in real Chromium: with every
 // credit lost and every debit reversed in the sandbox network's journal, an officer reconciles
 // today from the page, sees the flow's transfer MISSING_AT_NETWORK, its repayment
-// STATUS_DIFFERS and the loan's demand account BALANCE_DIFFERS with both sides, explains the
-// debit's with a note and proposes accepting the network's side of the credit's; a second
-// officer approves it, the partner's transfer is FAILED, and both are in the audit log.
+// STATUS_DIFFERS and the loan's demand account BALANCE_DIFFERS with both sides, proposes
+// explaining the debit's with a note (its money differs: it waits for a second officer) and
+// accepting the network's side of the credit's; a second officer approves both, the partner's
+// transfer is FAILED, and both are in the audit log.
 func TestReconciliationInChromium(t *testing.T) {
 	t.Parallel()
 	exe := chromium(t)
@@ -43,7 +44,8 @@ func TestReconciliationInChromium(t *testing.T) {
 		chromedp.Text(`main`, &page),
 		chromedp.SendKeys(`//tr[td/code[.="`+o.DebitID+`"]]//form[contains(@action, "/explain")]//input[@name="note"]`, "UZCARD reversed it: the client disputed"),
 		chromedp.Submit(`//tr[td/code[.="`+o.DebitID+`"]]//form[contains(@action, "/explain")]`),
-		chromedp.WaitVisible(`//p[contains(., "The break is explained")]`),
+		chromedp.WaitVisible(`//p[contains(., "The explanation is proposed")]`),
+		chromedp.WaitVisible(`//tr[td/code[.="`+o.DebitID+`"]]//span[contains(., "Waiting for a second officer.")]`),
 		chromedp.SendKeys(`//tr[td/code[.="`+o.TransactionID+`:CREDIT"]]//form[contains(@action, "/accept")]//input[@name="note"]`,
 			"UZCARD's file has no such credit"),
 		chromedp.Submit(`//tr[td/code[.="`+o.TransactionID+`:CREDIT"]]//form[contains(@action, "/accept")]`),
@@ -57,6 +59,9 @@ func TestReconciliationInChromium(t *testing.T) {
 		firstLogin(s.admin, "sam", s.operator(t, "sam", "officer"), "sam-long-password-12"),
 		chromedp.Navigate(s.admin+"/console/reconciliation"),
 		chromedp.Submit(`//tr[td/code[.="`+o.TransactionID+`:CREDIT"]]//form[contains(@action, "/approve")]`),
+		chromedp.WaitVisible(`//p[contains(., "approved and applied")]`),
+		chromedp.Navigate(s.admin+"/console/reconciliation"),
+		chromedp.Submit(`//tr[td/code[.="`+o.DebitID+`"]]//form[contains(@action, "/approve")]`),
 		chromedp.WaitVisible(`//p[contains(., "approved and applied")]`),
 		chromedp.Navigate(s.admin+"/console/audit"),
 		chromedp.Text(`main`, &audit),

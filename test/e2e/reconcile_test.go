@@ -147,7 +147,7 @@ func TestReconcileFindsEveryInjectedFaultAndNothingElse(t *testing.T) {
 	}
 	t.Logf("faults injected %v; %d breaks found", seen, len(got))
 
-	// Two officers work every break: alice proposes accepting the network's side (or explains
+	// Two officers work every break: alice proposes accepting the network's side (or explaining
 	// the balance), bob approves.
 	officer := func(name, pw string) *browser {
 		b := s.browser(t)
@@ -189,9 +189,18 @@ func TestReconcileFindsEveryInjectedFaultAndNothingElse(t *testing.T) {
 	if len(left) != 1 || !strings.Contains(page, "BALANCE_DIFFERS") {
 		t.Fatalf("after the acceptances %d breaks are open, want the balance's:\n%s", len(left), page)
 	}
-	if status, _ := alice.post("/console/reconciliation/breaks/"+left[0][1]+"/explain", url.Values{"csrf": {token},
-		"note": {"the lost and drifted credits, accepted today"}}); status != 200 {
-		t.Fatalf("explain the balance: %d", status)
+	// A balance's two sides differ on money: its explanation is a proposal bob approves.
+	if status, body := alice.post("/console/reconciliation/breaks/"+left[0][1]+"/explain", url.Values{"csrf": {token},
+		"note": {"the lost and drifted credits, accepted today"}}); status != 200 || !strings.Contains(body, "another officer approves it") {
+		t.Fatalf("explain the balance: %d\n%s", status, body)
+	}
+	_, page = bob.get("/console/reconciliation")
+	if proposals = approves.FindAllStringSubmatch(page, -1); len(proposals) != 1 {
+		t.Fatalf("%d explanations to approve, want the balance's", len(proposals))
+	}
+	if status, body := bob.post("/console/proposals/"+proposals[0][1]+"/approve", url.Values{"csrf": {bobToken}, "back": {"/console/reconciliation"}}); status != 200 ||
+		!strings.Contains(body, "approved and applied") {
+		t.Fatalf("approve the balance's explanation: %d\n%s", status, body)
 	}
 	// The partner sees its lost credits FAILED; the ledger holds; the day reconciles clean.
 	for _, ref := range lost {
