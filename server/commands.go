@@ -316,8 +316,9 @@ func prepareSchema(ctx context.Context, db *store.DB, apply, asIs bool) error {
 
 // migrate applies the schema's migrations, then re-keys the idempotency fingerprints that an
 // earlier version stored as plain hashes (it needs the data key, which SQL migrations do not
-// have) and fills in the first unpaid due date of loans stored before it was kept (it needs
-// the domain's reading of their books).
+// have), fills in the first unpaid due date of loans stored before it was kept (it needs
+// the domain's reading of their books) and writes to the audit log the balance breaks
+// migration 00031 folded (an audit entry is chained under the data key).
 func migrate(ctx context.Context, db *store.DB) error {
 	return db.WithMigrationLock(ctx, func() error { return migrateLocked(ctx, db) })
 }
@@ -337,6 +338,9 @@ func migrateLocked(ctx context.Context, db *store.DB) error {
 	}
 	if _, err := db.BackfillFirstUnpaidDue(ctx); err != nil {
 		return fmt.Errorf("fill in the loans' first unpaid due dates: %w", err)
+	}
+	if _, err := db.AuditFoldedBreaks(ctx); err != nil {
+		return fmt.Errorf("audit the balance breaks migration 00031 folded: %w", err)
 	}
 	return jobs.Migrate(ctx, jobDatabase(db))
 }

@@ -3,8 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/ports"
 )
 
 // BackfillFirstUnpaidDue fills loans.first_unpaid_due for the open loans stored before
@@ -85,3 +88,35 @@ func (db *DB) IndexPINFLs(ctx context.Context, missing bool) (int, error) {
 		}
 	}
 }
+
+// AuditFoldedBreaks writes to the audit log each balance break migration 00031 folded into its
+// account's oldest open one (action break.fold, by "migration 00031", with the break's note):
+// SQL migrations cannot chain an audit entry, which needs the data key. It writes each once,
+// however often it runs, and returns how many it wrote; without a data key it writes none.
+func (db *DB) AuditFoldedBreaks(ctx context.Context) (int, error) {
+	if db.Sealer == nil {
+		return 0, nil
+	}
+	var rows []struct {
+		ID       uuid.UUID
+		Note     string
+		WorkedAt time.Time
+	}
+	err := db.Gorm.WithContext(ctx).Raw(`SELECT b.id, b.note, b.worked_at FROM reconciliation_breaks b
+WHERE b.worked_by = ? AND NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.object = 'break:' || b.id AND a.action = 'break.fold')
+ORDER BY b.id`, foldedBy).Scan(&rows).Error
+	if err != nil {
+		return 0, interpretError(err, nil, nil)
+	}
+	log := NewAuditLog(db)
+	for i, r := range rows {
+		if err := log.Append(ctx, ports.AuditEntry{At: r.WorkedAt, Operator: foldedBy, Action: "break.fold",
+			Object: "break:" + r.ID.String(), Detail: r.Note}); err != nil {
+			return i, err
+		}
+	}
+	return len(rows), nil
+}
+
+// foldedBy is who migration 00031 names as having worked the breaks it folded.
+const foldedBy = "migration 00031"

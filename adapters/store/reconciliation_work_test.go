@@ -291,6 +291,15 @@ func TestMigrationFoldsAnAccountsOpenBalanceBreaks(t *testing.T) {
 				t.Fatalf("%s: %s by %q: %s", n, b.Status, b.WorkedBy, b.Note)
 			}
 		}
+		for i, want := range []int{2, 0} {
+			if n, err := s.db.AuditFoldedBreaks(ctx); err != nil || n != want {
+				t.Fatalf("auditing the folds, time %d: %d, %v; want %d", i+1, n, err, want)
+			}
+		}
+		entries := must(store.NewAuditLog(s.db).List(ctx, ports.AuditFilter{Action: "break.fold", Limit: 10}))
+		if len(entries) != 2 || entries[0].Operator != "migration 00031" || !strings.Contains(entries[0].Detail, ids["a1"].String()) {
+			t.Fatalf("the folds' audit: %+v", entries)
+		}
 		if a0, b1 := get("a0"), get("b1"); a0.Status != ports.BreakExplained || a0.Note != "" || b1.Status != ports.BreakOpen || b1.Theirs.Amount != 7 {
 			t.Fatalf("left as they were: %+v %+v", a0, b1)
 		}
