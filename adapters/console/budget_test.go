@@ -128,6 +128,15 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		 SELECT md5('p' || i)::uuid, replace(e.account_key, l.id::text, md5('l' || i)::uuid::text), e.debit, e.credit
 		 FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id JOIN loans l ON l.id = p.ref,
 		 generate_series(1, $2::int) i WHERE l.application_id = $1`,
+		// As many reconciliation breaks, a quarter explained, over the last 30 days.
+		`INSERT INTO reconciliation_breaks (id, day, last_day, network, kind, line_id, line_kind, our_amount, our_status, our_at,
+		   status, found_at, run_id)
+		 SELECT md5('b' || i)::uuid, date_trunc('day', now()) - (i % 30 || ' days')::interval,
+		   date_trunc('day', now()) - (i % 30 || ' days')::interval, CASE WHEN i % 2 = 0 THEN 'UZCARD' ELSE 'HUMO' END,
+		   CASE WHEN i % 5 = 0 THEN 'AMOUNT_DIFFERS' ELSE 'MISSING_AT_NETWORK' END, md5('b' || i) || ':CREDIT', 'CREDIT', 100000 + i,
+		   'DONE', now() - (i || ' seconds')::interval, CASE WHEN i % 4 = 0 THEN 'EXPLAINED' ELSE 'OPEN' END,
+		   now() - (i || ' seconds')::interval, md5('r' || i / 1000)::uuid
+		 FROM generate_series(1, $2::int) i WHERE $1::uuid IS NOT NULL`,
 	}
 	for _, q := range seed {
 		if err := db.Gorm.Exec(q, a.ID(), n).Error; err != nil {
@@ -149,6 +158,15 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	deep := fmt.Sprintf("%d.0.%s", mid.CreatedAt.UnixMicro(), mid.ID)
+	var midBreak struct {
+		FoundAt time.Time
+		ID      uuid.UUID
+	}
+	if err := db.Gorm.Raw("SELECT found_at, id FROM reconciliation_breaks WHERE status = 'OPEN' ORDER BY found_at DESC, id DESC OFFSET ? LIMIT 1", n/4).
+		Scan(&midBreak).Error; err != nil {
+		t.Fatal(err)
+	}
+	deepBreak := fmt.Sprintf("%d.%s", midBreak.FoundAt.UnixNano(), midBreak.ID)
 	handler, cookie := e.console(t)
 	counter.takeSlowest()
 	loginWithinBudget(t, e, handler, counter)
@@ -177,6 +195,11 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		{"/console/loans?partner=acme&min=1500000&max=2500000", 50},
 		{"/console/loans?status=OPEN&overdue=30", 0},
 		{"/console/reports", 0},
+		{"/console/reconciliation", 200},
+		{"/console/reconciliation?after=" + deepBreak, 200},
+		{"/console/reconciliation?before=" + deepBreak, 200},
+		{"/console/reconciliation?source=HUMO&kind=AMOUNT_DIFFERS", 200},
+		{"/console/reconciliation?status=ALL&source=UZCARD", 200},
 		{"/console/clients/" + hex.EncodeToString(db.Sealer.Blind("pinfl", a.ClientData().PINFL())[0]), 200},
 	}
 	const maxStatements = 12
