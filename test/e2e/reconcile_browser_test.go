@@ -18,7 +18,9 @@ import (
 // STATUS_DIFFERS and the loan's demand account BALANCE_DIFFERS with both sides, proposes
 // explaining the debit's with a note (its money differs: it waits for a second officer) and
 // accepting the network's side of the credit's; a second officer approves both, the partner's
-// transfer is FAILED, and both are in the audit log.
+// transfer is FAILED, and both are in the audit log. The second officer then proposes
+// reopening the explained debit's break, the first approves it, and the break is open again
+// with its actions.
 func TestReconciliationInChromium(t *testing.T) {
 	t.Parallel()
 	exe := chromium(t)
@@ -63,11 +65,26 @@ func TestReconciliationInChromium(t *testing.T) {
 		chromedp.Navigate(s.admin+"/console/reconciliation"),
 		chromedp.Submit(`//tr[td/code[.="`+o.DebitID+`"]]//form[contains(@action, "/approve")]`),
 		chromedp.WaitVisible(`//p[contains(., "approved and applied")]`),
+		// The debit's explanation proves wrong: sam proposes reopening it (issue 47, 5).
+		chromedp.Navigate(s.admin+"/console/reconciliation?status=EXPLAINED"),
+		chromedp.SendKeys(`//tr[td/code[.="`+o.DebitID+`"]]//form[contains(@action, "/reopen")]//input[@name="note"]`, "the dispute was withdrawn"),
+		chromedp.Submit(`//tr[td/code[.="`+o.DebitID+`"]]//form[contains(@action, "/reopen")]`),
+		chromedp.WaitVisible(`//p[contains(., "Reopening is proposed")]`),
+	)
+	if err != nil {
+		t.Fatalf("sam: %v", err)
+	}
+	err = chromedp.Run(rita,
+		chromedp.Navigate(s.admin+"/console/reconciliation?status=EXPLAINED"),
+		chromedp.Submit(`//tr[td/code[.="`+o.DebitID+`"]]//form[contains(@action, "/approve")]`),
+		chromedp.WaitVisible(`//p[contains(., "approved and applied")]`),
+		chromedp.Navigate(s.admin+"/console/reconciliation?status=OPEN&source=UZCARD"),
+		chromedp.WaitVisible(`//tr[td/code[.="`+o.DebitID+`"]]//form[contains(@action, "/accept")]`),
 		chromedp.Navigate(s.admin+"/console/audit"),
 		chromedp.Text(`main`, &audit),
 	)
 	if err != nil {
-		t.Fatalf("sam: %v", err)
+		t.Fatalf("rita approving the reopening: %v", err)
 	}
 	if r := s.must(t, "/transfers/check-status", map[string]any{"externalId": o.TransferExternalID, "transactionId": o.TransactionID}); r["status"] != "FAILED" {
 		t.Errorf("the lost credit's transfer is %v for its partner, want FAILED", r["status"])
@@ -77,7 +94,8 @@ func TestReconciliationInChromium(t *testing.T) {
 			t.Errorf("the reconciliation page lacks %q:\n%s", want, page)
 		}
 	}
-	for _, want := range []string{"reconcile.run", "break.explain", "the client disputed", "proposal.create", "proposal.approve", "TRANSFER_REVERSAL"} {
+	for _, want := range []string{"reconcile.run", "break.explain", "the client disputed", "proposal.create", "proposal.approve", "TRANSFER_REVERSAL",
+		"break.reopen", "the dispute was withdrawn"} {
 		if !strings.Contains(audit, want) {
 			t.Errorf("the audit log lacks %q", want)
 		}
