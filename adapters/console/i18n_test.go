@@ -25,7 +25,8 @@ func usedMessages(t *testing.T) map[string]bool {
 			used[id] = true
 		}
 	}
-	inTemplate := regexp.MustCompile(`\{\{t "((?:[^"\\]|\\.)*)"`)
+	// {{t "…"}}, and a variable set once for a page: {{$x := t "…"}}.
+	inTemplate := regexp.MustCompile(`(?:\{\{|:= )t "((?:[^"\\]|\\.)*)"`)
 	err := fs.WalkDir(assets, "templates", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
