@@ -11,8 +11,13 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// BreaksPerPage is how many breaks the reconciliation page shows at once.
-const BreaksPerPage = 200
+// BreaksPerPage is how many breaks the reconciliation page shows at once; CountedBreaks is how
+// far its count goes (beyond, it says "more than"), so the count costs the same however many
+// breaks a filter selects.
+const (
+	BreaksPerPage = 200
+	CountedBreaks = 10_000
+)
 
 // ReconciliationPage is the console's reconciliation page: a page of the breaks asked for, how
 // many there are in all, the cursors of the pages around it, and the day closed last (the one
@@ -20,8 +25,12 @@ const BreaksPerPage = 200
 type ReconciliationPage struct {
 	Breaks []ports.BreakRecord
 	Query  ports.BreakQuery
-	// Total counts the breaks the filter selects, on every page.
+	// Total counts the breaks the filter selects, on every page, up to CountedBreaks; More says
+	// there are more than that.
 	Total int
+	More  bool
+	// PerPage is BreaksPerPage.
+	PerPage int
 	// Next and Prev are where the next (older) and the previous (newer) pages start; nil where
 	// there is none.
 	Next, Prev *ports.BreakCursor
@@ -58,7 +67,7 @@ func (h *ConsoleReconciliationHandler) Handle(ctx context.Context, who Actor, q 
 	q = breakFilter(q)
 	now := h.clock.Now(uuid.Nil)
 	page := ReconciliationPage{Query: q, ClosedDay: domain.BusinessDate(latestNow(h.clock)).AddDate(0, 0, -1),
-		Proposed: map[uuid.UUID]*domain.Proposal{}, Makers: map[uuid.UUID]string{}}
+		Proposed: map[uuid.UUID]*domain.Proposal{}, Makers: map[uuid.UUID]string{}, PerPage: BreaksPerPage}
 	q.Limit, q.Oldest = BreaksPerPage+1, false
 	rows, err := h.reconciliation.Breaks(ctx, q)
 	if err != nil {
@@ -86,8 +95,13 @@ func (h *ConsoleReconciliationHandler) Handle(ctx context.Context, who Actor, q 
 		}
 	}
 	page.Breaks = rows
-	if page.Total, err = h.reconciliation.CountBreaks(ctx, q); err != nil {
+	count := q
+	count.Cursor, count.Backward, count.Limit = nil, false, CountedBreaks+1
+	if page.Total, err = h.reconciliation.CountBreaks(ctx, count); err != nil {
 		return page, err
+	}
+	if page.Total > CountedBreaks {
+		page.Total, page.More = CountedBreaks, true
 	}
 	// The open proposals of every object, one read (the dashboard's), kept for the breaks.
 	open, err := h.proposals.List(ctx, uuid.Nil, pageRows)

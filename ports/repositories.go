@@ -365,7 +365,8 @@ type ReconciliationRepository interface {
 	OpenBreaks(ctx context.Context, now time.Time) (BreakAges, error)
 	// Breaks lists recorded breaks, a page of them (BreakQuery).
 	Breaks(ctx context.Context, q BreakQuery) ([]BreakRecord, error)
-	// CountBreaks counts the breaks q selects, whatever its page.
+	// CountBreaks counts the breaks q selects, whatever its page: all of them, or up to q.Limit
+	// when it is positive (a count that stops there costs no more however many match).
 	CountBreaks(ctx context.Context, q BreakQuery) (int, error)
 	// Standing counts the breaks of a day and source by status (BreakOpen, BreakResolved,
 	// BreakExplained): how much of the day is worked.

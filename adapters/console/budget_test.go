@@ -128,13 +128,14 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		 SELECT md5('p' || i)::uuid, replace(e.account_key, l.id::text, md5('l' || i)::uuid::text), e.debit, e.credit
 		 FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id JOIN loans l ON l.id = p.ref,
 		 generate_series(1, $2::int) i WHERE l.application_id = $1`,
-		// As many reconciliation breaks, a quarter explained, over the last 30 days.
+		// As many reconciliation breaks over the last 30 days, one in ten still open (a team far
+		// behind: the issue's had 244), in two networks and two kinds.
 		`INSERT INTO reconciliation_breaks (id, day, last_day, network, kind, line_id, line_kind, our_amount, our_status, our_at,
 		   status, found_at, run_id)
 		 SELECT md5('b' || i)::uuid, date_trunc('day', now()) - (i % 30 || ' days')::interval,
-		   date_trunc('day', now()) - (i % 30 || ' days')::interval, CASE WHEN i % 2 = 0 THEN 'UZCARD' ELSE 'HUMO' END,
-		   CASE WHEN i % 5 = 0 THEN 'AMOUNT_DIFFERS' ELSE 'MISSING_AT_NETWORK' END, md5('b' || i) || ':CREDIT', 'CREDIT', 100000 + i,
-		   'DONE', now() - (i || ' seconds')::interval, CASE WHEN i % 4 = 0 THEN 'EXPLAINED' ELSE 'OPEN' END,
+		   date_trunc('day', now()) - (i % 30 || ' days')::interval, CASE WHEN i / 10 % 2 = 0 THEN 'UZCARD' ELSE 'HUMO' END,
+		   CASE WHEN i / 20 % 5 = 0 THEN 'AMOUNT_DIFFERS' ELSE 'MISSING_AT_NETWORK' END, md5('b' || i) || ':CREDIT', 'CREDIT', 100000 + i,
+		   'DONE', now() - (i || ' seconds')::interval, CASE WHEN i % 10 = 0 THEN 'OPEN' ELSE 'EXPLAINED' END,
 		   now() - (i || ' seconds')::interval, md5('r' || i / 1000)::uuid
 		 FROM generate_series(1, $2::int) i WHERE $1::uuid IS NOT NULL`,
 	}
@@ -162,7 +163,7 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		FoundAt time.Time
 		ID      uuid.UUID
 	}
-	if err := db.Gorm.Raw("SELECT found_at, id FROM reconciliation_breaks WHERE status = 'OPEN' ORDER BY found_at DESC, id DESC OFFSET ? LIMIT 1", n/4).
+	if err := db.Gorm.Raw("SELECT found_at, id FROM reconciliation_breaks WHERE status = 'OPEN' ORDER BY found_at DESC, id DESC OFFSET ? LIMIT 1", n/20).
 		Scan(&midBreak).Error; err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		{"/console/reconciliation", 200},
 		{"/console/reconciliation?after=" + deepBreak, 200},
 		{"/console/reconciliation?before=" + deepBreak, 200},
-		{"/console/reconciliation?source=HUMO&kind=AMOUNT_DIFFERS", 200},
+		{"/console/reconciliation?source=HUMO&kind=AMOUNT_DIFFERS", 50},
 		{"/console/reconciliation?status=ALL&source=UZCARD", 200},
 		{"/console/clients/" + hex.EncodeToString(db.Sealer.Blind("pinfl", a.ClientData().PINFL())[0]), 200},
 	}

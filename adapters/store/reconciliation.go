@@ -182,7 +182,11 @@ func (r *ReconciliationRepository) Breaks(ctx context.Context, q ports.BreakQuer
 // CountBreaks implements ports.ReconciliationRepository.
 func (r *ReconciliationRepository) CountBreaks(ctx context.Context, q ports.BreakQuery) (int, error) {
 	var n int64
-	err := r.breakFilter(ctx, q).Model(&reconciliationBreakModel{}).Count(&n).Error
+	g := r.breakFilter(ctx, q).Model(&reconciliationBreakModel{})
+	if q.Limit > 0 {
+		g = r.db.conn(ctx).Table("(?) AS matched", g.Select("1").Limit(q.Limit))
+	}
+	err := g.Count(&n).Error
 	return int(n), interpretError(err, nil, nil)
 }
 

@@ -205,6 +205,8 @@ func TestBreaksArePagedAndCounted(t *testing.T) {
 			{ports.BreakQuery{Status: ports.BreakOpen, Source: "HUMO", Kind: string(domain.BreakAmountDiffers)}, 50},
 			{ports.BreakQuery{Status: ports.BreakExplained}, 0},
 			{ports.BreakQuery{IDs: []uuid.UUID{first.ID, back[0].ID}}, 2},
+			{ports.BreakQuery{Status: ports.BreakOpen, Limit: 101}, 101},
+			{ports.BreakQuery{Status: ports.BreakOpen, Source: "HUMO", Limit: 1000}, 150},
 		}
 		for _, c := range counts {
 			if n := must(rec.CountBreaks(ctx, c.q)); n != c.want {

@@ -24,14 +24,16 @@ WHERE kind = 'BALANCE_DIFFERS' AND status = 'OPEN' AND EXISTS (SELECT 1 FROM rec
 
 CREATE UNIQUE INDEX reconciliation_breaks_open_balance_key ON reconciliation_breaks (network, line_id)
     WHERE status = 'OPEN' AND kind = 'BALANCE_DIFFERS';
--- The console's pages of breaks (newest first, by keyset) and its counts by source and kind;
--- the balance breaks that span a day.
+-- The console's pages of breaks (newest first, by keyset: of a status, of a status, source
+-- and kind, of any status) and its counts; the balance breaks that span a day.
 DROP INDEX reconciliation_breaks_open_idx;
 CREATE INDEX reconciliation_breaks_open_idx ON reconciliation_breaks (status, found_at, id);
 CREATE INDEX reconciliation_breaks_filter_idx ON reconciliation_breaks (status, network, kind, found_at, id);
 CREATE INDEX reconciliation_breaks_span_idx ON reconciliation_breaks (network, kind, last_day);
+CREATE INDEX reconciliation_breaks_found_idx ON reconciliation_breaks (found_at, id);
 
 -- +goose Down
+DROP INDEX reconciliation_breaks_found_idx;
 DROP INDEX reconciliation_breaks_span_idx;
 DROP INDEX reconciliation_breaks_filter_idx;
 DROP INDEX reconciliation_breaks_open_idx;
