@@ -15,7 +15,7 @@ import (
 // far its count goes (beyond, it says "more than"), so the count costs the same however many
 // breaks a filter selects.
 const (
-	BreaksPerPage = 200
+	BreaksPerPage = 100
 	CountedBreaks = 10_000
 )
 

@@ -196,11 +196,11 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		{"/console/loans?partner=acme&min=1500000&max=2500000", 50},
 		{"/console/loans?status=OPEN&overdue=30", 0},
 		{"/console/reports", 0},
-		{"/console/reconciliation", 200},
-		{"/console/reconciliation?after=" + deepBreak, 200},
-		{"/console/reconciliation?before=" + deepBreak, 200},
+		{"/console/reconciliation", 100},
+		{"/console/reconciliation?after=" + deepBreak, 100},
+		{"/console/reconciliation?before=" + deepBreak, 100},
 		{"/console/reconciliation?source=HUMO&kind=AMOUNT_DIFFERS", 50},
-		{"/console/reconciliation?status=ALL&source=UZCARD", 200},
+		{"/console/reconciliation?status=ALL&source=UZCARD", 100},
 		{"/console/clients/" + hex.EncodeToString(db.Sealer.Blind("pinfl", a.ClientData().PINFL())[0]), 200},
 	}
 	const maxStatements = 12
