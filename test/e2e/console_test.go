@@ -259,8 +259,15 @@ func TestConsoleOperatorsRolesAndMakerChecker(t *testing.T) {
 	if status, _ := alice.post("/console/applications/"+id+"/propose", propose); status != http.StatusConflict {
 		t.Fatalf("a second proposal on the same object: %d", status)
 	}
+	// The maker is shown no Approve button, but that a second officer is awaited (issue 47, 11);
+	// the approval itself still refuses her.
 	_, page := alice.get("/console/applications/" + id)
-	proposal := regexp.MustCompile(`/console/proposals/([0-9a-f-]{36})/approve`).FindStringSubmatch(page)
+	approveLink := regexp.MustCompile(`/console/proposals/([0-9a-f-]{36})/approve`)
+	if approveLink.MatchString(page) || !strings.Contains(page, "Waiting for a second officer.") {
+		t.Fatalf("the maker's page offers her own proposal's approval, or does not say it waits:\n%s", page)
+	}
+	_, page = bob.get("/console/applications/" + id)
+	proposal := approveLink.FindStringSubmatch(page)
 	if proposal == nil {
 		t.Fatalf("no proposal to approve on the page:\n%s", page)
 	}
