@@ -122,7 +122,7 @@ func (h *ConsoleListHandler) Handle(ctx context.Context, who Actor, q ports.List
 	if err != nil {
 		return ListPage{}, err
 	}
-	q.Today = domain.BusinessDate(h.audit.now())
+	q.Today = businessToday(h.audit.clock)
 	if q.Limit <= 0 || q.Limit > MaxListPageSize {
 		q.Limit = ListPageSize
 	}
@@ -159,7 +159,7 @@ func (h *ConsoleListHandler) Export(ctx context.Context, who Actor, q ports.List
 	if err != nil {
 		return err
 	}
-	q.After, q.Limit, q.Today = nil, exportBatch, domain.BusinessDate(h.audit.now())
+	q.After, q.Limit, q.Today = nil, exportBatch, businessToday(h.audit.clock)
 	for sent := 0; sent < MaxExportRows; {
 		q.Limit = min(exportBatch, MaxExportRows-sent)
 		rows, err := h.backOffice.List(ctx, q)

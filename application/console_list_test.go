@@ -172,8 +172,8 @@ func TestPortfolioAtRisk(t *testing.T) {
 			t.Parallel()
 			c := setupConsole(t)
 			back := mocks.NewMockBackOffice(gomock.NewController(t))
-			back.EXPECT().Portfolio(gomock.Any(), domain.BusinessDate(t0)).Return(tt.rows, nil)
-			back.EXPECT().Collections(gomock.Any(), domain.BusinessDate(t0)).Return(ports.Collection{Loans: 1}, ports.Collection{Loans: 2}, nil)
+			back.EXPECT().Portfolio(gomock.Any(), ports.Today{Date: domain.BusinessDate(t0)}).Return(tt.rows, nil)
+			back.EXPECT().Collections(gomock.Any(), ports.Today{Date: domain.BusinessDate(t0)}).Return(ports.Collection{Loans: 1}, ports.Collection{Loans: 2}, nil)
 			p, err := application.NewConsoleReportsHandler(c.clock, back).Portfolio(context.Background(), viewerActor())
 			if err != nil {
 				t.Fatal(err)

@@ -679,3 +679,42 @@ func TestAPINFLSearchOpensTheClientView(t *testing.T) {
 	}
 	auditShows(t, h, &viewer, "", "search.pinfl", "pinfl:31••••••••••23", "client.view")
 }
+
+// TestEveryViewAgesALoanOnItsPartnersClock: a sandbox partner's clock moved 140 days ahead
+// makes its loan overdue on that clock; the loans list's overdue filter, the CSV's
+// days_overdue and the report's PAR agree with the loan's page.
+func TestEveryViewAgesALoanOnItsPartnersClock(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	_, loan := e.issuedLoan(t)
+	clock, ctx := e.clock, context.Background()
+	if _, err := clock.Advance(ctx, e.pid, 140*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := clock.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	due, _, _ := loan.FirstUnpaidDue()
+	days := domain.DaysBetween(due, domain.BusinessDate(clock.Now(e.pid)))
+	if days < 100 {
+		t.Fatalf("the loan is %d days overdue on the partner's clock, want more than 100", days)
+	}
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	page := serve(h, &viewer, http.MethodGet, "/console/loans/"+loan.ID().String(), nil).Body.String()
+	if !strings.Contains(page, fmt.Sprintf("%d days overdue", days)) {
+		t.Fatalf("the loan's page does not say %d days overdue", days)
+	}
+	list := serve(h, &viewer, http.MethodGet, "/console/loans?overdue=1", nil).Body.String()
+	if !strings.Contains(list, loan.ID().String()) || !strings.Contains(list, fmt.Sprintf(`<span class="st bad">%d</span>`, days)) {
+		t.Errorf("the list of loans overdue at least a day lacks the loan, %d days overdue:\n%s", days, list)
+	}
+	csv := serve(h, &viewer, http.MethodGet, "/console/loans.csv?overdue=1", nil).Body.String()
+	if !strings.Contains(csv, loan.ID().String()) || !strings.Contains(csv, fmt.Sprintf(`"%d"`, days)) {
+		t.Errorf("the CSV does not say the loan is %d days overdue:\n%s", days, csv)
+	}
+	reports := serve(h, &viewer, http.MethodGet, "/console/reports", nil).Body.String()
+	if !strings.Contains(reports, "100.00 %") {
+		t.Errorf("the report's PAR is not 100 %% with the one loan overdue:\n%s", reports)
+	}
+}

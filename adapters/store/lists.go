@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -135,11 +137,14 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 		if spec.due == "" {
 			return nil, fmt.Errorf("%w: only loans fall due", ports.ErrBadList)
 		}
-		g = g.Where("o.closed_at IS NULL AND "+spec.due+" >= ? AND "+spec.due+" <= ?", q.Today, q.Today.AddDate(0, 0, *q.DueWithinDays))
+		from, fromArgs := onToday("o.partner_id", spec.due+" >= ?", q.Today, 0)
+		to, toArgs := onToday("o.partner_id", spec.due+" <= ?", q.Today, *q.DueWithinDays)
+		g = g.Where("o.closed_at IS NULL").Where(from, fromArgs...).Where(to, toArgs...)
 	}
 	if q.MinDaysOverdue > 0 {
 		// Overdue by n days at today: the first unpaid item's date is n days before today or earlier.
-		g = g.Where("o.closed_at IS NULL AND "+spec.due+" <= ?", q.Today.AddDate(0, 0, -q.MinDaysOverdue))
+		overdue, args := onToday("o.partner_id", spec.due+" <= ?", q.Today, -q.MinDaysOverdue)
+		g = g.Where("o.closed_at IS NULL").Where(overdue, args...)
 	}
 	dir, cmp := "DESC", "<"
 	if q.Ascending {
@@ -169,8 +174,8 @@ func (b *BackOffice) rows(ctx context.Context, spec listSpec) *gorm.DB {
 			spec.status, spec.detail, amount, spec.at, due))
 }
 
-// scanRows reads the rows g selects; a loan's days overdue are counted at today.
-func scanRows(g *gorm.DB, today time.Time) ([]ports.ListRow, error) {
+// scanRows reads the rows g selects; a loan's days overdue are counted at its partner's today.
+func scanRows(g *gorm.DB, today ports.Today) ([]ports.ListRow, error) {
 	var rows []listRow
 	if err := g.Scan(&rows).Error; err != nil {
 		return nil, interpretError(err, nil, nil)
@@ -179,8 +184,8 @@ func scanRows(g *gorm.DB, today time.Time) ([]ports.ListRow, error) {
 	for i, r := range rows {
 		out[i] = ports.ListRow{ID: r.ID, PartnerID: r.PartnerID, Partner: r.Partner, Status: r.Status, Detail: r.Detail,
 			Amount: r.Amount, At: r.At.UTC()}
-		if r.Due != nil && r.Status == "OPEN" && r.Due.UTC().Before(today) {
-			out[i].DaysOverdue = domain.DaysBetween(r.Due.UTC(), today)
+		if at := today.Of(r.PartnerID); r.Due != nil && r.Status == "OPEN" && r.Due.UTC().Before(at) {
+			out[i].DaysOverdue = domain.DaysBetween(r.Due.UTC(), at)
 		}
 	}
 	return out, nil
@@ -189,7 +194,7 @@ func scanRows(g *gorm.DB, today time.Time) ([]ports.ListRow, error) {
 // Client implements ports.BackOffice: a statement per part, each on an index (applications by
 // the PINFL's blind index, loans and transfers by application, repayment requests by loan,
 // issued cards by the PINFL's blind index, audit entries by object).
-func (b *BackOffice) Client(ctx context.Context, pinflIndex string, today time.Time, limit int) (ports.ClientRecord, error) {
+func (b *BackOffice) Client(ctx context.Context, pinflIndex string, today ports.Today, limit int) (ports.ClientRecord, error) {
 	var c ports.ClientRecord
 	newest := func(spec listSpec) string { return "o." + spec.at + " DESC, o.id DESC" }
 	part := func(kind, where string, arg any) ([]ports.ListRow, error) {
@@ -233,4 +238,32 @@ func (b *BackOffice) Client(ctx context.Context, pinflIndex string, today time.T
 		c.Audit = append(c.Audit, m.toEntry())
 	}
 	return c, nil
+}
+
+// onToday is SQL true where cond holds at partnerColumn's partner's business date moved by
+// days: cond compares with one placeholder, which each partner of today.Ahead fills with its
+// own date and every other partner with today.Date. Outside the sandbox it is cond alone.
+func onToday(partnerColumn, cond string, today ports.Today, days int) (string, []any) {
+	if len(today.Ahead) == 0 {
+		return cond, []any{today.Date.AddDate(0, 0, days)}
+	}
+	ids := make([]uuid.UUID, 0, len(today.Ahead))
+	for p := range today.Ahead {
+		ids = append(ids, p)
+	}
+	slices.SortFunc(ids, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
+	var sql strings.Builder
+	args := make([]any, 0, 3*len(ids)+1)
+	sql.WriteString("((")
+	for _, p := range ids {
+		sql.WriteString(partnerColumn + " <> ? AND ")
+		args = append(args, p)
+	}
+	sql.WriteString(cond + ")")
+	args = append(args, today.Date.AddDate(0, 0, days))
+	for _, p := range ids {
+		sql.WriteString(" OR (" + partnerColumn + " = ? AND " + cond + ")")
+		args = append(args, p, today.Ahead[p].AddDate(0, 0, days))
+	}
+	return sql.String() + ")", args
 }

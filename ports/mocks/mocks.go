@@ -1955,7 +1955,7 @@ func (mr *MockBackOfficeMockRecorder) Accounts(ctx, loanID any) *gomock.Call {
 }
 
 // Client mocks base method.
-func (m *MockBackOffice) Client(ctx context.Context, pinflIndex string, today time.Time, limit int) (ports.ClientRecord, error) {
+func (m *MockBackOffice) Client(ctx context.Context, pinflIndex string, today ports.Today, limit int) (ports.ClientRecord, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "Client", ctx, pinflIndex, today, limit)
 	ret0, _ := ret[0].(ports.ClientRecord)
@@ -1970,7 +1970,7 @@ func (mr *MockBackOfficeMockRecorder) Client(ctx, pinflIndex, today, limit any) 
 }
 
 // Collections mocks base method.
-func (m *MockBackOffice) Collections(ctx context.Context, today time.Time) (ports.Collection, ports.Collection, error) {
+func (m *MockBackOffice) Collections(ctx context.Context, today ports.Today) (ports.Collection, ports.Collection, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "Collections", ctx, today)
 	ret0, _ := ret[0].(ports.Collection)
@@ -2076,7 +2076,7 @@ func (mr *MockBackOfficeMockRecorder) NeedsAttention(ctx, q any) *gomock.Call {
 }
 
 // Portfolio mocks base method.
-func (m *MockBackOffice) Portfolio(ctx context.Context, today time.Time) ([]ports.PortfolioRow, error) {
+func (m *MockBackOffice) Portfolio(ctx context.Context, today ports.Today) ([]ports.PortfolioRow, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "Portfolio", ctx, today)
 	ret0, _ := ret[0].([]ports.PortfolioRow)
