@@ -718,3 +718,27 @@ func TestEveryViewAgesALoanOnItsPartnersClock(t *testing.T) {
 		t.Errorf("the report's PAR is not 100 %% with the one loan overdue:\n%s", reports)
 	}
 }
+
+// TestTheDashboardAndMoneyByDaySpeakUzbek: the dashboard names kinds of object, and the
+// chart's bars their series and sums, in Uzbek; no raw identifier, no English, no ASCII okina.
+func TestTheDashboardAndMoneyByDaySpeakUzbek(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	e.issuedLoan(t)
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	dash := serveLang(h, &viewer, "/console/", "uz").Body.String()
+	if !strings.Contains(dash, `<span class="kind">Kredit</span>`) || strings.Contains(dash, `<span class="kind">loan</span>`) {
+		t.Errorf("the dashboard's counts do not name loans in Uzbek:\n%s", dash)
+	}
+	reports := serveLang(h, &viewer, "/console/reports", "uz").Body.String()
+	titles := regexp.MustCompile(`<title>([^<]*)</title>`).FindAllStringSubmatch(reports, -1)
+	if len(titles) < 3 {
+		t.Fatalf("the chart has %d bars", len(titles))
+	}
+	for _, m := range titles[1:] {
+		if strings.Contains(m[1], "issued") || strings.Contains(m[1], "so'm") || !strings.Contains(m[1], "soʻm") {
+			t.Errorf("a bar's title is not Uzbek: %q", m[1])
+		}
+	}
+}
