@@ -308,6 +308,10 @@ type ListQuery struct {
 	// costs the same however deep).
 	After *ListRow
 	Limit int
+	// Wide (exports) reads each row's own columns too: a repayment request's payment, a loan
+	// as it stands and its principal outstanding; with Contacts, a loan's client's name and
+	// phones (personal data: only for the roles that may see it).
+	Wide, Contacts bool
 }
 
 // Today is each partner's business date (domain.BusinessDate) on its own clock: in the
@@ -349,6 +353,17 @@ type ListRow struct {
 	// DaysOverdue (loans) is how many days the loan's oldest unpaid item is overdue at the
 	// query's Today; 0 when none is.
 	DaysOverdue int
+	// Of a wide query (ListQuery.Wide) only: a paid repayment request's payment; a loan, its
+	// principal outstanding (its LOAN account's balance) and, asked for, its client.
+	Payment     *domain.Payment
+	Loan        *domain.Loan
+	Outstanding int64
+	Contact     *ListContact
+}
+
+// ListContact is how a loan's client is reached: personal data.
+type ListContact struct {
+	Name, Phone, BackupPhone string
 }
 
 // Aging buckets of open loans by days overdue (PortfolioRow.Count, .Principal).

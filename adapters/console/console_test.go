@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -739,6 +740,62 @@ func TestTheDashboardAndMoneyByDaySpeakUzbek(t *testing.T) {
 	for _, m := range titles[1:] {
 		if strings.Contains(m[1], "issued") || strings.Contains(m[1], "so'm") || !strings.Contains(m[1], "soʻm") {
 			t.Errorf("a bar's title is not Uzbek: %q", m[1])
+		}
+	}
+}
+
+// TestEachListExportsItsOwnColumns: the repayments' CSV has each payment's channel, receipt,
+// split and recovery flag; the loans' CSV the principal outstanding and the overdue amounts,
+// and the client's name and phones for an officer but not a viewer; every amount is a plain
+// number of tiyin.
+func TestEachListExportsItsOwnColumns(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	_, loan := e.issuedLoan(t)
+	h, _ := e.console(t)
+	alice, bob := e.as(t, "ann", domain.RoleOfficer), e.as(t, "bob", domain.RoleOfficer)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	form := url.Values{"kind": {"MANUAL_REPAYMENT"}, "amount": {"1 234 567.89"}, "type": {"EARLY"}, "channel": {"CASH_DESK"},
+		"ref": {"KASSA-77"}, "reason": {"paid at the cash desk"}, "csrf": {alice.csrf}}
+	if rec := serve(h, &alice, http.MethodPost, "/console/loans/"+loan.ID().String()+"/propose", form); rec.Code != http.StatusSeeOther {
+		t.Fatalf("propose: %d %s", rec.Code, rec.Body.String())
+	}
+	props, err := store.NewProposalRepository(e.db).List(context.Background(), loan.ID(), 5)
+	if err != nil || len(props) != 1 {
+		t.Fatalf("%v %v", props, err)
+	}
+	if rec := serve(h, &bob, http.MethodPost, "/console/proposals/"+props[0].ID.String()+"/approve", url.Values{"csrf": {bob.csrf}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("approve: %d %s", rec.Code, rec.Body.String())
+	}
+	csv := serve(h, &viewer, http.MethodGet, "/console/repayments.csv?status=PAID", nil).Body.String()
+	lines := strings.Split(strings.TrimSuffix(csv, "\r\n"), "\r\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"channel","network","receipt","principal_tiyin","interest_tiyin","penalty_tiyin","recovery"`) {
+		t.Fatalf("the repayments' CSV:\n%s", csv)
+	}
+	if !strings.Contains(lines[1], `"123456789"`) || !strings.Contains(lines[1], `"EARLY","CASH_DESK","","KASSA-77","`) ||
+		!strings.HasSuffix(lines[1], `"false"`) {
+		t.Errorf("the repayment's line: %s", lines[1])
+	}
+	fields := strings.Split(strings.Trim(lines[1], `"`), `","`)
+	principal, _ := strconv.ParseInt(fields[len(fields)-4], 10, 64)
+	interest, _ := strconv.ParseInt(fields[len(fields)-3], 10, 64)
+	if principal <= 0 || principal+interest != 123_456_789 {
+		t.Errorf("the repayment's split: principal %d, interest %d", principal, interest)
+	}
+	for who, s := range map[string]*operatorSession{"viewer": &viewer, "officer": &alice} {
+		csv := serve(h, s, http.MethodGet, "/console/loans.csv", nil).Body.String()
+		lines := strings.Split(strings.TrimSuffix(csv, "\r\n"), "\r\n")
+		if len(lines) != 2 || !strings.Contains(lines[0], `"principal_outstanding_tiyin","overdue_principal_tiyin"`) ||
+			strings.Contains(csv, "so'm") || regexp.MustCompile(`"\d+ \d`).MatchString(csv) {
+			t.Fatalf("%s: the loans' CSV:\n%s", who, csv)
+		}
+		if want := fmt.Sprintf(`"%d"`, loan.Amount().Tiyin()-principal); !strings.Contains(lines[1], want) {
+			t.Errorf("%s: the loan's line lacks the principal outstanding %s: %s", who, want, lines[1])
+		}
+		withContacts := strings.Contains(lines[0], `"client_name","phone","backup_phone"`) && strings.Contains(lines[1], "KARIMOV AZIZ") &&
+			strings.Contains(lines[1], "998935550303")
+		if withContacts != (who == "officer") || (who == "viewer" && strings.Contains(csv, "KARIMOV")) {
+			t.Errorf("%s: the client's contacts shown %t:\n%s", who, withContacts, csv)
 		}
 	}
 }

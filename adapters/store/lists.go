@@ -157,7 +157,87 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 		}
 		g = g.Where("("+key+", o.id) "+cmp+" (?, ?)", after, a.ID)
 	}
-	return scanRows(g.Order(key+" "+dir+", o.id "+dir).Limit(q.Limit), q.Today)
+	rows, err := scanRows(g.Order(key+" "+dir+", o.id "+dir).Limit(q.Limit), q.Today)
+	if err != nil || !q.Wide || len(rows) == 0 {
+		return rows, err
+	}
+	return rows, b.widen(ctx, q, rows)
+}
+
+// widen reads the export's own columns of the rows of q (ListQuery.Wide): one statement for the
+// page's repayment requests, or one for its loans with their principal outstanding and, with
+// q.Contacts, their clients.
+func (b *BackOffice) widen(ctx context.Context, q ports.ListQuery, rows []ports.ListRow) error {
+	ids := make([]uuid.UUID, len(rows))
+	at := make(map[uuid.UUID]*ports.ListRow, len(rows))
+	for i := range rows {
+		ids[i], at[rows[i].ID] = rows[i].ID, &rows[i]
+	}
+	switch q.Kind {
+	case ports.ListRepayments:
+		var ms []repaymentModel
+		if err := b.db.conn(ctx).Where("id IN ? AND paid_at IS NOT NULL", ids).Find(&ms).Error; err != nil {
+			return interpretError(err, nil, nil)
+		}
+		for i := range ms {
+			p, err := ms[i].payment()
+			if err != nil {
+				return err
+			}
+			at[ms[i].ID].Payment = &p
+		}
+	case ports.ListLoans:
+		var ms []struct {
+			Loan          loanModel `gorm:"embedded"`
+			Outstanding   *int64
+			AppClientData string
+			AppPhone      string
+			AppBackup     *string
+		}
+		err := b.db.conn(ctx).Table("loans l").
+			Select("l.*, acc.balance AS outstanding, a.client_data AS app_client_data, a.phone AS app_phone, a.offer_backup_phone AS app_backup").
+			Joins("JOIN applications a ON a.id = l.application_id").
+			Joins("LEFT JOIN ledger_accounts acc ON acc.loan_id = l.id AND acc.kind = ?", domain.AccountLoan.String()).
+			Where("l.id IN ?", ids).Scan(&ms).Error
+		if err != nil {
+			return interpretError(err, nil, nil)
+		}
+		for _, m := range ms {
+			row := at[m.Loan.ID]
+			loan, err := m.Loan.toDomain()
+			if err != nil {
+				return err
+			}
+			row.Loan = loan
+			if m.Outstanding != nil {
+				row.Outstanding = *m.Outstanding
+			}
+			if q.Contacts {
+				if row.Contact, err = b.contact(m.Loan.ApplicationID, m.AppClientData, m.AppPhone, m.AppBackup); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// contact opens a loan's client's name and phones from its application's sealed columns.
+func (b *BackOffice) contact(applicationID uuid.UUID, clientData, phone string, backup *string) (*ports.ListContact, error) {
+	cd, err := b.db.openClientData(clientData, applicationID)
+	if err != nil {
+		return nil, err
+	}
+	c := &ports.ListContact{Name: cd.FullName()}
+	if c.Phone, err = b.db.openField(phone, "applications", "phone", applicationID); err != nil {
+		return nil, err
+	}
+	if backup != nil {
+		if c.BackupPhone, err = b.db.openField(*backup, "applications", "offer_backup_phone", applicationID); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // rows selects a list's rows of spec, each with its partner's name.

@@ -380,6 +380,18 @@ func TestEachPartnersLoansAreAgedOnItsOwnClock(t *testing.T) {
 		if err != nil || dueToday.Loans != 1 || dueToday.Principal != 3_000_000 || week.Loans != 1 {
 			t.Fatalf("due today %+v, this week %+v, %v: want acme's loan alone", dueToday, week, err)
 		}
+		wide, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, Today: today, Limit: 10, Wide: true, Contacts: true})
+		if err != nil || len(wide) != 2 {
+			t.Fatalf("a wide list: %+v %v", wide, err)
+		}
+		for _, r := range wide {
+			if r.Loan == nil || r.Loan.ID() != r.ID || r.Outstanding != r.Amount || r.Contact == nil || r.Contact.Name == "" || r.Contact.Phone == "" {
+				t.Errorf("a wide row: %+v %+v", r, r.Contact)
+			}
+		}
+		if narrow, _ := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, Today: today, Limit: 10, Wide: true}); narrow[0].Contact != nil {
+			t.Error("contacts not asked for, yet read")
+		}
 		zero := 0
 		if rows, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, DueWithinDays: &zero, Today: today, Limit: 10}); err != nil ||
 			len(rows) != 1 || rows[0].ID != mine.ID() {
