@@ -18,6 +18,8 @@ type ReconciliationPage struct {
 	ClosedDay time.Time
 	// Proposed are the open proposals to accept a break's other side, by break.
 	Proposed map[uuid.UUID]*domain.Proposal
+	// Objects are the transfer, repayment request or loan each break's line is of, by break.
+	Objects map[uuid.UUID]ports.LineObject
 }
 
 // ConsoleReconciliationHandler reads the reconciliation page.
@@ -46,6 +48,9 @@ func (h *ConsoleReconciliationHandler) Handle(ctx context.Context, who Actor, q 
 	page := ReconciliationPage{Query: q, ClosedDay: domain.BusinessDate(latestNow(h.clock)).AddDate(0, 0, -1), Proposed: map[uuid.UUID]*domain.Proposal{}}
 	var err error
 	if page.Breaks, err = h.reconciliation.Breaks(ctx, q); err != nil {
+		return page, err
+	}
+	if page.Objects, err = h.reconciliation.Trace(ctx, page.Breaks); err != nil {
 		return page, err
 	}
 	// The open proposals of every object, one read (the dashboard's), kept for the breaks.

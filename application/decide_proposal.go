@@ -183,7 +183,17 @@ func (h *DecideProposalHandler) acceptBreak(ctx context.Context, p *domain.Propo
 		err = h.settlement.transfers.Update(ctx, tid, func(t *domain.Transfer) error { return book(t, h.clock.Now(t.PartnerID())) })
 	}
 	if !named || errors.Is(err, domain.ErrTransferNotFound) {
-		err = book(nil, h.clock.Now(uuid.Nil))
+		// A debit's (or a credit's tiyin does not keep) adjustment is posted on the clock of
+		// the partner whose repayment request the line is of; none: the system's.
+		at := h.clock.Now(uuid.Nil)
+		objects, traceErr := h.reconciliation.Trace(ctx, []ports.BreakRecord{b})
+		if traceErr != nil {
+			return "", traceErr
+		}
+		if o, ok := objects[b.ID]; ok {
+			at = h.clock.Now(o.PartnerID)
+		}
+		err = book(nil, at)
 	}
 	if err != nil {
 		return "", err

@@ -216,8 +216,11 @@ type AttentionItem struct {
 // SearchQuery is what an operator typed: an id of any kind, a phone's blind indexes, or the
 // last four digits of a card number.
 type SearchQuery struct {
-	ID           uuid.UUID
-	Text         string
+	ID   uuid.UUID
+	Text string
+	// Number is the text without spaces and dashes: a loan's contract number (loanId) or its
+	// demand account's number, as typed.
+	Number       string
 	PhoneIndexes []string
 	PANLast4     string
 	// After is the last hit of the page before, for the next page of a phone's or a card's

@@ -2277,6 +2277,21 @@ func (mr *MockReconciliationRepositoryMockRecorder) Standing(ctx, day, source an
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Standing", reflect.TypeOf((*MockReconciliationRepository)(nil).Standing), ctx, day, source)
 }
 
+// Trace mocks base method.
+func (m *MockReconciliationRepository) Trace(ctx context.Context, breaks []ports.BreakRecord) (map[uuid.UUID]ports.LineObject, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Trace", ctx, breaks)
+	ret0, _ := ret[0].(map[uuid.UUID]ports.LineObject)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Trace indicates an expected call of Trace.
+func (mr *MockReconciliationRepositoryMockRecorder) Trace(ctx, breaks any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Trace", reflect.TypeOf((*MockReconciliationRepository)(nil).Trace), ctx, breaks)
+}
+
 // MockNetworkJournal is a mock of NetworkJournal interface.
 type MockNetworkJournal struct {
 	ctrl     *gomock.Controller
