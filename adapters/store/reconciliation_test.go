@@ -2,9 +2,9 @@ package store_test
 
 import (
 	"context"
-	"reflect"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
