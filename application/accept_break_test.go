@@ -46,6 +46,7 @@ func TestAcceptingABreakAdjustsTheBooksOnlyWhenAnotherOfficerApprovesIt(t *testi
 			Ours:   &domain.StatementLine{ID: "A:DEMAND", Kind: domain.LineDemand, Amount: 0, At: t0, Status: domain.LineDone},
 			Theirs: &domain.StatementLine{ID: "A:DEMAND", Kind: domain.LineDemand, Amount: 250_000, At: t0, Status: domain.LineDone}}}
 	breaks := map[uuid.UUID]*ports.BreakRecord{lost.ID: &lost, balance.ID: &balance}
+	rec.EXPECT().Trace(gomock.Any(), gomock.Any()).Return(map[uuid.UUID]ports.LineObject{}, nil).AnyTimes()
 	rec.EXPECT().Break(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (ports.BreakRecord, error) {
 		return *breaks[id], nil
 	}).AnyTimes()
@@ -128,6 +129,7 @@ func TestExplainingABreakClosesItsAcceptanceWaitingForApproval(t *testing.T) {
 	rec.EXPECT().Break(gomock.Any(), extra.ID).DoAndReturn(func(context.Context, uuid.UUID) (ports.BreakRecord, error) {
 		return extra, nil
 	}).AnyTimes()
+	rec.EXPECT().Trace(gomock.Any(), gomock.Any()).Return(map[uuid.UUID]ports.LineObject{}, nil).AnyTimes()
 	rec.EXPECT().Close(gomock.Any(), extra.ID, ports.BreakExplained, gomock.Any(), "bob", gomock.Any()).DoAndReturn(
 		func(_ context.Context, _ uuid.UUID, status, _, _ string, _ time.Time) error {
 			extra.Status = status
@@ -182,7 +184,7 @@ func TestADebitsAdjustmentIsPostedOnItsPartnersClock(t *testing.T) {
 			Theirs: &domain.StatementLine{ID: "D-7", Kind: domain.LineDebit, Amount: 500, At: ahead, Status: domain.LineDone}}}
 	rec.EXPECT().Break(gomock.Any(), short.ID).Return(short, nil).AnyTimes()
 	rec.EXPECT().Trace(gomock.Any(), gomock.Any()).Return(map[uuid.UUID]ports.LineObject{
-		short.ID: {Kind: "repayment", ID: uuid.New(), PartnerID: partner, LoanID: uuid.New()}}, nil).Times(1)
+		short.ID: {Kind: "repayment", ID: uuid.New(), PartnerID: partner, LoanID: uuid.New()}}, nil).AnyTimes()
 	rec.EXPECT().Close(gomock.Any(), short.ID, ports.BreakResolved, gomock.Any(), "bob", gomock.Any()).Return(nil).Times(1)
 	var posted []domain.Posting
 	c.ledger.EXPECT().Post(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p domain.Posting) error {
@@ -198,5 +200,10 @@ func TestADebitsAdjustmentIsPostedOnItsPartnersClock(t *testing.T) {
 	}
 	if len(posted) != 1 || !posted[0].At.Equal(ahead) || posted[0].Entries[0].Debit != 200 {
 		t.Fatalf("posted %+v, want 200 tiyin at the partner's %s", posted, ahead)
+	}
+	for _, e := range c.audit {
+		if !e.At.Equal(ahead) {
+			t.Errorf("the audit line %s %s is at %s, not the partner's %s", e.Action, e.Object, e.At, ahead)
+		}
 	}
 }

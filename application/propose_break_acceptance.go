@@ -54,7 +54,11 @@ func (h *ProposeBreakAcceptanceHandler) Handle(ctx context.Context, who Actor, i
 	if err != nil {
 		return uuid.Nil, err
 	}
-	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, p)
+	objects, err := h.reconciliation.Trace(ctx, []ports.BreakRecord{b})
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, objects[b.ID].PartnerID, p)
 }
 
 // openBreak is the break id, refused (domain.ErrWrongState) unless it is still OPEN.
