@@ -171,12 +171,15 @@ const (
 	ActionWriteOff        ProposalKind = "WRITE_OFF"
 	ActionExtendTerm      ProposalKind = "EXTEND_TERM"
 	ActionPaymentHoliday  ProposalKind = "PAYMENT_HOLIDAY"
+	// ActionRestructureArrears is a longer term that capitalises the arrears (RestructureArrears).
+	ActionRestructureArrears ProposalKind = "RESTRUCTURE_ARREARS"
 )
 
 // IsLoanAction reports whether the proposal's kind acts on a loan's money.
 func (k ProposalKind) IsLoanAction() bool {
 	switch k {
-	case ActionManualRepayment, ActionWaivePenalty, ActionWaiveInterest, ActionWriteOff, ActionExtendTerm, ActionPaymentHoliday:
+	case ActionManualRepayment, ActionWaivePenalty, ActionWaiveInterest, ActionWriteOff, ActionExtendTerm, ActionPaymentHoliday,
+		ActionRestructureArrears:
 		return true
 	}
 	return false
@@ -214,9 +217,9 @@ func NewLoanActionProposal(id uuid.UUID, kind ProposalKind, loan uuid.UUID, term
 		return incomplete("a repayment is TERM or EARLY")
 	case terms.Amount < 0:
 		return incomplete("an amount is not negative")
-	case (kind == ActionWriteOff || kind == ActionExtendTerm || kind == ActionPaymentHoliday) && terms.Amount != 0:
+	case (kind == ActionWriteOff || kind == ActionExtendTerm || kind == ActionPaymentHoliday || kind == ActionRestructureArrears) && terms.Amount != 0:
 		return incomplete("this action has no amount")
-	case kind == ActionExtendTerm && (terms.Months < 1 || terms.Months > MaxMonthPeriod):
+	case (kind == ActionExtendTerm || kind == ActionRestructureArrears) && (terms.Months < 1 || terms.Months > MaxMonthPeriod):
 		return incomplete("extend the term by 1 to 35 months")
 	case kind == ActionPaymentHoliday && (terms.Months < 1 || terms.Months > 3):
 		return incomplete("a payment holiday is 1 to 3 months")
@@ -226,7 +229,7 @@ func NewLoanActionProposal(id uuid.UUID, kind ProposalKind, loan uuid.UUID, term
 			return nil, err
 		}
 	}
-	if kind != ActionExtendTerm && kind != ActionPaymentHoliday {
+	if kind != ActionExtendTerm && kind != ActionPaymentHoliday && kind != ActionRestructureArrears {
 		terms.Months = 0
 	}
 	if kind != ActionManualRepayment {
@@ -267,6 +270,13 @@ func (p *Proposal) ApplyTo(loan *Loan, postingID, repaymentID uuid.UUID, now tim
 		err = loan.Restructure(now, p.Action.Months, 0)
 	case ActionPaymentHoliday:
 		err = loan.Restructure(now, p.Action.Months, p.Action.Months)
+	case ActionRestructureArrears:
+		var c Capitalised
+		var posting *Posting
+		if c, posting, err = loan.RestructureArrears(postingID, now, p.Action.Months); posting != nil {
+			out.Postings = []Posting{*posting}
+		}
+		out.Amount = c.Principal + c.Charges()
 	case ActionWriteOff:
 		var posting *Posting
 		if posting, err = loan.WriteOff(postingID, now); posting != nil {
