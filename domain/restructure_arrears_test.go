@@ -3,6 +3,7 @@ package domain_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -14,8 +15,14 @@ import (
 // grew by exactly the charges capitalised, and one balanced posting books them as income.
 func TestRestructuringCapitalisesTheArrears(t *testing.T) {
 	t.Parallel()
+	withService := func() *domain.Loan {
+		return domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 1_000_000_000, MonthPeriod: 12, Rate: pct("20"),
+			ServiceRate: pct("8"), PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleDifferentiated, ContractNumber: "1234567891",
+			IssuedAt: time.Date(2026, 1, 31, 12, 0, 0, 0, domain.Tashkent)})
+	}
 	cases := []struct {
 		name    string
+		loan    func() *domain.Loan
 		when    string
 		months  int
 		wantErr error
@@ -23,17 +30,21 @@ func TestRestructuringCapitalisesTheArrears(t *testing.T) {
 		items   int
 	}{
 		// 10 days of 0.05 % a day on 74 923 255: 374 616.3.
-		{"one item overdue 10 days, three months more", "2026-03-10", 3, nil,
+		{"one item overdue 10 days, three months more", goldenLoan, "2026-03-10", 3, nil,
 			domain.Capitalised{Principal: 74_923_255, Interest: 21_479_452, Penalty: 374_616}, 15},
-		{"two items overdue, six months more", "2026-04-05", 6, nil,
+		{"two items overdue, six months more", goldenLoan, "2026-04-05", 6, nil,
 			domain.Capitalised{Principal: 149_326_877, Interest: 43_478_537, Penalty: 1_534_628}, 18},
-		{"nothing overdue yet", "2026-02-20", 3, domain.ErrActionAmount, domain.Capitalised{}, 12},
-		{"beyond 36 months", "2026-03-10", 25, domain.ErrRestructure, domain.Capitalised{}, 12},
+		// 28 days on 1 000 000 000 at 20 % and 8 % a year: 15 342 465.75 and 6 136 986.30; 10
+		// days of 0.05 % a day on 83 333 333: 416 666.67.
+		{"interest and service overdue, differentiated", withService, "2026-03-10", 2, nil,
+			domain.Capitalised{Principal: 83_333_333, Interest: 15_342_466, Service: 6_136_986, Penalty: 416_667}, 14},
+		{"nothing overdue yet", goldenLoan, "2026-02-20", 3, domain.ErrActionAmount, domain.Capitalised{}, 12},
+		{"beyond 36 months", goldenLoan, "2026-03-10", 25, domain.ErrRestructure, domain.Capitalised{}, 12},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			loan := goldenLoan()
+			loan := c.loan()
 			loan.TakeEvents()
 			when := at(c.when)
 			before := position(t, loan, when)

@@ -799,3 +799,77 @@ func TestEachListExportsItsOwnColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestARestructuringCapitalisingTheArrearsLeavesNothingOverdue (issue 47, 12): a loan 100 days
+// overdue on its partner's clock is previewed, proposed and approved as a longer term that
+// capitalises its arrears; the loan then has no overdue item, leaves its PAR bucket, and the
+// posting books the capitalised charges.
+func TestARestructuringCapitalisingTheArrearsLeavesNothingOverdue(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	_, loan := e.issuedLoan(t)
+	ctx := context.Background()
+	if _, err := e.clock.Advance(ctx, e.pid, 130*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.clock.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := e.console(t)
+	ann, bob := e.as(t, "ann", domain.RoleOfficer), e.as(t, "bob", domain.RoleOfficer)
+	path := "/console/loans/" + loan.ID().String()
+	expect(t, "the loan's page", serve(h, &ann, http.MethodGet, path, nil), http.StatusOK, "days overdue", `value="RESTRUCTURE_ARREARS"`,
+		"Longer term, arrears capitalised")
+	if !strings.Contains(serve(h, &ann, http.MethodGet, "/console/reports", nil).Body.String(), "PAR 1</b> 100.00 %") {
+		t.Fatal("the loan is not at risk before")
+	}
+	terms := url.Values{"kind": {"RESTRUCTURE_ARREARS"}, "months": {"6"}, "reason": {"income fell, letter 9"}}
+	expect(t, "the preview", serve(h, &ann, http.MethodGet, path+"/preview?"+terms.Encode(), nil), http.StatusOK,
+		"ARREARS_CAPITALISATION", "INTEREST_INCOME", "LOAN:"+loan.ID().String())
+	terms.Set("csrf", ann.csrf)
+	if rec := serve(h, &ann, http.MethodPost, path+"/propose", terms); rec.Code != http.StatusSeeOther {
+		t.Fatalf("propose: %d %s", rec.Code, rec.Body.String())
+	}
+	props, err := store.NewProposalRepository(e.db).List(ctx, loan.ID(), 5)
+	if err != nil || len(props) != 1 {
+		t.Fatalf("%v %v", props, err)
+	}
+	if rec := serve(h, &bob, http.MethodPost, "/console/proposals/"+props[0].ID.String()+"/approve", url.Values{"csrf": {bob.csrf}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("approve: %d %s", rec.Code, rec.Body.String())
+	}
+	page := expect(t, "the loan's page after", serve(h, &ann, http.MethodGet, path, nil), http.StatusOK, "ARREARS_CAPITALISATION")
+	if strings.Contains(page, "days overdue") || strings.Contains(page, `<span class="st bad">overdue`) {
+		t.Error("the loan is still overdue after its arrears were capitalised")
+	}
+	if reports := serve(h, &ann, http.MethodGet, "/console/reports", nil).Body.String(); !strings.Contains(reports, "PAR 1</b> 0.00 %") {
+		t.Error("the loan did not leave its PAR bucket")
+	}
+	if list := serve(h, &ann, http.MethodGet, "/console/loans?overdue=1", nil).Body.String(); strings.Contains(list, loan.ID().String()) {
+		t.Error("the loan is still listed as overdue")
+	}
+	if check, err := e.app.Operations.CheckLedger.Handle(ctx); err != nil || !check.OK() {
+		t.Errorf("the ledger check: %+v %v", check, err)
+	}
+	// The loan's account holds what the schedule shows outstanding: the capitalised charges in it.
+	after, err := e.loans.Get(ctx, loan.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos, _ := after.PositionAt(e.clock.Now(e.pid))
+	accounts, err := store.NewBackOffice(e.db).Accounts(ctx, loan.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, a := range accounts {
+		if a.Key == "LOAN:"+loan.ID().String() {
+			found = true
+			if a.Balance != pos.NotDuePrincipal+pos.OverduePrincipal || a.Balance <= loan.Amount().Tiyin() {
+				t.Errorf("the loan account holds %d, the schedule %d", a.Balance, pos.NotDuePrincipal+pos.OverduePrincipal)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no loan account among %+v", accounts)
+	}
+}

@@ -42,6 +42,7 @@ var objectNames = map[string]string{
 	// Proposals, by kind.
 	"MANUAL_REPAYMENT": msg("Manual repayment"), "WAIVE_PENALTY": msg("Penalty waiver"), "WAIVE_INTEREST": msg("Interest waiver"),
 	"WRITE_OFF": msg("Write-off"), "EXTEND_TERM": msg("Longer term"), "PAYMENT_HOLIDAY": msg("Payment holiday"),
+	"RESTRUCTURE_ARREARS": msg("Longer term, arrears capitalised"),
 	"RESOLVE_APPLICATION": msg("Application's outcome"), "RESOLVE_TRANSFER": msg("Transfer's outcome"),
 	"ACCEPT_BREAK": msg("Their side of a break"),
 }
