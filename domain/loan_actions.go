@@ -109,7 +109,14 @@ func (l *Loan) WaiveInterest(now time.Time, amount int64) (int64, error) {
 	}
 	b.keepPenalty(day, s)
 	b.fold(day)
+	paid := make([]int64, len(b.Items))
+	for k := range b.Items {
+		paid[k] = b.Items[k].PaidCharges
+	}
 	b.payOverdue(day, b.notDue(), 0, amount)
+	for k := range b.Items {
+		b.Items[k].WaivedCharges += b.Items[k].PaidCharges - paid[k]
+	}
 	b.InterestWaived += amount
 	l.changed(now, LoanChanged{Action: ActionWaiveInterest, Amount: amount}, b)
 	return amount, nil

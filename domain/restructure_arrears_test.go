@@ -99,3 +99,31 @@ func TestRestructuringCapitalisesTheArrears(t *testing.T) {
 		})
 	}
 }
+
+// TestWaivedInterestIsShownApartFromPaid: an interest waiver settles the overdue items' charges
+// as waived, not paid; a payment after it is paid, and the two stay apart item by item.
+func TestWaivedInterestIsShownApartFromPaid(t *testing.T) {
+	t.Parallel()
+	loan := goldenLoan()
+	when := at("2026-04-05") // two items overdue
+	if _, err := loan.WaiveInterest(when, 30_000_000); err != nil {
+		t.Fatal(err)
+	}
+	loan = domain.RestoreLoan(loan.State())
+	if _, _, err := domain.PostManually(uuid.New(), loan, domain.Payment{Type: domain.PaymentTerm, Amount: 20_000_000,
+		Channel: domain.ChannelCashDesk, DebitID: "KASSA-1", At: when}); err != nil {
+		t.Fatal(err)
+	}
+	items, err := loan.ItemsAt(when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first item's 21 479 452 of interest waived whole, the second's 8 520 548 of its
+	// 21 999 085 waived; the payment's (1) splits 20 000 000 between the overdue principal
+	// 149 326 877 and interest 13 478 537 in proportion: 1 655 785 to the second's interest.
+	for k, want := range []struct{ waived, paid int64 }{{21_479_452, 0}, {8_520_548, 1_655_785}, {0, 0}} {
+		if it := items[k]; it.WaivedCharges != want.waived || it.PaidOnlyCharges() != want.paid {
+			t.Errorf("item %d: waived %d, paid %d; want %d, %d", k, it.WaivedCharges, it.PaidOnlyCharges(), want.waived, want.paid)
+		}
+	}
+}
