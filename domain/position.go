@@ -73,7 +73,7 @@ type ItemStanding struct {
 	// by operators (WaivedCharges of it).
 	PaidCharges   int64
 	WaivedCharges int64
-	Overdue     bool
+	Overdue       bool
 	// DaysOverdue counts the days since the payment date; 0 unless Overdue.
 	DaysOverdue int
 }
