@@ -47,18 +47,20 @@ func (h *ProposeBreakAcceptanceHandler) Handle(ctx context.Context, who Actor, i
 			return uuid.Nil, err
 		}
 	}
-	if _, err := domain.AcceptNetworkSide(uuid.Nil, b.ID, b.Break, t, h.clock.Now(uuid.Nil)); err != nil {
+	objects, err := h.reconciliation.Trace(ctx, []ports.BreakRecord{b})
+	if err != nil {
+		return uuid.Nil, err
+	}
+	partner := objects[b.ID].PartnerID
+	// Tried on the clock its approval will post on: the line's partner's.
+	if _, err := domain.AcceptNetworkSide(uuid.Nil, b.ID, b.Break, t, h.clock.Now(partner)); err != nil {
 		return uuid.Nil, err
 	}
 	p, err := domain.NewProposal(newID(), domain.AcceptBreak, id, true, "", note, who.ID, h.audit.now())
 	if err != nil {
 		return uuid.Nil, err
 	}
-	objects, err := h.reconciliation.Trace(ctx, []ports.BreakRecord{b})
-	if err != nil {
-		return uuid.Nil, err
-	}
-	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, objects[b.ID].PartnerID, p)
+	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, partner, p)
 }
 
 // openBreak is the break id, refused (domain.ErrWrongState) unless it is still OPEN.
