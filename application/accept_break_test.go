@@ -46,6 +46,7 @@ func TestAcceptingABreakAdjustsTheBooksOnlyWhenAnotherOfficerApprovesIt(t *testi
 			Ours:   &domain.StatementLine{ID: "A:DEMAND", Kind: domain.LineDemand, Amount: 0, At: t0, Status: domain.LineDone},
 			Theirs: &domain.StatementLine{ID: "A:DEMAND", Kind: domain.LineDemand, Amount: 250_000, At: t0, Status: domain.LineDone}}}
 	breaks := map[uuid.UUID]*ports.BreakRecord{lost.ID: &lost, balance.ID: &balance}
+	rec.EXPECT().Trace(gomock.Any(), gomock.Any()).Return(map[uuid.UUID]ports.LineObject{}, nil).AnyTimes()
 	rec.EXPECT().Break(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (ports.BreakRecord, error) {
 		return *breaks[id], nil
 	}).AnyTimes()
@@ -128,6 +129,7 @@ func TestExplainingABreakClosesItsAcceptanceWaitingForApproval(t *testing.T) {
 	rec.EXPECT().Break(gomock.Any(), extra.ID).DoAndReturn(func(context.Context, uuid.UUID) (ports.BreakRecord, error) {
 		return extra, nil
 	}).AnyTimes()
+	rec.EXPECT().Trace(gomock.Any(), gomock.Any()).Return(map[uuid.UUID]ports.LineObject{}, nil).AnyTimes()
 	id, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, work("HUMO's file lists the debit", extra.ID))
 	if err != nil {
 		t.Fatal(err)
@@ -167,4 +169,58 @@ func TestExplainingABreakClosesItsAcceptanceWaitingForApproval(t *testing.T) {
 // work is officers' work on breaks with a note.
 func work(note string, ids ...uuid.UUID) application.BreakWork {
 	return application.BreakWork{Breaks: ids, Note: note}
+}
+
+// TestADebitsAdjustmentIsPostedOnItsPartnersClock (issue 47, 1): a card debit the network made
+// and tiyin booked short is adjusted at the time of the clock of the partner whose repayment
+// request the line is of (a sandbox partner's clock may be ahead), not at the system's.
+func TestADebitsAdjustmentIsPostedOnItsPartnersClock(t *testing.T) {
+	t.Parallel()
+	c := setupConsole(t)
+	partner, ahead := uuid.New(), t0.AddDate(0, 3, 0)
+	clock := mocks.NewMockClock(gomock.NewController(t))
+	clock.EXPECT().Ahead().Return([]uuid.UUID{partner}).AnyTimes()
+	clock.EXPECT().Now(gomock.Any()).DoAndReturn(func(p uuid.UUID) time.Time {
+		if p == partner {
+			return ahead
+		}
+		return t0
+	}).AnyTimes()
+	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
+	uc := application.New(application.Deps{Clock: clock, UoW: c.uow,
+		Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers,
+			Repayments: c.payments, Partners: c.partners, Reconciliation: rec},
+		Console: application.ConsoleStores{Operators: c.operators, SecondFactors: c.factors, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
+	ctx := context.Background()
+	maker := application.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer}
+	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
+	c.known(maker, checker)
+	short := ports.BreakRecord{ID: uuid.New(), Day: domain.BusinessDate(ahead), Source: "UZCARD", Status: ports.BreakOpen,
+		Break: domain.Break{Kind: domain.BreakAmountDiffers, LineID: "D-7",
+			Ours:   &domain.StatementLine{ID: "D-7", Kind: domain.LineDebit, Amount: 300, At: ahead, Status: domain.LineDone},
+			Theirs: &domain.StatementLine{ID: "D-7", Kind: domain.LineDebit, Amount: 500, At: ahead, Status: domain.LineDone}}}
+	rec.EXPECT().Break(gomock.Any(), short.ID).Return(short, nil).AnyTimes()
+	rec.EXPECT().Trace(gomock.Any(), gomock.Any()).Return(map[uuid.UUID]ports.LineObject{
+		short.ID: {Kind: "repayment", ID: uuid.New(), PartnerID: partner, LoanID: uuid.New()}}, nil).AnyTimes()
+	rec.EXPECT().Close(gomock.Any(), short.ID, ports.BreakResolved, gomock.Any(), "bob", gomock.Any()).Return(nil).Times(1)
+	var posted []domain.Posting
+	c.ledger.EXPECT().Post(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p domain.Posting) error {
+		posted = append(posted, p)
+		return nil
+	}).Times(1)
+	id, err := uc.Actions.ProposeBreakAcceptance.Handle(ctx, maker, work("UZCARD's file has 500", short.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := uc.Actions.DecideProposal.Handle(ctx, checker, application.DecideProposal{ID: id, Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(posted) != 1 || !posted[0].At.Equal(ahead) || posted[0].Entries[0].Debit != 200 {
+		t.Fatalf("posted %+v, want 200 tiyin at the partner's %s", posted, ahead)
+	}
+	for _, e := range c.audit {
+		if !e.At.Equal(ahead) {
+			t.Errorf("the audit line %s %s is at %s, not the partner's %s", e.Action, e.Object, e.At, ahead)
+		}
+	}
 }

@@ -66,14 +66,29 @@ func breaksToWork(ctx context.Context, reconciliation ports.ReconciliationReposi
 }
 
 // proposeBreakWork records a proposal of kind covering breaks, for a second officer's
-// approval, and returns its id.
+// approval, and returns its id. Its audit line is dated on the clock of the breaks' partner
+// when they have one (objects: ReconciliationRepository.Trace's), else on the server's.
 func proposeBreakWork(ctx context.Context, uow ports.UnitOfWork, proposals ports.ProposalRepository, a audit, who Actor,
-	kind domain.ProposalKind, breaks []ports.BreakRecord, note string) (uuid.UUID, error) {
+	kind domain.ProposalKind, breaks []ports.BreakRecord, objects map[uuid.UUID]ports.LineObject, note string) (uuid.UUID, error) {
 	p, err := breakProposal(a, who, kind, breaks, note)
 	if err != nil {
 		return uuid.Nil, err
 	}
-	return p.ID, recordProposal(ctx, uow, proposals, a, who, p)
+	return p.ID, recordProposal(ctx, uow, proposals, a, who, partnerOf(breaks, objects), p)
+}
+
+// partnerOf is the one partner the breaks' lines are of; uuid.Nil (the server's clock) when
+// they are of several or of none.
+func partnerOf(breaks []ports.BreakRecord, objects map[uuid.UUID]ports.LineObject) uuid.UUID {
+	var partner uuid.UUID
+	for i, b := range breaks {
+		p := objects[b.ID].PartnerID
+		if i > 0 && p != partner {
+			return uuid.Nil
+		}
+		partner = p
+	}
+	return partner
 }
 
 // breakProposal is a new proposal of kind covering breaks.

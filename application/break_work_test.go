@@ -25,6 +25,8 @@ type breakBook struct {
 
 func newBreakBook(t *testing.T, c *console) *breakBook {
 	b := &breakBook{rec: mocks.NewMockReconciliationRepository(gomock.NewController(t)), breaks: map[uuid.UUID]*ports.BreakRecord{}}
+	// Lines of no object tiyin keeps: the audit lines are dated on the server's clock.
+	b.rec.EXPECT().Trace(gomock.Any(), gomock.Any()).Return(map[uuid.UUID]ports.LineObject{}, nil).AnyTimes()
 	b.rec.EXPECT().Break(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (ports.BreakRecord, error) {
 		if r, ok := b.breaks[id]; ok {
 			return *r, nil

@@ -55,6 +55,15 @@ func (x audit) record(ctx context.Context, who Actor, action, object, detail str
 	return x.log.Append(ctx, x.entry(who, action, object, detail))
 }
 
+// recordOn appends the line of an act on one of partner's objects, at partner's time: in the
+// sandbox a partner's clock may be ahead, and the line then sits among the object's own events
+// and postings (uuid.Nil: the system time).
+func (x audit) recordOn(ctx context.Context, who Actor, partner uuid.UUID, action, object, detail string) error {
+	e := x.entry(who, action, object, detail)
+	e.At = x.clock.Now(partner)
+	return x.log.Append(ctx, e)
+}
+
 // entry is the line of who doing action on object, now.
 func (x audit) entry(who Actor, action, object, detail string) ports.AuditEntry {
 	return ports.AuditEntry{At: x.now(), Operator: who.Name, Address: who.Address, Action: action, Object: object, Detail: detail}

@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -45,7 +43,7 @@ func (h *ConsoleClientHandler) Handle(ctx context.Context, who Actor, index stri
 	}); err != nil {
 		return ports.ClientRecord{}, err
 	}
-	c, err := h.backOffice.Client(ctx, index, domain.BusinessDate(h.clock.Now(uuid.Nil)), clientLimit)
+	c, err := h.backOffice.Client(ctx, index, businessToday(h.clock), clientLimit)
 	if err == nil && len(c.Applications) == 0 {
 		err = ErrNoClient
 	}

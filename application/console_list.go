@@ -122,7 +122,7 @@ func (h *ConsoleListHandler) Handle(ctx context.Context, who Actor, q ports.List
 	if err != nil {
 		return ListPage{}, err
 	}
-	q.Today = domain.BusinessDate(h.audit.now())
+	q.Today = businessToday(h.audit.clock)
 	if q.Limit <= 0 || q.Limit > MaxListPageSize {
 		q.Limit = ListPageSize
 	}
@@ -141,9 +141,18 @@ func (h *ConsoleListHandler) Handle(ctx context.Context, who Actor, q ports.List
 	return p, nil
 }
 
+// ExportRow is one row of a list's export: the row with its own columns (ports.ListQuery.Wide)
+// and, for a loan, its position on its partner's clock, as the loan's page shows it.
+type ExportRow struct {
+	ports.ListRow
+	Position domain.Position
+}
+
 // Export hands every row q selects, of the partner named partner ("": of every partner), from
-// its first page and at most MaxExportRows, to emit, in the list's order. The export is audited first: the list leaves the bank's systems.
-func (h *ConsoleListHandler) Export(ctx context.Context, who Actor, q ports.ListQuery, partner string, emit func(ports.ListRow) error) error {
+// its first page and at most MaxExportRows, to emit, in the list's order, with the list's own
+// columns; a loan's client's name and phones only to the roles that may reveal personal data
+// (officers and up). The export is audited first: the list leaves the bank's systems.
+func (h *ConsoleListHandler) Export(ctx context.Context, who Actor, q ports.ListQuery, partner string, emit func(ExportRow) error) error {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return err
 	}
@@ -153,13 +162,14 @@ func (h *ConsoleListHandler) Export(ctx context.Context, who Actor, q ports.List
 	if _, err := h.partnerNamed(ctx, &q, partner); err != nil {
 		return err
 	}
+	q.Wide, q.Contacts = true, q.Kind == ports.ListLoans && who.Role.Allows(domain.RoleOfficer)
 	err := h.uow.Do(ctx, func(ctx context.Context) error {
 		return h.audit.record(ctx, who, "list.export", "list:"+q.Kind, describeList(q))
 	})
 	if err != nil {
 		return err
 	}
-	q.After, q.Limit, q.Today = nil, exportBatch, domain.BusinessDate(h.audit.now())
+	q.After, q.Limit, q.Today = nil, exportBatch, businessToday(h.audit.clock)
 	for sent := 0; sent < MaxExportRows; {
 		q.Limit = min(exportBatch, MaxExportRows-sent)
 		rows, err := h.backOffice.List(ctx, q)
@@ -167,7 +177,13 @@ func (h *ConsoleListHandler) Export(ctx context.Context, who Actor, q ports.List
 			return err
 		}
 		for _, r := range rows {
-			if err := emit(r); err != nil {
+			out := ExportRow{ListRow: r}
+			if r.Loan != nil {
+				if out.Position, err = r.Loan.PositionAt(h.audit.clock.Now(r.PartnerID)); err != nil {
+					return err
+				}
+			}
+			if err := emit(out); err != nil {
 				return err
 			}
 		}
@@ -200,6 +216,9 @@ func describeList(q ports.ListQuery) string {
 	}
 	if q.DueWithinDays != nil {
 		s += fmt.Sprintf(" due<=%dd", *q.DueWithinDays)
+	}
+	if q.Contacts {
+		s += " with the clients' names and phones"
 	}
 	return s + fmt.Sprintf(" sort=%s ascending=%t", q.Sort, q.Ascending)
 }

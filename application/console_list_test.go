@@ -89,7 +89,7 @@ func TestAListRefusesWhatItDoesNotHave(t *testing.T) {
 		if _, err := h.Handle(ctx, viewerActor(), q, ""); !errors.Is(err, ports.ErrBadList) {
 			t.Errorf("%s: %v, want ErrBadList", name, err)
 		}
-		if err := h.Export(ctx, viewerActor(), q, "", func(ports.ListRow) error { return nil }); !errors.Is(err, ports.ErrBadList) {
+		if err := h.Export(ctx, viewerActor(), q, "", func(application.ExportRow) error { return nil }); !errors.Is(err, ports.ErrBadList) {
 			t.Errorf("%s, exported: %v, want ErrBadList", name, err)
 		}
 	}
@@ -126,7 +126,7 @@ func TestAnExportReadsEveryPageOnceAndIsAudited(t *testing.T) {
 	}).AnyTimes()
 	var got []uuid.UUID
 	err := listHandler(t, c, back).Export(context.Background(), viewerActor(), ports.ListQuery{Kind: ports.ListLoans, Status: "OPEN"}, "",
-		func(r ports.ListRow) error { got = append(got, r.ID); return nil })
+		func(r application.ExportRow) error { got = append(got, r.ID); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,8 +172,8 @@ func TestPortfolioAtRisk(t *testing.T) {
 			t.Parallel()
 			c := setupConsole(t)
 			back := mocks.NewMockBackOffice(gomock.NewController(t))
-			back.EXPECT().Portfolio(gomock.Any(), domain.BusinessDate(t0)).Return(tt.rows, nil)
-			back.EXPECT().Collections(gomock.Any(), domain.BusinessDate(t0)).Return(ports.Collection{Loans: 1}, ports.Collection{Loans: 2}, nil)
+			back.EXPECT().Portfolio(gomock.Any(), ports.Today{Date: domain.BusinessDate(t0)}).Return(tt.rows, nil)
+			back.EXPECT().Collections(gomock.Any(), ports.Today{Date: domain.BusinessDate(t0)}).Return(ports.Collection{Loans: 1}, ports.Collection{Loans: 2}, nil)
 			p, err := application.NewConsoleReportsHandler(c.clock, back).Portfolio(context.Background(), viewerActor())
 			if err != nil {
 				t.Fatal(err)

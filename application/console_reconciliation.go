@@ -39,6 +39,8 @@ type ReconciliationPage struct {
 	Proposed map[uuid.UUID]*domain.Proposal
 	// Makers are the names of the proposals' makers, by operator.
 	Makers map[uuid.UUID]string
+	// Objects are the transfer, repayment request or loan each break's line is of, by break.
+	Objects map[uuid.UUID]ports.LineObject
 }
 
 // ConsoleReconciliationHandler reads the reconciliation page and exports its list.
@@ -102,6 +104,9 @@ func (h *ConsoleReconciliationHandler) Handle(ctx context.Context, who Actor, q 
 	}
 	if page.Total > CountedBreaks {
 		page.Total, page.More = CountedBreaks, true
+	}
+	if page.Objects, err = h.reconciliation.Trace(ctx, page.Breaks); err != nil {
+		return page, err
 	}
 	// The open proposals of every object, one read (the dashboard's), kept for the breaks.
 	open, err := h.proposals.List(ctx, uuid.Nil, pageRows)

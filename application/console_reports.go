@@ -6,8 +6,6 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -15,7 +13,9 @@ import (
 // Portfolio is the loan portfolio at a business date: each partner's loans and their total,
 // by how many days they are overdue, and the portfolio at risk.
 type Portfolio struct {
-	Today time.Time // a business date
+	// Today is the business date of the report: each partner's loans are aged at its own
+	// (in the sandbox a partner's clock may be ahead), and Today is the system's.
+	Today time.Time
 	Rows  []ports.PortfolioRow
 	Total ports.PortfolioRow
 	// PAR1, PAR30 and PAR90 are the portfolio at risk, in basis points (hundredths of a
@@ -43,8 +43,9 @@ func (h *ConsoleReportsHandler) Portfolio(ctx context.Context, who Actor) (Portf
 	if err := who.may(domain.RoleViewer); err != nil {
 		return Portfolio{}, err
 	}
-	p := Portfolio{Today: domain.BusinessDate(h.clock.Now(uuid.Nil))}
-	rows, err := h.backOffice.Portfolio(ctx, p.Today)
+	today := businessToday(h.clock)
+	p := Portfolio{Today: today.Date}
+	rows, err := h.backOffice.Portfolio(ctx, today)
 	if err != nil {
 		return Portfolio{}, err
 	}
@@ -73,7 +74,7 @@ func (h *ConsoleReportsHandler) Portfolio(ctx context.Context, who Actor) (Portf
 		return bp.Quo(bp, big.NewInt(p.Total.Outstanding)).Int64()
 	}
 	p.PAR1, p.PAR30, p.PAR90 = at(ports.Aging1To30), at(ports.Aging31To60), at(ports.AgingOver90)
-	p.DueToday, p.DueThisWeek, err = h.backOffice.Collections(ctx, p.Today)
+	p.DueToday, p.DueThisWeek, err = h.backOffice.Collections(ctx, today)
 	return p, err
 }
 
@@ -93,13 +94,13 @@ type DailyReport struct {
 }
 
 // Daily returns the days from from to to, both included (business dates; zero: the 30 days
-// up to today).
+// up to the latest partner's today, so that a sandbox partner's days ahead are shown).
 func (h *ConsoleReportsHandler) Daily(ctx context.Context, who Actor, from, to time.Time) (DailyReport, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return DailyReport{}, err
 	}
 	if to.IsZero() {
-		to = domain.BusinessDate(h.clock.Now(uuid.Nil))
+		to = businessToday(h.clock).Latest()
 	}
 	if from.IsZero() {
 		from = to.AddDate(0, 0, -29)

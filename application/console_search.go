@@ -38,6 +38,7 @@ func NewConsoleSearchHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice
 }
 
 // Handle reads the text as any id (application, external, loan, transaction, card, request),
+// a loan's contract number (loanId) or demand account's number,
 // a phone number (found by its blind index: phones are stored sealed), or the last four
 // digits of a card number, and returns the page of hits after after (nil: the first page).
 func (h *ConsoleSearchHandler) Handle(ctx context.Context, who Actor, text string, after *ports.SearchHit) (SearchPage, error) {
@@ -47,6 +48,7 @@ func (h *ConsoleSearchHandler) Handle(ctx context.Context, who Actor, text strin
 	text = strings.TrimSpace(text)
 	q := ports.SearchQuery{Text: text, After: after, Limit: SearchPageSize + 1} // one more tells whether another page follows
 	digits := strings.TrimPrefix(strings.NewReplacer(" ", "", "-", "", "(", "", ")", "").Replace(text), "+")
+	q.Number = strings.NewReplacer(" ", "", "-", "").Replace(text)
 	switch {
 	case text == "":
 		return SearchPage{}, nil
@@ -55,8 +57,11 @@ func (h *ConsoleSearchHandler) Handle(ctx context.Context, who Actor, text strin
 	case len(digits) == 4 && allDigits(digits):
 		q.PANLast4 = digits
 	case len(digits) == 14 && allDigits(digits):
-		// A PINFL: the client view, by its blind index; the search is audited with the
-		// number masked.
+		// A loan's contract number of 14 digits, or else a PINFL: the client view, by its
+		// blind index; the search is audited with the number masked.
+		if loans, err := h.backOffice.Search(ctx, ports.SearchQuery{Text: text, Number: q.Number, Limit: q.Limit}); err != nil || len(loans) > 0 {
+			return SearchPage{Hits: loans}, err
+		}
 		err := h.uow.Do(ctx, func(ctx context.Context) error {
 			return h.audit.record(ctx, who, "search.pinfl", "pinfl:"+digits[:2]+"••••••••••"+digits[12:], "")
 		})

@@ -63,7 +63,9 @@ func (h *ConsoleVerificationHandler) Handle(ctx context.Context, who Actor, cmd 
 		action = "application.complete_verification"
 	}
 	return h.uow.Do(ctx, func(ctx context.Context) error {
+		var partner uuid.UUID
 		err := h.applications.Update(ctx, cmd.ApplicationID, func(a *domain.Application) error {
+			partner = a.PartnerID()
 			if confirmed {
 				return a.CompleteVerification(h.clock.Now(a.PartnerID()))
 			}
@@ -72,6 +74,6 @@ func (h *ConsoleVerificationHandler) Handle(ctx context.Context, who Actor, cmd 
 		if err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, action, "application:"+cmd.ApplicationID.String(), note)
+		return h.audit.recordOn(ctx, who, partner, action, "application:"+cmd.ApplicationID.String(), note)
 	})
 }

@@ -94,7 +94,11 @@ func (h *DecideProposalHandler) Handle(ctx context.Context, who Actor, cmd Decid
 			}
 			detail += applied
 		}
-		return h.audit.record(ctx, who, action, objectName(p), detail)
+		partner, err := h.partnerOf(ctx, p)
+		if err != nil {
+			return err
+		}
+		return h.audit.recordOn(ctx, who, partner, action, objectName(p), detail)
 	})
 	if errors.Is(err, domain.ErrApproverCredentials) {
 		return h.audit.refused(ctx, h.uow, who, "proposal.refused", objectName(asked), describe(asked), err)
@@ -216,7 +220,17 @@ func (h *DecideProposalHandler) acceptBreak(ctx context.Context, p *domain.Propo
 		err = h.settlement.transfers.Update(ctx, tid, func(t *domain.Transfer) error { return book(t, h.clock.Now(t.PartnerID())) })
 	}
 	if !named || errors.Is(err, domain.ErrTransferNotFound) {
-		err = book(nil, h.clock.Now(uuid.Nil))
+		// A debit's (or a credit's tiyin does not keep) adjustment is posted on the clock of
+		// the partner whose repayment request the line is of; none: the system's.
+		at := h.clock.Now(uuid.Nil)
+		objects, traceErr := h.reconciliation.Trace(ctx, []ports.BreakRecord{b})
+		if traceErr != nil {
+			return "", traceErr
+		}
+		if o, ok := objects[b.ID]; ok {
+			at = h.clock.Now(o.PartnerID)
+		}
+		err = book(nil, at)
 	}
 	if err != nil {
 		return "", err
@@ -229,4 +243,39 @@ func (h *DecideProposalHandler) acceptBreak(ctx context.Context, p *domain.Propo
 	}
 	return fmt.Sprintf("; posted %s of %d tiyin from %s to %s", got.Kind, got.Entries[0].Debit, got.Entries[0].Account.Key(),
 		got.Entries[1].Account.Key()), nil
+}
+
+// partnerOf is the partner whose object p is about (uuid.Nil: an object tiyin does not keep),
+// whose clock the decision's audit line is stamped with.
+func (h *DecideProposalHandler) partnerOf(ctx context.Context, p *domain.Proposal) (uuid.UUID, error) {
+	switch {
+	case p.Kind.IsLoanAction():
+		l, err := h.loans.Get(ctx, p.ObjectID)
+		if err != nil {
+			return uuid.Nil, err
+		}
+		return l.PartnerID(), nil
+	case p.Kind == domain.ResolveTransfer:
+		t, err := h.settlement.transfers.Get(ctx, p.ObjectID)
+		if err != nil {
+			return uuid.Nil, err
+		}
+		return t.PartnerID(), nil
+	case p.Kind.IsBreakWork():
+		// A proposal of several breaks has a batch as its object: the server's clock.
+		b, err := h.reconciliation.Break(ctx, p.ObjectID)
+		if errors.Is(err, ports.ErrBreakNotFound) {
+			return uuid.Nil, nil
+		}
+		if err != nil {
+			return uuid.Nil, err
+		}
+		objects, err := h.reconciliation.Trace(ctx, []ports.BreakRecord{b})
+		return objects[b.ID].PartnerID, err
+	}
+	a, err := h.applications.Get(ctx, p.ObjectID)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return a.PartnerID(), nil
 }

@@ -85,7 +85,7 @@ func (h *ExplainBreakHandler) propose(ctx context.Context, who Actor, ids []uuid
 				}
 			}
 		}
-		return storeProposal(ctx, h.proposals, h.audit, who, p)
+		return storeProposal(ctx, h.proposals, h.audit, who, uuid.Nil, p)
 	})
 }
 

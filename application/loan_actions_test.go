@@ -86,6 +86,15 @@ func TestALoanActionIsAppliedOnlyWhenASecondOfficerApprovesIt(t *testing.T) {
 				t.Fatalf("after the holiday the loan runs %d months: %+v", l.MonthPeriod(), items)
 			}
 		}},
+		{"a longer term capitalising the arrears", application.ProposeLoanAction{Kind: domain.ActionRestructureArrears,
+			Terms: domain.LoanActionTerms{Months: 6}, Reason: "income fell, arrears restructured, letter 9"},
+			[]domain.PostingKind{domain.PostingArrearsCapitalisation}, domain.EventLoanChanged, func(t *testing.T, before domain.Position, l *domain.Loan) {
+				p, _ := l.PositionAt(t0)
+				if p.Fine() != 0 || l.MonthPeriod() != 18 ||
+					p.NotDuePrincipal != before.NotDuePrincipal+before.OverduePrincipal+before.OverdueInterest+before.Penalty {
+					t.Fatalf("after the restructuring the loan owes %+v over %d months, before %+v", p, l.MonthPeriod(), before)
+				}
+			}},
 		{"a write-off", application.ProposeLoanAction{Kind: domain.ActionWriteOff, Reason: "client deceased, certificate 77"},
 			[]domain.PostingKind{domain.PostingWriteOff}, domain.EventLoanChanged, func(t *testing.T, _ domain.Position, l *domain.Loan) {
 				if l.Status() != domain.LoanWrittenOff {

@@ -43,6 +43,11 @@ func (h *ProposeBreakAcceptanceHandler) Handle(ctx context.Context, who Actor, w
 	if err != nil {
 		return uuid.Nil, err
 	}
+	// Each is tried on the clock its approval will post on: its line's partner's.
+	objects, err := h.reconciliation.Trace(ctx, breaks)
+	if err != nil {
+		return uuid.Nil, err
+	}
 	for _, b := range breaks {
 		var t *domain.Transfer
 		if tid, ok := transferOfBreak(b); ok {
@@ -50,14 +55,14 @@ func (h *ProposeBreakAcceptanceHandler) Handle(ctx context.Context, who Actor, w
 				return uuid.Nil, err
 			}
 		}
-		if _, err := domain.AcceptNetworkSide(uuid.Nil, b.ID, b.Break, t, h.clock.Now(uuid.Nil)); err != nil {
+		if _, err := domain.AcceptNetworkSide(uuid.Nil, b.ID, b.Break, t, h.clock.Now(objects[b.ID].PartnerID)); err != nil {
 			if len(breaks) > 1 {
 				err = fmt.Errorf("%s: %w", b.LineID, err)
 			}
 			return uuid.Nil, err
 		}
 	}
-	return proposeBreakWork(ctx, h.uow, h.proposals, h.audit, who, domain.AcceptBreak, breaks, w.Note)
+	return proposeBreakWork(ctx, h.uow, h.proposals, h.audit, who, domain.AcceptBreak, breaks, objects, w.Note)
 }
 
 // openBreak is the break id, refused (domain.ErrWrongState) unless it is still OPEN.

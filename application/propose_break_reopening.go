@@ -38,5 +38,5 @@ func (h *ProposeBreakReopeningHandler) Handle(ctx context.Context, who Actor, w 
 	if err != nil {
 		return uuid.Nil, err
 	}
-	return proposeBreakWork(ctx, h.uow, h.proposals, h.audit, who, domain.ReopenBreak, breaks, w.Note)
+	return proposeBreakWork(ctx, h.uow, h.proposals, h.audit, who, domain.ReopenBreak, breaks, nil, w.Note)
 }

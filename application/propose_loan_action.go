@@ -59,5 +59,5 @@ func (h *ProposeLoanActionHandler) Handle(ctx context.Context, who Actor, cmd Pr
 	if err := receiptUnused(ctx, h.repayments, p); err != nil {
 		return uuid.Nil, err
 	}
-	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, p)
+	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, loan.PartnerID(), p)
 }

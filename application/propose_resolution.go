@@ -44,32 +44,33 @@ func (h *ProposeResolutionHandler) Handle(ctx context.Context, who Actor, cmd Pr
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return uuid.Nil, err
 	}
-	if err := unknownNow(ctx, h.applications, h.transfers, cmd.Kind, cmd.ObjectID); err != nil {
+	partner, err := unknownNow(ctx, h.applications, h.transfers, cmd.Kind, cmd.ObjectID)
+	if err != nil {
 		return uuid.Nil, err
 	}
 	p, err := domain.NewProposal(newID(), cmd.Kind, cmd.ObjectID, cmd.Done, cmd.Ref, cmd.Note, who.ID, h.audit.now())
 	if err != nil {
 		return uuid.Nil, err
 	}
-	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, p)
+	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, partner, p)
 }
 
 // recordProposal stores p as its object's one open proposal (an expired one makes room), in one
-// transaction with its audit line.
+// transaction with its audit line, at the time of the object's partner.
 func recordProposal(ctx context.Context, uow ports.UnitOfWork, proposals ports.ProposalRepository, a audit, who Actor,
-	p *domain.Proposal) error {
-	return uow.Do(ctx, func(ctx context.Context) error { return storeProposal(ctx, proposals, a, who, p) })
+	partner uuid.UUID, p *domain.Proposal) error {
+	return uow.Do(ctx, func(ctx context.Context) error { return storeProposal(ctx, proposals, a, who, partner, p) })
 }
 
 // storeProposal is recordProposal in the transaction of ctx.
-func storeProposal(ctx context.Context, proposals ports.ProposalRepository, a audit, who Actor, p *domain.Proposal) error {
+func storeProposal(ctx context.Context, proposals ports.ProposalRepository, a audit, who Actor, partner uuid.UUID, p *domain.Proposal) error {
 	if err := expireStale(ctx, proposals, p.ObjectID, p.ProposedAt); err != nil {
 		return err
 	}
 	if err := proposals.Create(ctx, p); err != nil {
 		return err
 	}
-	return a.record(ctx, who, "proposal.create", objectName(p), describe(p))
+	return a.recordOn(ctx, who, partner, "proposal.create", objectName(p), describe(p))
 }
 
 // expireStale records the object's open proposals past domain.ProposalTTL as EXPIRED, so they no
@@ -101,28 +102,28 @@ func asOf(ps []*domain.Proposal, now time.Time) []*domain.Proposal {
 // unknownNow refuses an object whose outcome is known: an application not waiting on an
 // unanswered call, a transfer not PROCESSING.
 func unknownNow(ctx context.Context, applications ports.ApplicationRepository, transfers ports.TransferRepository,
-	kind domain.ProposalKind, id uuid.UUID) error {
+	kind domain.ProposalKind, id uuid.UUID) (partner uuid.UUID, err error) {
 	switch kind {
 	case domain.ResolveApplication:
 		a, err := applications.Get(ctx, id)
 		if err != nil {
-			return err
+			return uuid.Nil, err
 		}
 		if !a.OutcomeUnknown() {
-			return domain.ErrOutcomeKnown
+			return uuid.Nil, domain.ErrOutcomeKnown
 		}
+		return a.PartnerID(), nil
 	case domain.ResolveTransfer:
 		t, err := transfers.Get(ctx, id)
 		if err != nil {
-			return err
+			return uuid.Nil, err
 		}
 		if t.Status() != domain.TransferProcessing {
-			return domain.ErrOutcomeKnown
+			return uuid.Nil, domain.ErrOutcomeKnown
 		}
-	default:
-		return fmt.Errorf("unknown proposal kind %q", kind)
+		return t.PartnerID(), nil
 	}
-	return nil
+	return uuid.Nil, fmt.Errorf("unknown proposal kind %q", kind)
 }
 
 // objectName is how the audit log names a proposal's object.

@@ -32,14 +32,15 @@ func (h *RetryStageHandler) Handle(ctx context.Context, who Actor, id uuid.UUID)
 	}
 	err := h.uow.Do(ctx, func(ctx context.Context) error {
 		var stage domain.TaskName
+		var partner uuid.UUID
 		err := h.applications.Update(ctx, id, func(a *domain.Application) error {
-			stage = a.Task().Name
+			stage, partner = a.Task().Name, a.PartnerID()
 			return a.RetryNow(h.clock.Now(a.PartnerID()))
 		})
 		if err != nil {
 			return err
 		}
-		if err := h.audit.record(ctx, who, "application.retry_stage", "application:"+id.String(), stage.String()); err != nil {
+		if err := h.audit.recordOn(ctx, who, partner, "application.retry_stage", "application:"+id.String(), stage.String()); err != nil {
 			return err
 		}
 		return h.queue.EnqueueApplications(ctx, id) // commits with the retry it runs

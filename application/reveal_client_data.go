@@ -34,7 +34,7 @@ func (h *RevealClientDataHandler) Handle(ctx context.Context, who Actor, id uuid
 		if a, err = h.applications.Get(ctx, id); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "application.reveal_personal_data", "application:"+id.String(), "clientData and phones")
+		return h.audit.recordOn(ctx, who, a.PartnerID(), "application.reveal_personal_data", "application:"+id.String(), "clientData and phones")
 	})
 	return a, err
 }

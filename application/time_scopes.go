@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -25,4 +26,18 @@ func timeScopes(clock ports.Clock) []timeScope {
 		scopes = append(scopes, timeScope{ports.Partners{Only: p}, clock.Now(p)})
 	}
 	return scopes
+}
+
+// businessToday is each partner's business date on its own clock: the system's, and in the
+// sandbox the own date of each partner whose clock is ahead of it. A view across partners
+// reads each partner's objects at its date, as each object's page does.
+func businessToday(clock ports.Clock) ports.Today {
+	t := ports.Today{Date: domain.BusinessDate(clock.Now(uuid.Nil))}
+	for _, p := range clock.Ahead() {
+		if t.Ahead == nil {
+			t.Ahead = map[uuid.UUID]time.Time{}
+		}
+		t.Ahead[p] = domain.BusinessDate(clock.Now(p))
+	}
+	return t
 }

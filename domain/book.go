@@ -20,8 +20,10 @@ type BookItem struct {
 	Principal     int64
 	PaidPrincipal int64
 	// PaidCharges is interest and service paid on the item, less interest paid ahead that a
-	// later fall of the principal applied to principal.
-	PaidCharges int64
+	// later fall of the principal applied to principal; WaivedCharges is the part of it that
+	// operators waived (kept per item from issue 47 on; a waiver before it counts as paid).
+	PaidCharges   int64
+	WaivedCharges int64
 	// Held is the principal held on the period's days before AccrualFrom, in tiyin-days: each
 	// day counts the principal not yet due at its end. The days from AccrualFrom to the payment
 	// date hold the principal not yet due now, so the item's exact interest is

@@ -109,7 +109,14 @@ func (l *Loan) WaiveInterest(now time.Time, amount int64) (int64, error) {
 	}
 	b.keepPenalty(day, s)
 	b.fold(day)
+	paid := make([]int64, len(b.Items))
+	for k := range b.Items {
+		paid[k] = b.Items[k].PaidCharges
+	}
 	b.payOverdue(day, b.notDue(), 0, amount)
+	for k := range b.Items {
+		b.Items[k].WaivedCharges += b.Items[k].PaidCharges - paid[k]
+	}
 	b.InterestWaived += amount
 	l.changed(now, LoanChanged{Action: ActionWaiveInterest, Amount: amount}, b)
 	return amount, nil
@@ -176,12 +183,15 @@ const (
 	ActionWriteOff        ProposalKind = "WRITE_OFF"
 	ActionExtendTerm      ProposalKind = "EXTEND_TERM"
 	ActionPaymentHoliday  ProposalKind = "PAYMENT_HOLIDAY"
+	// ActionRestructureArrears is a longer term that capitalises the arrears (RestructureArrears).
+	ActionRestructureArrears ProposalKind = "RESTRUCTURE_ARREARS"
 )
 
 // IsLoanAction reports whether the proposal's kind acts on a loan's money.
 func (k ProposalKind) IsLoanAction() bool {
 	switch k {
-	case ActionManualRepayment, ActionWaivePenalty, ActionWaiveInterest, ActionWriteOff, ActionExtendTerm, ActionPaymentHoliday:
+	case ActionManualRepayment, ActionWaivePenalty, ActionWaiveInterest, ActionWriteOff, ActionExtendTerm, ActionPaymentHoliday,
+		ActionRestructureArrears:
 		return true
 	}
 	return false
@@ -219,9 +229,9 @@ func NewLoanActionProposal(id uuid.UUID, kind ProposalKind, loan uuid.UUID, term
 		return incomplete("a repayment is TERM or EARLY")
 	case terms.Amount < 0:
 		return incomplete("an amount is not negative")
-	case (kind == ActionWriteOff || kind == ActionExtendTerm || kind == ActionPaymentHoliday) && terms.Amount != 0:
+	case (kind == ActionWriteOff || kind == ActionExtendTerm || kind == ActionPaymentHoliday || kind == ActionRestructureArrears) && terms.Amount != 0:
 		return incomplete("this action has no amount")
-	case kind == ActionExtendTerm && (terms.Months < 1 || terms.Months > MaxMonthPeriod):
+	case (kind == ActionExtendTerm || kind == ActionRestructureArrears) && (terms.Months < 1 || terms.Months > MaxMonthPeriod):
 		return incomplete("extend the term by 1 to 35 months")
 	case kind == ActionPaymentHoliday && (terms.Months < 1 || terms.Months > 3):
 		return incomplete("a payment holiday is 1 to 3 months")
@@ -231,7 +241,7 @@ func NewLoanActionProposal(id uuid.UUID, kind ProposalKind, loan uuid.UUID, term
 			return nil, err
 		}
 	}
-	if kind != ActionExtendTerm && kind != ActionPaymentHoliday {
+	if kind != ActionExtendTerm && kind != ActionPaymentHoliday && kind != ActionRestructureArrears {
 		terms.Months = 0
 	}
 	if kind != ActionManualRepayment {
@@ -283,6 +293,13 @@ func (p *Proposal) ApplyTo(loan *Loan, postingID, repaymentID uuid.UUID, now tim
 		err = loan.Restructure(now, p.Action.Months, 0)
 	case ActionPaymentHoliday:
 		err = loan.Restructure(now, p.Action.Months, p.Action.Months)
+	case ActionRestructureArrears:
+		var c Capitalised
+		var posting *Posting
+		if c, posting, err = loan.RestructureArrears(postingID, now, p.Action.Months); posting != nil {
+			out.Postings = []Posting{*posting}
+		}
+		out.Amount = c.Principal + c.Charges()
 	case ActionWriteOff:
 		var posting *Posting
 		if posting, err = loan.WriteOff(postingID, now); posting != nil {

@@ -68,16 +68,21 @@ func (l *Loan) Schedule() ([]ScheduleItem, error) {
 type ItemStanding struct {
 	ScheduleItem
 	PaidPrincipal int64
-	// PaidCharges is interest and service paid on the item (interest paid ahead of its days
-	// that a later fall of the principal applied to principal is not counted).
-	PaidCharges int64
-	Overdue     bool
+	// PaidCharges is interest and service settled on the item (interest paid ahead of its days
+	// that a later fall of the principal applied to principal is not counted): paid, or waived
+	// by operators (WaivedCharges of it).
+	PaidCharges   int64
+	WaivedCharges int64
+	Overdue       bool
 	// DaysOverdue counts the days since the payment date; 0 unless Overdue.
 	DaysOverdue int
 }
 
 // OutstandingPrincipal is the item's principal not yet paid.
 func (it ItemStanding) OutstandingPrincipal() int64 { return it.Principal - it.PaidPrincipal }
+
+// PaidOnlyCharges is the item's interest and service paid with money, not waived.
+func (it ItemStanding) PaidOnlyCharges() int64 { return it.PaidCharges - it.WaivedCharges }
 
 // OutstandingCharges is the item's interest and service not yet paid. For the current item
 // it is the whole period's, as the schedule shows it, not what accrued to date.
@@ -99,7 +104,8 @@ func (l *Loan) ItemsAt(now time.Time) ([]ItemStanding, error) {
 		if it.Gone {
 			continue
 		}
-		s := ItemStanding{ScheduleItem: sched[len(out)], PaidPrincipal: it.PaidPrincipal, PaidCharges: it.PaidCharges}
+		s := ItemStanding{ScheduleItem: sched[len(out)], PaidPrincipal: it.PaidPrincipal, PaidCharges: it.PaidCharges,
+			WaivedCharges: it.WaivedCharges}
 		if it.PaymentDate.Before(day) && (s.OutstandingPrincipal() != 0 || s.OutstandingCharges() != 0) {
 			s.Overdue, s.DaysOverdue = true, DaysBetween(it.PaymentDate, day)
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // ErrRestructure means a restructuring does not fit the loan: past its last payment date, a
@@ -31,7 +33,7 @@ func (l *Loan) Restructure(now time.Time, months, holiday int) error {
 	}
 	// On a copy of the book: a restructuring that does not fit leaves the loan as it was.
 	trial := &book{BookState: *b.clone(), terms: b.terms, penaltyDaily: b.penaltyDaily}
-	if err := trial.restructure(BusinessDate(now), months, holiday); err != nil {
+	if err := trial.restructure(BusinessDate(now), months, holiday, 0); err != nil {
 		return err
 	}
 	trial.terms.MonthPeriod = len(trial.Items)
@@ -47,9 +49,10 @@ func (l *Loan) Restructure(now time.Time, months, holiday int) error {
 	return nil
 }
 
-// restructure lays the principal not yet due out again on day over the items from the current
-// one to the current end and months more, the first holiday asking no principal.
-func (b *book) restructure(day time.Time, months, holiday int) error {
+// restructure lays the principal not yet due, and extra (arrears capitalised), out again on day
+// over the items from the current one to the current end and months more, the first holiday
+// asking no principal.
+func (b *book) restructure(day time.Time, months, holiday int, extra int64) error {
 	s := b.at(day)
 	c := s.current
 	if c < 0 {
@@ -70,6 +73,7 @@ func (b *book) restructure(day time.Time, months, holiday int) error {
 	if cur.PaymentDate.Equal(day) {
 		from, residue = c+1, b.notDue()[c+1]
 	}
+	residue += extra
 	if residue == 0 {
 		return fmt.Errorf("%w: no principal is left to lay out", ErrRestructure)
 	}
@@ -129,3 +133,119 @@ func (b *book) capKept(day time.Time) bool {
 	}
 	return true
 }
+
+// Capitalised is what a restructuring that capitalises the arrears moved into the principal
+// laid out again: the overdue principal (already principal: it only moves to later items), and
+// the overdue interest, service and penalty (which become principal: ArrearsCapitalisation
+// posts them).
+type Capitalised struct {
+	Principal, Interest, Service, Penalty int64
+}
+
+// Charges is the interest, service and penalty capitalised: what the loan's principal grows by.
+func (c Capitalised) Charges() int64 { return c.Interest + c.Service + c.Penalty }
+
+// RestructureArrears is a longer term that also capitalises the arrears at now: the overdue
+// items are settled by moving their unpaid principal, interest and service, and the penalty
+// owed, into the principal laid out again over the current end and months more, as Restructure
+// lays it out (an item due today is settled as it stands). Afterwards nothing is overdue. The
+// new schedule must fit the term and the Central Bank cap as Restructure's must (the cap's
+// limit stays half of the amount issued; the interest on the capitalised charges counts in
+// it). It returns what was capitalised and its posting (ArrearsCapitalisation; none when only
+// principal was overdue). Nothing overdue is refused (ErrActionAmount): Restructure is the
+// action then.
+func (l *Loan) RestructureArrears(postingID uuid.UUID, now time.Time, months int) (Capitalised, *Posting, error) {
+	b, err := l.openBook()
+	if err != nil {
+		return Capitalised{}, nil, err
+	}
+	if !l.writtenOffAt.IsZero() {
+		return Capitalised{}, nil, ErrLoanWrittenOff
+	}
+	if months < 1 {
+		return Capitalised{}, nil, fmt.Errorf("%w: extend by 1 month or more", ErrRestructure)
+	}
+	day := BusinessDate(now)
+	trial := &book{BookState: *b.clone(), terms: b.terms, penaltyDaily: b.penaltyDaily}
+	c, err := trial.capitaliseArrears(day)
+	if err != nil {
+		return Capitalised{}, nil, err
+	}
+	if err := trial.restructure(day, months, 0, c.Principal+c.Charges()); err != nil {
+		return Capitalised{}, nil, err
+	}
+	trial.terms.MonthPeriod = len(trial.Items)
+	if !ScheduledChargesWithinCap(trial.terms, trial.schedule()) || !trial.capKept(day) {
+		return Capitalised{}, nil, fmt.Errorf("%w: its interest and service would exceed half of the amount within a year (Central Bank cap)", ErrRestructure)
+	}
+	posting, err := ArrearsCapitalisation(postingID, l.id, now, c)
+	if err != nil {
+		return Capitalised{}, nil, err
+	}
+	l.book, l.monthPeriod = trial, len(trial.Items)
+	// Told to the partner as a longer term (the partner's event keeps its actions): its
+	// schedule shows the principal laid out again, the capitalised arrears in it.
+	l.changed(now, LoanChanged{Action: ActionExtendTerm, Months: months}, trial)
+	return c, posting, nil
+}
+
+// capitaliseArrears settles the items overdue at day: each keeps the principal it was paid, and
+// its charges count as paid; the penalty owed counts as paid. It returns what it took.
+func (b *book) capitaliseArrears(day time.Time) (Capitalised, error) {
+	s := b.at(day)
+	if s.current < 0 {
+		return Capitalised{}, fmt.Errorf("%w: the loan is past its last payment date", ErrRestructure)
+	}
+	b.keepPenalty(day, s)
+	b.fold(day)
+	var c Capitalised
+	interestBefore := b.interestPaid()
+	nd := b.notDue()
+	var charges int64
+	for k := range s.current {
+		it := &b.Items[k]
+		i, sv := b.charges(it, nd[k])
+		c.Principal += it.Principal - it.PaidPrincipal
+		if owed := i + sv - it.PaidCharges; owed > 0 {
+			charges += owed
+			it.PaidCharges = i + sv
+		}
+	}
+	for k := range s.current {
+		b.Items[k].Principal = b.Items[k].PaidPrincipal
+	}
+	c.Interest = b.interestPaid() - interestBefore
+	c.Service = charges - c.Interest
+	c.Penalty = max(0, s.Penalty)
+	b.PenaltyPaid += c.Penalty
+	if c.Principal+c.Charges() == 0 {
+		return Capitalised{}, fmt.Errorf("%w: nothing is overdue to capitalise", ErrActionAmount)
+	}
+	return c, nil
+}
+
+// ArrearsCapitalisation is the one posting of arrears capitalised: the loan's principal grows
+// by the overdue interest, service and penalty (debit LOAN), which are income as if paid, as a
+// repayment's are on the cash basis the books keep (credit INTEREST_INCOME, SERVICE_INCOME,
+// PENALTY_INCOME). The overdue principal moves within the loan's account: no posting. Nil when
+// no charge was capitalised. (The books' accrual basis will change where charges are credited:
+// this is the one place.)
+func ArrearsCapitalisation(postingID, loanID uuid.UUID, now time.Time, c Capitalised) (*Posting, error) {
+	if c.Charges() == 0 {
+		return nil, nil
+	}
+	entries := []Entry{{Account: LoanAccount(AccountLoan, loanID), Debit: c.Charges()}}
+	for _, e := range []struct {
+		kind   AccountKind
+		amount int64
+	}{{AccountInterestIncome, c.Interest}, {AccountServiceIncome, c.Service}, {AccountPenaltyIncome, c.Penalty}} {
+		if e.amount > 0 {
+			entries = append(entries, Entry{Account: BankAccount(e.kind), Credit: e.amount})
+		}
+	}
+	p, err := NewPosting(postingID, PostingArrearsCapitalisation, loanID, now, entries...)
+	return &p, err
+}
+
+// PostingArrearsCapitalisation books a restructuring's capitalised arrears (ArrearsCapitalisation).
+var PostingArrearsCapitalisation = PostingKind{"ARREARS_CAPITALISATION"}

@@ -216,8 +216,11 @@ type AttentionItem struct {
 // SearchQuery is what an operator typed: an id of any kind, a phone's blind indexes, or the
 // last four digits of a card number.
 type SearchQuery struct {
-	ID           uuid.UUID
-	Text         string
+	ID   uuid.UUID
+	Text string
+	// Number is the text without spaces and dashes: a loan's contract number (loanId) or its
+	// demand account's number, as typed.
+	Number       string
 	PhoneIndexes []string
 	PANLast4     string
 	// After is the last hit of the page before, for the next page of a phone's or a card's
@@ -300,13 +303,46 @@ type ListQuery struct {
 	// DueWithinDays (loans), when set, selects the open loans not yet overdue whose oldest
 	// unpaid item is due from Today to this many days after it (0: today).
 	DueWithinDays *int
-	Today         time.Time
-	Sort          string // SortTime (default) or SortAmount
-	Ascending     bool   // oldest or smallest first; default newest or largest first
+	// Today is each partner's business date, which days overdue and falling due count from.
+	Today     Today
+	Sort      string // SortTime (default) or SortAmount
+	Ascending bool   // oldest or smallest first; default newest or largest first
 	// After is the last row of the page before, for the next page (keyset paging: a page
 	// costs the same however deep).
 	After *ListRow
 	Limit int
+	// Wide (exports) reads each row's own columns too: a repayment request's payment, a loan
+	// as it stands and its principal outstanding; with Contacts, a loan's client's name and
+	// phones (personal data: only for the roles that may see it).
+	Wide, Contacts bool
+}
+
+// Today is each partner's business date (domain.BusinessDate) on its own clock: in the
+// sandbox a partner whose clock is ahead of the system's has its own (Ahead); every other
+// partner is at Date. A view across partners counts each loan's days overdue at its partner's
+// date, so it agrees with the loan's page.
+type Today struct {
+	Date  time.Time
+	Ahead map[uuid.UUID]time.Time
+}
+
+// Of is partner's business date.
+func (t Today) Of(partner uuid.UUID) time.Time {
+	if d, ok := t.Ahead[partner]; ok {
+		return d
+	}
+	return t.Date
+}
+
+// Latest is the latest business date of any partner.
+func (t Today) Latest() time.Time {
+	latest := t.Date
+	for _, d := range t.Ahead {
+		if d.After(latest) {
+			latest = d
+		}
+	}
+	return latest
 }
 
 // ListRow is one object of a console list.
@@ -320,6 +356,17 @@ type ListRow struct {
 	// DaysOverdue (loans) is how many days the loan's oldest unpaid item is overdue at the
 	// query's Today; 0 when none is.
 	DaysOverdue int
+	// Of a wide query (ListQuery.Wide) only: a paid repayment request's payment; a loan, its
+	// principal outstanding (its LOAN account's balance) and, asked for, its client.
+	Payment     *domain.Payment
+	Loan        *domain.Loan
+	Outstanding int64
+	Contact     *ListContact
+}
+
+// ListContact is how a loan's client is reached: personal data.
+type ListContact struct {
+	Name, Phone, BackupPhone string
 }
 
 // Aging buckets of open loans by days overdue (PortfolioRow.Count, .Principal).
@@ -375,17 +422,17 @@ type BackOffice interface {
 	// List returns one page of a console list; ErrBadList names a filter or order the list's
 	// kind does not have.
 	List(ctx context.Context, q ListQuery) ([]ListRow, error)
-	// Portfolio returns each partner's loans at today (a business date), by name.
-	Portfolio(ctx context.Context, today time.Time) ([]PortfolioRow, error)
+	// Portfolio returns each partner's loans at its today (a business date), by name.
+	Portfolio(ctx context.Context, today Today) ([]PortfolioRow, error)
 	// Daily returns the business days from from up to to (business dates, to excluded), one
 	// row each, days without money included.
 	Daily(ctx context.Context, from, to time.Time) ([]DailyRow, error)
-	// Collections returns the open loans due at today (a business date) and due in the seven
-	// days from it, today included.
-	Collections(ctx context.Context, today time.Time) (dueToday, dueThisWeek Collection, err error)
-	// Client returns the person whose PINFL has the blind index (under the current key), at
-	// today (a business date), each part newest first and at most limit long.
-	Client(ctx context.Context, pinflIndex string, today time.Time, limit int) (ClientRecord, error)
+	// Collections returns the open loans due at their partner's today (a business date) and
+	// due in the seven days from it, today included.
+	Collections(ctx context.Context, today Today) (dueToday, dueThisWeek Collection, err error)
+	// Client returns the person whose PINFL has the blind index (under the current key), each
+	// loan at its partner's today, each part newest first and at most limit long.
+	Client(ctx context.Context, pinflIndex string, today Today, limit int) (ClientRecord, error)
 	// CountByStatus counts applications, transfers, card orders and cards by status.
 	CountByStatus(ctx context.Context) ([]StatusCount, error)
 	// NeedsAttention lists the work that waited too long, oldest first.

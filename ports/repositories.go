@@ -381,6 +381,20 @@ type ReconciliationRepository interface {
 	// of work; domain.ErrWrongState when it is not explained, or is a balance whose account has
 	// another open balance break; ErrBreakNotFound when there is none.
 	Reopen(ctx context.Context, id uuid.UUID, note, by string, at time.Time) error
+	// Trace finds the objects the breaks' lines are of, by break: a credit's transfer (by its
+	// line's transaction id), a card debit's repayment request (by the network and its debit
+	// id), a closing balance's loan (by its demand account's number). A break whose line names
+	// no object tiyin keeps (a debit tiyin never made) is left out.
+	Trace(ctx context.Context, breaks []BreakRecord) (map[uuid.UUID]LineObject, error)
+}
+
+// LineObject is the object a reconciliation line is of: a transfer, a repayment request or a
+// loan (Kind, as the console links it), its partner, and its loan.
+type LineObject struct {
+	Kind              string
+	ID, PartnerID     uuid.UUID
+	LoanID            uuid.UUID
+	Account, Contract string // the loan's demand account's number and contract number
 }
 
 // ErrBreakNotFound means no break has that id.

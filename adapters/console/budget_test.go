@@ -303,6 +303,7 @@ type env struct {
 	app   *application.App
 	loans *store.LoanRepository
 	apps  *store.ApplicationRepository
+	clock *store.SandboxClock
 	pid   uuid.UUID
 }
 
@@ -313,8 +314,8 @@ func (noQueue) EnqueueApplications(context.Context, ...uuid.UUID) error { return
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	uow := store.NewUnitOfWork(db)
-	e := &env{db: db, loans: store.NewLoanRepository(db), apps: store.NewApplicationRepository(db)}
-	e.app = application.New(application.Deps{Clock: store.NewSandboxClock(db), UoW: uow, Idempotency: uow, Queue: noQueue{},
+	e := &env{db: db, loans: store.NewLoanRepository(db), apps: store.NewApplicationRepository(db), clock: store.NewSandboxClock(db)}
+	e.app = application.New(application.Deps{Clock: e.clock, UoW: uow, Idempotency: uow, Queue: noQueue{},
 		Events: store.NewEventOutbox(db), Sealer: storetest.Sealer,
 		Stores: application.Stores{
 			Applications: e.apps, Loans: e.loans, Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db),

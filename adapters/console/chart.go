@@ -1,8 +1,6 @@
 package console
 
 import (
-	"fmt"
-
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -28,10 +26,13 @@ type chart struct {
 	Max                 string // the amount the chart's top stands for
 }
 
+// chartBar is one bar; its title (shown on hover) is its day, its series' message and its
+// amount, which the template puts in the page's language.
 type chartBar struct {
-	X, Y, W, H float64
-	Fill       string
-	Title      string
+	X, Y, W, H  float64
+	Fill        string
+	Day, Series string
+	Amount      string
 }
 
 type chartLabel struct {
@@ -73,7 +74,7 @@ func dailyChart(days []ports.DailyRow) chart {
 				h = float64(chartBase-chartTop) * float64(s.amount(d)) / float64(top)
 			}
 			c.Bars = append(c.Bars, chartBar{X: x + float64(j)*w, Y: float64(chartBase) - h, W: w, H: h, Fill: s.fill,
-				Title: fmt.Sprintf("%s %s: %s so'm", d.Day.Format("2006-01-02"), s.name, money(s.amount(d)))})
+				Day: d.Day.Format("2006-01-02"), Series: s.name, Amount: money(s.amount(d))})
 		}
 		if i%7 == 0 {
 			c.Labels = append(c.Labels, chartLabel{X: x, Y: chartBase + 16, Text: d.Day.Format("01-02")})

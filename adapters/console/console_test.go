@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -678,4 +679,197 @@ func TestAPINFLSearchOpensTheClientView(t *testing.T) {
 		t.Fatalf("a malformed reference: %d", rec.Code)
 	}
 	auditShows(t, h, &viewer, "", "search.pinfl", "pinfl:31••••••••••23", "client.view")
+}
+
+// TestEveryViewAgesALoanOnItsPartnersClock: a sandbox partner's clock moved 140 days ahead
+// makes its loan overdue on that clock; the loans list's overdue filter, the CSV's
+// days_overdue and the report's PAR agree with the loan's page.
+func TestEveryViewAgesALoanOnItsPartnersClock(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	_, loan := e.issuedLoan(t)
+	clock, ctx := e.clock, context.Background()
+	if _, err := clock.Advance(ctx, e.pid, 140*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := clock.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	due, _, _ := loan.FirstUnpaidDue()
+	days := domain.DaysBetween(due, domain.BusinessDate(clock.Now(e.pid)))
+	if days < 100 {
+		t.Fatalf("the loan is %d days overdue on the partner's clock, want more than 100", days)
+	}
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	page := serve(h, &viewer, http.MethodGet, "/console/loans/"+loan.ID().String(), nil).Body.String()
+	if !strings.Contains(page, fmt.Sprintf("%d days overdue", days)) {
+		t.Fatalf("the loan's page does not say %d days overdue", days)
+	}
+	list := serve(h, &viewer, http.MethodGet, "/console/loans?overdue=1", nil).Body.String()
+	if !strings.Contains(list, loan.ID().String()) || !strings.Contains(list, fmt.Sprintf(`<span class="st bad">%d</span>`, days)) {
+		t.Errorf("the list of loans overdue at least a day lacks the loan, %d days overdue:\n%s", days, list)
+	}
+	csv := serve(h, &viewer, http.MethodGet, "/console/loans.csv?overdue=1", nil).Body.String()
+	if !strings.Contains(csv, loan.ID().String()) || !strings.Contains(csv, fmt.Sprintf(`"%d"`, days)) {
+		t.Errorf("the CSV does not say the loan is %d days overdue:\n%s", days, csv)
+	}
+	reports := serve(h, &viewer, http.MethodGet, "/console/reports", nil).Body.String()
+	if !strings.Contains(reports, "100.00 %") {
+		t.Errorf("the report's PAR is not 100 %% with the one loan overdue:\n%s", reports)
+	}
+}
+
+// TestTheDashboardAndMoneyByDaySpeakUzbek: the dashboard names kinds of object, and the
+// chart's bars their series and sums, in Uzbek; no raw identifier, no English, no ASCII okina.
+func TestTheDashboardAndMoneyByDaySpeakUzbek(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	e.issuedLoan(t)
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	dash := serveLang(h, &viewer, "/console/", "uz").Body.String()
+	if !strings.Contains(dash, `<span class="kind">Kredit</span>`) || strings.Contains(dash, `<span class="kind">loan</span>`) {
+		t.Errorf("the dashboard's counts do not name loans in Uzbek:\n%s", dash)
+	}
+	reports := serveLang(h, &viewer, "/console/reports", "uz").Body.String()
+	titles := regexp.MustCompile(`<title>([^<]*)</title>`).FindAllStringSubmatch(reports, -1)
+	if len(titles) < 3 {
+		t.Fatalf("the chart has %d bars", len(titles))
+	}
+	for _, m := range titles[1:] {
+		if strings.Contains(m[1], "issued") || strings.Contains(m[1], "so'm") || !strings.Contains(m[1], "soʻm") {
+			t.Errorf("a bar's title is not Uzbek: %q", m[1])
+		}
+	}
+}
+
+// TestEachListExportsItsOwnColumns: the repayments' CSV has each payment's channel, receipt,
+// split and recovery flag; the loans' CSV the principal outstanding and the overdue amounts,
+// and the client's name and phones for an officer but not a viewer; every amount is a plain
+// number of tiyin.
+func TestEachListExportsItsOwnColumns(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	_, loan := e.issuedLoan(t)
+	h, _ := e.console(t)
+	alice, bob := e.as(t, "ann", domain.RoleOfficer), e.as(t, "bob", domain.RoleOfficer)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	form := url.Values{"kind": {"MANUAL_REPAYMENT"}, "amount": {"1 234 567.89"}, "type": {"EARLY"}, "channel": {"CASH_DESK"},
+		"ref": {"KASSA-77"}, "reason": {"paid at the cash desk"}, "csrf": {alice.csrf}}
+	if rec := serve(h, &alice, http.MethodPost, "/console/loans/"+loan.ID().String()+"/propose", form); rec.Code != http.StatusSeeOther {
+		t.Fatalf("propose: %d %s", rec.Code, rec.Body.String())
+	}
+	props, err := store.NewProposalRepository(e.db).List(context.Background(), loan.ID(), 5)
+	if err != nil || len(props) != 1 {
+		t.Fatalf("%v %v", props, err)
+	}
+	if rec := serve(h, &bob, http.MethodPost, "/console/proposals/"+props[0].ID.String()+"/approve", url.Values{"csrf": {bob.csrf}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("approve: %d %s", rec.Code, rec.Body.String())
+	}
+	csv := serve(h, &viewer, http.MethodGet, "/console/repayments.csv?status=PAID", nil).Body.String()
+	lines := strings.Split(strings.TrimSuffix(csv, "\r\n"), "\r\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"channel","network","receipt","principal_tiyin","interest_tiyin","penalty_tiyin","recovery"`) {
+		t.Fatalf("the repayments' CSV:\n%s", csv)
+	}
+	if !strings.Contains(lines[1], `"123456789"`) || !strings.Contains(lines[1], `"EARLY","CASH_DESK","","KASSA-77","`) ||
+		!strings.HasSuffix(lines[1], `"false"`) {
+		t.Errorf("the repayment's line: %s", lines[1])
+	}
+	fields := strings.Split(strings.Trim(lines[1], `"`), `","`)
+	principal, _ := strconv.ParseInt(fields[len(fields)-4], 10, 64)
+	interest, _ := strconv.ParseInt(fields[len(fields)-3], 10, 64)
+	if principal <= 0 || principal+interest != 123_456_789 {
+		t.Errorf("the repayment's split: principal %d, interest %d", principal, interest)
+	}
+	for who, s := range map[string]*operatorSession{"viewer": &viewer, "officer": &alice} {
+		csv := serve(h, s, http.MethodGet, "/console/loans.csv", nil).Body.String()
+		lines := strings.Split(strings.TrimSuffix(csv, "\r\n"), "\r\n")
+		if len(lines) != 2 || !strings.Contains(lines[0], `"principal_outstanding_tiyin","overdue_principal_tiyin"`) ||
+			strings.Contains(csv, "so'm") || regexp.MustCompile(`"\d+ \d`).MatchString(csv) {
+			t.Fatalf("%s: the loans' CSV:\n%s", who, csv)
+		}
+		if want := fmt.Sprintf(`"%d"`, loan.Amount().Tiyin()-principal); !strings.Contains(lines[1], want) {
+			t.Errorf("%s: the loan's line lacks the principal outstanding %s: %s", who, want, lines[1])
+		}
+		withContacts := strings.Contains(lines[0], `"client_name","phone","backup_phone"`) && strings.Contains(lines[1], "KARIMOV AZIZ") &&
+			strings.Contains(lines[1], "998935550303")
+		if withContacts != (who == "officer") || (who == "viewer" && strings.Contains(csv, "KARIMOV")) {
+			t.Errorf("%s: the client's contacts shown %t:\n%s", who, withContacts, csv)
+		}
+	}
+}
+
+// TestARestructuringCapitalisingTheArrearsLeavesNothingOverdue (issue 47, 12): a loan 100 days
+// overdue on its partner's clock is previewed, proposed and approved as a longer term that
+// capitalises its arrears; the loan then has no overdue item, leaves its PAR bucket, and the
+// posting books the capitalised charges.
+func TestARestructuringCapitalisingTheArrearsLeavesNothingOverdue(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	_, loan := e.issuedLoan(t)
+	ctx := context.Background()
+	if _, err := e.clock.Advance(ctx, e.pid, 130*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.clock.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := e.console(t)
+	ann, bob := e.as(t, "ann", domain.RoleOfficer), e.as(t, "bob", domain.RoleOfficer)
+	path := "/console/loans/" + loan.ID().String()
+	expect(t, "the loan's page", serve(h, &ann, http.MethodGet, path, nil), http.StatusOK, "days overdue", `value="RESTRUCTURE_ARREARS"`,
+		"Longer term, arrears capitalised")
+	if !strings.Contains(serve(h, &ann, http.MethodGet, "/console/reports", nil).Body.String(), "PAR 1</b> 100.00 %") {
+		t.Fatal("the loan is not at risk before")
+	}
+	terms := url.Values{"kind": {"RESTRUCTURE_ARREARS"}, "months": {"6"}, "reason": {"income fell, letter 9"}}
+	expect(t, "the preview", serve(h, &ann, http.MethodGet, path+"/preview?"+terms.Encode(), nil), http.StatusOK,
+		"ARREARS_CAPITALISATION", "INTEREST_INCOME", "LOAN:"+loan.ID().String())
+	terms.Set("csrf", ann.csrf)
+	if rec := serve(h, &ann, http.MethodPost, path+"/propose", terms); rec.Code != http.StatusSeeOther {
+		t.Fatalf("propose: %d %s", rec.Code, rec.Body.String())
+	}
+	props, err := store.NewProposalRepository(e.db).List(ctx, loan.ID(), 5)
+	if err != nil || len(props) != 1 {
+		t.Fatalf("%v %v", props, err)
+	}
+	if rec := serve(h, &bob, http.MethodPost, "/console/proposals/"+props[0].ID.String()+"/approve", url.Values{"csrf": {bob.csrf}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("approve: %d %s", rec.Code, rec.Body.String())
+	}
+	page := expect(t, "the loan's page after", serve(h, &ann, http.MethodGet, path, nil), http.StatusOK, "ARREARS_CAPITALISATION")
+	if strings.Contains(page, "days overdue") || strings.Contains(page, `<span class="st bad">overdue`) {
+		t.Error("the loan is still overdue after its arrears were capitalised")
+	}
+	if reports := serve(h, &ann, http.MethodGet, "/console/reports", nil).Body.String(); !strings.Contains(reports, "PAR 1</b> 0.00 %") {
+		t.Error("the loan did not leave its PAR bucket")
+	}
+	if list := serve(h, &ann, http.MethodGet, "/console/loans?overdue=1", nil).Body.String(); strings.Contains(list, loan.ID().String()) {
+		t.Error("the loan is still listed as overdue")
+	}
+	if check, err := e.app.Operations.CheckLedger.Handle(ctx); err != nil || !check.OK() {
+		t.Errorf("the ledger check: %+v %v", check, err)
+	}
+	// The loan's account holds what the schedule shows outstanding: the capitalised charges in it.
+	after, err := e.loans.Get(ctx, loan.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos, _ := after.PositionAt(e.clock.Now(e.pid))
+	accounts, err := store.NewBackOffice(e.db).Accounts(ctx, loan.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, a := range accounts {
+		if a.Key == "LOAN:"+loan.ID().String() {
+			found = true
+			if a.Balance != pos.NotDuePrincipal+pos.OverduePrincipal || a.Balance <= loan.Amount().Tiyin() {
+				t.Errorf("the loan account holds %d, the schedule %d", a.Balance, pos.NotDuePrincipal+pos.OverduePrincipal)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no loan account among %+v", accounts)
+	}
 }

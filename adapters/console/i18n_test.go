@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -129,5 +130,41 @@ func TestEachLanguageRendersItsOwn(t *testing.T) {
 	}
 	if got := c.tr("uz", "Next {A} →", 50); got == "Next 50 →" || !regexp.MustCompile(`50`).MatchString(got) {
 		t.Errorf("Uzbek for Next {A} is %q", got)
+	}
+}
+
+// TestUzbekWritesTheOkinaAsOneLetter: the Uzbek catalogue writes oʻ and gʻ with the modifier
+// letter ʻ (U+02BB) alone, never with an ASCII apostrophe, a backtick or a quotation mark
+// (the sign of a glottal stop, ʼ U+02BC as in maʼlum, is another letter and stays).
+func TestUzbekWritesTheOkinaAsOneLetter(t *testing.T) {
+	b, err := os.ReadFile("locales/uz.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uz map[string]string
+	if err := json.Unmarshal(b, &uz); err != nil {
+		t.Fatal(err)
+	}
+	for id, text := range uz {
+		if i := strings.IndexAny(text, "'`‘’"); i >= 0 {
+			t.Errorf("uz %q: %q has %q at %d, not ʻ", id, text, []rune(text[i:])[0], i)
+		}
+	}
+}
+
+// TestTheDashboardAndChartSpeakTheLanguage: the kinds of object and proposal, and the chart's
+// bars, are named in each language, not by the store's identifiers.
+func TestTheDashboardAndChartSpeakTheLanguage(t *testing.T) {
+	c, err := newCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ lang, kind, want string }{
+		{"ru", "card_order", "Заказ карты"}, {"uz", "card_order", "Karta buyurtmasi"}, {"en", "card_order", "Card order"},
+		{"ru", "WRITE_OFF", "Списание займа"}, {"uz", "transfer", "Oʻtkazma"},
+	} {
+		if got := c.tr(tt.lang, objectName(tt.kind)); got != tt.want {
+			t.Errorf("%s %s: %q, want %q", tt.lang, tt.kind, got, tt.want)
+		}
 	}
 }

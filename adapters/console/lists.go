@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -189,15 +190,13 @@ func (c *Console) listCSV(kind string) http.HandlerFunc {
 			return
 		}
 		var bw *bufio.Writer
-		start := func() {
-			bw = startCSV(w, "tiyin-"+lists[kind].Path+".csv", "id", "partner", "status", "detail", "amount_tiyin", "amount_som", "at_tashkent", "days_overdue")
-		}
-		err = c.uc.Views.List.Export(r.Context(), session(r).Operator, q, strings.TrimSpace(r.URL.Query().Get("partner")), func(row ports.ListRow) error {
+		contacts := kind == ports.ListLoans && session(r).Operator.Role.Allows(domain.RoleOfficer)
+		start := func() { bw = startCSV(w, "tiyin-"+lists[kind].Path+".csv", csvHeader(kind, contacts)...) }
+		err = c.uc.Views.List.Export(r.Context(), session(r).Operator, q, strings.TrimSpace(r.URL.Query().Get("partner")), func(row application.ExportRow) error {
 			if bw == nil { // the first row: the answer is a CSV file from here on
 				start()
 			}
-			_, err := bw.WriteString(csvRow(row.ID.String(), row.Partner, row.Status, row.Detail, strconv.FormatInt(row.Amount, 10),
-				money(row.Amount), when(row.At), strconv.Itoa(row.DaysOverdue)))
+			_, err := bw.WriteString(csvRow(csvFields(kind, contacts, row)...))
 			return err
 		})
 		if bw == nil && err == nil { // no row: the header alone
@@ -214,6 +213,59 @@ func (c *Console) listCSV(kind string) http.HandlerFunc {
 			c.log.Warn("console: list CSV cut short", zap.String("list", kind), zap.Error(err))
 		}
 	}
+}
+
+// A list's CSV has the columns every list has, then its own. Amounts are whole tiyin (the
+// columns' names end in _tiyin), plain integers a spreadsheet reads as numbers, as in every
+// export of the console; times are Tashkent's.
+var listColumns = []string{"id", "partner", "status", "detail", "amount_tiyin", "at_tashkent"}
+
+// csvHeader is the header of kind's list; contacts adds a loan's client's name and phones.
+func csvHeader(kind string, contacts bool) []string {
+	h := slices.Clone(listColumns)
+	switch kind {
+	case ports.ListLoans:
+		h = append(h, "days_overdue", "principal_outstanding_tiyin", "overdue_principal_tiyin", "overdue_interest_tiyin",
+			"penalty_tiyin", "overdue_total_tiyin", "payoff_tiyin")
+		if contacts {
+			h = append(h, "client_name", "phone", "backup_phone")
+		}
+	case ports.ListRepayments:
+		h = append(h, "paid_at_tashkent", "payment_type", "channel", "network", "receipt", "principal_tiyin", "interest_tiyin",
+			"penalty_tiyin", "recovery")
+	}
+	return h
+}
+
+// csvFields is row's line of kind's list, in csvHeader's order.
+func csvFields(kind string, contacts bool, row application.ExportRow) []string {
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
+	f := []string{row.ID.String(), row.Partner, row.Status, row.Detail, n(row.Amount), when(row.At)}
+	switch kind {
+	case ports.ListLoans:
+		p := row.Position
+		f = append(f, strconv.Itoa(row.DaysOverdue), n(row.Outstanding), n(p.OverduePrincipal), n(p.OverdueInterest), n(p.Penalty),
+			n(p.Fine()), n(p.Payoff()))
+		if contacts {
+			c := row.Contact
+			if c == nil {
+				c = &ports.ListContact{}
+			}
+			f = append(f, c.Name, c.Phone, c.BackupPhone)
+		}
+	case ports.ListRepayments:
+		if p := row.Payment; p != nil {
+			network := ""
+			if p.Channel == domain.ChannelCard {
+				network = p.Network.String()
+			}
+			f = append(f, when(p.At), p.Type.String(), p.Channel.String(), network, p.DebitID, n(p.Principal), n(p.Interest),
+				n(p.Penalty), strconv.FormatBool(p.Recovery))
+		} else {
+			f = append(f, "", "", "", "", "", "", "", "", "")
+		}
+	}
+	return f
 }
 
 // startCSV begins a CSV answer: its headers, a byte order mark (so Excel reads UTF-8) and the

@@ -136,3 +136,42 @@ func TestExplainingABreakClosesItsProposedAcceptance(t *testing.T) {
 	expect(t, "the audit log", serve(h, &bob, http.MethodGet, "/console/audit?from=2026-01-01&to=2030-01-01", nil), http.StatusOK,
 		"break.explain", "proposal.supersede")
 }
+
+// TestABreakLeadsToItsObjectAndSearchFindsALoanByItsNumbers (issue 47, 9): a closing balance's
+// break links to its loan; the loan's demand account's number and its contract number each
+// find the loan and open its page.
+func TestABreakLeadsToItsObjectAndSearchFindsALoanByItsNumbers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	_, loan := e.issuedLoan(t)
+	ctx := context.Background()
+	if err := e.loans.Update(ctx, loan.ID(), func(l *domain.Loan) error { return l.AssignContract("2026000417", time.Now()) }); err != nil {
+		t.Fatal(err)
+	}
+	loan, _ = e.loans.Get(ctx, loan.ID())
+	h, _ := e.console(t)
+	viewer := e.as(t, "vic", domain.RoleViewer)
+	day := domain.BusinessDate(time.Now()).AddDate(0, 0, -1)
+	line := domain.BalanceLineID(loan.AccountNumber(), domain.LineDemand)
+	b := domain.Break{Kind: domain.BreakBalanceDiffers, LineID: line,
+		Ours:   &domain.StatementLine{ID: line, Kind: domain.LineDemand, Amount: 0, At: day, Status: domain.LineDone},
+		Theirs: &domain.StatementLine{ID: line, Kind: domain.LineDemand, Amount: 700, At: day, Status: domain.LineDone}}
+	if err := store.NewUnitOfWork(e.db).Do(ctx, func(ctx context.Context) error {
+		_, err := store.NewReconciliationRepository(e.db).Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: day,
+			Source: domain.SourceCoreBanking, At: time.Now()}, []domain.Break{b})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, "the reconciliation page", serve(h, &viewer, http.MethodGet, "/console/reconciliation", nil), http.StatusOK,
+		`<a href="/console/loans/`+loan.ID().String()+`" title="Loan"><code>`+line+`</code></a>`)
+	for _, q := range []string{loan.AccountNumber(), loan.ContractNumber()} {
+		if q == "" {
+			t.Fatal("the loan has no number to search by")
+		}
+		rec := serve(h, &viewer, http.MethodGet, "/console/search?q="+url.QueryEscape(q), nil)
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/console/loans/"+loan.ID().String() {
+			t.Errorf("searching %q: %d to %q, want the loan's page", q, rec.Code, rec.Header().Get("Location"))
+		}
+	}
+}

@@ -24,6 +24,7 @@ var funcs = template.FuncMap{
 	"bp":     func(v int64) string { return fmt.Sprintf("%d.%02d %%", v/100, v%100) },
 	"mask":   mask,
 	"status": statusClass,
+	"object": objectName,
 	"allows": func(s *application.ConsoleSession, role string) bool {
 		return s != nil && s.Operator.Role.Allows(domain.Role(role))
 	},
@@ -38,6 +39,28 @@ var funcs = template.FuncMap{
 		return proposalsView{List: list, Makers: makers, Breaks: breaks, Session: s, CSRF: csrf, Back: back}
 	},
 	"breaksLink": breaksLink,
+}
+
+// objectNames are the names the dashboard and search show for the kinds of object (the store
+// speaks of them by identifiers such as card_order).
+var objectNames = map[string]string{
+	"application": msg("Application"), "loan": msg("Loan"), "transfer": msg("Transfer"), "card_order": msg("Card order"),
+	"card": msg("Card"), "repayment": msg("Repayment request"), "request": msg("Request"),
+	// Proposals, by kind.
+	"MANUAL_REPAYMENT": msg("Manual repayment"), "WAIVE_PENALTY": msg("Penalty waiver"), "WAIVE_INTEREST": msg("Interest waiver"),
+	"WRITE_OFF": msg("Write-off"), "EXTEND_TERM": msg("Longer term"), "PAYMENT_HOLIDAY": msg("Payment holiday"),
+	"RESTRUCTURE_ARREARS": msg("Longer term, arrears capitalised"),
+	"RESOLVE_APPLICATION": msg("Application's outcome"), "RESOLVE_TRANSFER": msg("Transfer's outcome"),
+	"ACCEPT_BREAK": msg("Their side of a break"), "EXPLAIN_BREAK": msg("A break explained"), "REOPEN_BREAK": msg("A break reopened"),
+}
+
+// objectName is the message of a kind of object or proposal; the kind itself when there is none.
+func objectName(kind any) string {
+	k := fmt.Sprint(kind)
+	if n, ok := objectNames[k]; ok {
+		return n
+	}
+	return k
 }
 
 // proposalsView is the proposals table's data: it is shown on several pages. Makers and

@@ -141,6 +141,19 @@ SELECT * FROM (
 		return nil, interpretError(err, nil, nil)
 	}
 	if q.Text != "" && q.After == nil && len(out) < q.Limit {
+		// A loan by its contract number (the number clients and partners quote) or its demand
+		// account's number: the unique index on the one, loans_account_number on the other.
+		var loans []ports.SearchHit
+		err := g.Raw(`SELECT 'loan' AS kind, x.id, COALESCE(x.contract_number, 'no contract yet') || ' · ' || x.account_number AS label,
+  x.issued_at AS at, p.name AS partner, x.amount
+FROM loans x JOIN partners p ON p.id = x.partner_id WHERE x.contract_number IN (?, ?) OR x.account_number IN (?, ?) LIMIT ?`,
+			q.Text, q.Number, q.Text, q.Number, q.Limit-len(out)).Scan(&loans).Error
+		if err != nil {
+			return nil, interpretError(err, nil, nil)
+		}
+		out = append(out, loans...)
+	}
+	if q.Text != "" && q.After == nil && len(out) < q.Limit {
 		// A request id is the partner's envelope id, any text: its stored claim names the endpoint.
 		var reqs []struct {
 			PartnerID uuid.UUID

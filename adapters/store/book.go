@@ -21,8 +21,10 @@ import (
 // where penaltyPaid is followed, once operators waived anything, by ",penaltyWaived,
 // interestWaived" (a book stored before waivers existed has none: nothing waived);
 // the penalty log is its spans (from,days,daily,dailyFrac) joined by "|", an item is its
-// eight fields joined by commas, in the order of bookItemFields (Gone as 0 or 1), and a time is
-// its Unix nanoseconds (empty for the zero time).
+// eight fields joined by commas, in the order of bookItemFields (Gone as 0 or 1), and a ninth,
+// the interest and service operators waived on it, once they did (a b3 book stored before it
+// has none: what was waived counts as paid), and a time is its Unix nanoseconds (empty for the
+// zero time).
 //
 // Books stored before interest was owed once (b2, b1 and JSON) kept each item's interest fixed
 // in whole tiyin and the principal it accrued on; they are read by converting the fixed
@@ -75,6 +77,9 @@ func encodeBook(b *domain.BookState) string {
 			gone = '1'
 		}
 		buf = append(buf, ',', gone)
+		if it.WaivedCharges != 0 { // a ninth field, only where operators waived interest
+			buf = strconv.AppendInt(append(buf, ','), it.WaivedCharges, 10)
+		}
 	}
 	return string(buf)
 }
@@ -122,14 +127,17 @@ func decodeBook(s string, chargeRate int64) (*domain.BookState, error) {
 	b.Items = make([]domain.BookItem, len(parts)-header)
 	for i, p := range parts[header:] {
 		f := strings.Split(p, ",")
-		if len(f) != bookItemFields {
-			return nil, fmt.Errorf("book: item %d has %d fields, want %d", i, len(f), bookItemFields)
+		if len(f) != bookItemFields && len(f) != bookItemFields+1 {
+			return nil, fmt.Errorf("book: item %d has %d fields, want %d or %d", i, len(f), bookItemFields, bookItemFields+1)
 		}
 		if f[7] != "0" && f[7] != "1" {
 			return nil, fmt.Errorf("book: item %d: gone is %q, want 0 or 1", i, f[7])
 		}
 		b.Items[i] = domain.BookItem{PaymentDate: d.time(f[0]), PeriodDays: int(d.int(f[1])), Principal: d.int(f[2]),
 			PaidPrincipal: d.int(f[3]), PaidCharges: d.int(f[4]), Held: d.int(f[5]), AccrualFrom: d.time(f[6]), Gone: f[7] == "1"}
+		if len(f) > bookItemFields {
+			b.Items[i].WaivedCharges = d.int(f[8])
+		}
 	}
 	return b, d.err
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -135,11 +137,14 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 		if spec.due == "" {
 			return nil, fmt.Errorf("%w: only loans fall due", ports.ErrBadList)
 		}
-		g = g.Where("o.closed_at IS NULL AND "+spec.due+" >= ? AND "+spec.due+" <= ?", q.Today, q.Today.AddDate(0, 0, *q.DueWithinDays))
+		from, fromArgs := onToday("o.partner_id", spec.due+" >= ?", q.Today, 0)
+		to, toArgs := onToday("o.partner_id", spec.due+" <= ?", q.Today, *q.DueWithinDays)
+		g = g.Where("o.closed_at IS NULL").Where(from, fromArgs...).Where(to, toArgs...)
 	}
 	if q.MinDaysOverdue > 0 {
 		// Overdue by n days at today: the first unpaid item's date is n days before today or earlier.
-		g = g.Where("o.closed_at IS NULL AND "+spec.due+" <= ?", q.Today.AddDate(0, 0, -q.MinDaysOverdue))
+		overdue, args := onToday("o.partner_id", spec.due+" <= ?", q.Today, -q.MinDaysOverdue)
+		g = g.Where("o.closed_at IS NULL").Where(overdue, args...)
 	}
 	dir, cmp := "DESC", "<"
 	if q.Ascending {
@@ -152,7 +157,87 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 		}
 		g = g.Where("("+key+", o.id) "+cmp+" (?, ?)", after, a.ID)
 	}
-	return scanRows(g.Order(key+" "+dir+", o.id "+dir).Limit(q.Limit), q.Today)
+	rows, err := scanRows(g.Order(key+" "+dir+", o.id "+dir).Limit(q.Limit), q.Today)
+	if err != nil || !q.Wide || len(rows) == 0 {
+		return rows, err
+	}
+	return rows, b.widen(ctx, q, rows)
+}
+
+// widen reads the export's own columns of the rows of q (ListQuery.Wide): one statement for the
+// page's repayment requests, or one for its loans with their principal outstanding and, with
+// q.Contacts, their clients.
+func (b *BackOffice) widen(ctx context.Context, q ports.ListQuery, rows []ports.ListRow) error {
+	ids := make([]uuid.UUID, len(rows))
+	at := make(map[uuid.UUID]*ports.ListRow, len(rows))
+	for i := range rows {
+		ids[i], at[rows[i].ID] = rows[i].ID, &rows[i]
+	}
+	switch q.Kind {
+	case ports.ListRepayments:
+		var ms []repaymentModel
+		if err := b.db.conn(ctx).Where("id IN ? AND paid_at IS NOT NULL", ids).Find(&ms).Error; err != nil {
+			return interpretError(err, nil, nil)
+		}
+		for i := range ms {
+			p, err := ms[i].payment()
+			if err != nil {
+				return err
+			}
+			at[ms[i].ID].Payment = &p
+		}
+	case ports.ListLoans:
+		var ms []struct {
+			Loan          loanModel `gorm:"embedded"`
+			Outstanding   *int64
+			AppClientData string
+			AppPhone      string
+			AppBackup     *string
+		}
+		err := b.db.conn(ctx).Table("loans l").
+			Select("l.*, acc.balance AS outstanding, a.client_data AS app_client_data, a.phone AS app_phone, a.offer_backup_phone AS app_backup").
+			Joins("JOIN applications a ON a.id = l.application_id").
+			Joins("LEFT JOIN ledger_accounts acc ON acc.loan_id = l.id AND acc.kind = ?", domain.AccountLoan.String()).
+			Where("l.id IN ?", ids).Scan(&ms).Error
+		if err != nil {
+			return interpretError(err, nil, nil)
+		}
+		for _, m := range ms {
+			row := at[m.Loan.ID]
+			loan, err := m.Loan.toDomain()
+			if err != nil {
+				return err
+			}
+			row.Loan = loan
+			if m.Outstanding != nil {
+				row.Outstanding = *m.Outstanding
+			}
+			if q.Contacts {
+				if row.Contact, err = b.contact(m.Loan.ApplicationID, m.AppClientData, m.AppPhone, m.AppBackup); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// contact opens a loan's client's name and phones from its application's sealed columns.
+func (b *BackOffice) contact(applicationID uuid.UUID, clientData, phone string, backup *string) (*ports.ListContact, error) {
+	cd, err := b.db.openClientData(clientData, applicationID)
+	if err != nil {
+		return nil, err
+	}
+	c := &ports.ListContact{Name: cd.FullName()}
+	if c.Phone, err = b.db.openField(phone, "applications", "phone", applicationID); err != nil {
+		return nil, err
+	}
+	if backup != nil {
+		if c.BackupPhone, err = b.db.openField(*backup, "applications", "offer_backup_phone", applicationID); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // rows selects a list's rows of spec, each with its partner's name.
@@ -169,8 +254,8 @@ func (b *BackOffice) rows(ctx context.Context, spec listSpec) *gorm.DB {
 			spec.status, spec.detail, amount, spec.at, due))
 }
 
-// scanRows reads the rows g selects; a loan's days overdue are counted at today.
-func scanRows(g *gorm.DB, today time.Time) ([]ports.ListRow, error) {
+// scanRows reads the rows g selects; a loan's days overdue are counted at its partner's today.
+func scanRows(g *gorm.DB, today ports.Today) ([]ports.ListRow, error) {
 	var rows []listRow
 	if err := g.Scan(&rows).Error; err != nil {
 		return nil, interpretError(err, nil, nil)
@@ -179,8 +264,8 @@ func scanRows(g *gorm.DB, today time.Time) ([]ports.ListRow, error) {
 	for i, r := range rows {
 		out[i] = ports.ListRow{ID: r.ID, PartnerID: r.PartnerID, Partner: r.Partner, Status: r.Status, Detail: r.Detail,
 			Amount: r.Amount, At: r.At.UTC()}
-		if r.Due != nil && r.Status == "OPEN" && r.Due.UTC().Before(today) {
-			out[i].DaysOverdue = domain.DaysBetween(r.Due.UTC(), today)
+		if at := today.Of(r.PartnerID); r.Due != nil && r.Status == "OPEN" && r.Due.UTC().Before(at) {
+			out[i].DaysOverdue = domain.DaysBetween(r.Due.UTC(), at)
 		}
 	}
 	return out, nil
@@ -189,7 +274,7 @@ func scanRows(g *gorm.DB, today time.Time) ([]ports.ListRow, error) {
 // Client implements ports.BackOffice: a statement per part, each on an index (applications by
 // the PINFL's blind index, loans and transfers by application, repayment requests by loan,
 // issued cards by the PINFL's blind index, audit entries by object).
-func (b *BackOffice) Client(ctx context.Context, pinflIndex string, today time.Time, limit int) (ports.ClientRecord, error) {
+func (b *BackOffice) Client(ctx context.Context, pinflIndex string, today ports.Today, limit int) (ports.ClientRecord, error) {
 	var c ports.ClientRecord
 	newest := func(spec listSpec) string { return "o." + spec.at + " DESC, o.id DESC" }
 	part := func(kind, where string, arg any) ([]ports.ListRow, error) {
@@ -233,4 +318,32 @@ func (b *BackOffice) Client(ctx context.Context, pinflIndex string, today time.T
 		c.Audit = append(c.Audit, m.toEntry())
 	}
 	return c, nil
+}
+
+// onToday is SQL true where cond holds at partnerColumn's partner's business date moved by
+// days: cond compares with one placeholder, which each partner of today.Ahead fills with its
+// own date and every other partner with today.Date. Outside the sandbox it is cond alone.
+func onToday(partnerColumn, cond string, today ports.Today, days int) (string, []any) {
+	if len(today.Ahead) == 0 {
+		return cond, []any{today.Date.AddDate(0, 0, days)}
+	}
+	ids := make([]uuid.UUID, 0, len(today.Ahead))
+	for p := range today.Ahead {
+		ids = append(ids, p)
+	}
+	slices.SortFunc(ids, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
+	var sql strings.Builder
+	args := make([]any, 0, 3*len(ids)+1)
+	sql.WriteString("((")
+	for _, p := range ids {
+		sql.WriteString(partnerColumn + " <> ? AND ")
+		args = append(args, p)
+	}
+	sql.WriteString(cond + ")")
+	args = append(args, today.Date.AddDate(0, 0, days))
+	for _, p := range ids {
+		sql.WriteString(" OR (" + partnerColumn + " = ? AND " + cond + ")")
+		args = append(args, p, today.Ahead[p].AddDate(0, 0, days))
+	}
+	return sql.String() + ")", args
 }

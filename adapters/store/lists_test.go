@@ -150,7 +150,7 @@ func TestConsoleLists(t *testing.T) {
 			{9, want(loans, func(m made) bool { return !m.closed }, newest)},
 			{11, nil},
 		} {
-			rows, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, MinDaysOverdue: tt.days, Today: today, Limit: 100})
+			rows, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, MinDaysOverdue: tt.days, Today: ports.Today{Date: today}, Limit: 100})
 			if err != nil || !slices.Equal(ids(rows), tt.want) {
 				t.Errorf("overdue %d days or more: %v %v, want %v", tt.days, ids(rows), err, tt.want)
 			}
@@ -169,7 +169,7 @@ func TestConsoleLists(t *testing.T) {
 		if n, err := s.db.BackfillFirstUnpaidDue(ctx); err != nil || n != len(want(loans, func(m made) bool { return !m.closed }, newest)) {
 			t.Fatalf("the backfill set %d: %v", n, err)
 		}
-		if rows, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, MinDaysOverdue: 9, Today: today, Limit: 100}); err != nil ||
+		if rows, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, MinDaysOverdue: 9, Today: ports.Today{Date: today}, Limit: 100}); err != nil ||
 			!slices.Equal(ids(rows), want(loans, func(m made) bool { return !m.closed }, newest)) {
 			t.Fatalf("after the backfill: %v %v", ids(rows), err)
 		}
@@ -286,7 +286,7 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 		s.fundedLoanOf(t, other, 7_000_000, time.Time{})
 		s.fundedLoanOf(t, other, 1_000_000, t0.Add(time.Hour))
 		due, _, _ := first.FirstUnpaidDue()
-		rows, err := s.back.Portfolio(ctx, due.AddDate(0, 0, 45)) // every open loan 45 days overdue
+		rows, err := s.back.Portfolio(ctx, ports.Today{Date: due.AddDate(0, 0, 45)}) // every open loan 45 days overdue
 		if err != nil || len(rows) != 2 {
 			t.Fatalf("%+v %v", rows, err)
 		}
@@ -299,10 +299,10 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 		if !reflect.DeepEqual(rows, want) {
 			t.Fatalf("45 days overdue:\n got %+v\nwant %+v", rows, want)
 		}
-		if rows, _ = s.back.Portfolio(ctx, due); rows[0].Count[ports.AgingCurrent] != 2 || rows[1].Principal[ports.AgingCurrent] != 7_000_000 {
+		if rows, _ = s.back.Portfolio(ctx, ports.Today{Date: due}); rows[0].Count[ports.AgingCurrent] != 2 || rows[1].Principal[ports.AgingCurrent] != 7_000_000 {
 			t.Fatalf("on the first due date nothing is overdue: %+v", rows)
 		}
-		if rows, _ = s.back.Portfolio(ctx, due.AddDate(0, 0, 91)); rows[0].Principal[ports.AgingOver90] != 8_000_000 {
+		if rows, _ = s.back.Portfolio(ctx, ports.Today{Date: due.AddDate(0, 0, 91)}); rows[0].Principal[ports.AgingOver90] != 8_000_000 {
 			t.Fatalf("91 days later: %+v", rows)
 		}
 		// Collections: the three open loans fall due on due; the closed one never.
@@ -316,7 +316,7 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 			{"seven days before", due.AddDate(0, 0, -7), false, false},
 			{"the day after (overdue)", due.AddDate(0, 0, 1), false, false},
 		} {
-			today, week, err := s.back.Collections(ctx, tt.today)
+			today, week, err := s.back.Collections(ctx, ports.Today{Date: tt.today})
 			wantN := func(b bool) int {
 				if b {
 					return 3
@@ -329,7 +329,7 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 			}
 			zero, six := 0, 6
 			for _, within := range []*int{&zero, &six} {
-				list, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, DueWithinDays: within, Today: tt.today, Limit: 10})
+				list, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, DueWithinDays: within, Today: ports.Today{Date: tt.today}, Limit: 10})
 				want := tt.wk3
 				if *within == 0 {
 					want = tt.today3
@@ -338,6 +338,64 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 					t.Errorf("%s, due within %d days: %d loans, %v", tt.name, *within, len(list), err)
 				}
 			}
+		}
+	})
+}
+
+// TestEachPartnersLoansAreAgedOnItsOwnClock: with one partner's sandbox clock ahead, a view
+// across partners counts that partner's loans at its own date and every other at the system's.
+func TestEachPartnersLoansAreAgedOnItsOwnClock(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		other := s.newPartner(t, "other")
+		mine := s.fundedLoanOf(t, s.partner, 3_000_000, time.Time{})
+		ahead := s.fundedLoanOf(t, other, 7_000_000, time.Time{})
+		due, _, _ := mine.FirstUnpaidDue()
+		today := ports.Today{Date: due, Ahead: map[uuid.UUID]time.Time{other.ID: due.AddDate(0, 0, 105)}}
+		rows, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, MinDaysOverdue: 1, Today: today, Limit: 10})
+		if err != nil || len(rows) != 1 || rows[0].ID != ahead.ID() || rows[0].DaysOverdue != 105 {
+			t.Fatalf("overdue at least a day: %+v %v, want the other partner's loan, 105 days", rows, err)
+		}
+		all, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, Today: today, Limit: 10})
+		if err != nil || len(all) != 2 {
+			t.Fatalf("every loan: %+v %v", all, err)
+		}
+		for _, r := range all {
+			if want := map[uuid.UUID]int{mine.ID(): 0, ahead.ID(): 105}[r.ID]; r.DaysOverdue != want {
+				t.Errorf("loan %s: %d days overdue, want %d", r.ID, r.DaysOverdue, want)
+			}
+		}
+		p, err := s.back.Portfolio(ctx, today)
+		want := []ports.PortfolioRow{
+			{Partner: "acme", Open: 1, Outstanding: 3_000_000, Count: [ports.AgingBuckets]int{1, 0, 0, 0, 0},
+				Principal: [ports.AgingBuckets]int64{3_000_000, 0, 0, 0, 0}},
+			{Partner: "other", Open: 1, Outstanding: 7_000_000, Count: [ports.AgingBuckets]int{0, 0, 0, 0, 1},
+				Principal: [ports.AgingBuckets]int64{0, 0, 0, 0, 7_000_000}},
+		}
+		if err != nil || !reflect.DeepEqual(p, want) {
+			t.Fatalf("the portfolio:\n got %+v\nwant %+v (%v)", p, want, err)
+		}
+		dueToday, week, err := s.back.Collections(ctx, today)
+		if err != nil || dueToday.Loans != 1 || dueToday.Principal != 3_000_000 || week.Loans != 1 {
+			t.Fatalf("due today %+v, this week %+v, %v: want acme's loan alone", dueToday, week, err)
+		}
+		wide, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, Today: today, Limit: 10, Wide: true, Contacts: true})
+		if err != nil || len(wide) != 2 {
+			t.Fatalf("a wide list: %+v %v", wide, err)
+		}
+		for _, r := range wide {
+			if r.Loan == nil || r.Loan.ID() != r.ID || r.Outstanding != r.Amount || r.Contact == nil || r.Contact.Name == "" || r.Contact.Phone == "" {
+				t.Errorf("a wide row: %+v %+v", r, r.Contact)
+			}
+		}
+		if narrow, _ := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, Today: today, Limit: 10, Wide: true}); narrow[0].Contact != nil {
+			t.Error("contacts not asked for, yet read")
+		}
+		zero := 0
+		if rows, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, DueWithinDays: &zero, Today: today, Limit: 10}); err != nil ||
+			len(rows) != 1 || rows[0].ID != mine.ID() {
+			t.Fatalf("due today: %+v %v", rows, err)
 		}
 	})
 }
@@ -396,7 +454,7 @@ func TestAClientIsFoundAcrossPartnersByTheirPINFL(t *testing.T) {
 		index := hex.EncodeToString(s.db.Sealer.Blind("pinfl", "31234567890123")[0])
 		check := func(when string) {
 			t.Helper()
-			c, err := s.back.Client(ctx, index, t0, 50)
+			c, err := s.back.Client(ctx, index, ports.Today{Date: t0}, 50)
 			if err != nil || len(c.Applications) != 2 || len(c.Loans) != 1 || c.Loans[0].ID != l.ID() {
 				t.Fatalf("%s: %+v %v", when, c, err)
 			}
@@ -414,7 +472,7 @@ func TestAClientIsFoundAcrossPartnersByTheirPINFL(t *testing.T) {
 			t.Fatalf("the backfill indexed %d: %v", n, err)
 		}
 		check("after the backfill")
-		if c, err := s.back.Client(ctx, hex.EncodeToString(make([]byte, 32)), t0, 50); err != nil || len(c.Applications) != 0 {
+		if c, err := s.back.Client(ctx, hex.EncodeToString(make([]byte, 32)), ports.Today{Date: t0}, 50); err != nil || len(c.Applications) != 0 {
 			t.Fatalf("nobody's index: %+v %v", c, err)
 		}
 	})

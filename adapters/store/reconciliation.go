@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -407,4 +408,97 @@ func (r *ReconciliationRepository) balanceBreaks(ctx context.Context, run reconc
 		}
 	}
 	return out, nil
+}
+
+// Trace implements ports.ReconciliationRepository: at most one statement per kind of line, on
+// the transfers' key, repayments_debit_key and loans_account_number.
+func (r *ReconciliationRepository) Trace(ctx context.Context, breaks []ports.BreakRecord) (map[uuid.UUID]ports.LineObject, error) {
+	var transfers []uuid.UUID
+	var debits, networks, accounts []string
+	for _, b := range breaks {
+		switch kind := breakLineKind(b); kind {
+		case domain.LineCredit:
+			if id, ok := domain.TransferOfLine(b.LineID); ok {
+				transfers = append(transfers, id)
+			}
+		case domain.LineDebit:
+			debits, networks = append(debits, b.LineID), append(networks, b.Source)
+		case domain.LineDemand, domain.LineLoan:
+			if account, ok := strings.CutSuffix(b.LineID, ":"+string(kind)); ok {
+				accounts = append(accounts, account)
+			}
+		}
+	}
+	type found struct {
+		ID, PartnerID, LoanID uuid.UUID
+		Key, Network          string
+		Account, Contract     string
+	}
+	read := func(sql string, args ...any) ([]found, error) {
+		var rows []found
+		err := r.db.conn(ctx).Raw(sql, args...).Scan(&rows).Error
+		return rows, interpretError(err, nil, nil)
+	}
+	const loanColumns = "l.account_number AS account, COALESCE(l.contract_number, '') AS contract"
+	byTransfer, byDebit, byAccount := map[uuid.UUID]found{}, map[string]found{}, map[string]found{}
+	if len(transfers) > 0 {
+		rows, err := read("SELECT t.id, t.partner_id, t.loan_id, "+loanColumns+" FROM transfers t JOIN loans l ON l.id = t.loan_id WHERE t.id IN ?", transfers)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range rows {
+			byTransfer[f.ID] = f
+		}
+	}
+	if len(debits) > 0 {
+		rows, err := read("SELECT x.id, x.partner_id, x.loan_id, x.debit_id AS key, x.network, "+loanColumns+
+			" FROM repayments x JOIN loans l ON l.id = x.loan_id WHERE x.network IN ? AND x.debit_id IN ?", networks, debits)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range rows {
+			byDebit[f.Network+"\x00"+f.Key] = f
+		}
+	}
+	if len(accounts) > 0 {
+		rows, err := read("SELECT l.id, l.partner_id, l.id AS loan_id, "+loanColumns+" FROM loans l WHERE l.account_number IN ?", accounts)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range rows {
+			byAccount[f.Account] = f
+		}
+	}
+	out := make(map[uuid.UUID]ports.LineObject, len(breaks))
+	put := func(b ports.BreakRecord, kind string, f found, ok bool) {
+		if ok {
+			out[b.ID] = ports.LineObject{Kind: kind, ID: f.ID, PartnerID: f.PartnerID, LoanID: f.LoanID, Account: f.Account, Contract: f.Contract}
+		}
+	}
+	for _, b := range breaks {
+		switch kind := breakLineKind(b); kind {
+		case domain.LineCredit:
+			id, _ := domain.TransferOfLine(b.LineID)
+			f, ok := byTransfer[id]
+			put(b, "transfer", f, ok)
+		case domain.LineDebit:
+			f, ok := byDebit[b.Source+"\x00"+b.LineID]
+			put(b, "repayment", f, ok)
+		case domain.LineDemand, domain.LineLoan:
+			f, ok := byAccount[strings.TrimSuffix(b.LineID, ":"+string(kind))]
+			put(b, "loan", f, ok)
+		}
+	}
+	return out, nil
+}
+
+// breakLineKind is the kind of the line a break is about, on whichever side has it.
+func breakLineKind(b ports.BreakRecord) domain.LineKind {
+	if b.Ours != nil {
+		return b.Ours.Kind
+	}
+	if b.Theirs != nil {
+		return b.Theirs.Kind
+	}
+	return ""
 }

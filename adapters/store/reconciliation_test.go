@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -286,6 +287,77 @@ func TestBreaksFoundByNodesAtOnceAreRecordedOnce(t *testing.T) {
 		got, err := rec.Breaks(ctx, ports.BreakQuery{Day: day, Limit: 1000})
 		if err != nil || total != len(breaks) || len(got) != len(breaks) {
 			t.Fatalf("%d nodes added %v (%d in all) and %d are kept (%v), want %d", nodes, added, total, len(got), err, len(breaks))
+		}
+	})
+}
+
+// TestBreakLinesAreTracedToTheirObjects: a credit's line leads to its transfer, a card debit's
+// (by network and debit id) to its repayment request, a closing balance's (by the demand
+// account's number) to its loan; a debit tiyin never made leads nowhere.
+func TestBreakLinesAreTracedToTheirObjects(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		rec := store.NewReconciliationRepository(s.db)
+		l := s.fundedLoan(t, 1_000_000)
+		tr := domain.NewTransfer(domain.NewTransferParams{ID: uuid.New(), PartnerID: s.partner.ID, ApplicationID: l.ApplicationID(),
+			LoanID: l.ID(), ExternalID: uuid.New(), MaskedPAN: "860012******9012", Network: domain.NetworkUzcard, CardHolder: "AZIZ KARIMOV",
+			Amount: 100, CreditToken: "CT", Now: t0})
+		if err := s.transfers.Create(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+		r := s.check(t, l.ID())
+		if err := s.pay(r.ID(), 5_000, "DBT-7"); err != nil {
+			t.Fatal(err)
+		}
+		line := func(id string, kind domain.LineKind) *domain.StatementLine {
+			return &domain.StatementLine{ID: id, Kind: kind, Amount: 1, At: t0, Status: domain.LineDone}
+		}
+		credit, debit, balance, stranger := uuid.New(), uuid.New(), uuid.New(), uuid.New()
+		account := domain.BalanceLineID(l.AccountNumber(), domain.LineDemand)
+		breaks := []ports.BreakRecord{
+			{ID: credit, Source: "UZCARD", Break: domain.Break{Kind: domain.BreakMissingAtNetwork, LineID: domain.CreditLineID(tr.ID()),
+				Ours: line(domain.CreditLineID(tr.ID()), domain.LineCredit)}},
+			{ID: debit, Source: "UZCARD", Break: domain.Break{Kind: domain.BreakAmountDiffers, LineID: "DBT-7",
+				Ours: line("DBT-7", domain.LineDebit), Theirs: line("DBT-7", domain.LineDebit)}},
+			{ID: balance, Source: domain.SourceCoreBanking, Break: domain.Break{Kind: domain.BreakBalanceDiffers, LineID: account,
+				Ours: line(account, domain.LineDemand), Theirs: line(account, domain.LineDemand)}},
+			{ID: stranger, Source: "UZCARD", Break: domain.Break{Kind: domain.BreakMissingInTiyin, LineID: "DBT-9",
+				Theirs: line("DBT-9", domain.LineDebit)}},
+		}
+		got, err := rec.Trace(ctx, breaks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[uuid.UUID]ports.LineObject{
+			credit:  {Kind: "transfer", ID: tr.ID(), PartnerID: s.partner.ID, LoanID: l.ID(), Account: l.AccountNumber(), Contract: l.ContractNumber()},
+			debit:   {Kind: "repayment", ID: r.ID(), PartnerID: s.partner.ID, LoanID: l.ID(), Account: l.AccountNumber(), Contract: l.ContractNumber()},
+			balance: {Kind: "loan", ID: l.ID(), PartnerID: s.partner.ID, LoanID: l.ID(), Account: l.AccountNumber(), Contract: l.ContractNumber()},
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("traced:\n got %+v\nwant %+v", got, want)
+		}
+	})
+}
+
+// TestALoanIsFoundByItsNumbers: by its contract number (loanId, the number clients quote) and
+// by its demand account's number, as typed or without its spaces.
+func TestALoanIsFoundByItsNumbers(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		l := s.fundedLoan(t, 1_000_000)
+		for _, q := range []ports.SearchQuery{
+			{Text: l.ContractNumber(), Number: l.ContractNumber(), Limit: 10},
+			{Text: "2020 8000 0000 0000 0001", Number: l.AccountNumber(), Limit: 10},
+		} {
+			hits, err := s.back.Search(ctx, q)
+			if err != nil || len(hits) != 1 || hits[0].Kind != "loan" || hits[0].ID != l.ID() || hits[0].Amount != 1_000_000 {
+				t.Errorf("%q: %+v %v, want the loan", q.Text, hits, err)
+			}
+		}
+		if hits, err := s.back.Search(ctx, ports.SearchQuery{Text: "20208000999999999999", Number: "20208000999999999999", Limit: 10}); err != nil || len(hits) != 0 {
+			t.Errorf("no such account: %+v %v", hits, err)
 		}
 	})
 }

@@ -19,18 +19,25 @@ type portfolioRow struct {
 
 // Portfolio implements ports.BackOffice: one statement over the loans, their loan accounts
 // (the principal outstanding) and their first unpaid due dates (how overdue).
-func (b *BackOffice) Portfolio(ctx context.Context, today time.Time) ([]ports.PortfolioRow, error) {
-	d30, d60, d90 := today.AddDate(0, 0, -30), today.AddDate(0, 0, -60), today.AddDate(0, 0, -90)
+func (b *BackOffice) Portfolio(ctx context.Context, today ports.Today) ([]ports.PortfolioRow, error) {
+	// Each loan is aged at its partner's today.
+	var args []any
+	since := func(days int) string {
+		sql, a := onToday("l.partner_id", "l.first_unpaid_due >= ?", today, -days)
+		args = append(args, a...)
+		return sql
+	}
+	current, d30, d60, d90 := since(0), since(30), since(60), since(90)
 	var rows []portfolioRow
 	err := b.db.conn(ctx).Raw(`
 WITH l AS (
   SELECT l.partner_id, l.closed_at IS NULL AND l.written_off_at IS NULL AS is_open,
     l.closed_at IS NOT NULL AS is_closed, COALESCE(a.balance, 0) AS principal, COALESCE(w.balance, 0) AS written_off,
     CASE WHEN l.closed_at IS NOT NULL OR l.written_off_at IS NOT NULL THEN -1
-         WHEN l.first_unpaid_due IS NULL OR l.first_unpaid_due >= ? THEN 0
-         WHEN l.first_unpaid_due >= ? THEN 1
-         WHEN l.first_unpaid_due >= ? THEN 2
-         WHEN l.first_unpaid_due >= ? THEN 3
+         WHEN l.first_unpaid_due IS NULL OR `+current+` THEN 0
+         WHEN `+d30+` THEN 1
+         WHEN `+d60+` THEN 2
+         WHEN `+d90+` THEN 3
          ELSE 4 END AS bucket
   FROM loans l LEFT JOIN ledger_accounts a ON a.loan_id = l.id AND a.kind = 'LOAN'
   LEFT JOIN ledger_accounts w ON w.loan_id = l.id AND w.kind = 'WRITTEN_OFF')
@@ -44,7 +51,7 @@ SELECT p.name AS partner,
   SUM(CASE WHEN l.bucket = 3 THEN 1 ELSE 0 END) AS n3, SUM(CASE WHEN l.bucket = 3 THEN l.principal ELSE 0 END) AS p3,
   SUM(CASE WHEN l.bucket = 4 THEN 1 ELSE 0 END) AS n4, SUM(CASE WHEN l.bucket = 4 THEN l.principal ELSE 0 END) AS p4
 FROM l JOIN partners p ON p.id = l.partner_id
-GROUP BY p.name ORDER BY p.name`, today, d30, d60, d90).Scan(&rows).Error
+GROUP BY p.name ORDER BY p.name`, args...).Scan(&rows).Error
 	if err != nil {
 		return nil, interpretError(err, nil, nil)
 	}
@@ -115,18 +122,25 @@ func (b *BackOffice) Daily(ctx context.Context, from, to time.Time) ([]ports.Dai
 
 // Collections implements ports.BackOffice: one statement on the open loans' first unpaid due
 // dates (their partial index) and their loan accounts.
-func (b *BackOffice) Collections(ctx context.Context, today time.Time) (dueToday, dueThisWeek ports.Collection, err error) {
+func (b *BackOffice) Collections(ctx context.Context, today ports.Today) (dueToday, dueThisWeek ports.Collection, err error) {
 	var r struct {
 		TodayN, WeekN     int
 		TodaySum, WeekSum int64
 	}
+	// Each loan falls due at its partner's today.
+	var args []any
+	at := func(cond string, days int) string {
+		sql, a := onToday("l.partner_id", cond, today, days)
+		args = append(args, a...)
+		return sql
+	}
 	err = b.db.conn(ctx).Raw(`
-SELECT COALESCE(SUM(CASE WHEN l.first_unpaid_due = ? THEN 1 ELSE 0 END), 0) AS today_n,
-  COALESCE(SUM(CASE WHEN l.first_unpaid_due = ? THEN COALESCE(a.balance, 0) ELSE 0 END), 0) AS today_sum,
+SELECT COALESCE(SUM(CASE WHEN `+at("l.first_unpaid_due = ?", 0)+` THEN 1 ELSE 0 END), 0) AS today_n,
+  COALESCE(SUM(CASE WHEN `+at("l.first_unpaid_due = ?", 0)+` THEN COALESCE(a.balance, 0) ELSE 0 END), 0) AS today_sum,
   COUNT(*) AS week_n, COALESCE(SUM(COALESCE(a.balance, 0)), 0) AS week_sum
 FROM loans l LEFT JOIN ledger_accounts a ON a.loan_id = l.id AND a.kind = 'LOAN'
-WHERE l.closed_at IS NULL AND l.first_unpaid_due >= ? AND l.first_unpaid_due <= ?`,
-		today, today, today, today.AddDate(0, 0, 6)).Scan(&r).Error
+WHERE l.closed_at IS NULL AND `+at("l.first_unpaid_due >= ?", 0)+` AND `+at("l.first_unpaid_due <= ?", 6),
+		args...).Scan(&r).Error
 	if err != nil {
 		return ports.Collection{}, ports.Collection{}, interpretError(err, nil, nil)
 	}

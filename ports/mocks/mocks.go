@@ -1985,7 +1985,7 @@ func (mr *MockBackOfficeMockRecorder) Accounts(ctx, loanID any) *gomock.Call {
 }
 
 // Client mocks base method.
-func (m *MockBackOffice) Client(ctx context.Context, pinflIndex string, today time.Time, limit int) (ports.ClientRecord, error) {
+func (m *MockBackOffice) Client(ctx context.Context, pinflIndex string, today ports.Today, limit int) (ports.ClientRecord, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "Client", ctx, pinflIndex, today, limit)
 	ret0, _ := ret[0].(ports.ClientRecord)
@@ -2000,7 +2000,7 @@ func (mr *MockBackOfficeMockRecorder) Client(ctx, pinflIndex, today, limit any) 
 }
 
 // Collections mocks base method.
-func (m *MockBackOffice) Collections(ctx context.Context, today time.Time) (ports.Collection, ports.Collection, error) {
+func (m *MockBackOffice) Collections(ctx context.Context, today ports.Today) (ports.Collection, ports.Collection, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "Collections", ctx, today)
 	ret0, _ := ret[0].(ports.Collection)
@@ -2106,7 +2106,7 @@ func (mr *MockBackOfficeMockRecorder) NeedsAttention(ctx, q any) *gomock.Call {
 }
 
 // Portfolio mocks base method.
-func (m *MockBackOffice) Portfolio(ctx context.Context, today time.Time) ([]ports.PortfolioRow, error) {
+func (m *MockBackOffice) Portfolio(ctx context.Context, today ports.Today) ([]ports.PortfolioRow, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "Portfolio", ctx, today)
 	ret0, _ := ret[0].([]ports.PortfolioRow)
@@ -2334,6 +2334,21 @@ func (m *MockReconciliationRepository) Standing(ctx context.Context, day time.Ti
 func (mr *MockReconciliationRepositoryMockRecorder) Standing(ctx, day, source any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Standing", reflect.TypeOf((*MockReconciliationRepository)(nil).Standing), ctx, day, source)
+}
+
+// Trace mocks base method.
+func (m *MockReconciliationRepository) Trace(ctx context.Context, breaks []ports.BreakRecord) (map[uuid.UUID]ports.LineObject, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Trace", ctx, breaks)
+	ret0, _ := ret[0].(map[uuid.UUID]ports.LineObject)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Trace indicates an expected call of Trace.
+func (mr *MockReconciliationRepositoryMockRecorder) Trace(ctx, breaks any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Trace", reflect.TypeOf((*MockReconciliationRepository)(nil).Trace), ctx, breaks)
 }
 
 // MockBooksRepository is a mock of BooksRepository interface.
