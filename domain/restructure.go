@@ -182,6 +182,9 @@ func (l *Loan) RestructureArrears(postingID uuid.UUID, now time.Time, months int
 	if err != nil {
 		return Capitalised{}, nil, err
 	}
+	if posting, err = l.capitalisationOnBooks(postingID, now, c, posting); err != nil {
+		return Capitalised{}, nil, err
+	}
 	l.book, l.monthPeriod = trial, len(trial.Items)
 	// Told to the partner as a longer term (the partner's event keeps its actions): its
 	// schedule shows the principal laid out again, the capitalised arrears in it.
@@ -245,6 +248,45 @@ func ArrearsCapitalisation(postingID, loanID uuid.UUID, now time.Time, c Capital
 	}
 	p, err := NewPosting(postingID, PostingArrearsCapitalisation, loanID, now, entries...)
 	return &p, err
+}
+
+// capitalisationOnBooks is the capitalisation of a loan that keeps accrual books: its charges
+// were income as they accrued, so the new principal settles their receivables (the memo of a
+// loan in non-accrual, where they become income), and the overdue principal laid out again goes
+// back from OVERDUE_PRINCIPAL to LOAN: the cash-basis posting routed as a repayment's credits
+// are (BooksState.Repayment), the principal as credited and lent again. posting is the
+// cash-basis one (nil: no charges); a loan without books keeps it.
+func (l *Loan) capitalisationOnBooks(postingID uuid.UUID, now time.Time, c Capitalised, posting *Posting) (*Posting, error) {
+	if l.books == nil || (posting == nil && c.Principal == 0) {
+		return posting, nil
+	}
+	loan := LoanAccount(AccountLoan, l.id)
+	cash := []Entry{{Account: loan, Debit: c.Principal}, {Account: loan, Credit: c.Principal}}
+	if posting != nil {
+		cash = append(cash, posting.Entries...)
+	}
+	st, entries := l.books.Repayment(l.id, cash)
+	var debit int64
+	out := entries[:0:0]
+	for _, e := range entries { // one debit of LOAN: what it lends again, less what stayed in it
+		if e.Account == loan {
+			debit += e.Debit - e.Credit
+			continue
+		}
+		out = append(out, e)
+	}
+	if debit > 0 {
+		out = append([]Entry{{Account: loan, Debit: debit}}, out...)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	p, err := NewPosting(postingID, PostingArrearsCapitalisation, l.id, now, out...)
+	if err != nil {
+		return nil, err
+	}
+	l.books = &st
+	return &p, nil
 }
 
 // PostingArrearsCapitalisation books a restructuring's capitalised arrears (ArrearsCapitalisation).

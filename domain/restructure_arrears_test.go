@@ -127,3 +127,48 @@ func TestWaivedInterestIsShownApartFromPaid(t *testing.T) {
 		}
 	}
 }
+
+// TestACapitalisationOnAccrualBooksSettlesTheReceivables: on a loan that keeps accrual books,
+// the arrears' charges were income as they accrued, so capitalising them credits their
+// receivables, not income again, and the overdue principal goes back to LOAN.
+func TestACapitalisationOnAccrualBooksSettlesTheReceivables(t *testing.T) {
+	t.Parallel()
+	loan := goldenLoan()
+	if _, err := loan.CloseBooks(date("2026-01-31"), date("2026-03-09"), domain.DefaultBooksRules()); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := loan.Books()
+	if before.OverduePrincipal != 74_923_255 || before.InterestReceivable < 21_479_452 {
+		t.Fatalf("books before: %+v", before)
+	}
+	got, posting, err := loan.RestructureArrears(uuid.New(), at("2026-03-10"), 3)
+	if err != nil || posting == nil {
+		t.Fatalf("restructure: %v (posting %v)", err, posting)
+	}
+	sides := map[string]int64{}
+	for _, e := range posting.Entries {
+		sides[e.Account.Kind.String()] += e.Debit - e.Credit
+	}
+	want := map[string]int64{
+		"LOAN":                got.Principal + got.Charges(),
+		"OVERDUE_PRINCIPAL":   -got.Principal,
+		"INTEREST_RECEIVABLE": -got.Interest,
+	}
+	for k, v := range want {
+		if sides[k] != v {
+			t.Errorf("%s: %d, want %d (posting %+v)", k, sides[k], v, posting.Entries)
+		}
+	}
+	if sides["INTEREST_INCOME"] != 0 {
+		t.Errorf("interest income credited again: %d", sides["INTEREST_INCOME"])
+	}
+	// The penalty: its receivable through the last close, the day's own is income at once.
+	if sides["PENALTY_RECEIVABLE"]+sides["PENALTY_INCOME"] != -got.Penalty || sides["PENALTY_RECEIVABLE"] != -before.PenaltyReceivable {
+		t.Errorf("penalty: receivable %d, income %d; capitalised %d, receivable before %d",
+			sides["PENALTY_RECEIVABLE"], sides["PENALTY_INCOME"], got.Penalty, before.PenaltyReceivable)
+	}
+	after, _ := loan.Books()
+	if after.OverduePrincipal != 0 || after.InterestReceivable != before.InterestReceivable-got.Interest || after.PenaltyReceivable != 0 {
+		t.Errorf("books after: %+v", after)
+	}
+}
