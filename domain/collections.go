@@ -21,6 +21,9 @@ var ErrBuckets = errors.New("collections buckets are ranges of days overdue such
 // far ahead.
 var ErrPromiseToPay = errors.New("a promise to pay needs an amount above zero and a date from today to 31 days ahead")
 
+// ErrPromiseNotFound means no promise to pay has that id.
+var ErrPromiseNotFound = errors.New("promise to pay not found")
+
 // ErrContactNote means a contact log entry lacks its channel or outcome, or its note is too long.
 var ErrContactNote = errors.New("a contact needs a channel and an outcome, and a note of at most 1000 characters")
 
@@ -217,6 +220,7 @@ const maxPromiseDays = 31
 // they reach its amount, and broken when its date ends short of it.
 type PromiseToPay struct {
 	id, loanID uuid.UUID
+	partnerID  uuid.UUID
 	amount     int64
 	due        time.Time
 	by         uuid.UUID
@@ -227,18 +231,19 @@ type PromiseToPay struct {
 }
 
 // NewPromiseToPay makes an open promise of amount by due (a business date), made at now.
-func NewPromiseToPay(id, loanID uuid.UUID, amount int64, due time.Time, by uuid.UUID, now time.Time) (*PromiseToPay, error) {
+func NewPromiseToPay(id, loanID, partnerID uuid.UUID, amount int64, due time.Time, by uuid.UUID, now time.Time) (*PromiseToPay, error) {
 	today := BusinessDate(now)
 	due = BusinessDate(time.Date(due.Year(), due.Month(), due.Day(), 12, 0, 0, 0, Tashkent))
 	if amount <= 0 || due.Before(today) || due.After(today.AddDate(0, 0, maxPromiseDays)) {
 		return nil, ErrPromiseToPay
 	}
-	return &PromiseToPay{id: id, loanID: loanID, amount: amount, due: due, by: by, madeAt: now, status: PromiseOpen}, nil
+	return &PromiseToPay{id: id, loanID: loanID, partnerID: partnerID, amount: amount, due: due, by: by, madeAt: now, status: PromiseOpen}, nil
 }
 
 // PromiseState is a promise's stored form.
 type PromiseState struct {
 	ID, LoanID uuid.UUID
+	PartnerID  uuid.UUID
 	Amount     int64
 	Due        time.Time
 	By         uuid.UUID
@@ -251,13 +256,13 @@ type PromiseState struct {
 // RestorePromiseToPay rebuilds a stored promise. Only repositories may call it: it skips the
 // constructor's checks.
 func RestorePromiseToPay(s PromiseState) *PromiseToPay {
-	return &PromiseToPay{id: s.ID, loanID: s.LoanID, amount: s.Amount, due: s.Due, by: s.By, madeAt: s.MadeAt,
+	return &PromiseToPay{id: s.ID, loanID: s.LoanID, partnerID: s.PartnerID, amount: s.Amount, due: s.Due, by: s.By, madeAt: s.MadeAt,
 		status: s.Status, paid: s.Paid, settledAt: s.SettledAt}
 }
 
 // State is the promise's stored form.
 func (p *PromiseToPay) State() PromiseState {
-	return PromiseState{ID: p.id, LoanID: p.loanID, Amount: p.amount, Due: p.due, By: p.by, MadeAt: p.madeAt,
+	return PromiseState{ID: p.id, LoanID: p.loanID, PartnerID: p.partnerID, Amount: p.amount, Due: p.due, By: p.by, MadeAt: p.madeAt,
 		Status: p.status, Paid: p.paid, SettledAt: p.settledAt}
 }
 
@@ -266,6 +271,18 @@ func (p *PromiseToPay) ID() uuid.UUID { return p.id }
 
 // LoanID is the loan promised on.
 func (p *PromiseToPay) LoanID() uuid.UUID { return p.loanID }
+
+// PartnerID is the loan's partner, whose clock decides the promise.
+func (p *PromiseToPay) PartnerID() uuid.UUID { return p.partnerID }
+
+// Amount is what was promised.
+func (p *PromiseToPay) Amount() int64 { return p.amount }
+
+// Due is the promise's date, a business date.
+func (p *PromiseToPay) Due() time.Time { return p.due }
+
+// Paid is what was paid towards the promise when it was last settled.
+func (p *PromiseToPay) Paid() int64 { return p.paid }
 
 // Status is where the promise is.
 func (p *PromiseToPay) Status() PromiseStatus { return p.status }

@@ -111,7 +111,7 @@ func TestPromiseToPay(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := domain.NewPromiseToPay(uuid.New(), uuid.New(), tc.amount, tc.due, uuid.New(), made)
+			p, err := domain.NewPromiseToPay(uuid.New(), uuid.New(), uuid.New(), tc.amount, tc.due, uuid.New(), made)
 			if tc.refused {
 				if !errors.Is(err, domain.ErrPromiseToPay) {
 					t.Fatalf("NewPromiseToPay = %v, want ErrPromiseToPay", err)
