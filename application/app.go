@@ -28,6 +28,8 @@ type Config struct {
 	// AttachCodeCaps are the most SMS codes attach sends a day per card, phone and partner; a
 	// cap left 0 takes its default.
 	AttachCodeCaps domain.AttachCodeCaps
+	// Collections cuts the collections queues and times the reminders to borrowers.
+	Collections CollectionsConfig
 }
 
 // Product is the loan product's settings.
@@ -81,6 +83,8 @@ type Stores struct {
 	CodeCounts ports.CodeCounter
 	// Reconciliation keeps reconciliation runs and breaks.
 	Reconciliation ports.ReconciliationRepository
+	// Collections keeps the collectors' work.
+	Collections ports.CollectionsRepository
 }
 
 // Gateways are the bank's and the networks' systems, and the partners' webhooks.
@@ -123,6 +127,8 @@ type App struct {
 	Operations Operations
 	Sandbox    Sandbox
 	Console    Console
+	// Collections is also the console's (Console.Collections); its passes run in the background.
+	Collections Collections
 }
 
 // Loans are the microloan's applications and loans (interface.md 1–5, 8–10).
@@ -198,6 +204,8 @@ type Console struct {
 	Operators ConsoleOperators
 	Views     ConsoleViews
 	Actions   ConsoleActions
+	// Collections are the collectors' pages and actions.
+	Collections Collections
 }
 
 // ConsoleOperators manage operators and their sessions.
@@ -266,6 +274,11 @@ func New(d Deps, cfg Config) *App {
 	ops := NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
 		Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
 		Processing: gw.Processing, Cards: cards, CodeCounts: st.CodeCounts, Reconciliation: st.Reconciliation}, cfg)
+	coll := NewCollections(CollectionsDeps{Clock: d.Clock, UoW: d.UoW, Applications: st.Applications, Loans: st.Loans,
+		Collections: st.Collections, Operators: d.Console.Operators, AuditLog: d.Console.AuditLog, Events: d.Events, SMS: gw.SMS}, cfg.Collections)
+	console := NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console,
+		ReconcileDay: ops.ReconcileDay, Checkpoints: gw.Checkpoints}, cfg)
+	console.Collections = coll
 	return &App{
 		Loans: NewLoans(LoansDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Queue: d.Queue,
 			Applications: st.Applications, Loans: st.Loans, Repayments: st.Repayments, Ledger: st.Ledger,
@@ -281,7 +294,7 @@ func New(d Deps, cfg Config) *App {
 		Operations: ops,
 		Sandbox: NewSandbox(SandboxDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Applications: st.Applications,
 			SandboxClock: d.Sandbox.Clock, SMSOutbox: d.Sandbox.SMSOutbox}, cfg),
-		Console: NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console,
-			ReconcileDay: ops.ReconcileDay, Checkpoints: gw.Checkpoints}, cfg),
+		Console:     console,
+		Collections: coll,
 	}
 }

@@ -21,6 +21,9 @@ var ErrBuckets = errors.New("collections buckets are ranges of days overdue such
 // far ahead.
 var ErrPromiseToPay = errors.New("a promise to pay needs an amount above zero and a date from today to 31 days ahead")
 
+// ErrCollector means a loan was given to an operator who may not work it: disabled, or a viewer.
+var ErrCollector = errors.New("a loan goes to an enabled officer or admin")
+
 // ErrPromiseNotFound means no promise to pay has that id.
 var ErrPromiseNotFound = errors.New("promise to pay not found")
 
@@ -419,4 +422,15 @@ func (d ReminderEvent) Object() uuid.UUID { return d.ApplicationID }
 // NewReminderEvent is the event of a reminder sent at now.
 func NewReminderEvent(partnerID uuid.UUID, d ReminderEvent, now time.Time) Event {
 	return Event{ID: uuid.Must(uuid.NewV7()), PartnerID: partnerID, At: now, Data: d}
+}
+
+// Text is the reminder's message to the borrower, in Uzbek: the contract, the amount in so'm
+// and the date. It names no personal data.
+func (r Reminder) Text(contract string) string {
+	sum := fmt.Sprintf("%d.%02d", r.Amount/100, r.Amount%100)
+	date := r.Due.Format("02.01.2006")
+	if r.Kind == ReminderBeforeDue {
+		return "tiyin: " + contract + " shartnoma boʻyicha " + sum + " soʻm toʻlov muddati " + date + ". Oʻz vaqtida toʻlang."
+	}
+	return "tiyin: " + contract + " shartnoma boʻyicha " + sum + " soʻm toʻlov " + date + " dan beri kechikmoqda. Iltimos, toʻlang."
 }

@@ -31,6 +31,7 @@ var Module = fx.Module("store",
 		fx.Annotate(NewBackOffice, fx.As(new(ports.BackOffice))),
 		fx.Annotate(NewReconciliationRepository, fx.As(new(ports.ReconciliationRepository))),
 		fx.Annotate(NewNetworkJournal, fx.As(new(ports.NetworkJournal))),
+		fx.Annotate(NewCollectionsRepository, fx.As(new(ports.CollectionsRepository))),
 	),
 )
 

@@ -1,0 +1,96 @@
+package application
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// CollectionsConfig is how the collectors' work is cut: the queues' buckets of days overdue,
+// and when reminders go to borrowers.
+type CollectionsConfig struct {
+	Buckets   domain.Buckets
+	Reminders domain.ReminderPolicy
+}
+
+// withDefaults fills what a test or the command line left out: the default buckets, reminders
+// three days before a date and in each bucket, from 09:00 to 20:00, three a week.
+func (c CollectionsConfig) withDefaults() CollectionsConfig {
+	if len(c.Buckets) == 0 {
+		c.Buckets, _ = domain.ParseBuckets(domain.DefaultBuckets)
+	}
+	if c.Reminders.To == 0 {
+		c.Reminders = domain.ReminderPolicy{DaysBefore: 3, From: 9, To: 20, PerWeek: 3}
+	}
+	c.Reminders.Buckets = c.Buckets
+	return c
+}
+
+// CollectionsDeps are the ports Collections needs.
+type CollectionsDeps struct {
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Collections  ports.CollectionsRepository
+	Operators    ports.OperatorRepository
+	AuditLog     ports.AuditLog
+	Events       ports.EventOutbox
+	SMS          ports.SMSSender
+}
+
+// Collections is the collectors' day (docs/console.md, "Collections"): the queues, the contact
+// log, promises to pay, reminders, and the report.
+type Collections struct {
+	Queue          *ConsoleQueueHandler
+	LoanWork       *ConsoleLoanWorkHandler
+	Report         *CollectionsReportHandler
+	Assign         *AssignCollectorHandler
+	LogContact     *LogContactHandler
+	PromiseToPay   *MakePromiseToPayHandler
+	SettlePromises *SettlePromisesHandler
+	SendReminders  *SendRemindersHandler
+	SnapshotPAR    *SnapshotPARHandler
+}
+
+// NewCollections builds the collections' use cases.
+func NewCollections(d CollectionsDeps, cfg CollectionsConfig) Collections {
+	cfg = cfg.withDefaults()
+	return Collections{
+		Queue:          NewConsoleQueueHandler(d.Clock, d.Collections, d.Operators, cfg.Buckets),
+		LoanWork:       NewConsoleLoanWorkHandler(d.Collections, d.Operators),
+		Report:         NewCollectionsReportHandler(d.Clock, d.Collections, cfg.Buckets),
+		Assign:         NewAssignCollectorHandler(d.Clock, d.UoW, d.Loans, d.Collections, d.Operators, d.AuditLog),
+		LogContact:     NewLogContactHandler(d.Clock, d.UoW, d.Loans, d.Collections, d.AuditLog),
+		PromiseToPay:   NewMakePromiseToPayHandler(d.Clock, d.UoW, d.Loans, d.Collections, d.AuditLog),
+		SettlePromises: NewSettlePromisesHandler(d.Clock, d.UoW, d.Collections),
+		SendReminders:  NewSendRemindersHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Collections, d.Events, d.SMS, cfg.Reminders),
+		SnapshotPAR:    NewSnapshotPARHandler(d.Clock, d.Collections, cfg.Buckets),
+	}
+}
+
+// queueScopes are the partners' todays: all partners on the system time, then each partner whose
+// sandbox clock is ahead of it.
+func queueScopes(clock ports.Clock) []ports.QueueScope {
+	ts := timeScopes(clock)
+	out := make([]ports.QueueScope, len(ts))
+	for i, s := range ts {
+		out[i] = ports.QueueScope{Partners: s.partners, Today: domain.BusinessDate(s.now)}
+	}
+	return out
+}
+
+// operatorNames names operators by id, for pages that show who did what.
+func operatorNames(os []*domain.Operator) map[uuid.UUID]string {
+	out := make(map[uuid.UUID]string, len(os))
+	for _, o := range os {
+		out[o.ID()] = o.Name()
+	}
+	return out
+}
+
+// collectionsWindow is how far back the report looks by default.
+const collectionsWindow = 30 * 24 * time.Hour
