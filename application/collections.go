@@ -61,7 +61,7 @@ func NewCollections(d CollectionsDeps, cfg CollectionsConfig) Collections {
 	cfg = cfg.withDefaults()
 	return Collections{
 		Queue:          NewConsoleQueueHandler(d.Clock, d.Collections, d.Operators, cfg.Buckets),
-		LoanWork:       NewConsoleLoanWorkHandler(d.Collections, d.Operators),
+		LoanWork:       NewConsoleLoanWorkHandler(d.Loans, d.Collections, d.Operators),
 		Report:         NewCollectionsReportHandler(d.Clock, d.Collections, cfg.Buckets),
 		Assign:         NewAssignCollectorHandler(d.Clock, d.UoW, d.Loans, d.Collections, d.Operators, d.AuditLog),
 		LogContact:     NewLogContactHandler(d.Clock, d.UoW, d.Loans, d.Collections, d.AuditLog),

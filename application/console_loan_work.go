@@ -29,13 +29,15 @@ type NoteLine struct {
 
 // ConsoleLoanWorkHandler reads a loan's collections for its page.
 type ConsoleLoanWorkHandler struct {
+	loans       ports.LoanRepository
 	collections ports.CollectionsRepository
 	operators   ports.OperatorRepository
 }
 
 // NewConsoleLoanWorkHandler returns the handler on the ports it uses.
-func NewConsoleLoanWorkHandler(collections ports.CollectionsRepository, operators ports.OperatorRepository) *ConsoleLoanWorkHandler {
-	return &ConsoleLoanWorkHandler{collections: collections, operators: operators}
+func NewConsoleLoanWorkHandler(loans ports.LoanRepository, collections ports.CollectionsRepository,
+	operators ports.OperatorRepository) *ConsoleLoanWorkHandler {
+	return &ConsoleLoanWorkHandler{loans: loans, collections: collections, operators: operators}
 }
 
 // Handle reads loan id's collections.
@@ -44,6 +46,9 @@ func (h *ConsoleLoanWorkHandler) Handle(ctx context.Context, who Actor, id uuid.
 		return LoanWork{}, err
 	}
 	var w LoanWork
+	if _, err := h.loans.Get(ctx, id); err != nil {
+		return w, err
+	}
 	var err error
 	if w.Assignment, w.Assigned, err = h.collections.Assignment(ctx, id); err != nil {
 		return w, err

@@ -280,6 +280,8 @@ type env struct {
 	loans *store.LoanRepository
 	apps  *store.ApplicationRepository
 	pid   uuid.UUID
+	// clock is the app's: moving a partner's time moves what the console shows of its loans.
+	clock *store.SandboxClock
 }
 
 type noQueue struct{}
@@ -289,14 +291,14 @@ func (noQueue) EnqueueApplications(context.Context, ...uuid.UUID) error { return
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	uow := store.NewUnitOfWork(db)
-	e := &env{db: db, loans: store.NewLoanRepository(db), apps: store.NewApplicationRepository(db)}
-	e.app = application.New(application.Deps{Clock: store.NewSandboxClock(db), UoW: uow, Idempotency: uow, Queue: noQueue{},
+	e := &env{db: db, loans: store.NewLoanRepository(db), apps: store.NewApplicationRepository(db), clock: store.NewSandboxClock(db)}
+	e.app = application.New(application.Deps{Clock: e.clock, UoW: uow, Idempotency: uow, Queue: noQueue{},
 		Events: store.NewEventOutbox(db), Sealer: storetest.Sealer,
 		Stores: application.Stores{
 			Applications: e.apps, Loans: e.loans, Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db),
 			Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db),
 			Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db), CodeCounts: store.NewCodeCounter(db),
-			Reconciliation: store.NewReconciliationRepository(db),
+			Reconciliation: store.NewReconciliationRepository(db), Collections: store.NewCollectionsRepository(db),
 		},
 		Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), SecondFactors: store.NewSecondFactorRepository(db),
 			AuditLog: store.NewAuditLog(db), Proposals: store.NewProposalRepository(db), BackOffice: store.NewBackOffice(db)},

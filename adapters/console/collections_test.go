@@ -1,0 +1,123 @@
+package console_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/adapters/store"
+	"github.com/tiyin/tiyin/adapters/store/storetest"
+	"github.com/tiyin/tiyin/domain"
+)
+
+// TestCollectionsDayInTheConsole walks a collector's day on the console's pages: the loan,
+// overdue on its partner's moved clock, is in its bucket's queue; it is given to the collector
+// (her queue), a call is logged, a promise made, and the partner's clock moved past its date
+// breaks it: the loan comes back flagged; the report shows the promise broken. Each action is
+// audited, and a viewer may read but not act.
+func TestCollectionsDayInTheConsole(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	_, loan := e.issuedLoan(t)
+	h, _ := e.console(t)
+	ctx := context.Background()
+	officer, viewer := e.as(t, "olga", domain.RoleOfficer), e.as(t, "vic", domain.RoleViewer)
+	olga, err := store.NewOperatorRepository(e.db).ByName(ctx, "olga")
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(who *operatorSession, path string) string {
+		t.Helper()
+		rec := serve(h, who, http.MethodGet, path, nil)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body.String())
+		}
+		return rec.Body.String()
+	}
+	post := func(who *operatorSession, path string, form url.Values) int {
+		t.Helper()
+		form.Set("csrf", who.csrf)
+		return serve(h, who, http.MethodPost, path, form).Code
+	}
+	id := loan.ID().String()
+	if strings.Contains(get(&officer, "/console/collections"), id) {
+		t.Fatal("a loan not yet overdue is in the queue")
+	}
+	due, _, _ := loan.FirstUnpaidDue()
+	now := e.clock.Now(e.pid)
+	if _, err := e.clock.Advance(ctx, e.pid, due.Sub(now)+10*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if page := get(&viewer, "/console/collections?bucket=1"); !strings.Contains(page, id) || !strings.Contains(page, "8-30") {
+		t.Fatalf("the 8-30 queue does not show the loan overdue on its partner's clock:\n%s", page)
+	}
+	if strings.Contains(get(&viewer, "/console/collections?bucket=0"), id) {
+		t.Fatal("the loan is in the 1-7 queue too")
+	}
+	work := "/console/collections/loans/" + id
+	if code := post(&viewer, work+"/contact", url.Values{"channel": {"CALL"}, "outcome": {"REACHED"}}); code != http.StatusForbidden {
+		t.Fatalf("a viewer logged a contact: %d", code)
+	}
+	if code := post(&officer, work+"/assign", url.Values{"collector": {olga.ID().String()}}); code != http.StatusSeeOther {
+		t.Fatalf("assign: %d", code)
+	}
+	if !strings.Contains(get(&officer, "/console/collections?view=mine"), id) {
+		t.Fatal("the loan is not in olga's queue")
+	}
+	if strings.Contains(get(&viewer, "/console/collections?view=mine"), id) {
+		t.Fatal("olga's loan is in the viewer's own queue")
+	}
+	if code := post(&officer, work+"/contact", url.Values{"channel": {"CALL"}, "outcome": {"PROMISED"}, "note": {"pays on Friday"}}); code != http.StatusSeeOther {
+		t.Fatalf("contact: %d", code)
+	}
+	if code := post(&officer, work+"/contact", url.Values{"channel": {"FAX"}, "outcome": {"PROMISED"}}); code != http.StatusBadRequest {
+		t.Fatalf("an unknown channel: %d, want 400", code)
+	}
+	today := domain.BusinessDate(e.clock.Now(e.pid))
+	if code := post(&officer, work+"/promise", url.Values{"amount": {"500 000"}, "due": {today.AddDate(0, 0, -1).Format(time.DateOnly)}}); code != http.StatusBadRequest {
+		t.Fatalf("a promise dated yesterday on the partner's clock: %d, want 400", code)
+	}
+	if code := post(&officer, work+"/promise", url.Values{"amount": {"500 000"}, "due": {today.AddDate(0, 0, 1).Format(time.DateOnly)}}); code != http.StatusSeeOther {
+		t.Fatalf("promise: %d", code)
+	}
+	page := get(&viewer, work)
+	for _, want := range []string{"pays on Friday", "olga", "500 000.00", "OPEN"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the loan's collections page does not show %q", want)
+		}
+	}
+	if _, err := e.clock.Advance(ctx, e.pid, 3*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.app.Collections.SettlePromises.Handle(ctx)
+	if err != nil || rep.Broken != 1 {
+		t.Fatalf("settle: %+v %v", rep, err)
+	}
+	if page := get(&officer, "/console/collections?view=flagged"); !strings.Contains(page, id) || !strings.Contains(page, "broken promise") {
+		t.Fatal("the loan did not come back flagged after its promise broke")
+	}
+	if !strings.Contains(get(&viewer, work), "BROKEN") {
+		t.Error("the loan's page does not show the promise broken")
+	}
+	if err := e.app.Collections.SnapshotPAR.Handle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	report := get(&viewer, "/console/collections/report")
+	for _, want := range []string{"Roll rates", "<svg", "Broken"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report does not show %q", want)
+		}
+	}
+	auditShows(t, h, &officer, "", "collections.assign", "collections.contact", "collections.promise")
+	if rec := serve(h, &viewer, http.MethodGet, "/console/collections?bucket=7", nil); rec.Code != http.StatusBadRequest {
+		t.Errorf("a bucket that does not exist: %d", rec.Code)
+	}
+	if rec := serve(h, &viewer, http.MethodGet, "/console/collections/loans/"+uuid.NewString(), nil); rec.Code != http.StatusNotFound {
+		t.Errorf("an unknown loan's collections page: %d", rec.Code)
+	}
+}
