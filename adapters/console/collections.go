@@ -70,7 +70,9 @@ func queueURL(f application.QueueFilter, after string) string {
 }
 
 // queueCursor writes a queue row as the next page's after; parseQueueCursor reads it back.
-func queueCursor(r ports.QueueRow) string { return r.Due.Format(time.DateOnly) + "_" + r.LoanID.String() }
+func queueCursor(r ports.QueueRow) string {
+	return r.Due.Format(time.DateOnly) + "_" + r.LoanID.String()
+}
 
 func parseQueueCursor(s string) (*ports.QueueRow, error) {
 	d, id, ok := strings.Cut(s, "_")
