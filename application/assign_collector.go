@@ -10,8 +10,10 @@ import (
 )
 
 // AssignCollectorHandler gives an overdue loan to a collector (an officer), or takes it back to
-// the common queue, in one transaction with its audit line; a reassignment names who had it.
+// the common queue, at the loan's partner's time, in one transaction with its audit line; a
+// reassignment names who had it.
 type AssignCollectorHandler struct {
+	clock       ports.Clock
 	uow         ports.UnitOfWork
 	loans       ports.LoanRepository
 	collections ports.CollectionsRepository
@@ -22,7 +24,7 @@ type AssignCollectorHandler struct {
 // NewAssignCollectorHandler returns the handler on the ports it uses.
 func NewAssignCollectorHandler(clock ports.Clock, uow ports.UnitOfWork, loans ports.LoanRepository,
 	collections ports.CollectionsRepository, operators ports.OperatorRepository, log ports.AuditLog) *AssignCollectorHandler {
-	return &AssignCollectorHandler{uow: uow, loans: loans, collections: collections, operators: operators, audit: audit{clock: clock, log: log}}
+	return &AssignCollectorHandler{clock: clock, uow: uow, loans: loans, collections: collections, operators: operators, audit: audit{clock: clock, log: log}}
 }
 
 // Handle gives loan to collector (uuid.Nil: nobody).
@@ -41,7 +43,8 @@ func (h *AssignCollectorHandler) Handle(ctx context.Context, who Actor, loan, co
 		}
 		name = o.Name()
 	}
-	if _, err := h.loans.Get(ctx, loan); err != nil {
+	l, err := h.loans.Get(ctx, loan)
+	if err != nil {
 		return err
 	}
 	return h.uow.Do(ctx, func(ctx context.Context) error {
@@ -49,7 +52,7 @@ func (h *AssignCollectorHandler) Handle(ctx context.Context, who Actor, loan, co
 		if err != nil {
 			return err
 		}
-		if err := h.collections.Assign(ctx, ports.Assignment{LoanID: loan, Collector: collector, By: who.ID, At: h.audit.now()}); err != nil {
+		if err := h.collections.Assign(ctx, ports.Assignment{LoanID: loan, Collector: collector, By: who.ID, At: h.clock.Now(l.PartnerID())}); err != nil {
 			return err
 		}
 		detail := "to " + name

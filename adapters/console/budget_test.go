@@ -128,6 +128,9 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		 SELECT md5('p' || i)::uuid, replace(e.account_key, l.id::text, md5('l' || i)::uuid::text), e.debit, e.credit
 		 FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id JOIN loans l ON l.id = p.ref,
 		 generate_series(1, $2::int) i WHERE l.application_id = $1`,
+		// The collections queues need overdue loans: the clones fall due up to 150 days earlier.
+		`UPDATE loans SET first_unpaid_due = first_unpaid_due - ((abs(hashtext(id::text)) % 150) || ' days')::interval
+		 WHERE contract_number LIKE 'BENCH%' AND $1::uuid IS NOT NULL AND $2::int > 0`,
 	}
 	for _, q := range seed {
 		if err := db.Gorm.Exec(q, a.ID(), n).Error; err != nil {
@@ -150,6 +153,17 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 	}
 	deep := fmt.Sprintf("%d.0.%s", mid.CreatedAt.UnixMicro(), mid.ID)
 	handler, cookie := e.console(t)
+	// A tenth of the loans is alice's to collect (her queue).
+	if err := db.Gorm.Exec(`INSERT INTO collection_assignments (loan_id, collector_id, assigned_at)
+		SELECT l.id, o.id, now() FROM loans l, operators o WHERE o.name = 'alice' AND abs(hashtext(l.id::text)) % 10 = 0`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Gorm.Exec("ANALYZE collection_assignments").Error; err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("SCRATCH_EXPLAIN") != "" {
+		scratchExplain(t, db)
+	}
 	counter.takeSlowest()
 	loginWithinBudget(t, e, handler, counter)
 	pages := []struct {
@@ -177,6 +191,11 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		{"/console/loans?partner=acme&min=1500000&max=2500000", 50},
 		{"/console/loans?status=OPEN&overdue=30", 0},
 		{"/console/reports", 0},
+		{"/console/collections", 50},
+		{"/console/collections?bucket=1", 50},
+		{"/console/collections?bucket=3&view=mine", 50},
+		{"/console/collections?view=unassigned", 50},
+		{"/console/collections/loans/" + loan.ID().String(), 0},
 		{"/console/clients/" + hex.EncodeToString(db.Sealer.Blind("pinfl", a.ClientData().PINFL())[0]), 200},
 	}
 	const maxStatements = 12

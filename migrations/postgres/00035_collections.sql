@@ -10,6 +10,8 @@ CREATE TABLE collection_assignments (
     flagged      boolean NOT NULL DEFAULT false,
     flagged_at   timestamptz
 );
+-- The queues page through the open loans oldest unpaid date first.
+CREATE INDEX loans_collections_queue_idx ON loans (first_unpaid_due, id) WHERE closed_at IS NULL AND written_off_at IS NULL;
 CREATE INDEX collection_assignments_collector_idx ON collection_assignments (collector_id, loan_id);
 
 CREATE TABLE collection_notes (
@@ -81,3 +83,4 @@ DROP TABLE reminders;
 DROP TABLE promises_to_pay;
 DROP TABLE collection_notes;
 DROP TABLE collection_assignments;
+DROP INDEX loans_collections_queue_idx;
