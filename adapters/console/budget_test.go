@@ -161,9 +161,6 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 	if err := db.Gorm.Exec("ANALYZE collection_assignments").Error; err != nil {
 		t.Fatal(err)
 	}
-	if os.Getenv("SCRATCH_EXPLAIN") != "" {
-		scratchExplain(t, db)
-	}
 	counter.takeSlowest()
 	loginWithinBudget(t, e, handler, counter)
 	pages := []struct {

@@ -114,10 +114,10 @@ func (r *CollectionsRepository) Queue(ctx context.Context, q ports.QueueQuery) (
 func todayOf(scopes []ports.QueueScope, partner uuid.UUID) time.Time {
 	var rest time.Time
 	for _, sc := range scopes {
-		switch {
-		case sc.Partners.Only == partner:
+		switch sc.Partners.Only {
+		case partner:
 			return sc.Today
-		case sc.Partners.Only == uuid.Nil:
+		case uuid.Nil:
 			rest = sc.Today
 		}
 	}
