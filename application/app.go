@@ -85,6 +85,8 @@ type Stores struct {
 	Reconciliation ports.ReconciliationRepository
 	// Collections keeps the collectors' work.
 	Collections ports.CollectionsRepository
+	// Bulk keeps the repayments files proposed at once.
+	Bulk ports.BulkRepository
 }
 
 // Gateways are the bank's and the networks' systems, and the partners' webhooks.
@@ -275,7 +277,8 @@ func New(d Deps, cfg Config) *App {
 		Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
 		Processing: gw.Processing, Cards: cards, CodeCounts: st.CodeCounts, Reconciliation: st.Reconciliation}, cfg)
 	coll := NewCollections(CollectionsDeps{Clock: d.Clock, UoW: d.UoW, Applications: st.Applications, Loans: st.Loans,
-		Collections: st.Collections, Operators: d.Console.Operators, AuditLog: d.Console.AuditLog, Events: d.Events, SMS: gw.SMS}, cfg.Collections)
+		Collections: st.Collections, Operators: d.Console.Operators, AuditLog: d.Console.AuditLog, Events: d.Events, SMS: gw.SMS,
+		Repayments: st.Repayments, Bulk: st.Bulk, Proposals: d.Console.Proposals}, cfg.Collections)
 	console := NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console,
 		ReconcileDay: ops.ReconcileDay, Checkpoints: gw.Checkpoints}, cfg)
 	console.Collections = coll

@@ -40,6 +40,9 @@ type CollectionsDeps struct {
 	AuditLog     ports.AuditLog
 	Events       ports.EventOutbox
 	SMS          ports.SMSSender
+	Repayments   ports.RepaymentRepository
+	Bulk         ports.BulkRepository
+	Proposals    ports.ProposalRepository
 }
 
 // Collections is the collectors' day (docs/console.md, "Collections"): the queues, the contact
@@ -54,12 +57,20 @@ type Collections struct {
 	SettlePromises *SettlePromisesHandler
 	SendReminders  *SendRemindersHandler
 	SnapshotPAR    *SnapshotPARHandler
+	// PreviewBulk and ProposeBulk take a file of manual repayments to one four-eyed proposal.
+	PreviewBulk *PreviewBulkRepaymentsHandler
+	ProposeBulk *ProposeBulkRepaymentsHandler
+	Bulk        *ConsoleBulkHandler
 }
 
 // NewCollections builds the collections' use cases.
 func NewCollections(d CollectionsDeps, cfg CollectionsConfig) Collections {
 	cfg = cfg.withDefaults()
+	preview := NewPreviewBulkRepaymentsHandler(d.Clock, d.Loans, d.Repayments)
 	return Collections{
+		PreviewBulk:    preview,
+		Bulk:           NewConsoleBulkHandler(d.Clock, d.Proposals, d.Bulk),
+		ProposeBulk:    NewProposeBulkRepaymentsHandler(d.Clock, d.UoW, preview, d.Bulk, d.Proposals, d.AuditLog),
 		Queue:          NewConsoleQueueHandler(d.Clock, d.Collections, d.Operators, cfg.Buckets),
 		LoanWork:       NewConsoleLoanWorkHandler(d.Loans, d.Collections, d.Operators),
 		Report:         NewCollectionsReportHandler(d.Clock, d.Collections, cfg.Buckets),

@@ -33,18 +33,20 @@ type DecideProposalHandler struct {
 	operators ports.OperatorRepository
 	// reconciliation is the breaks an AcceptBreak proposal adjusts.
 	reconciliation ports.ReconciliationRepository
-	settlement     transferSettlement
-	product        Product
-	audit          audit
+	// bulk is the lines a BulkRepayments proposal posts.
+	bulk       ports.BulkRepository
+	settlement transferSettlement
+	product    Product
+	audit      audit
 }
 
 // NewDecideProposalHandler returns the handler on the ports it uses.
 func NewDecideProposalHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
 	loans ports.LoanRepository, ledger ports.LedgerRepository, transfers ports.TransferRepository,
 	repayments ports.RepaymentRepository, proposals ports.ProposalRepository, operators ports.OperatorRepository,
-	reconciliation ports.ReconciliationRepository, log ports.AuditLog, product Product) *DecideProposalHandler {
+	reconciliation ports.ReconciliationRepository, bulk ports.BulkRepository, log ports.AuditLog, product Product) *DecideProposalHandler {
 	return &DecideProposalHandler{uow: uow, clock: clock, applications: applications, loans: loans, ledger: ledger, repayments: repayments,
-		proposals: proposals, operators: operators, reconciliation: reconciliation, settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
+		proposals: proposals, operators: operators, reconciliation: reconciliation, bulk: bulk, settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
 		product: product, audit: audit{clock: clock, log: log}}
 }
 
@@ -109,6 +111,9 @@ func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal,
 	}
 	if p.Kind == domain.AcceptBreak {
 		return h.acceptBreak(ctx, p, who)
+	}
+	if p.Kind == domain.BulkRepayments {
+		return h.postBulk(ctx, p)
 	}
 	if p.Kind == domain.ResolveTransfer {
 		return "", h.settlement.settleIn(ctx, p.ObjectID, func(t *domain.Transfer) (bool, error) {
@@ -196,4 +201,34 @@ func (h *DecideProposalHandler) acceptBreak(ctx context.Context, p *domain.Propo
 	}
 	return fmt.Sprintf("; posted %s of %d tiyin from %s to %s", got.Kind, got.Entries[0].Debit, got.Entries[0].Account.Key(),
 		got.Entries[1].Account.Key()), nil
+}
+
+// postBulk posts each line of an approved repayments file the preview found OK, as the manual
+// repayment it is, through applyLoanAction, in the transaction of ctx: a line the loan or the
+// receipts refuse now refuses the whole approval, naming the line (the proposal stays open for
+// a rejection and a corrected file).
+func (h *DecideProposalHandler) postBulk(ctx context.Context, p *domain.Proposal) (string, error) {
+	lines, err := h.bulk.Lines(ctx, p.ObjectID)
+	if err != nil {
+		return "", err
+	}
+	posted, sum := 0, int64(0)
+	for _, l := range lines {
+		if !l.OK() {
+			continue
+		}
+		lp, err := l.Proposal(p.Note, p.ProposedBy, p.ProposedAt)
+		if err == nil {
+			err = receiptUnused(ctx, h.repayments, lp)
+		}
+		if err == nil {
+			_, err = h.applyLoanAction(ctx, lp)
+		}
+		if err != nil {
+			return "", fmt.Errorf("line %d (contract %s): %w", l.Line, l.Contract, err)
+		}
+		posted++
+		sum += l.Amount
+	}
+	return fmt.Sprintf("; posted %d repayments of %d tiyin in all", posted, sum), nil
 }

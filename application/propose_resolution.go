@@ -132,6 +132,8 @@ func objectName(p *domain.Proposal) string {
 		return "transfer:" + p.ObjectID.String()
 	case domain.AcceptBreak:
 		return "break:" + p.ObjectID.String()
+	case domain.BulkRepayments:
+		return "bulk:" + p.ObjectID.String()
 	}
 	return "application:" + p.ObjectID.String()
 }
@@ -153,6 +155,9 @@ func describe(p *domain.Proposal) string {
 	}
 	if p.Kind == domain.AcceptBreak {
 		return fmt.Sprintf("proposal %s: %s, the network's side: %s", p.ID, p.Kind, p.Note)
+	}
+	if p.Kind == domain.BulkRepayments {
+		return fmt.Sprintf("proposal %s: %s, %s", p.ID, p.Kind, p.Note)
 	}
 	outcome := "not done"
 	if p.Done {

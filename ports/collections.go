@@ -149,3 +149,11 @@ type CollectionsRepository interface {
 	// Report sums the period's promises (settled in it) and recoveries (paid in it).
 	Report(ctx context.Context, from, to time.Time) (CollectionsReport, error)
 }
+
+// BulkRepository keeps the lines of the repayments files proposed at once (BULK_REPAYMENTS).
+type BulkRepository interface {
+	// AddLines stores a batch's lines, as previewed.
+	AddLines(ctx context.Context, batch uuid.UUID, lines []domain.BulkLine) error
+	// Lines returns a batch's lines in file order.
+	Lines(ctx context.Context, batch uuid.UUID) ([]domain.BulkLine, error)
+}

@@ -76,7 +76,7 @@ var (
 	ErrUnavailable = errors.New("service temporarily unavailable")
 )
 
-//go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,OpsLog,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,LedgerRepository,TransferRepository,RepaymentRepository,CardRepository,CodeCounter,CardOrderRepository,EventOutbox,OperatorRepository,SecondFactorRepository,AuditLog,ProposalRepository,BackOffice,ReconciliationRepository,CollectionsRepository,NetworkJournal,Scoring,CoreBanking,Processing,SMSSender,SMSOutbox,CardIssuer,WebhookSender
+//go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,OpsLog,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,LedgerRepository,TransferRepository,RepaymentRepository,CardRepository,CodeCounter,CardOrderRepository,EventOutbox,OperatorRepository,SecondFactorRepository,AuditLog,ProposalRepository,BackOffice,ReconciliationRepository,CollectionsRepository,BulkRepository,NetworkJournal,Scoring,CoreBanking,Processing,SMSSender,SMSOutbox,CardIssuer,WebhookSender
 
 // Sealer protects secrets and personal data at rest under the data key (TIYIN_DATA_KEY).
 // Seal encrypts (AES-256-GCM) under the current key and names that key in its result, so a

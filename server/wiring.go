@@ -46,14 +46,16 @@ var appModule = fx.Options(
 	})),
 	fx.Module("collections", fx.Provide(func(in collectionsIn, cfg application.Config) application.Collections {
 		return application.NewCollections(application.CollectionsDeps{Clock: in.Clock, UoW: in.UoW, Applications: in.Applications,
-			Loans: in.Loans, Collections: in.Collections, Operators: in.Operators, AuditLog: in.AuditLog, Events: in.Events, SMS: in.SMS},
+			Loans: in.Loans, Collections: in.Collections, Operators: in.Operators, AuditLog: in.AuditLog, Events: in.Events, SMS: in.SMS,
+			Repayments: in.Repayments, Bulk: in.Bulk, Proposals: in.Proposals},
 			cfg.Collections)
 	})),
 	fx.Module("console", fx.Provide(func(in consoleIn, st storesIn, ops application.Operations, coll application.Collections,
 		cfg application.Config) application.Console {
 		c := application.NewConsole(application.ConsoleDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue, Sealer: in.Sealer,
 			Stores: application.Stores{Applications: st.Applications, Loans: st.Loans, Partners: st.Partners, Ledger: st.Ledger,
-				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders, Reconciliation: st.Reconciliation},
+				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders, Reconciliation: st.Reconciliation,
+				Bulk: st.Bulk},
 			Console: application.ConsoleStores{Operators: in.Operators, SecondFactors: in.SecondFactors, AuditLog: in.AuditLog,
 				Proposals: in.Proposals, BackOffice: in.BackOffice}, ReconcileDay: ops.ReconcileDay, Checkpoints: in.Checkpoints}, cfg)
 		c.Collections = coll
@@ -190,6 +192,8 @@ type storesIn struct {
 	CardOrders   ports.CardOrderRepository
 	// Reconciliation keeps reconciliation's runs and breaks.
 	Reconciliation ports.ReconciliationRepository
+	// Bulk keeps the repayments files proposed at once.
+	Bulk ports.BulkRepository
 }
 
 type appIn struct {
@@ -218,4 +222,7 @@ type collectionsIn struct {
 	AuditLog     ports.AuditLog
 	Events       ports.EventOutbox
 	SMS          ports.SMSSender
+	Repayments   ports.RepaymentRepository
+	Bulk         ports.BulkRepository
+	Proposals    ports.ProposalRepository
 }

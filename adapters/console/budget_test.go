@@ -315,6 +315,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 			Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db),
 			Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db), CodeCounts: store.NewCodeCounter(db),
 			Reconciliation: store.NewReconciliationRepository(db), Collections: store.NewCollectionsRepository(db),
+			Bulk: store.NewBulkRepository(db),
 		},
 		Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), SecondFactors: store.NewSecondFactorRepository(db),
 			AuditLog: store.NewAuditLog(db), Proposals: store.NewProposalRepository(db), BackOffice: store.NewBackOffice(db)},

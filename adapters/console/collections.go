@@ -29,6 +29,7 @@ func (c *Console) collectionsRoutes() {
 	m.HandleFunc("POST /console/collections/loans/{id}/assign", c.authed(c.assignCollector))
 	m.HandleFunc("POST /console/collections/loans/{id}/contact", c.authed(c.logContact))
 	m.HandleFunc("POST /console/collections/loans/{id}/promise", c.authed(c.promiseToPay))
+	c.bulkRoutes()
 }
 
 // queueView is the queue page's data: the page, and the links of its tabs and next page.

@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -120,4 +121,67 @@ func TestCollectionsDayInTheConsole(t *testing.T) {
 	if rec := serve(h, &viewer, http.MethodGet, "/console/collections/loans/"+uuid.NewString(), nil); rec.Code != http.StatusNotFound {
 		t.Errorf("an unknown loan's collections page: %d", rec.Code)
 	}
+}
+
+// TestCollectionsBulkRepaymentsAreFourEyed: a file of cash desk and bank transfer repayments is
+// previewed line by line (an unknown contract and a reference repeated in the file refused),
+// proposed as one, refused to its maker's approval, and posted line by line when a second
+// officer approves; the same file again finds its references used.
+func TestCollectionsBulkRepaymentsAreFourEyed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	_, loan := e.issuedLoan(t)
+	ctx := context.Background()
+	if err := e.loans.Update(ctx, loan.ID(), func(l *domain.Loan) error { return l.AssignContract("4711", e.clock.Now(e.pid)) }); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := e.console(t)
+	maker, checker := e.as(t, "mia", domain.RoleOfficer), e.as(t, "ben", domain.RoleOfficer)
+	file := "contract,amount,channel,reference,type\n4711,1000,CASH_DESK,KO-1,\n4711,500.50,BANK_TRANSFER,PP-7,EARLY\n9999,100,CASH_DESK,KO-2,\n4711,100,CASH_DESK,KO-1,\n"
+	post := func(who *operatorSession, path string, form url.Values) *httptest.ResponseRecorder {
+		t.Helper()
+		form.Set("csrf", who.csrf)
+		return serve(h, who, http.MethodPost, path, form)
+	}
+	preview := post(&maker, "/console/collections/bulk/preview", url.Values{"text": {file}})
+	page := preview.Body.String()
+	if preview.Code != http.StatusOK || !strings.Contains(page, "2 of 4 lines may be posted") || !strings.Contains(page, "no loan has this contract number") ||
+		!strings.Contains(page, "the reference is on line 2 of this file already") {
+		t.Fatalf("preview: %d\n%s", preview.Code, page)
+	}
+	if code := post(&checker, "/console/collections/bulk/propose", url.Values{"text": {"not,a,file"}, "reason": {"x"}}).Code; code != http.StatusBadRequest {
+		t.Fatalf("a file that is no repayments file: %d, want 400", code)
+	}
+	rec := post(&maker, "/console/collections/bulk/propose", url.Values{"text": {file}, "reason": {"the branch's cash desk, 24 November"}})
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("propose: %d %s", rec.Code, rec.Body.String())
+	}
+	at, _ := url.Parse(rec.Header().Get("Location"))
+	id := strings.TrimPrefix(at.Path, "/console/collections/bulk/")
+	if got := serve(h, &checker, http.MethodGet, at.Path, nil).Body.String(); !strings.Contains(got, "KO-1") || !strings.Contains(got, "/console/proposals/"+id+"/approve") {
+		t.Fatalf("the proposal's page:\n%s", got)
+	}
+	payments := func() []domain.Payment {
+		t.Helper()
+		ps, err := store.NewRepaymentRepository(e.db).ListPayments(ctx, loan.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ps
+	}
+	if code := post(&maker, "/console/proposals/"+id+"/approve", url.Values{}).Code; code != http.StatusConflict || len(payments()) != 0 {
+		t.Fatalf("the maker's own approval: %d, %d payments", code, len(payments()))
+	}
+	if code := post(&checker, "/console/proposals/"+id+"/approve", url.Values{"back": {at.Path}}).Code; code != http.StatusSeeOther {
+		t.Fatalf("approve: %d", code)
+	}
+	ps := payments()
+	if len(ps) != 2 || ps[0].Channel != domain.ChannelCashDesk || ps[0].Amount != 100_000 || ps[1].Channel != domain.ChannelBankTransfer || ps[1].Amount != 50_050 {
+		t.Fatalf("payments %+v", ps)
+	}
+	again := post(&maker, "/console/collections/bulk/preview", url.Values{"text": {file}}).Body.String()
+	if !strings.Contains(again, "0 of 4 lines may be posted") || !strings.Contains(again, "the reference paid another repayment already") {
+		t.Fatalf("the same file again:\n%s", again)
+	}
+	auditShows(t, h, &checker, "", "BULK_REPAYMENTS", "posted 2 repayments of 150050 tiyin in all")
 }

@@ -237,3 +237,25 @@ func TestCollectionsPARSnapshots(t *testing.T) {
 		}
 	})
 }
+
+func TestCollectionsBulkLinesRoundTrip(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		bulk := store.NewBulkRepository(s.db)
+		l := s.fundedLoan(t, 1_000_000)
+		lines := must(domain.ParseBulkRepayments([]byte("contract,amount,channel,reference,type\nC1,10,CASH_DESK,KO-1,EARLY\nC2,x,CASH_DESK,KO-2,\n")))
+		lines[0].LoanID = l.ID()
+		batch := uuid.New()
+		if err := bulk.AddLines(ctx, batch, lines); err != nil {
+			t.Fatal(err)
+		}
+		got := must(bulk.Lines(ctx, batch))
+		if len(got) != 2 || got[0] != lines[0] || got[1].Refusal != lines[1].Refusal || got[1].OK() {
+			t.Fatalf("lines %+v, want %+v", got, lines)
+		}
+		if other := must(bulk.Lines(ctx, uuid.New())); len(other) != 0 {
+			t.Fatalf("another batch has %v", other)
+		}
+	})
+}
