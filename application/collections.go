@@ -61,25 +61,32 @@ type Collections struct {
 	PreviewBulk *PreviewBulkRepaymentsHandler
 	ProposeBulk *ProposeBulkRepaymentsHandler
 	Bulk        *ConsoleBulkHandler
+	// PreviewBulkAction and ProposeBulkAction take a waiver or write-off of a queue's loans to
+	// one four-eyed proposal.
+	PreviewBulkAction *PreviewBulkActionHandler
+	ProposeBulkAction *ProposeBulkActionHandler
 }
 
 // NewCollections builds the collections' use cases.
 func NewCollections(d CollectionsDeps, cfg CollectionsConfig) Collections {
 	cfg = cfg.withDefaults()
 	preview := NewPreviewBulkRepaymentsHandler(d.Clock, d.Loans, d.Repayments)
+	previewAction := NewPreviewBulkActionHandler(d.Clock, d.Collections, d.Loans, cfg.Buckets)
 	return Collections{
-		PreviewBulk:    preview,
-		Bulk:           NewConsoleBulkHandler(d.Clock, d.Proposals, d.Bulk),
-		ProposeBulk:    NewProposeBulkRepaymentsHandler(d.Clock, d.UoW, preview, d.Bulk, d.Proposals, d.AuditLog),
-		Queue:          NewConsoleQueueHandler(d.Clock, d.Collections, d.Operators, cfg.Buckets),
-		LoanWork:       NewConsoleLoanWorkHandler(d.Loans, d.Collections, d.Operators),
-		Report:         NewCollectionsReportHandler(d.Clock, d.Collections, cfg.Buckets),
-		Assign:         NewAssignCollectorHandler(d.Clock, d.UoW, d.Loans, d.Collections, d.Operators, d.AuditLog),
-		LogContact:     NewLogContactHandler(d.Clock, d.UoW, d.Loans, d.Collections, d.AuditLog),
-		PromiseToPay:   NewMakePromiseToPayHandler(d.Clock, d.UoW, d.Loans, d.Collections, d.AuditLog),
-		SettlePromises: NewSettlePromisesHandler(d.Clock, d.UoW, d.Collections),
-		SendReminders:  NewSendRemindersHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Collections, d.Events, d.SMS, cfg.Reminders),
-		SnapshotPAR:    NewSnapshotPARHandler(d.Clock, d.Collections, cfg.Buckets),
+		PreviewBulkAction: previewAction,
+		ProposeBulkAction: NewProposeBulkActionHandler(d.Clock, d.UoW, previewAction, d.Bulk, d.Proposals, d.AuditLog),
+		PreviewBulk:       preview,
+		Bulk:              NewConsoleBulkHandler(d.Clock, d.Proposals, d.Bulk),
+		ProposeBulk:       NewProposeBulkRepaymentsHandler(d.Clock, d.UoW, preview, d.Bulk, d.Proposals, d.AuditLog),
+		Queue:             NewConsoleQueueHandler(d.Clock, d.Collections, d.Operators, cfg.Buckets),
+		LoanWork:          NewConsoleLoanWorkHandler(d.Loans, d.Collections, d.Operators),
+		Report:            NewCollectionsReportHandler(d.Clock, d.Collections, cfg.Buckets),
+		Assign:            NewAssignCollectorHandler(d.Clock, d.UoW, d.Loans, d.Collections, d.Operators, d.AuditLog),
+		LogContact:        NewLogContactHandler(d.Clock, d.UoW, d.Loans, d.Collections, d.AuditLog),
+		PromiseToPay:      NewMakePromiseToPayHandler(d.Clock, d.UoW, d.Loans, d.Collections, d.AuditLog),
+		SettlePromises:    NewSettlePromisesHandler(d.Clock, d.UoW, d.Collections),
+		SendReminders:     NewSendRemindersHandler(d.Clock, d.UoW, d.Applications, d.Loans, d.Collections, d.Events, d.SMS, cfg.Reminders),
+		SnapshotPAR:       NewSnapshotPARHandler(d.Clock, d.Collections, cfg.Buckets),
 	}
 }
 

@@ -9,7 +9,8 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// BulkPage is a repayments file proposed at once: its proposal and its lines as previewed.
+// BulkPage is a batch proposed at once (a repayments file, or a queue's waiver or write-off):
+// its proposal and its lines as previewed.
 type BulkPage struct {
 	Proposal *domain.Proposal
 	Status   domain.ProposalStatus
@@ -28,7 +29,7 @@ func NewConsoleBulkHandler(clock ports.Clock, proposals ports.ProposalRepository
 	return &ConsoleBulkHandler{clock: clock, proposals: proposals, bulk: bulk}
 }
 
-// Handle reads proposal id, which must be a repayments file's.
+// Handle reads proposal id, which must be a batch's.
 func (h *ConsoleBulkHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (BulkPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return BulkPage{}, err
@@ -37,7 +38,7 @@ func (h *ConsoleBulkHandler) Handle(ctx context.Context, who Actor, id uuid.UUID
 	if err != nil {
 		return BulkPage{}, err
 	}
-	if p.Kind != domain.BulkRepayments {
+	if !p.Kind.IsBulk() {
 		return BulkPage{}, domain.ErrProposalNotFound
 	}
 	lines, err := h.bulk.Lines(ctx, p.ObjectID)

@@ -112,7 +112,7 @@ func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal,
 	if p.Kind == domain.AcceptBreak {
 		return h.acceptBreak(ctx, p, who)
 	}
-	if p.Kind == domain.BulkRepayments {
+	if p.Kind.IsBulk() {
 		return h.postBulk(ctx, p)
 	}
 	if p.Kind == domain.ResolveTransfer {
@@ -203,10 +203,10 @@ func (h *DecideProposalHandler) acceptBreak(ctx context.Context, p *domain.Propo
 		got.Entries[1].Account.Key()), nil
 }
 
-// postBulk posts each line of an approved repayments file the preview found OK, as the manual
-// repayment it is, through applyLoanAction, in the transaction of ctx: a line the loan or the
-// receipts refuse now refuses the whole approval, naming the line (the proposal stays open for
-// a rejection and a corrected file).
+// postBulk applies each line of an approved batch the preview found OK, as the loan action it
+// is (a file's manual repayment; a filter's waiver or write-off), through applyLoanAction, in
+// the transaction of ctx: a line the loan or the receipts refuse now refuses the whole
+// approval, naming the line (the proposal stays open for a rejection and a new batch).
 func (h *DecideProposalHandler) postBulk(ctx context.Context, p *domain.Proposal) (string, error) {
 	lines, err := h.bulk.Lines(ctx, p.ObjectID)
 	if err != nil {
@@ -229,6 +229,9 @@ func (h *DecideProposalHandler) postBulk(ctx context.Context, p *domain.Proposal
 		}
 		posted++
 		sum += l.Amount
+	}
+	if p.Kind == domain.BulkLoanActions {
+		return fmt.Sprintf("; applied to %d loans", posted), nil
 	}
 	return fmt.Sprintf("; posted %d repayments of %d tiyin in all", posted, sum), nil
 }

@@ -44,7 +44,7 @@ func (h *ProposeBulkRepaymentsHandler) Handle(ctx context.Context, who Actor, fi
 		return uuid.Nil, fmt.Errorf("%w: no line of the file may be posted", domain.ErrBulkFile)
 	}
 	batch := newID()
-	p, err := domain.NewBulkProposal(newID(), batch, fmt.Sprintf("%d of %d lines: %s", ok, len(lines), reason), who.ID, h.audit.now())
+	p, err := domain.NewBulkProposal(newID(), domain.BulkRepayments, batch, fmt.Sprintf("%d of %d lines: %s", ok, len(lines), reason), who.ID, h.audit.now())
 	if err != nil {
 		return uuid.Nil, err
 	}

@@ -132,7 +132,7 @@ func objectName(p *domain.Proposal) string {
 		return "transfer:" + p.ObjectID.String()
 	case domain.AcceptBreak:
 		return "break:" + p.ObjectID.String()
-	case domain.BulkRepayments:
+	case domain.BulkRepayments, domain.BulkLoanActions:
 		return "bulk:" + p.ObjectID.String()
 	}
 	return "application:" + p.ObjectID.String()
@@ -156,7 +156,7 @@ func describe(p *domain.Proposal) string {
 	if p.Kind == domain.AcceptBreak {
 		return fmt.Sprintf("proposal %s: %s, the network's side: %s", p.ID, p.Kind, p.Note)
 	}
-	if p.Kind == domain.BulkRepayments {
+	if p.Kind.IsBulk() {
 		return fmt.Sprintf("proposal %s: %s, %s", p.ID, p.Kind, p.Note)
 	}
 	outcome := "not done"

@@ -18,6 +18,18 @@ import (
 // officer approves. Its object is the file's batch.
 const BulkRepayments ProposalKind = "BULK_REPAYMENTS"
 
+// BulkLoanActions approves one loan action (a penalty or interest waiver of all that is owed,
+// or a write-off) on every loan a filter of the collections queue picked, at once: each loan
+// the preview found OK gets its action when a second officer approves. Its object is the batch.
+const BulkLoanActions ProposalKind = "BULK_LOAN_ACTIONS"
+
+// IsBulk reports whether the kind approves a batch of loan actions.
+func (k ProposalKind) IsBulk() bool { return k == BulkRepayments || k == BulkLoanActions }
+
+// ErrBulkAction means a bulk action by filter was asked for something other than a waiver or
+// a write-off, or its filter picked no loan.
+var ErrBulkAction = errors.New("a bulk action by filter waives penalty or interest, or writes off, the loans of a queue that has some")
+
 // ErrBulkFile means a repayments file is not a CSV with the expected header, or has no line,
 // or too many.
 var ErrBulkFile = errors.New("a repayments file is a CSV with the header contract,amount,channel,reference,type and 1 to 1000 lines")
@@ -29,7 +41,10 @@ const maxBulkLines = 1000
 // whether it may be posted (Refusal empty) or why not.
 type BulkLine struct {
 	// ID is the line's own id: its repayment's external id once posted.
-	ID       uuid.UUID
+	ID uuid.UUID
+	// Kind is the line's loan action: a manual repayment (a file's line), or the action a
+	// filter's loans all get.
+	Kind     ProposalKind
 	Line     int
 	Contract string
 	LoanID   uuid.UUID
@@ -45,8 +60,20 @@ func (l BulkLine) OK() bool { return l.Refusal == "" }
 
 // Proposal is the line as the manual repayment it posts, proposed by the file's maker.
 func (l BulkLine) Proposal(note string, by uuid.UUID, at time.Time) (*Proposal, error) {
+	if l.Kind != "" && l.Kind != ActionManualRepayment {
+		return NewLoanActionProposal(l.ID, l.Kind, l.LoanID, LoanActionTerms{}, "", note, by, at)
+	}
 	return NewLoanActionProposal(l.ID, ActionManualRepayment, l.LoanID, LoanActionTerms{Amount: l.Amount, PaymentType: l.Type,
 		Channel: l.Channel}, l.Ref, note, by, at)
+}
+
+// BulkActionLine is the line of a filter's loan for action kind (a waiver of all that is owed,
+// or a write-off); ErrBulkAction for another kind.
+func BulkActionLine(n int, kind ProposalKind, loan *Loan) (BulkLine, error) {
+	if kind != ActionWaivePenalty && kind != ActionWaiveInterest && kind != ActionWriteOff {
+		return BulkLine{}, ErrBulkAction
+	}
+	return BulkLine{ID: uuid.Must(uuid.NewV7()), Kind: kind, Line: n, Contract: loan.ContractNumber(), LoanID: loan.ID()}, nil
 }
 
 // bulkHeader is a repayments file's first line.
@@ -86,7 +113,7 @@ func ParseBulkRepayments(file []byte) ([]BulkLine, error) {
 		for len(rec) < len(bulkHeader) {
 			rec = append(rec, "")
 		}
-		l := BulkLine{ID: uuid.Must(uuid.NewV7()), Line: n, Contract: strings.TrimSpace(rec[0]), Ref: strings.TrimSpace(rec[3])}
+		l := BulkLine{ID: uuid.Must(uuid.NewV7()), Kind: ActionManualRepayment, Line: n, Contract: strings.TrimSpace(rec[0]), Ref: strings.TrimSpace(rec[3])}
 		l.Refusal = l.read(rec)
 		if l.OK() {
 			key := l.Channel.String() + " " + l.Ref
@@ -146,12 +173,15 @@ func parseSoms(s string) (int64, error) {
 	return n, nil
 }
 
-// NewBulkProposal records an officer's proposal of a previewed repayments file, batch. The note
-// is the reason, required.
-func NewBulkProposal(id, batch uuid.UUID, note string, by uuid.UUID, now time.Time) (*Proposal, error) {
+// NewBulkProposal records an officer's proposal of a previewed batch (BulkRepayments or
+// BulkLoanActions). The note is the reason, required.
+func NewBulkProposal(id uuid.UUID, kind ProposalKind, batch uuid.UUID, note string, by uuid.UUID, now time.Time) (*Proposal, error) {
+	if !kind.IsBulk() {
+		return nil, fmt.Errorf("%w: %s is no batch", ErrProposalIncomplete, kind)
+	}
 	note = strings.TrimSpace(note)
 	if note == "" || len(note) > 500 {
 		return nil, fmt.Errorf("%w: give the reason (up to 500 characters)", ErrProposalIncomplete)
 	}
-	return &Proposal{ID: id, Kind: BulkRepayments, ObjectID: batch, Note: note, Status: ProposalOpen, ProposedBy: by, ProposedAt: now}, nil
+	return &Proposal{ID: id, Kind: kind, ObjectID: batch, Note: note, Status: ProposalOpen, ProposedBy: by, ProposedAt: now}, nil
 }

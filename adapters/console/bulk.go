@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
+	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 )
 
@@ -22,6 +24,63 @@ func (c *Console) bulkRoutes() {
 	m.HandleFunc("POST /console/collections/bulk/preview", c.authed(c.bulkPreview))
 	m.HandleFunc("POST /console/collections/bulk/propose", c.authed(c.bulkPropose))
 	m.HandleFunc("GET /console/collections/bulk/{id}", c.authed(c.bulkProposal))
+	m.HandleFunc("GET /console/collections/bulk-action", c.authed(c.bulkActionPreview))
+	m.HandleFunc("POST /console/collections/bulk-action", c.authed(c.bulkActionPropose))
+}
+
+// bulkActionView is a bulk action's preview: the action, its queue and its loans.
+type bulkActionView struct {
+	Kind   string
+	Bucket int
+	Lines  []domain.BulkLine
+	OK     int
+}
+
+// bulkAction reads the action and the queue's bucket a form names.
+func bulkAction(v func(string) string) (application.BulkAction, error) {
+	a := application.BulkAction{Kind: domain.ProposalKind(v("kind")), Bucket: -1}
+	if b := v("bucket"); b != "" {
+		n, err := strconv.Atoi(b)
+		if err != nil {
+			return a, fmt.Errorf("%w: bucket %q", errBadInput, b)
+		}
+		a.Bucket = n
+	}
+	return a, nil
+}
+
+func (c *Console) bulkActionPreview(w http.ResponseWriter, r *http.Request) {
+	a, err := bulkAction(r.URL.Query().Get)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	lines, err := c.uc.Collections.PreviewBulkAction.Handle(r.Context(), session(r).Operator, a)
+	if err != nil {
+		c.fail(w, r, bulkError(err))
+		return
+	}
+	v := bulkActionView{Kind: string(a.Kind), Bucket: a.Bucket, Lines: lines}
+	for _, l := range lines {
+		if l.OK() {
+			v.OK++
+		}
+	}
+	c.show(w, r, "collections-bulk-action", msg("A waiver or write-off of a queue"), v)
+}
+
+func (c *Console) bulkActionPropose(w http.ResponseWriter, r *http.Request) {
+	a, err := bulkAction(r.PostFormValue)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	id, err := c.uc.Collections.ProposeBulkAction.Handle(r.Context(), session(r).Operator, a, r.PostFormValue("reason"))
+	if err != nil {
+		c.fail(w, r, bulkError(err))
+		return
+	}
+	done(w, r, "/console/collections/bulk/"+id.String(), "propose")
 }
 
 // bulkView is the upload page's data: the file as text, and its lines once previewed.
@@ -105,7 +164,7 @@ func (c *Console) bulkProposal(w http.ResponseWriter, r *http.Request) {
 
 // bulkError shows a file's refusal as the form's error.
 func bulkError(err error) error {
-	if errors.Is(err, domain.ErrBulkFile) {
+	if errors.Is(err, domain.ErrBulkFile) || errors.Is(err, domain.ErrBulkAction) {
 		return refusedInput{err}
 	}
 	return err

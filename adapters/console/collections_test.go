@@ -185,3 +185,51 @@ func TestCollectionsBulkRepaymentsAreFourEyed(t *testing.T) {
 	}
 	auditShows(t, h, &checker, "", "BULK_REPAYMENTS", "posted 2 repayments of 150050 tiyin in all")
 }
+
+// TestCollectionsBulkWriteOffByFilterIsFourEyed: a write-off of every loan of a queue's bucket
+// is previewed loan by loan, proposed as one, refused to its maker's approval and applied when
+// a second officer approves.
+func TestCollectionsBulkWriteOffByFilterIsFourEyed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, storetest.Open(t, store.SQLite))
+	_, loan := e.issuedLoan(t)
+	ctx := context.Background()
+	due, _, _ := loan.FirstUnpaidDue()
+	if _, err := e.clock.Advance(ctx, e.pid, due.Sub(e.clock.Now(e.pid))+10*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := e.console(t)
+	maker, checker := e.as(t, "mia", domain.RoleOfficer), e.as(t, "ben", domain.RoleOfficer)
+	if code := serve(h, &maker, http.MethodGet, "/console/collections/bulk-action?bucket=1&kind=MANUAL_REPAYMENT", nil).Code; code != http.StatusBadRequest {
+		t.Fatalf("a bulk repayment by filter: %d, want 400", code)
+	}
+	page := serve(h, &maker, http.MethodGet, "/console/collections/bulk-action?bucket=1&kind=WRITE_OFF", nil).Body.String()
+	if !strings.Contains(page, "1 of 1 loans") || !strings.Contains(page, loan.ID().String()) {
+		t.Fatalf("the preview:\n%s", page)
+	}
+	rec := serve(h, &maker, http.MethodPost, "/console/collections/bulk-action", url.Values{"csrf": {maker.csrf}, "kind": {"WRITE_OFF"}, "bucket": {"1"},
+		"reason": {"sold to the collection agency"}})
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("propose: %d %s", rec.Code, rec.Body.String())
+	}
+	at, _ := url.Parse(rec.Header().Get("Location"))
+	id := strings.TrimPrefix(at.Path, "/console/collections/bulk/")
+	status := func() domain.LoanStatus {
+		t.Helper()
+		l, err := e.loans.Get(ctx, loan.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Status()
+	}
+	if code := serve(h, &maker, http.MethodPost, "/console/proposals/"+id+"/approve", url.Values{"csrf": {maker.csrf}}).Code; code != http.StatusConflict || status() != domain.LoanActive {
+		t.Fatalf("the maker's own approval: %d, the loan %s", code, status())
+	}
+	if code := serve(h, &checker, http.MethodPost, "/console/proposals/"+id+"/approve", url.Values{"csrf": {checker.csrf}}).Code; code != http.StatusSeeOther {
+		t.Fatalf("approve: %d", code)
+	}
+	if status() != domain.LoanWrittenOff {
+		t.Fatalf("the loan is %s after the approval, want WRITTEN_OFF", status())
+	}
+	auditShows(t, h, &checker, "", "BULK_LOAN_ACTIONS", "applied to 1 loans")
+}

@@ -20,6 +20,7 @@ type bulkLineModel struct {
 	BatchID     uuid.UUID  `gorm:"column:batch_id;primaryKey"`
 	Line        int        `gorm:"column:line;primaryKey"`
 	ID          uuid.UUID  `gorm:"column:id"`
+	Kind        string     `gorm:"column:kind"`
 	Contract    string     `gorm:"column:contract"`
 	LoanID      *uuid.UUID `gorm:"column:loan_id"`
 	Amount      int64      `gorm:"column:amount"`
@@ -35,7 +36,7 @@ func (bulkLineModel) TableName() string { return "bulk_lines" }
 func (r *BulkRepository) AddLines(ctx context.Context, batch uuid.UUID, lines []domain.BulkLine) error {
 	ms := make([]bulkLineModel, len(lines))
 	for i, l := range lines {
-		ms[i] = bulkLineModel{BatchID: batch, Line: l.Line, ID: l.ID, Contract: l.Contract, Amount: l.Amount, Channel: l.Channel.String(),
+		ms[i] = bulkLineModel{BatchID: batch, Line: l.Line, ID: l.ID, Kind: string(l.Kind), Contract: l.Contract, Amount: l.Amount, Channel: l.Channel.String(),
 			Ref: l.Ref, PaymentType: l.Type.String(), Refusal: l.Refusal}
 		if l.LoanID != uuid.Nil {
 			id := l.LoanID
@@ -56,7 +57,7 @@ func (r *BulkRepository) Lines(ctx context.Context, batch uuid.UUID) ([]domain.B
 	}
 	out := make([]domain.BulkLine, len(ms))
 	for i, m := range ms {
-		l := domain.BulkLine{ID: m.ID, Line: m.Line, Contract: m.Contract, Amount: m.Amount, Ref: m.Ref, Refusal: m.Refusal}
+		l := domain.BulkLine{ID: m.ID, Kind: domain.ProposalKind(m.Kind), Line: m.Line, Contract: m.Contract, Amount: m.Amount, Ref: m.Ref, Refusal: m.Refusal}
 		if m.LoanID != nil {
 			l.LoanID = *m.LoanID
 		}
