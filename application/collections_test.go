@@ -313,3 +313,34 @@ func TestCollectionsQueueCountsEachPartnerOnItsOwnClock(t *testing.T) {
 		t.Fatalf("bucket 9: %v", err)
 	}
 }
+
+func TestCollectionsBulkPreviewTriesEachLineOnItsLoan(t *testing.T) {
+	t.Parallel()
+	d := setupCollections(t)
+	d.onOneClock(at(d.firstDue.AddDate(0, 0, 5), 11))
+	repayments := mocks.NewMockRepaymentRepository(gomock.NewController(t))
+	d.loans.EXPECT().GetByContract(gomock.Any(), "4711").Return(d.loan, nil).Times(1) // once for both of its lines
+	d.loans.EXPECT().GetByContract(gomock.Any(), "9999").Return(nil, domain.ErrLoanNotFound)
+	repayments.EXPECT().ReceiptUsed(gomock.Any(), domain.ChannelCashDesk, "KO-1").Return(false, nil)
+	repayments.EXPECT().ReceiptUsed(gomock.Any(), domain.ChannelCashDesk, "KO-2").Return(true, nil)
+	repayments.EXPECT().ReceiptUsed(gomock.Any(), domain.ChannelBankTransfer, "PP-1").Return(false, nil)
+	h := application.NewPreviewBulkRepaymentsHandler(d.clock, d.loans, repayments)
+	file := "contract,amount,channel,reference,type\n4711,100,CASH_DESK,KO-1,\n9999,100,CASH_DESK,KO-3,\n4711,100,CASH_DESK,KO-2,\n4711,999999999,BANK_TRANSFER,PP-1,EARLY\n"
+	if _, err := h.Handle(context.Background(), application.Actor{Role: domain.RoleViewer}, []byte(file)); !errors.Is(err, domain.ErrForbidden) {
+		t.Fatalf("a viewer's preview: %v", err)
+	}
+	lines, err := h.Handle(context.Background(), application.Actor{ID: uuid.New(), Role: domain.RoleOfficer}, []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"", "no loan has this contract number", "the reference paid another repayment already", "*"}
+	for i, w := range want {
+		got := lines[i].Refusal
+		if w == "*" && got == "" || w != "*" && got != w {
+			t.Errorf("line %d refused %q, want %q", lines[i].Line, got, w)
+		}
+	}
+	if lines[0].LoanID != d.loan.ID() {
+		t.Errorf("line 2's loan %s", lines[0].LoanID)
+	}
+}
