@@ -161,6 +161,9 @@ func TestCollectionsBulkRepaymentsAreFourEyed(t *testing.T) {
 	if got := serve(h, &checker, http.MethodGet, at.Path, nil).Body.String(); !strings.Contains(got, "KO-1") || !strings.Contains(got, "/console/proposals/"+id+"/approve") {
 		t.Fatalf("the proposal's page:\n%s", got)
 	}
+	if dash := serve(h, &checker, http.MethodGet, "/console/", nil).Body.String(); !strings.Contains(dash, `href="/console/collections/bulk/`+id+`"`) {
+		t.Error("the dashboard's open proposal does not link the file's page")
+	}
 	payments := func() []domain.Payment {
 		t.Helper()
 		ps, err := store.NewRepaymentRepository(e.db).ListPayments(ctx, loan.ID())
