@@ -227,7 +227,7 @@ func TestReminderGoesByDayOutsideTheTransactionOnceWithItsEvent(t *testing.T) {
 		t.Fatalf("at night: %+v %v", rep, err)
 	}
 	now = at(day, 10)
-	d.coll.EXPECT().DueForReminder(gomock.Any(), ports.Partners{}, d.firstDue, uuid.Nil, gomock.Any()).Return([]uuid.UUID{d.loan.ID()}, nil).Times(2)
+	d.coll.EXPECT().DueForReminder(gomock.Any(), ports.Partners{}, gomock.Any(), uuid.Nil, gomock.Any()).Return([]uuid.UUID{d.loan.ID()}, nil).Times(2)
 	d.apps.EXPECT().Get(gomock.Any(), d.app.ID()).Return(d.app, nil).AnyTimes()
 	claimed := map[string]bool{}
 	d.coll.EXPECT().ClaimReminder(gomock.Any(), gomock.Any(), now.Add(-7*24*time.Hour), 3).DoAndReturn(

@@ -53,10 +53,10 @@ func (h *SendRemindersHandler) Handle(ctx context.Context) (SendRemindersReport,
 		if !h.policy.Daytime(s.now) {
 			continue
 		}
-		until := domain.BusinessDate(s.now).AddDate(0, 0, h.policy.DaysBefore)
+		windows := h.policy.Windows(s.now)
 		after := uuid.Nil
 		for {
-			ids, err := h.collections.DueForReminder(ctx, s.partners, until, after, remindersPage)
+			ids, err := h.collections.DueForReminder(ctx, s.partners, windows, after, remindersPage)
 			if err != nil {
 				return rep, err
 			}

@@ -394,6 +394,28 @@ func (p ReminderPolicy) Due(items []ItemStanding, now time.Time) (Reminder, bool
 	return Reminder{}, false
 }
 
+// ReminderGrace is how many days after its day a reminder that could not go (at night, over
+// the week's cap) is still tried; after that its rule waits for the next instalment or bucket.
+const ReminderGrace = 3
+
+// DateRange is a range of business dates, both ends included.
+type DateRange struct{ From, To time.Time }
+
+// Windows are the first unpaid dates of the loans a reminder may be due for at now: an
+// instalment within DaysBefore days, or one that entered an overdue bucket within the last
+// ReminderGrace days. Only those loans need their schedules read.
+func (p ReminderPolicy) Windows(now time.Time) []DateRange {
+	today := BusinessDate(now)
+	var out []DateRange
+	if p.DaysBefore > 0 {
+		out = append(out, DateRange{today, today.AddDate(0, 0, p.DaysBefore)})
+	}
+	for _, b := range p.Buckets {
+		out = append(out, DateRange{today.AddDate(0, 0, -b.From-ReminderGrace), today.AddDate(0, 0, -b.From)})
+	}
+	return out
+}
+
 // Validate refuses a policy whose hours or cap make no sense.
 func (p ReminderPolicy) Validate() error {
 	if p.From < 0 || p.To > 24 || p.From >= p.To || p.PerWeek < 0 || p.DaysBefore < 0 {

@@ -177,6 +177,13 @@ func TestReminderPolicy(t *testing.T) {
 			t.Errorf("Daytime at %02d:30 Tashkent = %v, want %v", tc.hour, got, tc.want)
 		}
 	}
+	// The loans worth reading at 2026-05-20: due within 3 days, or entered a bucket (day 1, 8,
+	// 31, 91) within the last 3 days.
+	w := p.Windows(now)
+	if len(w) != 5 || w[0] != (domain.DateRange{From: today, To: today.AddDate(0, 0, 3)}) ||
+		w[2] != (domain.DateRange{From: today.AddDate(0, 0, -11), To: today.AddDate(0, 0, -8)}) {
+		t.Errorf("windows %v", w)
+	}
 	if (domain.ReminderPolicy{From: 20, To: 9}).Validate() == nil {
 		t.Error("a window that ends before it starts is accepted")
 	}

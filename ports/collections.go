@@ -130,8 +130,8 @@ type CollectionsRepository interface {
 	// PaidSince sums the payments posted on the loan at or after since.
 	PaidSince(ctx context.Context, loanID uuid.UUID, since time.Time) (int64, error)
 	// DueForReminder returns up to limit open loans of the partners whose first unpaid date is
-	// on or before until, after the loan id after (uuid.Nil: from the start).
-	DueForReminder(ctx context.Context, partners Partners, until time.Time, after uuid.UUID, limit int) ([]uuid.UUID, error)
+	// in one of the windows, after the loan id after (uuid.Nil: from the start).
+	DueForReminder(ctx context.Context, partners Partners, windows []domain.DateRange, after uuid.UUID, limit int) ([]uuid.UUID, error)
 	// ClaimReminder records a reminder as PENDING unless the loan had that rule's reminder
 	// already, or its borrower got perWeek reminders since weekAgo; it reports whether it did.
 	ClaimReminder(ctx context.Context, r ReminderRecord, weekAgo time.Time, perWeek int) (bool, error)

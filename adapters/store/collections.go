@@ -325,11 +325,23 @@ func (r *CollectionsRepository) PaidSince(ctx context.Context, loanID uuid.UUID,
 	return sum, interpretError(err, nil, nil)
 }
 
-// DueForReminder implements ports.CollectionsRepository, on the open loans' first unpaid dates.
-func (r *CollectionsRepository) DueForReminder(ctx context.Context, partners ports.Partners, until time.Time, after uuid.UUID, limit int) ([]uuid.UUID, error) {
+// DueForReminder implements ports.CollectionsRepository, on the open loans' first unpaid dates
+// (one range of the index per window).
+func (r *CollectionsRepository) DueForReminder(ctx context.Context, partners ports.Partners, windows []domain.DateRange, after uuid.UUID,
+	limit int) ([]uuid.UUID, error) {
+	if len(windows) == 0 {
+		return nil, nil
+	}
+	terms := make([]string, len(windows))
+	args := make([]any, 0, 2*len(windows))
+	for i, w := range windows {
+		terms[i] = "(first_unpaid_due >= ? AND first_unpaid_due <= ?)"
+		args = append(args, w.From.UTC(), w.To.UTC())
+	}
 	var ids []uuid.UUID
 	g := r.db.conn(ctx).Table("loans").Scopes(ofPartners(partners)).
-		Where("closed_at IS NULL AND written_off_at IS NULL AND first_unpaid_due IS NOT NULL AND first_unpaid_due <= ?", until.UTC())
+		Where("closed_at IS NULL AND written_off_at IS NULL AND first_unpaid_due IS NOT NULL").
+		Where("("+strings.Join(terms, " OR ")+")", args...)
 	if after != uuid.Nil {
 		g = g.Where("id > ?", after)
 	}

@@ -167,6 +167,19 @@ func TestReminderClaimedOncePerRuleAndCappedPerWeek(t *testing.T) {
 		// Two loans of one borrower (the same PINFL): the weekly cap counts both.
 		l1, l2 := s.fundedLoan(t, 1_000_000), s.fundedLoan(t, 1_000_000)
 		due := domain.BusinessDate(t0).AddDate(0, 1, 0)
+		first, _, _ := l1.FirstUnpaidDue()
+		ids := must(coll.DueForReminder(ctx, ports.Partners{Only: s.partner.ID}, []domain.DateRange{{From: first.AddDate(0, 0, -1), To: first},
+			{From: first.AddDate(0, 0, 10), To: first.AddDate(0, 0, 12)}}, uuid.Nil, 10))
+		if len(ids) != 2 {
+			t.Fatalf("loans due in the windows %v, want both", ids)
+		}
+		if got := must(coll.DueForReminder(ctx, ports.Partners{}, []domain.DateRange{{From: first.AddDate(0, 0, 1), To: first.AddDate(0, 0, 9)}},
+			uuid.Nil, 10)); len(got) != 0 {
+			t.Fatalf("loans outside the windows %v", got)
+		}
+		if got := must(coll.DueForReminder(ctx, ports.Partners{}, []domain.DateRange{{From: first, To: first}}, ids[0], 10)); len(got) != 1 || got[0] != ids[1] {
+			t.Fatalf("the page after %s: %v", ids[0], got)
+		}
 		claim := func(l *domain.Loan, r domain.Reminder, at time.Time) bool {
 			t.Helper()
 			ok, err := coll.ClaimReminder(ctx, ports.ReminderRecord{ID: uuid.New(), LoanID: l.ID(), PartnerID: s.partner.ID, Reminder: r, At: at},

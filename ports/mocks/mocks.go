@@ -2390,18 +2390,18 @@ func (mr *MockCollectionsRepositoryMockRecorder) ClaimReminder(ctx, r, weekAgo, 
 }
 
 // DueForReminder mocks base method.
-func (m *MockCollectionsRepository) DueForReminder(ctx context.Context, partners ports.Partners, until time.Time, after uuid.UUID, limit int) ([]uuid.UUID, error) {
+func (m *MockCollectionsRepository) DueForReminder(ctx context.Context, partners ports.Partners, windows []domain.DateRange, after uuid.UUID, limit int) ([]uuid.UUID, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "DueForReminder", ctx, partners, until, after, limit)
+	ret := m.ctrl.Call(m, "DueForReminder", ctx, partners, windows, after, limit)
 	ret0, _ := ret[0].([]uuid.UUID)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
 // DueForReminder indicates an expected call of DueForReminder.
-func (mr *MockCollectionsRepositoryMockRecorder) DueForReminder(ctx, partners, until, after, limit any) *gomock.Call {
+func (mr *MockCollectionsRepositoryMockRecorder) DueForReminder(ctx, partners, windows, after, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DueForReminder", reflect.TypeOf((*MockCollectionsRepository)(nil).DueForReminder), ctx, partners, until, after, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "DueForReminder", reflect.TypeOf((*MockCollectionsRepository)(nil).DueForReminder), ctx, partners, windows, after, limit)
 }
 
 // Flag mocks base method.
