@@ -32,6 +32,8 @@ type Config struct {
 	// mapping; zero values take the shipped examples.
 	Books domain.BooksRules
 	Chart domain.Chart
+	// Collections cuts the collections queues and times the reminders to borrowers.
+	Collections CollectionsConfig
 }
 
 // Product is the loan product's settings.
@@ -87,6 +89,10 @@ type Stores struct {
 	Reconciliation ports.ReconciliationRepository
 	// Books keeps the books' closes (nil where nothing closes, a test's graph).
 	Books ports.BooksRepository
+	// Collections keeps the collectors' work.
+	Collections ports.CollectionsRepository
+	// Bulk keeps the repayments files proposed at once.
+	Bulk ports.BulkRepository
 }
 
 // Gateways are the bank's and the networks' systems, and the partners' webhooks.
@@ -129,6 +135,8 @@ type App struct {
 	Operations Operations
 	Sandbox    Sandbox
 	Console    Console
+	// Collections is also the console's (Console.Collections); its passes run in the background.
+	Collections Collections
 }
 
 // Loans are the microloan's applications and loans (interface.md 1–5, 8–10).
@@ -210,6 +218,8 @@ type Console struct {
 	Operators ConsoleOperators
 	Views     ConsoleViews
 	Actions   ConsoleActions
+	// Collections are the collectors' pages and actions.
+	Collections Collections
 }
 
 // ConsoleOperators manage operators and their sessions.
@@ -280,6 +290,12 @@ func New(d Deps, cfg Config) *App {
 	ops := NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
 		Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
 		Processing: gw.Processing, Cards: cards, CodeCounts: st.CodeCounts, Reconciliation: st.Reconciliation, Books: st.Books}, cfg)
+	coll := NewCollections(CollectionsDeps{Clock: d.Clock, UoW: d.UoW, Applications: st.Applications, Loans: st.Loans,
+		Collections: st.Collections, Operators: d.Console.Operators, AuditLog: d.Console.AuditLog, Events: d.Events, SMS: gw.SMS,
+		Repayments: st.Repayments, Bulk: st.Bulk, Proposals: d.Console.Proposals}, cfg.Collections)
+	console := NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console,
+		ReconcileDay: ops.ReconcileDay, Checkpoints: gw.Checkpoints}, cfg)
+	console.Collections = coll
 	return &App{
 		Loans: NewLoans(LoansDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Queue: d.Queue,
 			Applications: st.Applications, Loans: st.Loans, Repayments: st.Repayments, Ledger: st.Ledger,
@@ -295,7 +311,7 @@ func New(d Deps, cfg Config) *App {
 		Operations: ops,
 		Sandbox: NewSandbox(SandboxDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Applications: st.Applications,
 			SandboxClock: d.Sandbox.Clock, SMSOutbox: d.Sandbox.SMSOutbox}, cfg),
-		Console: NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console,
-			ReconcileDay: ops.ReconcileDay, Checkpoints: gw.Checkpoints}, cfg),
+		Console:     console,
+		Collections: coll,
 	}
 }

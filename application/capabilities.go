@@ -278,7 +278,7 @@ func NewConsole(d ConsoleDeps, cfg Config) Console {
 			Partner:              NewConsolePartnerHandler(d.Clock, d.UoW, st.Partners, d.Sealer, cs.AuditLog),
 			ProposeResolution:    NewProposeResolutionHandler(d.Clock, d.UoW, st.Applications, st.Transfers, cs.Proposals, cs.AuditLog),
 			DecideProposal: NewDecideProposalHandler(d.Clock, d.UoW, st.Applications, st.Loans, st.Ledger, st.Transfers,
-				st.Repayments, cs.Proposals, cs.Operators, st.Reconciliation, cs.AuditLog, cfg.Product),
+				st.Repayments, cs.Proposals, cs.Operators, st.Reconciliation, st.Bulk, cs.AuditLog, cfg.Product),
 			ProposeBreakAcceptance: NewProposeBreakAcceptanceHandler(d.Clock, d.UoW, st.Reconciliation, st.Transfers, cs.Proposals, cs.AuditLog),
 			ProposeLoanAction:      NewProposeLoanActionHandler(d.Clock, d.UoW, st.Loans, cs.Proposals, st.Repayments, cs.AuditLog),
 			ExplainBreak:           NewExplainBreakHandler(d.Clock, d.UoW, st.Reconciliation, cs.Proposals, cs.AuditLog),

@@ -87,7 +87,7 @@ func (h *ConsoleDashboardHandler) Handle(ctx context.Context, who Actor) (Dashbo
 	if len(d.Proposals) == 0 {
 		return d, nil
 	}
-	if d.Makers, err = operatorNames(ctx, h.operators); err != nil || len(breaks) == 0 {
+	if d.Makers, err = everyOperatorName(ctx, h.operators); err != nil || len(breaks) == 0 {
 		return d, err
 	}
 	rows, err := h.reconciliation.Breaks(ctx, ports.BreakQuery{IDs: breaks, Limit: len(breaks)})

@@ -121,7 +121,7 @@ func (h *ConsoleReconciliationHandler) Handle(ctx context.Context, who Actor, q 
 		}
 	}
 	if len(page.Proposed) > 0 {
-		page.Makers, err = operatorNames(ctx, h.operators)
+		page.Makers, err = everyOperatorName(ctx, h.operators)
 	}
 	return page, err
 }
@@ -181,12 +181,8 @@ func describeBreakQuery(q ports.BreakQuery) string {
 	return s
 }
 
-// operatorNames are every operator's name, by id: who made a proposal.
-func operatorNames(ctx context.Context, operators ports.OperatorRepository) (map[uuid.UUID]string, error) {
+// everyOperatorName is every operator's name, by id: who made a proposal.
+func everyOperatorName(ctx context.Context, operators ports.OperatorRepository) (map[uuid.UUID]string, error) {
 	os, err := operators.List(ctx)
-	out := make(map[uuid.UUID]string, len(os))
-	for _, o := range os {
-		out[o.ID()] = o.Name()
-	}
-	return out, err
+	return operatorNames(os), err
 }

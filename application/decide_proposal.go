@@ -34,18 +34,20 @@ type DecideProposalHandler struct {
 	operators ports.OperatorRepository
 	// reconciliation is the breaks an AcceptBreak proposal adjusts.
 	reconciliation ports.ReconciliationRepository
-	settlement     transferSettlement
-	product        Product
-	audit          audit
+	// bulk is the lines a BulkRepayments proposal posts.
+	bulk       ports.BulkRepository
+	settlement transferSettlement
+	product    Product
+	audit      audit
 }
 
 // NewDecideProposalHandler returns the handler on the ports it uses.
 func NewDecideProposalHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
 	loans ports.LoanRepository, ledger ports.LedgerRepository, transfers ports.TransferRepository,
 	repayments ports.RepaymentRepository, proposals ports.ProposalRepository, operators ports.OperatorRepository,
-	reconciliation ports.ReconciliationRepository, log ports.AuditLog, product Product) *DecideProposalHandler {
+	reconciliation ports.ReconciliationRepository, bulk ports.BulkRepository, log ports.AuditLog, product Product) *DecideProposalHandler {
 	return &DecideProposalHandler{uow: uow, clock: clock, applications: applications, loans: loans, ledger: ledger, repayments: repayments,
-		proposals: proposals, operators: operators, reconciliation: reconciliation, settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
+		proposals: proposals, operators: operators, reconciliation: reconciliation, bulk: bulk, settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
 		product: product, audit: audit{clock: clock, log: log}}
 }
 
@@ -114,6 +116,9 @@ func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal,
 	}
 	if p.Kind.IsBreakWork() {
 		return h.workBreaks(ctx, p, who)
+	}
+	if p.Kind.IsBulk() {
+		return h.postBulk(ctx, p)
 	}
 	if p.Kind == domain.ResolveTransfer {
 		return "", h.settlement.settleIn(ctx, p.ObjectID, func(t *domain.Transfer) (bool, error) {
@@ -261,6 +266,8 @@ func (h *DecideProposalHandler) partnerOf(ctx context.Context, p *domain.Proposa
 			return uuid.Nil, err
 		}
 		return t.PartnerID(), nil
+	case p.Kind.IsBulk():
+		return uuid.Nil, nil // a batch of many loans: the server's clock
 	case p.Kind.IsBreakWork():
 		// A proposal of several breaks has a batch as its object: the server's clock.
 		b, err := h.reconciliation.Break(ctx, p.ObjectID)
@@ -278,4 +285,37 @@ func (h *DecideProposalHandler) partnerOf(ctx context.Context, p *domain.Proposa
 		return uuid.Nil, err
 	}
 	return a.PartnerID(), nil
+}
+
+// postBulk applies each line of an approved batch the preview found OK, as the loan action it
+// is (a file's manual repayment; a filter's waiver or write-off), through applyLoanAction, in
+// the transaction of ctx: a line the loan or the receipts refuse now refuses the whole
+// approval, naming the line (the proposal stays open for a rejection and a new batch).
+func (h *DecideProposalHandler) postBulk(ctx context.Context, p *domain.Proposal) (string, error) {
+	lines, err := h.bulk.Lines(ctx, p.ObjectID)
+	if err != nil {
+		return "", err
+	}
+	posted, sum := 0, int64(0)
+	for _, l := range lines {
+		if !l.OK() {
+			continue
+		}
+		lp, err := l.Proposal(p.Note, p.ProposedBy, p.ProposedAt)
+		if err == nil {
+			err = receiptUnused(ctx, h.repayments, lp)
+		}
+		if err == nil {
+			_, err = h.applyLoanAction(ctx, lp)
+		}
+		if err != nil {
+			return "", fmt.Errorf("line %d (contract %s): %w", l.Line, l.Contract, err)
+		}
+		posted++
+		sum += l.Amount
+	}
+	if p.Kind == domain.BulkLoanActions {
+		return fmt.Sprintf("; applied to %d loans", posted), nil
+	}
+	return fmt.Sprintf("; posted %d repayments of %d tiyin in all", posted, sum), nil
 }

@@ -134,6 +134,8 @@ func objectName(p *domain.Proposal) string {
 	switch p.Kind {
 	case domain.ResolveTransfer:
 		return "transfer:" + p.ObjectID.String()
+	case domain.BulkRepayments, domain.BulkLoanActions:
+		return "bulk:" + p.ObjectID.String()
 	}
 	if p.Kind.IsBreakWork() {
 		return breakObject(p)
@@ -158,6 +160,9 @@ func describe(p *domain.Proposal) string {
 	}
 	if p.Kind.IsBreakWork() {
 		return describeBreakWork(p)
+	}
+	if p.Kind.IsBulk() {
+		return fmt.Sprintf("proposal %s: %s, %s", p.ID, p.Kind, p.Note)
 	}
 	outcome := "not done"
 	if p.Done {

@@ -28,6 +28,9 @@ var (
 	// EventLoanChanged: the bank's operators waived interest or penalty on the loan, or wrote
 	// it off.
 	EventLoanChanged = EventType{"LOAN_CHANGED"}
+	// EventReminderSent: a reminder of a loan's instalment, coming due or missed, went to the
+	// borrower's phone (docs/integration.md, "Reminders").
+	EventReminderSent = EventType{"REMINDER_SENT"}
 	// EventTest is a test event a sandbox partner asks for, to try its webhook.
 	EventTest = EventType{"TEST"}
 )
@@ -35,7 +38,7 @@ var (
 // EventTypes lists every event type.
 func EventTypes() []EventType {
 	return []EventType{EventApplicationStatusChanged, EventLoanContractAssigned, EventTransferStatusChanged,
-		EventRepaymentStatusChanged, EventCardOrderStatusChanged, EventCardAttached, EventLoanChanged, EventTest}
+		EventRepaymentStatusChanged, EventCardOrderStatusChanged, EventCardAttached, EventLoanChanged, EventReminderSent, EventTest}
 }
 
 // ParseEventType accepts one of the event types.

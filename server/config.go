@@ -60,6 +60,30 @@ type config struct {
 	// AuditCheckpointURL and AuditCheckpointToken: where audit checkpoints are POSTed besides
 	// the log, and with what bearer token.
 	AuditCheckpointURL, AuditCheckpointToken string
+	// Collections cuts the collections queues and times the reminders; CollectionsEvery is how
+	// often its background pass runs.
+	Collections      application.CollectionsConfig
+	CollectionsEvery time.Duration
+}
+
+// collections reads the collections settings into c.
+func (c *config) collections(st settings) []error {
+	var errs []error
+	bs, err := domain.ParseBuckets(st.CollectionsBuckets)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("TIYIN_COLLECTIONS_BUCKETS=%q: %w", st.CollectionsBuckets, err))
+	}
+	p := domain.ReminderPolicy{DaysBefore: st.ReminderDaysBefore, Buckets: bs, PerWeek: st.RemindersPerWeek}
+	from, to, ok := strings.Cut(st.ReminderHours, "-")
+	if _, err := fmt.Sscanf(from+" "+to, "%d %d", &p.From, &p.To); err != nil || !ok || p.Validate() != nil {
+		errs = append(errs, fmt.Errorf("TIYIN_REMINDER_HOURS=%q, TIYIN_REMINDERS_PER_WEEK=%d, TIYIN_REMINDER_DAYS_BEFORE=%d: want hours such as 9-20 (from before to, 0 to 24) and whole numbers ≥ 0",
+			st.ReminderHours, st.RemindersPerWeek, st.ReminderDaysBefore))
+	}
+	if st.CollectionsEvery < time.Second {
+		errs = append(errs, fmt.Errorf("TIYIN_COLLECTIONS_EVERY=%s: want 1s at least", st.CollectionsEvery))
+	}
+	c.Collections = application.CollectionsConfig{Buckets: bs, Reminders: p}
+	return errs
 }
 
 // sandboxDataKey keys hashes in the sandbox when TIYIN_DATA_KEY is not set. It is public, so
@@ -97,6 +121,10 @@ func loadConfig() (config, error) {
 		if n.n < n.min {
 			errs = append(errs, fmt.Errorf("%s=%d: want a whole number ≥ %d", n.name, n.n, n.min))
 		}
+	}
+	c.CollectionsEvery = st.CollectionsEvery
+	if err := c.collections(st); err != nil {
+		errs = append(errs, err...)
 	}
 	if c.GatewayTimeout < 100*time.Millisecond {
 		errs = append(errs, errors.New("TIYIN_GATEWAY_TIMEOUT must be at least 100ms"))

@@ -137,10 +137,11 @@ func graph(cfg config, log *zap.Logger) fx.Option {
 			func(c config) application.Config {
 				return application.Config{ApplicationTTL: c.ApplicationTTL, SandboxCallDelay: c.SandboxCallDelay, Product: c.Product,
 					LoanContractDelay: c.ContractDelay, OTPTTL: c.OTPTTL, SandboxOTP: c.SandboxOTP,
-					AttachCodeCaps: c.AttachCodeCaps, Books: c.Books, Chart: c.Chart}
+					AttachCodeCaps: c.AttachCodeCaps, Books: c.Books, Chart: c.Chart, Collections: c.Collections}
 			},
 			func(c config) jobs.Config {
-				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL}
+				return jobs.Config{Workers: c.Workers, ReconcileEvery: time.Second, PollInterval: 200 * time.Millisecond, IdempotencyTTL: c.IdempotencyTTL,
+					CollectionsEvery: c.CollectionsEvery}
 			},
 			func(c config) webhook.Config { return webhook.Config{Sandbox: c.Sandbox} },
 			func(c config) observe.CheckpointConfig {

@@ -64,6 +64,11 @@ type settings struct {
 	Pprof                 bool          `env:"TIYIN_PPROF" envDefault:"false" help:"serve Go's profiler at /debug/pprof/ on the admin listener"`
 	AuditCheckpointURL    string        `env:"TIYIN_AUDIT_CHECKPOINT_URL" doc:"empty (the log line only)" help:"where tiyin audit checkpoint also POSTs the audit log's head as JSON, e.g. the bank's SIEM; https outside the sandbox (operations.md, Anchoring the audit log)"`
 	AuditCheckpointToken  string        `env:"TIYIN_AUDIT_CHECKPOINT_TOKEN" secret:"true" doc:"empty" help:"bearer token sent with each checkpoint to TIYIN_AUDIT_CHECKPOINT_URL; never logged"`
+	CollectionsBuckets    string        `env:"TIYIN_COLLECTIONS_BUCKETS" envDefault:"1-7,8-30,31-90,91-" help:"the collections queues' buckets of days overdue, ascending from day 1, the last open (91-); an overdue reminder goes once in each"`
+	CollectionsEvery      time.Duration `env:"TIYIN_COLLECTIONS_EVERY" envDefault:"1m" help:"how often promises to pay are decided and reminders sent (1s at least); the PAR snapshot is taken again at most every hour"`
+	ReminderHours         string        `env:"TIYIN_REMINDER_HOURS" envDefault:"9-20" help:"the hours, Tashkent time, reminders go to borrowers: from 09:00 to 20:00 by default, never at night"`
+	RemindersPerWeek      int           `env:"TIYIN_REMINDERS_PER_WEEK" envDefault:"3" help:"most reminders one borrower (all their loans) gets in any seven days; 0 = none at all"`
+	ReminderDaysBefore    int           `env:"TIYIN_REMINDER_DAYS_BEFORE" envDefault:"3" help:"a reminder goes this many days before an instalment's date; 0 = only after a missed one"`
 }
 
 // setting is one field of settings as its tags describe it.

@@ -44,16 +44,26 @@ var appModule = fx.Options(
 		return application.NewSandbox(application.SandboxDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
 			Applications: in.Applications, SandboxClock: in.SandboxClock, SMSOutbox: in.SMSOutbox}, cfg)
 	})),
-	fx.Module("console", fx.Provide(func(in consoleIn, st storesIn, ops application.Operations, cfg application.Config) application.Console {
-		return application.NewConsole(application.ConsoleDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue, Sealer: in.Sealer,
+	fx.Module("collections", fx.Provide(func(in collectionsIn, cfg application.Config) application.Collections {
+		return application.NewCollections(application.CollectionsDeps{Clock: in.Clock, UoW: in.UoW, Applications: in.Applications,
+			Loans: in.Loans, Collections: in.Collections, Operators: in.Operators, AuditLog: in.AuditLog, Events: in.Events, SMS: in.SMS,
+			Repayments: in.Repayments, Bulk: in.Bulk, Proposals: in.Proposals},
+			cfg.Collections)
+	})),
+	fx.Module("console", fx.Provide(func(in consoleIn, st storesIn, ops application.Operations, coll application.Collections,
+		cfg application.Config) application.Console {
+		c := application.NewConsole(application.ConsoleDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue, Sealer: in.Sealer,
 			Stores: application.Stores{Applications: st.Applications, Loans: st.Loans, Partners: st.Partners, Ledger: st.Ledger,
-				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders, Reconciliation: st.Reconciliation},
+				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders, Reconciliation: st.Reconciliation,
+				Bulk: st.Bulk},
 			Console: application.ConsoleStores{Operators: in.Operators, SecondFactors: in.SecondFactors, AuditLog: in.AuditLog,
 				Proposals: in.Proposals, BackOffice: in.BackOffice}, ReconcileDay: ops.ReconcileDay, Checkpoints: in.Checkpoints}, cfg)
+		c.Collections = coll
+		return c
 	})),
 	fx.Provide(func(in appIn) *application.App {
 		return &application.App{Loans: in.Loans, Transfers: in.Transfers, Repayments: in.Repayments, Cards: in.Cards,
-			Partners: in.Partners, Operations: in.Operations, Sandbox: in.Sandbox, Console: in.Console}
+			Partners: in.Partners, Operations: in.Operations, Sandbox: in.Sandbox, Console: in.Console, Collections: in.Collections}
 	}),
 )
 
@@ -183,6 +193,8 @@ type storesIn struct {
 	CardOrders   ports.CardOrderRepository
 	// Reconciliation keeps reconciliation's runs and breaks.
 	Reconciliation ports.ReconciliationRepository
+	// Bulk keeps the repayments files proposed at once.
+	Bulk ports.BulkRepository
 }
 
 type appIn struct {
@@ -195,4 +207,23 @@ type appIn struct {
 	Operations application.Operations
 	Sandbox    application.Sandbox
 	Console    application.Console
+	// Collections runs its passes in the background too.
+	Collections application.Collections
+}
+
+// collectionsIn are the ports the collectors' work needs.
+type collectionsIn struct {
+	fx.In
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Collections  ports.CollectionsRepository
+	Operators    ports.OperatorRepository
+	AuditLog     ports.AuditLog
+	Events       ports.EventOutbox
+	SMS          ports.SMSSender
+	Repayments   ports.RepaymentRepository
+	Bulk         ports.BulkRepository
+	Proposals    ports.ProposalRepository
 }

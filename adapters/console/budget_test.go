@@ -138,6 +138,9 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		   'DONE', now() - (i || ' seconds')::interval, CASE WHEN i % 10 = 0 THEN 'OPEN' ELSE 'EXPLAINED' END,
 		   now() - (i || ' seconds')::interval, md5('r' || i / 1000)::uuid
 		 FROM generate_series(1, $2::int) i WHERE $1::uuid IS NOT NULL`,
+		// The collections queues need overdue loans: the clones fall due up to 150 days earlier.
+		`UPDATE loans SET first_unpaid_due = first_unpaid_due - ((abs(hashtext(id::text)) % 150) || ' days')::interval
+		 WHERE contract_number LIKE 'BENCH%' AND $1::uuid IS NOT NULL AND $2::int > 0`,
 	}
 	for _, q := range seed {
 		if err := db.Gorm.Exec(q, a.ID(), n).Error; err != nil {
@@ -169,6 +172,14 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 	}
 	deepBreak := fmt.Sprintf("%d.%s", midBreak.FoundAt.UnixNano(), midBreak.ID)
 	handler, cookie := e.console(t)
+	// A tenth of the loans is alice's to collect (her queue).
+	if err := db.Gorm.Exec(`INSERT INTO collection_assignments (loan_id, collector_id, assigned_at)
+		SELECT l.id, o.id, now() FROM loans l, operators o WHERE o.name = 'alice' AND abs(hashtext(l.id::text)) % 10 = 0`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Gorm.Exec("ANALYZE collection_assignments").Error; err != nil {
+		t.Fatal(err)
+	}
 	counter.takeSlowest()
 	loginWithinBudget(t, e, handler, counter)
 	pages := []struct {
@@ -201,6 +212,11 @@ func TestConsolePagesWithinBudget(t *testing.T) {
 		{"/console/reconciliation?before=" + deepBreak, 100},
 		{"/console/reconciliation?source=HUMO&kind=AMOUNT_DIFFERS", 50},
 		{"/console/reconciliation?status=ALL&source=UZCARD", 100},
+		{"/console/collections", 50},
+		{"/console/collections?bucket=1", 50},
+		{"/console/collections?bucket=3&view=mine", 50},
+		{"/console/collections?view=unassigned", 50},
+		{"/console/collections/loans/" + loan.ID().String(), 0},
 		{"/console/clients/" + hex.EncodeToString(db.Sealer.Blind("pinfl", a.ClientData().PINFL())[0]), 200},
 	}
 	const maxStatements = 12
@@ -303,8 +319,9 @@ type env struct {
 	app   *application.App
 	loans *store.LoanRepository
 	apps  *store.ApplicationRepository
-	clock *store.SandboxClock
 	pid   uuid.UUID
+	// clock is the app's: moving a partner's time moves what the console shows of its loans.
+	clock *store.SandboxClock
 }
 
 type noQueue struct{}
@@ -321,7 +338,8 @@ func newEnv(t *testing.T, db *store.DB) *env {
 			Applications: e.apps, Loans: e.loans, Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db),
 			Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db),
 			Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db), CodeCounts: store.NewCodeCounter(db),
-			Reconciliation: store.NewReconciliationRepository(db),
+			Reconciliation: store.NewReconciliationRepository(db), Collections: store.NewCollectionsRepository(db),
+			Bulk: store.NewBulkRepository(db),
 		},
 		Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), SecondFactors: store.NewSecondFactorRepository(db),
 			AuditLog: store.NewAuditLog(db), Proposals: store.NewProposalRepository(db), BackOffice: store.NewBackOffice(db)},

@@ -72,6 +72,7 @@ func (c *Console) routes() {
 	m.HandleFunc("POST "+enrolPath, c.authed(c.enrol))
 	m.HandleFunc("POST /console/logout", c.authed(c.logout))
 	m.HandleFunc("POST /console/language", c.authed(c.setLanguage))
+	c.collectionsRoutes()
 }
 
 // pathID reads the {id} of the path.

@@ -5,6 +5,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -40,6 +41,8 @@ type Config struct {
 	PollInterval time.Duration
 	// IdempotencyTTL is how long answers of state-changing requests are kept.
 	IdempotencyTTL time.Duration
+	// CollectionsEvery is the period of the collections pass (1 minute when 0).
+	CollectionsEvery time.Duration
 }
 
 // waitingStates keep a job unique while it waits or runs; a completed job does not block the
@@ -386,6 +389,7 @@ func NewRunner(db Database, app *application.App, cfg Config,
 	river.AddWorker(workers, &deliverEventsWorker{app: app, log: log, metrics: metrics})
 	river.AddWorker(workers, &reconcileDayWorker{app: app, log: log, metrics: metrics})
 	river.AddWorker(workers, &closeBooksWorker{app: app, log: log})
+	river.AddWorker(workers, &collectionsWorker{app: app, log: log})
 	every := river.PeriodicInterval(max(cfg.ReconcileEvery, 100*time.Millisecond))
 	rc := &river.Config{
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(cfg.Workers, 1)}},
@@ -399,6 +403,8 @@ func NewRunner(db Database, app *application.App, cfg Config,
 				&river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(time.Minute), func() (river.JobArgs, *river.InsertOpts) { return CloseBooksArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(cmp.Or(cfg.CollectionsEvery, time.Minute)),
+				func() (river.JobArgs, *river.InsertOpts) { return CollectionsArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}),
 		},
 		FetchPollInterval:           max(cfg.PollInterval, 50*time.Millisecond),
 		FetchCooldown:               20 * time.Millisecond,

@@ -32,6 +32,8 @@ var Module = fx.Module("store",
 		fx.Annotate(NewReconciliationRepository, fx.As(new(ports.ReconciliationRepository))),
 		fx.Annotate(NewNetworkJournal, fx.As(new(ports.NetworkJournal))),
 		fx.Annotate(NewBooksRepository, fx.As(new(ports.BooksRepository))),
+		fx.Annotate(NewCollectionsRepository, fx.As(new(ports.CollectionsRepository))),
+		fx.Annotate(NewBulkRepository, fx.As(new(ports.BulkRepository))),
 	),
 )
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 	"github.com/tidwall/sjson"
 
 	"github.com/tiyin/tiyin/adapters/http/api"
@@ -69,6 +70,13 @@ func Body(e domain.Event) ([]byte, error) {
 			ev.Months = &d.Months
 		}
 		err = data.FromLoanChangedEventData(ev)
+	case domain.ReminderEvent:
+		ev := api.ReminderSentEventData{ApplicationId: d.ApplicationID.String(), Kind: api.ReminderSentEventDataKind(d.Kind.String()),
+			Bucket: d.Bucket, DueDate: openapi_types.Date{Time: d.Due}, Amount: d.Amount}
+		if d.ContractNumber != "" {
+			ev.LoanId = &d.ContractNumber
+		}
+		err = data.FromReminderSentEventData(ev)
 	case domain.WebhookTest:
 		err = data.FromTestEventData(api.TestEventData{Message: d.Message})
 	default:

@@ -67,3 +67,26 @@ func TestBodiesShowAStageAsTheAnswersDo(t *testing.T) {
 		})
 	}
 }
+
+// TestReminderBodyTellsTheRuleAndInstalment: a reminder's event names its kind, bucket, date and
+// amount, the date as a plain date.
+func TestReminderBodyTellsTheRuleAndInstalment(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 5, 11, 0, 0, 0, 0, time.UTC)
+	b, err := webhook.Body(domain.NewReminderEvent(uuid.New(), domain.ReminderEvent{ApplicationID: uuid.New(), ContractNumber: "123",
+		Kind: domain.ReminderOverdue, Bucket: "8-30", Due: due, Amount: 150_000}, due.AddDate(0, 0, 9)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Type string
+		Data map[string]any
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Type != "REMINDER_SENT" || got.Data["kind"] != "OVERDUE" || got.Data["bucket"] != "8-30" ||
+		got.Data["dueDate"] != "2026-05-11" || got.Data["amount"] != float64(150_000) || got.Data["loanId"] != "123" {
+		t.Fatalf("%s", b)
+	}
+}

@@ -286,6 +286,7 @@ const (
 	CARDORDERSTATUSCHANGED   EventType = "CARD_ORDER_STATUS_CHANGED"
 	LOANCHANGED              EventType = "LOAN_CHANGED"
 	LOANCONTRACTASSIGNED     EventType = "LOAN_CONTRACT_ASSIGNED"
+	REMINDERSENT             EventType = "REMINDER_SENT"
 	REPAYMENTSTATUSCHANGED   EventType = "REPAYMENT_STATUS_CHANGED"
 	TEST                     EventType = "TEST"
 	TRANSFERSTATUSCHANGED    EventType = "TRANSFER_STATUS_CHANGED"
@@ -303,6 +304,8 @@ func (e EventType) Valid() bool {
 	case LOANCHANGED:
 		return true
 	case LOANCONTRACTASSIGNED:
+		return true
+	case REMINDERSENT:
 		return true
 	case REPAYMENTSTATUSCHANGED:
 		return true
@@ -435,6 +438,24 @@ func (e PaymentChannel) Valid() bool {
 	case CARD:
 		return true
 	case CASHDESK:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReminderSentEventDataKind.
+const (
+	BEFOREDUE ReminderSentEventDataKind = "BEFORE_DUE"
+	OVERDUE   ReminderSentEventDataKind = "OVERDUE"
+)
+
+// Valid indicates whether the value is a known member of the ReminderSentEventDataKind enum.
+func (e ReminderSentEventDataKind) Valid() bool {
+	switch e {
+	case BEFOREDUE:
+		return true
+	case OVERDUE:
 		return true
 	default:
 		return false
@@ -1411,6 +1432,28 @@ type RegisterApplicationResult struct {
 	Message       string `json:"message"`
 }
 
+// ReminderSentEventData REMINDER_SENT — tiyin sent the borrower an SMS reminder about an instalment of the loan,
+// so your app can show it too: `BEFORE_DUE` some days before its date (`dueDate`), `OVERDUE`
+// once in each overdue bucket (`bucket`, e.g. `8-30` or `91+` days) while it stays unpaid.
+// `amount` is what the instalment still asked. Reminders go only from 09:00 to 20:00
+// Tashkent time (the bank's setting) and at most a few a week per borrower, and never twice
+// for one rule and instalment.
+type ReminderSentEventData struct {
+	Amount        Long `json:"amount"`
+	ApplicationId UUID `json:"applicationId"`
+
+	// Bucket OVERDUE: the bucket of days overdue, e.g. 8-30 or 91+; empty for BEFORE_DUE.
+	Bucket string `json:"bucket"`
+
+	// DueDate The instalment's date (yyyy-MM-dd).
+	DueDate openapi_types.Date        `json:"dueDate"`
+	Kind    ReminderSentEventDataKind `json:"kind"`
+	LoanId  *string                   `json:"loanId"`
+}
+
+// ReminderSentEventDataKind defines model for ReminderSentEventData.Kind.
+type ReminderSentEventDataKind string
+
 // RepaymentStatus defines model for RepaymentStatus.
 type RepaymentStatus string
 
@@ -1872,6 +1915,32 @@ func (t *WebhookEvent_Data) FromLoanChangedEventData(v LoanChangedEventData) err
 
 // MergeLoanChangedEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided LoanChangedEventData
 func (t *WebhookEvent_Data) MergeLoanChangedEventData(v LoanChangedEventData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReminderSentEventData returns the union data inside the WebhookEvent_Data as a ReminderSentEventData
+func (t WebhookEvent_Data) AsReminderSentEventData() (ReminderSentEventData, error) {
+	var body ReminderSentEventData
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReminderSentEventData overwrites any union data inside the WebhookEvent_Data as the provided ReminderSentEventData
+func (t *WebhookEvent_Data) FromReminderSentEventData(v ReminderSentEventData) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReminderSentEventData performs a merge with any union data inside the WebhookEvent_Data, using the provided ReminderSentEventData
+func (t *WebhookEvent_Data) MergeReminderSentEventData(v ReminderSentEventData) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

@@ -1,0 +1,69 @@
+package application
+
+import (
+	"context"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// SettlePromisesReport counts what a pass decided.
+type SettlePromisesReport struct{ Kept, Broken int }
+
+// SettlePromisesHandler decides the open promises to pay on their partners' clocks: a promise
+// whose loan was paid its amount since it was made is kept; one whose date ended short of it
+// is broken, and its loan comes back to the queue flagged. Each promise is decided in its own
+// transaction.
+type SettlePromisesHandler struct {
+	clock       ports.Clock
+	uow         ports.UnitOfWork
+	collections ports.CollectionsRepository
+}
+
+// NewSettlePromisesHandler returns the handler on the ports it uses.
+func NewSettlePromisesHandler(clock ports.Clock, uow ports.UnitOfWork, collections ports.CollectionsRepository) *SettlePromisesHandler {
+	return &SettlePromisesHandler{clock: clock, uow: uow, collections: collections}
+}
+
+// promisesPerPass bounds the open promises one pass looks at per partner's time.
+const promisesPerPass = 1000
+
+// Handle runs one pass.
+func (h *SettlePromisesHandler) Handle(ctx context.Context) (SettlePromisesReport, error) {
+	var rep SettlePromisesReport
+	for _, s := range timeScopes(h.clock) {
+		open, err := h.collections.OpenPromises(ctx, s.partners, promisesPerPass)
+		if err != nil {
+			return rep, err
+		}
+		for _, p := range open {
+			var status domain.PromiseStatus
+			err := h.uow.Do(ctx, func(ctx context.Context) error {
+				paid, err := h.collections.PaidSince(ctx, p.LoanID(), p.MadeAt())
+				if err != nil {
+					return err
+				}
+				err = h.collections.UpdatePromise(ctx, p.ID(), func(p *domain.PromiseToPay) error {
+					if p.Settle(paid, s.now) {
+						status = p.Status()
+					}
+					return nil
+				})
+				if err != nil || status != domain.PromiseBroken {
+					return err
+				}
+				return h.collections.Flag(ctx, p.LoanID(), s.now)
+			})
+			if err != nil {
+				return rep, err
+			}
+			switch status {
+			case domain.PromiseKept:
+				rep.Kept++
+			case domain.PromiseBroken:
+				rep.Broken++
+			}
+		}
+	}
+	return rep, nil
+}

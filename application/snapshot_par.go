@@ -1,0 +1,28 @@
+package application
+
+import (
+	"context"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// SnapshotPARHandler records today's portfolio at risk and each overdue loan's bucket, so the
+// collections report can chart the history and count roll rates. The day is the latest
+// partner's (in the sandbox, a clock moved ahead makes new days); each partner's loans are
+// counted overdue on its own clock.
+type SnapshotPARHandler struct {
+	clock       ports.Clock
+	collections ports.CollectionsRepository
+	buckets     domain.Buckets
+}
+
+// NewSnapshotPARHandler returns the handler on the ports it uses.
+func NewSnapshotPARHandler(clock ports.Clock, collections ports.CollectionsRepository, buckets domain.Buckets) *SnapshotPARHandler {
+	return &SnapshotPARHandler{clock: clock, collections: collections, buckets: buckets}
+}
+
+// Handle takes (or takes again) today's snapshot.
+func (h *SnapshotPARHandler) Handle(ctx context.Context) error {
+	return h.collections.SnapshotPAR(ctx, queueScopes(h.clock), domain.BusinessDate(latestNow(h.clock)), h.buckets)
+}
