@@ -30,7 +30,7 @@ type booksFile struct {
 func loadBooks(path string, nonAccrualDays int) (domain.BooksRules, domain.Chart, error) {
 	rules, mapping := domain.DefaultBooksRules(), domain.DefaultChartMapping()
 	if path != "" {
-		raw, err := os.ReadFile(path)
+		raw, err := os.ReadFile(path) //nolint:gosec // the operator names the file, as the variable itself would be
 		if err != nil {
 			return rules, domain.Chart{}, fmt.Errorf("TIYIN_BOOKS_FILE: %w", err)
 		}
