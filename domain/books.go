@@ -469,9 +469,10 @@ func (s BooksState) Repayment(loanID uuid.UUID, cash []Entry) (BooksState, []Ent
 			s.MemoWrittenOff -= m
 		case k == AccountInterestIncome || k == AccountServiceIncome || k == AccountPenaltyIncome:
 			c := cs[0]
-			if k == AccountServiceIncome {
+			switch k {
+			case AccountServiceIncome:
 				c = cs[1]
-			} else if k == AccountPenaltyIncome {
+			case AccountPenaltyIncome:
 				c = cs[2]
 			}
 			if x.Credit > 0 {
