@@ -3,7 +3,7 @@
 -- break, found on its first day (day) and seen again up to last_day, with the latest day's two
 -- balances, instead of a new break every day. last_day is day for every other break.
 ALTER TABLE reconciliation_breaks ADD COLUMN last_day timestamptz;
-UPDATE reconciliation_breaks SET last_day = day;
+UPDATE /* migration: once */ reconciliation_breaks SET last_day = day;
 
 -- The open balance breaks an account already has are folded into its oldest: it takes the
 -- newest one's balances and day; the others are closed EXPLAINED, each naming the break it was
