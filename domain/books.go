@@ -415,6 +415,9 @@ func CloseDay(l *Loan, day time.Time, prev BooksState, rules BooksRules) (BooksS
 	s.OverduePrincipal = overdue
 	class := rules.classify(days)
 	s.Class = class.Class
+	if l.Closed() { // only an open loan is classified
+		s.DaysOverdue, s.Class = 0, ""
+	}
 	exposure := b.notDue()[0] + max(0, s.InterestReceivable) + max(0, s.ServiceReceivable) + max(0, s.PenaltyReceivable)
 	if l.Closed() {
 		exposure = 0
@@ -569,6 +572,7 @@ func (s BooksState) WriteOff(loanID uuid.UUID, principal int64) (BooksState, []E
 	e.move(s.Provision-fromProvision, AccountProvision, AccountProvisionExpense)
 	e.move(principal, AccountMemoWrittenOff, AccountMemoWrittenOffContra)
 	s.Provision, s.OverduePrincipal = 0, s.OverduePrincipal-overdue
+	s.DaysOverdue, s.Class = 0, "" // out of the portfolio: no longer classified
 	s.MemoWrittenOff += principal
 	return s, dropZero(e.out)
 }

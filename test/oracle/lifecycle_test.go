@@ -182,6 +182,7 @@ func randomHistory(rng *rand.Rand, years int) history {
 type walk struct {
 	payments, actions, restructured, amounts int
 	err                                      error
+	books                                    *bookLedger // the domain's postings, summed
 }
 
 func (w *walk) fail(day int, format string, args ...any) {
@@ -317,18 +318,24 @@ func amountOf(p payment, pos oracle.Position, sched []oracle.Item, today time.Ti
 }
 
 func pay(loan *domain.Loan, when time.Time, early bool, amount int64) (domain.Payment, error) {
+	p, _, err := payPosting(loan, when, early, amount)
+	return p, err
+}
+
+// payPosting pays and returns the payment's posting too.
+func payPosting(loan *domain.Loan, when time.Time, early bool, amount int64) (domain.Payment, []domain.Entry, error) {
 	typ := domain.PaymentTerm
 	if early {
 		typ = domain.PaymentEarly
 	}
 	r, err := domain.NewRepayment(uuid.New(), loan, 0, when)
 	if err != nil {
-		return domain.Payment{}, err
+		return domain.Payment{}, nil, err
 	}
 	posting, err := r.Pay(loan, domain.Payment{Type: typ, Amount: amount, DebitID: "D", Network: domain.NetworkUzcard,
 		TransactionID: uuid.New(), At: when})
 	if err != nil {
-		return domain.Payment{}, err
+		return domain.Payment{}, nil, err
 	}
 	// The posting moves exactly the amount and balances, interest given back included.
 	var debits, credits int64
@@ -337,12 +344,12 @@ func pay(loan *domain.Loan, when time.Time, early bool, amount int64) (domain.Pa
 	}
 	p := *r.Payment()
 	if p.Recovery != !loan.WrittenOffAt().IsZero() {
-		return p, fmt.Errorf("paying %d: recovery %t on a loan written off at %s", amount, p.Recovery, loan.WrittenOffAt())
+		return p, nil, fmt.Errorf("paying %d: recovery %t on a loan written off at %s", amount, p.Recovery, loan.WrittenOffAt())
 	}
 	if debits != credits || posting.Entries[0].Debit != amount || p.Principal+p.Interest+p.Penalty != amount {
-		return p, fmt.Errorf("paying %d: the posting %+v does not balance or the split %+v does not add up", amount, posting.Entries, p)
+		return p, nil, fmt.Errorf("paying %d: the posting %+v does not balance or the split %+v does not add up", amount, posting.Entries, p)
 	}
-	return p, nil
+	return p, posting.Entries, nil
 }
 
 // compare walks the history through the domain and the oracle and returns the first
@@ -352,6 +359,13 @@ func compare(h history) walk {
 	t := h.Terms
 	loan := domainLoan(t)
 	o := oracle.New(t)
+	drules, orules := booksRules(t)
+	if err := o.KeepBooks(orules); err != nil {
+		w.fail(0, "the oracle keeps no books: %v", err)
+		return w
+	}
+	w.books = newBookLedger(t.Amount)
+	issued := domain.BusinessDate(loan.IssuedAt())
 	got, err := loan.Schedule()
 	if err != nil {
 		w.fail(0, "the domain refuses the schedule: %v", err)
@@ -369,6 +383,9 @@ func compare(h history) walk {
 	for day := 0; day <= h.Days && w.err == nil; day++ {
 		today := t.IssuedOn.AddDate(0, 0, day)
 		o.Advance(today)
+		if day > 0 { // the close of yesterday, after its last payment
+			w.closeBooks(day, loan, o, issued, issued.AddDate(0, 0, day-1), drules)
+		}
 		when := moment(t, day, false)
 		for _, it := range o.Schedule() {
 			if start := it.Date.AddDate(0, 0, -it.PeriodDays); start.Equal(today) || day == 0 && !start.After(today) {
@@ -462,11 +479,14 @@ func (w *walk) step(loan *domain.Loan, o *oracle.Loan, p payment, day int, when 
 			more = &q
 		}
 	}
-	got, err := pay(loan, when, p.Early, amount)
+	got, entries, err := payPosting(loan, when, p.Early, amount)
 	if err != nil {
 		w.fail(day, "paying %d (early %t) of payoff %d: %v", amount, p.Early, pos.Payoff(), err)
 		return
 	}
+	w.books.post(entries)
+	w.books.paidCharges += got.Interest
+	w.books.paidPenalty += got.Penalty
 	want, err := o.Pay(p.Early, amount)
 	if err != nil {
 		w.fail(day, "the oracle refuses %d: %v", amount, err)
@@ -541,22 +561,28 @@ func (w *walk) act(loan *domain.Loan, o *oracle.Loan, p payment, day int, when t
 	}
 	if p.Kind == writeOff {
 		want := o.WriteOff()
-		posting, err := loan.WriteOff(uuid.New(), when)
-		var got int64
-		if posting != nil {
-			got = posting.Entries[0].Debit
+		out, err := (&domain.Proposal{Kind: domain.ActionWriteOff, ObjectID: loan.ID()}).ApplyTo(loan, uuid.New(), uuid.New(), when)
+		got := out.Amount
+		for _, p := range out.Postings {
+			w.books.post(p.Entries)
 		}
 		if err != nil || got != want || loan.Status() != domain.LoanWrittenOff {
 			w.fail(day, "writing off: the domain moves %d (%v, %s), the oracle %d", got, err, loan.Status(), want)
 		}
 		return
 	}
-	owed, waive, twin := pos.Penalty, loan.WaivePenalty, o.WaivePenalty
+	owed, action, twin := pos.Penalty, domain.ActionWaivePenalty, o.WaivePenalty
 	if p.Kind == waiveInterest {
-		owed, waive, twin = pos.OverdueInterest, loan.WaiveInterest, o.WaiveInterest
+		owed, action, twin = pos.OverdueInterest, domain.ActionWaiveInterest, o.WaiveInterest
 	}
 	amount := int64(float64(owed) * p.Share)
-	got, err := waive(when, amount)
+	// As the operators' approval applies it, with the books' reversal of what it forgives.
+	out, err := (&domain.Proposal{Kind: action, ObjectID: loan.ID(), Action: domain.LoanActionTerms{Amount: amount}}).
+		ApplyTo(loan, uuid.New(), uuid.New(), when)
+	got := out.Amount
+	for _, p := range out.Postings {
+		w.books.post(p.Entries)
+	}
 	want, oerr := twin(amount)
 	if (err == nil) != (oerr == nil) || got != want {
 		w.fail(day, "%s %d of %d: the domain forgives %d (%v), the oracle %d (%v)", kindNames[p.Kind], amount, owed, got, err, want, oerr)

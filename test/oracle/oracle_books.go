@@ -576,6 +576,7 @@ func (l *Loan) bookWriteOff(principal int64) {
 	l.commit(p)
 	l.toMemo("WRITE_OFF")
 	b.writtenOff = true
+	b.nonAccrual = true // a decision (docs/accounting.md, Decisions): a written-off loan is in non-accrual
 	p = l.posting("WRITE_OFF")
 	if got := b.bal[LoanPrincipal] + b.bal[OverduePrincipal]; got != principal {
 		l.bad("the principal accounts hold %d, the loan writes off %d", got, principal)
