@@ -372,10 +372,7 @@ func CloseDay(l *Loan, day time.Time, prev BooksState, rules BooksRules) (BooksS
 		switch {
 		case diff > 0 && s.NonAccrual:
 			if c.adv != nil {
-				a := min(*c.adv, diff)
-				e.move(a, c.advance, c.income)
-				*c.adv -= a
-				diff -= a
+				diff -= e.fromAdvance(&s, diff, c.income)
 			}
 			e.move(diff, c.memo, AccountMemoNonAccruedContra)
 			*c.memoBal += diff
@@ -400,10 +397,7 @@ func CloseDay(l *Loan, day time.Time, prev BooksState, rules BooksRules) (BooksS
 			}
 		}
 		if c.adv != nil && !s.NonAccrual {
-			a := min(*c.adv, *c.rec)
-			e.move(a, c.advance, c.receivable)
-			*c.adv -= a
-			*c.rec -= a
+			*c.rec -= e.fromAdvance(&s, *c.rec, c.receivable)
 		}
 	}
 	switch d := overdue - s.OverduePrincipal; {
@@ -433,6 +427,24 @@ func CloseDay(l *Loan, day time.Time, prev BooksState, rules BooksRules) (BooksS
 	return s, e.out, nil
 }
 
+// fromAdvance settles up to x of interest's or service's accrual (credit) from what was paid
+// ahead of its days, interest's account first, then service's: the two are one charge for a
+// payment (allocated together), so either's advance settles either's accrual. It returns what
+// it took.
+func (e *entries) fromAdvance(s *BooksState, x int64, credit AccountKind) int64 {
+	var took int64
+	for _, a := range []struct {
+		kind AccountKind
+		bal  *int64
+	}{{AccountInterestInAdvance, &s.InterestAdvance}, {AccountServiceInAdvance, &s.ServiceAdvance}} {
+		y := min(x-took, max(0, *a.bal))
+		e.move(y, a.kind, credit)
+		*a.bal -= y
+		took += y
+	}
+	return took
+}
+
 // basisOf is amount × basis / 10 000 rounded half up.
 func basisOf(amount, basis int64) int64 {
 	if amount <= 0 || basis <= 0 {
@@ -448,8 +460,8 @@ func basisOf(amount, basis int64) int64 {
 // and returns the loan's books after it with the posting's new entries:
 //   - principal credits OVERDUE_PRINCIPAL first, then LOAN; a recovery's principal (credited to
 //     WRITTEN_OFF) is income, RECOVERY_INCOME, and leaves the written-off memo;
-//   - each charge paid settles its receivable first, then what sits in its non-accrual memo
-//     (income when paid), and the rest was paid ahead of its days: interest and service to
+//   - each charge paid settles, oldest accrual first, what sits in its non-accrual memo (income
+//     when paid), then its receivable, and the rest was paid ahead of its days: interest and service to
 //     their account in advance, penalty (the payment day's own, which its close accrues) to
 //     income at once, taken in so the close does not accrue it again;
 //   - interest given back to principal (a debit of income: E) comes out of the advance it was
@@ -457,6 +469,7 @@ func basisOf(amount, basis int64) int64 {
 func (s BooksState) Repayment(loanID uuid.UUID, cash []Entry) (BooksState, []Entry) {
 	e := entries{loan: loanID}
 	cs := s.charges(0, 0, 0)
+	var paid, back [2]int64 // interest's and service's, paid and given back
 	for _, x := range cash {
 		k := x.Account.Kind
 		switch {
@@ -470,42 +483,71 @@ func (s BooksState) Repayment(loanID uuid.UUID, cash []Entry) (BooksState, []Ent
 			m := min(x.Credit, s.MemoWrittenOff)
 			e.move(m, AccountMemoWrittenOffContra, AccountMemoWrittenOff)
 			s.MemoWrittenOff -= m
-		case k == AccountInterestIncome || k == AccountServiceIncome || k == AccountPenaltyIncome:
-			c := cs[0]
-			switch k {
-			case AccountServiceIncome:
-				c = cs[1]
-			case AccountPenaltyIncome:
-				c = cs[2]
-			}
-			if x.Credit > 0 {
-				e.settle(c, x.Credit)
-				continue
-			}
-			back := x.Debit
-			if c.adv != nil {
-				a := min(back, max(0, *c.adv))
-				e.out = append(e.out, Entry{Account: e.account(c.advance), Debit: a})
-				*c.adv -= a
-				back -= a
-			}
-			e.out = append(e.out, Entry{Account: x.Account, Debit: back})
+		case k == AccountInterestIncome:
+			paid[0], back[0] = paid[0]+x.Credit, back[0]+x.Debit
+		case k == AccountServiceIncome:
+			paid[1], back[1] = paid[1]+x.Credit, back[1]+x.Debit
+		case k == AccountPenaltyIncome && x.Credit > 0:
+			e.settle(cs[2], x.Credit)
 		default:
 			e.out = append(e.out, x)
 		}
 	}
+	e.settleCharges(&s, cs, paid)
+	// Interest given back to principal (E) comes out of the advance it was paid into, any rest
+	// out of income.
+	given := back[0] + back[1]
+	for _, a := range []struct {
+		kind AccountKind
+		bal  *int64
+	}{{AccountInterestInAdvance, &s.InterestAdvance}, {AccountServiceInAdvance, &s.ServiceAdvance}} {
+		y := min(given, max(0, *a.bal))
+		e.out = append(e.out, Entry{Account: e.account(a.kind), Debit: y})
+		*a.bal -= y
+		given -= y
+	}
+	e.out = append(e.out, Entry{Account: e.account(AccountInterestIncome), Debit: given})
 	return s, dropZero(e.out)
 }
 
-// settle credits a charge paid: its receivable, then its memo, then what is paid ahead.
+// settleCharges settles interest and service paid (paid: the payment's split of them) as one
+// charge, allocated together: oldest accrual first, what sits in the non-accrual memo
+// (interest's, then service's: income when paid), then the receivables (interest's, then
+// service's); the rest was paid for days not yet accrued, to the accounts in advance.
+func (e *entries) settleCharges(s *BooksState, cs [3]charge, paid [2]int64) {
+	pool := paid[0] + paid[1]
+	for _, c := range cs[:2] {
+		m := min(pool, max(0, *c.memoBal))
+		e.out = append(e.out, Entry{Account: e.account(c.income), Credit: m})
+		e.move(m, AccountMemoNonAccruedContra, c.memo)
+		*c.memoBal -= m
+		pool -= m
+	}
+	for _, c := range cs[:2] {
+		r := min(pool, max(0, *c.rec))
+		e.out = append(e.out, Entry{Account: e.account(c.receivable), Credit: r})
+		*c.rec -= r
+		pool -= r
+	}
+	// What the accruals took is taken from interest's part first.
+	service := min(pool, paid[1])
+	e.out = append(e.out, Entry{Account: e.account(AccountServiceInAdvance), Credit: service},
+		Entry{Account: e.account(AccountInterestInAdvance), Credit: pool - service})
+	s.ServiceAdvance += service
+	s.InterestAdvance += pool - service
+}
+
+// settle credits a charge paid, oldest accrual first: what sits in its non-accrual memo (it
+// accrued before anything on balance now: income when paid), then its receivable, then what
+// is paid ahead.
 func (e *entries) settle(c charge, paid int64) {
-	r := min(paid, max(0, *c.rec))
-	e.out = append(e.out, Entry{Account: e.account(c.receivable), Credit: r})
-	*c.rec -= r
-	m := min(paid-r, *c.memoBal)
+	m := min(paid, max(0, *c.memoBal))
 	e.out = append(e.out, Entry{Account: e.account(c.income), Credit: m})
 	e.move(m, AccountMemoNonAccruedContra, c.memo)
 	*c.memoBal -= m
+	r := min(paid-m, max(0, *c.rec))
+	e.out = append(e.out, Entry{Account: e.account(c.receivable), Credit: r})
+	*c.rec -= r
 	rest := paid - r - m
 	if c.adv != nil {
 		e.out = append(e.out, Entry{Account: e.account(c.advance), Credit: rest})
@@ -528,20 +570,37 @@ func dropZero(in []Entry) []Entry {
 }
 
 // Waive reverses the accrual an operator's waiver forgives (interest, service and penalty
-// waived): from the receivable (Dr income / Cr receivable), then from the memo of a loan in
-// non-accrual (never income); any rest was not yet accrued, and is taken in so that no close
+// waived), oldest accrual first: from the memo of a loan in non-accrual (never income), then
+// from the receivable (Dr income / Cr receivable); any rest was not yet accrued, and is taken in so that no close
 // accrues it.
 func (s BooksState) Waive(loanID uuid.UUID, interest, service, penalty int64) (BooksState, []Entry) {
 	e := entries{loan: loanID}
-	for _, c := range s.charges(interest, service, penalty) {
-		w := c.target
-		r := min(w, max(0, *c.rec))
-		e.move(r, c.income, c.receivable)
-		*c.rec -= r
-		m := min(w-r, *c.memoBal)
-		e.move(m, AccountMemoNonAccruedContra, c.memo)
-		*c.memoBal -= m
-		*c.taken += w - r - m
+	cs := s.charges(interest, service, penalty)
+	// Interest and service are one charge, waived together: the memo's (interest's, then
+	// service's) before the receivables; the penalty on its own.
+	for _, group := range [][]charge{cs[:2], cs[2:]} {
+		w := int64(0)
+		for _, c := range group {
+			w += c.target
+		}
+		for _, c := range group {
+			m := min(w, max(0, *c.memoBal))
+			e.move(m, AccountMemoNonAccruedContra, c.memo)
+			*c.memoBal -= m
+			w -= m
+		}
+		for _, c := range group {
+			r := min(w, max(0, *c.rec))
+			e.move(r, c.income, c.receivable)
+			*c.rec -= r
+			w -= r
+		}
+		// Any rest was not accrued yet: taken in, so that no close accrues it.
+		for _, c := range group {
+			y := min(w, c.target)
+			*c.taken += y
+			w -= y
+		}
 	}
 	return s, e.out
 }
@@ -552,9 +611,18 @@ func (s BooksState) Waive(loanID uuid.UUID, interest, service, penalty int64) (B
 // against the provision first (Dr PROVISION), the rest Dr WRITE_OFF_EXPENSE, crediting
 // OVERDUE_PRINCIPAL and LOAN; provision left over is released; and the principal is recorded
 // in the written-off memo for recoveries.
-func (s BooksState) WriteOff(loanID uuid.UUID, principal int64) (BooksState, []Entry) {
+//
+// penalty is the loan's penalty accrued through the write-off's day (which the penalty rule makes owed
+// from the day's start, and which no close will accrue on a written-off loan): what of it the
+// books have not taken in goes to the memo, so that the memo holds everything the loan owes.
+func (s BooksState) WriteOff(loanID uuid.UUID, principal, penalty int64) (BooksState, []Entry) {
 	e := entries{loan: loanID}
 	s.NonAccrual = true
+	if d := penalty - s.TakenPenalty; d > 0 {
+		e.move(d, AccountMemoNonAccruedPenalty, AccountMemoNonAccruedContra)
+		s.MemoPenalty += d
+		s.TakenPenalty = penalty
+	}
 	for _, c := range s.charges(0, 0, 0) {
 		e.move(*c.rec, c.income, c.receivable)
 		e.move(*c.rec, c.memo, AccountMemoNonAccruedContra)

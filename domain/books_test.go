@@ -170,8 +170,12 @@ func (r *booksRun) doActions(when time.Time, op booksOp) {
 		if p != nil {
 			principal = p.Entries[0].Debit
 		}
+		_, _, penalty, err := r.loan.AccruedThrough(domain.BusinessDate(when))
+		if err != nil {
+			r.t.Fatal(err)
+		}
 		var es []domain.Entry
-		r.state, es = r.state.WriteOff(r.loan.ID(), principal)
+		r.state, es = r.state.WriteOff(r.loan.ID(), principal, penalty)
 		r.post(es)
 	}
 }

@@ -159,7 +159,11 @@ func (l *Loan) WriteOff(postingID uuid.UUID, now time.Time) (*Posting, error) {
 		return nil, err
 	}
 	// A loan that keeps books writes its principal off against its provision (the accrual basis).
-	p, err = l.booksPosting(p, func(st BooksState, _ []Entry) (BooksState, []Entry) { return st.WriteOff(l.id, principal) })
+	_, _, penalty, err := l.AccruedThrough(BusinessDate(now))
+	if err != nil {
+		return nil, err
+	}
+	p, err = l.booksPosting(p, func(st BooksState, _ []Entry) (BooksState, []Entry) { return st.WriteOff(l.id, principal, penalty) })
 	return &p, err
 }
 

@@ -85,6 +85,9 @@ func (w *walk) compareBooks(day int, loan *domain.Loan, o *oracle.Loan, g *bookL
 		return
 	}
 	w.amounts += 17
+	if *trace {
+		fmt.Printf("day %d close %s: domain %+v\n        oracle %+v\n", day, o.Books().Date.Format(time.DateOnly), together(got), together(want))
+	}
 	if together(got) != together(want) {
 		w.fail(day, "books after the close of %s differ: %s", o.Books().Date.Format(time.DateOnly), booksDiff(together(got), together(want)))
 		return
