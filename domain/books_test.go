@@ -462,6 +462,9 @@ func TestPayoffAndWriteOff(t *testing.T) {
 		loan := goldenLoan()
 		r := newBooksRun(t, loan, domain.DefaultBooksRules())
 		r.run("2026-01-31", "2026-04-20", map[string]booksOp{"2026-04-20": {pay: -1}})
+		if r.state.Class != "" || r.state.DaysOverdue != 0 { // only an open loan is classified
+			t.Errorf("a paid-off loan: class %q, %d days overdue", r.state.Class, r.state.DaysOverdue)
+		}
 		for _, k := range []domain.AccountKind{domain.AccountLoan, domain.AccountOverduePrincipal, domain.AccountInterestReceivable,
 			domain.AccountPenaltyReceivable, domain.AccountInterestInAdvance, domain.AccountProvision} {
 			if b := r.balance(k); b != 0 {
