@@ -129,7 +129,7 @@ docker: ## Build the container image tiyin:$(VERSION) and check that it starts a
 	  docker logs $$id; echo "the image never answered /healthz"; exit 1
 
 .PHONY: oracle
-oracle: ## Money oracle: LOANS random loans (10000) over up to YEARS (5), from SEED (1), each compared day by day with test/oracle (the money rules of docs/money.md, exact rationals); a difference prints the smallest history as a Go test case
+oracle: ## Money oracle: LOANS random loans (10000) over up to YEARS (5), from SEED (1), each compared day by day with test/oracle (the money rules of docs/money.md and the books of docs/accounting.md after every close, exact rationals); a difference prints the smallest history as a Go test case
 	$(GO) test -count=1 -timeout 0 -v -run '^TestDomainAgreesWithTheOracle$$' ./test/oracle/ -args -oracle.seed=$(or $(SEED),1) -oracle.loans=$(or $(LOANS),10000) -oracle.years=$(or $(YEARS),5)
 
 .PHONY: fuzz

@@ -85,6 +85,7 @@ func (w *walk) compareBooks(day int, loan *domain.Loan, o *oracle.Loan, g *bookL
 		return
 	}
 	w.amounts += 17
+	w.closes++
 	if *trace {
 		fmt.Printf("day %d close %s: domain %+v\n        oracle %+v\n", day, o.Books().Date.Format(time.DateOnly), together(got), together(want))
 	}

@@ -180,8 +180,8 @@ func randomHistory(rng *rand.Rand, years int) history {
 
 // walk is a comparison's outcome: what was compared, and the first difference or broken rule.
 type walk struct {
-	payments, actions, restructured, amounts int
-	err                                      error
+	payments, actions, restructured, amounts, closes int
+	err                                              error
 	books                                    *bookLedger // the domain's postings, summed
 }
 
@@ -675,6 +675,7 @@ func TestDomainAgreesWithTheOracle(t *testing.T) {
 		total.actions += w.actions
 		total.restructured += w.restructured
 		total.amounts += w.amounts
+		total.closes += w.closes
 		if w.err != nil && *quick {
 			t.Fatalf("seed %d, loan %d (%s): %v\n%s", *seed, n, histories[n].Terms, w.err, histories[n].goCase())
 		}
@@ -687,6 +688,6 @@ func TestDomainAgreesWithTheOracle(t *testing.T) {
 	if total.amounts == 0 {
 		t.Fatal("nothing was compared")
 	}
-	fmt.Printf("oracle: %d loans, %d payments, %d operators' actions (%d restructurings applied), %d amounts compared, 0 differences\n",
-		len(histories), total.payments, total.actions, total.restructured, total.amounts)
+	fmt.Printf("oracle: %d loans, %d payments, %d operators' actions (%d restructurings applied), %d closes' books, %d amounts compared, 0 differences\n",
+		len(histories), total.payments, total.actions, total.restructured, total.closes, total.amounts)
 }
