@@ -182,7 +182,7 @@ func randomHistory(rng *rand.Rand, years int) history {
 type walk struct {
 	payments, actions, restructured, amounts, closes int
 	err                                              error
-	books                                    *bookLedger // the domain's postings, summed
+	books                                            *bookLedger // the domain's postings, summed
 }
 
 func (w *walk) fail(day int, format string, args ...any) {
