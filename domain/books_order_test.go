@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -112,5 +113,46 @@ func TestAWriteOffHasNoClassAndPutsItsDaysPenaltyInTheMemo(t *testing.T) {
 				t.Errorf("a written-off loan: class %q, %d days overdue, non-accrual %t", s.Class, s.DaysOverdue, s.NonAccrual)
 			}
 		})
+	}
+}
+
+// A loan that owes only penalty, written off: no principal to write off, but its penalty
+// receivable leaves income for the memo and it is out of the portfolio (seed 1, loan 1424 of
+// the comparison, where the domain posted nothing and kept classifying it).
+func TestAWriteOffOfOnlyPenaltyMovesItToTheMemo(t *testing.T) {
+	t.Parallel()
+	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), Amount: 1_000_000, MonthPeriod: 1, Rate: pct("28"),
+		PenaltyDaily: pct("0.05"), ScheduleType: domain.ScheduleAnnuity, ContractNumber: "1",
+		IssuedAt: time.Date(2026, 1, 10, 12, 0, 0, 0, domain.Tashkent)})
+	rules := domain.DefaultBooksRules()
+	if _, err := loan.CloseBooks(date("2026-01-10"), date("2026-02-19"), rules); err != nil {
+		t.Fatal(err)
+	}
+	pos, err := loan.PositionAt(at("2026-02-20"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repay(t, loan, at("2026-02-20"), domain.PaymentTerm, pos.OverduePrincipal+pos.OverdueInterest)
+	if _, err := loan.CloseBooks(date("2026-01-10"), date("2026-02-20"), rules); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := loan.Books()
+	if before.PenaltyReceivable <= 0 || before.OverduePrincipal != 0 || loan.Closed() {
+		t.Fatalf("the loan should owe only penalty: %+v", before)
+	}
+	p, err := loan.WriteOff(uuid.New(), at("2026-02-21"))
+	if err != nil || p == nil {
+		t.Fatalf("write-off: %v, %v", p, err)
+	}
+	var reversed int64
+	for _, e := range p.Entries {
+		if e.Account.Kind == domain.AccountPenaltyIncome {
+			reversed += e.Debit
+		}
+	}
+	after, _ := loan.Books()
+	if reversed != before.PenaltyReceivable || after.PenaltyReceivable != 0 || after.MemoPenalty < before.PenaltyReceivable ||
+		after.Class != "" || !after.NonAccrual {
+		t.Errorf("after the write-off: %+v, income reversed %d (receivable was %d)", after, reversed, before.PenaltyReceivable)
 	}
 }

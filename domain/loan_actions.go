@@ -151,6 +151,21 @@ func (l *Loan) WriteOff(postingID uuid.UUID, now time.Time) (*Posting, error) {
 	principal := b.notDue()[0] // the loan account's balance: the principal of every item not yet paid
 	l.writtenOffAt = now
 	l.changed(now, LoanChanged{Action: ActionWriteOff, Amount: principal}, b)
+	if l.books != nil {
+		// A loan that keeps books writes its principal off against its provision, and its
+		// receivables to the memo, even when it owes no principal (the accrual basis).
+		_, _, penalty, err := l.AccruedThrough(BusinessDate(now))
+		if err != nil {
+			return nil, err
+		}
+		st, entries := l.books.WriteOff(l.id, principal, penalty)
+		l.books = &st
+		if len(entries) == 0 {
+			return nil, nil
+		}
+		p, err := NewPosting(postingID, PostingWriteOff, l.id, now, entries...)
+		return &p, err
+	}
 	if principal <= 0 {
 		return nil, nil
 	}
@@ -158,13 +173,7 @@ func (l *Loan) WriteOff(postingID uuid.UUID, now time.Time) (*Posting, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A loan that keeps books writes its principal off against its provision (the accrual basis).
-	_, _, penalty, err := l.AccruedThrough(BusinessDate(now))
-	if err != nil {
-		return nil, err
-	}
-	p, err = l.booksPosting(p, func(st BooksState, _ []Entry) (BooksState, []Entry) { return st.WriteOff(l.id, principal, penalty) })
-	return &p, err
+	return &p, nil
 }
 
 // changed records an operator's change to the loan: its version moves on (a repayment request
