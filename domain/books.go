@@ -461,9 +461,10 @@ func basisOf(amount, basis int64) int64 {
 //   - principal credits OVERDUE_PRINCIPAL first, then LOAN; a recovery's principal (credited to
 //     WRITTEN_OFF) is income, RECOVERY_INCOME, and leaves the written-off memo;
 //   - each charge paid settles, oldest accrual first, what sits in its non-accrual memo (income
-//     when paid), then its receivable, and the rest was paid ahead of its days: interest and service to
-//     their account in advance, penalty (the payment day's own, which its close accrues) to
-//     income at once, taken in so the close does not accrue it again;
+//     when paid), then its receivable (interest and service as one charge, interest's first),
+//     and the rest was paid ahead of its days: interest and service to their account in
+//     advance, penalty (the payment day's own, which its close accrues) to income at once,
+//     taken in so the close does not accrue it again;
 //   - interest given back to principal (a debit of income: E) comes out of the advance it was
 //     paid into, any rest out of income.
 func (s BooksState) Repayment(loanID uuid.UUID, cash []Entry) (BooksState, []Entry) {
@@ -506,7 +507,9 @@ func (s BooksState) Repayment(loanID uuid.UUID, cash []Entry) (BooksState, []Ent
 		*a.bal -= y
 		given -= y
 	}
-	e.out = append(e.out, Entry{Account: e.account(AccountInterestIncome), Debit: given})
+	service := min(given, back[1])
+	e.out = append(e.out, Entry{Account: e.account(AccountServiceIncome), Debit: service},
+		Entry{Account: e.account(AccountInterestIncome), Debit: given - service})
 	return s, dropZero(e.out)
 }
 
