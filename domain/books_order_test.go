@@ -9,7 +9,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-// The cases the lifecycle comparison with the oracle found (NOTES-b51cmp.md): what a payment or
+// The cases the lifecycle comparison with the oracle found (docs/accounting.md, Decisions): what a payment or
 // a waiver settles first, interest and service as one charge, and the write-off's day.
 
 func cashCredit(k domain.AccountKind, amount int64) domain.Entry {

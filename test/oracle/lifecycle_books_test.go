@@ -149,7 +149,7 @@ func (w *walk) compareBooks(day int, loan *domain.Loan, o *oracle.Loan, g *bookL
 
 // lifeIncome is the lifetime identity at the end of a loan's life (closed, its last day closed):
 // income = charges paid − given back − waived, where "paid" is what was settled on the charges,
-// in money or by a waiver (see NOTES-b51cmp.md): with nothing left receivable, paid ahead or in
+// in money or by a waiver (docs/accounting.md, Decisions): with nothing left receivable, paid ahead or in
 // the memo, interest and service income is what the payments applied to them net of E, and the
 // penalty income is the penalty paid.
 func (w *walk) lifeIncome(day int, loan *domain.Loan, g *bookLedger) {
@@ -175,7 +175,7 @@ func (w *walk) lifeIncome(day int, loan *domain.Loan, g *bookLedger) {
 
 // together is b with service counted with interest: its receivable, income and memo. The
 // domain divides each item's charges paid between interest and service in proportion to them,
-// the oracle settles interest before service (see NOTES-b51cmp.md); what is compared is their
+// the oracle settles interest before service (docs/accounting.md, Decisions); what is compared is their
 // sum, exactly.
 func together(b oracle.Books) oracle.Books {
 	b.InterestReceivable += b.ServiceReceivable
