@@ -31,8 +31,11 @@ CREATE INDEX reconciliation_breaks_open_idx ON reconciliation_breaks (status, fo
 CREATE INDEX reconciliation_breaks_filter_idx ON reconciliation_breaks (status, network, kind, found_at, id);
 CREATE INDEX reconciliation_breaks_span_idx ON reconciliation_breaks (network, kind, last_day);
 CREATE INDEX reconciliation_breaks_found_idx ON reconciliation_breaks (found_at, id);
+-- The dashboard's oldest open break.
+CREATE INDEX reconciliation_breaks_oldest_idx ON reconciliation_breaks (status, day, found_at, id);
 
 -- +goose Down
+DROP INDEX reconciliation_breaks_oldest_idx;
 DROP INDEX reconciliation_breaks_found_idx;
 DROP INDEX reconciliation_breaks_span_idx;
 DROP INDEX reconciliation_breaks_filter_idx;
