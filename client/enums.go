@@ -188,7 +188,17 @@ const (
 	EventCardOrderStatusChanged   EventType = "CARD_ORDER_STATUS_CHANGED"  // CardOrderStatusChanged
 	EventCardAttached             EventType = "CARD_ATTACHED"              // CardAttached
 	EventLoanChanged              EventType = "LOAN_CHANGED"               // LoanChanged
+	EventReminderSent             EventType = "REMINDER_SENT"              // ReminderSent
 	EventTest                     EventType = "TEST"                       // TestEvent
+)
+
+// ReminderKind is when a reminder went to the borrower (a REMINDER_SENT event).
+type ReminderKind string
+
+// The reminders.
+const (
+	ReminderKindBeforeDue ReminderKind = "BEFORE_DUE"
+	ReminderKindOverdue   ReminderKind = "OVERDUE"
 )
 
 // LoanChangeAction is what the bank's operators changed in a loan (a LOAN_CHANGED event).

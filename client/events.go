@@ -47,7 +47,7 @@ type Event struct {
 
 // Decode reads the event's data into its type's struct and returns a pointer to it:
 // *ApplicationStatusChanged, *LoanContractAssigned, *TransferStatusChanged,
-// *RepaymentStatusChanged, *CardOrderStatusChanged, *CardAttached, *LoanChanged or *TestEvent.
+// *RepaymentStatusChanged, *CardOrderStatusChanged, *CardAttached, *LoanChanged, *ReminderSent or *TestEvent.
 // An event type this package does not know is an error: ignore it, or update the package.
 //
 //	d, err := ev.Decode()
@@ -71,6 +71,8 @@ func (e Event) Decode() (any, error) {
 		v = new(CardAttached)
 	case EventLoanChanged:
 		v = new(LoanChanged)
+	case EventReminderSent:
+		v = new(ReminderSent)
 	case EventTest:
 		v = new(TestEvent)
 	default:
@@ -154,6 +156,19 @@ type LoanChanged struct {
 	Amount        int64            `json:"amount"`
 	Months        int              `json:"months"`
 	LoanStatus    LoanStatus       `json:"loanStatus"`
+}
+
+// ReminderSent is a REMINDER_SENT event's data: tiyin sent the borrower an SMS reminder about
+// an instalment of the loan, BEFORE_DUE some days before its date or OVERDUE once in each
+// overdue bucket (Bucket, e.g. "8-30"; empty before the date). Amount (tiyin) is what the
+// instalment still asked.
+type ReminderSent struct {
+	ApplicationID UUID         `json:"applicationId"`
+	LoanID        *string      `json:"loanId"`
+	Kind          ReminderKind `json:"kind"`
+	DueDate       Date         `json:"dueDate"`
+	Bucket        string       `json:"bucket"`
+	Amount        int64        `json:"amount"`
 }
 
 // TestEvent is a TEST event's data: the event asked for with Sandbox.SendTestEvent.

@@ -237,6 +237,7 @@ var faceTypes = map[string][2]reflect.Type{
 	"CardOrderStatusChangedEventData":   pair[api.CardOrderStatusChangedEventData, CardOrderStatusChanged](),
 	"CardAttachedEventData":             pair[api.CardAttachedEventData, CardAttached](),
 	"LoanChangedEventData":              pair[api.LoanChangedEventData, LoanChanged](),
+	"ReminderSentEventData":             pair[api.ReminderSentEventData, ReminderSent](),
 	"TestEventData":                     pair[api.TestEventData, TestEvent](),
 }
 
@@ -431,6 +432,7 @@ var enumOf = map[string]string{
 	"CardOrderStatusChangedEventDataStatus":      "CardOrderStatus",
 	"EventType":                                  "EventType",
 	"LoanChangedEventDataAction":                 "LoanChangeAction",
+	"ReminderSentEventDataKind":                  "ReminderKind",
 }
 
 // stringConsts are a file's constants of a named string type: type → value → constant.
