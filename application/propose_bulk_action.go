@@ -34,6 +34,16 @@ func (h *ProposeBulkActionHandler) Handle(ctx context.Context, who Actor, cmd Bu
 	if err != nil {
 		return uuid.Nil, err
 	}
+	return proposeBatch(ctx, h.uow, h.bulk, h.proposals, h.audit, who, domain.BulkLoanActions, lines,
+		fmt.Errorf("%w: the action applies to none of its loans", domain.ErrBulkAction),
+		func(ok int) string { return fmt.Sprintf("%s on %d of %d loans: %s", cmd.Kind, ok, len(lines), reason) })
+}
+
+// proposeBatch stores a previewed batch's lines and records its proposal, for a second
+// officer, in one transaction; none is the refusal of a batch with no line the preview found OK,
+// and note says the proposal's note from how many lines are.
+func proposeBatch(ctx context.Context, uow ports.UnitOfWork, bulk ports.BulkRepository, proposals ports.ProposalRepository, a audit,
+	who Actor, kind domain.ProposalKind, lines []domain.BulkLine, none error, note func(ok int) string) (uuid.UUID, error) {
 	ok := 0
 	for _, l := range lines {
 		if l.OK() {
@@ -41,19 +51,19 @@ func (h *ProposeBulkActionHandler) Handle(ctx context.Context, who Actor, cmd Bu
 		}
 	}
 	if ok == 0 {
-		return uuid.Nil, fmt.Errorf("%w: the action applies to none of its loans", domain.ErrBulkAction)
+		return uuid.Nil, none
 	}
 	batch := newID()
-	p, err := domain.NewBulkProposal(newID(), domain.BulkLoanActions, batch, fmt.Sprintf("%s on %d of %d loans: %s", cmd.Kind, ok, len(lines), reason),
-		who.ID, h.audit.now())
+	p, err := domain.NewBulkProposal(newID(), kind, batch, note(ok), who.ID, a.now())
 	if err != nil {
 		return uuid.Nil, err
 	}
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := h.bulk.AddLines(ctx, batch, lines); err != nil {
+	err = uow.Do(ctx, func(ctx context.Context) error {
+		if err := bulk.AddLines(ctx, batch, lines); err != nil {
 			return err
 		}
-		return recordProposal(ctx, h.uow, h.proposals, h.audit, who, uuid.Nil, p)
+		// A batch is of many loans, often of several partners: dated on the server's clock.
+		return storeProposal(ctx, proposals, a, who, uuid.Nil, p)
 	})
 	return p.ID, err
 }

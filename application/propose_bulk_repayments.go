@@ -34,25 +34,7 @@ func (h *ProposeBulkRepaymentsHandler) Handle(ctx context.Context, who Actor, fi
 	if err != nil {
 		return uuid.Nil, err
 	}
-	ok := 0
-	for _, l := range lines {
-		if l.OK() {
-			ok++
-		}
-	}
-	if ok == 0 {
-		return uuid.Nil, fmt.Errorf("%w: no line of the file may be posted", domain.ErrBulkFile)
-	}
-	batch := newID()
-	p, err := domain.NewBulkProposal(newID(), domain.BulkRepayments, batch, fmt.Sprintf("%d of %d lines: %s", ok, len(lines), reason), who.ID, h.audit.now())
-	if err != nil {
-		return uuid.Nil, err
-	}
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := h.bulk.AddLines(ctx, batch, lines); err != nil {
-			return err
-		}
-		return recordProposal(ctx, h.uow, h.proposals, h.audit, who, uuid.Nil, p)
-	})
-	return p.ID, err
+	return proposeBatch(ctx, h.uow, h.bulk, h.proposals, h.audit, who, domain.BulkRepayments, lines,
+		fmt.Errorf("%w: no line of the file may be posted", domain.ErrBulkFile),
+		func(ok int) string { return fmt.Sprintf("%d of %d lines: %s", ok, len(lines), reason) })
 }
