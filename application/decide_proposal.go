@@ -87,18 +87,19 @@ func (h *DecideProposalHandler) Handle(ctx context.Context, who Actor, cmd Decid
 		if err != nil {
 			return err
 		}
-		action, detail := "proposal.reject", describe(p)
+		action, detail, partner := "proposal.reject", describe(p), uuid.Nil
 		if cmd.Approve {
 			action = "proposal.approve"
-			applied, err := h.resolve(ctx, p, who)
+			applied, of, err := h.resolve(ctx, p, who)
 			if err != nil {
 				return err
 			}
-			detail += applied
+			detail, partner = detail+applied, of
 		}
-		partner, err := h.partnerOf(ctx, p)
-		if err != nil {
-			return err
+		if partner == uuid.Nil { // not read by the approval: a rejection, a break's or a batch's
+			if partner, err = h.partnerOf(ctx, p); err != nil {
+				return err
+			}
 		}
 		return h.audit.recordOn(ctx, who, partner, action, objectName(p), detail)
 	})
@@ -109,19 +110,24 @@ func (h *DecideProposalHandler) Handle(ctx context.Context, who Actor, cmd Decid
 }
 
 // resolve applies an approved proposal, in the transaction of ctx; for a loan action it says
-// what it applied, for the audit line.
-func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal, who Actor) (string, error) {
+// what it applied, for the audit line. It also returns the partner of the loan, transfer or
+// application it changed, read as it applied it (uuid.Nil for breaks and batches).
+func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal, who Actor) (string, uuid.UUID, error) {
 	if p.Kind.IsLoanAction() {
 		return h.applyLoanAction(ctx, p)
 	}
 	if p.Kind.IsBreakWork() {
-		return h.workBreaks(ctx, p, who)
+		out, err := h.workBreaks(ctx, p, who)
+		return out, uuid.Nil, err
 	}
 	if p.Kind.IsBulk() {
-		return h.postBulk(ctx, p)
+		out, err := h.postBulk(ctx, p)
+		return out, uuid.Nil, err
 	}
+	var partner uuid.UUID
 	if p.Kind == domain.ResolveTransfer {
-		return "", h.settlement.settleIn(ctx, p.ObjectID, func(t *domain.Transfer) (bool, error) {
+		err := h.settlement.settleIn(ctx, p.ObjectID, func(t *domain.Transfer) (bool, error) {
+			partner = t.PartnerID()
 			if t.Status() != domain.TransferProcessing {
 				return false, domain.ErrOutcomeKnown
 			}
@@ -131,47 +137,52 @@ func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal,
 			}
 			return true, t.Settle(p.Done, reason, h.clock.Now(t.PartnerID()))
 		})
+		return "", partner, err
 	}
 	var loan *domain.Loan
 	err := h.applications.Update(ctx, p.ObjectID, func(a *domain.Application) error {
 		var err error
+		partner = a.PartnerID()
 		loan, err = a.ResolveUnknown(p.Done, p.Ref, h.product.loanProduct(), h.clock.Now(a.PartnerID()))
 		return err
 	})
 	if err != nil || loan == nil {
-		return "", err
+		return "", partner, err
 	}
-	return "", issueLoan(ctx, h.loans, h.ledger, loan)
+	return "", partner, issueLoan(ctx, h.loans, h.ledger, loan)
 }
 
 // applyLoanAction applies an approved loan action as it stands now: the loan's change (and
-// its event), its postings and a manual repayment's request, in the transaction of ctx.
-func (h *DecideProposalHandler) applyLoanAction(ctx context.Context, p *domain.Proposal) (string, error) {
+// its event), its postings and a manual repayment's request, in the transaction of ctx. It
+// returns what it applied, for the audit line, and the loan's partner.
+func (h *DecideProposalHandler) applyLoanAction(ctx context.Context, p *domain.Proposal) (string, uuid.UUID, error) {
 	var out domain.ActionOutcome
+	var partner uuid.UUID
 	err := h.loans.Update(ctx, p.ObjectID, func(loan *domain.Loan) error {
 		var err error
+		partner = loan.PartnerID()
 		out, err = p.ApplyTo(loan, newID(), newID(), h.clock.Now(loan.PartnerID()))
 		return err
 	})
 	if err != nil {
-		return "", err
+		return "", partner, err
 	}
 	if p.Kind == domain.ActionWriteOff && len(out.Postings) > 0 {
 		if err := h.ledger.OpenAccount(ctx, domain.LoanAccount(domain.AccountWrittenOff, p.ObjectID)); err != nil {
-			return "", err
+			return "", partner, err
 		}
 	}
 	for _, posting := range out.Postings {
 		if err := h.ledger.Post(ctx, posting); err != nil {
-			return "", err
+			return "", partner, err
 		}
 	}
 	if out.Repayment != nil {
 		if err := h.repayments.Create(ctx, out.Repayment); err != nil {
-			return "", err
+			return "", partner, err
 		}
 	}
-	return fmt.Sprintf("; applied %d tiyin", out.Amount), nil
+	return fmt.Sprintf("; applied %d tiyin", out.Amount), partner, nil
 }
 
 // workBreaks applies an approved break proposal to every break it covers, in the transaction of
@@ -306,7 +317,7 @@ func (h *DecideProposalHandler) postBulk(ctx context.Context, p *domain.Proposal
 			err = receiptUnused(ctx, h.repayments, lp)
 		}
 		if err == nil {
-			_, err = h.applyLoanAction(ctx, lp)
+			_, _, err = h.applyLoanAction(ctx, lp)
 		}
 		if err != nil {
 			return "", fmt.Errorf("line %d (contract %s): %w", l.Line, l.Contract, err)
