@@ -19,15 +19,19 @@ const (
 	FailingDeliveryAttempts = 3
 	// attentionLimit bounds each kind of trouble the dashboard lists.
 	attentionLimit = 50
+	// DashboardCountedBreaks bounds the dashboard's count of open reconciliation breaks: past
+	// it, the front page says "more than" and the reconciliation page counts them all.
+	DashboardCountedBreaks = 1_000
 )
 
 // Dashboard is the console's front page.
 type Dashboard struct {
 	Counts    []ports.StatusCount
 	Attention []ports.AttentionItem
-	// OpenBreaks counts the reconciliation breaks still OPEN; OldestBreakDay is the business
-	// day of the oldest (zero when none is open).
+	// OpenBreaks counts the reconciliation breaks still OPEN, up to DashboardCountedBreaks
+	// (OpenBreaksMore: there are more); OldestBreakDay is the business day of the oldest (zero when none is open).
 	OpenBreaks     int
+	OpenBreaksMore bool
 	OldestBreakDay time.Time
 	Proposals      []*domain.Proposal
 	// Makers are the names of the proposals' makers, by operator; Breaks the breaks the break
@@ -68,7 +72,7 @@ func (h *ConsoleDashboardHandler) Handle(ctx context.Context, who Actor) (Dashbo
 		UnknownBefore: now.Add(-UnknownOutcomeAge), FailedAttempts: FailingDeliveryAttempts, Limit: attentionLimit}); err != nil {
 		return d, err
 	}
-	if d.OpenBreaks, d.OldestBreakDay, err = h.openBreaks(ctx, now); err != nil {
+	if err = h.openBreaks(ctx, &d); err != nil {
 		return d, err
 	}
 	open, err := h.proposals.List(ctx, uuid.Nil, attentionLimit)
@@ -98,19 +102,19 @@ func (h *ConsoleDashboardHandler) Handle(ctx context.Context, who Actor) (Dashbo
 	return d, err
 }
 
-// openBreaks counts the open breaks and finds the day of the oldest.
-func (h *ConsoleDashboardHandler) openBreaks(ctx context.Context, now time.Time) (int, time.Time, error) {
-	ages, err := h.reconciliation.OpenBreaks(ctx, now)
-	n := 0
-	for _, a := range ages {
-		n += a
-	}
+// openBreaks counts the open breaks up to DashboardCountedBreaks (a team far behind sees "more
+// than", and the count stays a bounded read of the open breaks' index), and finds the day of
+// the oldest.
+func (h *ConsoleDashboardHandler) openBreaks(ctx context.Context, d *Dashboard) error {
+	n, err := h.reconciliation.CountBreaks(ctx, ports.BreakQuery{Status: ports.BreakOpen, Limit: DashboardCountedBreaks + 1})
 	if err != nil || n == 0 {
-		return n, time.Time{}, err
+		return err
 	}
+	d.OpenBreaks, d.OpenBreaksMore = min(n, DashboardCountedBreaks), n > DashboardCountedBreaks
 	oldest, err := h.reconciliation.Breaks(ctx, ports.BreakQuery{Status: ports.BreakOpen, Oldest: true, Limit: 1})
 	if err != nil || len(oldest) == 0 {
-		return n, time.Time{}, err
+		return err
 	}
-	return n, oldest[0].Day, nil
+	d.OldestBreakDay = oldest[0].Day
+	return nil
 }

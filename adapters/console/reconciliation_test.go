@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
+	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -70,6 +72,22 @@ func TestTheDashboardShowsTheOpenBreaks(t *testing.T) {
 			t.Fatalf("the dashboard in %s says nothing waits with breaks open", lang)
 		}
 	}
+
+	// A team far behind: the front page counts up to its bound and says "more than".
+	many := make([]domain.Break, application.DashboardCountedBreaks)
+	for i := range many {
+		line := fmt.Sprintf("M-%d", i)
+		many[i] = domain.Break{Kind: domain.BreakMissingInTiyin, LineID: line,
+			Theirs: &domain.StatementLine{ID: line, Kind: domain.LineDebit, Amount: 300, At: oldest, Status: domain.LineDone}}
+	}
+	if err := store.NewUnitOfWork(e.db).Do(ctx, func(ctx context.Context) error {
+		_, err := rec.Record(ctx, ports.ReconciliationRun{ID: uuid.New(), Day: oldest, Source: "HUMO", At: time.Now()}, many)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, "the dashboard past its count", serve(h, &viewer, http.MethodGet, "/console/", nil), http.StatusOK,
+		fmt.Sprintf("More than %d reconciliation breaks are open, the oldest of %s", application.DashboardCountedBreaks, oldest.Format(time.DateOnly)))
 }
 
 // serveLang gets path with the session from a browser asking for lang.
