@@ -339,6 +339,29 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 				}
 			}
 		}
+
+		// A written-off loan leaves the open portfolio: counted apart, its principal on its
+		// written-off account.
+		gone := s.fundedLoanOf(t, other, 2_000_000, time.Time{})
+		if err := s.uow.Do(ctx, func(ctx context.Context) error {
+			return s.loans.Update(ctx, gone.ID(), func(l *domain.Loan) error {
+				p, err := l.WriteOff(uuid.New(), t0.Add(time.Hour))
+				if err != nil {
+					return err
+				}
+				if err := s.ledger.OpenAccount(ctx, domain.LoanAccount(domain.AccountWrittenOff, l.ID())); err != nil {
+					return err
+				}
+				return s.ledger.Post(ctx, *p)
+			})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		rows, err = s.back.Portfolio(ctx, ports.Today{Date: due.AddDate(0, 0, 45)})
+		want[1].WrittenOff, want[1].WrittenOffPrincipal = 1, 2_000_000
+		if err != nil || !reflect.DeepEqual(rows, want) {
+			t.Fatalf("with a loan written off:\n got %+v\nwant %+v (%v)", rows, want, err)
+		}
 	})
 }
 

@@ -7,18 +7,26 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-type portfolioRow struct {
-	Partner            string
-	Open, Closed       int
-	Outstanding        int64
-	WrittenOff         int
-	WrittenOffP        int64
-	N0, N1, N2, N3, N4 int
-	P0, P1, P2, P3, P4 int64
+// portfolioGroup is one partner's loans in one state or aging bucket.
+type portfolioGroup struct {
+	Partner     string
+	Bucket      int
+	N           int
+	Principal   int64
+	WrittenOffP int64
 }
 
+// Buckets of portfolioGroup besides the aging ones (ports.Aging…).
+const (
+	bucketClosed     = -2
+	bucketWrittenOff = -1
+)
+
 // Portfolio implements ports.BackOffice: one statement over the loans, their loan accounts
-// (the principal outstanding) and their first unpaid due dates (how overdue).
+// (the principal outstanding) and their first unpaid due dates (how overdue). It groups by
+// partner and bucket, a handful of groups, and leaves the pivot to Go: each loan is aged once,
+// and the join to the partners' names is made on the groups, not on every loan. A written-off
+// loan's principal is read from its WRITTEN_OFF account only for such a loan.
 func (b *BackOffice) Portfolio(ctx context.Context, today ports.Today) ([]ports.PortfolioRow, error) {
 	// Each loan is aged at its partner's today.
 	var args []any
@@ -28,38 +36,45 @@ func (b *BackOffice) Portfolio(ctx context.Context, today ports.Today) ([]ports.
 		return sql
 	}
 	current, d30, d60, d90 := since(0), since(30), since(60), since(90)
-	var rows []portfolioRow
+	var groups []portfolioGroup
 	err := b.db.conn(ctx).Raw(`
-WITH l AS (
-  SELECT l.partner_id, l.closed_at IS NULL AND l.written_off_at IS NULL AS is_open,
-    l.closed_at IS NOT NULL AS is_closed, COALESCE(a.balance, 0) AS principal, COALESCE(w.balance, 0) AS written_off,
-    CASE WHEN l.closed_at IS NOT NULL OR l.written_off_at IS NOT NULL THEN -1
+SELECT p.name AS partner, g.bucket, g.n, g.principal, g.written_off_p FROM (
+  SELECT l.partner_id,
+    CASE WHEN l.closed_at IS NOT NULL THEN -2
+         WHEN l.written_off_at IS NOT NULL THEN -1
          WHEN l.first_unpaid_due IS NULL OR `+current+` THEN 0
          WHEN `+d30+` THEN 1
          WHEN `+d60+` THEN 2
          WHEN `+d90+` THEN 3
-         ELSE 4 END AS bucket
+         ELSE 4 END AS bucket,
+    COUNT(*) AS n, COALESCE(SUM(a.balance), 0) AS principal,
+    COALESCE(SUM(CASE WHEN l.written_off_at IS NOT NULL THEN
+      (SELECT w.balance FROM ledger_accounts w WHERE w.loan_id = l.id AND w.kind = 'WRITTEN_OFF') END), 0) AS written_off_p
   FROM loans l LEFT JOIN ledger_accounts a ON a.loan_id = l.id AND a.kind = 'LOAN'
-  LEFT JOIN ledger_accounts w ON w.loan_id = l.id AND w.kind = 'WRITTEN_OFF')
-SELECT p.name AS partner,
-  SUM(CASE WHEN l.is_open THEN 1 ELSE 0 END) AS open, SUM(CASE WHEN l.is_closed THEN 1 ELSE 0 END) AS closed,
-  SUM(CASE WHEN l.is_open THEN l.principal ELSE 0 END) AS outstanding,
-  SUM(CASE WHEN l.is_open OR l.is_closed THEN 0 ELSE 1 END) AS written_off, SUM(l.written_off) AS written_off_p,
-  SUM(CASE WHEN l.bucket = 0 THEN 1 ELSE 0 END) AS n0, SUM(CASE WHEN l.bucket = 0 THEN l.principal ELSE 0 END) AS p0,
-  SUM(CASE WHEN l.bucket = 1 THEN 1 ELSE 0 END) AS n1, SUM(CASE WHEN l.bucket = 1 THEN l.principal ELSE 0 END) AS p1,
-  SUM(CASE WHEN l.bucket = 2 THEN 1 ELSE 0 END) AS n2, SUM(CASE WHEN l.bucket = 2 THEN l.principal ELSE 0 END) AS p2,
-  SUM(CASE WHEN l.bucket = 3 THEN 1 ELSE 0 END) AS n3, SUM(CASE WHEN l.bucket = 3 THEN l.principal ELSE 0 END) AS p3,
-  SUM(CASE WHEN l.bucket = 4 THEN 1 ELSE 0 END) AS n4, SUM(CASE WHEN l.bucket = 4 THEN l.principal ELSE 0 END) AS p4
-FROM l JOIN partners p ON p.id = l.partner_id
-GROUP BY p.name ORDER BY p.name`, args...).Scan(&rows).Error
+  GROUP BY 1, 2) g
+JOIN partners p ON p.id = g.partner_id
+ORDER BY p.name, g.bucket`, args...).Scan(&groups).Error
 	if err != nil {
 		return nil, interpretError(err, nil, nil)
 	}
-	out := make([]ports.PortfolioRow, len(rows))
-	for i, r := range rows {
-		out[i] = ports.PortfolioRow{Partner: r.Partner, Open: r.Open, Closed: r.Closed, Outstanding: r.Outstanding,
-			WrittenOff: r.WrittenOff, WrittenOffPrincipal: r.WrittenOffP,
-			Count: [ports.AgingBuckets]int{r.N0, r.N1, r.N2, r.N3, r.N4}, Principal: [ports.AgingBuckets]int64{r.P0, r.P1, r.P2, r.P3, r.P4}}
+	var out []ports.PortfolioRow
+	for _, g := range groups {
+		if len(out) == 0 || out[len(out)-1].Partner != g.Partner {
+			out = append(out, ports.PortfolioRow{Partner: g.Partner})
+		}
+		r := &out[len(out)-1]
+		r.WrittenOffPrincipal += g.WrittenOffP
+		switch g.Bucket {
+		case bucketClosed:
+			r.Closed += g.N
+		case bucketWrittenOff:
+			r.WrittenOff += g.N
+		default:
+			r.Open += g.N
+			r.Outstanding += g.Principal
+			r.Count[g.Bucket] += g.N
+			r.Principal[g.Bucket] += g.Principal
+		}
 	}
 	return out, nil
 }
