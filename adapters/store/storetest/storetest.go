@@ -57,6 +57,11 @@ func URL(t testing.TB, d store.Dialect) (databaseURL, sqlitePath string) {
 		t.Fatalf("create schema: %v", err)
 	}
 	t.Cleanup(func() {
+		// TIYIN_TEST_KEEP_SCHEMA keeps it, to EXPLAIN a bench's statements on its rows.
+		if os.Getenv("TIYIN_TEST_KEEP_SCHEMA") != "" {
+			t.Logf("TIYIN_TEST_KEEP_SCHEMA: schema %s kept", schema)
+			return
+		}
 		c, err := pgx.Connect(context.Background(), base)
 		if err != nil {
 			return
