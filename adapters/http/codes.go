@@ -19,7 +19,7 @@ import (
 // OpenAPI document's tables are rendered from them (a test keeps the three equal).
 type ErrorCode struct {
 	Code int
-	// HTTP is the statuses the code is answered with: the first unless the edge names another
+	// HTTP holds the statuses the code is answered with: the first unless the edge names another
 	// (an unknown path is a 404, a wrong method a 405), none for a code reported only in
 	// lastTask.errorCode.
 	HTTP HTTPStatuses
@@ -30,9 +30,10 @@ type ErrorCode struct {
 	// reads them back by that name and cannot import an adapter); this row is where it meets
 	// its code, status and message, so no second list names it.
 	refusal *domain.Refusal
-	// message is the answer's message, when fixed; otherwise the error's own text. A refused
-	// debit says no more than that, so it echoes neither the debit's amount at the network nor
-	// whose repayment it paid.
+	// message is the answer's message where it is fixed, whatever the error says: the edge's
+	// generic answers (an internal error says nothing of itself), and a refused debit, which
+	// echoes neither the debit's amount at the network nor whose repayment it paid. Where it is
+	// empty, the answer reads as the error does.
 	message string
 }
 
