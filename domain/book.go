@@ -1,14 +1,13 @@
 package domain
 
 import (
-	"errors"
 	"math/big"
 	"slices"
 	"time"
 )
 
 // ErrRepaymentAmount means a repayment amount is not positive or above the payoff.
-var ErrRepaymentAmount = errors.New("amount must be positive and not above maxAmount")
+var ErrRepaymentAmount = refusal("repayment-amount", "amount must be positive and not above maxAmount")
 
 // BookItem is a schedule item with what has been paid on it and the principal its period
 // held. Its interest and service are not stored: they follow from Held and the principal not

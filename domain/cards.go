@@ -14,24 +14,24 @@ import (
 // Card errors.
 var (
 	// ErrCardNotFound means no card of the partner has that id.
-	ErrCardNotFound = errors.New("card not found")
+	ErrCardNotFound = refusal("card-not-found", "card not found")
 	// ErrCardAttached means the card is attached (confirmed) already.
-	ErrCardAttached = errors.New("card already attached")
+	ErrCardAttached = refusal("card-attached", "card already attached")
 	// ErrCardStatus means the card's status does not allow the change.
-	ErrCardStatus = errors.New("card status change not allowed")
+	ErrCardStatus = refusal("card-status", "card status change not allowed")
 	// ErrOTPExpired means the SMS code's life is over, or too many wrong codes were given.
-	ErrOTPExpired = errors.New("SMS code expired")
+	ErrOTPExpired = refusal("otp-expired", "SMS code expired")
 	// ErrOTPWrong means the SMS code is not the one sent (see OTPWrongError).
-	ErrOTPWrong = errors.New("SMS code could not be verified")
+	ErrOTPWrong = refusal("otp-wrong", "SMS code could not be verified")
 	// ErrSMSNotSent means the SMS gateway could not send the code.
-	ErrSMSNotSent = errors.New("SMS code could not be sent")
+	ErrSMSNotSent = refusal("sms-not-sent", "SMS code could not be sent")
 	// ErrResendTooSoon means a new code was asked for less than OTPResendInterval after the last.
 	ErrResendTooSoon = errors.New("a new SMS code may be sent once a minute")
 	// ErrAttachCodeCap means attach sent as many SMS codes today as a daily cap allows (see
 	// AttachCodeCapError).
 	ErrAttachCodeCap = errors.New("daily limit of SMS codes reached")
 	// ErrCardOrderNotFound means no card order of the partner has that id.
-	ErrCardOrderNotFound = errors.New("card order not found")
+	ErrCardOrderNotFound = refusal("card-order-not-found", "card order not found")
 )
 
 // The SMS code rules (DESIGN.md §8.5).

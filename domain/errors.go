@@ -14,17 +14,17 @@ import (
 // to transport codes in one place; wrapping them with detail keeps errors.Is working.
 var (
 	// ErrApplicationNotFound means no application with that id belongs to the partner.
-	ErrApplicationNotFound = errors.New("application not found")
+	ErrApplicationNotFound = refusal("application-not-found", "application not found")
 	// ErrWrongState means the operation is not allowed in the application's status or stage.
-	ErrWrongState = errors.New("operation not allowed in the current status")
+	ErrWrongState = refusal("wrong-state", "operation not allowed in the current status")
 	// ErrCancelNotAllowed means the initiator may not cancel at the application's stage.
-	ErrCancelNotAllowed = errors.New("initiator may not cancel at this stage")
+	ErrCancelNotAllowed = refusal("cancel-not-allowed", "initiator may not cancel at this stage")
 	// ErrOfferOutOfRange means the offer lies outside the pre-scoring result.
-	ErrOfferOutOfRange = errors.New("offer outside the pre-scoring result")
+	ErrOfferOutOfRange = refusal("offer-out-of-range", "offer outside the pre-scoring result")
 	// ErrClientDataMismatch means clientData differs from the data given at pre-scoring.
-	ErrClientDataMismatch = errors.New("clientData differs from the data given at pre-scoring")
+	ErrClientDataMismatch = refusal("client-data-mismatch", "clientData differs from the data given at pre-scoring")
 	// ErrExternalIDUsed means the partner already used the externalId for another object.
-	ErrExternalIDUsed = errors.New("externalId already used by this partner")
+	ErrExternalIDUsed = refusal("external-id-used", "externalId already used by this partner")
 	// ErrPartnerNotFound means no partner has that id or name.
 	ErrPartnerNotFound = errors.New("partner not found")
 	// ErrPartnerExists means a partner with that name exists already.

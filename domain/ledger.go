@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -9,7 +8,7 @@ import (
 )
 
 // ErrInsufficientFunds means a posting would take the demand account below zero.
-var ErrInsufficientFunds = errors.New("insufficient funds on the demand account")
+var ErrInsufficientFunds = refusal("insufficient-funds", "insufficient funds on the demand account")
 
 // AccountKind is the role of a ledger account.
 type AccountKind struct{ s string }

@@ -1,14 +1,13 @@
 package domain
 
 import (
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
 )
 
 // ErrLoanNotFound means no loan of the partner matches the given application or loan id.
-var ErrLoanNotFound = errors.New("loan not found")
+var ErrLoanNotFound = refusal("loan-not-found", "loan not found")
 
 // LoanProduct is what a new loan gets besides the offer: its id (chosen by the caller, so the
 // domain stays free of randomness) and the product's current settings, which the loan keeps

@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -12,12 +11,12 @@ import (
 var (
 	// ErrRepaymentNotFound means no repayment request of the partner has that id (or the
 	// externalId given does not match its pay).
-	ErrRepaymentNotFound = errors.New("repayment request not found")
+	ErrRepaymentNotFound = refusal("repayment-not-found", "repayment request not found")
 	// ErrRepaymentExpired means the request can no longer be paid: older than its life, paid
 	// already, or the loan changed since check.
-	ErrRepaymentExpired = errors.New("repayment request expired")
+	ErrRepaymentExpired = refusal("repayment-expired", "repayment request expired")
 	// ErrDebitRejected means the card debit named by debitId cannot pay the request.
-	ErrDebitRejected = errors.New("debit rejected")
+	ErrDebitRejected = refusal("debit-rejected", "debit rejected")
 	// ErrDebitUsed means the debit, or a manual repayment's receipt or transfer reference, paid
 	// another repayment already; it matches ErrDebitRejected.
 	ErrDebitUsed = fmt.Errorf("%w: the debit, or the receipt's or transfer's reference, paid another repayment already", ErrDebitRejected)

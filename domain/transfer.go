@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,13 +10,13 @@ import (
 // Transfer errors.
 var (
 	// ErrLoanNotIssued means the application has no issued loan yet (or the loan is closed).
-	ErrLoanNotIssued = errors.New("loan not issued yet, or already closed")
+	ErrLoanNotIssued = refusal("loan-not-issued", "loan not issued yet, or already closed")
 	// ErrTransferNotFound means no transfer of the partner has that transactionId and externalId.
-	ErrTransferNotFound = errors.New("transfer not found")
+	ErrTransferNotFound = refusal("transfer-not-found", "transfer not found")
 	// ErrTransferState means the transfer's status does not allow the call.
-	ErrTransferState = errors.New("transfer status does not allow this call")
+	ErrTransferState = refusal("transfer-state", "transfer status does not allow this call")
 	// ErrCardRejected means the processing network refused the card.
-	ErrCardRejected = errors.New("card rejected by the processing network")
+	ErrCardRejected = refusal("card-rejected", "card rejected by the processing network")
 )
 
 // TransferTTL is how long a transfer may wait for confirmation before it expires.

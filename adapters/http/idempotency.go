@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -39,30 +36,6 @@ func (w write) call() application.Call {
 	return application.Call{PartnerID: w.partner.ID, Key: w.req.key, ID: w.echo, Replayed: w.replayed, Endpoint: w.path,
 		Fingerprints: application.Fingerprints(w.s.d.Sealer, w.path, canonicalJSON(w.req.params))}
 }
-
-// statusOf is the HTTP status of an answer with that code, from the code table: an answer
-// stored as it was sent keeps its code, not a status.
-func statusOf(code int) int {
-	if code == 0 {
-		return http.StatusOK
-	}
-	if status, ok := httpStatus[code]; ok {
-		return status
-	}
-	return http.StatusInternalServerError
-}
-
-var httpStatus = func() map[int]int {
-	m := make(map[int]int, len(ErrorCodes))
-	for _, c := range ErrorCodes {
-		status, err := strconv.Atoi(strings.SplitN(c.HTTP, "/", 2)[0])
-		if err != nil {
-			status = http.StatusInternalServerError // codes reported only in lastTask
-		}
-		m[c.Code] = status
-	}
-	return m
-}()
 
 // canonicalJSON is params with its keys sorted and no spacing; params that do not decode are
 // taken as they are.

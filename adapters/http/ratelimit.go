@@ -2,7 +2,6 @@ package http
 
 import (
 	"fmt"
-	"net/http"
 	"sync"
 
 	"github.com/google/uuid"
@@ -47,8 +46,8 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		s.d.Metrics.RateLimited(p.Name)
 		c.Response().Header().Set("Retry-After", "1")
-		return s.refuse(c, &apiError{codeRateLimited, http.StatusTooManyRequests,
-			fmt.Sprintf("rate limit exceeded: at most %d requests per second per partner (bursts of %d); retry later with the same id",
-				s.limit.perSecond, 2*s.limit.perSecond)})
+		return s.refuse(c, &apiError{code: codeRateLimited, message: fmt.Sprintf(
+			"rate limit exceeded: at most %d requests per second per partner (bursts of %d); retry later with the same id",
+			s.limit.perSecond, 2*s.limit.perSecond)})
 	}
 }
