@@ -115,20 +115,20 @@ type Outcome struct {
 	// empty for a result.
 	Refusal, Message string
 	// Sent is an answer stored before outcomes were (the envelope's code and body as they
-	// were sent): it is replayed as it is.
+	// were sent): it is replayed as it is, a value the step returns beside the use case's
+	// result (application.Reply), never an error.
 	Sent *SentAnswer
 }
 
 // EncodedResult is a stored result in the store's own encoding.
 type EncodedResult []byte
 
-// SentAnswer is an answer kept as it was sent: its envelope code and body.
+// SentAnswer is an answer kept as it was sent, by 0.1.0 and earlier: its envelope code and
+// body, which a replay sends byte for byte.
 type SentAnswer struct {
 	Code int
 	Body []byte
 }
-
-func (a *SentAnswer) Error() string { return "answer replayed as it was sent" }
 
 // IdempotencyStore keeps the claims and outcomes of state-changing requests, written in the
 // transaction of the effects they answer for.
