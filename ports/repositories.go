@@ -115,8 +115,7 @@ type Outcome struct {
 	// empty for a result.
 	Refusal, Message string
 	// Sent is an answer stored before outcomes were (the envelope's code and body as they
-	// were sent): it is replayed as it is, a value the step returns beside the use case's
-	// result (application.Reply), never an error.
+	// were sent): it is replayed as it is.
 	Sent *SentAnswer
 }
 

@@ -25,9 +25,9 @@ type write struct {
 	req     request
 }
 
-// written is a write's answer as the use case replied it, its result rendered for the
-// envelope: whether it is a replay, the id it echoes, and an answer stored as it was sent are
-// the use case's reply's.
+// written is a write's answer before it is sent: the use case's Reply with its result rendered
+// for the envelope, and the replay mark, the id to echo and an answer stored as it was sent as
+// the use case returned them.
 type written = application.Reply[any]
 
 // rendered is the use case's reply, and its refusal or error, with the result rendered for the
