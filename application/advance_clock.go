@@ -29,8 +29,8 @@ func NewAdvanceClockHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyS
 }
 
 // Handle advances the partner's clock (zero just reads it) and returns the new time.
-func (h *AdvanceClockHandler) Handle(ctx context.Context, call Call, cmd AdvanceClock) (time.Time, error) {
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (time.Time, error) {
+func (h *AdvanceClockHandler) Handle(ctx context.Context, call Call, cmd AdvanceClock) (Reply[time.Time], error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (time.Time, error) {
 		if h.sandboxClock == nil {
 			return time.Time{}, errors.New("the clock can only be moved in sandbox mode")
 		}

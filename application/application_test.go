@@ -289,25 +289,24 @@ func TestRegisterNamesTheApplicationThatHasTheExternalID(t *testing.T) {
 	// EnqueueApplications expectation: the mock fails the test if it is called.
 	d.apps.EXPECT().Create(gomock.Any(), gomock.Any()).Return(domain.ExternalIDUsedError{ApplicationID: a.ID()}).Times(2)
 	phone, _ := domain.ParsePhone("998901234567")
-	var replayed bool
 	call := application.Call{PartnerID: d.partner, Key: uuid.NewString(), Endpoint: "/test",
-		Fingerprints: [][]byte{[]byte("params")}, Replayed: &replayed}
+		Fingerprints: [][]byte{[]byte("params")}}
 	cmd := application.RegisterApplication{PartnerID: d.partner, ExternalID: a.ExternalID(), Phone: phone,
 		ClientData: clientData(t, "31234567890123"), AgreementAccepted: true}
-	_, err := d.registerApplication().Handle(context.Background(), call, cmd)
+	first, err := d.registerApplication().Handle(context.Background(), call, cmd)
 	var used domain.ExternalIDUsedError
 	if !errors.As(err, &used) || used.ApplicationID != a.ID() || !errors.Is(err, domain.ErrExternalIDUsed) ||
-		err.Error() != "externalId already used by this partner: application "+a.ID().String() || replayed {
-		t.Fatalf("got %v (replayed %v), want 1011 naming %s", err, replayed, a.ID())
+		err.Error() != "externalId already used by this partner: application "+a.ID().String() || first.Replayed {
+		t.Fatalf("got %v (replayed %v), want 1011 naming %s", err, first.Replayed, a.ID())
 	}
 	again, err2 := d.registerApplication().Handle(context.Background(), call, cmd)
-	if again != uuid.Nil || !errors.Is(err2, domain.ErrExternalIDUsed) || err2.Error() != err.Error() || !replayed {
-		t.Fatalf("retry: %v (replayed %v), want the stored refusal, replayed", err2, replayed)
+	if again.Result != uuid.Nil || !errors.Is(err2, domain.ErrExternalIDUsed) || err2.Error() != err.Error() || !again.Replayed {
+		t.Fatalf("retry: %v (replayed %v), want the stored refusal, replayed", err2, again.Replayed)
 	}
 }
 
-// TestAReplayedOutcomeIsMarkedAndAFirstIsNot: the first run of a call leaves Call.Replayed
-// false; the same call again returns the stored result and sets it.
+// TestAReplayedOutcomeIsMarkedAndAFirstIsNot: the first run of a call replies with Replayed
+// false; the same call again returns the stored result with Replayed set.
 func TestAReplayedOutcomeIsMarkedAndAFirstIsNot(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
@@ -318,17 +317,14 @@ func TestAReplayedOutcomeIsMarkedAndAFirstIsNot(t *testing.T) {
 	cmd := application.RegisterApplication{PartnerID: d.partner, ExternalID: uuid.New(), Phone: phone,
 		ClientData: clientData(t, "31234567890123"), AgreementAccepted: true}
 	key := uuid.NewString()
-	call := func(replayed *bool) application.Call {
-		return application.Call{PartnerID: d.partner, Key: key, Endpoint: "/test", Fingerprints: [][]byte{[]byte("params")}, Replayed: replayed}
+	call := application.Call{PartnerID: d.partner, Key: key, Endpoint: "/test", Fingerprints: [][]byte{[]byte("params")}}
+	first, err := d.registerApplication().Handle(context.Background(), call, cmd)
+	if err != nil || first.Replayed {
+		t.Fatalf("first: %v, replayed %v", err, first.Replayed)
 	}
-	var first, second bool
-	id, err := d.registerApplication().Handle(context.Background(), call(&first), cmd)
-	if err != nil || first {
-		t.Fatalf("first: %v, replayed %v", err, first)
-	}
-	again, err := d.registerApplication().Handle(context.Background(), call(&second), cmd)
-	if err != nil || again != id || !second {
-		t.Fatalf("replay: %s %v, replayed %v; want %s, replayed", again, err, second, id)
+	again, err := d.registerApplication().Handle(context.Background(), call, cmd)
+	if err != nil || again.Result != first.Result || !again.Replayed {
+		t.Fatalf("replay: %s %v, replayed %v; want %s, replayed", again.Result, err, again.Replayed, first.Result)
 	}
 }
 

@@ -76,20 +76,20 @@ func NewAttachCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency p
 //
 // A retry with the same id after a stop between 2 and 4 finds the claim unanswered: it gives
 // the card a new code (the one made before the stop is lost with it) and goes on at 3.
-func (h *AttachCardHandler) Handle(ctx context.Context, call Call, cmd AttachCard) (uuid.UUID, error) {
-	res, done, resume, err := prior[uuid.UUID](ctx, h.rq, call)
-	if done {
-		return res, err
+func (h *AttachCardHandler) Handle(ctx context.Context, call Call, cmd AttachCard) (Reply[uuid.UUID], error) {
+	prior, err := lookup[uuid.UUID](ctx, h.rq, call)
+	if err != nil || prior.ended {
+		return prior.reply, err
 	}
 	code, err := newOTP(h.fixedOTP)
 	if err != nil {
-		return uuid.Nil, err
+		return Reply[uuid.UUID]{}, err
 	}
 	var id uuid.UUID
-	if resume {
+	if prior.resume {
 		id, err = h.renewCode(ctx, cmd, code)
 		if err != nil {
-			return finish(ctx, h.rq, call, resumed, func(context.Context) (uuid.UUID, error) { return uuid.Nil, err })
+			return resume(ctx, h.rq, call, func(context.Context) (uuid.UUID, error) { return uuid.Nil, err })
 		}
 	} else {
 		ref, err := h.processing.LookupCard(ctx, ports.CardQuery{PAN: cmd.PAN, Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone})
@@ -99,20 +99,20 @@ func (h *AttachCardHandler) Handle(ctx context.Context, call Call, cmd AttachCar
 			}
 			return refuse[uuid.UUID](ctx, h.rq, call, err)
 		}
-		if res, done, err := begin[uuid.UUID](ctx, h.rq, call, func(ctx context.Context) (err error) {
+		if first, err := begin[uuid.UUID](ctx, h.rq, call, func(ctx context.Context) (err error) {
 			id, err = h.storeCode(ctx, cmd, ref, code)
 			return err
-		}); done {
-			return res, err
+		}); err != nil || first.ended {
+			return first.reply, err
 		}
 	}
 	text := fmt.Sprintf("tiyin: %s is the code to attach card %s. It is valid for %s. Never share it.",
 		code, cmd.PAN.Masked(), humanDuration(h.ttl))
 	sendErr := h.sms.Send(ctx, ports.SMS{Phone: cmd.Phone, Text: text, Partner: cmd.PartnerID, Code: code, Card: cmd.PAN.Masked()})
 	if sendErr != nil && !errors.Is(sendErr, domain.ErrSMSNotSent) {
-		return uuid.Nil, gatewayError(sendErr) // the outcome is unknown: code 10, a retry resumes
+		return Reply[uuid.UUID]{}, gatewayError(sendErr) // the outcome is unknown: code 10, a retry resumes
 	}
-	return finish(ctx, h.rq, call, resumed, func(ctx context.Context) (uuid.UUID, error) {
+	return resume(ctx, h.rq, call, func(ctx context.Context) (uuid.UUID, error) {
 		if sendErr == nil {
 			return id, nil
 		}

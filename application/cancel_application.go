@@ -38,8 +38,8 @@ func NewCancelApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempo
 }
 
 // Handle cancels the application.
-func (h *CancelApplicationHandler) Handle(ctx context.Context, call Call, cmd CancelApplication) (struct{}, error) {
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (struct{}, error) {
+func (h *CancelApplicationHandler) Handle(ctx context.Context, call Call, cmd CancelApplication) (Reply[struct{}], error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (struct{}, error) {
 		now := h.clock.Now(cmd.PartnerID)
 		return struct{}{}, updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, now, h.ttl, func(a *domain.Application) error {
 			return a.Cancel(cmd.Initiator, now)

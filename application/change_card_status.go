@@ -44,9 +44,9 @@ func NewChangeCardStatusHandler(clock ports.Clock, uow ports.UnitOfWork, idempot
 // a state twice is setting it once); one transaction changes the card under its row lock and
 // stores the request's claim and answer. A crash between the two leaves the network ahead of
 // tiyin: a retry tells it again and records the change.
-func (h *ChangeCardStatusHandler) Handle(ctx context.Context, call Call, cmd ChangeCardStatus) (CardState, error) {
-	if res, done, _, err := prior[CardState](ctx, h.rq, call); done {
-		return res, err
+func (h *ChangeCardStatusHandler) Handle(ctx context.Context, call Call, cmd ChangeCardStatus) (Reply[CardState], error) {
+	if prior, err := lookup[CardState](ctx, h.rq, call); err != nil || prior.ended {
+		return prior.reply, err
 	}
 	c, err := getCard(ctx, h.cards, cmd.PartnerID, cmd.CardID)
 	if err != nil {
@@ -58,10 +58,10 @@ func (h *ChangeCardStatusHandler) Handle(ctx context.Context, call Call, cmd Cha
 	}
 	if changed && c.Origin() == domain.CardIssued {
 		if err := h.processing.SetCardState(ctx, c.Token(), cmd.Status); err != nil {
-			return CardState{}, gatewayError(err)
+			return Reply[CardState]{}, gatewayError(err)
 		}
 	}
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (CardState, error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (CardState, error) {
 		var state CardState
 		err := updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
 			_, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now(cmd.PartnerID))

@@ -46,8 +46,8 @@ func NewCheckRepaymentHandler(clock ports.Clock, uow ports.UnitOfWork, idempoten
 }
 
 // Handle returns the new request.
-func (h *CheckRepaymentHandler) Handle(ctx context.Context, call Call, cmd CheckRepayment) (RepaymentQuote, error) {
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (RepaymentQuote, error) {
+func (h *CheckRepaymentHandler) Handle(ctx context.Context, call Call, cmd CheckRepayment) (Reply[RepaymentQuote], error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (RepaymentQuote, error) {
 		got, err := h.loans.GetForRepayment(ctx, cmd.LoanID)
 		if err != nil {
 			return RepaymentQuote{}, err

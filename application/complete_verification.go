@@ -37,8 +37,8 @@ func NewCompleteVerificationHandler(clock ports.Clock, uow ports.UnitOfWork, ide
 }
 
 // Handle completes the verification.
-func (h *CompleteVerificationHandler) Handle(ctx context.Context, call Call, cmd CompleteVerification) (struct{}, error) {
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (struct{}, error) {
+func (h *CompleteVerificationHandler) Handle(ctx context.Context, call Call, cmd CompleteVerification) (Reply[struct{}], error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (struct{}, error) {
 		now := h.clock.Now(cmd.PartnerID)
 		return struct{}{}, updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, now, h.ttl, func(a *domain.Application) error {
 			return a.CompleteVerification(now)

@@ -51,33 +51,33 @@ func NewConfirmCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency 
 // A retry with the same id after a stop between 1 and 3 finds the claim unanswered and
 // resumes at 2; a concurrent duplicate waits for step 1's claim, so an attempt is counted
 // once.
-func (h *ConfirmCardHandler) Handle(ctx context.Context, call Call, cmd ConfirmCard) (struct{}, error) {
-	res, done, resume, err := prior[struct{}](ctx, h.rq, call)
-	if done {
-		return res, err
+func (h *ConfirmCardHandler) Handle(ctx context.Context, call Call, cmd ConfirmCard) (Reply[struct{}], error) {
+	prior, err := lookup[struct{}](ctx, h.rq, call)
+	if err != nil || prior.ended {
+		return prior.reply, err
 	}
-	if !resume {
-		if res, done, err := h.checkCode(ctx, call, cmd); done {
-			return res, err
+	if !prior.resume {
+		if first, err := h.checkCode(ctx, call, cmd); err != nil || first.ended {
+			return first.reply, err
 		}
 	}
 	c, err := getCard(ctx, h.cards, cmd.PartnerID, cmd.CardID)
 	if err != nil {
-		return struct{}{}, err
+		return Reply[struct{}]{}, err
 	}
 	token, tokenErr := h.processing.Tokenise(ctx, c.NetworkRef())
 	if tokenErr != nil {
-		return struct{}{}, gatewayError(tokenErr) // not stored: a retry resumes here
+		return Reply[struct{}]{}, gatewayError(tokenErr) // not stored: a retry resumes here
 	}
-	return finish(ctx, h.rq, call, resumed, func(ctx context.Context) (struct{}, error) {
+	return resume(ctx, h.rq, call, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
 			return c.Activate(token, h.clock.Now(cmd.PartnerID))
 		})
 	})
 }
 
-// checkCode is step 1. It ends the call (done) unless the code was right.
-func (h *ConfirmCardHandler) checkCode(ctx context.Context, call Call, cmd ConfirmCard) (struct{}, bool, error) {
+// checkCode is step 1. It ends the call (ended) unless the code was right.
+func (h *ConfirmCardHandler) checkCode(ctx context.Context, call Call, cmd ConfirmCard) (standing[struct{}], error) {
 	return begin[struct{}](ctx, h.rq, call, func(ctx context.Context) error {
 		var refusal error
 		err := updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {

@@ -53,24 +53,24 @@ func NewConfirmTransferHandler(clock ports.Clock, uow ports.UnitOfWork, idempote
 // resumes at 2: the network answers the same key the same way, so the answer is the one the
 // first run would have given. A concurrent duplicate does the same, and step 3 of whichever
 // run comes second finds the answer stored and gives it.
-func (h *ConfirmTransferHandler) Handle(ctx context.Context, call Call, ref TransferRef) (TransferState, error) {
-	res, done, resume, err := prior[TransferState](ctx, h.rq, call)
-	if done {
-		return res, err
+func (h *ConfirmTransferHandler) Handle(ctx context.Context, call Call, ref TransferRef) (Reply[TransferState], error) {
+	prior, err := lookup[TransferState](ctx, h.rq, call)
+	if err != nil || prior.ended {
+		return prior.reply, err
 	}
 	t, err := getTransfer(ctx, h.transfers, ref)
 	switch {
-	case err != nil && resume:
-		return TransferState{}, err
+	case err != nil && prior.resume:
+		return Reply[TransferState]{}, err
 	case err != nil:
 		return refuse[TransferState](ctx, h.rq, call, err)
-	case !resume:
-		if res, done, err := h.startProcessing(ctx, call, t); done {
-			return res, err
+	case !prior.resume:
+		if first, err := h.startProcessing(ctx, call, t); err != nil || first.ended {
+			return first.reply, err
 		}
 	}
 	result, creditErr := h.processing.Credit(ctx, creditOrder(t))
-	return finish(ctx, h.rq, call, resumed, func(ctx context.Context) (TransferState, error) {
+	return resume(ctx, h.rq, call, func(ctx context.Context) (TransferState, error) {
 		if creditErr == nil {
 			err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) {
 				return true, t.Settle(result.Credited, result.Reason, h.clock.Now(t.PartnerID()))
@@ -96,12 +96,12 @@ type TransferState struct {
 }
 
 // startProcessing is step 1: the claim and PROCESSING in one transaction. It ends the call
-// (done) when the transfer cannot be confirmed.
-func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, call Call, t *domain.Transfer) (TransferState, bool, error) {
+// (ended) when the transfer cannot be confirmed.
+func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, call Call, t *domain.Transfer) (standing[TransferState], error) {
 	if now := h.clock.Now(t.PartnerID()); t.StatusAt(now) == domain.TransferExpired {
 		// The expiry is a fact of the clock: recorded, and the hold released, whatever the outcome.
 		if err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
-			return TransferState{}, true, err
+			return standing[TransferState]{}, err
 		}
 	}
 	return begin[TransferState](ctx, h.rq, call, func(ctx context.Context) error {

@@ -61,15 +61,15 @@ func NewCreateTransferHandler(clock ports.Clock, uow ports.UnitOfWork, idempoten
 // the credit outside any transaction, under a key of the new transfer's id; one transaction
 // stores the transfer, its hold and the request's claim and answer. A crash before that
 // transaction leaves a prepared credit that nothing refers to: a retry prepares another.
-func (h *CreateTransferHandler) Handle(ctx context.Context, call Call, cmd CreateTransfer) (uuid.UUID, error) {
-	if res, done, _, err := prior[uuid.UUID](ctx, h.rq, call); done {
-		return res, err
+func (h *CreateTransferHandler) Handle(ctx context.Context, call Call, cmd CreateTransfer) (Reply[uuid.UUID], error) {
+	if prior, err := lookup[uuid.UUID](ctx, h.rq, call); err != nil || prior.ended {
+		return prior.reply, err
 	}
 	t, err := h.prepare(ctx, cmd)
 	if err != nil {
 		return refuse[uuid.UUID](ctx, h.rq, call, err)
 	}
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (uuid.UUID, error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (uuid.UUID, error) {
 		now := t.CreatedAt()
 		if err := h.settlement.releaseExpired(ctx, ports.Partners{Only: t.PartnerID()}, t.LoanID(), now); err != nil {
 			return uuid.Nil, err

@@ -21,18 +21,33 @@ type Call struct {
 	PartnerID uuid.UUID
 	// Key is the key in its canonical form (an envelope id in lower case).
 	Key string
-	// ID, when set, is the key as the caller wrote it: the step stores it with the outcome and,
-	// on a replay, sets it to the one the first call wrote, which the edge echoes, so that a
-	// replay is the first answer byte for byte.
-	ID *string
-	// Replayed, when set, is set to true when the outcome returned is a stored one (a replay),
-	// which the edge marks (Idempotent-Replayed); a first answer leaves it false.
-	Replayed *bool
+	// ID is the key as the caller wrote it: the step stores it with the outcome, and a replay
+	// returns the one the first call wrote (Reply.ID), which the edge echoes, so that a replay
+	// is the first answer byte for byte.
+	ID       string
 	Endpoint string
 	// Fingerprints are keyed hashes of the endpoint and params (DESIGN §5: never a plain hash,
 	// which trying every PAN or SMS code would reverse): the first, under the current data key,
 	// is stored; a stored record matches any of them (a retired key's, an older form's).
 	Fingerprints [][]byte
+}
+
+// Reply is what a write use case returns to the edge: its result and what the idempotency
+// step learnt of the request. A refusal is the error returned beside it, and the Reply still
+// says whether that refusal is a replay and which id it echoes, so that the edge renders a
+// replayed refusal as it rendered the first.
+type Reply[R any] struct {
+	// Result is the use case's result; zero when it refused, or when Sent is the answer.
+	Result R
+	// Replayed is set when the outcome is a stored one (a replay), which the edge marks
+	// (Idempotent-Replayed); a first answer leaves it false.
+	Replayed bool
+	// ID, on a replay, is the id the first call wrote (its Call.ID), which the edge echoes;
+	// empty when the answer echoes the id of the call being answered.
+	ID string
+	// Sent, on a replay of an answer stored before outcomes were (by 0.1.0 and earlier), is
+	// that answer as it was sent, which the edge sends as it is.
+	Sent *ports.SentAnswer
 }
 
 // ErrRequestIDReused is a request id used before with other params or another endpoint.
@@ -42,12 +57,268 @@ var ErrRequestIDReused = errors.New("request id was already used with other para
 // runs the use case in the unit of work, stores the outcome (a result, or a business refusal:
 // domain.RefusalName) with its effects, and on a retry returns that outcome again. Nothing is
 // rendered here: the edge renders fresh and replayed outcomes alike.
+//
+// A use case whose effects fit one transaction ends with finish; one that calls a gateway
+// first looks its key up (lookup), so that a replay never calls the gateway again, and refuses
+// what it can before the call (refuse); one that calls a gateway between two transactions
+// claims its key in the first (begin) and stores its outcome in the second (resume).
 type requests struct {
 	uow   ports.UnitOfWork
 	store ports.IdempotencyStore
 }
 
-// claim is the call's claim on its key.
+// finish runs the transaction that ends a request whose effects fit one: fn's effects commit
+// with the call's claim on its key, which carries the outcome. A duplicate running at the same
+// time waits on that claim until the first commits, then gets the stored outcome. A refusal
+// rolls fn's effects back, unless fn kept them (keep), and a second transaction stores its
+// outcome alone; an error that is not an outcome (validation, system) leaves nothing behind.
+func finish[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) (R, error)) (Reply[R], error) {
+	end, err := claimWith(ctx, rq, call, fn)
+	if storedAlone(err) {
+		end, err = claimWith(ctx, rq, call, refusing[R](err))
+	}
+	switch {
+	case err == nil:
+		return end.reply, end.refusal
+	case errors.Is(err, ports.ErrDuplicateRequest):
+		return replay[R](ctx, rq, call)
+	}
+	return Reply[R]{}, err
+}
+
+// claimWith is one transaction of finish: fn, and the claim on the key carrying fn's outcome.
+func claimWith[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) (R, error)) (ending[R], error) {
+	var end ending[R]
+	err := rq.uow.Do(ctx, func(ctx context.Context) error {
+		res, err := fn(ctx)
+		if end, err = endOf(call, res, err); err != nil {
+			return err
+		}
+		return rq.store.Claim(ctx, call.answered(end.outcome))
+	})
+	return end, err
+}
+
+// refuse ends the call with err, a refusal found before any effect: a business refusal is
+// claimed and stored as the outcome, anything else is only returned.
+func refuse[R any](ctx context.Context, rq requests, call Call, err error) (Reply[R], error) {
+	return finish(ctx, rq, call, refusing[R](err))
+}
+
+// lookup is what a use case that calls a gateway looks at first, so that a replay never calls
+// the gateway again: the stored outcome (ended, replayed), or whether an earlier run claimed
+// the key and stopped before its last step (resume). Its error is the stored refusal, or why
+// the call cannot go on (ErrRequestIDReused, a failed lookup).
+func lookup[R any](ctx context.Context, rq requests, call Call) (standing[R], error) {
+	rec, err := rq.store.Lookup(ctx, call.PartnerID, call.Key)
+	switch {
+	case err != nil:
+		return standing[R]{}, err
+	case rec == nil:
+		return standing[R]{}, nil
+	case !call.claimed(rec):
+		return standing[R]{}, ErrRequestIDReused
+	case !rec.Answered:
+		return standing[R]{resume: true}, nil
+	}
+	reply, err := replayed[R](rq, rec)
+	return standing[R]{ended: true, reply: reply}, err
+}
+
+// standing is where a request stands after a step that may end it (lookup, begin).
+type standing[R any] struct {
+	// ended is set when the request has its outcome: reply is the answer, and the step's
+	// error is the refusal returned with it.
+	ended bool
+	reply Reply[R]
+	// resume is set by lookup when an earlier run claimed the key and stopped before its
+	// last step: this run resumes it.
+	resume bool
+}
+
+// replay returns the outcome of a request whose key was claimed before: what lookup finds, or
+// ErrRequestInProgress while the claim has no outcome.
+func replay[R any](ctx context.Context, rq requests, call Call) (Reply[R], error) {
+	prior, err := lookup[R](ctx, rq, call)
+	if err != nil || prior.ended {
+		return prior.reply, err
+	}
+	return Reply[R]{}, ports.ErrRequestInProgress
+}
+
+// begin runs the first step of a request that ends after a gateway call (resume ends it): one
+// transaction claims the key and runs fn, whose effects commit with the claim and no outcome
+// yet (not ended). A refusal from fn is the outcome (ended): stored alone, or with fn's effects
+// when fn kept them (keep). A duplicate whose run claimed the key first gets that run's
+// outcome, or, while it has none, goes on from the gateway call too (not ended): the gateway
+// answers the same key the same way, and resume stores one outcome.
+func begin[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) error) (standing[R], error) {
+	var end ending[R]
+	var refused bool
+	err := rq.uow.Do(ctx, func(ctx context.Context) error {
+		if err := rq.store.Claim(ctx, call.claim()); err != nil {
+			return err
+		}
+		err := fn(ctx)
+		if err == nil {
+			return nil
+		}
+		var zero R
+		if end, err = endOf(call, zero, err); err != nil {
+			return err
+		}
+		refused = true
+		return rq.store.Answer(ctx, call.PartnerID, call.Key, end.outcome)
+	})
+	switch {
+	case err == nil && !refused:
+		return standing[R]{}, nil
+	case err == nil:
+		return standing[R]{ended: true, reply: end.reply}, end.refusal
+	case errors.Is(err, ports.ErrDuplicateRequest):
+		prior, err := lookup[R](ctx, rq, call)
+		return standing[R]{ended: prior.ended, reply: prior.reply}, err
+	}
+	reply, err := refuse[R](ctx, rq, call, err)
+	return standing[R]{ended: true, reply: reply}, err
+}
+
+// resume runs the transaction that ends a request an earlier step claimed (begin): it locks
+// the claim, and when another run of the request ended it first, that run's outcome is the
+// answer; otherwise fn's outcome is stored under the claim with fn's effects. A refusal rolls
+// fn's effects back, unless fn kept them (keep), and a second transaction stores its outcome
+// alone; an error that is not an outcome leaves the claim for a retry to resume.
+func resume[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) (R, error)) (Reply[R], error) {
+	end, err := answerWith(ctx, rq, call, fn)
+	if storedAlone(err) {
+		end, err = answerWith(ctx, rq, call, refusing[R](err))
+	}
+	if err != nil {
+		return Reply[R]{}, err
+	}
+	return end.reply, end.refusal
+}
+
+// answerWith is one transaction of resume: the claim locked, then fn and its outcome stored
+// under the claim, or the outcome another run stored first.
+func answerWith[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) (R, error)) (ending[R], error) {
+	var end ending[R]
+	err := rq.uow.Do(ctx, func(ctx context.Context) error {
+		rec, err := rq.store.Resume(ctx, call.PartnerID, call.Key)
+		if err != nil {
+			return err
+		}
+		if rec.Answered {
+			end.reply, end.refusal = replayed[R](rq, rec)
+			return errAnswered
+		}
+		res, err := fn(ctx)
+		if end, err = endOf(call, res, err); err != nil {
+			return err
+		}
+		return rq.store.Answer(ctx, call.PartnerID, call.Key, end.outcome)
+	})
+	if errors.Is(err, errAnswered) {
+		return end, nil
+	}
+	return end, err
+}
+
+// errAnswered rolls back the transaction of a resumed request that another run of it ended
+// first: it has nothing to commit.
+var errAnswered = errors.New("request answered by another run")
+
+// ending is how a use case ended its request: the reply and the refusal returned with it, and
+// the outcome stored of them.
+type ending[R any] struct {
+	reply   Reply[R]
+	refusal error
+	outcome ports.Outcome
+}
+
+// endOf is how the use case's end (res, err) ends the request when it commits with the use
+// case's effects: a result, or a refusal the use case kept (keep). Anything else is returned
+// as the error, which rolls the effects back: a refusal the use case did not keep (stored
+// alone afterwards, see storedAlone), or an error that is not an outcome.
+func endOf[R any](call Call, res R, err error) (ending[R], error) {
+	var k keptError
+	if err != nil && !errors.As(err, &k) {
+		return ending[R]{}, err
+	}
+	o, ok := outcomeOf(call, res, err)
+	if !ok {
+		return ending[R]{}, err
+	}
+	return ending[R]{reply: Reply[R]{Result: res}, refusal: err, outcome: o}, nil
+}
+
+// storedAlone says whether err, which rolled a use case's effects back, is a business refusal
+// to be stored alone, by a transaction of its own: one the use case did not keep, from the use
+// case or from the commit (a constraint the store checks there).
+func storedAlone(err error) bool {
+	var k keptError
+	_, refusal := domain.RefusalName(err)
+	return refusal && !errors.As(err, &k)
+}
+
+// keptError is a refusal whose effects are kept, committed with its outcome (a wrong SMS code
+// counts an attempt).
+type keptError struct{ error }
+
+func (k keptError) Unwrap() error { return k.error }
+
+// keep marks err as a refusal whose effects commit with its outcome.
+func keep(err error) error { return keptError{err} }
+
+// refusing is a use case that has no effect and ends with err, kept: what stores a refusal
+// alone.
+func refusing[R any](err error) func(context.Context) (R, error) {
+	return func(context.Context) (R, error) {
+		var zero R
+		return zero, keep(err)
+	}
+}
+
+// replayed is a stored outcome as the use case returned it, marked as a replay: its result,
+// or its refusal as the error. An answer stored before outcomes were is returned as it was
+// sent (Reply.Sent).
+func replayed[R any](rq requests, rec *ports.IdempotencyRecord) (Reply[R], error) {
+	o := rec.Outcome
+	reply := Reply[R]{Replayed: true, ID: o.ID, Sent: o.Sent}
+	switch {
+	case o.Sent != nil:
+		return reply, nil
+	case o.Refusal != "":
+		if err, ok := domain.RefusalNamed(o.Refusal, o.Message); ok {
+			return reply, err
+		}
+		return reply, fmt.Errorf("request %s: stored refusal %q is unknown to this version", rec.Key, o.Refusal)
+	}
+	enc, ok := o.Result.(ports.EncodedResult)
+	if !ok {
+		return reply, fmt.Errorf("request %s: stored result is %T, not encoded", rec.Key, o.Result)
+	}
+	if err := rq.store.DecodeResult(enc, &reply.Result); err != nil {
+		return reply, fmt.Errorf("request %s: stored result: %w", rec.Key, err)
+	}
+	return reply, nil
+}
+
+// outcomeOf is what is stored of a use case's end: its result, or its business refusal; false
+// when err is neither (a field, system or gateway error), which is not stored, so that a
+// corrected or later retry with the same id runs.
+func outcomeOf[R any](call Call, res R, err error) (ports.Outcome, bool) {
+	if err == nil {
+		return ports.Outcome{ID: call.ID, Result: res}, true
+	}
+	name, ok := domain.RefusalName(err)
+	if !ok {
+		return ports.Outcome{}, false
+	}
+	return ports.Outcome{ID: call.ID, Refusal: name, Message: err.Error()}, true
+}
+
+// claim is the call's claim on its key, with no outcome yet.
 func (c Call) claim() ports.IdempotencyRecord {
 	var fp []byte
 	if len(c.Fingerprints) > 0 {
@@ -55,6 +326,13 @@ func (c Call) claim() ports.IdempotencyRecord {
 	}
 	return ports.IdempotencyRecord{PartnerID: c.PartnerID, Key: c.Key, Endpoint: c.Endpoint,
 		Fingerprint: fp, CreatedAt: time.Now()}
+}
+
+// answered is the call's claim on its key, carrying o, its outcome.
+func (c Call) answered(o ports.Outcome) ports.IdempotencyRecord {
+	rec := c.claim()
+	rec.Answered, rec.Outcome = true, o
+	return rec
 }
 
 // claimed says whether rec was claimed by this call: the same endpoint and params.
@@ -68,194 +346,4 @@ func (c Call) claimed(rec *ports.IdempotencyRecord) bool {
 		}
 	}
 	return false
-}
-
-// outcomeOf is what is stored of a use case's end: its result, or its business refusal; false
-// when err is neither (a field, system or gateway error), which is not stored, so that a
-// corrected or later retry with the same id runs.
-func outcomeOf[R any](call Call, res R, err error) (ports.Outcome, bool) {
-	var id string
-	if call.ID != nil {
-		id = *call.ID
-	}
-	if err == nil {
-		return ports.Outcome{ID: id, Result: res}, true
-	}
-	name, ok := domain.RefusalName(err)
-	if !ok {
-		return ports.Outcome{}, false
-	}
-	return ports.Outcome{ID: id, Refusal: name, Message: err.Error()}, true
-}
-
-// replayed is a stored outcome as the use case returned it. An answer stored before outcomes
-// were is returned as the *ports.SentAnswer error, which the edge sends as it is.
-func replayed[R any](rq requests, call Call, rec *ports.IdempotencyRecord) (R, error) {
-	var res R
-	o := rec.Outcome
-	if call.ID != nil && o.ID != "" {
-		*call.ID = o.ID
-	}
-	if call.Replayed != nil {
-		*call.Replayed = true
-	}
-	switch {
-	case o.Sent != nil:
-		return res, o.Sent
-	case o.Refusal != "":
-		if err, ok := domain.RefusalNamed(o.Refusal, o.Message); ok {
-			return res, err
-		}
-		return res, fmt.Errorf("request %s: stored refusal %q is unknown to this version", rec.Key, o.Refusal)
-	}
-	enc, ok := o.Result.(ports.EncodedResult)
-	if !ok {
-		return res, fmt.Errorf("request %s: stored result is %T, not encoded", rec.Key, o.Result)
-	}
-	if err := rq.store.DecodeResult(enc, &res); err != nil {
-		return res, fmt.Errorf("request %s: stored result: %w", rec.Key, err)
-	}
-	return res, nil
-}
-
-// A request's last transaction is fresh when it is also its first (a use case whose effects
-// fit one transaction: the claim is inserted with the outcome, at the end, and a duplicate
-// running at the same time waits on that insert until the first commits, then gets the stored
-// outcome), or resumed under the claim an earlier step took (begin).
-const (
-	fresh   = false
-	resumed = true
-)
-
-// finish runs the transaction that ends a request: it runs fn and stores the outcome with fn's
-// effects, claiming the key with it, or, when resume is set, under the claim an earlier step
-// of the same request took (locked first). A refusal rolls fn's effects back, unless fn kept
-// them (keep), and stores its outcome alone; an error that is not an outcome (validation,
-// system) leaves nothing behind.
-func finish[R any](ctx context.Context, rq requests, call Call, resume bool, fn func(ctx context.Context) (R, error)) (R, error) {
-	var res R
-	var refusal error
-	err := rq.uow.Do(ctx, func(ctx context.Context) error {
-		if resume {
-			rec, err := rq.store.Resume(ctx, call.PartnerID, call.Key)
-			if err != nil {
-				return err
-			}
-			if rec.Answered { // another run of this request ended it first
-				res, refusal = replayed[R](rq, call, rec)
-				return errAnswered
-			}
-		}
-		r, err := fn(ctx)
-		o, stored := outcomeOf(call, r, err)
-		var k keptError
-		if err != nil && (!errors.As(err, &k) || !stored) {
-			return err
-		}
-		res, refusal = r, err
-		if resume {
-			return rq.store.Answer(ctx, call.PartnerID, call.Key, o)
-		}
-		rec := call.claim()
-		rec.Answered, rec.Outcome = true, o
-		return rq.store.Claim(ctx, rec)
-	})
-	switch {
-	case err == nil, errors.Is(err, errAnswered):
-		return res, refusal
-	case errors.Is(err, ports.ErrDuplicateRequest):
-		return replay[R](ctx, rq, call)
-	}
-	// A refusal, from fn or from the commit (a constraint the store checks there), rolled
-	// fn's effects back; its outcome is stored alone.
-	var zero R
-	var k keptError
-	if _, stored := outcomeOf(call, zero, err); stored && !errors.As(err, &k) {
-		return finish(ctx, rq, call, resume, func(context.Context) (R, error) { return zero, keep(err) })
-	}
-	return zero, err
-}
-
-// errAnswered stops a resumed request's last step that another run of it has ended.
-var errAnswered = errors.New("request answered by another run")
-
-// keptError is a refusal whose effects are kept, committed with its outcome (a wrong SMS code
-// counts an attempt).
-type keptError struct{ error }
-
-func (k keptError) Unwrap() error { return k.error }
-
-// keep marks err as a refusal whose effects commit with its outcome.
-func keep(err error) error { return keptError{err} }
-
-// replay returns the outcome of a request whose key was claimed before: what prior finds, or
-// ErrRequestInProgress while the claim has no outcome.
-func replay[R any](ctx context.Context, rq requests, call Call) (R, error) {
-	if res, done, _, err := prior[R](ctx, rq, call); done {
-		return res, err
-	}
-	var zero R
-	return zero, ports.ErrRequestInProgress
-}
-
-// prior is what a use case that calls a gateway looks at first, so that a replay never calls
-// the gateway again: the stored outcome (done, with res or err), or whether an earlier run
-// claimed the key and stopped before its last step (resume).
-func prior[R any](ctx context.Context, rq requests, call Call) (res R, done, resume bool, err error) {
-	rec, err := rq.store.Lookup(ctx, call.PartnerID, call.Key)
-	switch {
-	case err != nil:
-		return res, true, false, err
-	case rec == nil:
-		return res, false, false, nil
-	case !call.claimed(rec):
-		return res, true, false, ErrRequestIDReused
-	case !rec.Answered:
-		return res, false, true, nil
-	}
-	res, err = replayed[R](rq, call, rec)
-	return res, true, false, err
-}
-
-// refuse ends the call with err, a refusal found before any effect: a business refusal is
-// claimed and stored as the outcome, anything else is only returned.
-func refuse[R any](ctx context.Context, rq requests, call Call, err error) (R, error) {
-	return finish(ctx, rq, call, fresh, func(context.Context) (R, error) {
-		var zero R
-		return zero, keep(err)
-	})
-}
-
-// begin runs the first step of a request that ends after a gateway call (finish with resume
-// ends it): one transaction claims the key and runs fn, whose effects commit with the claim
-// and no outcome yet (done false). A refusal from fn is the outcome (done true): stored alone,
-// or with fn's effects when fn kept them (keep). A duplicate whose run claimed the key first
-// gets that run's outcome, or, while it has none, goes on from the gateway call too (done
-// false): the gateway answers the same key the same way, and finish stores one outcome.
-func begin[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) error) (res R, done bool, err error) {
-	var refusal error
-	err = rq.uow.Do(ctx, func(ctx context.Context) error {
-		if err := rq.store.Claim(ctx, call.claim()); err != nil {
-			return err
-		}
-		err := fn(ctx)
-		var k keptError
-		if errors.As(err, &k) {
-			var zero R
-			if o, stored := outcomeOf(call, zero, err); stored {
-				done, refusal = true, err
-				return rq.store.Answer(ctx, call.PartnerID, call.Key, o)
-			}
-		}
-		return err
-	})
-	switch {
-	case err == nil:
-		return res, done, refusal
-	case errors.Is(err, ports.ErrDuplicateRequest):
-		res, done, _, err = prior[R](ctx, rq, call)
-		return res, done, err
-	}
-	res, err = refuse[R](ctx, rq, call, err)
-	return res, true, err
 }

@@ -42,8 +42,8 @@ func NewIssueApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempot
 }
 
 // Handle starts issuance.
-func (h *IssueApplicationHandler) Handle(ctx context.Context, call Call, cmd IssueApplication) (struct{}, error) {
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (struct{}, error) {
+func (h *IssueApplicationHandler) Handle(ctx context.Context, call Call, cmd IssueApplication) (Reply[struct{}], error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (struct{}, error) {
 		now := h.clock.Now(cmd.PartnerID)
 		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, now, h.ttl, func(a *domain.Application) error {
 			if err := a.Issue(cmd.ClientData, now); err != nil {

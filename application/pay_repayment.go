@@ -64,15 +64,15 @@ func NewPayRepaymentHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency
 // refused before the network is asked (outside any transaction) to verify the debit; one
 // transaction applies the payment, posts it and stores the request's claim and answer. A
 // crash before that transaction leaves nothing: a retry asks the network again.
-func (h *PayRepaymentHandler) Handle(ctx context.Context, call Call, cmd PayRepayment) (PaidRepayment, error) {
-	if res, done, _, err := prior[PaidRepayment](ctx, h.rq, call); done {
-		return res, err
+func (h *PayRepaymentHandler) Handle(ctx context.Context, call Call, cmd PayRepayment) (Reply[PaidRepayment], error) {
+	if prior, err := lookup[PaidRepayment](ctx, h.rq, call); err != nil || prior.ended {
+		return prior.reply, err
 	}
 	r, err := h.verifyDebit(ctx, cmd)
 	if err != nil {
 		return refuse[PaidRepayment](ctx, h.rq, call, err)
 	}
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (PaidRepayment, error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (PaidRepayment, error) {
 		var paid *domain.Repayment
 		var version int
 		var posting domain.Posting

@@ -41,8 +41,8 @@ func NewRegisterApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idem
 // An externalId the partner used before is refused by the store naming the application that
 // has it (domain.ExternalIDUsedError), found only when the insert meets the partner's key: a
 // registration that uses a new externalId reads nothing more.
-func (h *RegisterApplicationHandler) Handle(ctx context.Context, call Call, cmd RegisterApplication) (uuid.UUID, error) {
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (uuid.UUID, error) {
+func (h *RegisterApplicationHandler) Handle(ctx context.Context, call Call, cmd RegisterApplication) (Reply[uuid.UUID], error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (uuid.UUID, error) {
 		a, err := domain.NewApplication(domain.NewApplicationParams{
 			ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID, Phone: cmd.Phone,
 			ClientData: cmd.ClientData, AgreementAccepted: cmd.AgreementAccepted, Now: h.clock.Now(cmd.PartnerID),

@@ -135,13 +135,14 @@ func (f *fakeRequests) rollback() {
 
 // run calls a write use case as the edge does, under a new request id, and returns the result
 // it ended with, or the error it refused with.
-func run[C, R any](d *deps, handle func(context.Context, application.Call, C) (R, error), cmd C) (R, error) {
-	return handle(context.Background(), application.Call{PartnerID: d.partner, Key: uuid.NewString(), Endpoint: "/test",
+func run[C, R any](d *deps, handle func(context.Context, application.Call, C) (application.Reply[R], error), cmd C) (R, error) {
+	reply, err := handle(context.Background(), application.Call{PartnerID: d.partner, Key: uuid.NewString(), Endpoint: "/test",
 		Fingerprints: [][]byte{[]byte("params")}}, cmd)
+	return reply.Result, err
 }
 
 // runErr is run for a use case whose outcome has no result of its own.
-func runErr[C any](d *deps, handle func(context.Context, application.Call, C) (struct{}, error), cmd C) error {
+func runErr[C any](d *deps, handle func(context.Context, application.Call, C) (application.Reply[struct{}], error), cmd C) error {
 	_, err := run(d, handle, cmd)
 	return err
 }

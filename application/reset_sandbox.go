@@ -33,8 +33,8 @@ func NewResetSandboxHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyS
 // request's stored answer, and returns the partner's time. The answers stored before it are
 // erased with the rest, the answer of this very id included, so a repeat of the id is found
 // first and replayed: it would otherwise claim the id anew and erase again.
-func (h *ResetSandboxHandler) Handle(ctx context.Context, call Call, cmd ResetSandbox) (time.Time, error) {
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (time.Time, error) {
+func (h *ResetSandboxHandler) Handle(ctx context.Context, call Call, cmd ResetSandbox) (Reply[time.Time], error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (time.Time, error) {
 		if h.sandboxClock == nil {
 			return time.Time{}, errors.New("the sandbox can only be reset in sandbox mode")
 		}

@@ -30,8 +30,8 @@ func TestResetSandboxResetsTheCallersSandboxOnly(t *testing.T) {
 	call := application.Call{PartnerID: d.partner, Key: uuid.NewString(), Endpoint: "/sandbox/reset", Fingerprints: [][]byte{[]byte("{}")}}
 	for range 2 { // the same id again replays the answer: one reset
 		got, err := h.Handle(context.Background(), call, application.ResetSandbox{PartnerID: d.partner})
-		if err != nil || !got.Equal(now) {
-			t.Fatalf("reset: %v, %v", got, err)
+		if err != nil || !got.Result.Equal(now) {
+			t.Fatalf("reset: %v, %v", got.Result, err)
 		}
 	}
 	failing := errors.New("the database is gone")

@@ -28,8 +28,8 @@ func NewSendTestEventHandler(clock ports.Clock, uow ports.UnitOfWork, idempotenc
 }
 
 // Handle records the event and answers its id.
-func (h *SendTestEventHandler) Handle(ctx context.Context, call Call, cmd SendTestEvent) (uuid.UUID, error) {
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (uuid.UUID, error) {
+func (h *SendTestEventHandler) Handle(ctx context.Context, call Call, cmd SendTestEvent) (Reply[uuid.UUID], error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (uuid.UUID, error) {
 		e := domain.NewTestEvent(cmd.PartnerID, h.clock.Now(cmd.PartnerID))
 		return e.ID, h.events.Record(ctx, e)
 	})

@@ -58,15 +58,15 @@ func NewVerifyApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempo
 // request's claim and answer. A crash before that transaction leaves nothing: a retry asks
 // again, with the same key. An application past its TTL is not asked about: the transaction
 // records its expiry and refuses.
-func (h *VerifyApplicationHandler) Handle(ctx context.Context, call Call, cmd VerifyApplication) (VerifyResult, error) {
-	if res, done, _, err := prior[VerifyResult](ctx, h.rq, call); done {
-		return res, err
+func (h *VerifyApplicationHandler) Handle(ctx context.Context, call Call, cmd VerifyApplication) (Reply[VerifyResult], error) {
+	if prior, err := lookup[VerifyResult](ctx, h.rq, call); err != nil || prior.ended {
+		return prior.reply, err
 	}
 	answer, err := h.postScore(ctx, cmd)
 	if err != nil {
 		return refuse[VerifyResult](ctx, h.rq, call, err)
 	}
-	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (VerifyResult, error) {
+	return finish(ctx, h.rq, call, func(ctx context.Context) (VerifyResult, error) {
 		now := h.clock.Now(cmd.PartnerID)
 		err := updateOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID, now, h.ttl, func(a *domain.Application) error {
 			return a.Verify(cmd.Offer, answer, now)

@@ -122,13 +122,12 @@ type Outcome struct {
 // EncodedResult is a stored result in the store's own encoding.
 type EncodedResult []byte
 
-// SentAnswer is an answer kept as it was sent: its envelope code and body.
+// SentAnswer is an answer kept as it was sent, by 0.1.0 and earlier: its envelope code and
+// body, which a replay sends byte for byte.
 type SentAnswer struct {
 	Code int
 	Body []byte
 }
-
-func (a *SentAnswer) Error() string { return "answer replayed as it was sent" }
 
 // IdempotencyStore keeps the claims and outcomes of state-changing requests, written in the
 // transaction of the effects they answer for.

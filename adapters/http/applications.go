@@ -11,7 +11,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) registerApplication(w write) (any, error) {
+func (s *Server) registerApplication(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.RegisterApplicationParams](raw, &fs)
@@ -25,18 +25,17 @@ func (s *Server) registerApplication(w write) (any, error) {
 		fs.Add("params.isAgreementAccepted", "must be true")
 	}
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	id, err := s.d.App.Loans.RegisterApplication.Handle(ctx, w.call(), application.RegisterApplication{
+	reply, err := s.d.App.Loans.RegisterApplication.Handle(ctx, w.call(), application.RegisterApplication{
 		PartnerID: p.ID, ExternalID: extID, Phone: phone, ClientData: cd, AgreementAccepted: true,
 	})
-	if err != nil {
-		return nil, err
-	}
-	return api.RegisterApplicationResult{ApplicationId: id.String(), Message: "Application registered; pre-scoring started"}, nil
+	return rendered(reply, err, func(id uuid.UUID) any {
+		return api.RegisterApplicationResult{ApplicationId: id.String(), Message: "Application registered; pre-scoring started"}
+	})
 }
 
-func (s *Server) cancelApplication(w write) (any, error) {
+func (s *Server) cancelApplication(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.CancelApplicationParams](raw, &fs)
@@ -45,15 +44,15 @@ func (s *Server) cancelApplication(w write) (any, error) {
 	initiator, err := domain.ParseCancelInitiator(string(in.Initiator))
 	fs.Check("params.initiator", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	if _, err := s.d.App.Loans.CancelApplication.Handle(ctx, w.call(), application.CancelApplication{PartnerID: p.ID, ApplicationID: id, Initiator: initiator}); err != nil {
-		return nil, err
-	}
-	return api.CancelApplicationResult{ApplicationId: id.String(), Message: "Application canceled"}, nil
+	reply, err := s.d.App.Loans.CancelApplication.Handle(ctx, w.call(), application.CancelApplication{PartnerID: p.ID, ApplicationID: id, Initiator: initiator})
+	return rendered(reply, err, func(struct{}) any {
+		return api.CancelApplicationResult{ApplicationId: id.String(), Message: "Application canceled"}
+	})
 }
 
-func (s *Server) verifyApplication(w write) (any, error) {
+func (s *Server) verifyApplication(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.VerifyApplicationParams](raw, &fs)
@@ -69,24 +68,25 @@ func (s *Server) verifyApplication(w write) (any, error) {
 	backup, err := domain.ParsePhone(in.BackupPhone)
 	fs.Check("params.backupPhone", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	r, err := s.d.App.Loans.VerifyApplication.Handle(ctx, w.call(), application.VerifyApplication{PartnerID: p.ID,
+	reply, err := s.d.App.Loans.VerifyApplication.Handle(ctx, w.call(), application.VerifyApplication{PartnerID: p.ID,
 		ApplicationID: id, Offer: domain.Offer{Amount: amount, Percent: percent, MonthPeriod: in.MonthPeriod, BackupPhone: backup}})
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case r.Rejected:
-		return api.VerifyApplicationResult{Message: "Offer declined by post-scoring; the application is REJECTED", PhoneNumber: ""}, nil
-	case r.PhoneCallRequired:
-		return api.VerifyApplicationResult{Message: "Offer accepted; the client must call the bank to complete verification",
-			PhoneNumber: r.CallCentrePhone, PhoneCallRequired: true}, nil
-	}
-	return api.VerifyApplicationResult{Message: "Offer accepted; no phone call needed, issue may start"}, nil
+	return rendered(reply, err, verifyResult)
 }
 
-func (s *Server) issueApplication(w write) (any, error) {
+func verifyResult(r application.VerifyResult) api.VerifyApplicationResult {
+	switch {
+	case r.Rejected:
+		return api.VerifyApplicationResult{Message: "Offer declined by post-scoring; the application is REJECTED", PhoneNumber: ""}
+	case r.PhoneCallRequired:
+		return api.VerifyApplicationResult{Message: "Offer accepted; the client must call the bank to complete verification",
+			PhoneNumber: r.CallCentrePhone, PhoneCallRequired: true}
+	}
+	return api.VerifyApplicationResult{Message: "Offer accepted; no phone call needed, issue may start"}
+}
+
+func (s *Server) issueApplication(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.IssueApplicationParams](raw, &fs)
@@ -95,12 +95,12 @@ func (s *Server) issueApplication(w write) (any, error) {
 	cd, err := s.clientData(p, in.ClientData)
 	fs.Check("params.clientData", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	if _, err := s.d.App.Loans.IssueApplication.Handle(ctx, w.call(), application.IssueApplication{PartnerID: p.ID, ApplicationID: id, ClientData: cd}); err != nil {
-		return nil, err
-	}
-	return api.IssueApplicationResult{Message: "Loan issuance started; follow it with /microloans/applications/info"}, nil
+	reply, err := s.d.App.Loans.IssueApplication.Handle(ctx, w.call(), application.IssueApplication{PartnerID: p.ID, ApplicationID: id, ClientData: cd})
+	return rendered(reply, err, func(struct{}) any {
+		return api.IssueApplicationResult{Message: "Loan issuance started; follow it with /microloans/applications/info"}
+	})
 }
 
 // applicationIDParams reads params that hold only an applicationId (info calls, the sandbox

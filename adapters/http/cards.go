@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/adapters/http/api"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) orderCard(w write) (any, error) {
+func (s *Server) orderCard(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.OrderCardParams](raw, &fs)
@@ -27,13 +29,12 @@ func (s *Server) orderCard(w write) (any, error) {
 		fs.Add("params.termsAndConditionsAccepted", "must be true")
 	}
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	o, err := s.d.App.Cards.OrderCard.Handle(ctx, w.call(), application.OrderCard{PartnerID: p.ID, ExternalID: in.ExternalId, Phone: phone, ClientData: cd})
-	if err != nil {
-		return nil, err
-	}
-	return api.OrderCardResult{OrderId: o.OrderID.String(), ExternalId: o.ExternalID}, nil
+	reply, err := s.d.App.Cards.OrderCard.Handle(ctx, w.call(), application.OrderCard{PartnerID: p.ID, ExternalID: in.ExternalId, Phone: phone, ClientData: cd})
+	return rendered(reply, err, func(o application.OrderedCard) any {
+		return api.OrderCardResult{OrderId: o.OrderID.String(), ExternalId: o.ExternalID}
+	})
 }
 
 func (s *Server) getCardOrder(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
@@ -75,7 +76,7 @@ func (s *Server) getCardStatus(ctx context.Context, p domain.Partner, raw json.R
 	return cardStatusResult(c), nil
 }
 
-func (s *Server) changeCardStatus(w write) (any, error) {
+func (s *Server) changeCardStatus(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.ChangeCardStatusParams](raw, &fs)
@@ -85,16 +86,13 @@ func (s *Server) changeCardStatus(w write) (any, error) {
 	fs.Check("params.status", err)
 	fs.Check("params.reason", domain.CheckReason(in.Reason))
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	c, err := s.d.App.Cards.ChangeCardStatus.Handle(ctx, w.call(), application.ChangeCardStatus{PartnerID: p.ID, CardID: id, Status: status, Reason: in.Reason})
-	if err != nil {
-		return nil, err
-	}
-	return cardStatusResult(c), nil
+	reply, err := s.d.App.Cards.ChangeCardStatus.Handle(ctx, w.call(), application.ChangeCardStatus{PartnerID: p.ID, CardID: id, Status: status, Reason: in.Reason})
+	return rendered(reply, err, cardStatusResult)
 }
 
-func (s *Server) attachCard(w write) (any, error) {
+func (s *Server) attachCard(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.AttachCardParams](raw, &fs)
@@ -107,16 +105,15 @@ func (s *Server) attachCard(w write) (any, error) {
 	phone, err := domain.ParsePhone(in.PhoneNumber)
 	fs.Check("params.phoneNumber", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	cardID, err := s.d.App.Cards.AttachCard.Handle(ctx, w.call(), application.AttachCard{PartnerID: p.ID, PAN: pan, Expiry: expiry, Network: network, Phone: phone})
-	if err != nil {
-		return nil, err
-	}
-	return api.AttachCardResult{CardId: cardID.String()}, nil
+	reply, err := s.d.App.Cards.AttachCard.Handle(ctx, w.call(), application.AttachCard{PartnerID: p.ID, PAN: pan, Expiry: expiry, Network: network, Phone: phone})
+	return rendered(reply, err, func(cardID uuid.UUID) any {
+		return api.AttachCardResult{CardId: cardID.String()}
+	})
 }
 
-func (s *Server) confirmCard(w write) (any, error) {
+func (s *Server) confirmCard(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.ConfirmCardParams](raw, &fs)
@@ -125,10 +122,10 @@ func (s *Server) confirmCard(w write) (any, error) {
 	code, err := domain.ParseOTP(in.OtpCode)
 	fs.Check("params.otpCode", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	if _, err := s.d.App.Cards.ConfirmCard.Handle(ctx, w.call(), application.ConfirmCard{PartnerID: p.ID, CardID: id, Code: code}); err != nil {
-		return nil, err
-	}
-	return api.MessageResult{Message: "Card attached; it is ACTIVE"}, nil
+	reply, err := s.d.App.Cards.ConfirmCard.Handle(ctx, w.call(), application.ConfirmCard{PartnerID: p.ID, CardID: id, Code: code})
+	return rendered(reply, err, func(struct{}) any {
+		return api.MessageResult{Message: "Card attached; it is ACTIVE"}
+	})
 }

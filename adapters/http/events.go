@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/tiyin/tiyin/adapters/http/api"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
@@ -45,15 +47,14 @@ func (s *Server) listEvents(ctx context.Context, p domain.Partner, raw json.RawM
 	}{events, page.NextSequence, page.HasMore}, nil
 }
 
-func (s *Server) sendTestEvent(w write) (any, error) {
+func (s *Server) sendTestEvent(w write) (written, error) {
 	var fs domain.Fieldset
 	decodeParams[struct{}](w.params(), &fs)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	id, err := s.d.App.Partners.SendTestEvent.Handle(w.ctx(), w.call(), application.SendTestEvent{PartnerID: w.partner.ID})
-	if err != nil {
-		return nil, err
-	}
-	return api.SendTestEventResult{EventId: id.String()}, nil
+	reply, err := s.d.App.Partners.SendTestEvent.Handle(w.ctx(), w.call(), application.SendTestEvent{PartnerID: w.partner.ID})
+	return rendered(reply, err, func(id uuid.UUID) any {
+		return api.SendTestEventResult{EventId: id.String()}
+	})
 }

@@ -20,11 +20,22 @@ type write struct {
 	partner domain.Partner
 	path    string
 	req     request
-	// echo is the id the answer echoes: this request's as sent, or, on a replay, the first
-	// request's as it sent it.
-	echo *string
-	// replayed is set when the answer is a stored one: it is sent with Idempotent-Replayed.
-	replayed *bool
+}
+
+// written is a write's answer before it is sent: the use case's Reply with its result rendered
+// for the envelope, and the replay mark, the id to echo and an answer stored as it was sent as
+// the use case returned them.
+type written = application.Reply[any]
+
+// rendered is the use case's reply, and its refusal or error, with the result rendered for the
+// envelope by render; a reply without a result (a refusal, an answer stored as it was sent)
+// renders nothing.
+func rendered[R, T any](reply application.Reply[R], err error, render func(R) T) (written, error) {
+	w := written{Replayed: reply.Replayed, ID: reply.ID, Sent: reply.Sent}
+	if err == nil && reply.Sent == nil {
+		w.Result = render(reply.Result)
+	}
+	return w, err
 }
 
 func (w write) ctx() context.Context    { return w.c.Request().Context() }
@@ -33,7 +44,7 @@ func (w write) params() json.RawMessage { return w.req.params }
 // call is w's idempotency key: the partner, the envelope id, the endpoint and the keyed
 // fingerprints of the params.
 func (w write) call() application.Call {
-	return application.Call{PartnerID: w.partner.ID, Key: w.req.key, ID: w.echo, Replayed: w.replayed, Endpoint: w.path,
+	return application.Call{PartnerID: w.partner.ID, Key: w.req.key, ID: w.req.id, Endpoint: w.path,
 		Fingerprints: application.Fingerprints(w.s.d.Sealer, w.path, canonicalJSON(w.req.params))}
 }
 

@@ -38,24 +38,25 @@ func (s *Server) listPayments(ctx context.Context, p domain.Partner, raw json.Ra
 	return api.ListPaymentsResult{Payments: items}, nil
 }
 
-func (s *Server) checkRepayment(w write) (any, error) {
+func (s *Server) checkRepayment(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	loanID, err := loanIDParams(raw)
 	if err != nil {
-		return nil, err
+		return written{}, err
 	}
-	q, err := s.d.App.Repayments.CheckRepayment.Handle(ctx, w.call(), application.CheckRepayment{PartnerID: p.ID, LoanID: loanID})
-	if err != nil {
-		return nil, err
-	}
+	reply, err := s.d.App.Repayments.CheckRepayment.Handle(ctx, w.call(), application.CheckRepayment{PartnerID: p.ID, LoanID: loanID})
+	return rendered(reply, err, checkRepaymentResult)
+}
+
+func checkRepaymentResult(q application.RepaymentQuote) api.CheckRepaymentResult {
 	pos := q.Debt
 	return api.CheckRepaymentResult{RequestId: q.RequestID.String(), LoanId: q.LoanID, ClientName: q.ClientName,
 		AccountBalance: q.AccountBalance, TotalResidue: pos.Payoff(), MainDebtAmount: pos.NotDuePrincipal,
 		OverdueDebtAmount: pos.OverduePrincipal, TermInterestAmount: pos.TermInterest,
-		OverdueInterestAmount: pos.OverdueInterest, InterestFineAmount: pos.Penalty, MaxAmount: pos.Payoff()}, nil
+		OverdueInterestAmount: pos.OverdueInterest, InterestFineAmount: pos.Penalty, MaxAmount: pos.Payoff()}
 }
 
-func (s *Server) payRepayment(w write) (any, error) {
+func (s *Server) payRepayment(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.PayRepaymentParams](raw, &fs)
@@ -72,16 +73,15 @@ func (s *Server) payRepayment(w write) (any, error) {
 		fs.Add("params.requestId", "must not be empty")
 	}
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
 	// Every requestId tiyin issues is a UUID: anything else names no request (uuid.Nil finds none).
 	requestID, _ := parseUUID(in.RequestId)
-	v, err := s.d.App.Repayments.PayRepayment.Handle(ctx, w.call(), application.PayRepayment{PartnerID: p.ID, ExternalID: uuid.MustParse(w.req.id),
+	reply, err := s.d.App.Repayments.PayRepayment.Handle(ctx, w.call(), application.PayRepayment{PartnerID: p.ID, ExternalID: uuid.MustParse(w.req.id),
 		LoanID: loanID, RequestID: requestID, Type: typ, DebitID: in.DebitId, Amount: in.Amount, Network: network})
-	if err != nil {
-		return nil, err
-	}
-	return api.PayRepaymentResult{LoanId: v.LoanID, RequestId: v.RequestID.String(), Status: api.RepaymentStatus(v.Status.String()), Message: v.Message}, nil
+	return rendered(reply, err, func(v application.PaidRepayment) any {
+		return api.PayRepaymentResult{LoanId: v.LoanID, RequestId: v.RequestID.String(), Status: api.RepaymentStatus(v.Status.String()), Message: v.Message}
+	})
 }
 
 func (s *Server) getRepayment(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {

@@ -10,7 +10,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) advanceClock(w write) (any, error) {
+func (s *Server) advanceClock(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.AdvanceClockParams](raw, &fs)
@@ -19,13 +19,12 @@ func (s *Server) advanceClock(w write) (any, error) {
 		fs.Add("params.duration", `must be a duration of 0 or more, such as "31m", "720h" or "0s"`)
 	}
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	now, err := s.d.App.Sandbox.AdvanceClock.Handle(ctx, w.call(), application.AdvanceClock{PartnerID: p.ID, By: d})
-	if err != nil {
-		return nil, err
-	}
-	return api.AdvanceClockResult{Now: businessTime(now)}, nil
+	reply, err := s.d.App.Sandbox.AdvanceClock.Handle(ctx, w.call(), application.AdvanceClock{PartnerID: p.ID, By: d})
+	return rendered(reply, err, func(now time.Time) any {
+		return api.AdvanceClockResult{Now: businessTime(now)}
+	})
 }
 
 func (s *Server) smsOutbox(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
@@ -47,27 +46,26 @@ func (s *Server) smsOutbox(ctx context.Context, p domain.Partner, raw json.RawMe
 	return api.SMSOutboxResult{Messages: out}, nil
 }
 
-func (s *Server) completeVerification(w write) (any, error) {
+func (s *Server) completeVerification(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	id, err := applicationIDParams(raw)
 	if err != nil {
-		return nil, err
+		return written{}, err
 	}
-	if _, err := s.d.App.Sandbox.CompleteVerification.Handle(ctx, w.call(), application.CompleteVerification{PartnerID: p.ID, ApplicationID: id}); err != nil {
-		return nil, err
-	}
-	return api.CompleteVerificationResult{Message: "Phone verification completed; issue may start"}, nil
+	reply, err := s.d.App.Sandbox.CompleteVerification.Handle(ctx, w.call(), application.CompleteVerification{PartnerID: p.ID, ApplicationID: id})
+	return rendered(reply, err, func(struct{}) any {
+		return api.CompleteVerificationResult{Message: "Phone verification completed; issue may start"}
+	})
 }
 
-func (s *Server) resetSandbox(w write) (any, error) {
+func (s *Server) resetSandbox(w write) (written, error) {
 	var fs domain.Fieldset
 	decodeParams[struct{}](w.params(), &fs)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	now, err := s.d.App.Sandbox.Reset.Handle(w.ctx(), w.call(), application.ResetSandbox{PartnerID: w.partner.ID})
-	if err != nil {
-		return nil, err
-	}
-	return api.ResetSandboxResult{Now: businessTime(now)}, nil
+	reply, err := s.d.App.Sandbox.Reset.Handle(w.ctx(), w.call(), application.ResetSandbox{PartnerID: w.partner.ID})
+	return rendered(reply, err, func(now time.Time) any {
+		return api.ResetSandboxResult{Now: businessTime(now)}
+	})
 }

@@ -110,14 +110,14 @@ func (s *Server) Handler() http.Handler { return s.e }
 type endpoint struct {
 	method, path string
 	serve        func(ctx context.Context, p domain.Partner, params json.RawMessage) (any, error)
-	write        func(w write) (any, error)
+	write        func(w write) (written, error)
 }
 
 func reads(method, path string, serve func(context.Context, domain.Partner, json.RawMessage) (any, error)) endpoint {
 	return endpoint{method: method, path: path, serve: serve}
 }
 
-func writes(method, path string, write func(write) (any, error)) endpoint {
+func writes(method, path string, write func(write) (written, error)) endpoint {
 	return endpoint{method: method, path: path, write: write}
 }
 
@@ -175,24 +175,35 @@ func (s *Server) handle(ep endpoint) echo.HandlerFunc {
 		// The background work a write causes carries its id on (ports.RequestID); a read
 		// causes none, so it pays nothing for it.
 		c.SetRequest(c.Request().WithContext(ports.WithRequestID(c.Request().Context(), req.id)))
-		echo, replayed := req.id, false
-		res, err := ep.write(write{s: s, c: c, partner: partner, path: ep.path, req: req, echo: &echo, replayed: &replayed})
-		if replayed {
+		out, err := ep.write(write{s: s, c: c, partner: partner, path: ep.path, req: req})
+		if out.Replayed {
 			c.Response().Header().Set(headerReplayed, "true")
 		}
-		return s.answer(c, echo, res, err)
+		// A replay echoes the id as the first request wrote it.
+		id := req.id
+		if out.ID != "" {
+			id = out.ID
+		}
+		if out.Sent != nil {
+			return s.answerAsSent(c, id, out.Sent)
+		}
+		return s.answer(c, id, out.Result, err)
 	}
 }
 
-// answer writes a result or an error envelope; an answer stored as it was sent, before
-// outcomes were stored, is sent as it is.
-func (s *Server) answer(c echo.Context, id string, res any, err error) error {
+// answerAsSent sends an answer stored as it was sent, before outcomes were stored, as it is.
+func (s *Server) answerAsSent(c echo.Context, id string, sent *ports.SentAnswer) error {
 	if id != "" {
 		c.Response().Header().Set(headerRequestID, id)
 	}
-	if sent := (*ports.SentAnswer)(nil); errors.As(err, &sent) {
-		c.Set(ctxCode, sent.Code)
-		return writeJSON(c, statusOf(sent.Code), sent.Body)
+	c.Set(ctxCode, sent.Code)
+	return writeJSON(c, statusOf(sent.Code), sent.Body)
+}
+
+// answer writes a result or an error envelope.
+func (s *Server) answer(c echo.Context, id string, res any, err error) error {
+	if id != "" {
+		c.Response().Header().Set(headerRequestID, id)
 	}
 	code, status, msg := 0, http.StatusOK, ""
 	if err != nil {

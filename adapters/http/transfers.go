@@ -12,7 +12,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-func (s *Server) createTransfer(w write) (any, error) {
+func (s *Server) createTransfer(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	var fs domain.Fieldset
 	in := decodeParams[api.CreateTransferParams](raw, &fs)
@@ -41,14 +41,13 @@ func (s *Server) createTransfer(w write) (any, error) {
 	amount, err := domain.ParseAmount(in.Amount)
 	fs.Check("params.amount", err)
 	if err := fs.Err(); err != nil {
-		return nil, err
+		return written{}, err
 	}
-	id, err := s.d.App.Transfers.CreateTransfer.Handle(ctx, w.call(), application.CreateTransfer{PartnerID: p.ID, ApplicationID: app,
+	reply, err := s.d.App.Transfers.CreateTransfer.Handle(ctx, w.call(), application.CreateTransfer{PartnerID: p.ID, ApplicationID: app,
 		ExternalID: ext, PAN: pan, CardID: cardID, Network: network, CardHolder: holder, Amount: amount})
-	if err != nil {
-		return nil, err
-	}
-	return api.CreateTransferResult{TransactionId: id.String()}, nil
+	return rendered(reply, err, func(id uuid.UUID) any {
+		return api.CreateTransferResult{TransactionId: id.String()}
+	})
 }
 
 func (s *Server) transferRef(p domain.Partner, raw json.RawMessage) (application.TransferRef, error) {
@@ -61,17 +60,16 @@ func (s *Server) transferRef(p domain.Partner, raw json.RawMessage) (application
 	return application.TransferRef{PartnerID: p.ID, TransactionID: id, ExternalID: ext}, fs.Err()
 }
 
-func (s *Server) confirmTransfer(w write) (any, error) {
+func (s *Server) confirmTransfer(w write) (written, error) {
 	ctx, p, raw := w.ctx(), w.partner, w.params()
 	ref, err := s.transferRef(p, raw)
 	if err != nil {
-		return nil, err
+		return written{}, err
 	}
-	t, err := s.d.App.Transfers.ConfirmTransfer.Handle(ctx, w.call(), ref)
-	if err != nil {
-		return nil, err
-	}
-	return api.ConfirmTransferResult{ExternalId: t.ExternalID.String(), Status: api.TransferStatus(t.Status.String()), Message: t.Message}, nil
+	reply, err := s.d.App.Transfers.ConfirmTransfer.Handle(ctx, w.call(), ref)
+	return rendered(reply, err, func(t application.TransferState) any {
+		return api.ConfirmTransferResult{ExternalId: t.ExternalID.String(), Status: api.TransferStatus(t.Status.String()), Message: t.Message}
+	})
 }
 
 func (s *Server) checkTransfer(ctx context.Context, p domain.Partner, raw json.RawMessage) (any, error) {
