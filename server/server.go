@@ -139,8 +139,8 @@ func applied(opts []Option) options {
 	return o
 }
 
-// Run runs tiyin's command line (serve, migrate, partner, operator, audit, ledger, reseal, demo,
-// version) on args with opts applied, and returns its exit status: 0 on success, 2 for a
+// Run runs tiyin's command line (serve, migrate, partner, operator, audit, ledger, books,
+// reconcile, reseal, healthcheck, version) on args with opts applied, and returns its exit status: 0 on success, 2 for a
 // command line it does not understand, 1 for any other failure.
 func Run(args []string, opts ...Option) int { return execute(rootCmd(applied(opts)), args) }
 
