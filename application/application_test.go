@@ -212,11 +212,11 @@ func (d *deps) put(t *testing.T, point string) *domain.Application {
 	a, _ := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: d.partner, ExternalID: uuid.New(),
 		Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true, Now: t0})
 	pct, _ := domain.PercentFromHundredths(2800)
-	done := domain.StepResult{Outcome: domain.OutcomeDone, Ref: "R", PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}
+	done := domain.StageResult{Outcome: domain.OutcomeDone, Ref: "R", PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}
 	if point != "new" {
-		for _, s := range []domain.TaskName{domain.TaskPreScoring, domain.TaskPreScoringInfo} {
-			_ = a.BeginStep(s, t0)
-			_, _ = a.CompleteStep(s, done, domain.LoanProduct{}, t0)
+		for _, s := range []domain.StageName{domain.StagePreScoring, domain.StagePreScoringInfo} {
+			_ = a.BeginStage(s, t0)
+			_, _ = a.CompleteStage(s, done, domain.LoanProduct{}, t0)
 		}
 	}
 	if point == "issuing" {
@@ -406,8 +406,8 @@ func TestVerifyRecordsPhoneCallRequirement(t *testing.T) {
 	}
 	got := d.stored[a.ID()]
 	if !r.PhoneCallRequired || r.CallCentrePhone != "998781400000" ||
-		got.Task() != (domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskPending}) {
-		t.Fatalf("result %+v, task %+v", r, got.Task())
+		got.Stage() != (domain.Stage{Name: domain.StageClientVerification, Status: domain.StagePending}) {
+		t.Fatalf("result %+v, stage %+v", r, got.Stage())
 	}
 }
 
@@ -455,8 +455,8 @@ func TestIssueStartsBackgroundWork(t *testing.T) {
 	if err := runErr(d, d.issueApplication().Handle, application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")}); err != nil {
 		t.Fatal(err)
 	}
-	if got := d.stored[a.ID()]; got.Status() != domain.StatusInProgress || got.Task().Name != domain.TaskOpenAccount {
-		t.Fatalf("got %s %+v", got.Status(), got.Task())
+	if got := d.stored[a.ID()]; got.Status() != domain.StatusInProgress || got.Stage().Name != domain.StageOpenAccount {
+		t.Fatalf("got %s %+v", got.Status(), got.Stage())
 	}
 }
 
@@ -477,8 +477,8 @@ func TestProcessRunsPreScoringAndPollsAPendingAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := d.stored[a.ID()]
-	if next != domain.PollInterval || got.Task() != (domain.Task{Name: domain.TaskPreScoringInfo, Status: domain.TaskInProgress}) {
-		t.Fatalf("next %v, task %+v", next, got.Task())
+	if next != domain.PollInterval || got.Stage() != (domain.Stage{Name: domain.StagePreScoringInfo, Status: domain.StageInProgress}) {
+		t.Fatalf("next %v, stage %+v", next, got.Stage())
 	}
 }
 
@@ -546,8 +546,8 @@ func TestProcessClassifiesGatewayFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := d.stored[a.ID()]
-			if got.Status() != tt.status || got.Task().Error != tt.code || next != tt.next {
-				t.Fatalf("status %s task %+v next %v", got.Status(), got.Task(), next)
+			if got.Status() != tt.status || got.Stage().Error != tt.code || next != tt.next {
+				t.Fatalf("status %s stage %+v next %v", got.Status(), got.Stage(), next)
 			}
 			if tt.told == "" && len(d.told) != 0 || tt.told != "" && (len(d.told) != 1 || d.told[0].Event != tt.told) {
 				t.Fatalf("told %+v, want %q", d.told, tt.told)
@@ -747,8 +747,8 @@ func TestCallsAfterTheTTLAnswerAsForAnExpiredApplication(t *testing.T) {
 					}
 					continue
 				}
-				if !errors.Is(err, domain.ErrWrongState) || got.Status() != domain.StatusExpired || got.Task().Status != domain.TaskExpired {
-					t.Fatalf("%v after: %v, stored %s %+v", c.after, err, got.Status(), got.Task())
+				if !errors.Is(err, domain.ErrWrongState) || got.Status() != domain.StatusExpired || got.Stage().Status != domain.StageExpired {
+					t.Fatalf("%v after: %v, stored %s %+v", c.after, err, got.Status(), got.Stage())
 				}
 				if d.rollbacks != 0 || !slices.Equal(d.requests.answered(), []int{1000}) {
 					t.Fatalf("%d rollbacks, answers %v: the expiry is to commit with the refusal's answer", d.rollbacks, d.requests.answered())
@@ -901,8 +901,8 @@ func TestReconcileCompletesSandboxCallsAfterTheDelay(t *testing.T) {
 	if err != nil || rep.Verified != 1 {
 		t.Fatalf("report %+v err %v", rep, err)
 	}
-	if got := d.stored[a.ID()].Task(); got != (domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskCompleted}) {
-		t.Fatalf("task %+v", got)
+	if got := d.stored[a.ID()].Stage(); got != (domain.Stage{Name: domain.StageClientVerification, Status: domain.StageCompleted}) {
+		t.Fatalf("stage %+v", got)
 	}
 }
 
@@ -919,10 +919,10 @@ func TestTheCapIsCheckedForTheOffersLifetimeAndAgainAtIssue(t *testing.T) {
 		phone, _ := domain.ParsePhone("998901234567")
 		a, _ := domain.NewApplication(domain.NewApplicationParams{ID: uuid.New(), PartnerID: d.partner, ExternalID: uuid.New(),
 			Phone: phone, ClientData: clientData(t, "31234567890123"), AgreementAccepted: true, Now: feb28})
-		done := domain.StepResult{Outcome: domain.OutcomeDone, Ref: "R", PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}
-		for _, s := range []domain.TaskName{domain.TaskPreScoring, domain.TaskPreScoringInfo} {
-			_ = a.BeginStep(s, feb28)
-			_, _ = a.CompleteStep(s, done, domain.LoanProduct{}, feb28)
+		done := domain.StageResult{Outcome: domain.OutcomeDone, Ref: "R", PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}
+		for _, s := range []domain.StageName{domain.StagePreScoring, domain.StagePreScoringInfo} {
+			_ = a.BeginStage(s, feb28)
+			_, _ = a.CompleteStage(s, done, domain.LoanProduct{}, feb28)
 		}
 		d.stored[a.ID()] = a
 		return a

@@ -17,13 +17,13 @@ const pageRows = 100
 // the events it recorded,
 // the proposals and console actions about it, and its loan.
 type ApplicationPage struct {
-	Application *domain.Application
-	PartnerName string
-	Loan        *domain.Loan
-	Steps       []domain.StepRecord
-	Events      []ports.EventRecord
-	Proposals   []*domain.Proposal
-	Audit       []ports.AuditEntry
+	Application  *domain.Application
+	PartnerName  string
+	Loan         *domain.Loan
+	StageRecords []domain.StageRecord
+	Events       []ports.EventRecord
+	Proposals    []*domain.Proposal
+	Audit        []ports.AuditEntry
 }
 
 // ConsoleApplicationHandler reads an application's page.
@@ -62,7 +62,7 @@ func (h *ConsoleApplicationHandler) Handle(ctx context.Context, who Actor, id uu
 			return p, err
 		}
 	}
-	if p.Steps, err = h.backOffice.Steps(ctx, id, pageRows); err != nil {
+	if p.StageRecords, err = h.backOffice.StageRecords(ctx, id, pageRows); err != nil {
 		return p, err
 	}
 	if p.Events, err = h.backOffice.Events(ctx, uuid.Nil, id, pageRows); err != nil {

@@ -19,8 +19,8 @@ import (
 // errNothingDue rolls back the read of an application none of whose stages is due.
 var errNothingDue = errors.New("no stage due")
 
-// maxStepsPerRun bounds one run of the worker, so a misbehaving gateway cannot pin a worker.
-const maxStepsPerRun = 16
+// maxStagesPerRun bounds the stages one run of the worker takes, so a misbehaving gateway cannot pin a worker.
+const maxStagesPerRun = 16
 
 // ProcessApplicationHandler runs an application's background stages (pre-scoring and the five
 // issuance stages) against the gateways. It is what the application worker calls.
@@ -68,17 +68,17 @@ func orNoOpsLog(l ports.OpsLog) ports.OpsLog {
 func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (time.Duration, error) {
 	var (
 		a     *domain.Application
-		stage domain.TaskName
+		stage domain.StageName
 	)
 	err := h.uow.Do(ctx, func(ctx context.Context) error {
 		return h.applications.Update(ctx, id, func(x *domain.Application) error {
 			a = x
 			now := h.clock.Now(x.PartnerID())
 			var due bool
-			if stage, due = x.DueStep(now); !due {
+			if stage, due = x.DueStage(now); !due {
 				return errNothingDue
 			}
-			return x.BeginStep(stage, now)
+			return x.BeginStage(stage, now)
 		})
 	})
 	switch {
@@ -86,13 +86,13 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 		return h.wait(a), nil
 	case errors.Is(err, domain.ErrApplicationNotFound):
 		return 0, nil
-	case errors.Is(err, domain.ErrStaleStep):
+	case errors.Is(err, domain.ErrStaleStage):
 		return time.Millisecond, nil // another worker got there first; look again
 	case err != nil:
 		return 0, err
 	}
 	ctx = ports.WithRequestID(ctx, a.RequestID()) // the log names the request that started the work
-	for range maxStepsPerRun {
+	for range maxStagesPerRun {
 		result, err := h.call(ctx, a, stage)
 		if err != nil {
 			return 0, err
@@ -104,12 +104,12 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 				var err error
 				now := h.clock.Now(x.PartnerID())
 				attempt = x.Attempts() + 1
-				if loan, err = x.CompleteStep(stage, result, h.product.loanProduct(), now); err != nil {
+				if loan, err = x.CompleteStage(stage, result, h.product.loanProduct(), now); err != nil {
 					return err
 				}
 				a, started = x, false
-				if next, due := x.DueStep(now); due {
-					stage, started = next, x.BeginStep(next, now) == nil
+				if next, due := x.DueStage(now); due {
+					stage, started = next, x.BeginStage(next, now) == nil
 				}
 				return nil
 			})
@@ -118,7 +118,7 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 			}
 			return h.issue(ctx, loan)
 		})
-		if errors.Is(err, domain.ErrStaleStep) {
+		if errors.Is(err, domain.ErrStaleStage) {
 			return 0, nil // canceled meanwhile: the answer is dropped
 		}
 		if err != nil {
@@ -164,9 +164,9 @@ func (h *ProcessApplicationHandler) wait(a *domain.Application) time.Duration {
 
 // call makes the stage's gateway call. The idempotency key is the application and the stage,
 // so a repeated stage (after a crash or a lost answer) asks the gateway the same question.
-func (h *ProcessApplicationHandler) call(ctx context.Context, a *domain.Application, stage domain.TaskName) (domain.StepResult, error) {
-	key := func(s domain.TaskName) string { return fmt.Sprintf("%s:%s", a.ID(), s) }
-	preScore := ports.PreScoreRequest{IdempotencyKey: key(domain.TaskPreScoring),
+func (h *ProcessApplicationHandler) call(ctx context.Context, a *domain.Application, stage domain.StageName) (domain.StageResult, error) {
+	key := func(s domain.StageName) string { return fmt.Sprintf("%s:%s", a.ID(), s) }
+	preScore := ports.PreScoreRequest{IdempotencyKey: key(domain.StagePreScoring),
 		ApplicationID: a.ID(), Phone: a.Phone(), ClientData: a.ClientData()}
 	var (
 		ref    string
@@ -176,54 +176,53 @@ func (h *ProcessApplicationHandler) call(ctx context.Context, a *domain.Applicat
 		polled bool
 	)
 	switch stage {
-	case domain.TaskPreScoring:
+	case domain.StagePreScoring:
 		err = h.scoring.RequestPreScore(ctx, preScore)
-	case domain.TaskPreScoringInfo:
+	case domain.StagePreScoringInfo:
 		pre, err = h.scoring.PreScoreResult(ctx, preScore)
 		answer, polled = pre.Answer, true
-	case domain.TaskOpenAccount:
+	case domain.StageOpenAccount:
 		ref, err = h.coreBanking.OpenAccount(ctx, ports.OpenAccountRequest{IdempotencyKey: key(stage),
 			ApplicationID: a.ID(), Phone: a.Phone(), ClientData: a.ClientData()})
-	case domain.TaskOpenLoanApplication:
+	case domain.StageOpenLoanApplication:
 		ref, err = h.coreBanking.OpenLoanApplication(ctx, ports.LoanApplicationRequest{IdempotencyKey: key(stage),
 			ApplicationID: a.ID(), AccountNumber: a.AccountNumber(), Offer: *a.Offer()})
-	case domain.TaskGetOpenLoanApplicationResult:
+	case domain.StageGetOpenLoanApplicationResult:
 		answer, err = h.coreBanking.LoanApplicationResult(ctx, a.CoreRef())
 		polled = true
-	case domain.TaskLoanIssuance:
+	case domain.StageLoanIssuance:
 		ref, err = h.coreBanking.IssueLoan(ctx, ports.IssueLoanRequest{IdempotencyKey: key(stage),
 			ApplicationID: a.ID(), AccountNumber: a.AccountNumber(), LoanApplicationRef: a.CoreRef(),
 			Amount: a.Offer().Amount.Tiyin(), At: h.clock.Now(a.PartnerID())})
-	case domain.TaskGetLoanIssuanceResult:
+	case domain.StageGetLoanIssuanceResult:
 		answer, err = h.coreBanking.IssuanceResult(ctx, a.CoreRef())
 		polled = true
 	default:
-		return domain.StepResult{}, fmt.Errorf("no gateway call for stage %s", stage)
+		return domain.StageResult{}, fmt.Errorf("no gateway call for stage %s", stage)
 	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
-			return domain.StepResult{}, err // shutting down: the stage stays due
+			return domain.StageResult{}, err // shutting down: the stage stays due
 		}
-		return stepFailure(err), nil
+		return stageFailure(err), nil
 	}
 	if !polled {
-		return domain.StepResult{Outcome: domain.OutcomeDone, Ref: ref}, nil
+		return domain.StageResult{Outcome: domain.OutcomeDone, Ref: ref}, nil
 	}
 	switch answer.Status {
 	case ports.AnswerApproved:
-		return domain.StepResult{Outcome: domain.OutcomeDone, PreScore: pre.Result}, nil
+		return domain.StageResult{Outcome: domain.OutcomeDone, PreScore: pre.Result}, nil
 	case ports.AnswerDeclined:
-		return domain.StepResult{Outcome: domain.OutcomeRefused, Message: answer.Reason}, nil
+		return domain.StageResult{Outcome: domain.OutcomeRefused, Message: answer.Reason}, nil
 	default:
-		return domain.StepResult{Outcome: domain.OutcomePending}, nil
+		return domain.StageResult{Outcome: domain.OutcomePending}, nil
 	}
 }
 
-// stepFailure classifies a gateway error by the port's contract.
-// tell the on-call engineer of an application the stage's answer FAILED, and of a stage whose
+// tell tells the on-call engineer of an application the stage's answer FAILED, and of a stage whose
 // outcome stays unknown after its first retry.
-func (h *ProcessApplicationHandler) tell(ctx context.Context, a *domain.Application, stage domain.TaskName,
-	result domain.StepResult, wasUnknown bool, attempt int) {
+func (h *ProcessApplicationHandler) tell(ctx context.Context, a *domain.Application, stage domain.StageName,
+	result domain.StageResult, wasUnknown bool, attempt int) {
 	f := ports.Failure{PartnerID: a.PartnerID(), Object: "application:" + a.ID().String(), Detail: stage.String(),
 		Target: gatewayOf(stage), Attempt: attempt, Reason: result.Message}
 	switch {
@@ -238,23 +237,25 @@ func (h *ProcessApplicationHandler) tell(ctx context.Context, a *domain.Applicat
 }
 
 // gatewayOf is the gateway port a stage calls.
-func gatewayOf(stage domain.TaskName) string {
+func gatewayOf(stage domain.StageName) string {
 	switch stage {
-	case domain.TaskPreScoring, domain.TaskPreScoringInfo:
+	case domain.StagePreScoring, domain.StagePreScoringInfo:
 		return "scoring"
 	}
 	return "core_banking"
 }
 
-func stepFailure(err error) domain.StepResult {
+// stageFailure classifies a gateway error by the port's contract (ports/gateways.go): refused,
+// failed, never reached, or of unknown outcome.
+func stageFailure(err error) domain.StageResult {
 	switch {
 	case errors.Is(err, ports.ErrGatewayRefused):
-		return domain.StepResult{Outcome: domain.OutcomeRefused, Message: err.Error()}
+		return domain.StageResult{Outcome: domain.OutcomeRefused, Message: err.Error()}
 	case errors.Is(err, ports.ErrGatewayFailed):
-		return domain.StepResult{Outcome: domain.OutcomeFailed, Message: err.Error()}
+		return domain.StageResult{Outcome: domain.OutcomeFailed, Message: err.Error()}
 	case errors.Is(err, ports.ErrGatewayNotReached):
-		return domain.StepResult{Outcome: domain.OutcomeNotReached, Message: err.Error()}
+		return domain.StageResult{Outcome: domain.OutcomeNotReached, Message: err.Error()}
 	default: // the bank may have acted: ask again with the same key until it says
-		return domain.StepResult{Outcome: domain.OutcomeUnknown, Message: err.Error()}
+		return domain.StageResult{Outcome: domain.OutcomeUnknown, Message: err.Error()}
 	}
 }

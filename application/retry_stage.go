@@ -31,10 +31,10 @@ func (h *RetryStageHandler) Handle(ctx context.Context, who Actor, id uuid.UUID)
 		return err
 	}
 	err := h.uow.Do(ctx, func(ctx context.Context) error {
-		var stage domain.TaskName
+		var stage domain.StageName
 		var partner uuid.UUID
 		err := h.applications.Update(ctx, id, func(a *domain.Application) error {
-			stage, partner = a.Task().Name, a.PartnerID()
+			stage, partner = a.Stage().Name, a.PartnerID()
 			return a.RetryNow(h.clock.Now(a.PartnerID()))
 		})
 		if err != nil {

@@ -8,10 +8,11 @@ import (
 	"github.com/google/uuid"
 )
 
-// Task is the stage that last ran and how it ended (lastTask on the wire).
-type Task struct {
-	Name    TaskName
-	Status  TaskStatus
+// Stage is where an application's process stands (lastTask on the wire): the stage that last
+// ran or runs now, its status and, when it ended badly, why (Error) and what the gateway said.
+type Stage struct {
+	Name    StageName
+	Status  StageStatus
 	Error   StageError
 	Message string
 }
@@ -43,9 +44,9 @@ type PostScoreResult struct {
 const (
 	// PollInterval is how often a pending gateway answer is asked for again.
 	PollInterval = 2 * time.Second
-	// StepLease is how long a started stage may run before the reconciler assumes its worker
+	// StageLease is how long a started stage may run before the reconciler assumes its worker
 	// died and runs it again (with the same idempotency key).
-	StepLease = 30 * time.Second
+	StageLease = 30 * time.Second
 	// MaxStageAttempts is how many calls that never reached the bank a stage survives before
 	// it is FAILED (a call whose outcome is unknown never counts: it is asked again).
 	MaxStageAttempts = 5
@@ -58,7 +59,7 @@ type Application struct {
 	phone                     Phone
 	clientData                ClientData
 	status                    ApplicationStatus
-	task                      Task
+	stage                     Stage
 	preScore                  *PreScoreResult
 	offer                     *Offer
 	callCentrePhone           string
@@ -72,7 +73,7 @@ type Application struct {
 	verificationRequestedAt   time.Time
 	createdAt, updatedAt      time.Time
 	events
-	steps
+	stageRecords
 }
 
 // NewApplicationParams are the inputs of pre-scoring registration.
@@ -100,7 +101,7 @@ func NewApplication(p NewApplicationParams) (*Application, error) {
 	return &Application{
 		id: p.ID, partnerID: p.PartnerID, externalID: p.ExternalID,
 		phone: p.Phone, clientData: p.ClientData,
-		status: StatusNew, task: Task{Name: TaskPreScoring, Status: TaskNew},
+		status: StatusNew, stage: Stage{Name: StagePreScoring, Status: StageNew},
 		nextRunAt: p.Now, createdAt: p.Now, updatedAt: p.Now,
 	}, nil
 }
@@ -111,7 +112,7 @@ type ApplicationState struct {
 	Phone                     Phone
 	ClientData                ClientData
 	Status                    ApplicationStatus
-	Task                      Task
+	Stage                     Stage
 	PreScore                  *PreScoreResult
 	Offer                     *Offer
 	CallCentrePhone           string
@@ -133,7 +134,7 @@ type ApplicationState struct {
 func RestoreApplication(s ApplicationState) *Application {
 	return &Application{
 		id: s.ID, partnerID: s.PartnerID, externalID: s.ExternalID, phone: s.Phone,
-		clientData: s.ClientData, status: s.Status, task: s.Task, preScore: s.PreScore,
+		clientData: s.ClientData, status: s.Status, stage: s.Stage, preScore: s.PreScore,
 		offer: s.Offer, callCentrePhone: s.CallCentrePhone, accountNumber: s.AccountNumber,
 		coreRef: s.CoreRef, requestID: s.RequestID, attempts: s.Attempts, nextRunAt: s.NextRunAt, unknownSince: s.UnknownSince,
 		pendingSince: s.PendingSince, verificationRequestedAt: s.VerificationRequestedAt,
@@ -145,7 +146,7 @@ func RestoreApplication(s ApplicationState) *Application {
 func (a *Application) State() ApplicationState {
 	return ApplicationState{
 		ID: a.id, PartnerID: a.partnerID, ExternalID: a.externalID, Phone: a.phone,
-		ClientData: a.clientData, Status: a.status, Task: a.task, PreScore: a.preScore,
+		ClientData: a.clientData, Status: a.status, Stage: a.stage, PreScore: a.preScore,
 		Offer: a.offer, CallCentrePhone: a.callCentrePhone, AccountNumber: a.accountNumber,
 		CoreRef: a.coreRef, RequestID: a.requestID, Attempts: a.attempts, NextRunAt: a.nextRunAt, UnknownSince: a.unknownSince,
 		PendingSince: a.pendingSince, VerificationRequestedAt: a.verificationRequestedAt,
@@ -171,8 +172,8 @@ func (a *Application) ClientData() ClientData { return a.clientData }
 // Status returns the application status.
 func (a *Application) Status() ApplicationStatus { return a.status }
 
-// Task returns the last stage.
-func (a *Application) Task() Task { return a.task }
+// Stage returns the last stage.
+func (a *Application) Stage() Stage { return a.stage }
 
 // Correlate keeps the id of the partner's request that started the application's background
 // work (registration, issuance): the log lines of that work name it. An empty id changes
@@ -198,14 +199,14 @@ func (a *Application) PreScore() *PreScoreResult { return a.preScore }
 type ApplicationSummary struct {
 	ID, PartnerID, ExternalID uuid.UUID
 	Status                    ApplicationStatus
-	Task                      Task
+	Stage                     Stage
 	PreScore                  *PreScoreResult
 }
 
 // Summary returns what application info shows of the application.
 func (a *Application) Summary() ApplicationSummary {
 	return ApplicationSummary{ID: a.id, PartnerID: a.partnerID, ExternalID: a.externalID, Status: a.status,
-		Task: a.task, PreScore: a.preScore}
+		Stage: a.stage, PreScore: a.preScore}
 }
 
 // Offer returns the offer the client chose at verify, nil before.
@@ -221,33 +222,33 @@ func (a *Application) CoreRef() string { return a.coreRef }
 // NextRunAt returns when background work is next due; zero when none is.
 func (a *Application) NextRunAt() time.Time { return a.nextRunAt }
 
-// set moves the application to status and task. A new status is told to the partner, and so
+// set moves the application to status and stage. A new status is told to the partner, and so
 // is a new stage while the application waits in PENDING: that is when the partner or the client
 // has something to do next.
-func (a *Application) set(status ApplicationStatus, task Task, now time.Time) {
+func (a *Application) set(status ApplicationStatus, stage Stage, now time.Time) {
 	if status == StatusPending && a.status != StatusPending {
 		a.pendingSince = now
 	}
-	told := status != a.status || (status == StatusPending && task != a.task)
-	a.status, a.task, a.updatedAt = status, task, now
+	told := status != a.status || (status == StatusPending && stage != a.stage)
+	a.status, a.stage, a.updatedAt = status, stage, now
 	if told {
-		a.record(a.partnerID, now, ApplicationChanged{ApplicationID: a.id, ExternalID: a.externalID, Status: status, Task: task})
+		a.record(a.partnerID, now, ApplicationChanged{ApplicationID: a.id, ExternalID: a.externalID, Status: status, Stage: stage})
 	}
 }
 
 func (a *Application) refuse(op string) error {
-	return StateError{Op: op, Status: a.status, Task: a.task}
+	return StateError{Op: op, Status: a.status, Stage: a.stage}
 }
 
 // choosingLimits reports whether the client is choosing limits after an approved pre-scoring.
 func (a *Application) choosingLimits() bool {
-	return a.status == StatusPending && a.task == Task{Name: TaskPreScoringInfo, Status: TaskCompleted}
+	return a.status == StatusPending && a.stage == Stage{Name: StagePreScoringInfo, Status: StageCompleted}
 }
 
 // verifiable reports whether verify may run: PENDING after pre-scoring, until issue.
 func (a *Application) verifiable() bool {
 	return a.status == StatusPending && a.preScore != nil &&
-		(a.task.Name == TaskPreScoringInfo || a.task.Name == TaskClientVerification)
+		(a.stage.Name == StagePreScoringInfo || a.stage.Name == StageClientVerification)
 }
 
 // CheckOffer tells whether verify may run now with this offer, without changing anything, so
@@ -283,21 +284,21 @@ func (a *Application) Verify(o Offer, r PostScoreResult, now time.Time) error {
 	a.callCentrePhone = ""
 	switch {
 	case !r.Approved:
-		a.set(StatusRejected, Task{Name: TaskPostScoring, Status: TaskRejected,
+		a.set(StatusRejected, Stage{Name: StagePostScoring, Status: StageRejected,
 			Error: StageErrorPostScoringDeclined, Message: r.Reason}, now)
 	case r.PhoneCallRequired:
 		a.callCentrePhone = r.CallCentrePhone
 		a.verificationRequestedAt = now
-		a.set(StatusPending, Task{Name: TaskClientVerification, Status: TaskPending}, now)
+		a.set(StatusPending, Stage{Name: StageClientVerification, Status: StagePending}, now)
 	default:
-		a.set(StatusPending, Task{Name: TaskClientVerification, Status: TaskCompleted}, now)
+		a.set(StatusPending, Stage{Name: StageClientVerification, Status: StageCompleted}, now)
 	}
 	return nil
 }
 
 // awaitsVerification reports whether the client's phone call is still to be made.
 func (a *Application) awaitsVerification() bool {
-	return a.status == StatusPending && a.task == (Task{Name: TaskClientVerification, Status: TaskPending})
+	return a.status == StatusPending && a.stage == (Stage{Name: StageClientVerification, Status: StagePending})
 }
 
 // CompleteVerification records that the client finished the required phone call.
@@ -305,7 +306,7 @@ func (a *Application) CompleteVerification(now time.Time) error {
 	if !a.awaitsVerification() {
 		return a.refuse("verification complete")
 	}
-	a.set(StatusPending, Task{Name: TaskClientVerification, Status: TaskCompleted}, now)
+	a.set(StatusPending, Stage{Name: StageClientVerification, Status: StageCompleted}, now)
 	return nil
 }
 
@@ -322,13 +323,13 @@ func (a *Application) VerificationNotConfirmed() error {
 // Issue starts issuance, after verification completed, when clientData matches the data given
 // at pre-scoring. The issuance stages then run in the background.
 func (a *Application) Issue(cd ClientData, now time.Time) error {
-	if a.status != StatusPending || a.task != (Task{Name: TaskClientVerification, Status: TaskCompleted}) {
+	if a.status != StatusPending || a.stage != (Stage{Name: StageClientVerification, Status: StageCompleted}) {
 		return a.refuse("issue")
 	}
 	if diff := a.clientData.Diff(cd); len(diff) > 0 {
 		return fmt.Errorf("%w: %s", ErrClientDataMismatch, strings.Join(diff, ", "))
 	}
-	a.set(StatusInProgress, Task{Name: TaskOpenAccount, Status: TaskNew}, now)
+	a.set(StatusInProgress, Stage{Name: StageOpenAccount, Status: StageNew}, now)
 	a.attempts, a.nextRunAt = 0, now
 	return nil
 }
@@ -336,14 +337,14 @@ func (a *Application) Issue(cd ClientData, now time.Time) error {
 // Cancel applies rule 3.5.1: the client only while choosing limits; the partner in any
 // non-terminal status until the LOAN_ISSUANCE stage is recorded.
 func (a *Application) Cancel(by CancelInitiator, now time.Time) error {
-	if a.status.Terminal() || a.task.Name == TaskLoanIssuance || a.task.Name == TaskGetLoanIssuanceResult {
+	if a.status.Terminal() || a.stage.Name == StageLoanIssuance || a.stage.Name == StageGetLoanIssuanceResult {
 		return a.refuse("cancel")
 	}
 	if by == InitiatorClient && !a.choosingLimits() {
 		return fmt.Errorf("%w: CLIENT may cancel only while choosing limits (status PENDING, stage PRE_SCORING_INFO/COMPLETED); status is %s, stage %s/%s",
-			ErrCancelNotAllowed, a.status, a.task.Name, a.task.Status)
+			ErrCancelNotAllowed, a.status, a.stage.Name, a.stage.Status)
 	}
-	a.set(StatusCanceled, a.task, now)
+	a.set(StatusCanceled, a.stage, now)
 	a.nextRunAt = time.Time{}
 	return nil
 }
@@ -360,9 +361,9 @@ func (a *Application) Expire(now time.Time, ttl time.Duration) bool {
 	if !a.Expired(now, ttl) {
 		return false
 	}
-	task := a.task
-	task.Status = TaskExpired
-	a.set(StatusExpired, task, now)
+	last := a.stage
+	last.Status = StageExpired
+	a.set(StatusExpired, last, now)
 	a.nextRunAt = time.Time{}
 	return true
 }

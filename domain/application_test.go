@@ -50,31 +50,31 @@ func stage(t *testing.T, name string) *domain.Application {
 		t.Fatal(err)
 	}
 	now := t0
-	step := func(task domain.TaskName, r domain.StepResult) {
+	step := func(stageName domain.StageName, r domain.StageResult) {
 		t.Helper()
-		if err := a.BeginStep(task, now); err != nil {
-			t.Fatalf("begin %s: %v", task, err)
+		if err := a.BeginStage(stageName, now); err != nil {
+			t.Fatalf("begin %s: %v", stageName, err)
 		}
-		if _, err := a.CompleteStep(task, r, domain.LoanProduct{LoanID: uuid.New()}, now); err != nil {
-			t.Fatalf("complete %s: %v", task, err)
+		if _, err := a.CompleteStage(stageName, r, domain.LoanProduct{LoanID: uuid.New()}, now); err != nil {
+			t.Fatalf("complete %s: %v", stageName, err)
 		}
 	}
-	done := domain.StepResult{Outcome: domain.OutcomeDone, Ref: "REF1",
+	done := domain.StageResult{Outcome: domain.OutcomeDone, Ref: "REF1",
 		PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: mustPercent(t, "28"), MonthPeriod: 12}}
 	switch name {
 	case "registered":
 		return a
 	case "prescoring":
-		if err := a.BeginStep(domain.TaskPreScoring, now); err != nil {
+		if err := a.BeginStage(domain.StagePreScoring, now); err != nil {
 			t.Fatal(err)
 		}
 		return a
 	case "polling":
-		step(domain.TaskPreScoring, done)
+		step(domain.StagePreScoring, done)
 		return a
 	}
-	step(domain.TaskPreScoring, done)
-	step(domain.TaskPreScoringInfo, done)
+	step(domain.StagePreScoring, done)
+	step(domain.StagePreScoringInfo, done)
 	switch name {
 	case "choosing":
 		return a
@@ -103,18 +103,18 @@ func stage(t *testing.T, name string) *domain.Application {
 		return a
 	}
 	if name == "failed" {
-		_ = a.BeginStep(domain.TaskOpenAccount, now)
-		_, _ = a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeFailed}, domain.LoanProduct{}, now)
+		_ = a.BeginStage(domain.StageOpenAccount, now)
+		_, _ = a.CompleteStage(domain.StageOpenAccount, domain.StageResult{Outcome: domain.OutcomeFailed}, domain.LoanProduct{}, now)
 		return a
 	}
-	step(domain.TaskOpenAccount, done)
-	step(domain.TaskOpenLoanApplication, done)
-	step(domain.TaskGetOpenLoanApplicationResult, done)
+	step(domain.StageOpenAccount, done)
+	step(domain.StageOpenLoanApplication, done)
+	step(domain.StageGetOpenLoanApplicationResult, done)
 	if name == "loan issuance" {
 		return a
 	}
-	step(domain.TaskLoanIssuance, done)
-	step(domain.TaskGetLoanIssuanceResult, done)
+	step(domain.StageLoanIssuance, done)
+	step(domain.StageGetLoanIssuanceResult, done)
 	if name == "completed" {
 		return a
 	}
@@ -127,28 +127,28 @@ func TestApplicationStagesMatchDesignTable(t *testing.T) {
 	tests := []struct {
 		stage  string
 		status domain.ApplicationStatus
-		task   domain.Task
+		last   domain.Stage
 	}{
-		{"registered", domain.StatusNew, domain.Task{Name: domain.TaskPreScoring, Status: domain.TaskNew}},
-		{"prescoring", domain.StatusInProgress, domain.Task{Name: domain.TaskPreScoring, Status: domain.TaskInProgress}},
-		{"polling", domain.StatusInProgress, domain.Task{Name: domain.TaskPreScoringInfo, Status: domain.TaskInProgress}},
-		{"choosing", domain.StatusPending, domain.Task{Name: domain.TaskPreScoringInfo, Status: domain.TaskCompleted}},
-		{"verified", domain.StatusPending, domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskCompleted}},
-		{"call pending", domain.StatusPending, domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskPending}},
-		{"rejected", domain.StatusRejected, domain.Task{Name: domain.TaskPostScoring, Status: domain.TaskRejected, Error: domain.StageErrorPostScoringDeclined, Message: "no"}},
-		{"opening account", domain.StatusInProgress, domain.Task{Name: domain.TaskOpenAccount, Status: domain.TaskNew}},
-		{"loan issuance", domain.StatusInProgress, domain.Task{Name: domain.TaskLoanIssuance, Status: domain.TaskNew}},
-		{"completed", domain.StatusCompleted, domain.Task{Name: domain.TaskGetLoanIssuanceResult, Status: domain.TaskCompleted}},
-		{"canceled", domain.StatusCanceled, domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskCompleted}},
-		{"failed", domain.StatusFailed, domain.Task{Name: domain.TaskOpenAccount, Status: domain.TaskFailed, Error: domain.StageErrorTechnicalFailure}},
-		{"expired", domain.StatusExpired, domain.Task{Name: domain.TaskPreScoringInfo, Status: domain.TaskExpired}},
+		{"registered", domain.StatusNew, domain.Stage{Name: domain.StagePreScoring, Status: domain.StageNew}},
+		{"prescoring", domain.StatusInProgress, domain.Stage{Name: domain.StagePreScoring, Status: domain.StageInProgress}},
+		{"polling", domain.StatusInProgress, domain.Stage{Name: domain.StagePreScoringInfo, Status: domain.StageInProgress}},
+		{"choosing", domain.StatusPending, domain.Stage{Name: domain.StagePreScoringInfo, Status: domain.StageCompleted}},
+		{"verified", domain.StatusPending, domain.Stage{Name: domain.StageClientVerification, Status: domain.StageCompleted}},
+		{"call pending", domain.StatusPending, domain.Stage{Name: domain.StageClientVerification, Status: domain.StagePending}},
+		{"rejected", domain.StatusRejected, domain.Stage{Name: domain.StagePostScoring, Status: domain.StageRejected, Error: domain.StageErrorPostScoringDeclined, Message: "no"}},
+		{"opening account", domain.StatusInProgress, domain.Stage{Name: domain.StageOpenAccount, Status: domain.StageNew}},
+		{"loan issuance", domain.StatusInProgress, domain.Stage{Name: domain.StageLoanIssuance, Status: domain.StageNew}},
+		{"completed", domain.StatusCompleted, domain.Stage{Name: domain.StageGetLoanIssuanceResult, Status: domain.StageCompleted}},
+		{"canceled", domain.StatusCanceled, domain.Stage{Name: domain.StageClientVerification, Status: domain.StageCompleted}},
+		{"failed", domain.StatusFailed, domain.Stage{Name: domain.StageOpenAccount, Status: domain.StageFailed, Error: domain.StageErrorTechnicalFailure}},
+		{"expired", domain.StatusExpired, domain.Stage{Name: domain.StagePreScoringInfo, Status: domain.StageExpired}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.stage, func(t *testing.T) {
 			t.Parallel()
 			a := stage(t, tt.stage)
-			if a.Status() != tt.status || a.Task() != tt.task {
-				t.Fatalf("got %s %+v, want %s %+v", a.Status(), a.Task(), tt.status, tt.task)
+			if a.Status() != tt.status || a.Stage() != tt.last {
+				t.Fatalf("got %s %+v, want %s %+v", a.Status(), a.Stage(), tt.status, tt.last)
 			}
 		})
 	}
@@ -282,24 +282,24 @@ func TestCallsThatNeverReachedTheBankRetryThenFail(t *testing.T) {
 	a := stage(t, "opening account")
 	now := t0
 	for i := 1; i <= domain.MaxStageAttempts; i++ {
-		if err := a.BeginStep(domain.TaskOpenAccount, now); err != nil {
+		if err := a.BeginStage(domain.StageOpenAccount, now); err != nil {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
-		if _, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeNotReached, Message: "no connection"}, domain.LoanProduct{}, now); err != nil {
+		if _, err := a.CompleteStage(domain.StageOpenAccount, domain.StageResult{Outcome: domain.OutcomeNotReached, Message: "no connection"}, domain.LoanProduct{}, now); err != nil {
 			t.Fatal(err)
 		}
 		if i < domain.MaxStageAttempts {
 			if a.Status() != domain.StatusInProgress {
 				t.Fatalf("attempt %d: status %s", i, a.Status())
 			}
-			if _, due := a.DueStep(now); due {
+			if _, due := a.DueStage(now); due {
 				t.Fatal("a retry must wait for its backoff")
 			}
 			now = a.NextRunAt()
 		}
 	}
-	if a.Status() != domain.StatusFailed || a.Task().Error != domain.StageErrorTechnicalFailure {
-		t.Fatalf("got %s %+v", a.Status(), a.Task())
+	if a.Status() != domain.StatusFailed || a.Stage().Error != domain.StageErrorTechnicalFailure {
+		t.Fatalf("got %s %+v", a.Status(), a.Stage())
 	}
 }
 
@@ -311,14 +311,14 @@ func TestUnknownOutcomesAreAskedAgainAndNeverFail(t *testing.T) {
 	a := stage(t, "opening account")
 	now := t0
 	for i := 1; i <= 4*domain.MaxStageAttempts; i++ {
-		if err := a.BeginStep(domain.TaskOpenAccount, now); err != nil {
+		if err := a.BeginStage(domain.StageOpenAccount, now); err != nil {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
-		if _, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeUnknown, Message: "no answer within 5s"}, domain.LoanProduct{}, now); err != nil {
+		if _, err := a.CompleteStage(domain.StageOpenAccount, domain.StageResult{Outcome: domain.OutcomeUnknown, Message: "no answer within 5s"}, domain.LoanProduct{}, now); err != nil {
 			t.Fatal(err)
 		}
-		if a.Status() != domain.StatusInProgress || a.Task() != (domain.Task{Name: domain.TaskOpenAccount, Status: domain.TaskInProgress}) {
-			t.Fatalf("attempt %d: %s %+v", i, a.Status(), a.Task())
+		if a.Status() != domain.StatusInProgress || a.Stage() != (domain.Stage{Name: domain.StageOpenAccount, Status: domain.StageInProgress}) {
+			t.Fatalf("attempt %d: %s %+v", i, a.Status(), a.Stage())
 		}
 		if got := a.State().UnknownSince; !got.Equal(t0) {
 			t.Fatalf("attempt %d: unknown since %v, want the first unanswered call's %v", i, got, t0)
@@ -329,32 +329,32 @@ func TestUnknownOutcomesAreAskedAgainAndNeverFail(t *testing.T) {
 		}
 		now = a.NextRunAt()
 	}
-	if err := a.BeginStep(domain.TaskOpenAccount, now); err != nil {
+	if err := a.BeginStage(domain.StageOpenAccount, now); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeDone, Ref: "20208000000000000001"}, domain.LoanProduct{}, now); err != nil {
+	if _, err := a.CompleteStage(domain.StageOpenAccount, domain.StageResult{Outcome: domain.OutcomeDone, Ref: "20208000000000000001"}, domain.LoanProduct{}, now); err != nil {
 		t.Fatal(err)
 	}
-	if a.Task().Name != domain.TaskOpenLoanApplication || !a.State().UnknownSince.IsZero() {
-		t.Fatalf("after the answer: %+v, unknown since %v", a.Task(), a.State().UnknownSince)
+	if a.Stage().Name != domain.StageOpenLoanApplication || !a.State().UnknownSince.IsZero() {
+		t.Fatalf("after the answer: %+v, unknown since %v", a.Stage(), a.State().UnknownSince)
 	}
 }
 
 func TestPendingAnswersArePolled(t *testing.T) {
 	t.Parallel()
 	a := stage(t, "polling")
-	a.TakeSteps()
-	if err := a.BeginStep(domain.TaskPreScoringInfo, t0); err != nil {
+	a.TakeStageRecords()
+	if err := a.BeginStage(domain.StagePreScoringInfo, t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.CompleteStep(domain.TaskPreScoringInfo, domain.StepResult{Outcome: domain.OutcomePending}, domain.LoanProduct{}, t0); err != nil {
+	if _, err := a.CompleteStage(domain.StagePreScoringInfo, domain.StageResult{Outcome: domain.OutcomePending}, domain.LoanProduct{}, t0); err != nil {
 		t.Fatal(err)
 	}
-	if steps := a.TakeSteps(); len(steps) != 0 {
+	if steps := a.TakeStageRecords(); len(steps) != 0 {
 		t.Fatalf("a pending poll is kept in the attempts: %+v", steps)
 	}
-	if a.Task() != (domain.Task{Name: domain.TaskPreScoringInfo, Status: domain.TaskInProgress}) {
-		t.Fatalf("task %+v", a.Task())
+	if a.Stage() != (domain.Stage{Name: domain.StagePreScoringInfo, Status: domain.StageInProgress}) {
+		t.Fatalf("stage %+v", a.Stage())
 	}
 	if got := a.NextRunAt().Sub(t0); got != domain.PollInterval {
 		t.Fatalf("next poll in %v", got)
@@ -364,25 +364,25 @@ func TestPendingAnswersArePolled(t *testing.T) {
 func TestPreScoringDeclineRejects(t *testing.T) {
 	t.Parallel()
 	a := stage(t, "polling")
-	_ = a.BeginStep(domain.TaskPreScoringInfo, t0)
-	_, _ = a.CompleteStep(domain.TaskPreScoringInfo, domain.StepResult{Outcome: domain.OutcomeRefused, Message: "SCORE_LOW"}, domain.LoanProduct{}, t0)
-	want := domain.Task{Name: domain.TaskPreScoringInfo, Status: domain.TaskRejected, Error: domain.StageErrorPreScoringDeclined, Message: "SCORE_LOW"}
-	if a.Status() != domain.StatusRejected || a.Task() != want || a.PreScore() != nil {
-		t.Fatalf("got %s %+v", a.Status(), a.Task())
+	_ = a.BeginStage(domain.StagePreScoringInfo, t0)
+	_, _ = a.CompleteStage(domain.StagePreScoringInfo, domain.StageResult{Outcome: domain.OutcomeRefused, Message: "SCORE_LOW"}, domain.LoanProduct{}, t0)
+	want := domain.Stage{Name: domain.StagePreScoringInfo, Status: domain.StageRejected, Error: domain.StageErrorPreScoringDeclined, Message: "SCORE_LOW"}
+	if a.Status() != domain.StatusRejected || a.Stage() != want || a.PreScore() != nil {
+		t.Fatalf("got %s %+v", a.Status(), a.Stage())
 	}
 }
 
 func TestCompletedIssuanceCreatesLoanFromOffer(t *testing.T) {
 	t.Parallel()
 	a := stage(t, "loan issuance")
-	done := domain.StepResult{Outcome: domain.OutcomeDone, Ref: "R"}
-	_ = a.BeginStep(domain.TaskLoanIssuance, t0)
-	if _, err := a.CompleteStep(domain.TaskLoanIssuance, done, domain.LoanProduct{}, t0); err != nil {
+	done := domain.StageResult{Outcome: domain.OutcomeDone, Ref: "R"}
+	_ = a.BeginStage(domain.StageLoanIssuance, t0)
+	if _, err := a.CompleteStage(domain.StageLoanIssuance, done, domain.LoanProduct{}, t0); err != nil {
 		t.Fatal(err)
 	}
-	_ = a.BeginStep(domain.TaskGetLoanIssuanceResult, t0)
+	_ = a.BeginStage(domain.StageGetLoanIssuanceResult, t0)
 	id := uuid.New()
-	loan, err := a.CompleteStep(domain.TaskGetLoanIssuanceResult, done, domain.LoanProduct{LoanID: id}, t0)
+	loan, err := a.CompleteStage(domain.StageGetLoanIssuanceResult, done, domain.LoanProduct{LoanID: id}, t0)
 	if err != nil || loan == nil {
 		t.Fatalf("loan %v err %v", loan, err)
 	}
@@ -391,15 +391,15 @@ func TestCompletedIssuanceCreatesLoanFromOffer(t *testing.T) {
 	}
 }
 
-func TestStaleStepResultIsDropped(t *testing.T) {
+func TestStaleStageResultIsDropped(t *testing.T) {
 	t.Parallel()
 	a := stage(t, "opening account")
-	_ = a.BeginStep(domain.TaskOpenAccount, t0)
+	_ = a.BeginStage(domain.StageOpenAccount, t0)
 	if err := a.Cancel(domain.InitiatorPartner, t0); err != nil {
 		t.Fatal(err)
 	}
-	_, err := a.CompleteStep(domain.TaskOpenAccount, domain.StepResult{Outcome: domain.OutcomeDone}, domain.LoanProduct{}, t0)
-	if !errors.Is(err, domain.ErrStaleStep) || a.Status() != domain.StatusCanceled {
+	_, err := a.CompleteStage(domain.StageOpenAccount, domain.StageResult{Outcome: domain.OutcomeDone}, domain.LoanProduct{}, t0)
+	if !errors.Is(err, domain.ErrStaleStage) || a.Status() != domain.StatusCanceled {
 		t.Fatalf("err %v status %s", err, a.Status())
 	}
 }
@@ -411,8 +411,8 @@ func TestExpiryAfterTTLSinceEnteringPending(t *testing.T) {
 	if a.Expire(t0.Add(ttl), ttl) {
 		t.Fatal("expired at exactly the TTL")
 	}
-	if !a.Expire(t0.Add(ttl+time.Second), ttl) || a.Status() != domain.StatusExpired || a.Task().Status != domain.TaskExpired {
-		t.Fatalf("got %s %+v", a.Status(), a.Task())
+	if !a.Expire(t0.Add(ttl+time.Second), ttl) || a.Status() != domain.StatusExpired || a.Stage().Status != domain.StageExpired {
+		t.Fatalf("got %s %+v", a.Status(), a.Stage())
 	}
 	b := stage(t, "opening account")
 	if b.Expire(t0.Add(1000*time.Hour), ttl) {

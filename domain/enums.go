@@ -47,63 +47,63 @@ func (s ApplicationStatus) Terminal() bool {
 	return false
 }
 
-// TaskName names a stage of the application (lastTask.name).
-type TaskName struct{ s string }
+// StageName names a stage of the application (lastTask.name).
+type StageName struct{ s string }
 
 // The stage names of interface.md §2.3. OTP_SENT and OTP_CONFIRM exist for compatibility only.
 var (
-	TaskPreScoring                   = TaskName{"PRE_SCORING"}
-	TaskPreScoringInfo               = TaskName{"PRE_SCORING_INFO"}
-	TaskPostScoring                  = TaskName{"POST_SCORING"}
-	TaskPostScoringInfo              = TaskName{"POST_SCORING_INFO"}
-	TaskOTPSent                      = TaskName{"OTP_SENT"}
-	TaskOTPConfirm                   = TaskName{"OTP_CONFIRM"}
-	TaskOpenAccount                  = TaskName{"OPEN_ACCOUNT"}
-	TaskOpenLoanApplication          = TaskName{"OPEN_LOAN_APPLICATION"}
-	TaskGetOpenLoanApplicationResult = TaskName{"GET_OPEN_LOAN_APPLICATION_RESULT"}
-	TaskLoanIssuance                 = TaskName{"LOAN_ISSUANCE"}
-	TaskGetLoanIssuanceResult        = TaskName{"GET_LOAN_ISSUANCE_RESULT"}
-	TaskClientVerification           = TaskName{"CLIENT_VERIFICATION"}
+	StagePreScoring                   = StageName{"PRE_SCORING"}
+	StagePreScoringInfo               = StageName{"PRE_SCORING_INFO"}
+	StagePostScoring                  = StageName{"POST_SCORING"}
+	StagePostScoringInfo              = StageName{"POST_SCORING_INFO"}
+	StageOTPSent                      = StageName{"OTP_SENT"}
+	StageOTPConfirm                   = StageName{"OTP_CONFIRM"}
+	StageOpenAccount                  = StageName{"OPEN_ACCOUNT"}
+	StageOpenLoanApplication          = StageName{"OPEN_LOAN_APPLICATION"}
+	StageGetOpenLoanApplicationResult = StageName{"GET_OPEN_LOAN_APPLICATION_RESULT"}
+	StageLoanIssuance                 = StageName{"LOAN_ISSUANCE"}
+	StageGetLoanIssuanceResult        = StageName{"GET_LOAN_ISSUANCE_RESULT"}
+	StageClientVerification           = StageName{"CLIENT_VERIFICATION"}
 )
 
-var taskNames = []TaskName{TaskPreScoring, TaskPreScoringInfo, TaskPostScoring, TaskPostScoringInfo,
-	TaskOTPSent, TaskOTPConfirm, TaskOpenAccount, TaskOpenLoanApplication,
-	TaskGetOpenLoanApplicationResult, TaskLoanIssuance, TaskGetLoanIssuanceResult, TaskClientVerification}
+var stageNames = []StageName{StagePreScoring, StagePreScoringInfo, StagePostScoring, StagePostScoringInfo,
+	StageOTPSent, StageOTPConfirm, StageOpenAccount, StageOpenLoanApplication,
+	StageGetOpenLoanApplicationResult, StageLoanIssuance, StageGetLoanIssuanceResult, StageClientVerification}
 
-// ParseTaskName reads a stored stage name.
-func ParseTaskName(s string) (TaskName, error) { return parseEnum(s, taskNames) }
+// ParseStageName reads a stored stage name.
+func ParseStageName(s string) (StageName, error) { return parseEnum(s, stageNames) }
 
 // String returns the wire name.
-func (n TaskName) String() string { return n.s }
+func (n StageName) String() string { return n.s }
 
 // IsZero reports whether the name is unset.
-func (n TaskName) IsZero() bool { return n.s == "" }
+func (n StageName) IsZero() bool { return n.s == "" }
 
-// TaskStatus is how a stage stands (lastTask.status).
-type TaskStatus struct{ s string }
+// StageStatus is how a stage stands (lastTask.status).
+type StageStatus struct{ s string }
 
 // The stage statuses of interface.md §3.2.
 var (
-	TaskNew        = TaskStatus{"NEW"}
-	TaskInProgress = TaskStatus{"IN_PROGRESS"}
-	TaskCompleted  = TaskStatus{"COMPLETED"}
-	TaskPending    = TaskStatus{"PENDING"}
-	TaskFailed     = TaskStatus{"FAILED"}
-	TaskRejected   = TaskStatus{"REJECTED"}
-	TaskExpired    = TaskStatus{"EXPIRED"}
+	StageNew        = StageStatus{"NEW"}
+	StageInProgress = StageStatus{"IN_PROGRESS"}
+	StageCompleted  = StageStatus{"COMPLETED"}
+	StagePending    = StageStatus{"PENDING"}
+	StageFailed     = StageStatus{"FAILED"}
+	StageRejected   = StageStatus{"REJECTED"}
+	StageExpired    = StageStatus{"EXPIRED"}
 )
 
-var taskStatuses = []TaskStatus{TaskNew, TaskInProgress, TaskCompleted, TaskPending, TaskFailed,
-	TaskRejected, TaskExpired}
+var stageStatuses = []StageStatus{StageNew, StageInProgress, StageCompleted, StagePending, StageFailed,
+	StageRejected, StageExpired}
 
-// ParseTaskStatus reads a stored stage status.
-func ParseTaskStatus(s string) (TaskStatus, error) { return parseEnum(s, taskStatuses) }
+// ParseStageStatus reads a stored stage status.
+func ParseStageStatus(s string) (StageStatus, error) { return parseEnum(s, stageStatuses) }
 
 // String returns the wire name.
-func (s TaskStatus) String() string { return s.s }
+func (s StageStatus) String() string { return s.s }
 
 // IsZero reports whether the status is unset.
-func (s TaskStatus) IsZero() bool { return s.s == "" }
+func (s StageStatus) IsZero() bool { return s.s == "" }
 
 // StageError classifies why a stage ended badly; it becomes lastTask.errorCode.
 type StageError struct{ s string }

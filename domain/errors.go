@@ -50,12 +50,12 @@ func (e ExternalIDUsedError) Is(target error) bool { return target == ErrExterna
 type StateError struct {
 	Op     string
 	Status ApplicationStatus
-	Task   Task
+	Stage  Stage
 }
 
 func (e StateError) Error() string {
 	return fmt.Sprintf("%s is not allowed: application status is %s, stage %s/%s",
-		e.Op, e.Status, e.Task.Name, e.Task.Status)
+		e.Op, e.Status, e.Stage.Name, e.Stage.Status)
 }
 
 // Is makes StateError match ErrWrongState.

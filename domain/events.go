@@ -111,7 +111,7 @@ func NewTestEvent(partnerID uuid.UUID, now time.Time) Event {
 type ApplicationChanged struct {
 	ApplicationID, ExternalID uuid.UUID
 	Status                    ApplicationStatus
-	Task                      Task
+	Stage                     Stage
 }
 
 // EventType implements EventData.

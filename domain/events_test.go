@@ -11,7 +11,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 )
 
-// told renders what an aggregate recorded as "STATUS TASK/TASK_STATUS" lines, checking every
+// told renders what an aggregate recorded as "STATUS STAGE/STAGE_STATUS" lines, checking every
 // event's partner and type on the way.
 func told(t *testing.T, partnerID uuid.UUID, evs []domain.Event) []string {
 	t.Helper()
@@ -26,7 +26,7 @@ func told(t *testing.T, partnerID uuid.UUID, evs []domain.Event) []string {
 			if d.Status == domain.StatusCompleted {
 				s = "LOAN_ISSUED"
 			}
-			out = append(out, fmt.Sprintf("%s %s/%s", s, d.Task.Name, d.Task.Status))
+			out = append(out, fmt.Sprintf("%s %s/%s", s, d.Stage.Name, d.Stage.Status))
 		default:
 			out = append(out, fmt.Sprintf("%s %+v", e.Type(), d))
 		}

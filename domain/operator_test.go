@@ -127,21 +127,21 @@ func TestAProposalIsDecidedByAnotherOfficerWithinADay(t *testing.T) {
 
 func TestAnUnknownOutcomeIsResolvedAsTheBankFoundIt(t *testing.T) {
 	t.Parallel()
-	unknownAt := func(t *testing.T, name string, task domain.TaskName) *domain.Application {
+	unknownAt := func(t *testing.T, name string, stageName domain.StageName) *domain.Application {
 		t.Helper()
 		a := stage(t, name)
-		if err := a.BeginStep(task, t0); err != nil {
+		if err := a.BeginStage(stageName, t0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.CompleteStep(task, domain.StepResult{Outcome: domain.OutcomeUnknown}, domain.LoanProduct{}, t0); err != nil {
+		if _, err := a.CompleteStage(stageName, domain.StageResult{Outcome: domain.OutcomeUnknown}, domain.LoanProduct{}, t0); err != nil {
 			t.Fatal(err)
 		}
 		return a
 	}
 	later := t0.Add(time.Hour)
 
-	a := unknownAt(t, "opening account", domain.TaskOpenAccount)
-	if steps := a.TakeSteps(); len(steps) == 0 || steps[len(steps)-1].Outcome != domain.OutcomeUnknown {
+	a := unknownAt(t, "opening account", domain.StageOpenAccount)
+	if steps := a.TakeStageRecords(); len(steps) == 0 || steps[len(steps)-1].Outcome != domain.OutcomeUnknown {
 		t.Fatalf("the unanswered call is not in the attempts: %+v", steps)
 	}
 	if _, err := a.ResolveUnknown(true, "", domain.LoanProduct{}, later); err == nil {
@@ -150,10 +150,10 @@ func TestAnUnknownOutcomeIsResolvedAsTheBankFoundIt(t *testing.T) {
 	if _, err := a.ResolveUnknown(true, "20208000000000000009", domain.LoanProduct{}, later); err != nil {
 		t.Fatal(err)
 	}
-	if a.Task().Name != domain.TaskOpenLoanApplication || a.AccountNumber() != "20208000000000000009" || !a.State().UnknownSince.IsZero() {
-		t.Fatalf("done: %+v, account %q", a.Task(), a.AccountNumber())
+	if a.Stage().Name != domain.StageOpenLoanApplication || a.AccountNumber() != "20208000000000000009" || !a.State().UnknownSince.IsZero() {
+		t.Fatalf("done: %+v, account %q", a.Stage(), a.AccountNumber())
 	}
-	if steps := a.TakeSteps(); len(steps) != 1 || steps[0].Outcome != domain.OutcomeDone ||
+	if steps := a.TakeStageRecords(); len(steps) != 1 || steps[0].Outcome != domain.OutcomeDone ||
 		steps[0].Ref != "20208000000000000009" || !strings.Contains(steps[0].Message, "operators") {
 		t.Fatalf("the attempts of the resolved stage: %+v", steps)
 	}
@@ -161,26 +161,26 @@ func TestAnUnknownOutcomeIsResolvedAsTheBankFoundIt(t *testing.T) {
 		t.Fatalf("a known outcome resolved again: %v", err)
 	}
 
-	a = unknownAt(t, "loan issuance", domain.TaskLoanIssuance)
+	a = unknownAt(t, "loan issuance", domain.StageLoanIssuance)
 	if _, err := a.ResolveUnknown(false, "", domain.LoanProduct{}, later); err != nil {
 		t.Fatal(err)
 	}
-	if a.Status() != domain.StatusFailed || a.Task().Error != domain.StageErrorTechnicalFailure {
-		t.Fatalf("not done: %s %+v", a.Status(), a.Task())
+	if a.Status() != domain.StatusFailed || a.Stage().Error != domain.StageErrorTechnicalFailure {
+		t.Fatalf("not done: %s %+v", a.Status(), a.Stage())
 	}
 
 	a = stage(t, "loan issuance")
-	step := func(task domain.TaskName, r domain.StepResult) {
+	step := func(stageName domain.StageName, r domain.StageResult) {
 		t.Helper()
-		if err := a.BeginStep(task, t0); err != nil {
+		if err := a.BeginStage(stageName, t0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.CompleteStep(task, r, domain.LoanProduct{}, t0); err != nil {
+		if _, err := a.CompleteStage(stageName, r, domain.LoanProduct{}, t0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	step(domain.TaskLoanIssuance, domain.StepResult{Outcome: domain.OutcomeDone, Ref: "ISS1"})
-	step(domain.TaskGetLoanIssuanceResult, domain.StepResult{Outcome: domain.OutcomeUnknown})
+	step(domain.StageLoanIssuance, domain.StageResult{Outcome: domain.OutcomeDone, Ref: "ISS1"})
+	step(domain.StageGetLoanIssuanceResult, domain.StageResult{Outcome: domain.OutcomeUnknown})
 	loan, err := a.ResolveUnknown(true, "", domain.LoanProduct{LoanID: uuid.New()}, later)
 	if err != nil || loan == nil || a.Status() != domain.StatusCompleted {
 		t.Fatalf("the last stage done must issue the loan: %v, loan %v, %s", err, loan, a.Status())
@@ -189,7 +189,7 @@ func TestAnUnknownOutcomeIsResolvedAsTheBankFoundIt(t *testing.T) {
 	if _, err := stage(t, "opening account").ResolveUnknown(true, "x", domain.LoanProduct{}, later); !errors.Is(err, domain.ErrOutcomeKnown) {
 		t.Fatalf("an application with no unknown outcome: %v", err)
 	}
-	if _, err := unknownAt(t, "polling", domain.TaskPreScoringInfo).ResolveUnknown(true, "", domain.LoanProduct{}, later); err == nil {
+	if _, err := unknownAt(t, "polling", domain.StagePreScoringInfo).ResolveUnknown(true, "", domain.LoanProduct{}, later); err == nil {
 		t.Fatal("pre-scoring was resolved by hand")
 	}
 }

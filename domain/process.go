@@ -8,17 +8,17 @@ import (
 	"github.com/google/uuid"
 )
 
-// ErrStaleStep means the application moved on (canceled, or another worker finished the stage)
+// ErrStaleStage means the application moved on (canceled, or another worker finished the stage)
 // while a stage's gateway call was in flight; the caller drops its result.
-var ErrStaleStep = errors.New("application is no longer at this stage")
+var ErrStaleStage = errors.New("application is no longer at this stage")
 
-// StepOutcome is how a gateway answered one stage.
-type StepOutcome int
+// StageOutcome is how a gateway answered one stage.
+type StageOutcome int
 
 // The outcomes of a stage's gateway call.
 const (
 	// OutcomeDone: the stage succeeded; the application moves to the next stage.
-	OutcomeDone StepOutcome = iota + 1
+	OutcomeDone StageOutcome = iota + 1
 	// OutcomePending: the gateway has no answer yet; ask again after PollInterval.
 	OutcomePending
 	// OutcomeRefused: a business refusal; the application is REJECTED.
@@ -34,101 +34,101 @@ const (
 	OutcomeNotReached
 )
 
-var outcomeNames = map[StepOutcome]string{OutcomeDone: "DONE", OutcomePending: "PENDING", OutcomeRefused: "REFUSED",
+var outcomeNames = map[StageOutcome]string{OutcomeDone: "DONE", OutcomePending: "PENDING", OutcomeRefused: "REFUSED",
 	OutcomeFailed: "FAILED", OutcomeUnknown: "UNKNOWN", OutcomeNotReached: "NOT_REACHED"}
 
-// ParseStepOutcome reads what String wrote.
-func ParseStepOutcome(s string) (StepOutcome, error) {
+// ParseStageOutcome reads what String wrote.
+func ParseStageOutcome(s string) (StageOutcome, error) {
 	for o, name := range outcomeNames {
 		if name == s {
 			return o, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown step outcome %q", s)
+	return 0, fmt.Errorf("unknown stage outcome %q", s)
 }
 
 // String names the outcome as the attempt history stores it.
-func (o StepOutcome) String() string { return outcomeNames[o] }
+func (o StageOutcome) String() string { return outcomeNames[o] }
 
-// StepRecord is one gateway answer to a stage (or its lack), as the application's attempt
+// StageRecord is one gateway answer to a stage (or its lack), as the application's attempt
 // history keeps it for operators. Pending polls are not kept: the current stage shows them.
-type StepRecord struct {
+type StageRecord struct {
 	ApplicationID uuid.UUID
-	Stage         TaskName
-	Outcome       StepOutcome
+	Stage         StageName
+	Outcome       StageOutcome
 	Message, Ref  string
 	At            time.Time
 }
 
-// steps collects an aggregate's attempt records until its repository stores them.
-type steps struct{ taken []StepRecord }
+// stageRecords collects an aggregate's attempt records until its repository stores them.
+type stageRecords struct{ taken []StageRecord }
 
-// keepStep adds an attempt to the history.
-func (s *steps) keepStep(r StepRecord) { s.taken = append(s.taken, r) }
+// keepRecord adds an attempt to the history.
+func (s *stageRecords) keepRecord(r StageRecord) { s.taken = append(s.taken, r) }
 
-// TakeSteps returns the attempts recorded since the last call and forgets them. Only
+// TakeStageRecords returns the attempts recorded since the last call and forgets them. Only
 // repositories call it, to store them with the change that recorded them.
-func (s *steps) TakeSteps() []StepRecord {
+func (s *stageRecords) TakeStageRecords() []StageRecord {
 	out := s.taken
 	s.taken = nil
 	return out
 }
 
-// StepResult is a stage's gateway answer.
-type StepResult struct {
-	Outcome  StepOutcome
+// StageResult is a stage's gateway answer.
+type StageResult struct {
+	Outcome  StageOutcome
 	Message  string
 	PreScore PreScoreResult
 	Ref      string
 }
 
 // The order of the background stages, each followed by the next.
-var nextStage = map[TaskName]TaskName{
-	TaskPreScoring:                   TaskPreScoringInfo,
-	TaskOpenAccount:                  TaskOpenLoanApplication,
-	TaskOpenLoanApplication:          TaskGetOpenLoanApplicationResult,
-	TaskGetOpenLoanApplicationResult: TaskLoanIssuance,
-	TaskLoanIssuance:                 TaskGetLoanIssuanceResult,
+var nextStage = map[StageName]StageName{
+	StagePreScoring:                   StagePreScoringInfo,
+	StageOpenAccount:                  StageOpenLoanApplication,
+	StageOpenLoanApplication:          StageGetOpenLoanApplicationResult,
+	StageGetOpenLoanApplicationResult: StageLoanIssuance,
+	StageLoanIssuance:                 StageGetLoanIssuanceResult,
 }
 
-// DueStep returns the stage the background worker should run now, if any. A stage that ran
+// DueStage returns the stage the background worker should run now, if any. A stage that ran
 // already and did not record its end (the worker died) is due again once its lease lapsed: its
 // gateway call repeats with the same idempotency key.
-func (a *Application) DueStep(now time.Time) (TaskName, bool) {
+func (a *Application) DueStage(now time.Time) (StageName, bool) {
 	if a.status != StatusNew && a.status != StatusInProgress {
-		return TaskName{}, false
+		return StageName{}, false
 	}
 	if a.nextRunAt.IsZero() || a.nextRunAt.After(now) {
-		return TaskName{}, false
+		return StageName{}, false
 	}
-	return a.task.Name, true
+	return a.stage.Name, true
 }
 
-// BeginStep records that the worker starts the due stage: the status becomes IN_PROGRESS and
+// BeginStage records that the worker starts the due stage: the status becomes IN_PROGRESS and
 // the stage IN_PROGRESS (a stage waiting for core banking stays PENDING). The lease makes the
 // stage due again if the worker never reports.
-func (a *Application) BeginStep(stage TaskName, now time.Time) error {
-	due, ok := a.DueStep(now)
+func (a *Application) BeginStage(stage StageName, now time.Time) error {
+	due, ok := a.DueStage(now)
 	if !ok || due != stage {
-		return ErrStaleStep
+		return ErrStaleStage
 	}
-	task := a.task
-	if task.Status != TaskPending {
-		task.Status = TaskInProgress
+	begun := a.stage
+	if begun.Status != StagePending {
+		begun.Status = StageInProgress
 	}
-	a.set(StatusInProgress, task, now)
-	a.nextRunAt = now.Add(StepLease)
+	a.set(StatusInProgress, begun, now)
+	a.nextRunAt = now.Add(StageLease)
 	return nil
 }
 
-// CompleteStep records a stage's gateway answer. When the application is issued it returns the
+// CompleteStage records a stage's gateway answer. When the application is issued it returns the
 // new loan, to be stored in the same transaction.
-func (a *Application) CompleteStep(stage TaskName, r StepResult, loanID LoanProduct, now time.Time) (*Loan, error) {
-	if a.status != StatusInProgress || a.task.Name != stage {
-		return nil, ErrStaleStep
+func (a *Application) CompleteStage(stage StageName, r StageResult, loanID LoanProduct, now time.Time) (*Loan, error) {
+	if a.status != StatusInProgress || a.stage.Name != stage {
+		return nil, ErrStaleStage
 	}
 	if r.Outcome != OutcomePending {
-		a.keepStep(StepRecord{ApplicationID: a.id, Stage: stage, Outcome: r.Outcome, Message: r.Message, Ref: r.Ref, At: now})
+		a.keepRecord(StageRecord{ApplicationID: a.id, Stage: stage, Outcome: r.Outcome, Message: r.Message, Ref: r.Ref, At: now})
 	}
 	if r.Outcome != OutcomeUnknown {
 		a.unknownSince = time.Time{}
@@ -153,47 +153,47 @@ func (a *Application) CompleteStep(stage TaskName, r StepResult, loanID LoanProd
 		a.fail(r.Message, now)
 	case OutcomeRefused:
 		code := StageErrorIssuanceRefused
-		if stage == TaskPreScoring || stage == TaskPreScoringInfo {
+		if stage == StagePreScoring || stage == StagePreScoringInfo {
 			code = StageErrorPreScoringDeclined
 		}
-		a.set(StatusRejected, Task{Name: stage, Status: TaskRejected, Error: code, Message: r.Message}, now)
+		a.set(StatusRejected, Stage{Name: stage, Status: StageRejected, Error: code, Message: r.Message}, now)
 		a.nextRunAt = time.Time{}
 	case OutcomePending:
-		status := TaskPending
-		if stage == TaskPreScoringInfo || stage == TaskPreScoring {
-			status = TaskInProgress
+		status := StagePending
+		if stage == StagePreScoringInfo || stage == StagePreScoring {
+			status = StageInProgress
 		}
-		a.set(StatusInProgress, Task{Name: stage, Status: status}, now)
+		a.set(StatusInProgress, Stage{Name: stage, Status: status}, now)
 		a.attempts, a.nextRunAt = 0, now.Add(PollInterval)
 	case OutcomeDone:
 		return a.advance(stage, r, loanID, now), nil
 	default:
-		return nil, errors.New("unknown step outcome")
+		return nil, errors.New("unknown stage outcome")
 	}
 	return nil, nil
 }
 
-func (a *Application) advance(stage TaskName, r StepResult, ids LoanProduct, now time.Time) *Loan {
+func (a *Application) advance(stage StageName, r StageResult, ids LoanProduct, now time.Time) *Loan {
 	a.attempts = 0
 	switch stage {
-	case TaskPreScoringInfo:
+	case StagePreScoringInfo:
 		pr := r.PreScore
 		a.preScore = &pr
-		a.set(StatusPending, Task{Name: TaskPreScoringInfo, Status: TaskCompleted}, now)
+		a.set(StatusPending, Stage{Name: StagePreScoringInfo, Status: StageCompleted}, now)
 		a.nextRunAt = time.Time{}
 		return nil
-	case TaskGetLoanIssuanceResult:
-		a.set(StatusCompleted, Task{Name: stage, Status: TaskCompleted}, now)
+	case StageGetLoanIssuanceResult:
+		a.set(StatusCompleted, Stage{Name: stage, Status: StageCompleted}, now)
 		a.nextRunAt = time.Time{}
 		return newLoan(a, ids, now)
-	case TaskOpenAccount:
+	case StageOpenAccount:
 		a.accountNumber = r.Ref
-	case TaskOpenLoanApplication, TaskLoanIssuance:
+	case StageOpenLoanApplication, StageLoanIssuance:
 		a.coreRef = r.Ref
 	}
-	next := Task{Name: nextStage[stage], Status: TaskNew}
-	if next.Name == TaskPreScoringInfo {
-		next.Status = TaskInProgress
+	next := Stage{Name: nextStage[stage], Status: StageNew}
+	if next.Name == StagePreScoringInfo {
+		next.Status = StageInProgress
 	}
 	a.set(StatusInProgress, next, now)
 	a.nextRunAt = now
@@ -202,7 +202,7 @@ func (a *Application) advance(stage TaskName, r StepResult, ids LoanProduct, now
 
 func (a *Application) fail(msg string, now time.Time) {
 	a.unknownSince = time.Time{}
-	a.set(StatusFailed, Task{Name: a.task.Name, Status: TaskFailed, Error: StageErrorTechnicalFailure, Message: msg}, now)
+	a.set(StatusFailed, Stage{Name: a.stage.Name, Status: StageFailed, Error: StageErrorTechnicalFailure, Message: msg}, now)
 	a.nextRunAt = time.Time{}
 }
 

@@ -177,20 +177,20 @@ func (a *Application) ResolveUnknown(done bool, ref string, ids LoanProduct, now
 	}
 	const resolved = "resolved by the bank's operators"
 	if !done {
-		a.keepStep(StepRecord{ApplicationID: a.id, Stage: a.task.Name, Outcome: OutcomeFailed,
+		a.keepRecord(StageRecord{ApplicationID: a.id, Stage: a.stage.Name, Outcome: OutcomeFailed,
 			Message: resolved + ": not done at the bank", At: now})
 		a.fail("not done at the bank, as the bank's operators found", now)
 		return nil, nil
 	}
-	switch a.task.Name {
-	case TaskPreScoring, TaskPreScoringInfo:
+	switch a.stage.Name {
+	case StagePreScoring, StagePreScoringInfo:
 		return nil, fmt.Errorf("%w: pre-scoring moves no money and has no result to give by hand: retry it", ErrProposalIncomplete)
-	case TaskOpenAccount, TaskOpenLoanApplication, TaskLoanIssuance:
+	case StageOpenAccount, StageOpenLoanApplication, StageLoanIssuance:
 		if ref == "" {
 			return nil, fmt.Errorf("%w: this stage needs the bank's reference (the account number, or the core banking reference)", ErrProposalIncomplete)
 		}
 	}
-	return a.CompleteStep(a.task.Name, StepResult{Outcome: OutcomeDone, Ref: ref, Message: resolved + ": done at the bank"}, ids, now)
+	return a.CompleteStage(a.stage.Name, StageResult{Outcome: OutcomeDone, Ref: ref, Message: resolved + ": done at the bank"}, ids, now)
 }
 
 // OutcomeUnknown reports whether the application waits on a gateway call whose outcome is

@@ -442,8 +442,8 @@ type BackOffice interface {
 	// Events returns the events recorded about an object, or (objectID nil) for a partner,
 	// newest first.
 	Events(ctx context.Context, partnerID, objectID uuid.UUID, limit int) ([]EventRecord, error)
-	// Steps returns the application's gateway attempts, newest first.
-	Steps(ctx context.Context, applicationID uuid.UUID, limit int) ([]domain.StepRecord, error)
+	// StageRecords returns the application's gateway attempts, newest first.
+	StageRecords(ctx context.Context, applicationID uuid.UUID, limit int) ([]domain.StageRecord, error)
 	// ResendEvent makes an event due for delivery at t again, its attempts counted afresh;
 	// ErrEventNotFound when there is none.
 	ResendEvent(ctx context.Context, id uuid.UUID, t time.Time) error

@@ -126,7 +126,7 @@ type Scoring interface {
 	// PreScoreResult returns the pre-scoring answer to the request submitted with
 	// req.IdempotencyKey. The whole request is passed again so that an adapter whose system
 	// lost it can resubmit it instead of failing the application. Called by the stage
-	// PRE_SCORING_INFO. AnswerPending: asked again later (task PENDING); AnswerApproved with
+	// PRE_SCORING_INFO. AnswerPending: asked again later (stage PENDING); AnswerApproved with
 	// Result (the offer range): the application becomes PENDING for the client's choice;
 	// AnswerDeclined: REJECTED (1024) with Reason. Errors as RequestPreScore.
 	PreScoreResult(ctx context.Context, req PreScoreRequest) (PreScoreAnswer, error)

@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"go.uber.org/fx"
 
@@ -88,7 +87,7 @@ func rootCmd(o options) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(o), migrateCmd(o), partnerCmd(o), operatorCmd(o), auditCmd(o), ledgerCmd(o), booksCmd(o), reconcileCmd(o), resealCmd(o), demoCmd(), healthcheckCmd(), versionCmd())
+	root.AddCommand(serveCmd(o), migrateCmd(o), partnerCmd(o), operatorCmd(o), auditCmd(o), ledgerCmd(o), booksCmd(o), reconcileCmd(o), resealCmd(o), healthcheckCmd(), versionCmd())
 	strictUsage(root)
 	return root
 }
@@ -690,10 +689,3 @@ func partnerErr(err error, name string) error {
 	}
 	return err
 }
-
-// systemClock is the real time, every partner's.
-type systemClock struct{}
-
-func (systemClock) Now(uuid.UUID) time.Time { return time.Now() }
-
-func (systemClock) Ahead() []uuid.UUID { return nil }

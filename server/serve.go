@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/google/uuid"
 	"go.uber.org/dig"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
@@ -109,6 +110,13 @@ func (l listeners) close() {
 		_ = l.admin.Close()
 	}
 }
+
+// systemClock is the real time, every partner's: the clock graph provides outside the sandbox.
+type systemClock struct{}
+
+func (systemClock) Now(uuid.UUID) time.Time { return time.Now() }
+
+func (systemClock) Ahead() []uuid.UUID { return nil }
 
 // graph is tiyin as fx providers: the database, the clock, the gateways, the use cases, the
 // job queue and its workers, the HTTP edge. fx builds only what is asked for: serve asks for

@@ -10,11 +10,12 @@
 //	}
 //
 // Everything not replaced works as the tiyin binary does (cmd/tiyin is this package's Main
-// with no options): the TIYIN_* configuration, the sandbox, the HTTP gateway adapters for the
-// ports given a TIYIN_<PORT>_URL. A Go adapter is wrapped in the gateway guard like any other
-// (TIYIN_GATEWAY_TIMEOUT, the circuit breaker, metrics, TIYIN_SANDBOX_FAULTS), and counts as
-// a real adapter: outside the sandbox tiyin refuses to start while a port has neither a Go
-// adapter nor a URL, and refuses a port given both. What an adapter must and must not do is
+// with no options, beside its own `tiyin demo`): the TIYIN_* configuration, the sandbox, the
+// HTTP gateway adapters for the ports given a TIYIN_<PORT>_URL. A Go adapter is wrapped in the
+// gateway guard like any other (TIYIN_GATEWAY_TIMEOUT, metrics, TIYIN_SANDBOX_FAULTS; the
+// circuit breaker is the HTTP adapter's own), and counts as a real adapter: outside the
+// sandbox tiyin refuses to start while a port has neither a Go adapter nor a URL, and refuses
+// a port given both. What an adapter must and must not do is
 // written on the ports (ports/gateways.go) and checked by ports/porttest.
 //
 // This package, ports, ports/porttest and the domain types they use are the API bank teams
@@ -139,8 +140,8 @@ func applied(opts []Option) options {
 	return o
 }
 
-// Run runs tiyin's command line (serve, migrate, partner, operator, audit, ledger, reseal, demo,
-// version) on args with opts applied, and returns its exit status: 0 on success, 2 for a
+// Run runs tiyin's command line (serve, migrate, partner, operator, audit, ledger, books,
+// reconcile, reseal, healthcheck, version) on args with opts applied, and returns its exit status: 0 on success, 2 for a
 // command line it does not understand, 1 for any other failure.
 func Run(args []string, opts ...Option) int { return execute(rootCmd(applied(opts)), args) }
 

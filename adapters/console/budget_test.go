@@ -389,9 +389,9 @@ func (e *env) offered(t *testing.T, call bool) (*domain.Application, domain.Clie
 			t.Fatal(err)
 		}
 	}
-	run := func(stage domain.TaskName) { e.runStage(t, step, stage, now) }
-	run(domain.TaskPreScoring)
-	run(domain.TaskPreScoringInfo)
+	run := func(stage domain.StageName) { e.runStage(t, step, stage, now) }
+	run(domain.StagePreScoring)
+	run(domain.StagePreScoringInfo)
 	backup, _ := domain.ParsePhone("998911112233")
 	pct, _ := domain.PercentFromHundredths(2800)
 	step(func(a *domain.Application) error {
@@ -402,17 +402,17 @@ func (e *env) offered(t *testing.T, call bool) (*domain.Application, domain.Clie
 }
 
 // runStage runs one stage to its done outcome; the loan is what the last issuance stage made.
-func (e *env) runStage(t *testing.T, step func(func(a *domain.Application) error), stage domain.TaskName, now time.Time) *domain.Loan {
+func (e *env) runStage(t *testing.T, step func(func(a *domain.Application) error), stage domain.StageName, now time.Time) *domain.Loan {
 	t.Helper()
 	pct, _ := domain.PercentFromHundredths(2800)
-	done := domain.StepResult{Outcome: domain.OutcomeDone, Ref: "REF-1",
+	done := domain.StageResult{Outcome: domain.OutcomeDone, Ref: "REF-1",
 		PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}
 	var loan *domain.Loan
 	step(func(a *domain.Application) error {
-		if err := a.BeginStep(stage, now); err != nil {
+		if err := a.BeginStage(stage, now); err != nil {
 			return err
 		}
-		l, err := a.CompleteStep(stage, done, domain.LoanProduct{LoanID: uuid.New()}, now)
+		l, err := a.CompleteStage(stage, done, domain.LoanProduct{LoanID: uuid.New()}, now)
 		loan = l
 		return err
 	})
@@ -427,8 +427,8 @@ func (e *env) issuedApplication(t *testing.T) *domain.Application {
 	ctx := context.Background()
 	step(func(a *domain.Application) error { return a.Issue(cd, now) })
 	var loan *domain.Loan
-	for _, s := range []domain.TaskName{domain.TaskOpenAccount, domain.TaskOpenLoanApplication, domain.TaskGetOpenLoanApplicationResult,
-		domain.TaskLoanIssuance, domain.TaskGetLoanIssuanceResult} {
+	for _, s := range []domain.StageName{domain.StageOpenAccount, domain.StageOpenLoanApplication, domain.StageGetOpenLoanApplicationResult,
+		domain.StageLoanIssuance, domain.StageGetLoanIssuanceResult} {
 		loan = e.runStage(t, step, s, now)
 	}
 	if loan == nil {

@@ -302,17 +302,17 @@ func TestTheCallCentresCallIsRecordedWithItsOutcomeAndNote(t *testing.T) {
 	if !strings.Contains(page, `action="`+path+`/verify"`) || !strings.Contains(page, `name="note"`) {
 		t.Fatalf("the application waiting for a call offers no form to record it:\n%s", page)
 	}
-	task := func() domain.Task {
+	stage := func() domain.Stage {
 		t.Helper()
 		got, err := e.apps.Get(context.Background(), a.ID())
 		if err != nil {
 			t.Fatal(err)
 		}
-		return got.Task()
+		return got.Stage()
 	}
-	awaiting := domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskPending}
-	if task() != awaiting {
-		t.Fatalf("setup: %+v", task())
+	awaiting := domain.Stage{Name: domain.StageClientVerification, Status: domain.StagePending}
+	if stage() != awaiting {
+		t.Fatalf("setup: %+v", stage())
 	}
 	post := func(form url.Values) int {
 		form.Set("csrf", officer.csrf)
@@ -327,13 +327,13 @@ func TestTheCallCentresCallIsRecordedWithItsOutcomeAndNote(t *testing.T) {
 	if code := post(url.Values{"outcome": {"not_confirmed"}, "note": {"Dilnoza, 10:05: no answer"}}); code != http.StatusSeeOther {
 		t.Fatalf("not confirmed: %d", code)
 	}
-	if task() != awaiting {
-		t.Fatalf("a call that did not confirm the client changed the application: %+v", task())
+	if stage() != awaiting {
+		t.Fatalf("a call that did not confirm the client changed the application: %+v", stage())
 	}
 	if code := post(url.Values{"outcome": {"confirmed"}, "note": {"Dilnoza, 11:20: client confirmed the loan"}}); code != http.StatusSeeOther {
 		t.Fatalf("confirmed: %d", code)
 	}
-	if got := task(); got != (domain.Task{Name: domain.TaskClientVerification, Status: domain.TaskCompleted}) {
+	if got := stage(); got != (domain.Stage{Name: domain.StageClientVerification, Status: domain.StageCompleted}) {
 		t.Fatalf("after the confirming call: %+v", got)
 	}
 	if code := post(url.Values{"outcome": {"not_confirmed"}, "note": {"again"}}); code != http.StatusConflict {

@@ -165,7 +165,6 @@ func age(d time.Duration) (int, string) {
 	return int(d.Hours() / 24), msg("{A} days")
 }
 
-// link is the page of an object of a kind.
 // listOf is the link to the list of a kind's objects in a status, empty where the console has
 // no list of that kind.
 func listOf(kind, status string) string {
@@ -176,6 +175,7 @@ func listOf(kind, status string) string {
 	return "/console/" + l.Path + "?status=" + url.QueryEscape(status)
 }
 
+// link is the page of an object of a kind.
 func link(kind string, id uuid.UUID) string {
 	switch kind {
 	case "application", "unknown_application":

@@ -142,7 +142,7 @@ func (s *Server) findApplication(ctx context.Context, p domain.Partner, raw json
 
 func applicationResult(a domain.ApplicationSummary) api.GetApplicationResult {
 	r := api.GetApplicationResult{ApplicationId: a.ID.String(), ExternalId: a.ExternalID.String(),
-		Status: api.ApplicationStatus(a.Status.String()), LastTask: api.LastTaskOf(a.Task)}
+		Status: api.ApplicationStatus(a.Status.String()), LastTask: api.LastTaskOf(a.Stage)}
 	if pr := a.PreScore; pr != nil {
 		r.PreScoreResult = &api.PreScoreResult{ExternalId: a.ExternalID.String(), AmountLimit: pr.AmountLimit,
 			Percent: pr.Percent.Float(), MonthPeriod: pr.MonthPeriod}

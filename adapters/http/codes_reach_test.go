@@ -97,15 +97,15 @@ func TestLostIssuanceAnswersAreAskedAgainUntilTheLoanIsThere(t *testing.T) {
 		t.Fatalf("issue: %s", a.Raw)
 	}
 	for i := 1; ; i++ {
-		status, task := h.info(t, id)
+		status, stage := h.info(t, id)
 		if status == "COMPLETED" {
 			if i != 10 {
 				t.Fatalf("completed on run %d, want 10 (9 lost answers, then the answer)", i)
 			}
 			break
 		}
-		if status != "IN_PROGRESS" || task != "LOAN_ISSUANCE/IN_PROGRESS" || i > 10 {
-			t.Fatalf("run %d: %s %s", i, status, task)
+		if status != "IN_PROGRESS" || stage != "LOAN_ISSUANCE/IN_PROGRESS" || i > 10 {
+			t.Fatalf("run %d: %s %s", i, status, stage)
 		}
 		h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "2h"})
 		if _, err := h.app.Loans.ProcessApplication.Handle(context.Background(), uuid.MustParse(id)); err != nil {

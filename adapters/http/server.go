@@ -312,8 +312,6 @@ func (s *Server) recoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// accessLog writes one line per request: request id, partner, endpoint, code and latency; no
-// body, so no personal data.
 // noSniff tells browsers to take every answer as the type it names (a scanner's first check).
 // Neither echo nor net/http names itself in a Server header.
 func noSniff(next echo.HandlerFunc) echo.HandlerFunc {
@@ -323,6 +321,9 @@ func noSniff(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// accessLog writes one line per request (request id, partner, method, endpoint, HTTP status,
+// code and latency) and counts it in the metrics; no body, so no personal data. The public
+// pages (health, readiness, the document) are neither logged nor counted.
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()

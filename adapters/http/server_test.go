@@ -247,7 +247,7 @@ func (h *harness) register(t *testing.T) string {
 	return r.ApplicationID
 }
 
-func (h *harness) info(t *testing.T, id string) (status, task string) {
+func (h *harness) info(t *testing.T, id string) (status, stage string) {
 	t.Helper()
 	a := h.call(t, "/microloans/applications/info", map[string]any{"applicationId": id})
 	var r struct {
@@ -466,8 +466,8 @@ func TestApplicationProcess(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	app := h.register(t)
-	if status, task := h.info(t, app); status != "PENDING" || task != "PRE_SCORING_INFO/COMPLETED" {
-		t.Fatalf("after pre-scoring: %s %s", status, task)
+	if status, stage := h.info(t, app); status != "PENDING" || stage != "PRE_SCORING_INFO/COMPLETED" {
+		t.Fatalf("after pre-scoring: %s %s", status, stage)
 	}
 	a := h.call(t, "/microloans/applications/verify", verifyParams(app, 300_000_000))
 	if a.code() != 0 || !strings.Contains(string(a.Result), `"phoneCallRequired":false`) {
@@ -477,8 +477,8 @@ func TestApplicationProcess(t *testing.T) {
 	if a := h.call(t, "/microloans/applications/issue", issue); a.code() != 0 {
 		t.Fatalf("issue: %s", a.Raw)
 	}
-	if status, task := h.info(t, app); status != "COMPLETED" || task != "GET_LOAN_ISSUANCE_RESULT/COMPLETED" {
-		t.Fatalf("after issue: %s %s", status, task)
+	if status, stage := h.info(t, app); status != "COMPLETED" || stage != "GET_LOAN_ISSUANCE_RESULT/COMPLETED" {
+		t.Fatalf("after issue: %s %s", status, stage)
 	}
 	if a := h.call(t, "/microloans/applications/cancel", map[string]any{"applicationId": app, "initiator": "PARTNER"}); a.code() != 1002 || a.Status != 409 {
 		t.Fatalf("cancel after issuance: %s", a.Raw)
@@ -572,14 +572,14 @@ func TestPhoneCallVerification(t *testing.T) {
 	if a.code() != 0 || !strings.Contains(string(a.Result), `"phoneCallRequired":true`) || !strings.Contains(string(a.Result), sandbox.CallCentrePhone) {
 		t.Fatalf("verify: %s", a.Raw)
 	}
-	if _, task := h.info(t, app); task != "CLIENT_VERIFICATION/PENDING" {
-		t.Fatalf("task %s", task)
+	if _, stage := h.info(t, app); stage != "CLIENT_VERIFICATION/PENDING" {
+		t.Fatalf("stage %s", stage)
 	}
 	if a := h.call(t, "/sandbox/applications/verification/complete", map[string]any{"applicationId": app}); a.code() != 0 {
 		t.Fatalf("complete: %s", a.Raw)
 	}
-	if _, task := h.info(t, app); task != "CLIENT_VERIFICATION/COMPLETED" {
-		t.Fatalf("task %s", task)
+	if _, stage := h.info(t, app); stage != "CLIENT_VERIFICATION/COMPLETED" {
+		t.Fatalf("stage %s", stage)
 	}
 }
 

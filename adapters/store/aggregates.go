@@ -24,18 +24,18 @@ func createWithEvents(ctx context.Context, db *DB, m any, agg any, unique constr
 	})
 }
 
-// stepSource is an aggregate that keeps a history of gateway attempts (an application).
-type stepSource interface {
-	TakeSteps() []domain.StepRecord
+// stageRecorder is an aggregate that keeps a history of gateway attempts (an application).
+type stageRecorder interface {
+	TakeStageRecords() []domain.StageRecord
 }
 
-// insertSteps stores the attempts agg recorded, if it records them, in ctx's transaction.
-func insertSteps(ctx context.Context, db *DB, agg any) error {
-	src, ok := agg.(stepSource)
+// insertStageRecords stores the attempts agg recorded, if it records them, in ctx's transaction.
+func insertStageRecords(ctx context.Context, db *DB, agg any) error {
+	src, ok := agg.(stageRecorder)
 	if !ok {
 		return nil
 	}
-	for _, s := range src.TakeSteps() {
+	for _, s := range src.TakeStageRecords() {
 		err := db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
 			return g.Exec("INSERT INTO application_steps (application_id, at, stage, outcome, message, ref) VALUES (?, ?, ?, ?, ?, ?)",
 				s.ApplicationID, s.At.UTC(), s.Stage.String(), s.Outcome.String(), s.Message, s.Ref)
@@ -73,7 +73,7 @@ func lockedUpdate[M any, A any](ctx context.Context, db *DB, id uuid.UUID, notFo
 		if err := db.write(ctx, len(unique) == 0, func(g *gorm.DB) *gorm.DB { return g.Select("*").Updates(saved) }, check(unique)); err != nil {
 			return err
 		}
-		if err := insertSteps(ctx, db, a); err != nil {
+		if err := insertStageRecords(ctx, db, a); err != nil {
 			return err
 		}
 		return insertEvents(ctx, db, takeEvents(a))

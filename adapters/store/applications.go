@@ -25,10 +25,10 @@ type applicationModel struct {
 	PhoneIndex              string     `gorm:"column:phone_index"`
 	ClientData              string     `gorm:"column:client_data"`
 	Status                  string     `gorm:"column:status"`
-	TaskName                string     `gorm:"column:task_name"`
-	TaskStatus              string     `gorm:"column:task_status"`
-	TaskError               string     `gorm:"column:task_error"`
-	TaskMessage             string     `gorm:"column:task_message"`
+	StageName               string     `gorm:"column:task_name"`
+	StageStatus             string     `gorm:"column:task_status"`
+	StageError              string     `gorm:"column:task_error"`
+	StageMessage            string     `gorm:"column:task_message"`
 	PreAmountLimit          *int64     `gorm:"column:pre_amount_limit"`
 	PrePercent              *int64     `gorm:"column:pre_percent"`
 	PreMonthPeriod          *int       `gorm:"column:pre_month_period"`
@@ -153,8 +153,8 @@ func toApplicationModel(a *domain.Application) *applicationModel {
 	m := &applicationModel{
 		ID: s.ID, PartnerID: s.PartnerID, ExternalID: s.ExternalID, Phone: s.Phone.String(),
 		ClientData: encodeClientData(s.ClientData), Status: s.Status.String(),
-		TaskName: s.Task.Name.String(), TaskStatus: s.Task.Status.String(),
-		TaskError: s.Task.Error.String(), TaskMessage: s.Task.Message,
+		StageName: s.Stage.Name.String(), StageStatus: s.Stage.Status.String(),
+		StageError: s.Stage.Error.String(), StageMessage: s.Stage.Message,
 		CallCentrePhone: s.CallCentrePhone, AccountNumber: s.AccountNumber, CoreRef: s.CoreRef, RequestID: s.RequestID,
 		Attempts: s.Attempts, NextRunAt: optTime(s.NextRunAt), UnknownSince: optTime(s.UnknownSince), PendingSince: optTime(s.PendingSince),
 		VerificationRequestedAt: optTime(s.VerificationRequestedAt),
@@ -186,7 +186,7 @@ func (m *applicationModel) toDomain() (*domain.Application, error) {
 	collect(err)
 	s := domain.ApplicationState{
 		ID: m.ID, PartnerID: m.PartnerID, ExternalID: m.ExternalID, Phone: phone, ClientData: cd,
-		Status: sum.Status, Task: sum.Task, PreScore: sum.PreScore,
+		Status: sum.Status, Stage: sum.Stage, PreScore: sum.PreScore,
 		CallCentrePhone: m.CallCentrePhone, AccountNumber: m.AccountNumber, CoreRef: m.CoreRef, RequestID: m.RequestID,
 		Attempts: m.Attempts, NextRunAt: fromOptTime(m.NextRunAt), UnknownSince: fromOptTime(m.UnknownSince), PendingSince: fromOptTime(m.PendingSince),
 		VerificationRequestedAt: fromOptTime(m.VerificationRequestedAt),
@@ -208,11 +208,11 @@ func (m *applicationModel) toDomain() (*domain.Application, error) {
 // summary restores the summary's columns of m.
 func (m *applicationModel) summary() (domain.ApplicationSummary, error) {
 	status, err1 := domain.ParseApplicationStatus(m.Status)
-	name, err2 := domain.ParseTaskName(m.TaskName)
-	taskStatus, err3 := domain.ParseTaskStatus(m.TaskStatus)
-	stageErr, err4 := domain.ParseStageError(m.TaskError)
+	name, err2 := domain.ParseStageName(m.StageName)
+	stageStatus, err3 := domain.ParseStageStatus(m.StageStatus)
+	stageErr, err4 := domain.ParseStageError(m.StageError)
 	s := domain.ApplicationSummary{ID: m.ID, PartnerID: m.PartnerID, ExternalID: m.ExternalID, Status: status,
-		Task: domain.Task{Name: name, Status: taskStatus, Error: stageErr, Message: m.TaskMessage}}
+		Stage: domain.Stage{Name: name, Status: stageStatus, Error: stageErr, Message: m.StageMessage}}
 	var err5 error
 	if m.PreAmountLimit != nil && m.PrePercent != nil && m.PreMonthPeriod != nil {
 		var pct domain.Percent
@@ -331,14 +331,14 @@ const summaryColumns = "id, partner_id, external_id, status, task_name, task_sta
 	"pre_amount_limit, pre_percent, pre_month_period"
 
 func (m *applicationModel) summaryFields() []any {
-	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Status, &m.TaskName, &m.TaskStatus, &m.TaskError, &m.TaskMessage,
+	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Status, &m.StageName, &m.StageStatus, &m.StageError, &m.StageMessage,
 		&m.PreAmountLimit, &m.PrePercent, &m.PreMonthPeriod}
 }
 
 // fields are m's fields in applicationColumns' order, for a scan.
 func (m *applicationModel) fields() []any {
-	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Phone, &m.PhoneIndex, &m.ClientData, &m.Status, &m.TaskName,
-		&m.TaskStatus, &m.TaskError, &m.TaskMessage, &m.PreAmountLimit, &m.PrePercent, &m.PreMonthPeriod, &m.OfferAmount,
+	return []any{&m.ID, &m.PartnerID, &m.ExternalID, &m.Phone, &m.PhoneIndex, &m.ClientData, &m.Status, &m.StageName,
+		&m.StageStatus, &m.StageError, &m.StageMessage, &m.PreAmountLimit, &m.PrePercent, &m.PreMonthPeriod, &m.OfferAmount,
 		&m.OfferPercent, &m.OfferMonthPeriod, &m.OfferBackupPhone, &m.CallCentrePhone, &m.AccountNumber, &m.CoreRef,
 		&m.Attempts, &m.NextRunAt, &m.UnknownSince, &m.PendingSince, &m.VerificationRequestedAt, &m.CreatedAt, &m.UpdatedAt,
 		&m.PINFLIndex, &m.RequestID}

@@ -212,8 +212,8 @@ func (b *BackOffice) Events(ctx context.Context, partnerID, objectID uuid.UUID, 
 	return out, nil
 }
 
-// Steps implements ports.BackOffice.
-func (b *BackOffice) Steps(ctx context.Context, applicationID uuid.UUID, limit int) ([]domain.StepRecord, error) {
+// StageRecords implements ports.BackOffice.
+func (b *BackOffice) StageRecords(ctx context.Context, applicationID uuid.UUID, limit int) ([]domain.StageRecord, error) {
 	var rows []struct {
 		At                           time.Time
 		Stage, Outcome, Message, Ref string
@@ -223,17 +223,17 @@ func (b *BackOffice) Steps(ctx context.Context, applicationID uuid.UUID, limit i
 	if err != nil {
 		return nil, interpretError(err, nil, nil)
 	}
-	out := make([]domain.StepRecord, 0, len(rows))
+	out := make([]domain.StageRecord, 0, len(rows))
 	for _, r := range rows {
-		stage, err := domain.ParseTaskName(r.Stage)
+		stage, err := domain.ParseStageName(r.Stage)
 		if err != nil {
-			return nil, fmt.Errorf("application %s step: %w", applicationID, err)
+			return nil, fmt.Errorf("application %s stage record: %w", applicationID, err)
 		}
-		outcome, err := domain.ParseStepOutcome(r.Outcome)
+		outcome, err := domain.ParseStageOutcome(r.Outcome)
 		if err != nil {
-			return nil, fmt.Errorf("application %s step: %w", applicationID, err)
+			return nil, fmt.Errorf("application %s stage record: %w", applicationID, err)
 		}
-		out = append(out, domain.StepRecord{ApplicationID: applicationID, Stage: stage, Outcome: outcome, Message: r.Message, Ref: r.Ref, At: r.At.UTC()})
+		out = append(out, domain.StageRecord{ApplicationID: applicationID, Stage: stage, Outcome: outcome, Message: r.Message, Ref: r.Ref, At: r.At.UTC()})
 	}
 	return out, nil
 }

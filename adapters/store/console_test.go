@@ -272,17 +272,17 @@ func TestBackOfficeFindsWhatNeedsAttention(t *testing.T) {
 		// An application whose stage's outcome went unknown at t0.
 		unknown := s.stored(t)
 		err := s.apps.Update(ctx, unknown.ID(), func(a *domain.Application) error {
-			if err := a.BeginStep(domain.TaskPreScoring, t0); err != nil {
+			if err := a.BeginStage(domain.StagePreScoring, t0); err != nil {
 				return err
 			}
-			_, err := a.CompleteStep(domain.TaskPreScoring, domain.StepResult{Outcome: domain.OutcomeUnknown}, domain.LoanProduct{}, t0)
+			_, err := a.CompleteStage(domain.StagePreScoring, domain.StageResult{Outcome: domain.OutcomeUnknown}, domain.LoanProduct{}, t0)
 			return err
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		steps, err := bo.Steps(ctx, unknown.ID(), 10)
-		if err != nil || len(steps) != 1 || steps[0].Outcome != domain.OutcomeUnknown || steps[0].Stage != domain.TaskPreScoring || !steps[0].At.Equal(t0) {
+		steps, err := bo.StageRecords(ctx, unknown.ID(), 10)
+		if err != nil || len(steps) != 1 || steps[0].Outcome != domain.OutcomeUnknown || steps[0].Stage != domain.StagePreScoring || !steps[0].At.Equal(t0) {
 			t.Fatalf("the unanswered call's attempt: %+v, %v", steps, err)
 		}
 		waiting := s.stored(t) // NEW, its pre-scoring due since t0

@@ -97,12 +97,12 @@ func (s *suite) approve(t *testing.T, id uuid.UUID, now time.Time) {
 	t.Helper()
 	ctx := context.Background()
 	pct, _ := domain.PercentFromHundredths(2800)
-	for _, stage := range []domain.TaskName{domain.TaskPreScoring, domain.TaskPreScoringInfo} {
+	for _, stage := range []domain.StageName{domain.StagePreScoring, domain.StagePreScoringInfo} {
 		err := s.apps.Update(ctx, id, func(a *domain.Application) error {
-			if err := a.BeginStep(stage, now); err != nil {
+			if err := a.BeginStage(stage, now); err != nil {
 				return err
 			}
-			_, err := a.CompleteStep(stage, domain.StepResult{Outcome: domain.OutcomeDone,
+			_, err := a.CompleteStage(stage, domain.StageResult{Outcome: domain.OutcomeDone,
 				PreScore: domain.PreScoreResult{AmountLimit: 5_000_000_000, Percent: pct, MonthPeriod: 12}}, domain.LoanProduct{}, now)
 			return err
 		})
@@ -429,13 +429,13 @@ func TestUnknownOutcomesAreCountedFromTheFirstUnansweredCall(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *suite) {
 		ctx := context.Background()
 		a := s.stored(t)
-		step := func(r domain.StepResult, at time.Time) {
+		step := func(r domain.StageResult, at time.Time) {
 			t.Helper()
 			err := s.apps.Update(ctx, a.ID(), func(a *domain.Application) error {
-				if err := a.BeginStep(domain.TaskPreScoring, at); err != nil {
+				if err := a.BeginStage(domain.StagePreScoring, at); err != nil {
 					return err
 				}
-				_, err := a.CompleteStep(domain.TaskPreScoring, r, domain.LoanProduct{}, at)
+				_, err := a.CompleteStage(domain.StagePreScoring, r, domain.LoanProduct{}, at)
 				return err
 			})
 			if err != nil {
@@ -450,15 +450,15 @@ func TestUnknownOutcomesAreCountedFromTheFirstUnansweredCall(t *testing.T) {
 			}
 			return n
 		}
-		step(domain.StepResult{Outcome: domain.OutcomeUnknown}, t0)
-		step(domain.StepResult{Outcome: domain.OutcomeUnknown}, t0.Add(time.Hour))
+		step(domain.StageResult{Outcome: domain.OutcomeUnknown}, t0)
+		step(domain.StageResult{Outcome: domain.OutcomeUnknown}, t0.Add(time.Hour))
 		if got := count(t0); got != 0 {
 			t.Fatalf("unknown since exactly the bound: counted %d", got)
 		}
 		if got := count(t0.Add(time.Second)); got != 1 {
 			t.Fatalf("unknown since before the bound: counted %d, want 1", got)
 		}
-		step(domain.StepResult{Outcome: domain.OutcomeDone}, t0.Add(2*time.Hour))
+		step(domain.StageResult{Outcome: domain.OutcomeDone}, t0.Add(2*time.Hour))
 		if got := count(t0.Add(3 * time.Hour)); got != 0 {
 			t.Fatalf("answered: counted %d", got)
 		}

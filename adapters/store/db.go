@@ -302,7 +302,6 @@ func (db *DB) Ready(ctx context.Context) error {
 	return nil
 }
 
-// redactURL keeps a password in the database URL out of error messages.
 // redactedURL is the database URL with its password hidden, to name it in an error.
 func redactedURL(raw string) string {
 	u, err := url.Parse(raw)

@@ -14,7 +14,7 @@ import (
 const eraseBatch = 500
 
 // Reset implements ports.SandboxClock: in the request's transaction it erases every object of
-// the partner (applications and their steps, loans with their accounts and every posting that
+// the partner (applications and their stage records, loans with their accounts and every posting that
 // touched them, transfers, repayment requests, cards, card orders, events, SMS codes sent and
 // counted, stored answers, the maker-checker proposals on them and the sandbox networks' and
 // core banking's journal lines of its loans) and sets its clock back to the real time. The

@@ -26,7 +26,7 @@ func Body(e domain.Event) ([]byte, error) {
 		}
 		err = data.FromApplicationStatusChangedEventData(api.ApplicationStatusChangedEventData{
 			ApplicationId: d.ApplicationID.String(), ExternalId: d.ExternalID.String(),
-			Status: api.ApplicationStatusChangedEventDataStatus(status), LastTask: api.LastTaskOf(d.Task)})
+			Status: api.ApplicationStatusChangedEventDataStatus(status), LastTask: api.LastTaskOf(d.Stage)})
 	case domain.LoanContractAssigned:
 		err = data.FromLoanContractAssignedEventData(api.LoanContractAssignedEventData{
 			ApplicationId: d.ApplicationID.String(), LoanId: d.ContractNumber})

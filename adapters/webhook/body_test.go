@@ -34,10 +34,10 @@ func TestBodiesShowAStageAsTheAnswersDo(t *testing.T) {
 		code   int
 	}{
 		{"declined", domain.ApplicationChanged{ApplicationID: uuid.New(), Status: domain.StatusFailed,
-			Task: domain.Task{Name: domain.TaskPreScoring, Status: domain.TaskFailed, Error: domain.StageErrorPreScoringDeclined, Message: "declined"}},
+			Stage: domain.Stage{Name: domain.StagePreScoring, Status: domain.StageFailed, Error: domain.StageErrorPreScoringDeclined, Message: "declined"}},
 			"FAILED", 1024},
 		{"issued", domain.ApplicationChanged{ApplicationID: uuid.New(), Status: domain.StatusCompleted,
-			Task: domain.Task{Name: domain.TaskGetLoanIssuanceResult, Status: domain.TaskCompleted}}, "LOAN_ISSUED", 0},
+			Stage: domain.Stage{Name: domain.StageGetLoanIssuanceResult, Status: domain.StageCompleted}}, "LOAN_ISSUED", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b, err := webhook.Body(domain.Event{ID: uuid.New(), At: at, Data: tt.data})

@@ -2149,19 +2149,19 @@ func (mr *MockBackOfficeMockRecorder) Search(ctx, q any) *gomock.Call {
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Search", reflect.TypeOf((*MockBackOffice)(nil).Search), ctx, q)
 }
 
-// Steps mocks base method.
-func (m *MockBackOffice) Steps(ctx context.Context, applicationID uuid.UUID, limit int) ([]domain.StepRecord, error) {
+// StageRecords mocks base method.
+func (m *MockBackOffice) StageRecords(ctx context.Context, applicationID uuid.UUID, limit int) ([]domain.StageRecord, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Steps", ctx, applicationID, limit)
-	ret0, _ := ret[0].([]domain.StepRecord)
+	ret := m.ctrl.Call(m, "StageRecords", ctx, applicationID, limit)
+	ret0, _ := ret[0].([]domain.StageRecord)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
-// Steps indicates an expected call of Steps.
-func (mr *MockBackOfficeMockRecorder) Steps(ctx, applicationID, limit any) *gomock.Call {
+// StageRecords indicates an expected call of StageRecords.
+func (mr *MockBackOfficeMockRecorder) StageRecords(ctx, applicationID, limit any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Steps", reflect.TypeOf((*MockBackOffice)(nil).Steps), ctx, applicationID, limit)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "StageRecords", reflect.TypeOf((*MockBackOffice)(nil).StageRecords), ctx, applicationID, limit)
 }
 
 // MockReconciliationRepository is a mock of ReconciliationRepository interface.

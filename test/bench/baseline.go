@@ -117,18 +117,18 @@ func serveMinimal(dbURL string) error {
 			return err
 		}
 		var (
-			externalID                                   uuid.UUID
-			status, taskName, taskStatus, taskErr, taskM string
-			limit, percent                               *int64
-			months                                       *int32
+			externalID                                         uuid.UUID
+			status, stageName, stageStatus, stageErr, stageMsg string
+			limit, percent                                     *int64
+			months                                             *int32
 		)
 		if err := pool.QueryRow(c.Request().Context(), "SELECT external_id, status, task_name, task_status, task_error, task_message, "+
 			"pre_amount_limit, pre_percent, pre_month_period FROM applications WHERE id = $1", env.Params.ApplicationID).
-			Scan(&externalID, &status, &taskName, &taskStatus, &taskErr, &taskM, &limit, &percent, &months); err != nil {
+			Scan(&externalID, &status, &stageName, &stageStatus, &stageErr, &stageMsg, &limit, &percent, &months); err != nil {
 			return err
 		}
 		result := map[string]any{"applicationId": env.Params.ApplicationID, "externalId": externalID, "status": status,
-			"lastTask": map[string]any{"name": taskName, "status": taskStatus, "error": taskErr, "message": taskM}}
+			"lastTask": map[string]any{"name": stageName, "status": stageStatus, "error": stageErr, "message": stageMsg}}
 		if limit != nil && percent != nil && months != nil {
 			result["preScoreResult"] = map[string]any{"externalId": externalID, "amountLimit": *limit,
 				"percent": float64(*percent) / 100, "monthPeriod": *months}

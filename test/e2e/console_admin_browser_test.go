@@ -107,7 +107,7 @@ func TestConsoleAdminActionsInChromium(t *testing.T) {
 			t.Errorf("the audit log lacks %s", want)
 		}
 	}
-	if got := s.info(t, id); got.Task != "CLIENT_VERIFICATION/COMPLETED" {
-		t.Fatalf("after the recorded call the partner sees %s", got.Task)
+	if got := s.info(t, id); got.Stage != "CLIENT_VERIFICATION/COMPLETED" {
+		t.Fatalf("after the recorded call the partner sees %s", got.Stage)
 	}
 }

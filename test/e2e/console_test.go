@@ -165,7 +165,7 @@ func (s *server) unknownIssuance(t *testing.T, phone string) string {
 	s.must(t, "/microloans/applications/verify", verifyParams(id, 100_000_000))
 	s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567816669")})
 	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) && s.info(t, id).Task != "LOAN_ISSUANCE/IN_PROGRESS" {
+	for time.Now().Before(deadline) && s.info(t, id).Stage != "LOAN_ISSUANCE/IN_PROGRESS" {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return id

@@ -230,17 +230,17 @@ func (s *server) register(t *testing.T, pinfl string) string {
 }
 
 type appInfo struct {
-	Status, Task string
-	ErrorCode    float64
-	Result       map[string]any
+	Status, Stage string
+	ErrorCode     float64
+	Result        map[string]any
 }
 
 func (s *server) info(t *testing.T, id string) appInfo {
 	t.Helper()
 	r := s.must(t, "/microloans/applications/info", map[string]any{"applicationId": id})
-	task := r["lastTask"].(map[string]any)
-	code, _ := task["errorCode"].(float64)
-	return appInfo{Status: r["status"].(string), Task: task["name"].(string) + "/" + task["status"].(string), ErrorCode: code, Result: r}
+	last := r["lastTask"].(map[string]any)
+	code, _ := last["errorCode"].(float64)
+	return appInfo{Status: r["status"].(string), Stage: last["name"].(string) + "/" + last["status"].(string), ErrorCode: code, Result: r}
 }
 
 // waitFor polls application info until the status is reached, calling each in between.
@@ -284,7 +284,7 @@ func TestMicroloanApplicationFlows(t *testing.T) {
 			id := s.register(t, "31234567890123")
 			got := s.waitFor(t, id, "PENDING", nil)
 			pre := got.Result["preScoreResult"].(map[string]any)
-			if got.Task != "PRE_SCORING_INFO/COMPLETED" || pre["amountLimit"].(float64) != 5_000_000_000 || pre["percent"].(float64) != 28 || pre["monthPeriod"].(float64) != 12 {
+			if got.Stage != "PRE_SCORING_INFO/COMPLETED" || pre["amountLimit"].(float64) != 5_000_000_000 || pre["percent"].(float64) != 28 || pre["monthPeriod"].(float64) != 12 {
 				t.Fatalf("pre-scoring: %+v", got)
 			}
 			r := s.must(t, "/microloans/applications/verify", verifyParams(id, 300_000_000))
@@ -292,7 +292,7 @@ func TestMicroloanApplicationFlows(t *testing.T) {
 				t.Fatalf("verify: %v", r)
 			}
 			s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567890123")})
-			if got := s.waitFor(t, id, "COMPLETED", nil); got.Task != "GET_LOAN_ISSUANCE_RESULT/COMPLETED" || got.ErrorCode != 0 {
+			if got := s.waitFor(t, id, "COMPLETED", nil); got.Stage != "GET_LOAN_ISSUANCE_RESULT/COMPLETED" || got.ErrorCode != 0 {
 				t.Fatalf("issued: %+v", got)
 			}
 		})
@@ -300,7 +300,7 @@ func TestMicroloanApplicationFlows(t *testing.T) {
 			t.Parallel()
 			id := s.register(t, "31234567890000")
 			got := s.waitFor(t, id, "REJECTED", nil)
-			if got.Task != "PRE_SCORING_INFO/REJECTED" || got.ErrorCode != 1024 || got.Result["preScoreResult"] != nil {
+			if got.Stage != "PRE_SCORING_INFO/REJECTED" || got.ErrorCode != 1024 || got.Result["preScoreResult"] != nil {
 				t.Fatalf("got %+v", got)
 			}
 		})
@@ -309,7 +309,7 @@ func TestMicroloanApplicationFlows(t *testing.T) {
 			id := s.register(t, "31234567891111")
 			seen := false
 			s.waitFor(t, id, "PENDING", func() {
-				if i := s.info(t, id); i.Status == "IN_PROGRESS" && i.Task == "PRE_SCORING_INFO/IN_PROGRESS" {
+				if i := s.info(t, id); i.Status == "IN_PROGRESS" && i.Stage == "PRE_SCORING_INFO/IN_PROGRESS" {
 					seen = true
 				}
 			})
@@ -337,7 +337,7 @@ func TestMicroloanApplicationFlows(t *testing.T) {
 			id := s.register(t, "31234567892222")
 			s.waitFor(t, id, "PENDING", nil)
 			s.must(t, "/microloans/applications/verify", verifyParams(id, 1000))
-			if got := s.info(t, id); got.Status != "REJECTED" || got.Task != "POST_SCORING/REJECTED" || got.ErrorCode != 1025 {
+			if got := s.info(t, id); got.Status != "REJECTED" || got.Stage != "POST_SCORING/REJECTED" || got.ErrorCode != 1025 {
 				t.Fatalf("got %+v", got)
 			}
 		})
@@ -347,7 +347,7 @@ func TestMicroloanApplicationFlows(t *testing.T) {
 			s.waitFor(t, id, "PENDING", nil)
 			s.must(t, "/microloans/applications/verify", verifyParams(id, 1000))
 			s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567893333")})
-			if got := s.waitFor(t, id, "REJECTED", nil); got.Task != "OPEN_ACCOUNT/REJECTED" || got.ErrorCode != 1026 {
+			if got := s.waitFor(t, id, "REJECTED", nil); got.Stage != "OPEN_ACCOUNT/REJECTED" || got.ErrorCode != 1026 {
 				t.Fatalf("got %+v", got)
 			}
 		})
@@ -356,7 +356,7 @@ func TestMicroloanApplicationFlows(t *testing.T) {
 			id := s.register(t, "31234567890123")
 			s.waitFor(t, id, "PENDING", nil)
 			s.must(t, "/microloans/applications/cancel", map[string]any{"applicationId": id, "initiator": "CLIENT"})
-			if got := s.info(t, id); got.Status != "CANCELED" || got.Task != "PRE_SCORING_INFO/COMPLETED" {
+			if got := s.info(t, id); got.Status != "CANCELED" || got.Stage != "PRE_SCORING_INFO/COMPLETED" {
 				t.Fatalf("got %+v", got)
 			}
 			if a := s.call(t, "/microloans/applications/cancel", map[string]any{"applicationId": id, "initiator": "PARTNER"}); a.code() != 1002 {
@@ -418,7 +418,7 @@ func TestFlowsDrivenByTheClock(t *testing.T) {
 		s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": failing, "clientData": clientData("31234567894444")})
 		// Retries wait on the clock: moving it makes them due at once.
 		got := s.waitFor(t, failing, "FAILED", func() { advance("2m") })
-		if got.Task != "OPEN_ACCOUNT/FAILED" || got.ErrorCode != 1027 {
+		if got.Stage != "OPEN_ACCOUNT/FAILED" || got.ErrorCode != 1027 {
 			t.Fatalf("got %+v", got)
 		}
 
@@ -459,7 +459,7 @@ func TestFlowsDrivenByTheClock(t *testing.T) {
 			t.Fatalf("expired early: %+v", got)
 		}
 		advance("2h")
-		if got := s.waitFor(t, waiting, "EXPIRED", nil); got.Task != "PRE_SCORING_INFO/EXPIRED" {
+		if got := s.waitFor(t, waiting, "EXPIRED", nil); got.Stage != "PRE_SCORING_INFO/EXPIRED" {
 			t.Fatalf("got %+v", got)
 		}
 	})

@@ -12,11 +12,11 @@ var StageErrorCodes = map[domain.StageError]int{
 }
 
 // LastTaskOf is a stage as the wire shows it, in answers and in webhook bodies alike.
-func LastTaskOf(t domain.Task) LastTask {
-	task := LastTask{Name: TaskName(t.Name.String()), Status: TaskStatus(t.Status.String())}
-	if code, ok := StageErrorCodes[t.Error]; ok {
-		msg := t.Message
-		task.ErrorCode, task.ErrorMessage = &code, &msg
+func LastTaskOf(s domain.Stage) LastTask {
+	last := LastTask{Name: TaskName(s.Name.String()), Status: TaskStatus(s.Status.String())}
+	if code, ok := StageErrorCodes[s.Error]; ok {
+		msg := s.Message
+		last.ErrorCode, last.ErrorMessage = &code, &msg
 	}
-	return task
+	return last
 }

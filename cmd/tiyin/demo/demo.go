@@ -1,4 +1,8 @@
-package server
+// Package demo is `tiyin demo`: a scripted walk through a running sandbox server, as a
+// partner's backend drives it, through the Go client partners import. It is the tiyin binary's
+// own command (cmd/tiyin runs it), outside package server, so that a bank's own build of
+// tiyin carries neither the walk nor the client.
+package demo
 
 import (
 	"context"
@@ -17,7 +21,30 @@ import (
 	"github.com/tiyin/tiyin/client"
 )
 
-func demoCmd() *cobra.Command {
+// Run runs `tiyin demo` on args (what follows "demo" on the command line) and returns its exit
+// status as tiyin's other commands do: 0 once every answer was the expected one, 2 for a
+// command line it does not understand, 1 for any other failure (said on stderr).
+func Run(args []string) int {
+	root := &cobra.Command{Use: "tiyin", SilenceUsage: true, SilenceErrors: true}
+	root.AddCommand(command())
+	root.SetArgs(append([]string{"demo"}, args...))
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "tiyin:", err)
+		var usage usageError
+		if errors.As(err, &usage) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// usageError is a command line the demo does not understand: exit status 2.
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
+
+func command() *cobra.Command {
 	d := &demo{}
 	c := &cobra.Command{
 		Use:   "demo",
@@ -29,7 +56,12 @@ non-zero on the first unexpected answer.
 
 The server's address and key come from --url and --key, else from TIYIN_URL and TIYIN_KEY
 (the export line tiyin serve prints), else http://localhost:8080 and TIYIN_SANDBOX_API_KEY.`,
-		Args: cobra.NoArgs,
+		Args: func(c *cobra.Command, args []string) error {
+			if err := cobra.NoArgs(c, args); err != nil {
+				return usageError{fmt.Errorf("%w (see tiyin demo --help)", err)}
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, _ []string) error {
 			if d.key == "" {
 				return errors.New("no API key: give --key, or set TIYIN_KEY (tiyin serve prints it)")
@@ -43,6 +75,9 @@ The server's address and key come from --url and --key, else from TIYIN_URL and 
 			return d.run(c.Context())
 		},
 	}
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w (see tiyin demo --help)", err)}
+	})
 	c.Flags().StringVar(&d.url, "url", firstNonEmpty(os.Getenv("TIYIN_URL"), "http://localhost:8080"), "server address")
 	c.Flags().StringVar(&d.key, "key", firstNonEmpty(os.Getenv("TIYIN_KEY"), os.Getenv("TIYIN_SANDBOX_API_KEY")), "partner API key")
 	c.Flags().DurationVar(&d.wait, "wait", 60*time.Second, "longest wait for one background step")
