@@ -24,10 +24,7 @@ func TestAcceptingABreakAdjustsTheBooksOnlyWhenAnotherOfficerApprovesIt(t *testi
 	t.Parallel()
 	c := setupConsole(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	uc := application.New(application.Deps{Clock: c.clock, UoW: c.uow,
-		Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers,
-			Repayments: c.payments, Partners: c.partners, Reconciliation: rec},
-		Console: application.ConsoleStores{Operators: c.operators, SecondFactors: c.factors, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
+	uc := c.consoleOn(c.clock, rec)
 	ctx := context.Background()
 	maker := application.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer}
 	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
@@ -115,10 +112,7 @@ func TestExplainingABreakClosesItsAcceptanceWaitingForApproval(t *testing.T) {
 	t.Parallel()
 	c := setupConsole(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	uc := application.New(application.Deps{Clock: c.clock, UoW: c.uow,
-		Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers,
-			Repayments: c.payments, Partners: c.partners, Reconciliation: rec},
-		Console: application.ConsoleStores{Operators: c.operators, SecondFactors: c.factors, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
+	uc := c.consoleOn(c.clock, rec)
 	ctx := context.Background()
 	maker := application.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer}
 	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
@@ -187,10 +181,7 @@ func TestADebitsAdjustmentIsPostedOnItsPartnersClock(t *testing.T) {
 		return t0
 	}).AnyTimes()
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	uc := application.New(application.Deps{Clock: clock, UoW: c.uow,
-		Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers,
-			Repayments: c.payments, Partners: c.partners, Reconciliation: rec},
-		Console: application.ConsoleStores{Operators: c.operators, SecondFactors: c.factors, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
+	uc := c.consoleOn(clock, rec)
 	ctx := context.Background()
 	maker := application.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer}
 	checker := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}

@@ -54,23 +54,20 @@ func (p Product) offerTerms(o domain.Offer) domain.LoanTerms {
 	return domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent, ServiceRate: p.ServiceRate, Type: p.ScheduleType}
 }
 
-// Deps are the ports the use cases are built on, grouped so that no one struct carries more
-// than a dozen. Package server fills them from its fx graph; tests and the command line build
-// them by hand.
-type Deps struct {
-	Clock       ports.Clock
-	UoW         ports.UnitOfWork
-	Idempotency ports.IdempotencyStore
-	Queue       ports.WorkQueue
-	Events      ports.EventOutbox
-	// Sealer seals webhook secrets and hashes SMS codes and card numbers (TIYIN_DATA_KEY).
-	Sealer   ports.Sealer
-	Stores   Stores
-	Gateways Gateways
-	Console  ConsoleStores
-	Sandbox  SandboxPorts
-	// OpsLog hears of what failed in the background (nil: nobody).
-	OpsLog ports.OpsLog
+// booksRules are the configured rules of the close, or the shipped example.
+func (c Config) booksRules() domain.BooksRules {
+	if len(c.Books.Provisions) == 0 {
+		return domain.DefaultBooksRules()
+	}
+	return c.Books
+}
+
+// chart is the configured general ledger mapping, or the shipped example.
+func (c Config) chart() domain.Chart {
+	if c.Chart.GL(domain.AccountLoan) == "" {
+		return domain.DefaultChart()
+	}
+	return c.Chart
 }
 
 // Stores are the aggregates' repositories.
@@ -95,18 +92,6 @@ type Stores struct {
 	Bulk ports.BulkRepository
 }
 
-// Gateways are the bank's and the networks' systems, and the partners' webhooks.
-type Gateways struct {
-	Scoring     ports.Scoring
-	CoreBanking ports.CoreBanking
-	Processing  ports.Processing
-	CardIssuer  ports.CardIssuer
-	SMS         ports.SMSSender
-	Webhooks    ports.WebhookSender
-	// Checkpoints sends the audit log's heads to the service's log and the bank's SIEM.
-	Checkpoints ports.AuditCheckpointSender
-}
-
 // ConsoleStores serve the operator console.
 type ConsoleStores struct {
 	Operators ports.OperatorRepository
@@ -115,14 +100,6 @@ type ConsoleStores struct {
 	AuditLog      ports.AuditLog
 	Proposals     ports.ProposalRepository
 	BackOffice    ports.BackOffice
-}
-
-// SandboxPorts are the sandbox's own: nil outside the sandbox.
-type SandboxPorts struct {
-	// SMSOutbox is the sandbox SMS gateway's outbox.
-	SMSOutbox ports.SMSOutbox
-	// Clock is the movable clock.
-	Clock ports.SandboxClock
 }
 
 // App groups the use cases by capability, so adapters depend on one value.
@@ -278,40 +255,4 @@ type ConsoleActions struct {
 	// ProposeBreakReopening proposes reopening explained breaks (REOPEN_BREAK).
 	ProposeBreakReopening *ProposeBreakReopeningHandler
 	RunReconciliation     *RunReconciliationHandler
-}
-
-// New builds every use case on the given ports: each capability on the few it needs. The
-// server's fx graph builds the same capabilities one module each (server/wiring.go).
-func New(d Deps, cfg Config) *App {
-	st, gw := d.Stores, d.Gateways
-	cards := NewCards(CardsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Processing: gw.Processing,
-		Cards: st.Cards, CodeCounts: st.CodeCounts, CardOrders: st.CardOrders, CardIssuer: gw.CardIssuer, SMS: gw.SMS, Sealer: d.Sealer,
-		OpsLog: d.OpsLog}, cfg)
-	ops := NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
-		Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
-		Processing: gw.Processing, Cards: cards, CodeCounts: st.CodeCounts, Reconciliation: st.Reconciliation, Books: st.Books}, cfg)
-	coll := NewCollections(CollectionsDeps{Clock: d.Clock, UoW: d.UoW, Applications: st.Applications, Loans: st.Loans,
-		Collections: st.Collections, Operators: d.Console.Operators, AuditLog: d.Console.AuditLog, Events: d.Events, SMS: gw.SMS,
-		Repayments: st.Repayments, Bulk: st.Bulk, Proposals: d.Console.Proposals}, cfg.Collections)
-	console := NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console,
-		ReconcileDay: ops.ReconcileDay, Checkpoints: gw.Checkpoints}, cfg)
-	console.Collections = coll
-	return &App{
-		Loans: NewLoans(LoansDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Queue: d.Queue,
-			Applications: st.Applications, Loans: st.Loans, Repayments: st.Repayments, Ledger: st.Ledger,
-			Scoring: gw.Scoring, CoreBanking: gw.CoreBanking, OpsLog: d.OpsLog}, cfg),
-		Transfers: NewTransfers(TransfersDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency,
-			Applications: st.Applications, Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers,
-			Processing: gw.Processing, Cards: st.Cards}),
-		Repayments: NewRepayments(RepaymentsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Loans: st.Loans,
-			Ledger: st.Ledger, Processing: gw.Processing, Repayments: st.Repayments}),
-		Cards: cards,
-		Partners: NewPartners(PartnersDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Partners: st.Partners,
-			Events: d.Events, Webhooks: gw.Webhooks, Sealer: d.Sealer, OpsLog: d.OpsLog}),
-		Operations: ops,
-		Sandbox: NewSandbox(SandboxDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Applications: st.Applications,
-			SandboxClock: d.Sandbox.Clock, SMSOutbox: d.Sandbox.SMSOutbox}, cfg),
-		Console:     console,
-		Collections: coll,
-	}
 }

@@ -85,10 +85,7 @@ func (b *breakBook) reversedUnknownDebit() *ports.BreakRecord {
 }
 
 func (c *console) withBreaks(b *breakBook) application.Console {
-	return application.New(application.Deps{Clock: c.clock, UoW: c.uow,
-		Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers,
-			Repayments: c.payments, Partners: c.partners, Reconciliation: b.rec},
-		Console: application.ConsoleStores{Operators: c.operators, SecondFactors: c.factors, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
+	return c.consoleOn(c.clock, b.rec)
 }
 
 // Issue 47, 4 and 5: a lost credit explained as made closes only when a second officer

@@ -14,6 +14,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/ports/mocks"
+	"github.com/tiyin/tiyin/test/testkit"
 )
 
 // collectionsDeps are the mocks the collections' use cases run on; inTx says whether a unit of
@@ -72,10 +73,11 @@ func setupCollections(t *testing.T) *collectionsDeps {
 	}
 	d.firstDue = due
 	d.loans.EXPECT().Get(gomock.Any(), d.loan.ID()).Return(d.loan, nil).AnyTimes()
-	d.uc = application.New(application.Deps{Clock: d.clock, UoW: uow, Events: d.events,
-		Stores:   application.Stores{Applications: d.apps, Loans: d.loans, Collections: d.coll},
-		Gateways: application.Gateways{SMS: d.sms},
-		Console:  application.ConsoleStores{Operators: d.operators, AuditLog: d.audit}}, application.Config{}).Collections
+	d.uc = testkit.App(t, append(testkit.Gateways{SMS: d.sms}.Options(), testkit.Swap[ports.Clock](d.clock),
+		testkit.Swap[ports.UnitOfWork](uow), testkit.Swap[ports.EventOutbox](d.events),
+		testkit.Swap[ports.ApplicationRepository](d.apps), testkit.Swap[ports.LoanRepository](d.loans),
+		testkit.Swap[ports.CollectionsRepository](d.coll), testkit.Swap[ports.OperatorRepository](d.operators),
+		testkit.Swap[ports.AuditLog](d.audit))...).Collections
 	return d
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/ports/mocks"
+	"github.com/tiyin/tiyin/test/testkit"
 )
 
 // console is the console's ports as mocks over maps, and the audit lines written.
@@ -198,11 +199,22 @@ func (c *console) known(actors ...application.Actor) {
 	}
 }
 
-func (c *console) app() application.Console {
-	return application.New(application.Deps{Clock: c.clock, UoW: c.uow,
-		Stores: application.Stores{Applications: c.apps, Loans: c.loans, Ledger: c.ledger, Transfers: c.transfers,
-			Repayments: c.payments, Partners: c.partners},
-		Console: application.ConsoleStores{Operators: c.operators, SecondFactors: c.factors, AuditLog: c.auditLog(), Proposals: c.proposals}}, c.cfg).Console
+func (c *console) app() application.Console { return c.consoleOn(c.clock, nil) }
+
+// consoleOn is the console's use cases as the server's graph builds them, on clock, c's
+// doubles and rec, reconciliation's runs and breaks (nil: the store's, which the test never
+// reaches).
+func (c *console) consoleOn(clock ports.Clock, rec ports.ReconciliationRepository) application.Console {
+	opts := []testkit.Option{testkit.Swap(clock), testkit.Swap[ports.UnitOfWork](c.uow), testkit.Swap(c.cfg),
+		testkit.Swap[ports.ApplicationRepository](c.apps), testkit.Swap[ports.LoanRepository](c.loans),
+		testkit.Swap[ports.LedgerRepository](c.ledger), testkit.Swap[ports.TransferRepository](c.transfers),
+		testkit.Swap[ports.RepaymentRepository](c.payments), testkit.Swap[ports.PartnerRepository](c.partners),
+		testkit.Swap[ports.OperatorRepository](c.operators), testkit.Swap[ports.SecondFactorRepository](c.factors),
+		testkit.Swap(c.auditLog()), testkit.Swap[ports.ProposalRepository](c.proposals)}
+	if rec != nil {
+		opts = append(opts, testkit.Swap(rec))
+	}
+	return testkit.App(c.t, opts...).Console
 }
 
 // auditLog is an AuditLog that keeps its lines in c.audit; a line written outside a unit of

@@ -39,7 +39,7 @@ type ProcessApplicationHandler struct {
 // NewProcessApplicationHandler returns the handler on the ports it uses.
 func NewProcessApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
 	loans ports.LoanRepository, scoring ports.Scoring, coreBanking ports.CoreBanking, ledger ports.LedgerRepository,
-	opsLog ports.OpsLog, product Product) *ProcessApplicationHandler {
+	opsLog ports.OpsLog, cfg Config) *ProcessApplicationHandler {
 	return &ProcessApplicationHandler{
 		clock:        clock,
 		uow:          uow,
@@ -49,7 +49,7 @@ func NewProcessApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, appli
 		coreBanking:  coreBanking,
 		ledger:       ledger,
 		opsLog:       orNoOpsLog(opsLog),
-		product:      product,
+		product:      cfg.Product,
 	}
 }
 

@@ -250,7 +250,7 @@ func openDB(ctx context.Context, o options, s schema, fn func(context.Context, c
 	}
 	defer func() { _ = log.Sync() }()
 	c := cli{cfg: cfg}
-	app := fx.New(graph(cfg, log), fx.Populate(&c.db, &c.app, &c.clock))
+	app := fx.New(graph(cfg, log, o), fx.Populate(&c.db, &c.app, &c.clock))
 	if err := app.Start(ctx); err != nil {
 		return rootCause(err)
 	}
