@@ -43,9 +43,9 @@ type Product struct {
 	PenaltyDaily domain.Percent
 }
 
-// loanProduct is what a loan issued now copies: a fresh id and the product's settings.
-func (p Product) loanProduct() domain.LoanProduct {
-	return domain.LoanProduct{LoanID: newID(), ServiceRate: p.ServiceRate, PenaltyDaily: p.PenaltyDaily, ScheduleType: p.ScheduleType}
+// LoanProduct is what a loan issued now copies: a fresh id and the product's settings.
+func (p Product) LoanProduct() domain.LoanProduct {
+	return domain.LoanProduct{LoanID: NewID(), ServiceRate: p.ServiceRate, PenaltyDaily: p.PenaltyDaily, ScheduleType: p.ScheduleType}
 }
 
 // offerTerms are the terms a loan on offer o gets from the product; the caller sets the issue
@@ -134,8 +134,7 @@ type App struct {
 	Partners   Partners
 	Operations Operations
 	Sandbox    Sandbox
-	Console    Console
-	// Collections is also the console's (Console.Collections); its passes run in the background.
+	// Collections are the collectors' passes that run in the background.
 	Collections Collections
 }
 
@@ -202,6 +201,8 @@ type Operations struct {
 	CloseBooks           *CloseBooksHandler
 	TrialBalance         *TrialBalanceHandler
 	Journal              *JournalHandler
+	// SweepSessions deletes the operators' console sessions that expired.
+	SweepSessions *SweepSessionsHandler
 }
 
 // Sandbox is what only the sandbox offers.
@@ -213,73 +214,6 @@ type Sandbox struct {
 	Reset *ResetSandboxHandler
 }
 
-// Console groups the operator console's use cases (docs/console.md).
-type Console struct {
-	Operators ConsoleOperators
-	Views     ConsoleViews
-	Actions   ConsoleActions
-	// Collections are the collectors' pages and actions.
-	Collections Collections
-}
-
-// ConsoleOperators manage operators and their sessions.
-type ConsoleOperators struct {
-	CreateOperator        *CreateOperatorHandler
-	ListOperators         *ListOperatorsHandler
-	SetOperatorDisabled   *SetOperatorDisabledHandler
-	ResetOperatorPassword *ResetOperatorPasswordHandler
-	ChangeRole            *ChangeOperatorRoleHandler
-	DecideGrant           *DecideOperatorGrantHandler
-	LogIn                 *LogInHandler
-	ResumeSession         *ResumeSessionHandler
-	LogOut                *LogOutHandler
-	ChangePassword        *ChangePasswordHandler
-	BeginEnrolment        *BeginEnrolmentHandler
-	EnrolSecondFactor     *EnrolSecondFactorHandler
-	ResetSecondFactor     *ResetSecondFactorHandler
-	SetLanguage           *SetLanguageHandler
-	SweepSessions         *SweepSessionsHandler
-}
-
-// ConsoleViews are the console's pages.
-type ConsoleViews struct {
-	Dashboard             *ConsoleDashboardHandler
-	Search                *ConsoleSearchHandler
-	List                  *ConsoleListHandler
-	Reports               *ConsoleReportsHandler
-	Client                *ConsoleClientHandler
-	Application           *ConsoleApplicationHandler
-	Loan                  *ConsoleLoanHandler
-	LoanAction            *PreviewLoanActionHandler
-	Reconciliation        *ConsoleReconciliationHandler
-	Ledger                *ConsoleLedgerHandler
-	Partners              *ConsolePartnersHandler
-	Object                *ConsoleObjectHandler
-	AuditTrail            *AuditTrailHandler
-	LastAuditVerification *LastAuditVerificationHandler
-}
-
-// ConsoleActions are what an operator does, each audited.
-type ConsoleActions struct {
-	AuditRefusal         *AuditRefusalHandler
-	VerifyAudit          *VerifyAuditHandler
-	CheckpointAudit      *CheckpointAuditHandler
-	RetryStage           *RetryStageHandler
-	ResendEvent          *ResendEventHandler
-	CompleteVerification *ConsoleVerificationHandler
-	RevealClientData     *RevealClientDataHandler
-	Partner              *ConsolePartnerHandler
-	ProposeResolution    *ProposeResolutionHandler
-	DecideProposal       *DecideProposalHandler
-	ProposeLoanAction    *ProposeLoanActionHandler
-	ExplainBreak         *ExplainBreakHandler
-	// ProposeBreakAcceptance proposes accepting a break's network side (ACCEPT_BREAK).
-	ProposeBreakAcceptance *ProposeBreakAcceptanceHandler
-	// ProposeBreakReopening proposes reopening explained breaks (REOPEN_BREAK).
-	ProposeBreakReopening *ProposeBreakReopeningHandler
-	RunReconciliation     *RunReconciliationHandler
-}
-
 // New builds every use case on the given ports: each capability on the few it needs. The
 // server's fx graph builds the same capabilities one module each (server/wiring.go).
 func New(d Deps, cfg Config) *App {
@@ -289,13 +223,10 @@ func New(d Deps, cfg Config) *App {
 		OpsLog: d.OpsLog}, cfg)
 	ops := NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
 		Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
-		Processing: gw.Processing, Cards: cards, CodeCounts: st.CodeCounts, Reconciliation: st.Reconciliation, Books: st.Books}, cfg)
+		Processing: gw.Processing, Cards: cards, CodeCounts: st.CodeCounts, Reconciliation: st.Reconciliation, Books: st.Books,
+		Operators: d.Console.Operators}, cfg)
 	coll := NewCollections(CollectionsDeps{Clock: d.Clock, UoW: d.UoW, Applications: st.Applications, Loans: st.Loans,
-		Collections: st.Collections, Operators: d.Console.Operators, AuditLog: d.Console.AuditLog, Events: d.Events, SMS: gw.SMS,
-		Repayments: st.Repayments, Bulk: st.Bulk, Proposals: d.Console.Proposals}, cfg.Collections)
-	console := NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console,
-		ReconcileDay: ops.ReconcileDay, Checkpoints: gw.Checkpoints}, cfg)
-	console.Collections = coll
+		Collections: st.Collections, Events: d.Events, SMS: gw.SMS}, cfg.Collections)
 	return &App{
 		Loans: NewLoans(LoansDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Queue: d.Queue,
 			Applications: st.Applications, Loans: st.Loans, Repayments: st.Repayments, Ledger: st.Ledger,
@@ -311,7 +242,6 @@ func New(d Deps, cfg Config) *App {
 		Operations: ops,
 		Sandbox: NewSandbox(SandboxDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Applications: st.Applications,
 			SandboxClock: d.Sandbox.Clock, SMSOutbox: d.Sandbox.SMSOutbox}, cfg),
-		Console:     console,
 		Collections: coll,
 	}
 }

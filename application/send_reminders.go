@@ -89,7 +89,7 @@ func (h *SendRemindersHandler) remind(ctx context.Context, id uuid.UUID, s timeS
 	if !ok {
 		return nil
 	}
-	rec := ports.ReminderRecord{ID: newID(), LoanID: id, PartnerID: loan.PartnerID(), Reminder: r, At: s.now}
+	rec := ports.ReminderRecord{ID: NewID(), LoanID: id, PartnerID: loan.PartnerID(), Reminder: r, At: s.now}
 	var claimed bool
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
 		claimed, err = h.collections.ClaimReminder(ctx, rec, s.now.Add(-week), h.policy.PerWeek)

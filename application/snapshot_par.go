@@ -24,5 +24,5 @@ func NewSnapshotPARHandler(clock ports.Clock, collections ports.CollectionsRepos
 
 // Handle takes (or takes again) today's snapshot.
 func (h *SnapshotPARHandler) Handle(ctx context.Context) error {
-	return h.collections.SnapshotPAR(ctx, queueScopes(h.clock), domain.BusinessDate(latestNow(h.clock)), h.buckets)
+	return h.collections.SnapshotPAR(ctx, QueueScopes(h.clock), domain.BusinessDate(LatestNow(h.clock)), h.buckets)
 }

@@ -4,6 +4,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -38,7 +39,7 @@ var appModule = fx.Options(
 			Events: in.Events, Queue: in.Queue,
 			Applications: in.Applications, Loans: in.Loans, Ledger: in.Ledger, Transfers: in.Transfers, CardOrders: in.CardOrders,
 			CoreBanking: in.CoreBanking, Processing: in.Processing, Cards: in.Cards, CodeCounts: in.CodeCounts,
-			Reconciliation: in.Reconciliation, Books: in.Books}, cfg)
+			Reconciliation: in.Reconciliation, Books: in.Books, Operators: in.Operators}, cfg)
 	})),
 	fx.Module("sandbox", fx.Provide(func(in sandboxIn, cfg application.Config) application.Sandbox {
 		return application.NewSandbox(application.SandboxDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
@@ -46,24 +47,20 @@ var appModule = fx.Options(
 	})),
 	fx.Module("collections", fx.Provide(func(in collectionsIn, cfg application.Config) application.Collections {
 		return application.NewCollections(application.CollectionsDeps{Clock: in.Clock, UoW: in.UoW, Applications: in.Applications,
-			Loans: in.Loans, Collections: in.Collections, Operators: in.Operators, AuditLog: in.AuditLog, Events: in.Events, SMS: in.SMS,
-			Repayments: in.Repayments, Bulk: in.Bulk, Proposals: in.Proposals},
-			cfg.Collections)
+			Loans: in.Loans, Collections: in.Collections, Events: in.Events, SMS: in.SMS}, cfg.Collections)
 	})),
-	fx.Module("console", fx.Provide(func(in consoleIn, st storesIn, ops application.Operations, coll application.Collections,
-		cfg application.Config) application.Console {
-		c := application.NewConsole(application.ConsoleDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue, Sealer: in.Sealer,
+	fx.Module("console", fx.Provide(func(in consoleIn, st storesIn, ops application.Operations,
+		cfg application.Config) appconsole.Console {
+		return appconsole.NewConsole(appconsole.ConsoleDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue, Sealer: in.Sealer,
 			Stores: application.Stores{Applications: st.Applications, Loans: st.Loans, Partners: st.Partners, Ledger: st.Ledger,
 				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders, Reconciliation: st.Reconciliation,
-				Bulk: st.Bulk},
+				Bulk: st.Bulk, Collections: st.Collections},
 			Console: application.ConsoleStores{Operators: in.Operators, SecondFactors: in.SecondFactors, AuditLog: in.AuditLog,
 				Proposals: in.Proposals, BackOffice: in.BackOffice}, ReconcileDay: ops.ReconcileDay, Checkpoints: in.Checkpoints}, cfg)
-		c.Collections = coll
-		return c
 	})),
 	fx.Provide(func(in appIn) *application.App {
 		return &application.App{Loans: in.Loans, Transfers: in.Transfers, Repayments: in.Repayments, Cards: in.Cards,
-			Partners: in.Partners, Operations: in.Operations, Sandbox: in.Sandbox, Console: in.Console, Collections: in.Collections}
+			Partners: in.Partners, Operations: in.Operations, Sandbox: in.Sandbox, Collections: in.Collections}
 	}),
 )
 
@@ -152,6 +149,7 @@ type operationsIn struct {
 	// Reconciliation is the store's.
 	Reconciliation ports.ReconciliationRepository
 	Books          ports.BooksRepository
+	Operators      ports.OperatorRepository
 }
 
 type sandboxIn struct {
@@ -195,6 +193,8 @@ type storesIn struct {
 	Reconciliation ports.ReconciliationRepository
 	// Bulk keeps the repayments files proposed at once.
 	Bulk ports.BulkRepository
+	// Collections keeps the collectors' work.
+	Collections ports.CollectionsRepository
 }
 
 type appIn struct {
@@ -206,12 +206,11 @@ type appIn struct {
 	Partners   application.Partners
 	Operations application.Operations
 	Sandbox    application.Sandbox
-	Console    application.Console
-	// Collections runs its passes in the background too.
+	// Collections runs the collectors' passes in the background.
 	Collections application.Collections
 }
 
-// collectionsIn are the ports the collectors' work needs.
+// collectionsIn are the ports the collectors' background passes need.
 type collectionsIn struct {
 	fx.In
 	Clock        ports.Clock
@@ -219,11 +218,6 @@ type collectionsIn struct {
 	Applications ports.ApplicationRepository
 	Loans        ports.LoanRepository
 	Collections  ports.CollectionsRepository
-	Operators    ports.OperatorRepository
-	AuditLog     ports.AuditLog
 	Events       ports.EventOutbox
 	SMS          ports.SMSSender
-	Repayments   ports.RepaymentRepository
-	Bulk         ports.BulkRepository
-	Proposals    ports.ProposalRepository
 }

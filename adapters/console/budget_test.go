@@ -26,6 +26,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 )
 
@@ -323,6 +324,7 @@ func loginWithinBudget(t *testing.T, e *env, h http.Handler, counter *statementC
 type env struct {
 	db    *store.DB
 	app   *application.App
+	uc    appconsole.Console
 	loans *store.LoanRepository
 	apps  *store.ApplicationRepository
 	pid   uuid.UUID
@@ -338,7 +340,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	uow := store.NewUnitOfWork(db)
 	e := &env{db: db, loans: store.NewLoanRepository(db), apps: store.NewApplicationRepository(db), clock: store.NewSandboxClock(db)}
-	e.app = application.New(application.Deps{Clock: e.clock, UoW: uow, Idempotency: uow, Queue: noQueue{},
+	d := application.Deps{Clock: e.clock, UoW: uow, Idempotency: uow, Queue: noQueue{},
 		Events: store.NewEventOutbox(db), Sealer: storetest.Sealer,
 		Stores: application.Stores{
 			Applications: e.apps, Loans: e.loans, Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db),
@@ -349,7 +351,10 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		},
 		Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), SecondFactors: store.NewSecondFactorRepository(db),
 			AuditLog: store.NewAuditLog(db), Proposals: store.NewProposalRepository(db), BackOffice: store.NewBackOffice(db)},
-	}, application.Config{})
+	}
+	e.app = application.New(d, application.Config{})
+	e.uc = appconsole.NewConsole(appconsole.ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: d.Stores,
+		Console: d.Console, ReconcileDay: e.app.Operations.ReconcileDay, Checkpoints: d.Gateways.Checkpoints}, application.Config{})
 	p, err := e.app.Partners.CreatePartner.Handle(context.Background(), application.CreatePartner{Name: "acme"})
 	if err != nil {
 		t.Fatal(err)
@@ -473,5 +478,5 @@ func (e *env) issuedLoan(t *testing.T) (*domain.Application, *domain.Loan) {
 // the handler and the session cookie.
 func (e *env) console(t *testing.T) (http.Handler, *http.Cookie) {
 	t.Helper()
-	return console.New(e.app.Console, zap.NewNop(), console.Config{Sandbox: true}), e.as(t, "alice", domain.RoleOfficer).cookie
+	return console.New(e.uc, zap.NewNop(), console.Config{Sandbox: true}), e.as(t, "alice", domain.RoleOfficer).cookie
 }
