@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/tiyin/tiyin/domain"
-	"github.com/tiyin/tiyin/ports"
 )
 
 // Config holds the business settings the use cases need.
@@ -43,9 +42,9 @@ type Product struct {
 	PenaltyDaily domain.Percent
 }
 
-// loanProduct is what a loan issued now copies: a fresh id and the product's settings.
-func (p Product) loanProduct() domain.LoanProduct {
-	return domain.LoanProduct{LoanID: newID(), ServiceRate: p.ServiceRate, PenaltyDaily: p.PenaltyDaily, ScheduleType: p.ScheduleType}
+// LoanProduct is what a loan issued now copies: a fresh id and the product's settings.
+func (p Product) LoanProduct() domain.LoanProduct {
+	return domain.LoanProduct{LoanID: NewID(), ServiceRate: p.ServiceRate, PenaltyDaily: p.PenaltyDaily, ScheduleType: p.ScheduleType}
 }
 
 // offerTerms are the terms a loan on offer o gets from the product; the caller sets the issue
@@ -70,38 +69,6 @@ func (c Config) chart() domain.Chart {
 	return c.Chart
 }
 
-// Stores are the aggregates' repositories.
-type Stores struct {
-	Applications ports.ApplicationRepository
-	Loans        ports.LoanRepository
-	Partners     ports.PartnerRepository
-	Ledger       ports.LedgerRepository
-	Transfers    ports.TransferRepository
-	Repayments   ports.RepaymentRepository
-	Cards        ports.CardRepository
-	CardOrders   ports.CardOrderRepository
-	// CodeCounts count attach's SMS codes for its daily caps.
-	CodeCounts ports.CodeCounter
-	// Reconciliation keeps reconciliation runs and breaks.
-	Reconciliation ports.ReconciliationRepository
-	// Books keeps the books' closes (nil where nothing closes, a test's graph).
-	Books ports.BooksRepository
-	// Collections keeps the collectors' work.
-	Collections ports.CollectionsRepository
-	// Bulk keeps the repayments files proposed at once.
-	Bulk ports.BulkRepository
-}
-
-// ConsoleStores serve the operator console.
-type ConsoleStores struct {
-	Operators ports.OperatorRepository
-	// SecondFactors are the operators' second factors and recovery codes.
-	SecondFactors ports.SecondFactorRepository
-	AuditLog      ports.AuditLog
-	Proposals     ports.ProposalRepository
-	BackOffice    ports.BackOffice
-}
-
 // App groups the use cases by capability, so adapters depend on one value.
 type App struct {
 	Loans      Loans
@@ -111,8 +78,7 @@ type App struct {
 	Partners   Partners
 	Operations Operations
 	Sandbox    Sandbox
-	Console    Console
-	// Collections is also the console's (Console.Collections); its passes run in the background.
+	// Collections are the collectors' passes that run in the background.
 	Collections Collections
 }
 
@@ -179,6 +145,8 @@ type Operations struct {
 	CloseBooks           *CloseBooksHandler
 	TrialBalance         *TrialBalanceHandler
 	Journal              *JournalHandler
+	// SweepSessions deletes the operators' console sessions that expired.
+	SweepSessions *SweepSessionsHandler
 }
 
 // Sandbox is what only the sandbox offers.
@@ -188,71 +156,4 @@ type Sandbox struct {
 	ReadSMSOutbox        *ReadSMSOutboxHandler
 	// Reset erases the partner's sandbox: its objects and its clock.
 	Reset *ResetSandboxHandler
-}
-
-// Console groups the operator console's use cases (docs/console.md).
-type Console struct {
-	Operators ConsoleOperators
-	Views     ConsoleViews
-	Actions   ConsoleActions
-	// Collections are the collectors' pages and actions.
-	Collections Collections
-}
-
-// ConsoleOperators manage operators and their sessions.
-type ConsoleOperators struct {
-	CreateOperator        *CreateOperatorHandler
-	ListOperators         *ListOperatorsHandler
-	SetOperatorDisabled   *SetOperatorDisabledHandler
-	ResetOperatorPassword *ResetOperatorPasswordHandler
-	ChangeRole            *ChangeOperatorRoleHandler
-	DecideGrant           *DecideOperatorGrantHandler
-	LogIn                 *LogInHandler
-	ResumeSession         *ResumeSessionHandler
-	LogOut                *LogOutHandler
-	ChangePassword        *ChangePasswordHandler
-	BeginEnrolment        *BeginEnrolmentHandler
-	EnrolSecondFactor     *EnrolSecondFactorHandler
-	ResetSecondFactor     *ResetSecondFactorHandler
-	SetLanguage           *SetLanguageHandler
-	SweepSessions         *SweepSessionsHandler
-}
-
-// ConsoleViews are the console's pages.
-type ConsoleViews struct {
-	Dashboard             *ConsoleDashboardHandler
-	Search                *ConsoleSearchHandler
-	List                  *ConsoleListHandler
-	Reports               *ConsoleReportsHandler
-	Client                *ConsoleClientHandler
-	Application           *ConsoleApplicationHandler
-	Loan                  *ConsoleLoanHandler
-	LoanAction            *PreviewLoanActionHandler
-	Reconciliation        *ConsoleReconciliationHandler
-	Ledger                *ConsoleLedgerHandler
-	Partners              *ConsolePartnersHandler
-	Object                *ConsoleObjectHandler
-	AuditTrail            *AuditTrailHandler
-	LastAuditVerification *LastAuditVerificationHandler
-}
-
-// ConsoleActions are what an operator does, each audited.
-type ConsoleActions struct {
-	AuditRefusal         *AuditRefusalHandler
-	VerifyAudit          *VerifyAuditHandler
-	CheckpointAudit      *CheckpointAuditHandler
-	RetryStage           *RetryStageHandler
-	ResendEvent          *ResendEventHandler
-	CompleteVerification *ConsoleVerificationHandler
-	RevealClientData     *RevealClientDataHandler
-	Partner              *ConsolePartnerHandler
-	ProposeResolution    *ProposeResolutionHandler
-	DecideProposal       *DecideProposalHandler
-	ProposeLoanAction    *ProposeLoanActionHandler
-	ExplainBreak         *ExplainBreakHandler
-	// ProposeBreakAcceptance proposes accepting a break's network side (ACCEPT_BREAK).
-	ProposeBreakAcceptance *ProposeBreakAcceptanceHandler
-	// ProposeBreakReopening proposes reopening explained breaks (REOPEN_BREAK).
-	ProposeBreakReopening *ProposeBreakReopeningHandler
-	RunReconciliation     *RunReconciliationHandler
 }

@@ -24,7 +24,7 @@ type ConfirmTransferHandler struct {
 	clock      ports.Clock
 	transfers  ports.TransferRepository
 	processing ports.Processing
-	settlement transferSettlement
+	settlement TransferSettlement
 	rq         requests
 }
 
@@ -35,7 +35,7 @@ func NewConfirmTransferHandler(clock ports.Clock, uow ports.UnitOfWork, idempote
 		clock:      clock,
 		transfers:  transfers,
 		processing: processing,
-		settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
+		settlement: TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
 		rq:         requests{uow: uow, store: idempotency},
 	}
 }

@@ -28,10 +28,10 @@ func timeScopes(clock ports.Clock) []timeScope {
 	return scopes
 }
 
-// businessToday is each partner's business date on its own clock: the system's, and in the
+// BusinessToday is each partner's business date on its own clock: the system's, and in the
 // sandbox the own date of each partner whose clock is ahead of it. A view across partners
 // reads each partner's objects at its date, as each object's page does.
-func businessToday(clock ports.Clock) ports.Today {
+func BusinessToday(clock ports.Clock) ports.Today {
 	t := ports.Today{Date: domain.BusinessDate(clock.Now(uuid.Nil))}
 	for _, p := range clock.Ahead() {
 		if t.Ahead == nil {

@@ -6,7 +6,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/tiyin/tiyin/application"
-	"github.com/tiyin/tiyin/ports"
+	appconsole "github.com/tiyin/tiyin/application/console"
 )
 
 // appModule is the use cases, one fx module per capability. Each use case's constructor is
@@ -47,7 +47,7 @@ var appModule = fx.Options(
 	fx.Module("operations", fx.Provide(
 		application.NewReconcileHandler, application.NewCountUnknownOutcomesHandler, application.NewCheckLedgerHandler,
 		application.NewReconcileDayHandler, application.NewPurgeExpiredHandler, application.NewCloseBooksHandler,
-		application.NewTrialBalanceHandler, application.NewJournalHandler,
+		application.NewTrialBalanceHandler, application.NewJournalHandler, application.NewSweepSessionsHandler,
 		useCases[application.Operations](),
 	)),
 	// The sandbox clock is the sandbox's, absent outside it: its use cases then answer that
@@ -58,74 +58,41 @@ var appModule = fx.Options(
 		application.NewCompleteVerificationHandler, application.NewReadSMSOutboxHandler,
 		useCases[application.Sandbox](),
 	)),
-	fx.Module("collections", fx.Provide(func(in collectionsIn, cfg application.Config) application.Collections {
-		return application.NewCollections(application.CollectionsDeps{Clock: in.Clock, UoW: in.UoW, Applications: in.Applications,
-			Loans: in.Loans, Collections: in.Collections, Operators: in.Operators, AuditLog: in.AuditLog, Events: in.Events, SMS: in.SMS,
-			Repayments: in.Repayments, Bulk: in.Bulk, Proposals: in.Proposals},
-			cfg.Collections)
-	})),
-	fx.Module("console", fx.Provide(func(in consoleIn, st storesIn, ops application.Operations, coll application.Collections,
-		cfg application.Config) application.Console {
-		c := application.NewConsole(application.ConsoleDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue, Sealer: in.Sealer,
-			Stores: application.Stores{Applications: st.Applications, Loans: st.Loans, Partners: st.Partners, Ledger: st.Ledger,
-				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders, Reconciliation: st.Reconciliation,
-				Bulk: st.Bulk},
-			Console: application.ConsoleStores{Operators: in.Operators, SecondFactors: in.SecondFactors, AuditLog: in.AuditLog,
-				Proposals: in.Proposals, BackOffice: in.BackOffice}, ReconcileDay: ops.ReconcileDay, Checkpoints: in.Checkpoints}, cfg)
-		c.Collections = coll
-		return c
-	})),
+	fx.Module("collections", fx.Provide(
+		application.NewSettlePromisesHandler, application.NewSendRemindersHandler, application.NewSnapshotPARHandler,
+		useCases[application.Collections](),
+	)),
 	fx.Provide(func(app application.App) *application.App { return &app }, useCases[application.App]()),
+	// The operator console (application/console), its own product on the same ports; one
+	// node's login throttles are shared by the login and the change of password.
+	fx.Module("console", fx.Provide(
+		appconsole.NewLoginThrottles,
+		appconsole.NewCreateOperatorHandler, appconsole.NewListOperatorsHandler, appconsole.NewSetOperatorDisabledHandler,
+		appconsole.NewResetOperatorPasswordHandler, appconsole.NewChangeOperatorRoleHandler, appconsole.NewDecideOperatorGrantHandler,
+		appconsole.NewLogInHandler, appconsole.NewResumeSessionHandler, appconsole.NewLogOutHandler, appconsole.NewChangePasswordHandler,
+		appconsole.NewBeginEnrolmentHandler, appconsole.NewEnrolSecondFactorHandler, appconsole.NewResetSecondFactorHandler,
+		appconsole.NewSetLanguageHandler,
+		useCases[appconsole.ConsoleOperators](),
+		appconsole.NewConsoleDashboardHandler, appconsole.NewConsoleSearchHandler, appconsole.NewConsoleListHandler,
+		appconsole.NewConsoleReportsHandler, appconsole.NewConsoleClientHandler, appconsole.NewConsoleApplicationHandler,
+		appconsole.NewConsoleLoanHandler, appconsole.NewPreviewLoanActionHandler, appconsole.NewConsoleReconciliationHandler,
+		appconsole.NewConsoleLedgerHandler, appconsole.NewConsolePartnersHandler, appconsole.NewConsoleObjectHandler,
+		appconsole.NewAuditTrailHandler, appconsole.NewLastAuditVerificationHandler,
+		useCases[appconsole.ConsoleViews](),
+		appconsole.NewAuditRefusalHandler, appconsole.NewVerifyAuditHandler, appconsole.NewCheckpointAuditHandler,
+		appconsole.NewRetryStageHandler, appconsole.NewResendEventHandler, appconsole.NewConsoleVerificationHandler,
+		appconsole.NewRevealClientDataHandler, appconsole.NewConsolePartnerHandler, appconsole.NewProposeResolutionHandler,
+		appconsole.NewDecideProposalHandler, appconsole.NewProposeBreakAcceptanceHandler, appconsole.NewProposeLoanActionHandler,
+		appconsole.NewExplainBreakHandler, appconsole.NewProposeBreakReopeningHandler, appconsole.NewRunReconciliationHandler,
+		useCases[appconsole.ConsoleActions](),
+		appconsole.NewConsoleQueueHandler, appconsole.NewConsoleLoanWorkHandler, appconsole.NewCollectionsReportHandler,
+		appconsole.NewAssignCollectorHandler, appconsole.NewLogContactHandler, appconsole.NewMakePromiseToPayHandler,
+		appconsole.NewPreviewBulkRepaymentsHandler, appconsole.NewProposeBulkRepaymentsHandler, appconsole.NewConsoleBulkHandler,
+		appconsole.NewPreviewBulkActionHandler, appconsole.NewProposeBulkActionHandler,
+		useCases[appconsole.Collections](),
+		useCases[appconsole.Console](),
+	)),
 )
-
-type consoleIn struct {
-	fx.In
-	Clock         ports.Clock
-	UoW           ports.UnitOfWork
-	Queue         ports.WorkQueue
-	Sealer        ports.Sealer
-	Operators     ports.OperatorRepository
-	SecondFactors ports.SecondFactorRepository
-	AuditLog      ports.AuditLog
-	Proposals     ports.ProposalRepository
-	BackOffice    ports.BackOffice
-	// Checkpoints sends the audit log's heads out of the database's reach.
-	Checkpoints ports.AuditCheckpointSender
-}
-
-// storesIn are the aggregates' repositories, which the console reads across.
-type storesIn struct {
-	fx.In
-	Applications ports.ApplicationRepository
-	Loans        ports.LoanRepository
-	Partners     ports.PartnerRepository
-	Ledger       ports.LedgerRepository
-	Transfers    ports.TransferRepository
-	Repayments   ports.RepaymentRepository
-	Cards        ports.CardRepository
-	CardOrders   ports.CardOrderRepository
-	// Reconciliation keeps reconciliation's runs and breaks.
-	Reconciliation ports.ReconciliationRepository
-	// Bulk keeps the repayments files proposed at once.
-	Bulk ports.BulkRepository
-}
-
-// collectionsIn are the ports the collectors' work needs.
-type collectionsIn struct {
-	fx.In
-	Clock        ports.Clock
-	UoW          ports.UnitOfWork
-	Applications ports.ApplicationRepository
-	Loans        ports.LoanRepository
-	Collections  ports.CollectionsRepository
-	Operators    ports.OperatorRepository
-	AuditLog     ports.AuditLog
-	Events       ports.EventOutbox
-	SMS          ports.SMSSender
-	Repayments   ports.RepaymentRepository
-	Bulk         ports.BulkRepository
-	Proposals    ports.ProposalRepository
-}
 
 // useCases provides T, a struct of use cases (a capability, or the App of every capability),
 // from the graph: each field is asked of the graph by its type, as an fx.In struct's would be.

@@ -26,6 +26,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/test/testkit"
@@ -325,6 +326,7 @@ func loginWithinBudget(t *testing.T, e *env, h http.Handler, counter *statementC
 type env struct {
 	db    *store.DB
 	app   *application.App
+	uc    appconsole.Console
 	loans *store.LoanRepository
 	apps  *store.ApplicationRepository
 	pid   uuid.UUID
@@ -340,7 +342,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	e := &env{db: db, loans: store.NewLoanRepository(db), apps: store.NewApplicationRepository(db), clock: store.NewSandboxClock(db)}
 	testkit.Build(t, []testkit.Option{testkit.Swap(db), testkit.Swap(e.clock), testkit.Swap[ports.WorkQueue](noQueue{}),
-		testkit.Swap[ports.Sealer](storetest.Sealer), testkit.Swap(application.Config{})}, &e.app)
+		testkit.Swap[ports.Sealer](storetest.Sealer), testkit.Swap(application.Config{})}, &e.app, &e.uc)
 	p, err := e.app.Partners.CreatePartner.Handle(context.Background(), application.CreatePartner{Name: "acme"})
 	if err != nil {
 		t.Fatal(err)
@@ -464,5 +466,5 @@ func (e *env) issuedLoan(t *testing.T) (*domain.Application, *domain.Loan) {
 // the handler and the session cookie.
 func (e *env) console(t *testing.T) (http.Handler, *http.Cookie) {
 	t.Helper()
-	return console.New(e.app.Console, zap.NewNop(), console.Config{Sandbox: true}), e.as(t, "alice", domain.RoleOfficer).cookie
+	return console.New(e.uc, zap.NewNop(), console.Config{Sandbox: true}), e.as(t, "alice", domain.RoleOfficer).cookie
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/server"
 )
@@ -62,6 +63,15 @@ func Build(t testing.TB, opts []Option, targets ...any) {
 			t.Error(err)
 		}
 	})
+}
+
+// Console is the operator console's use cases as the server's graph builds them, with opts
+// applied.
+func Console(t testing.TB, opts ...Option) console.Console {
+	t.Helper()
+	var c console.Console
+	Build(t, opts, &c)
+	return c
 }
 
 // App is every capability's use cases as the server's graph builds them, with opts applied.
