@@ -125,14 +125,20 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 	}
 	// Every gateway call goes through the graph's guard, which here fails the test when it is
 	// made inside a unit of work's transaction: no gateway is called while row locks may be held.
-	var app *application.App
-	testkit.Build(t, append(s.gateways.Options(), testkit.Swap(db), testkit.Swap(clock), testkit.Swap[ports.WorkQueue](queue),
-		testkit.Swap[ports.IdempotencyStore](s.idempotency), testkit.Swap[ports.Sealer](storetest.Sealer), testkit.Swap(s.cfg),
-		testkit.Swap(guard.Config{Faults: outsideTx{t}})), &app)
-	q.app = app
+	// The HTTP server is the graph's too, on the harness's settings, logger and readiness.
+	var (
+		app *application.App
+		srv *httpadapter.Server
+	)
 	core, logs := observer.New(zap.DebugLevel)
-	srv := httpadapter.New(httpadapter.Deps{App: app, Clock: clock, Log: zap.New(core), Metrics: s.metrics, Ready: s.ready,
-		Sealer: storetest.Sealer}, s.http)
+	built := append(s.gateways.Options(), testkit.Swap(db), testkit.Swap(clock), testkit.Swap[ports.WorkQueue](queue),
+		testkit.Swap[ports.IdempotencyStore](s.idempotency), testkit.Swap[ports.Sealer](storetest.Sealer), testkit.Swap(s.cfg),
+		testkit.Swap(guard.New(guard.Config{Faults: outsideTx{t}}, nil)), testkit.Swap(s.http), testkit.Swap(zap.New(core)), testkit.Swap(s.ready))
+	if s.metrics != nil {
+		built = append(built, testkit.Swap(s.metrics))
+	}
+	testkit.Build(t, built, &app, &srv)
+	q.app = app
 	h := &harness{srv: httptest.NewServer(srv.Handler()), handler: srv.Handler(), app: app, db: db, logs: logs, check: apicheck.New(t)}
 	t.Cleanup(h.srv.Close)
 	ctx := context.Background()
