@@ -54,14 +54,3 @@ func NewCollections(d CollectionsDeps, cfg CollectionsConfig) Collections {
 		SnapshotPAR:    NewSnapshotPARHandler(d.Clock, d.Collections, cfg.Buckets),
 	}
 }
-
-// QueueScopes are the partners' todays: all partners on the system time, then each partner whose
-// sandbox clock is ahead of it.
-func QueueScopes(clock ports.Clock) []ports.QueueScope {
-	ts := timeScopes(clock)
-	out := make([]ports.QueueScope, len(ts))
-	for i, s := range ts {
-		out[i] = ports.QueueScope{Partners: s.partners, Today: domain.BusinessDate(s.now)}
-	}
-	return out
-}

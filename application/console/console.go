@@ -5,12 +5,7 @@
 package console
 
 import (
-	"time"
-
-	"github.com/google/uuid"
-
 	"github.com/tiyin/tiyin/application"
-	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -193,15 +188,3 @@ func newCollections(d ConsoleDeps, cfg application.CollectionsConfig) Collection
 		PromiseToPay:      NewMakePromiseToPayHandler(d.Clock, d.UoW, st.Loans, st.Collections, cs.AuditLog),
 	}
 }
-
-// operatorNames names operators by id, for pages that show who did what.
-func operatorNames(os []*domain.Operator) map[uuid.UUID]string {
-	out := make(map[uuid.UUID]string, len(os))
-	for _, o := range os {
-		out[o.ID()] = o.Name()
-	}
-	return out
-}
-
-// collectionsWindow is how far back the report looks by default.
-const collectionsWindow = 30 * 24 * time.Hour

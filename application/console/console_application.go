@@ -10,9 +10,6 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// pageRows bounds the rows of one list on an object's page.
-const pageRows = 100
-
 // ApplicationPage is an application as operators see it: its stages and every gateway attempt,
 // the events it recorded,
 // the proposals and console actions about it, and its loan.
@@ -74,18 +71,4 @@ func (h *ConsoleApplicationHandler) Handle(ctx context.Context, who Actor, id uu
 	p.Proposals = asOf(p.Proposals, h.clock.Now(uuid.Nil))
 	p.Audit, err = h.log.List(ctx, ports.AuditFilter{Object: "application:" + id.String(), Limit: pageRows})
 	return p, err
-}
-
-// partnerName names the partner of id (partners are few: the list is one small read).
-func partnerName(ctx context.Context, partners ports.PartnerRepository, id uuid.UUID) (string, error) {
-	all, err := partners.List(ctx)
-	if err != nil {
-		return "", err
-	}
-	for _, p := range all {
-		if p.ID == id {
-			return p.Name, nil
-		}
-	}
-	return id.String(), nil
 }

@@ -18,8 +18,6 @@ const (
 	StuckStageAge = 15 * time.Minute
 	// FailingDeliveryAttempts is how many failed attempts make a webhook delivery failing.
 	FailingDeliveryAttempts = 3
-	// attentionLimit bounds each kind of trouble the dashboard lists.
-	attentionLimit = 50
 )
 
 // Dashboard is the console's front page.

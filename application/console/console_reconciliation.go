@@ -181,9 +181,3 @@ func describeBreakQuery(q ports.BreakQuery) string {
 	}
 	return s
 }
-
-// everyOperatorName is every operator's name, by id: who made a proposal.
-func everyOperatorName(ctx context.Context, operators ports.OperatorRepository) (map[uuid.UUID]string, error) {
-	os, err := operators.List(ctx)
-	return operatorNames(os), err
-}
