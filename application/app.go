@@ -166,8 +166,9 @@ type Sandbox struct {
 	Reset *ResetSandboxHandler
 }
 
-// New builds every use case on the given ports: each capability on the few it needs. The
-// server's fx graph builds the same capabilities one module each (server/wiring.go).
+// New builds every use case but the console's (package console) on the given ports: each
+// capability on the few it needs. The server's fx graph builds the same capabilities one module
+// each (server/wiring.go).
 func New(d Deps, cfg Config) *App {
 	st, gw := d.Stores, d.Gateways
 	cards := NewCards(CardsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Processing: gw.Processing,

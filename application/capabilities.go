@@ -7,7 +7,7 @@ import (
 
 // Each capability is built on the ports it names, and nothing else: a bank team that changes
 // one sees at a glance what it touches. The server's fx graph provides each from its own
-// module (server/wiring.go); New builds them all for tests and the command line.
+// module (server/wiring.go); New builds them all but the console for tests.
 
 // LoansDeps are the ports Loans needs.
 type LoansDeps struct {
