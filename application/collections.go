@@ -1,29 +1,8 @@
 package application
 
 import (
-	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
-
-// CollectionsConfig is how the collectors' work is cut: the queues' buckets of days overdue,
-// and when reminders go to borrowers.
-type CollectionsConfig struct {
-	Buckets   domain.Buckets
-	Reminders domain.ReminderPolicy
-}
-
-// WithDefaults fills what a test or the command line left out: the default buckets, reminders
-// three days before a date and in each bucket, from 09:00 to 20:00, three a week.
-func (c CollectionsConfig) WithDefaults() CollectionsConfig {
-	if len(c.Buckets) == 0 {
-		c.Buckets, _ = domain.ParseBuckets(domain.DefaultBuckets)
-	}
-	if c.Reminders.To == 0 {
-		c.Reminders = domain.ReminderPolicy{DaysBefore: 3, From: 9, To: 20, PerWeek: 3}
-	}
-	c.Reminders.Buckets = c.Buckets
-	return c
-}
 
 // CollectionsDeps are the ports Collections needs.
 type CollectionsDeps struct {

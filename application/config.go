@@ -50,3 +50,23 @@ func (p Product) LoanProduct() domain.LoanProduct {
 func (p Product) offerTerms(o domain.Offer) domain.LoanTerms {
 	return domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent, ServiceRate: p.ServiceRate, Type: p.ScheduleType}
 }
+
+// CollectionsConfig is how the collectors' work is cut: the queues' buckets of days overdue,
+// and when reminders go to borrowers.
+type CollectionsConfig struct {
+	Buckets   domain.Buckets
+	Reminders domain.ReminderPolicy
+}
+
+// WithDefaults fills what a test or the command line left out: the default buckets, reminders
+// three days before a date and in each bucket, from 09:00 to 20:00, three a week.
+func (c CollectionsConfig) WithDefaults() CollectionsConfig {
+	if len(c.Buckets) == 0 {
+		c.Buckets, _ = domain.ParseBuckets(domain.DefaultBuckets)
+	}
+	if c.Reminders.To == 0 {
+		c.Reminders = domain.ReminderPolicy{DaysBefore: 3, From: 9, To: 20, PerWeek: 3}
+	}
+	c.Reminders.Buckets = c.Buckets
+	return c
+}

@@ -71,7 +71,7 @@ func (h *CreateTransferHandler) Handle(ctx context.Context, call Call, cmd Creat
 	}
 	return finish(ctx, h.rq, call, fresh, func(ctx context.Context) (uuid.UUID, error) {
 		now := t.CreatedAt()
-		if err := h.settlement.releaseExpired(ctx, ports.Partners{Only: t.PartnerID()}, t.LoanID(), now, reconcileBatch); err != nil {
+		if err := h.settlement.releaseExpired(ctx, ports.Partners{Only: t.PartnerID()}, t.LoanID(), now); err != nil {
 			return uuid.Nil, err
 		}
 		if err := h.transfers.Create(ctx, t); err != nil {

@@ -105,7 +105,7 @@ func (h *ReconcileHandler) pass(ctx context.Context, s timeScope, rep *Reconcile
 			return err
 		}
 	}
-	if err := h.settlement.releaseExpired(ctx, s.partners, uuid.Nil, now, reconcileBatch); err != nil {
+	if err := h.settlement.releaseExpired(ctx, s.partners, uuid.Nil, now); err != nil {
 		return err
 	}
 	n, err := h.settleUnknownCredits(ctx, s)
