@@ -11,15 +11,15 @@ import (
 
 // Console groups the operator console's use cases (docs/console.md).
 type Console struct {
-	Operators ConsoleOperators
-	Views     ConsoleViews
-	Actions   ConsoleActions
+	Operators Operators
+	Views     Views
+	Actions   Actions
 	// Collections are the collectors' pages and actions.
 	Collections Collections
 }
 
-// ConsoleOperators manage operators and their sessions.
-type ConsoleOperators struct {
+// Operators manage operators and their sessions.
+type Operators struct {
 	CreateOperator        *CreateOperatorHandler
 	ListOperators         *ListOperatorsHandler
 	SetOperatorDisabled   *SetOperatorDisabledHandler
@@ -36,34 +36,34 @@ type ConsoleOperators struct {
 	SetLanguage           *SetLanguageHandler
 }
 
-// ConsoleViews are the console's pages.
-type ConsoleViews struct {
-	Dashboard             *ConsoleDashboardHandler
-	Search                *ConsoleSearchHandler
-	List                  *ConsoleListHandler
-	Reports               *ConsoleReportsHandler
-	Client                *ConsoleClientHandler
-	Application           *ConsoleApplicationHandler
-	Loan                  *ConsoleLoanHandler
+// Views are the console's pages.
+type Views struct {
+	Dashboard             *DashboardHandler
+	Search                *SearchHandler
+	List                  *ListHandler
+	Reports               *ReportsHandler
+	Client                *ClientHandler
+	Application           *ApplicationHandler
+	Loan                  *LoanHandler
 	LoanAction            *PreviewLoanActionHandler
-	Reconciliation        *ConsoleReconciliationHandler
-	Ledger                *ConsoleLedgerHandler
-	Partners              *ConsolePartnersHandler
-	Object                *ConsoleObjectHandler
+	Reconciliation        *ReconciliationHandler
+	Ledger                *LedgerHandler
+	Partners              *PartnersHandler
+	Object                *ObjectHandler
 	AuditTrail            *AuditTrailHandler
 	LastAuditVerification *LastAuditVerificationHandler
 }
 
-// ConsoleActions are what an operator does, each audited.
-type ConsoleActions struct {
+// Actions are what an operator does, each audited.
+type Actions struct {
 	AuditRefusal         *AuditRefusalHandler
 	VerifyAudit          *VerifyAuditHandler
 	CheckpointAudit      *CheckpointAuditHandler
 	RetryStage           *RetryStageHandler
 	ResendEvent          *ResendEventHandler
-	CompleteVerification *ConsoleVerificationHandler
+	CompleteVerification *VerificationHandler
 	RevealClientData     *RevealClientDataHandler
-	Partner              *ConsolePartnerHandler
+	Partner              *PartnerHandler
 	ProposeResolution    *ProposeResolutionHandler
 	DecideProposal       *DecideProposalHandler
 	ProposeLoanAction    *ProposeLoanActionHandler
@@ -79,8 +79,8 @@ type ConsoleActions struct {
 // queues, the contact log, promises to pay, the report, and the bulk proposals. The passes
 // that settle promises and send reminders run in the background (application.Collections).
 type Collections struct {
-	Queue        *ConsoleQueueHandler
-	LoanWork     *ConsoleLoanWorkHandler
+	Queue        *QueueHandler
+	LoanWork     *LoanWorkHandler
 	Report       *CollectionsReportHandler
 	Assign       *AssignCollectorHandler
 	LogContact   *LogContactHandler
@@ -88,7 +88,7 @@ type Collections struct {
 	// PreviewBulk and ProposeBulk take a file of manual repayments to one four-eyed proposal.
 	PreviewBulk *PreviewBulkRepaymentsHandler
 	ProposeBulk *ProposeBulkRepaymentsHandler
-	Bulk        *ConsoleBulkHandler
+	Bulk        *BulkHandler
 	// PreviewBulkAction and ProposeBulkAction take a waiver or write-off of a queue's loans to
 	// one four-eyed proposal.
 	PreviewBulkAction *PreviewBulkActionHandler
@@ -114,7 +114,7 @@ func NewConsole(d ConsoleDeps, cfg application.Config) Console {
 	throttles := newLoginThrottles()
 	st, cs := d.Stores, d.Console
 	return Console{
-		Operators: ConsoleOperators{
+		Operators: Operators{
 			CreateOperator:        NewCreateOperatorHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
 			ListOperators:         NewListOperatorsHandler(cs.Operators, cs.SecondFactors),
 			SetOperatorDisabled:   NewSetOperatorDisabledHandler(d.Clock, d.UoW, cs.Operators, cs.AuditLog),
@@ -130,31 +130,31 @@ func NewConsole(d ConsoleDeps, cfg application.Config) Console {
 			ResetSecondFactor:     NewResetSecondFactorHandler(d.Clock, d.UoW, cs.Operators, cs.SecondFactors, cs.AuditLog),
 			SetLanguage:           NewSetLanguageHandler(d.UoW, cs.Operators),
 		},
-		Views: ConsoleViews{
-			Dashboard:             NewConsoleDashboardHandler(d.Clock, cs.BackOffice, cs.Proposals, st.Reconciliation, cs.Operators),
-			Search:                NewConsoleSearchHandler(d.Clock, d.UoW, cs.BackOffice, d.Sealer, cs.AuditLog),
-			List:                  NewConsoleListHandler(d.Clock, d.UoW, cs.BackOffice, st.Partners, cs.AuditLog),
-			Reports:               NewConsoleReportsHandler(d.Clock, cs.BackOffice),
-			Client:                NewConsoleClientHandler(d.Clock, d.UoW, cs.BackOffice, cs.AuditLog),
-			Application:           NewConsoleApplicationHandler(d.Clock, st.Applications, st.Loans, st.Partners, cs.BackOffice, cs.Proposals, cs.AuditLog),
-			Loan:                  NewConsoleLoanHandler(d.Clock, st.Loans, st.Partners, st.Repayments, cs.BackOffice, cs.Proposals),
+		Views: Views{
+			Dashboard:             NewDashboardHandler(d.Clock, cs.BackOffice, cs.Proposals, st.Reconciliation, cs.Operators),
+			Search:                NewSearchHandler(d.Clock, d.UoW, cs.BackOffice, d.Sealer, cs.AuditLog),
+			List:                  NewListHandler(d.Clock, d.UoW, cs.BackOffice, st.Partners, cs.AuditLog),
+			Reports:               NewReportsHandler(d.Clock, cs.BackOffice),
+			Client:                NewClientHandler(d.Clock, d.UoW, cs.BackOffice, cs.AuditLog),
+			Application:           NewApplicationHandler(d.Clock, st.Applications, st.Loans, st.Partners, cs.BackOffice, cs.Proposals, cs.AuditLog),
+			Loan:                  NewLoanHandler(d.Clock, st.Loans, st.Partners, st.Repayments, cs.BackOffice, cs.Proposals),
 			LoanAction:            NewPreviewLoanActionHandler(d.Clock, st.Loans, st.Partners, cs.Proposals, st.Repayments),
-			Reconciliation:        NewConsoleReconciliationHandler(d.Clock, d.UoW, st.Reconciliation, cs.Proposals, cs.Operators, cs.AuditLog),
-			Ledger:                NewConsoleLedgerHandler(cs.BackOffice, st.Ledger),
-			Partners:              NewConsolePartnersHandler(st.Partners, cs.BackOffice),
-			Object:                NewConsoleObjectHandler(d.Clock, st.Transfers, st.Repayments, st.CardOrders, st.Cards, st.Partners, cs.Proposals, cs.AuditLog),
+			Reconciliation:        NewReconciliationHandler(d.Clock, d.UoW, st.Reconciliation, cs.Proposals, cs.Operators, cs.AuditLog),
+			Ledger:                NewLedgerHandler(cs.BackOffice, st.Ledger),
+			Partners:              NewPartnersHandler(st.Partners, cs.BackOffice),
+			Object:                NewObjectHandler(d.Clock, st.Transfers, st.Repayments, st.CardOrders, st.Cards, st.Partners, cs.Proposals, cs.AuditLog),
 			AuditTrail:            NewAuditTrailHandler(cs.AuditLog),
 			LastAuditVerification: NewLastAuditVerificationHandler(cs.AuditLog),
 		},
-		Actions: ConsoleActions{
+		Actions: Actions{
 			AuditRefusal:         NewAuditRefusalHandler(d.Clock, d.UoW, cs.AuditLog),
 			VerifyAudit:          NewVerifyAuditHandler(d.Clock, d.UoW, cs.AuditLog),
 			CheckpointAudit:      NewCheckpointAuditHandler(cs.AuditLog, d.Checkpoints),
 			RetryStage:           NewRetryStageHandler(d.Clock, d.UoW, st.Applications, d.Queue, cs.AuditLog),
 			ResendEvent:          NewResendEventHandler(d.Clock, d.UoW, cs.BackOffice, cs.AuditLog),
-			CompleteVerification: NewConsoleVerificationHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),
+			CompleteVerification: NewVerificationHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),
 			RevealClientData:     NewRevealClientDataHandler(d.Clock, d.UoW, st.Applications, cs.AuditLog),
-			Partner:              NewConsolePartnerHandler(d.Clock, d.UoW, st.Partners, d.Sealer, cs.AuditLog),
+			Partner:              NewPartnerHandler(d.Clock, d.UoW, st.Partners, d.Sealer, cs.AuditLog),
 			ProposeResolution:    NewProposeResolutionHandler(d.Clock, d.UoW, st.Applications, st.Transfers, cs.Proposals, cs.AuditLog),
 			DecideProposal: NewDecideProposalHandler(d.Clock, d.UoW, st.Applications, st.Loans, st.Ledger, st.Transfers,
 				st.Repayments, cs.Proposals, cs.Operators, st.Reconciliation, st.Bulk, cs.AuditLog, cfg.Product),
@@ -178,10 +178,10 @@ func newCollections(d ConsoleDeps, cfg application.CollectionsConfig) Collection
 		PreviewBulkAction: previewAction,
 		ProposeBulkAction: NewProposeBulkActionHandler(d.Clock, d.UoW, previewAction, st.Bulk, cs.Proposals, cs.AuditLog),
 		PreviewBulk:       preview,
-		Bulk:              NewConsoleBulkHandler(d.Clock, cs.Proposals, st.Bulk),
+		Bulk:              NewBulkHandler(d.Clock, cs.Proposals, st.Bulk),
 		ProposeBulk:       NewProposeBulkRepaymentsHandler(d.Clock, d.UoW, preview, st.Bulk, cs.Proposals, cs.AuditLog),
-		Queue:             NewConsoleQueueHandler(d.Clock, st.Collections, cs.Operators, cfg.Buckets),
-		LoanWork:          NewConsoleLoanWorkHandler(st.Loans, st.Collections, cs.Operators),
+		Queue:             NewQueueHandler(d.Clock, st.Collections, cs.Operators, cfg.Buckets),
+		LoanWork:          NewLoanWorkHandler(st.Loans, st.Collections, cs.Operators),
 		Report:            NewCollectionsReportHandler(d.Clock, st.Collections, cfg.Buckets),
 		Assign:            NewAssignCollectorHandler(d.Clock, d.UoW, st.Loans, st.Collections, cs.Operators, cs.AuditLog),
 		LogContact:        NewLogContactHandler(d.Clock, d.UoW, st.Loans, st.Collections, cs.AuditLog),

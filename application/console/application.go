@@ -23,8 +23,8 @@ type ApplicationPage struct {
 	Audit       []ports.AuditEntry
 }
 
-// ConsoleApplicationHandler reads an application's page.
-type ConsoleApplicationHandler struct {
+// ApplicationHandler reads an application's page.
+type ApplicationHandler struct {
 	applications ports.ApplicationRepository
 	loans        ports.LoanRepository
 	partners     ports.PartnerRepository
@@ -34,15 +34,15 @@ type ConsoleApplicationHandler struct {
 	clock        ports.Clock
 }
 
-// NewConsoleApplicationHandler returns the handler on the ports it uses.
-func NewConsoleApplicationHandler(clock ports.Clock, applications ports.ApplicationRepository, loans ports.LoanRepository, partners ports.PartnerRepository,
-	backOffice ports.BackOffice, proposals ports.ProposalRepository, log ports.AuditLog) *ConsoleApplicationHandler {
-	return &ConsoleApplicationHandler{clock: clock, applications: applications, loans: loans, partners: partners, backOffice: backOffice,
+// NewApplicationHandler returns the handler on the ports it uses.
+func NewApplicationHandler(clock ports.Clock, applications ports.ApplicationRepository, loans ports.LoanRepository, partners ports.PartnerRepository,
+	backOffice ports.BackOffice, proposals ports.ProposalRepository, log ports.AuditLog) *ApplicationHandler {
+	return &ApplicationHandler{clock: clock, applications: applications, loans: loans, partners: partners, backOffice: backOffice,
 		proposals: proposals, log: log}
 }
 
 // Handle reads the page of application id, of any partner.
-func (h *ConsoleApplicationHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (ApplicationPage, error) {
+func (h *ApplicationHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (ApplicationPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return ApplicationPage{}, err
 	}
