@@ -2,129 +2,6 @@
 // handler with Handle(ctx, cmd). Use cases depend only on the domain and the ports.
 package application
 
-import (
-	"time"
-
-	"github.com/tiyin/tiyin/domain"
-	"github.com/tiyin/tiyin/ports"
-)
-
-// Config holds the business settings the use cases need.
-type Config struct {
-	// ApplicationTTL is how long an application may wait in PENDING before it EXPIRES.
-	ApplicationTTL time.Duration
-	// SandboxCallDelay, when positive, completes a required phone call that long after it was
-	// requested (sandbox only); zero leaves it to the sandbox endpoint.
-	SandboxCallDelay time.Duration
-	// Product is the loan product's settings, copied into each loan at issuance.
-	Product Product
-	// LoanContractDelay is how long after issuance core banking is first asked for the loan's
-	// contract number.
-	LoanContractDelay time.Duration
-	// OTPTTL is how long an SMS code lives.
-	OTPTTL time.Duration
-	// SandboxOTP, when set, is every SMS code's value (sandbox only).
-	SandboxOTP string
-	// AttachCodeCaps are the most SMS codes attach sends a day per card, phone and partner; a
-	// cap left 0 takes its default.
-	AttachCodeCaps domain.AttachCodeCaps
-	// Books are the close's rules (non-accrual, provisions) and Chart the general ledger
-	// mapping; zero values take the shipped examples.
-	Books domain.BooksRules
-	Chart domain.Chart
-	// Collections cuts the collections queues and times the reminders to borrowers.
-	Collections CollectionsConfig
-}
-
-// Product is the loan product's settings.
-type Product struct {
-	ScheduleType domain.ScheduleType
-	ServiceRate  domain.Percent
-	PenaltyDaily domain.Percent
-}
-
-// loanProduct is what a loan issued now copies: a fresh id and the product's settings.
-func (p Product) loanProduct() domain.LoanProduct {
-	return domain.LoanProduct{LoanID: newID(), ServiceRate: p.ServiceRate, PenaltyDaily: p.PenaltyDaily, ScheduleType: p.ScheduleType}
-}
-
-// offerTerms are the terms a loan on offer o gets from the product; the caller sets the issue
-// date. Verify and issue check the cap on them.
-func (p Product) offerTerms(o domain.Offer) domain.LoanTerms {
-	return domain.LoanTerms{Amount: o.Amount, MonthPeriod: o.MonthPeriod, Rate: o.Percent, ServiceRate: p.ServiceRate, Type: p.ScheduleType}
-}
-
-// Deps are the ports the use cases are built on, grouped so that no one struct carries more
-// than a dozen. Package server fills them from its fx graph; tests and the command line build
-// them by hand.
-type Deps struct {
-	Clock       ports.Clock
-	UoW         ports.UnitOfWork
-	Idempotency ports.IdempotencyStore
-	Queue       ports.WorkQueue
-	Events      ports.EventOutbox
-	// Sealer seals webhook secrets and hashes SMS codes and card numbers (TIYIN_DATA_KEY).
-	Sealer   ports.Sealer
-	Stores   Stores
-	Gateways Gateways
-	Console  ConsoleStores
-	Sandbox  SandboxPorts
-	// OpsLog hears of what failed in the background (nil: nobody).
-	OpsLog ports.OpsLog
-}
-
-// Stores are the aggregates' repositories.
-type Stores struct {
-	Applications ports.ApplicationRepository
-	Loans        ports.LoanRepository
-	Partners     ports.PartnerRepository
-	Ledger       ports.LedgerRepository
-	Transfers    ports.TransferRepository
-	Repayments   ports.RepaymentRepository
-	Cards        ports.CardRepository
-	CardOrders   ports.CardOrderRepository
-	// CodeCounts count attach's SMS codes for its daily caps.
-	CodeCounts ports.CodeCounter
-	// Reconciliation keeps reconciliation runs and breaks.
-	Reconciliation ports.ReconciliationRepository
-	// Books keeps the books' closes (nil where nothing closes, a test's graph).
-	Books ports.BooksRepository
-	// Collections keeps the collectors' work.
-	Collections ports.CollectionsRepository
-	// Bulk keeps the repayments files proposed at once.
-	Bulk ports.BulkRepository
-}
-
-// Gateways are the bank's and the networks' systems, and the partners' webhooks.
-type Gateways struct {
-	Scoring     ports.Scoring
-	CoreBanking ports.CoreBanking
-	Processing  ports.Processing
-	CardIssuer  ports.CardIssuer
-	SMS         ports.SMSSender
-	Webhooks    ports.WebhookSender
-	// Checkpoints sends the audit log's heads to the service's log and the bank's SIEM.
-	Checkpoints ports.AuditCheckpointSender
-}
-
-// ConsoleStores serve the operator console.
-type ConsoleStores struct {
-	Operators ports.OperatorRepository
-	// SecondFactors are the operators' second factors and recovery codes.
-	SecondFactors ports.SecondFactorRepository
-	AuditLog      ports.AuditLog
-	Proposals     ports.ProposalRepository
-	BackOffice    ports.BackOffice
-}
-
-// SandboxPorts are the sandbox's own: nil outside the sandbox.
-type SandboxPorts struct {
-	// SMSOutbox is the sandbox SMS gateway's outbox.
-	SMSOutbox ports.SMSOutbox
-	// Clock is the movable clock.
-	Clock ports.SandboxClock
-}
-
 // App groups the use cases by capability, so adapters depend on one value.
 type App struct {
 	Loans      Loans
@@ -134,8 +11,7 @@ type App struct {
 	Partners   Partners
 	Operations Operations
 	Sandbox    Sandbox
-	Console    Console
-	// Collections is also the console's (Console.Collections); its passes run in the background.
+	// Collections are the collectors' passes that run in the background.
 	Collections Collections
 }
 
@@ -202,6 +78,8 @@ type Operations struct {
 	CloseBooks           *CloseBooksHandler
 	TrialBalance         *TrialBalanceHandler
 	Journal              *JournalHandler
+	// SweepSessions deletes the operators' console sessions that expired.
+	SweepSessions *SweepSessionsHandler
 }
 
 // Sandbox is what only the sandbox offers.
@@ -211,107 +89,4 @@ type Sandbox struct {
 	ReadSMSOutbox        *ReadSMSOutboxHandler
 	// Reset erases the partner's sandbox: its objects and its clock.
 	Reset *ResetSandboxHandler
-}
-
-// Console groups the operator console's use cases (docs/console.md).
-type Console struct {
-	Operators ConsoleOperators
-	Views     ConsoleViews
-	Actions   ConsoleActions
-	// Collections are the collectors' pages and actions.
-	Collections Collections
-}
-
-// ConsoleOperators manage operators and their sessions.
-type ConsoleOperators struct {
-	CreateOperator        *CreateOperatorHandler
-	ListOperators         *ListOperatorsHandler
-	SetOperatorDisabled   *SetOperatorDisabledHandler
-	ResetOperatorPassword *ResetOperatorPasswordHandler
-	ChangeRole            *ChangeOperatorRoleHandler
-	DecideGrant           *DecideOperatorGrantHandler
-	LogIn                 *LogInHandler
-	ResumeSession         *ResumeSessionHandler
-	LogOut                *LogOutHandler
-	ChangePassword        *ChangePasswordHandler
-	BeginEnrolment        *BeginEnrolmentHandler
-	EnrolSecondFactor     *EnrolSecondFactorHandler
-	ResetSecondFactor     *ResetSecondFactorHandler
-	SetLanguage           *SetLanguageHandler
-	SweepSessions         *SweepSessionsHandler
-}
-
-// ConsoleViews are the console's pages.
-type ConsoleViews struct {
-	Dashboard             *ConsoleDashboardHandler
-	Search                *ConsoleSearchHandler
-	List                  *ConsoleListHandler
-	Reports               *ConsoleReportsHandler
-	Client                *ConsoleClientHandler
-	Application           *ConsoleApplicationHandler
-	Loan                  *ConsoleLoanHandler
-	LoanAction            *PreviewLoanActionHandler
-	Reconciliation        *ConsoleReconciliationHandler
-	Ledger                *ConsoleLedgerHandler
-	Partners              *ConsolePartnersHandler
-	Object                *ConsoleObjectHandler
-	AuditTrail            *AuditTrailHandler
-	LastAuditVerification *LastAuditVerificationHandler
-}
-
-// ConsoleActions are what an operator does, each audited.
-type ConsoleActions struct {
-	AuditRefusal         *AuditRefusalHandler
-	VerifyAudit          *VerifyAuditHandler
-	CheckpointAudit      *CheckpointAuditHandler
-	RetryStage           *RetryStageHandler
-	ResendEvent          *ResendEventHandler
-	CompleteVerification *ConsoleVerificationHandler
-	RevealClientData     *RevealClientDataHandler
-	Partner              *ConsolePartnerHandler
-	ProposeResolution    *ProposeResolutionHandler
-	DecideProposal       *DecideProposalHandler
-	ProposeLoanAction    *ProposeLoanActionHandler
-	ExplainBreak         *ExplainBreakHandler
-	// ProposeBreakAcceptance proposes accepting a break's network side (ACCEPT_BREAK).
-	ProposeBreakAcceptance *ProposeBreakAcceptanceHandler
-	// ProposeBreakReopening proposes reopening explained breaks (REOPEN_BREAK).
-	ProposeBreakReopening *ProposeBreakReopeningHandler
-	RunReconciliation     *RunReconciliationHandler
-}
-
-// New builds every use case on the given ports: each capability on the few it needs. The
-// server's fx graph builds the same capabilities one module each (server/wiring.go).
-func New(d Deps, cfg Config) *App {
-	st, gw := d.Stores, d.Gateways
-	cards := NewCards(CardsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Processing: gw.Processing,
-		Cards: st.Cards, CodeCounts: st.CodeCounts, CardOrders: st.CardOrders, CardIssuer: gw.CardIssuer, SMS: gw.SMS, Sealer: d.Sealer,
-		OpsLog: d.OpsLog}, cfg)
-	ops := NewOperations(OperationsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Events: d.Events, Queue: d.Queue, Applications: st.Applications,
-		Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers, CardOrders: st.CardOrders, CoreBanking: gw.CoreBanking,
-		Processing: gw.Processing, Cards: cards, CodeCounts: st.CodeCounts, Reconciliation: st.Reconciliation, Books: st.Books}, cfg)
-	coll := NewCollections(CollectionsDeps{Clock: d.Clock, UoW: d.UoW, Applications: st.Applications, Loans: st.Loans,
-		Collections: st.Collections, Operators: d.Console.Operators, AuditLog: d.Console.AuditLog, Events: d.Events, SMS: gw.SMS,
-		Repayments: st.Repayments, Bulk: st.Bulk, Proposals: d.Console.Proposals}, cfg.Collections)
-	console := NewConsole(ConsoleDeps{Clock: d.Clock, UoW: d.UoW, Queue: d.Queue, Sealer: d.Sealer, Stores: st, Console: d.Console,
-		ReconcileDay: ops.ReconcileDay, Checkpoints: gw.Checkpoints}, cfg)
-	console.Collections = coll
-	return &App{
-		Loans: NewLoans(LoansDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Queue: d.Queue,
-			Applications: st.Applications, Loans: st.Loans, Repayments: st.Repayments, Ledger: st.Ledger,
-			Scoring: gw.Scoring, CoreBanking: gw.CoreBanking, OpsLog: d.OpsLog}, cfg),
-		Transfers: NewTransfers(TransfersDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency,
-			Applications: st.Applications, Loans: st.Loans, Ledger: st.Ledger, Transfers: st.Transfers,
-			Processing: gw.Processing, Cards: st.Cards}),
-		Repayments: NewRepayments(RepaymentsDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Loans: st.Loans,
-			Ledger: st.Ledger, Processing: gw.Processing, Repayments: st.Repayments}),
-		Cards: cards,
-		Partners: NewPartners(PartnersDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Partners: st.Partners,
-			Events: d.Events, Webhooks: gw.Webhooks, Sealer: d.Sealer, OpsLog: d.OpsLog}),
-		Operations: ops,
-		Sandbox: NewSandbox(SandboxDeps{Clock: d.Clock, UoW: d.UoW, Idempotency: d.Idempotency, Applications: st.Applications,
-			SandboxClock: d.Sandbox.Clock, SMSOutbox: d.Sandbox.SMSOutbox}, cfg),
-		Console:     console,
-		Collections: coll,
-	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/ports/mocks"
+	"github.com/tiyin/tiyin/test/testkit"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, domain.Tashkent)
@@ -141,7 +142,7 @@ func (d *deps) authenticate() *application.AuthenticateHandler {
 }
 
 func (d *deps) cancelApplication() *application.CancelApplicationHandler {
-	return application.NewCancelApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.cfg.ApplicationTTL)
+	return application.NewCancelApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.cfg)
 }
 
 func (d *deps) checkRepayment() *application.CheckRepaymentHandler {
@@ -149,7 +150,7 @@ func (d *deps) checkRepayment() *application.CheckRepaymentHandler {
 }
 
 func (d *deps) completeVerification() *application.CompleteVerificationHandler {
-	return application.NewCompleteVerificationHandler(d.clock, d.uow, d.requests, d.apps, d.cfg.ApplicationTTL)
+	return application.NewCompleteVerificationHandler(d.clock, d.uow, d.requests, d.apps, d.cfg)
 }
 
 func (d *deps) getApplication() *application.GetApplicationHandler {
@@ -161,7 +162,7 @@ func (d *deps) getRepayment() *application.GetRepaymentHandler {
 }
 
 func (d *deps) issueApplication() *application.IssueApplicationHandler {
-	return application.NewIssueApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.queue, d.cfg.Product, d.cfg.ApplicationTTL)
+	return application.NewIssueApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.queue, d.cfg)
 }
 
 func (d *deps) payRepayment() *application.PayRepaymentHandler {
@@ -169,7 +170,7 @@ func (d *deps) payRepayment() *application.PayRepaymentHandler {
 }
 
 func (d *deps) processApplication() *application.ProcessApplicationHandler {
-	return application.NewProcessApplicationHandler(d.clock, d.uow, d.apps, d.loans, d.scoring, d.core, d.ledger, opsRecorder{d}, d.cfg.Product)
+	return application.NewProcessApplicationHandler(d.clock, d.uow, d.apps, d.loans, d.scoring, d.core, d.ledger, opsRecorder{d}, d.cfg)
 }
 
 func (d *deps) reconcile() *application.ReconcileHandler {
@@ -181,7 +182,7 @@ func (d *deps) registerApplication() *application.RegisterApplicationHandler {
 }
 
 func (d *deps) verifyApplication() *application.VerifyApplicationHandler {
-	return application.NewVerifyApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.scoring, d.cfg.Product, d.cfg.ApplicationTTL)
+	return application.NewVerifyApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.scoring, d.cfg)
 }
 
 // testSealer seals and blinds under a fixed test key.
@@ -712,16 +713,16 @@ func TestCallsAfterTheTTLAnswerAsForAnExpiredApplication(t *testing.T) {
 		call  func(d *deps, clock ports.Clock, a *domain.Application) error
 	}{
 		{"verify", "choosing", func(d *deps, clock ports.Clock, a *domain.Application) error {
-			_, err := run(d, application.NewVerifyApplicationHandler(clock, d.uow, d.requests, d.apps, d.scoring, d.cfg.Product, d.cfg.ApplicationTTL).Handle,
+			_, err := run(d, application.NewVerifyApplicationHandler(clock, d.uow, d.requests, d.apps, d.scoring, d.cfg).Handle,
 				application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: offer(1_000_000, 6)})
 			return err
 		}},
 		{"issue", "verified", func(d *deps, clock ports.Clock, a *domain.Application) error {
-			return runErr(d, application.NewIssueApplicationHandler(clock, d.uow, d.requests, d.apps, d.queue, d.cfg.Product, d.cfg.ApplicationTTL).Handle,
+			return runErr(d, application.NewIssueApplicationHandler(clock, d.uow, d.requests, d.apps, d.queue, d.cfg).Handle,
 				application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")})
 		}},
 		{"cancel", "choosing", func(d *deps, clock ports.Clock, a *domain.Application) error {
-			return runErr(d, application.NewCancelApplicationHandler(clock, d.uow, d.requests, d.apps, d.cfg.ApplicationTTL).Handle,
+			return runErr(d, application.NewCancelApplicationHandler(clock, d.uow, d.requests, d.apps, d.cfg).Handle,
 				application.CancelApplication{PartnerID: d.partner, ApplicationID: a.ID(), Initiator: domain.InitiatorPartner})
 		}},
 	} {
@@ -890,8 +891,10 @@ func TestReconcileCompletesSandboxCallsAfterTheDelay(t *testing.T) {
 	if err := d.stored[a.ID()].Verify(offer(2_000_000_000, 12), domain.PostScoreResult{Approved: true, PhoneCallRequired: true}, t0.Add(-3*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	app := application.New(application.Deps{Clock: d.clock, UoW: d.uow, Queue: d.queue,
-		Stores: application.Stores{Applications: d.apps, Loans: d.loans, Transfers: d.transfers, CardOrders: d.orders}}, application.Config{SandboxCallDelay: 2 * time.Minute})
+	app := testkit.App(t, testkit.Swap[ports.Clock](d.clock), testkit.Swap[ports.UnitOfWork](d.uow), testkit.Swap[ports.WorkQueue](d.queue),
+		testkit.Swap[ports.ApplicationRepository](d.apps), testkit.Swap[ports.LoanRepository](d.loans),
+		testkit.Swap[ports.TransferRepository](d.transfers), testkit.Swap[ports.CardOrderRepository](d.orders),
+		testkit.Swap(application.Config{SandboxCallDelay: 2 * time.Minute}))
 	d.apps.EXPECT().ListDue(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
 	d.transfers.EXPECT().ListNewBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
 	d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil)
@@ -936,20 +939,20 @@ func TestTheCapIsCheckedForTheOffersLifetimeAndAgainAtIssue(t *testing.T) {
 	d := setup(t)
 	a := choosing(d)
 	// No PostScore expectation: the mock fails the test if verify asks post-scoring.
-	_, err := run(d, application.NewVerifyApplicationHandler(at(feb28), d.uow, d.requests, d.apps, d.scoring, d.cfg.Product, 72*time.Hour).Handle,
+	_, err := run(d, application.NewVerifyApplicationHandler(at(feb28), d.uow, d.requests, d.apps, d.scoring, application.Config{Product: d.cfg.Product, ApplicationTTL: 72 * time.Hour}).Handle,
 		application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: capBinding})
 	if !errors.Is(err, domain.ErrOfferOutOfRange) || !strings.Contains(err.Error(), "2027-03-01") {
 		t.Fatalf("verify on 28 February with 72 hours to issue: %v, want 1004 naming 1 March", err)
 	}
 	// With a lifetime that ends on the 28th the offer fits.
 	d.scoring.EXPECT().PostScore(gomock.Any(), gomock.Any()).Return(domain.PostScoreResult{Approved: true}, nil)
-	if _, err := run(d, application.NewVerifyApplicationHandler(at(feb28), d.uow, d.requests, d.apps, d.scoring, d.cfg.Product, time.Hour).Handle,
+	if _, err := run(d, application.NewVerifyApplicationHandler(at(feb28), d.uow, d.requests, d.apps, d.scoring, application.Config{Product: d.cfg.Product, ApplicationTTL: time.Hour}).Handle,
 		application.VerifyApplication{PartnerID: d.partner, ApplicationID: a.ID(), Offer: capBinding}); err != nil {
 		t.Fatalf("verify on 28 February for an offer living an hour: %v", err)
 	}
 	// Issued the next day (the lifetime configuration changed, or the clock moved): refused
 	// before anything is queued.
-	err = runErr(d, application.NewIssueApplicationHandler(at(feb28.AddDate(0, 0, 1)), d.uow, d.requests, d.apps, d.queue, d.cfg.Product, 72*time.Hour).Handle,
+	err = runErr(d, application.NewIssueApplicationHandler(at(feb28.AddDate(0, 0, 1)), d.uow, d.requests, d.apps, d.queue, application.Config{Product: d.cfg.Product, ApplicationTTL: 72 * time.Hour}).Handle,
 		application.IssueApplication{PartnerID: d.partner, ApplicationID: a.ID(), ClientData: clientData(t, "31234567890123")})
 	if !errors.Is(err, domain.ErrOfferOutOfRange) {
 		t.Fatalf("issue on 1 March: %v, want 1004", err)

@@ -144,7 +144,7 @@ func (h *AttachCardHandler) storeCode(ctx context.Context, cmd AttachCard, ref, 
 			return c.Resend(ref, otpHash(h.sealer, id, code), h.ttl, now)
 		})
 	case errors.Is(err, domain.ErrCardNotFound):
-		id = newID()
+		id = NewID()
 		err = h.cards.Create(ctx, domain.NewAttachedCard(domain.NewAttachedCardParams{ID: id, PartnerID: cmd.PartnerID,
 			PAN: cmd.PAN, PANHash: pans[0], Expiry: cmd.Expiry, Network: cmd.Network, Phone: cmd.Phone, NetworkRef: ref,
 			OTPHash: otpHash(h.sealer, id, code), OTPTTL: h.ttl, Now: now}))

@@ -15,8 +15,8 @@ type JournalHandler struct {
 }
 
 // NewJournalHandler returns the handler on the ports it uses.
-func NewJournalHandler(books ports.BooksRepository, chart domain.Chart) *JournalHandler {
-	return &JournalHandler{books: books, chart: chart}
+func NewJournalHandler(books ports.BooksRepository, cfg Config) *JournalHandler {
+	return &JournalHandler{books: books, chart: cfg.chart()}
 }
 
 // JournalEntry is a journal line with its general ledger account.

@@ -28,11 +28,11 @@ type CancelApplicationHandler struct {
 
 // NewCancelApplicationHandler returns the handler on the ports it uses.
 func NewCancelApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	applications ports.ApplicationRepository, ttl time.Duration) *CancelApplicationHandler {
+	applications ports.ApplicationRepository, cfg Config) *CancelApplicationHandler {
 	return &CancelApplicationHandler{
 		clock:        clock,
 		applications: applications,
-		ttl:          ttl,
+		ttl:          cfg.ApplicationTTL,
 		rq:           requests{uow: uow, store: idempotency},
 	}
 }

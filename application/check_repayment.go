@@ -55,7 +55,7 @@ func (h *CheckRepaymentHandler) Handle(ctx context.Context, call Call, cmd Check
 		if got.Loan.PartnerID() != cmd.PartnerID {
 			return RepaymentQuote{}, domain.ErrLoanNotFound
 		}
-		r, err := domain.NewRepayment(newID(), got.Loan, -got.DemandBalance, h.clock.Now(cmd.PartnerID))
+		r, err := domain.NewRepayment(NewID(), got.Loan, -got.DemandBalance, h.clock.Now(cmd.PartnerID))
 		if err != nil {
 			return RepaymentQuote{}, err
 		}

@@ -32,8 +32,8 @@ type CloseBooksHandler struct {
 const closeBatch = 500
 
 // NewCloseBooksHandler returns the handler on the ports it uses.
-func NewCloseBooksHandler(clock ports.Clock, uow ports.UnitOfWork, books ports.BooksRepository, rules domain.BooksRules) *CloseBooksHandler {
-	return &CloseBooksHandler{clock: clock, uow: uow, books: books, rules: rules, batch: closeBatch}
+func NewCloseBooksHandler(clock ports.Clock, uow ports.UnitOfWork, books ports.BooksRepository, cfg Config) *CloseBooksHandler {
+	return &CloseBooksHandler{clock: clock, uow: uow, books: books, rules: cfg.booksRules(), batch: closeBatch}
 }
 
 // ScopeClosed is what a close did for one time scope.

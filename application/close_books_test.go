@@ -27,7 +27,7 @@ func TestTheCloseClosesEachBatchInItsOwnTransactionAndRecordsTheDay(t *testing.T
 	t.Parallel()
 	d := setup(t)
 	books := mocks.NewMockBooksRepository(gomock.NewController(t))
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, domain.DefaultBooksRules())
+	h := application.NewCloseBooksHandler(d.clock, d.uow, books, application.Config{})
 	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	loans := []*domain.Loan{booksLoan(5), booksLoan(3)}
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday.AddDate(0, 0, -1), true, nil)
@@ -71,7 +71,7 @@ func TestACloseOfAClosedDayReadsOnly(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	books := mocks.NewMockBooksRepository(gomock.NewController(t))
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, domain.DefaultBooksRules())
+	h := application.NewCloseBooksHandler(d.clock, d.uow, books, application.Config{})
 	// A day after today closes only through today.
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(domain.BusinessDate(t0), true, nil)
 	done, err := h.Close(context.Background(), domain.BusinessDate(t0).AddDate(0, 0, 5))
@@ -84,7 +84,7 @@ func TestAFailedBatchRecordsNoDay(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	books := mocks.NewMockBooksRepository(gomock.NewController(t))
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, domain.DefaultBooksRules())
+	h := application.NewCloseBooksHandler(d.clock, d.uow, books, application.Config{})
 	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(time.Time{}, false, nil)
 	books.EXPECT().Start(gomock.Any()).Return(time.Time{}, false, nil)

@@ -27,11 +27,11 @@ type CompleteVerificationHandler struct {
 
 // NewCompleteVerificationHandler returns the handler on the ports it uses.
 func NewCompleteVerificationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	applications ports.ApplicationRepository, ttl time.Duration) *CompleteVerificationHandler {
+	applications ports.ApplicationRepository, cfg Config) *CompleteVerificationHandler {
 	return &CompleteVerificationHandler{
 		clock:        clock,
 		applications: applications,
-		ttl:          ttl,
+		ttl:          cfg.ApplicationTTL,
 		rq:           requests{uow: uow, store: idempotency},
 	}
 }

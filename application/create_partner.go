@@ -39,7 +39,7 @@ func (h *CreatePartnerHandler) Handle(ctx context.Context, cmd CreatePartner) (N
 		return NewPartner{}, err
 	}
 	key, hash := newAPIKey()
-	p := domain.Partner{ID: newID(), Name: name, KeyHash: hash, CreatedAt: h.clock.Now(uuid.Nil)}
+	p := domain.Partner{ID: NewID(), Name: name, KeyHash: hash, CreatedAt: h.clock.Now(uuid.Nil)}
 	if err := h.uow.Do(ctx, func(ctx context.Context) error { return h.partners.Create(ctx, p) }); err != nil {
 		return NewPartner{}, err
 	}

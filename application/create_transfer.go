@@ -34,7 +34,7 @@ type CreateTransferHandler struct {
 	transfers    ports.TransferRepository
 	processing   ports.Processing
 	cards        ports.CardRepository
-	settlement   transferSettlement
+	settlement   TransferSettlement
 	rq           requests
 }
 
@@ -50,7 +50,7 @@ func NewCreateTransferHandler(clock ports.Clock, uow ports.UnitOfWork, idempoten
 		transfers:    transfers,
 		processing:   processing,
 		cards:        cards,
-		settlement:   transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
+		settlement:   TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
 		rq:           requests{uow: uow, store: idempotency},
 	}
 }
@@ -77,7 +77,7 @@ func (h *CreateTransferHandler) Handle(ctx context.Context, call Call, cmd Creat
 		if err := h.transfers.Create(ctx, t); err != nil {
 			return uuid.Nil, err
 		}
-		hold, err := domain.Move(newID(), domain.PostingTransferHold, t.ID(), now, t.Amount().Tiyin(),
+		hold, err := domain.Move(NewID(), domain.PostingTransferHold, t.ID(), now, t.Amount().Tiyin(),
 			domain.LoanAccount(domain.AccountDemand, t.LoanID()), domain.LoanAccount(domain.AccountHold, t.LoanID()))
 		if err != nil {
 			return uuid.Nil, err
@@ -100,7 +100,7 @@ func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer)
 	if err != nil {
 		return nil, err
 	}
-	id := newID()
+	id := NewID()
 	req := ports.CreditRequest{IdempotencyKey: id.String() + ":PREPARE", PAN: cmd.PAN, Network: cmd.Network,
 		Amount: cmd.Amount.Tiyin(), CardHolder: cmd.CardHolder}
 	masked := cmd.PAN.Masked()

@@ -62,7 +62,7 @@ func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (s
 			if serr != nil {
 				return serr
 			}
-			err = h.partners.Create(ctx, domain.Partner{ID: newID(), Name: cmd.Name, KeyHash: HashAPIKey(key),
+			err = h.partners.Create(ctx, domain.Partner{ID: NewID(), Name: cmd.Name, KeyHash: HashAPIKey(key),
 				SandboxKey: sealed, CreatedAt: h.clock.Now(uuid.Nil)})
 		}
 		return err

@@ -52,11 +52,11 @@ func (h *GetLoanHandler) Handle(ctx context.Context, q GetLoan) (LoanView, error
 	if err != nil {
 		return LoanView{}, err
 	}
-	return view(loan, h.clock)
+	return ViewLoan(loan, h.clock)
 }
 
-// view is the loan with its schedule as repayments left it and its position now.
-func view(loan *domain.Loan, clock ports.Clock) (LoanView, error) {
+// ViewLoan is the loan with its schedule as repayments left it and its position now.
+func ViewLoan(loan *domain.Loan, clock ports.Clock) (LoanView, error) {
 	schedule, err := loan.Schedule()
 	if err != nil {
 		return LoanView{}, err

@@ -32,7 +32,7 @@ func (h *GetScheduleHandler) Handle(ctx context.Context, q GetSchedule) (LoanVie
 	if err != nil {
 		return LoanView{}, err
 	}
-	return view(loan, h.clock)
+	return ViewLoan(loan, h.clock)
 }
 
 // getLoanByContract returns the partner's loan with that contract number (loanId); a foreign

@@ -30,12 +30,12 @@ type IssueApplicationHandler struct {
 
 // NewIssueApplicationHandler returns the handler on the ports it uses.
 func NewIssueApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	applications ports.ApplicationRepository, queue ports.WorkQueue, product Product, ttl time.Duration) *IssueApplicationHandler {
+	applications ports.ApplicationRepository, queue ports.WorkQueue, cfg Config) *IssueApplicationHandler {
 	return &IssueApplicationHandler{
 		clock:        clock,
 		applications: applications,
-		product:      product,
-		ttl:          ttl,
+		product:      cfg.Product,
+		ttl:          cfg.ApplicationTTL,
 		queue:        queue,
 		rq:           requests{uow: uow, store: idempotency},
 	}

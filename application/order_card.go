@@ -39,7 +39,7 @@ type OrderedCard struct {
 // Handle returns the new order.
 func (h *OrderCardHandler) Handle(ctx context.Context, call Call, cmd OrderCard) (Reply[OrderedCard], error) {
 	return finish(ctx, h.rq, call, func(ctx context.Context) (OrderedCard, error) {
-		o, err := domain.NewCardOrder(domain.NewCardOrderParams{ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID,
+		o, err := domain.NewCardOrder(domain.NewCardOrderParams{ID: NewID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID,
 			Phone: cmd.Phone, ClientData: cmd.ClientData, Now: h.clock.Now(cmd.PartnerID)})
 		if err != nil {
 			return OrderedCard{}, err

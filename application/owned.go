@@ -14,8 +14,8 @@ import (
 // Helpers every use case shares: new ids, and a partner's own objects, read or changed under
 // their row lock, another partner's hidden behind "not found".
 
-// newID returns a time-ordered UUID (v7), which keeps primary-key indexes compact.
-func newID() uuid.UUID {
+// NewID returns a time-ordered UUID (v7), which keeps primary-key indexes compact.
+func NewID() uuid.UUID {
 	id, err := uuid.NewV7()
 	if err != nil {
 		return uuid.New()
@@ -113,4 +113,11 @@ func getRepayment(ctx context.Context, repayments ports.RepaymentRepository, par
 		return nil, domain.ErrRepaymentNotFound
 	}
 	return r, nil
+}
+
+// TransferRef names a transfer the way the partner does: both ids must match.
+type TransferRef struct {
+	PartnerID     uuid.UUID
+	TransactionID uuid.UUID
+	ExternalID    uuid.UUID
 }

@@ -11,12 +11,12 @@ const keyPrefix = "tiyin_"
 
 // newAPIKey returns a fresh key of 32 random bytes and its SHA-256 hash, the only form stored.
 func newAPIKey() (key string, hash []byte) {
-	key = keyPrefix + newToken(32)
+	key = keyPrefix + NewToken(32)
 	return key, HashAPIKey(key)
 }
 
-// newToken is n random bytes as URL-safe text: API keys and console session tokens.
-func newToken(n int) string {
+// NewToken is n random bytes as URL-safe text: API keys and console session tokens.
+func NewToken(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
 	return base64.RawURLEncoding.EncodeToString(b)

@@ -81,7 +81,7 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, call Call, cmd PayRepa
 			return h.loans.Update(ctx, r.LoanID(), func(loan *domain.Loan) error {
 				var err error
 				posting, err = r.Pay(loan, domain.Payment{Type: cmd.Type, Amount: cmd.Amount, DebitID: cmd.DebitID,
-					Network: cmd.Network, ExternalID: cmd.ExternalID, TransactionID: newID(), At: h.clock.Now(cmd.PartnerID)})
+					Network: cmd.Network, ExternalID: cmd.ExternalID, TransactionID: NewID(), At: h.clock.Now(cmd.PartnerID)})
 				version = loan.Repayments()
 				return err
 			})

@@ -39,7 +39,7 @@ type ProcessApplicationHandler struct {
 // NewProcessApplicationHandler returns the handler on the ports it uses.
 func NewProcessApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
 	loans ports.LoanRepository, scoring ports.Scoring, coreBanking ports.CoreBanking, ledger ports.LedgerRepository,
-	opsLog ports.OpsLog, product Product) *ProcessApplicationHandler {
+	opsLog ports.OpsLog, cfg Config) *ProcessApplicationHandler {
 	return &ProcessApplicationHandler{
 		clock:        clock,
 		uow:          uow,
@@ -49,7 +49,7 @@ func NewProcessApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, appli
 		coreBanking:  coreBanking,
 		ledger:       ledger,
 		opsLog:       orNoOpsLog(opsLog),
-		product:      product,
+		product:      cfg.Product,
 	}
 }
 
@@ -104,7 +104,7 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 				var err error
 				now := h.clock.Now(x.PartnerID())
 				attempt = x.Attempts() + 1
-				if loan, err = x.CompleteStage(stage, result, h.product.loanProduct(), now); err != nil {
+				if loan, err = x.CompleteStage(stage, result, h.product.LoanProduct(), now); err != nil {
 					return err
 				}
 				a, started = x, false
@@ -135,18 +135,18 @@ func (h *ProcessApplicationHandler) Handle(ctx context.Context, id uuid.UUID) (t
 // issue stores the new loan, opens its accounts and moves the principal onto the client's
 // demand account, in the transaction that completes the application.
 func (h *ProcessApplicationHandler) issue(ctx context.Context, loan *domain.Loan) error {
-	return issueLoan(ctx, h.loans, h.ledger, loan)
+	return IssueLoan(ctx, h.loans, h.ledger, loan)
 }
 
-// issueLoan is issue for any use case that completes an application's last stage.
-func issueLoan(ctx context.Context, loans ports.LoanRepository, ledger ports.LedgerRepository, loan *domain.Loan) error {
+// IssueLoan is issue for any use case that completes an application's last stage.
+func IssueLoan(ctx context.Context, loans ports.LoanRepository, ledger ports.LedgerRepository, loan *domain.Loan) error {
 	if err := loans.Create(ctx, loan); err != nil {
 		return err
 	}
 	if err := ledger.OpenLoanAccounts(ctx, loan.ID()); err != nil {
 		return err
 	}
-	p, err := loan.IssuancePosting(newID())
+	p, err := loan.IssuancePosting(NewID())
 	if err != nil {
 		return err
 	}

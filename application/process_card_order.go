@@ -113,7 +113,7 @@ func (h *ProcessCardOrderHandler) complete(ctx context.Context, o *domain.CardOr
 	}
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
 		now := h.clock.Now(o.PartnerID())
-		card := o.IssuedCard(domain.IssuedCardParams{ID: newID(), Network: issued.Network, MaskedPAN: issued.MaskedPAN,
+		card := o.IssuedCard(domain.IssuedCardParams{ID: NewID(), Network: issued.Network, MaskedPAN: issued.MaskedPAN,
 			Expiry: issued.Expiry, Token: issued.Token, Now: now})
 		err := h.cardOrders.Update(ctx, o.ID(), func(o *domain.CardOrder) error { return o.Complete(card.ID(), now) })
 		if err != nil {

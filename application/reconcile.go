@@ -37,7 +37,7 @@ type ReconcileHandler struct {
 	transfers    ports.TransferRepository
 	processing   ports.Processing
 	cardOrders   ports.CardOrderRepository
-	settlement   transferSettlement
+	settlement   TransferSettlement
 	orders       *ProcessCardOrderHandler
 	cfg          Config
 }
@@ -57,7 +57,7 @@ func NewReconcileHandler(clock ports.Clock, uow ports.UnitOfWork, applications p
 		transfers:    transfers,
 		processing:   processing,
 		cardOrders:   cardOrders,
-		settlement:   transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
+		settlement:   TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
 		orders:       orders,
 		cfg:          cfg,
 	}

@@ -46,14 +46,14 @@ type ReconcileDayHandler struct {
 	processing     ports.Processing
 	coreBanking    ports.CoreBanking
 	reconciliation ports.ReconciliationRepository
-	settlement     transferSettlement
+	settlement     TransferSettlement
 }
 
 // NewReconcileDayHandler returns the handler on the ports it uses.
 func NewReconcileDayHandler(clock ports.Clock, uow ports.UnitOfWork, processing ports.Processing, coreBanking ports.CoreBanking,
 	reconciliation ports.ReconciliationRepository, transfers ports.TransferRepository, ledger ports.LedgerRepository) *ReconcileDayHandler {
 	return &ReconcileDayHandler{clock: clock, uow: uow, processing: processing, coreBanking: coreBanking, reconciliation: reconciliation,
-		settlement: transferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock}}
+		settlement: TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock}}
 }
 
 // ReconciliationSources are what a day is reconciled against: each network, then core banking.
@@ -71,7 +71,7 @@ func ReconciliationSources() []string {
 // before.
 func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (ReconcileResult, error) {
 	day := domain.BusinessDate(cmd.Day)
-	if now := latestNow(h.clock); !domain.DayClosed(day, now) {
+	if now := LatestNow(h.clock); !domain.DayClosed(day, now) {
 		return ReconcileResult{}, fmt.Errorf("%w: %s is not over yet (it is %s in Tashkent)", domain.ErrDayNotClosed,
 			day.Format(time.DateOnly), now.In(domain.Tashkent).Format("2006-01-02 15:04"))
 	}
@@ -84,7 +84,7 @@ func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (Rec
 		res.Breaks[b.Kind]++
 		res.Found = append(res.Found, string(b.Kind)+" "+b.LineID)
 	}
-	run := ports.ReconciliationRun{ID: newID(), Day: day, Source: cmd.Source, At: h.clock.Now(uuid.Nil),
+	run := ports.ReconciliationRun{ID: NewID(), Day: day, Source: cmd.Source, At: h.clock.Now(uuid.Nil),
 		Matched: res.Matched, Breaks: len(breaks)}
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
 		for i := range breaks {
@@ -144,18 +144,6 @@ func (h *ReconcileDayHandler) compare(ctx context.Context, day time.Time, source
 	return res, breaks, nil
 }
 
-// latestNow is the latest time of the clock: the system time, or in the sandbox the time of a
-// partner whose clock is ahead of it (its movements are filed on its own days).
-func latestNow(clock ports.Clock) time.Time {
-	now := clock.Now(uuid.Nil)
-	for _, p := range clock.Ahead() {
-		if t := clock.Now(p); t.After(now) {
-			now = t
-		}
-	}
-	return now
-}
-
 // ErrBadSource means a reconciliation was asked of a source tiyin does not know.
 var ErrBadSource = errors.New("unknown reconciliation source")
 
@@ -176,7 +164,7 @@ func (h *ReconcileDayHandler) settleUnknown(ctx context.Context, b *domain.Break
 	if !ok {
 		return nil // not a line of tiyin's making: left for the operators
 	}
-	return h.settlement.settleIn(ctx, id, func(t *domain.Transfer) (bool, error) {
+	return h.settlement.SettleIn(ctx, id, func(t *domain.Transfer) (bool, error) {
 		if t.Status() != domain.TransferProcessing {
 			return false, nil
 		}

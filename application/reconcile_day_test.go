@@ -73,8 +73,10 @@ func TestAStatementTheNetworkCannotGiveRecordsNothing(t *testing.T) {
 // run finds the transfer settled and settles nothing.
 func TestAStatementSettlesAnUnknownCreditOnce(t *testing.T) {
 	t.Parallel()
-	c := setupConsole(t)
-	tr := c.processingTransfer(t)
+	c := setup(t)
+	xfers := fakeTransfers(c)
+	tr := processingTransfer(t, c.partner)
+	xfers[tr.ID()] = tr
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
 	h := application.NewReconcileDayHandler(c.clock, c.uow, c.cards, c.core, rec, c.transfers, c.ledger)
 	id := tr.ID().String() + ":CREDIT"
@@ -106,7 +108,7 @@ func TestAStatementSettlesAnUnknownCreditOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := c.xfers[tr.ID()].Status(); got != domain.TransferSuccess || len(posted) != 1 || posted[0] != domain.PostingTransferCapture {
+	if got := xfers[tr.ID()].Status(); got != domain.TransferSuccess || len(posted) != 1 || posted[0] != domain.PostingTransferCapture {
 		t.Fatalf("the transfer is %s, posted %v", got, posted)
 	}
 	if len(resolved) != 2 || !resolved[0] || resolved[1] {
@@ -166,40 +168,34 @@ func TestOnlyAClosedDayIsReconciled(t *testing.T) {
 	}
 }
 
-// An officer explains a break whose two sides agree on money (a debit the network lists as
-// reversed, which tiyin never had) at once, with a note, audited in the transaction that closes
-// it; a viewer may not, and a note is required.
-func TestAnOfficerExplainsABreak(t *testing.T) {
-	t.Parallel()
-	c := setupConsole(t)
-	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewExplainBreakHandler(c.clock, c.uow, rec, c.proposals, c.auditLog())
-	officer := application.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
-	viewer := application.Actor{ID: uuid.New(), Name: "vic", Role: domain.RoleViewer}
-	id := uuid.New()
-	rec.EXPECT().Break(gomock.Any(), id).Return(ports.BreakRecord{ID: id, Source: "UZCARD", Status: ports.BreakOpen,
-		Break: domain.Break{Kind: domain.BreakMissingInTiyin, LineID: "D-1",
-			Theirs: &domain.StatementLine{ID: "D-1", Kind: domain.LineDebit, Amount: 300, At: t0, Status: domain.LineReversed}}}, nil)
-	w := func(note string) application.BreakWork {
-		return application.BreakWork{Breaks: []uuid.UUID{id}, Note: note}
+// fakeTransfers keeps the transfers the mock reads and changes in the map it returns.
+func fakeTransfers(d *deps) map[uuid.UUID]*domain.Transfer {
+	xfers := map[uuid.UUID]*domain.Transfer{}
+	d.transfers.EXPECT().Get(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID) (*domain.Transfer, error) {
+		if tr, ok := xfers[id]; ok {
+			return domain.RestoreTransfer(tr.State()), nil
+		}
+		return nil, domain.ErrTransferNotFound
+	}).AnyTimes()
+	d.transfers.EXPECT().Update(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, id uuid.UUID, fn func(*domain.Transfer) error) error {
+		cp := domain.RestoreTransfer(xfers[id].State())
+		if err := fn(cp); err != nil {
+			return err
+		}
+		xfers[id] = cp
+		return nil
+	}).AnyTimes()
+	return xfers
+}
+
+// processingTransfer is a transfer of partner whose card credit's outcome is unknown.
+func processingTransfer(t *testing.T, partner uuid.UUID) *domain.Transfer {
+	t.Helper()
+	tr := domain.NewTransfer(domain.NewTransferParams{ID: uuid.New(), PartnerID: partner, ApplicationID: uuid.New(), LoanID: uuid.New(),
+		ExternalID: uuid.New(), MaskedPAN: "860012******9012", Network: domain.NetworkUzcard, CardHolder: "AZIZ KARIMOV",
+		Amount: 250_000, CreditToken: "CT", Now: t0})
+	if err := tr.StartProcessing(t0); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := h.Handle(context.Background(), viewer, w("late file")); !errors.Is(err, domain.ErrForbidden) {
-		t.Fatalf("a viewer's explanation: %v", err)
-	}
-	if _, err := h.Handle(context.Background(), officer, w("  ")); !errors.Is(err, domain.ErrActionIncomplete) {
-		t.Fatalf("no note: %v", err)
-	}
-	rec.EXPECT().Close(gomock.Any(), id, ports.BreakExplained, "UZCARD's file came a day late", "bob", t0).DoAndReturn(
-		func(context.Context, uuid.UUID, string, string, string, time.Time) error {
-			if !c.inTx {
-				t.Error("explained outside a transaction")
-			}
-			return nil
-		})
-	if p, err := h.Handle(context.Background(), officer, w(" UZCARD's file came a day late ")); err != nil || p != uuid.Nil {
-		t.Fatalf("proposal %s, %v", p, err)
-	}
-	if got := c.actions(); len(got) != 1 || got[0] != "bob break.explain" {
-		t.Fatalf("audit %v", got)
-	}
+	return tr
 }

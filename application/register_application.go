@@ -44,7 +44,7 @@ func NewRegisterApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idem
 func (h *RegisterApplicationHandler) Handle(ctx context.Context, call Call, cmd RegisterApplication) (Reply[uuid.UUID], error) {
 	return finish(ctx, h.rq, call, func(ctx context.Context) (uuid.UUID, error) {
 		a, err := domain.NewApplication(domain.NewApplicationParams{
-			ID: newID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID, Phone: cmd.Phone,
+			ID: NewID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID, Phone: cmd.Phone,
 			ClientData: cmd.ClientData, AgreementAccepted: cmd.AgreementAccepted, Now: h.clock.Now(cmd.PartnerID),
 		})
 		if err != nil {

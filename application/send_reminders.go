@@ -32,9 +32,9 @@ type SendRemindersHandler struct {
 
 // NewSendRemindersHandler returns the handler on the ports it uses.
 func NewSendRemindersHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository, loans ports.LoanRepository,
-	collections ports.CollectionsRepository, events ports.EventOutbox, sms ports.SMSSender, policy domain.ReminderPolicy) *SendRemindersHandler {
+	collections ports.CollectionsRepository, events ports.EventOutbox, sms ports.SMSSender, cfg Config) *SendRemindersHandler {
 	return &SendRemindersHandler{clock: clock, uow: uow, applications: applications, loans: loans, collections: collections,
-		events: events, sms: sms, policy: policy}
+		events: events, sms: sms, policy: cfg.Collections.WithDefaults().Reminders}
 }
 
 // remindersPage is how many loans a pass reads at a time.
@@ -89,7 +89,7 @@ func (h *SendRemindersHandler) remind(ctx context.Context, id uuid.UUID, s timeS
 	if !ok {
 		return nil
 	}
-	rec := ports.ReminderRecord{ID: newID(), LoanID: id, PartnerID: loan.PartnerID(), Reminder: r, At: s.now}
+	rec := ports.ReminderRecord{ID: NewID(), LoanID: id, PartnerID: loan.PartnerID(), Reminder: r, At: s.now}
 	var claimed bool
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
 		claimed, err = h.collections.ClaimReminder(ctx, rec, s.now.Add(-week), h.policy.PerWeek)

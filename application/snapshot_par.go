@@ -18,11 +18,11 @@ type SnapshotPARHandler struct {
 }
 
 // NewSnapshotPARHandler returns the handler on the ports it uses.
-func NewSnapshotPARHandler(clock ports.Clock, collections ports.CollectionsRepository, buckets domain.Buckets) *SnapshotPARHandler {
-	return &SnapshotPARHandler{clock: clock, collections: collections, buckets: buckets}
+func NewSnapshotPARHandler(clock ports.Clock, collections ports.CollectionsRepository, cfg Config) *SnapshotPARHandler {
+	return &SnapshotPARHandler{clock: clock, collections: collections, buckets: cfg.Collections.WithDefaults().Buckets}
 }
 
 // Handle takes (or takes again) today's snapshot.
 func (h *SnapshotPARHandler) Handle(ctx context.Context) error {
-	return h.collections.SnapshotPAR(ctx, queueScopes(h.clock), domain.BusinessDate(latestNow(h.clock)), h.buckets)
+	return h.collections.SnapshotPAR(ctx, QueueScopes(h.clock), domain.BusinessDate(LatestNow(h.clock)), h.buckets)
 }

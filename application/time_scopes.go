@@ -28,10 +28,10 @@ func timeScopes(clock ports.Clock) []timeScope {
 	return scopes
 }
 
-// businessToday is each partner's business date on its own clock: the system's, and in the
+// BusinessToday is each partner's business date on its own clock: the system's, and in the
 // sandbox the own date of each partner whose clock is ahead of it. A view across partners
 // reads each partner's objects at its date, as each object's page does.
-func businessToday(clock ports.Clock) ports.Today {
+func BusinessToday(clock ports.Clock) ports.Today {
 	t := ports.Today{Date: domain.BusinessDate(clock.Now(uuid.Nil))}
 	for _, p := range clock.Ahead() {
 		if t.Ahead == nil {
@@ -40,4 +40,27 @@ func businessToday(clock ports.Clock) ports.Today {
 		t.Ahead[p] = domain.BusinessDate(clock.Now(p))
 	}
 	return t
+}
+
+// QueueScopes are the partners' todays: all partners on the system time, then each partner whose
+// sandbox clock is ahead of it.
+func QueueScopes(clock ports.Clock) []ports.QueueScope {
+	ts := timeScopes(clock)
+	out := make([]ports.QueueScope, len(ts))
+	for i, s := range ts {
+		out[i] = ports.QueueScope{Partners: s.partners, Today: domain.BusinessDate(s.now)}
+	}
+	return out
+}
+
+// LatestNow is the latest time of the clock: the system time, or in the sandbox the time of a
+// partner whose clock is ahead of it (its movements are filed on its own days).
+func LatestNow(clock ports.Clock) time.Time {
+	now := clock.Now(uuid.Nil)
+	for _, p := range clock.Ahead() {
+		if t := clock.Now(p); t.After(now) {
+			now = t
+		}
+	}
+	return now
 }

@@ -10,20 +10,31 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// transferSettlement settles transfers: it records a final status and moves the hold's money
+// TransferSettlement settles transfers: it records a final status and moves the hold's money
 // in the same transaction.
-type transferSettlement struct {
+type TransferSettlement struct {
 	uow       ports.UnitOfWork
 	transfers ports.TransferRepository
 	ledger    ports.LedgerRepository
 	clock     ports.Clock
 }
 
+// NewTransferSettlement returns the settlement on the ports it uses, for a use case outside
+// this package that settles a transfer in its own transaction (an approved resolution).
+func NewTransferSettlement(uow ports.UnitOfWork, transfers ports.TransferRepository, ledger ports.LedgerRepository,
+	clock ports.Clock) TransferSettlement {
+	return TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock}
+}
+
+// expiredBatch bounds the transfers one release expires; the reconciler's next pass takes the
+// rest.
+const expiredBatch = 500
+
 // releaseExpired records the expiry of the loan's (or, with uuid.Nil, all the partners')
 // unconfirmed transfers older than the TTL at now and releases their holds, in the caller's
 // transaction.
-func (s transferSettlement) releaseExpired(ctx context.Context, partners ports.Partners, loanID uuid.UUID, now time.Time) error {
-	ids, err := s.transfers.ListNewBefore(ctx, partners, loanID, now.Add(-domain.TransferTTL), reconcileBatch)
+func (s TransferSettlement) releaseExpired(ctx context.Context, partners ports.Partners, loanID uuid.UUID, now time.Time) error {
+	ids, err := s.transfers.ListNewBefore(ctx, partners, loanID, now.Add(-domain.TransferTTL), expiredBatch)
 	if err != nil {
 		return err
 	}
@@ -37,13 +48,13 @@ func (s transferSettlement) releaseExpired(ctx context.Context, partners ports.P
 
 // settle applies fn to the transfer and, when the transfer reached a final status,
 // captures (SUCCESS) or releases (FAILED, EXPIRED) its hold in the same transaction.
-func (s transferSettlement) settle(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
-	return s.uow.Do(ctx, func(ctx context.Context) error { return s.settleIn(ctx, id, fn) })
+func (s TransferSettlement) settle(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
+	return s.uow.Do(ctx, func(ctx context.Context) error { return s.SettleIn(ctx, id, fn) })
 }
 
-// settleIn is settle in the caller's transaction, for a use case that owns one (an approved
+// SettleIn is settle in the caller's transaction, for a use case that owns one (an approved
 // resolution commits with its proposal and audit line).
-func (s transferSettlement) settleIn(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
+func (s TransferSettlement) SettleIn(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
 	var settled *domain.Transfer
 	err := s.transfers.Update(ctx, id, func(t *domain.Transfer) error {
 		changed, err := fn(t)
@@ -64,7 +75,7 @@ func (s transferSettlement) settleIn(ctx context.Context, id uuid.UUID, fn func(
 	if settled.Status() == domain.TransferSuccess {
 		to, kind = domain.BankAccount(domain.AccountCardSettlement), domain.PostingTransferCapture
 	}
-	p, err := domain.Move(newID(), kind, settled.ID(), settled.TransactionDateAt(s.clock.Now(settled.PartnerID())), settled.Amount().Tiyin(),
+	p, err := domain.Move(NewID(), kind, settled.ID(), settled.TransactionDateAt(s.clock.Now(settled.PartnerID())), settled.Amount().Tiyin(),
 		domain.LoanAccount(domain.AccountHold, loan), to)
 	if err != nil {
 		return err

@@ -16,8 +16,8 @@ type TrialBalanceHandler struct {
 }
 
 // NewTrialBalanceHandler returns the handler on the ports it uses.
-func NewTrialBalanceHandler(books ports.BooksRepository, chart domain.Chart) *TrialBalanceHandler {
-	return &TrialBalanceHandler{books: books, chart: chart}
+func NewTrialBalanceHandler(books ports.BooksRepository, cfg Config) *TrialBalanceHandler {
+	return &TrialBalanceHandler{books: books, chart: cfg.chart()}
 }
 
 // TrialBalance is a day's trial balance; balances are debits minus credits.

@@ -39,14 +39,14 @@ type VerifyApplicationHandler struct {
 
 // NewVerifyApplicationHandler returns the handler on the ports it uses.
 func NewVerifyApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	applications ports.ApplicationRepository, scoring ports.Scoring, product Product, ttl time.Duration) *VerifyApplicationHandler {
+	applications ports.ApplicationRepository, scoring ports.Scoring, cfg Config) *VerifyApplicationHandler {
 	return &VerifyApplicationHandler{
 		clock:        clock,
 		applications: applications,
 		scoring:      scoring,
 		rq:           requests{uow: uow, store: idempotency},
-		product:      product,
-		ttl:          ttl,
+		product:      cfg.Product,
+		ttl:          cfg.ApplicationTTL,
 	}
 }
 

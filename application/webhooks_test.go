@@ -16,6 +16,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/ports/mocks"
+	"github.com/tiyin/tiyin/test/testkit"
 )
 
 type webhookDeps struct {
@@ -47,9 +48,9 @@ func webhookSetup(t *testing.T, dataKey string) *webhookDeps {
 	d.outbox.EXPECT().Sequence(gomock.Any(), gomock.Any()).Return(0, nil).AnyTimes()
 	uow := mocks.NewMockUnitOfWork(ctrl)
 	uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).AnyTimes()
-	d.app = application.New(application.Deps{Clock: clock, UoW: uow, Events: d.outbox, Sealer: sealer,
-		Stores:   application.Stores{Partners: d.partners},
-		Gateways: application.Gateways{Webhooks: d.sender}, OpsLog: d}, application.Config{})
+	d.app = testkit.App(t, testkit.Swap[ports.Clock](clock), testkit.Swap[ports.UnitOfWork](uow),
+		testkit.Swap[ports.EventOutbox](d.outbox), testkit.Swap[ports.Sealer](sealer), testkit.Swap[ports.PartnerRepository](d.partners),
+		testkit.Swap[ports.WebhookSender](d.sender), testkit.Swap[ports.OpsLog](d))
 	return d
 }
 

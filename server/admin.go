@@ -16,7 +16,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/console"
 	"github.com/tiyin/tiyin/adapters/observe"
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 )
 
 // adminHandler is the operator's listener: the operator console (/console/), Prometheus
@@ -114,7 +114,7 @@ func adminWarnings(cfg config) []string {
 }
 
 // startAdmin starts the admin listener unless TIYIN_ADMIN_ADDR is off.
-func startAdmin(lc fx.Lifecycle, cfg config, lns listeners, metrics *observe.Metrics, app *application.App, log *zap.Logger) {
+func startAdmin(lc fx.Lifecycle, cfg config, lns listeners, metrics *observe.Metrics, uc appconsole.Console, log *zap.Logger) {
 	if lns.admin == nil {
 		return
 	}
@@ -122,7 +122,7 @@ func startAdmin(lc fx.Lifecycle, cfg config, lns listeners, metrics *observe.Met
 	for _, w := range adminWarnings(cfg) {
 		log.Warn(w)
 	}
-	con := console.New(app.Console, log.Named("console"), console.Config{Secure: !cfg.Sandbox, Sandbox: cfg.Sandbox})
+	con := console.New(uc, log.Named("console"), console.Config{Secure: !cfg.Sandbox, Sandbox: cfg.Sandbox})
 	srv := &http.Server{Handler: adminHandler(metrics, con, cfg.Pprof, cfg.AdminHosts), ReadHeaderTimeout: 5 * time.Second}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/console"
 	"github.com/tiyin/tiyin/adapters/observe"
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 )
 
 // TestTheConsoleAnswersOnlyToItsHostNames (issue 33): the console refuses (421) a request
@@ -65,7 +65,7 @@ func TestEveryAdminRouteAnswersOnlyToItsHostNames(t *testing.T) {
 // TIYIN_ADMIN_HOSTS=list.
 func askAdmin(t *testing.T, list, path, host string) *httptest.ResponseRecorder {
 	t.Helper()
-	con := console.New(application.Console{}, zap.NewNop(), console.Config{})
+	con := console.New(appconsole.Console{}, zap.NewNop(), console.Config{})
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	req.Host = host
 	rec := httptest.NewRecorder()

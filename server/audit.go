@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/ports"
 )
 
@@ -43,7 +43,7 @@ func auditCmd(o options) *cobra.Command {
 				if in.db.Sealer == nil {
 					return errNoDataKey
 				}
-				v, err := in.app.Console.Actions.VerifyAudit.Handle(ctx, application.CLIActor, application.VerifyAudit{Anchor: head})
+				v, err := in.console.Actions.VerifyAudit.Handle(ctx, appconsole.CLIActor, appconsole.VerifyAudit{Anchor: head})
 				if err != nil {
 					return err
 				}
@@ -74,7 +74,7 @@ func auditCmd(o options) *cobra.Command {
 				if in.db.Sealer == nil {
 					return errNoDataKey
 				}
-				head, err := in.app.Console.Actions.CheckpointAudit.Handle(ctx, application.CLIActor)
+				head, err := in.console.Actions.CheckpointAudit.Handle(ctx, appconsole.CLIActor)
 				if head.Hash != nil {
 					fmt.Println(head)
 				}

@@ -38,6 +38,9 @@ func TestTheCLIRunsTheServersGraphWithoutItsListener(t *testing.T) {
 		for _, missing := range nilFields(reflect.ValueOf(*in.app), "App") {
 			t.Errorf("%s is nil", missing)
 		}
+		for _, missing := range nilFields(reflect.ValueOf(in.console), "Console") {
+			t.Errorf("%s is nil", missing)
+		}
 		return nil
 	})
 	if err != nil || !ran {

@@ -19,6 +19,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/jobs"
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -124,7 +125,7 @@ func migrateCmd(o options) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return openDB(cmd.Context(), o, schemaApply, func(ctx context.Context, in cli) error {
 				fmt.Println("migrations applied")
-				rename, err := operatorsToRename(ctx, in.app)
+				rename, err := operatorsToRename(ctx, in.console)
 				if err != nil {
 					return err
 				}
@@ -148,7 +149,7 @@ func migrateCmd(o options) *cobra.Command {
 				// migrate reports them once it is applied.
 				rename := []string{}
 				if len(pending) == 0 {
-					if rename, err = operatorsToRename(ctx, in.app); err != nil {
+					if rename, err = operatorsToRename(ctx, in.console); err != nil {
 						return err
 					}
 				}
@@ -188,10 +189,12 @@ func listOf(s []string) []string {
 // cli is what a one-shot command works with: its configuration, the database and the use
 // cases, built by the server's own graph without its listener and workers.
 type cli struct {
-	cfg   config
-	db    *store.DB
-	app   *application.App
-	clock ports.Clock
+	cfg config
+	db  *store.DB
+	app *application.App
+	// console is the operator console's use cases, which manage operators and partners.
+	console appconsole.Console
+	clock   ports.Clock
 }
 
 // schema is what a command does with the database's schema before it works.
@@ -249,7 +252,7 @@ func openDB(ctx context.Context, o options, s schema, fn func(context.Context, c
 	}
 	defer func() { _ = log.Sync() }()
 	c := cli{cfg: cfg}
-	app := fx.New(graph(cfg, log), fx.Populate(&c.db, &c.app, &c.clock))
+	app := fx.New(graph(cfg, log, o), fx.Populate(&c.db, &c.app, &c.console, &c.clock))
 	if err := app.Start(ctx); err != nil {
 		return rootCause(err)
 	}
@@ -382,8 +385,8 @@ func partnerCmd(o options) *cobra.Command {
 		Short: "Create a partner and print its API key (shown once)",
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-				np, err := in.app.Console.Actions.Partner.Handle(ctx, application.CLIActor,
-					application.ConsolePartnerAction{Name: name, Action: application.PartnerCreate})
+				np, err := in.console.Actions.Partner.Handle(ctx, appconsole.CLIActor,
+					appconsole.PartnerAction{Name: name, Action: appconsole.PartnerCreate})
 				if err != nil {
 					return err
 				}
@@ -445,11 +448,11 @@ func partnerCmd(o options) *cobra.Command {
 			Short: short,
 			RunE: func(c *cobra.Command, _ []string) error {
 				return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-					action := application.PartnerDisable
+					action := appconsole.PartnerDisable
 					if enable {
-						action = application.PartnerEnable
+						action = appconsole.PartnerEnable
 					}
-					_, err := in.app.Console.Actions.Partner.Handle(ctx, application.CLIActor, application.ConsolePartnerAction{Name: name, Action: action})
+					_, err := in.console.Actions.Partner.Handle(ctx, appconsole.CLIActor, appconsole.PartnerAction{Name: name, Action: action})
 					if err != nil {
 						return partnerErr(err, name)
 					}
@@ -466,8 +469,8 @@ func partnerCmd(o options) *cobra.Command {
 		Short: "Replace a partner's API key and print the new one; the old key keeps working for --overlap (24h), 0 stops it now",
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-				k, err := in.app.Console.Actions.Partner.Handle(ctx, application.CLIActor,
-					application.ConsolePartnerAction{Name: rotated, Action: application.PartnerRotateKey, Overlap: overlap})
+				k, err := in.console.Actions.Partner.Handle(ctx, appconsole.CLIActor,
+					appconsole.PartnerAction{Name: rotated, Action: appconsole.PartnerRotateKey, Overlap: overlap})
 				if err != nil {
 					return partnerErr(err, rotated)
 				}
@@ -529,8 +532,8 @@ The secret is kept sealed under TIYIN_DATA_KEY, so serve must run with the same 
 				if len(in.cfg.DataKey) == 0 {
 					return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
 				}
-				ch, err := in.app.Console.Actions.Partner.Handle(ctx, application.CLIActor, application.ConsolePartnerAction{Name: name,
-					Action: application.PartnerSetWebhook, URL: url, AllowHTTP: in.cfg.Sandbox, Overlap: overlap})
+				ch, err := in.console.Actions.Partner.Handle(ctx, appconsole.CLIActor, appconsole.PartnerAction{Name: name,
+					Action: appconsole.PartnerSetWebhook, URL: url, AllowHTTP: in.cfg.Sandbox, Overlap: overlap})
 				secret := ch.WebhookSecret
 				if err != nil {
 					return partnerErr(err, name)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 )
 
@@ -50,7 +50,7 @@ func operatorCmd(o options) *cobra.Command {
 				return usageError{err}
 			}
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-				pw, err := in.app.Console.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: r})
+				pw, err := in.console.Operators.CreateOperator.Handle(ctx, appconsole.CLIActor, appconsole.CreateOperator{Name: name, Role: r})
 				if err != nil {
 					return err
 				}
@@ -71,7 +71,7 @@ one in as them). There is no lockout to lift: wrong passwords are throttled per 
 and wait at most 15 minutes. A lost second factor is reset-second-factor's.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-				pw, err := in.app.Console.Operators.ResetOperatorPassword.Handle(ctx, application.CLIActor, application.ResetOperatorPassword{Name: name})
+				pw, err := in.console.Operators.ResetOperatorPassword.Handle(ctx, appconsole.CLIActor, appconsole.ResetOperatorPassword{Name: name})
 				if err != nil {
 					return err
 				}
@@ -90,8 +90,8 @@ for whoever holds the host when no second admin can approve a reset in the conso
 waits for one). It is audited as operator.second_factor.break_glass by cli (docs/operations.md).`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-				if _, err := in.app.Console.Operators.ResetSecondFactor.Handle(ctx, application.CLIActor,
-					application.ResetSecondFactor{Name: name}); err != nil {
+				if _, err := in.console.Operators.ResetSecondFactor.Handle(ctx, appconsole.CLIActor,
+					appconsole.ResetSecondFactor{Name: name}); err != nil {
 					return err
 				}
 				fmt.Printf("operator %q: second factor removed (break glass, audited); they enrol a new one at their next login\n", name)
@@ -110,7 +110,7 @@ waits for one). It is audited as operator.second_factor.break_glass by cli (docs
 			Short: short,
 			RunE: func(c *cobra.Command, _ []string) error {
 				return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-					err := in.app.Console.Operators.SetOperatorDisabled.Handle(ctx, application.CLIActor, application.SetOperatorDisabled{Name: name, Disabled: disable})
+					err := in.console.Operators.SetOperatorDisabled.Handle(ctx, appconsole.CLIActor, appconsole.SetOperatorDisabled{Name: name, Disabled: disable})
 					if err != nil {
 						return err
 					}
@@ -127,7 +127,7 @@ waits for one). It is audited as operator.second_factor.break_glass by cli (docs
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return readOnly(c.Context(), o, func(ctx context.Context, in cli) error {
-				list, err := in.app.Console.Operators.ListOperators.Handle(ctx, application.CLIActor)
+				list, err := in.console.Operators.ListOperators.Handle(ctx, appconsole.CLIActor)
 				if err != nil {
 					return err
 				}
@@ -166,8 +166,8 @@ waits for one). It is audited as operator.second_factor.break_glass by cli (docs
 				return usageError{err}
 			}
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-				if _, err := in.app.Console.Operators.ChangeRole.Handle(ctx, application.CLIActor,
-					application.ChangeOperatorRole{Name: name, Role: r}); err != nil {
+				if _, err := in.console.Operators.ChangeRole.Handle(ctx, appconsole.CLIActor,
+					appconsole.ChangeOperatorRole{Name: name, Role: r}); err != nil {
 					return err
 				}
 				fmt.Printf("operator %q is %s\n", name, r)
@@ -195,8 +195,8 @@ func shownName(name string) string {
 // operatorsToRename are the operators whose names break the rule for names, as shownName
 // prints them. They were named before the rule and still log in; the bank gives each person a
 // new operator under a valid name and disables the old one.
-func operatorsToRename(ctx context.Context, app *application.App) ([]string, error) {
-	list, err := app.Console.Operators.ListOperators.Handle(ctx, application.CLIActor)
+func operatorsToRename(ctx context.Context, uc appconsole.Console) ([]string, error) {
+	list, err := uc.Operators.ListOperators.Handle(ctx, appconsole.CLIActor)
 	if err != nil {
 		return nil, err
 	}

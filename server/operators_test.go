@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 )
 
@@ -24,7 +24,7 @@ func TestOperatorsNamedBeforeTheNameRuleAreShownQuoted(t *testing.T) {
 	passwords := map[string]string{}
 	err := openDB(context.Background(), applied(nil), schemaApply, func(ctx context.Context, in cli) error {
 		for _, name := range []string{"off1", "adm1", "root", "dilnoza"} {
-			pw, err := in.app.Console.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: domain.RoleViewer})
+			pw, err := in.console.Operators.CreateOperator.Handle(ctx, appconsole.CLIActor, appconsole.CreateOperator{Name: name, Role: domain.RoleViewer})
 			if err != nil {
 				return err
 			}
@@ -36,7 +36,7 @@ func TestOperatorsNamedBeforeTheNameRuleAreShownQuoted(t *testing.T) {
 			}
 		}
 		for name, old := range legacy {
-			if _, err := in.app.Console.Operators.LogIn.Handle(ctx, application.LogIn{Name: old, Password: passwords[name], Address: "127.0.0.1"}); err != nil {
+			if _, err := in.console.Operators.LogIn.Handle(ctx, appconsole.LogIn{Name: old, Password: passwords[name], Address: "127.0.0.1"}); err != nil {
 				t.Errorf("%q cannot log in: %v", old, err)
 			}
 		}

@@ -54,7 +54,7 @@ func serve(cfg config, o options) error {
 	if err != nil {
 		return err
 	}
-	app := fx.New(graph(cfg, log), fx.Supply(lns), fx.Invoke(run, startAdmin), fx.Options(o.fx...))
+	app := fx.New(graph(cfg, log, o), fx.Supply(lns), fx.Invoke(run, startAdmin), fx.Options(o.fx...))
 	// The signal is caught before the start: a SIGTERM while tiyin starts (the listener may
 	// already answer) waits for the start, then shuts down as any other, instead of killing
 	// the process mid-way.
@@ -121,8 +121,9 @@ func (systemClock) Ahead() []uuid.UUID { return nil }
 // graph is tiyin as fx providers: the database, the clock, the gateways, the use cases, the
 // job queue and its workers, the HTTP edge. fx builds only what is asked for: serve asks for
 // the listener and the workers (run), a one-shot command only for the use cases and the
-// database (openDB), so the CLI runs the server's own graph without its listener.
-func graph(cfg config, log *zap.Logger) fx.Option {
+// database (openDB), so the CLI runs the server's own graph without its listener; a test asks
+// for what it tests (Build). The doubles o swaps in (Swap) replace what the graph provides.
+func graph(cfg config, log *zap.Logger, o options) fx.Option {
 	clock := fx.Options(fx.Provide(func() ports.Clock { return systemClock{} }))
 	if cfg.Sandbox {
 		clock = store.SandboxClockModule
@@ -170,7 +171,7 @@ func graph(cfg config, log *zap.Logger) fx.Option {
 			jobDatabase,
 		),
 		observe.Module, store.Module, clock, gatewaysModule(cfg.Gateways, cfg.SandboxScoringPercent), guard.Module, webhook.Module, appModule, jobs.Module,
-		httpadapter.Module,
+		httpadapter.Module, fx.Options(o.swaps...),
 	)
 }
 

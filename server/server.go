@@ -73,6 +73,7 @@ type Option func(*options)
 type options struct {
 	gateways map[string]fx.Option // a Go adapter's provider, by port
 	fx       []fx.Option
+	swaps    []fx.Option // a test's doubles (Swap), in every graph
 }
 
 // WithScoring replaces the Scoring port's adapter.

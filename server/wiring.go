@@ -1,229 +1,114 @@
 package server
 
 import (
+	"reflect"
+
 	"go.uber.org/fx"
 
 	"github.com/tiyin/tiyin/application"
-	"github.com/tiyin/tiyin/ports"
+	appconsole "github.com/tiyin/tiyin/application/console"
 )
 
-// The use cases, one fx module per capability, each taking only the ports it names; the
-// application knows nothing of fx.
+// appModule is the use cases, one fx module per capability. Each use case's constructor is
+// given to fx as it is: its parameters are the only declaration of what it needs, so a port
+// added to a use case is added in its constructor and nowhere here. A capability's struct
+// (application.Loans and the like) is filled from its fields (useCases). The application
+// knows nothing of fx.
 var appModule = fx.Options(
-	fx.Module("loans", fx.Provide(func(in loansIn, cfg application.Config) application.Loans {
-		return application.NewLoans(application.LoansDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
-			Queue: in.Queue, Applications: in.Applications, Loans: in.Loans, Repayments: in.Repayments, Ledger: in.Ledger,
-			Scoring: in.Scoring, CoreBanking: in.CoreBanking, OpsLog: in.OpsLog}, cfg)
-	})),
-	fx.Module("transfers", fx.Provide(func(in transfersIn) application.Transfers {
-		return application.NewTransfers(application.TransfersDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
-			Applications: in.Applications, Loans: in.Loans, Ledger: in.Ledger, Transfers: in.Transfers, Processing: in.Processing,
-			Cards: in.Cards})
-	})),
-	fx.Module("repayments", fx.Provide(func(in repaymentsIn) application.Repayments {
-		return application.NewRepayments(application.RepaymentsDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
-			Loans: in.Loans, Ledger: in.Ledger, Processing: in.Processing, Repayments: in.Repayments})
-	})),
-	fx.Module("cards", fx.Provide(func(in cardsIn, cfg application.Config) application.Cards {
-		return application.NewCards(application.CardsDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
-			Processing: in.Processing, Cards: in.Cards, CodeCounts: in.CodeCounts, CardOrders: in.CardOrders, CardIssuer: in.CardIssuer,
-			SMS: in.SMS, Sealer: in.Sealer, OpsLog: in.OpsLog}, cfg)
-	})),
-	fx.Module("partners", fx.Provide(func(in partnersIn) application.Partners {
-		return application.NewPartners(application.PartnersDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
-			Partners: in.Partners, Events: in.Events, Webhooks: in.Webhooks, Sealer: in.Sealer, OpsLog: in.OpsLog})
-	})),
-	fx.Module("operations", fx.Provide(func(in operationsIn, cfg application.Config) application.Operations {
-		return application.NewOperations(application.OperationsDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
-			Events: in.Events, Queue: in.Queue,
-			Applications: in.Applications, Loans: in.Loans, Ledger: in.Ledger, Transfers: in.Transfers, CardOrders: in.CardOrders,
-			CoreBanking: in.CoreBanking, Processing: in.Processing, Cards: in.Cards, CodeCounts: in.CodeCounts,
-			Reconciliation: in.Reconciliation, Books: in.Books}, cfg)
-	})),
-	fx.Module("sandbox", fx.Provide(func(in sandboxIn, cfg application.Config) application.Sandbox {
-		return application.NewSandbox(application.SandboxDeps{Clock: in.Clock, UoW: in.UoW, Idempotency: in.Idempotency,
-			Applications: in.Applications, SandboxClock: in.SandboxClock, SMSOutbox: in.SMSOutbox}, cfg)
-	})),
-	fx.Module("collections", fx.Provide(func(in collectionsIn, cfg application.Config) application.Collections {
-		return application.NewCollections(application.CollectionsDeps{Clock: in.Clock, UoW: in.UoW, Applications: in.Applications,
-			Loans: in.Loans, Collections: in.Collections, Operators: in.Operators, AuditLog: in.AuditLog, Events: in.Events, SMS: in.SMS,
-			Repayments: in.Repayments, Bulk: in.Bulk, Proposals: in.Proposals},
-			cfg.Collections)
-	})),
-	fx.Module("console", fx.Provide(func(in consoleIn, st storesIn, ops application.Operations, coll application.Collections,
-		cfg application.Config) application.Console {
-		c := application.NewConsole(application.ConsoleDeps{Clock: in.Clock, UoW: in.UoW, Queue: in.Queue, Sealer: in.Sealer,
-			Stores: application.Stores{Applications: st.Applications, Loans: st.Loans, Partners: st.Partners, Ledger: st.Ledger,
-				Transfers: st.Transfers, Repayments: st.Repayments, Cards: st.Cards, CardOrders: st.CardOrders, Reconciliation: st.Reconciliation,
-				Bulk: st.Bulk},
-			Console: application.ConsoleStores{Operators: in.Operators, SecondFactors: in.SecondFactors, AuditLog: in.AuditLog,
-				Proposals: in.Proposals, BackOffice: in.BackOffice}, ReconcileDay: ops.ReconcileDay, Checkpoints: in.Checkpoints}, cfg)
-		c.Collections = coll
-		return c
-	})),
-	fx.Provide(func(in appIn) *application.App {
-		return &application.App{Loans: in.Loans, Transfers: in.Transfers, Repayments: in.Repayments, Cards: in.Cards,
-			Partners: in.Partners, Operations: in.Operations, Sandbox: in.Sandbox, Console: in.Console, Collections: in.Collections}
-	}),
+	fx.Module("loans", fx.Provide(
+		application.NewRegisterApplicationHandler, application.NewCancelApplicationHandler,
+		application.NewVerifyApplicationHandler, application.NewIssueApplicationHandler,
+		application.NewGetApplicationHandler, application.NewFindApplicationHandler,
+		application.NewProcessApplicationHandler, application.NewGetLoanHandler,
+		application.NewGetScheduleHandler, application.NewListPaymentsHandler,
+		useCases[application.Loans](),
+	)),
+	fx.Module("transfers", fx.Provide(
+		application.NewCreateTransferHandler, application.NewConfirmTransferHandler, application.NewGetTransferHandler,
+		useCases[application.Transfers](),
+	)),
+	fx.Module("repayments", fx.Provide(
+		application.NewCheckRepaymentHandler, application.NewPayRepaymentHandler, application.NewGetRepaymentHandler,
+		useCases[application.Repayments](),
+	)),
+	fx.Module("cards", fx.Provide(
+		application.NewOrderCardHandler, application.NewGetCardOrderHandler, application.NewProcessCardOrderHandler,
+		application.NewGetCardHandler, application.NewChangeCardStatusHandler, application.NewAttachCardHandler,
+		application.NewConfirmCardHandler,
+		useCases[application.Cards](),
+	)),
+	fx.Module("partners", fx.Provide(
+		application.NewAuthenticateHandler, application.NewEnsurePartnerHandler, application.NewCreatePartnerHandler,
+		application.NewListPartnersHandler, application.NewSetPartnerEnabledHandler, application.NewRotatePartnerKeyHandler,
+		application.NewSetWebhookHandler, application.NewListEventsHandler, application.NewSendTestEventHandler,
+		application.NewDeliverEventsHandler,
+		useCases[application.Partners](),
+	)),
+	fx.Module("operations", fx.Provide(
+		application.NewReconcileHandler, application.NewCountUnknownOutcomesHandler, application.NewCheckLedgerHandler,
+		application.NewReconcileDayHandler, application.NewPurgeExpiredHandler, application.NewCloseBooksHandler,
+		application.NewTrialBalanceHandler, application.NewJournalHandler, application.NewSweepSessionsHandler,
+		useCases[application.Operations](),
+	)),
+	// The sandbox clock is the sandbox's, absent outside it: its use cases then answer that
+	// there is none.
+	fx.Module("sandbox", fx.Provide(
+		fx.Annotate(application.NewAdvanceClockHandler, fx.ParamTags(``, ``, `optional:"true"`)),
+		fx.Annotate(application.NewResetSandboxHandler, fx.ParamTags(``, ``, `optional:"true"`)),
+		application.NewCompleteVerificationHandler, application.NewReadSMSOutboxHandler,
+		useCases[application.Sandbox](),
+	)),
+	fx.Module("collections", fx.Provide(
+		application.NewSettlePromisesHandler, application.NewSendRemindersHandler, application.NewSnapshotPARHandler,
+		useCases[application.Collections](),
+	)),
+	fx.Provide(func(app application.App) *application.App { return &app }, useCases[application.App]()),
+	// The operator console (application/console), its own product on the same ports; one
+	// node's login throttles are shared by the login and the change of password.
+	fx.Module("console", fx.Provide(
+		appconsole.NewLoginThrottles,
+		appconsole.NewCreateOperatorHandler, appconsole.NewListOperatorsHandler, appconsole.NewSetOperatorDisabledHandler,
+		appconsole.NewResetOperatorPasswordHandler, appconsole.NewChangeOperatorRoleHandler, appconsole.NewDecideOperatorGrantHandler,
+		appconsole.NewLogInHandler, appconsole.NewResumeSessionHandler, appconsole.NewLogOutHandler, appconsole.NewChangePasswordHandler,
+		appconsole.NewBeginEnrolmentHandler, appconsole.NewEnrolSecondFactorHandler, appconsole.NewResetSecondFactorHandler,
+		appconsole.NewSetLanguageHandler,
+		useCases[appconsole.Operators](),
+		appconsole.NewDashboardHandler, appconsole.NewSearchHandler, appconsole.NewListHandler,
+		appconsole.NewReportsHandler, appconsole.NewClientHandler, appconsole.NewApplicationHandler,
+		appconsole.NewLoanHandler, appconsole.NewPreviewLoanActionHandler, appconsole.NewReconciliationHandler,
+		appconsole.NewLedgerHandler, appconsole.NewPartnersHandler, appconsole.NewObjectHandler,
+		appconsole.NewAuditTrailHandler, appconsole.NewLastAuditVerificationHandler,
+		useCases[appconsole.Views](),
+		appconsole.NewAuditRefusalHandler, appconsole.NewVerifyAuditHandler, appconsole.NewCheckpointAuditHandler,
+		appconsole.NewRetryStageHandler, appconsole.NewResendEventHandler, appconsole.NewVerificationHandler,
+		appconsole.NewRevealClientDataHandler, appconsole.NewPartnerHandler, appconsole.NewProposeResolutionHandler,
+		appconsole.NewDecideProposalHandler, appconsole.NewProposeBreakAcceptanceHandler, appconsole.NewProposeLoanActionHandler,
+		appconsole.NewExplainBreakHandler, appconsole.NewProposeBreakReopeningHandler, appconsole.NewRunReconciliationHandler,
+		useCases[appconsole.Actions](),
+		appconsole.NewQueueHandler, appconsole.NewLoanWorkHandler, appconsole.NewCollectionsReportHandler,
+		appconsole.NewAssignCollectorHandler, appconsole.NewLogContactHandler, appconsole.NewMakePromiseToPayHandler,
+		appconsole.NewPreviewBulkRepaymentsHandler, appconsole.NewProposeBulkRepaymentsHandler, appconsole.NewBulkHandler,
+		appconsole.NewPreviewBulkActionHandler, appconsole.NewProposeBulkActionHandler,
+		useCases[appconsole.Collections](),
+		useCases[appconsole.Console](),
+	)),
 )
 
-type loansIn struct {
-	fx.In
-	Clock        ports.Clock
-	UoW          ports.UnitOfWork
-	Idempotency  ports.IdempotencyStore
-	Queue        ports.WorkQueue
-	Applications ports.ApplicationRepository
-	Loans        ports.LoanRepository
-	Repayments   ports.RepaymentRepository
-	Ledger       ports.LedgerRepository
-	Scoring      ports.Scoring
-	CoreBanking  ports.CoreBanking
-	OpsLog       ports.OpsLog
-}
-
-type transfersIn struct {
-	fx.In
-	Clock        ports.Clock
-	UoW          ports.UnitOfWork
-	Idempotency  ports.IdempotencyStore
-	Applications ports.ApplicationRepository
-	Loans        ports.LoanRepository
-	Ledger       ports.LedgerRepository
-	Transfers    ports.TransferRepository
-	Processing   ports.Processing
-	Cards        ports.CardRepository
-}
-
-type repaymentsIn struct {
-	fx.In
-	Clock       ports.Clock
-	UoW         ports.UnitOfWork
-	Idempotency ports.IdempotencyStore
-	Loans       ports.LoanRepository
-	Ledger      ports.LedgerRepository
-	Processing  ports.Processing
-	Repayments  ports.RepaymentRepository
-}
-
-type cardsIn struct {
-	fx.In
-	Clock       ports.Clock
-	UoW         ports.UnitOfWork
-	Idempotency ports.IdempotencyStore
-	Processing  ports.Processing
-	Cards       ports.CardRepository
-	CodeCounts  ports.CodeCounter
-	CardOrders  ports.CardOrderRepository
-	CardIssuer  ports.CardIssuer
-	SMS         ports.SMSSender
-	Sealer      ports.Sealer
-	OpsLog      ports.OpsLog
-}
-
-type partnersIn struct {
-	fx.In
-	Clock       ports.Clock
-	UoW         ports.UnitOfWork
-	Idempotency ports.IdempotencyStore
-	Partners    ports.PartnerRepository
-	Events      ports.EventOutbox
-	Webhooks    ports.WebhookSender
-	Sealer      ports.Sealer
-	OpsLog      ports.OpsLog
-}
-
-type operationsIn struct {
-	fx.In
-	Clock        ports.Clock
-	UoW          ports.UnitOfWork
-	Idempotency  ports.IdempotencyStore
-	Events       ports.EventOutbox
-	Queue        ports.WorkQueue
-	Applications ports.ApplicationRepository
-	Loans        ports.LoanRepository
-	Ledger       ports.LedgerRepository
-	Transfers    ports.TransferRepository
-	CardOrders   ports.CardOrderRepository
-	CoreBanking  ports.CoreBanking
-	Processing   ports.Processing
-	Cards        application.Cards
-	CodeCounts   ports.CodeCounter
-	// Reconciliation is the store's.
-	Reconciliation ports.ReconciliationRepository
-	Books          ports.BooksRepository
-}
-
-type sandboxIn struct {
-	fx.In
-	Clock        ports.Clock
-	UoW          ports.UnitOfWork
-	Idempotency  ports.IdempotencyStore
-	Applications ports.ApplicationRepository
-	// SandboxClock and SMSOutbox are the sandbox's, absent outside it.
-	SandboxClock ports.SandboxClock `optional:"true"`
-	SMSOutbox    ports.SMSOutbox    `optional:"true"`
-}
-
-type consoleIn struct {
-	fx.In
-	Clock         ports.Clock
-	UoW           ports.UnitOfWork
-	Queue         ports.WorkQueue
-	Sealer        ports.Sealer
-	Operators     ports.OperatorRepository
-	SecondFactors ports.SecondFactorRepository
-	AuditLog      ports.AuditLog
-	Proposals     ports.ProposalRepository
-	BackOffice    ports.BackOffice
-	// Checkpoints sends the audit log's heads out of the database's reach.
-	Checkpoints ports.AuditCheckpointSender
-}
-
-// storesIn are the aggregates' repositories, which the console reads across.
-type storesIn struct {
-	fx.In
-	Applications ports.ApplicationRepository
-	Loans        ports.LoanRepository
-	Partners     ports.PartnerRepository
-	Ledger       ports.LedgerRepository
-	Transfers    ports.TransferRepository
-	Repayments   ports.RepaymentRepository
-	Cards        ports.CardRepository
-	CardOrders   ports.CardOrderRepository
-	// Reconciliation keeps reconciliation's runs and breaks.
-	Reconciliation ports.ReconciliationRepository
-	// Bulk keeps the repayments files proposed at once.
-	Bulk ports.BulkRepository
-}
-
-type appIn struct {
-	fx.In
-	Loans      application.Loans
-	Transfers  application.Transfers
-	Repayments application.Repayments
-	Cards      application.Cards
-	Partners   application.Partners
-	Operations application.Operations
-	Sandbox    application.Sandbox
-	Console    application.Console
-	// Collections runs its passes in the background too.
-	Collections application.Collections
-}
-
-// collectionsIn are the ports the collectors' work needs.
-type collectionsIn struct {
-	fx.In
-	Clock        ports.Clock
-	UoW          ports.UnitOfWork
-	Applications ports.ApplicationRepository
-	Loans        ports.LoanRepository
-	Collections  ports.CollectionsRepository
-	Operators    ports.OperatorRepository
-	AuditLog     ports.AuditLog
-	Events       ports.EventOutbox
-	SMS          ports.SMSSender
-	Repayments   ports.RepaymentRepository
-	Bulk         ports.BulkRepository
-	Proposals    ports.ProposalRepository
+// useCases provides T, a struct of use cases (a capability, or the App of every capability),
+// from the graph: each field is asked of the graph by its type, as an fx.In struct's would be.
+// The struct itself is the declaration, so it has no copy here. It is reflection, kept to this
+// one function: fx asks no more of a provider than a function's parameters and results.
+func useCases[T any]() any {
+	t := reflect.TypeFor[T]()
+	in := make([]reflect.Type, t.NumField())
+	for i := range in {
+		in[i] = t.Field(i).Type
+	}
+	return reflect.MakeFunc(reflect.FuncOf(in, []reflect.Type{t}, false), func(args []reflect.Value) []reflect.Value {
+		v := reflect.New(t).Elem()
+		for i, a := range args {
+			v.Field(i).Set(a)
+		}
+		return []reflect.Value{v}
+	}).Interface()
 }

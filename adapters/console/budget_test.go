@@ -26,7 +26,10 @@ import (
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+	"github.com/tiyin/tiyin/test/testkit"
 )
 
 // statementCounter is a pgx tracer that counts the statements sent and keeps the slowest of
@@ -323,6 +326,7 @@ func loginWithinBudget(t *testing.T, e *env, h http.Handler, counter *statementC
 type env struct {
 	db    *store.DB
 	app   *application.App
+	uc    appconsole.Console
 	loans *store.LoanRepository
 	apps  *store.ApplicationRepository
 	pid   uuid.UUID
@@ -336,20 +340,9 @@ func (noQueue) EnqueueApplications(context.Context, ...uuid.UUID) error { return
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	uow := store.NewUnitOfWork(db)
 	e := &env{db: db, loans: store.NewLoanRepository(db), apps: store.NewApplicationRepository(db), clock: store.NewSandboxClock(db)}
-	e.app = application.New(application.Deps{Clock: e.clock, UoW: uow, Idempotency: uow, Queue: noQueue{},
-		Events: store.NewEventOutbox(db), Sealer: storetest.Sealer,
-		Stores: application.Stores{
-			Applications: e.apps, Loans: e.loans, Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db),
-			Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db),
-			Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db), CodeCounts: store.NewCodeCounter(db),
-			Reconciliation: store.NewReconciliationRepository(db), Collections: store.NewCollectionsRepository(db),
-			Bulk: store.NewBulkRepository(db),
-		},
-		Console: application.ConsoleStores{Operators: store.NewOperatorRepository(db), SecondFactors: store.NewSecondFactorRepository(db),
-			AuditLog: store.NewAuditLog(db), Proposals: store.NewProposalRepository(db), BackOffice: store.NewBackOffice(db)},
-	}, application.Config{})
+	testkit.Build(t, []testkit.Option{testkit.Swap(db), testkit.Swap(e.clock), testkit.Swap[ports.WorkQueue](noQueue{}),
+		testkit.Swap[ports.Sealer](storetest.Sealer), testkit.Swap(application.Config{})}, &e.app, &e.uc)
 	p, err := e.app.Partners.CreatePartner.Handle(context.Background(), application.CreatePartner{Name: "acme"})
 	if err != nil {
 		t.Fatal(err)
@@ -473,5 +466,5 @@ func (e *env) issuedLoan(t *testing.T) (*domain.Application, *domain.Loan) {
 // the handler and the session cookie.
 func (e *env) console(t *testing.T) (http.Handler, *http.Cookie) {
 	t.Helper()
-	return console.New(e.app.Console, zap.NewNop(), console.Config{Sandbox: true}), e.as(t, "alice", domain.RoleOfficer).cookie
+	return console.New(e.uc, zap.NewNop(), console.Config{Sandbox: true}), e.as(t, "alice", domain.RoleOfficer).cookie
 }

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 )
 
@@ -37,8 +37,8 @@ type bulkActionView struct {
 }
 
 // bulkAction reads the action and the queue's bucket a form names.
-func bulkAction(v func(string) string) (application.BulkAction, error) {
-	a := application.BulkAction{Kind: domain.ProposalKind(v("kind")), Bucket: -1}
+func bulkAction(v func(string) string) (appconsole.BulkAction, error) {
+	a := appconsole.BulkAction{Kind: domain.ProposalKind(v("kind")), Bucket: -1}
 	if b := v("bucket"); b != "" {
 		n, err := strconv.Atoi(b)
 		if err != nil {

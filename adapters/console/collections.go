@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -34,7 +34,7 @@ func (c *Console) collectionsRoutes() {
 
 // queueView is the queue page's data: the page, and the links of its tabs and next page.
 type queueView struct {
-	application.QueuePage
+	appconsole.QueuePage
 	Tabs    []queueTab
 	Views   []queueTab
 	NextURL string
@@ -48,7 +48,7 @@ type queueTab struct {
 }
 
 // queueURL is the address of the queue with filter f.
-func queueURL(f application.QueueFilter, after string) string {
+func queueURL(f appconsole.QueueFilter, after string) string {
 	v := url.Values{}
 	if f.Bucket >= 0 {
 		v.Set("bucket", strconv.Itoa(f.Bucket))
@@ -87,7 +87,7 @@ func parseQueueCursor(s string) (*ports.QueueRow, error) {
 
 func (c *Console) queue(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := application.QueueFilter{Bucket: -1}
+	f := appconsole.QueueFilter{Bucket: -1}
 	if b := q.Get("bucket"); b != "" {
 		n, err := strconv.Atoi(b)
 		if err != nil {
@@ -132,15 +132,15 @@ func (c *Console) queue(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, view := range []struct {
 		label string
-		set   func(*application.QueueFilter)
+		set   func(*appconsole.QueueFilter)
 		on    bool
 	}{
-		{msg("Everyone's"), func(*application.QueueFilter) {}, !f.Mine && !f.Unassigned && !f.Flagged},
-		{msg("My queue"), func(x *application.QueueFilter) { x.Mine = true }, f.Mine},
-		{msg("Nobody's"), func(x *application.QueueFilter) { x.Unassigned = true }, f.Unassigned},
-		{msg("Broken promises"), func(x *application.QueueFilter) { x.Flagged = true }, f.Flagged},
+		{msg("Everyone's"), func(*appconsole.QueueFilter) {}, !f.Mine && !f.Unassigned && !f.Flagged},
+		{msg("My queue"), func(x *appconsole.QueueFilter) { x.Mine = true }, f.Mine},
+		{msg("Nobody's"), func(x *appconsole.QueueFilter) { x.Unassigned = true }, f.Unassigned},
+		{msg("Broken promises"), func(x *appconsole.QueueFilter) { x.Flagged = true }, f.Flagged},
 	} {
-		x := application.QueueFilter{Bucket: f.Bucket}
+		x := appconsole.QueueFilter{Bucket: f.Bucket}
 		view.set(&x)
 		v.Views = append(v.Views, queueTab{Label: view.label, URL: queueURL(x, ""), On: view.on})
 	}
@@ -152,7 +152,7 @@ func (c *Console) queue(w http.ResponseWriter, r *http.Request) {
 
 // loanWorkView is a loan's collections page: its work, and the choices of its forms.
 type loanWorkView struct {
-	application.LoanWork
+	appconsole.LoanWork
 	LoanID   uuid.UUID
 	Channels []domain.ContactChannel
 	Outcomes []domain.ContactOutcome
@@ -199,7 +199,7 @@ func (c *Console) logContact(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	err = c.uc.Collections.LogContact.Handle(r.Context(), session(r).Operator, application.LogContact{Loan: id,
+	err = c.uc.Collections.LogContact.Handle(r.Context(), session(r).Operator, appconsole.LogContact{Loan: id,
 		Channel: r.PostFormValue("channel"), Outcome: r.PostFormValue("outcome"), Note: r.PostFormValue("note")})
 	if err != nil {
 		c.fail(w, r, collectionsError(err))
@@ -224,7 +224,7 @@ func (c *Console) promiseToPay(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, fmt.Errorf("%w: the date is yyyy-mm-dd", errBadInput))
 		return
 	}
-	_, err = c.uc.Collections.PromiseToPay.Handle(r.Context(), session(r).Operator, application.MakePromiseToPay{Loan: id, Amount: amount, Due: due})
+	_, err = c.uc.Collections.PromiseToPay.Handle(r.Context(), session(r).Operator, appconsole.MakePromiseToPay{Loan: id, Amount: amount, Due: due})
 	if err != nil {
 		c.fail(w, r, collectionsError(err))
 		return
@@ -249,7 +249,7 @@ func parseSum(s string) (int64, error) {
 
 // collectionsReportView is the report page's data and its PAR chart.
 type collectionsReportView struct {
-	application.CollectionsReportPage
+	appconsole.CollectionsReportPage
 	Chart chart
 }
 

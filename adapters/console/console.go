@@ -22,7 +22,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -51,7 +51,7 @@ type Config struct {
 
 // Console serves the console's pages.
 type Console struct {
-	uc   application.Console
+	uc   appconsole.Console
 	log  *zap.Logger
 	cfg  Config
 	cat  *catalogue
@@ -60,7 +60,7 @@ type Console struct {
 }
 
 // New builds the console on the application's use cases.
-func New(uc application.Console, log *zap.Logger, cfg Config) *Console {
+func New(uc appconsole.Console, log *zap.Logger, cfg Config) *Console {
 	c := &Console{uc: uc, log: log, cfg: cfg, mux: http.NewServeMux()}
 	cat, err := newCatalogue()
 	if err != nil {
@@ -93,8 +93,8 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type sessionKey struct{}
 
 // session is the logged-in operator of a request that passed authed.
-func session(r *http.Request) application.ConsoleSession {
-	s, _ := r.Context().Value(sessionKey{}).(application.ConsoleSession)
+func session(r *http.Request) appconsole.Session {
+	s, _ := r.Context().Value(sessionKey{}).(appconsole.Session)
 	return s
 }
 
@@ -140,7 +140,7 @@ var alwaysOpen = map[string]bool{"/console/logout": true, "/console/language": t
 
 // firstStep is the page a session must go through before any other: the password change of a
 // one-time password, then the second factor's enrolment; "" when none.
-func firstStep(s application.ConsoleSession) string {
+func firstStep(s appconsole.Session) string {
 	switch {
 	case s.MustChangePassword:
 		return "/console/password"
@@ -172,7 +172,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusForbidden, "error", page{Title: msg("Refused"), Err: msg("The login form expired: reload it and log in again.")})
 		return
 	}
-	s, err := c.uc.Operators.LogIn.Handle(r.Context(), application.LogIn{Name: r.PostFormValue("name"), Password: r.PostFormValue("password"),
+	s, err := c.uc.Operators.LogIn.Handle(r.Context(), appconsole.LogIn{Name: r.PostFormValue("name"), Password: r.PostFormValue("password"),
 		Code: r.PostFormValue("code"), Address: clientAddress(r)})
 	if err != nil {
 		status, text := problem(err)
@@ -247,7 +247,7 @@ type page struct {
 	Lang    string
 	Path    string // the page's own address, for the language switch to come back to
 	Title   string
-	Session *application.ConsoleSession
+	Session *appconsole.Session
 	CSRF    string
 	Msg     string
 	Err     string
@@ -291,7 +291,7 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
 		c.log.Error("console", zap.String("path", r.URL.Path), zap.Error(err))
 	}
 	s := session(r)
-	var sp *application.ConsoleSession
+	var sp *appconsole.Session
 	if s.Token != "" {
 		sp = &s
 		if errors.Is(err, domain.ErrForbidden) {
@@ -365,7 +365,7 @@ func problem(err error) (int, string) {
 		return http.StatusNotFound, msg("Not found.")
 	case errors.As(err, &validation), errors.Is(err, errBadInput), errors.Is(err, domain.ErrProposalIncomplete), errors.Is(err, domain.ErrActionIncomplete),
 		errors.Is(err, ports.ErrBadList), errors.Is(err, domain.ErrPartnerName), errors.Is(err, domain.ErrRole), errors.Is(err, domain.ErrOperatorName), errors.Is(err, domain.ErrWebhookURL),
-		errors.Is(err, domain.ErrKeyOverlap), errors.Is(err, application.ErrBadPeriod),
+		errors.Is(err, domain.ErrKeyOverlap), errors.Is(err, appconsole.ErrBadPeriod),
 		errors.Is(err, domain.ErrActionAmount), errors.Is(err, domain.ErrRepaymentAmount), errors.Is(err, domain.ErrRestructure),
 		errors.Is(err, domain.ErrLanguage), errors.Is(err, domain.ErrDayNotClosed):
 		return http.StatusBadRequest, capitalize(err.Error()) + "."

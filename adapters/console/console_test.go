@@ -18,7 +18,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/console"
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/test/tiyintest"
 )
@@ -50,17 +50,17 @@ type testOperator struct {
 func (e *env) enrolled(t *testing.T, name string, role domain.Role) testOperator {
 	t.Helper()
 	ctx := context.Background()
-	ops := e.app.Console.Operators
-	pw, err := ops.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: name, Role: role})
+	ops := e.uc.Operators
+	pw, err := ops.CreateOperator.Handle(ctx, appconsole.CLIActor, appconsole.CreateOperator{Name: name, Role: role})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := ops.LogIn.Handle(ctx, application.LogIn{Name: name, Password: pw, Address: "127.0.0.1"})
+	s, err := ops.LogIn.Handle(ctx, appconsole.LogIn{Name: name, Password: pw, Address: "127.0.0.1"})
 	if err != nil || !s.MustEnrol {
 		t.Fatalf("first login: %+v, %v", s, err)
 	}
 	o := testOperator{name: name, password: name + "-long-password-1"}
-	if err := ops.ChangePassword.Handle(ctx, s.Operator, application.ChangePassword{Old: pw, New: o.password, Session: s.Token}); err != nil {
+	if err := ops.ChangePassword.Handle(ctx, s.Operator, appconsole.ChangePassword{Old: pw, New: o.password, Session: s.Token}); err != nil {
 		t.Fatal(err)
 	}
 	en, err := ops.BeginEnrolment.Handle(ctx, s.Operator)
@@ -68,7 +68,7 @@ func (e *env) enrolled(t *testing.T, name string, role domain.Role) testOperator
 		t.Fatal(err)
 	}
 	o.app = tiyintest.NewAuthenticator(en.Secret)
-	s, codes, err := ops.EnrolSecondFactor.Handle(ctx, s, application.EnrolSecondFactor{Code: o.app.Code()})
+	s, codes, err := ops.EnrolSecondFactor.Handle(ctx, s, appconsole.EnrolSecondFactor{Code: o.app.Code()})
 	if err != nil || len(codes) != domain.RecoveryCodes {
 		t.Fatalf("enrol: %v, %d recovery codes", err, len(codes))
 	}
@@ -249,12 +249,12 @@ func TestTheSessionCookieIsStrictHTTPOnlyAndSecureOutsideTheSandbox(t *testing.T
 	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite))
 	ctx := context.Background()
-	pw, err := e.app.Console.Operators.CreateOperator.Handle(ctx, application.CLIActor, application.CreateOperator{Name: "dina", Role: domain.RoleViewer})
+	pw, err := e.uc.Operators.CreateOperator.Handle(ctx, appconsole.CLIActor, appconsole.CreateOperator{Name: "dina", Role: domain.RoleViewer})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, secure := range []bool{true, false} {
-		h := console.New(e.app.Console, zap.NewNop(), console.Config{Secure: secure})
+		h := console.New(e.uc, zap.NewNop(), console.Config{Secure: secure})
 		form := serve(h, nil, http.MethodGet, "/console/login", nil)
 		var token *http.Cookie
 		for _, c := range form.Result().Cookies() {
@@ -564,7 +564,7 @@ func TestOperatorsAreManagedWithASecondAdmin(t *testing.T) {
 		t.Fatalf("create: %d\n%s", made.Code, made.Body)
 	}
 	logIn := func() error {
-		_, err := e.app.Console.Operators.LogIn.Handle(context.Background(), application.LogIn{Name: "nina", Password: pw[1], Address: "10.0.0.9"})
+		_, err := e.uc.Operators.LogIn.Handle(context.Background(), appconsole.LogIn{Name: "nina", Password: pw[1], Address: "10.0.0.9"})
 		return err
 	}
 	if err := logIn(); err == nil {
@@ -581,7 +581,7 @@ func TestOperatorsAreManagedWithASecondAdmin(t *testing.T) {
 	}
 	role := func() (domain.Role, domain.Grant) {
 		t.Helper()
-		o, err := e.app.Console.Operators.ListOperators.Handle(context.Background(), application.CLIActor)
+		o, err := e.uc.Operators.ListOperators.Handle(context.Background(), appconsole.CLIActor)
 		if err != nil {
 			t.Fatal(err)
 		}

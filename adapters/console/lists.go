@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -75,8 +75,8 @@ func (c *Console) listQuery(r *http.Request, kind string) (ports.ListQuery, erro
 		q.DueWithinDays = &n
 	}
 	if l := v.Get("limit"); l != "" {
-		if q.Limit, err = strconv.Atoi(l); err != nil || q.Limit < 1 || q.Limit > application.MaxListPageSize {
-			return q, fmt.Errorf("%w: limit is a page's rows, 1 to %d", errBadInput, application.MaxListPageSize)
+		if q.Limit, err = strconv.Atoi(l); err != nil || q.Limit < 1 || q.Limit > appconsole.MaxListPageSize {
+			return q, fmt.Errorf("%w: limit is a page's rows, 1 to %d", errBadInput, appconsole.MaxListPageSize)
 		}
 	}
 	if after := v.Get("after"); after != "" {
@@ -145,7 +145,7 @@ func parseCursor(s string) (*ports.ListRow, error) {
 
 // listView is a list page's data: the page, the filter as the form shows it, and the links.
 type listView struct {
-	application.ListPage
+	appconsole.ListPage
 	Kind string
 	listKind
 	Form    url.Values
@@ -192,7 +192,7 @@ func (c *Console) listCSV(kind string) http.HandlerFunc {
 		var bw *bufio.Writer
 		contacts := kind == ports.ListLoans && session(r).Operator.Role.Allows(domain.RoleOfficer)
 		start := func() { bw = startCSV(w, "tiyin-"+lists[kind].Path+".csv", csvHeader(kind, contacts)...) }
-		err = c.uc.Views.List.Export(r.Context(), session(r).Operator, q, strings.TrimSpace(r.URL.Query().Get("partner")), func(row application.ExportRow) error {
+		err = c.uc.Views.List.Export(r.Context(), session(r).Operator, q, strings.TrimSpace(r.URL.Query().Get("partner")), func(row appconsole.ExportRow) error {
 			if bw == nil { // the first row: the answer is a CSV file from here on
 				start()
 			}
@@ -238,7 +238,7 @@ func csvHeader(kind string, contacts bool) []string {
 }
 
 // csvFields is row's line of kind's list, in csvHeader's order.
-func csvFields(kind string, contacts bool, row application.ExportRow) []string {
+func csvFields(kind string, contacts bool, row appconsole.ExportRow) []string {
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
 	f := []string{row.ID.String(), row.Partner, row.Status, row.Detail, n(row.Amount), when(row.At)}
 	switch kind {

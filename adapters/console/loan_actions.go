@@ -8,21 +8,21 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 )
 
 // loanActionView is a loan action's preview page: the preview, and the form's fields to
 // propose it with.
 type loanActionView struct {
-	application.LoanActionPreview
+	appconsole.LoanActionPreview
 	Form url.Values
 }
 
 // loanAction reads a loan action's fields: the preview's query, or the proposal's form. The
 // amount is in so'm.
-func loanAction(v url.Values, loan uuid.UUID) (application.ProposeLoanAction, error) {
-	cmd := application.ProposeLoanAction{Kind: domain.ProposalKind(v.Get("kind")), LoanID: loan, Ref: v.Get("ref"),
+func loanAction(v url.Values, loan uuid.UUID) (appconsole.ProposeLoanAction, error) {
+	cmd := appconsole.ProposeLoanAction{Kind: domain.ProposalKind(v.Get("kind")), LoanID: loan, Ref: v.Get("ref"),
 		Reason: v.Get("reason")}
 	if !cmd.Kind.IsLoanAction() {
 		return cmd, fmt.Errorf("%w: choose an action", errBadInput)
@@ -51,11 +51,11 @@ func loanAction(v url.Values, loan uuid.UUID) (application.ProposeLoanAction, er
 // previewLoanAction shows what an action would do, before an officer proposes it.
 func (c *Console) previewLoanAction(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
-	var cmd application.ProposeLoanAction
+	var cmd appconsole.ProposeLoanAction
 	if err == nil {
 		cmd, err = loanAction(r.URL.Query(), id)
 	}
-	var v application.LoanActionPreview
+	var v appconsole.LoanActionPreview
 	if err == nil {
 		v, err = c.uc.Views.LoanAction.Handle(r.Context(), session(r).Operator, cmd)
 	}
@@ -68,7 +68,7 @@ func (c *Console) previewLoanAction(w http.ResponseWriter, r *http.Request) {
 
 // proposeLoanAction records the previewed action as a proposal for a second officer.
 func (c *Console) proposeLoanAction(w http.ResponseWriter, r *http.Request) {
-	c.act(w, r, "/console/loans/", "propose", func(who application.Actor, id uuid.UUID) error {
+	c.act(w, r, "/console/loans/", "propose", func(who appconsole.Actor, id uuid.UUID) error {
 		if err := r.ParseForm(); err != nil {
 			return fmt.Errorf("%w: %w", errBadInput, err)
 		}
@@ -84,7 +84,7 @@ func (c *Console) proposeLoanAction(w http.ResponseWriter, r *http.Request) {
 // proposal shows a stored loan action proposal as its approval would apply it now.
 func (c *Console) proposal(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
-	var v application.LoanActionPreview
+	var v appconsole.LoanActionPreview
 	if err == nil {
 		v, err = c.uc.Views.LoanAction.Proposal(r.Context(), session(r).Operator, id)
 	}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 )
 
@@ -14,7 +14,7 @@ import (
 
 // operatorsView is the operators page, with what an action just made.
 type operatorsView struct {
-	application.OperatorList
+	appconsole.OperatorList
 	Roles []domain.Role
 	// Password is a one-time password just made, for Name; shown this once.
 	Name, Password string
@@ -43,7 +43,7 @@ func (c *Console) createOperator(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	pw, err := c.uc.Operators.CreateOperator.Handle(r.Context(), session(r).Operator, application.CreateOperator{Name: name, Role: role})
+	pw, err := c.uc.Operators.CreateOperator.Handle(r.Context(), session(r).Operator, appconsole.CreateOperator{Name: name, Role: role})
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -61,24 +61,24 @@ func (c *Console) operatorAction(w http.ResponseWriter, r *http.Request) {
 		var role domain.Role
 		if role, err = domain.ParseRole(r.PostFormValue("role")); err == nil {
 			var pending bool
-			pending, err = c.uc.Operators.ChangeRole.Handle(r.Context(), who, application.ChangeOperatorRole{Name: name, Role: role})
+			pending, err = c.uc.Operators.ChangeRole.Handle(r.Context(), who, appconsole.ChangeOperatorRole{Name: name, Role: role})
 			if err == nil && pending {
 				done(w, r, "/console/operators", "role_pending")
 				return
 			}
 		}
 	case "disable", "enable":
-		err = c.uc.Operators.SetOperatorDisabled.Handle(r.Context(), who, application.SetOperatorDisabled{Name: name, Disabled: action == "disable"})
+		err = c.uc.Operators.SetOperatorDisabled.Handle(r.Context(), who, appconsole.SetOperatorDisabled{Name: name, Disabled: action == "disable"})
 	case "reset_second_factor":
-		if _, err = c.uc.Operators.ResetSecondFactor.Handle(r.Context(), who, application.ResetSecondFactor{Name: name}); err == nil {
+		if _, err = c.uc.Operators.ResetSecondFactor.Handle(r.Context(), who, appconsole.ResetSecondFactor{Name: name}); err == nil {
 			done(w, r, "/console/operators", "factor_pending")
 			return
 		}
 	case "approve", "reject":
-		err = c.uc.Operators.DecideGrant.Handle(r.Context(), who, application.DecideOperatorGrant{Name: name, Approve: action == "approve"})
+		err = c.uc.Operators.DecideGrant.Handle(r.Context(), who, appconsole.DecideOperatorGrant{Name: name, Approve: action == "approve"})
 	case "reset_password":
 		var pw string
-		if pw, err = c.uc.Operators.ResetOperatorPassword.Handle(r.Context(), who, application.ResetOperatorPassword{Name: name}); err == nil {
+		if pw, err = c.uc.Operators.ResetOperatorPassword.Handle(r.Context(), who, appconsole.ResetOperatorPassword{Name: name}); err == nil {
 			c.operatorsPage(w, r, operatorsView{Name: name, Password: pw})
 			return
 		}

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -27,7 +28,7 @@ var (
 // reconciliationView is the reconciliation page's data: the page, the filter as its form
 // shows it, the sources to choose from, and the links to the pages around it and the CSV.
 type reconciliationView struct {
-	application.ReconciliationPage
+	appconsole.ReconciliationPage
 	Sources, Kinds, Statuses []string
 	Status                   string
 	NextURL, PrevURL, CSVURL string
@@ -223,7 +224,7 @@ func (c *Console) workSelectedBreaks(w http.ResponseWriter, r *http.Request) {
 // workBreaks runs action on the breaks ids names, with the form's note, and returns to the
 // reconciliation page (the filter it came from) with what happened.
 func (c *Console) workBreaks(w http.ResponseWriter, r *http.Request, ids []string, action string) {
-	work := application.BreakWork{Note: r.PostFormValue("note")}
+	work := appconsole.BreakWork{Note: r.PostFormValue("note")}
 	for _, s := range ids {
 		id, err := uuid.Parse(s)
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -74,7 +74,7 @@ func TestTheDashboardShowsTheOpenBreaks(t *testing.T) {
 	}
 
 	// A team far behind: the front page counts up to its bound and says "more than".
-	many := make([]domain.Break, application.DashboardCountedBreaks)
+	many := make([]domain.Break, appconsole.DashboardCountedBreaks)
 	for i := range many {
 		line := fmt.Sprintf("M-%d", i)
 		many[i] = domain.Break{Kind: domain.BreakMissingInTiyin, LineID: line,
@@ -87,7 +87,7 @@ func TestTheDashboardShowsTheOpenBreaks(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect(t, "the dashboard past its count", serve(h, &viewer, http.MethodGet, "/console/", nil), http.StatusOK,
-		fmt.Sprintf("More than %d reconciliation breaks are open, the oldest of %s", application.DashboardCountedBreaks, oldest.Format(time.DateOnly)))
+		fmt.Sprintf("More than %d reconciliation breaks are open, the oldest of %s", appconsole.DashboardCountedBreaks, oldest.Format(time.DateOnly)))
 }
 
 // serveLang gets path with the session from a browser asking for lang.

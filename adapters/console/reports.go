@@ -6,7 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -26,9 +26,9 @@ func (c *Console) reports(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.show(w, r, "reports", msg("Reports"), struct {
-		Portfolio application.Portfolio
+		Portfolio appconsole.Portfolio
 		Aging     [ports.AgingBuckets]string
-		Daily     application.DailyReport
+		Daily     appconsole.DailyReport
 		Chart     chart
 		Query     string
 	}{p, agingLabels, d, dailyChart(d.Days), r.URL.RawQuery})
@@ -36,14 +36,14 @@ func (c *Console) reports(w http.ResponseWriter, r *http.Request) {
 
 // daily reads the daily report of the period the query names (from, to: days in Tashkent,
 // both included; none: the last 30 days).
-func (c *Console) daily(r *http.Request) (application.DailyReport, error) {
+func (c *Console) daily(r *http.Request) (appconsole.DailyReport, error) {
 	from, err := day(r.URL.Query().Get("from"), "from")
 	if err != nil {
-		return application.DailyReport{}, err
+		return appconsole.DailyReport{}, err
 	}
 	to, err := day(r.URL.Query().Get("to"), "to")
 	if err != nil {
-		return application.DailyReport{}, err
+		return appconsole.DailyReport{}, err
 	}
 	if !from.IsZero() {
 		from = domain.BusinessDate(from)

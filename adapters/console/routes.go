@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -136,7 +136,7 @@ func (c *Console) search(w http.ResponseWriter, r *http.Request) {
 // applicationView is the application page's data: the page, and the personal data when an
 // officer revealed it.
 type applicationView struct {
-	application.ApplicationPage
+	appconsole.ApplicationPage
 	Revealed *domain.Application
 }
 
@@ -159,7 +159,7 @@ func (c *Console) applicationPage(w http.ResponseWriter, r *http.Request, reveal
 }
 
 // act runs an action on the {id} of the path and redirects to to/{id} with its confirmation.
-func (c *Console) act(w http.ResponseWriter, r *http.Request, to, msg string, fn func(application.Actor, uuid.UUID) error) {
+func (c *Console) act(w http.ResponseWriter, r *http.Request, to, msg string, fn func(appconsole.Actor, uuid.UUID) error) {
 	id, err := pathID(r)
 	if err == nil {
 		err = fn(session(r).Operator, id)
@@ -172,7 +172,7 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request, to, msg string, fn
 }
 
 func (c *Console) retry(w http.ResponseWriter, r *http.Request) {
-	c.act(w, r, "/console/applications/", "retry", func(who application.Actor, id uuid.UUID) error {
+	c.act(w, r, "/console/applications/", "retry", func(who appconsole.Actor, id uuid.UUID) error {
 		return c.uc.Actions.RetryStage.Handle(r.Context(), who, id)
 	})
 }
@@ -180,12 +180,12 @@ func (c *Console) retry(w http.ResponseWriter, r *http.Request) {
 // verify records the call centre's verification call: its outcome and a note are required.
 func (c *Console) verify(w http.ResponseWriter, r *http.Request) {
 	outcome, msg := r.PostFormValue("outcome"), "verify"
-	if outcome == application.CallNotConfirmed {
+	if outcome == appconsole.CallNotConfirmed {
 		msg = "verify_noted"
 	}
-	c.act(w, r, "/console/applications/", msg, func(who application.Actor, id uuid.UUID) error {
+	c.act(w, r, "/console/applications/", msg, func(who appconsole.Actor, id uuid.UUID) error {
 		return c.uc.Actions.CompleteVerification.Handle(r.Context(), who,
-			application.ConsoleVerification{ApplicationID: id, Outcome: outcome, Note: r.PostFormValue("note")})
+			appconsole.Verification{ApplicationID: id, Outcome: outcome, Note: r.PostFormValue("note")})
 	})
 }
 
@@ -207,7 +207,7 @@ func (c *Console) reveal(w http.ResponseWriter, r *http.Request) {
 
 func (c *Console) propose(kind domain.ProposalKind, pages string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		c.act(w, r, "/console/"+pages+"/", "propose", func(who application.Actor, id uuid.UUID) error {
+		c.act(w, r, "/console/"+pages+"/", "propose", func(who appconsole.Actor, id uuid.UUID) error {
 			var isDone bool
 			switch r.PostFormValue("outcome") {
 			case "done":
@@ -216,7 +216,7 @@ func (c *Console) propose(kind domain.ProposalKind, pages string) http.HandlerFu
 			default:
 				return fmt.Errorf("%w: choose whether the bank did it or not", errBadInput)
 			}
-			_, err := c.uc.Actions.ProposeResolution.Handle(r.Context(), who, application.ProposeResolution{Kind: kind, ObjectID: id,
+			_, err := c.uc.Actions.ProposeResolution.Handle(r.Context(), who, appconsole.ProposeResolution{Kind: kind, ObjectID: id,
 				Done: isDone, Ref: r.PostFormValue("ref"), Note: r.PostFormValue("note")})
 			return err
 		})
@@ -234,7 +234,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, errNotFound)
 		return
 	}
-	if err := c.uc.Actions.DecideProposal.Handle(r.Context(), session(r).Operator, application.DecideProposal{ID: id, Approve: decision == "approve"}); err != nil {
+	if err := c.uc.Actions.DecideProposal.Handle(r.Context(), session(r).Operator, appconsole.DecideProposal{ID: id, Approve: decision == "approve"}); err != nil {
 		c.fail(w, r, err)
 		return
 	}
@@ -303,16 +303,16 @@ func (c *Console) partners(w http.ResponseWriter, r *http.Request) {
 
 // partnerView is a partner's page, with what a change just made (shown once).
 type partnerView struct {
-	application.PartnerPage
-	Change application.PartnerChange
+	appconsole.PartnerPage
+	Change appconsole.PartnerChange
 	Now    time.Time
 }
 
 func (c *Console) partner(w http.ResponseWriter, r *http.Request) {
-	c.partnerPage(w, r, r.PathValue("name"), application.PartnerChange{})
+	c.partnerPage(w, r, r.PathValue("name"), appconsole.PartnerChange{})
 }
 
-func (c *Console) partnerPage(w http.ResponseWriter, r *http.Request, name string, change application.PartnerChange) {
+func (c *Console) partnerPage(w http.ResponseWriter, r *http.Request, name string, change appconsole.PartnerChange) {
 	p, err := c.uc.Views.Partners.Handle(r.Context(), session(r).Operator, name)
 	if err != nil {
 		c.fail(w, r, err)
@@ -328,10 +328,10 @@ var keyOverlaps = map[string]time.Duration{"0": 0, "1h": time.Hour, "24h": domai
 // in this answer only; the other changes redirect to the partner's page.
 func (c *Console) partnerAction(w http.ResponseWriter, r *http.Request) {
 	name, action := r.PathValue("name"), r.PathValue("action")
-	cmd := application.ConsolePartnerAction{Name: name, Action: action}
+	cmd := appconsole.PartnerAction{Name: name, Action: action}
 	switch action {
-	case application.PartnerDisable, application.PartnerEnable:
-	case application.PartnerRotateKey, application.PartnerSetWebhook:
+	case appconsole.PartnerDisable, appconsole.PartnerEnable:
+	case appconsole.PartnerRotateKey, appconsole.PartnerSetWebhook:
 		overlap, ok := keyOverlaps[r.PostFormValue("overlap")]
 		if !ok {
 			overlap = -1 // refused as domain.ErrKeyOverlap, after the role is checked
@@ -357,7 +357,7 @@ func (c *Console) partnerAction(w http.ResponseWriter, r *http.Request) {
 // createPartner makes a partner; its key is shown in this answer only.
 func (c *Console) createPartner(w http.ResponseWriter, r *http.Request) {
 	change, err := c.uc.Actions.Partner.Handle(r.Context(), session(r).Operator,
-		application.ConsolePartnerAction{Name: strings.TrimSpace(r.PostFormValue("name")), Action: application.PartnerCreate})
+		appconsole.PartnerAction{Name: strings.TrimSpace(r.PostFormValue("name")), Action: appconsole.PartnerCreate})
 	if err != nil {
 		c.fail(w, r, err)
 		return
@@ -416,7 +416,7 @@ func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
 
 // verifyAudit checks the audit log's chain now (admins; `tiyin audit verify` does the same).
 func (c *Console) verifyAudit(w http.ResponseWriter, r *http.Request) {
-	if _, err := c.uc.Actions.VerifyAudit.Handle(r.Context(), session(r).Operator, application.VerifyAudit{}); err != nil {
+	if _, err := c.uc.Actions.VerifyAudit.Handle(r.Context(), session(r).Operator, appconsole.VerifyAudit{}); err != nil {
 		c.fail(w, r, err)
 		return
 	}
@@ -482,7 +482,7 @@ func (c *Console) changePassword(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("new") != r.PostFormValue("again") {
 		err = fmt.Errorf("%w: the new password and its repetition differ", errBadInput)
 	} else {
-		err = c.uc.Operators.ChangePassword.Handle(r.Context(), s.Operator, application.ChangePassword{Old: r.PostFormValue("old"), New: r.PostFormValue("new"), Session: s.Token})
+		err = c.uc.Operators.ChangePassword.Handle(r.Context(), s.Operator, appconsole.ChangePassword{Old: r.PostFormValue("old"), New: r.PostFormValue("new"), Session: s.Token})
 	}
 	if err != nil {
 		status, text := problem(err)

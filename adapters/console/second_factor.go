@@ -11,7 +11,7 @@ import (
 	"github.com/pquerna/otp"
 	"go.uber.org/zap"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 )
 
@@ -81,7 +81,7 @@ func (c *Console) enrolmentQR(w http.ResponseWriter, r *http.Request) {
 // under the session that replaces the one that enrolled.
 func (c *Console) enrol(w http.ResponseWriter, r *http.Request) {
 	next, codes, err := c.uc.Operators.EnrolSecondFactor.Handle(r.Context(), session(r),
-		application.EnrolSecondFactor{Code: r.PostFormValue("code")})
+		appconsole.EnrolSecondFactor{Code: r.PostFormValue("code")})
 	if err != nil {
 		status, text := problem(err)
 		if status == http.StatusInternalServerError {

@@ -16,7 +16,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/console"
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/test/tiyintest"
 )
@@ -108,7 +108,7 @@ func TestTheReviewersWriteOffIsRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite))
 	_, loan := e.issuedLoan(t)
-	h := console.New(e.app.Console, zap.NewNop(), console.Config{Sandbox: true})
+	h := console.New(e.uc, zap.NewNop(), console.Config{Sandbox: true})
 	adm1, off2 := e.enrolled(t, "adm1", domain.RoleAdmin), e.enrolled(t, "off2", domain.RoleOfficer)
 	adm1Browser := newVisitor(t, h, "10.1.0.1").as(adm1.session)
 	loanPage := "/console/loans/" + loan.ID().String()
@@ -161,7 +161,7 @@ func TestTheReviewersWriteOffIsRefused(t *testing.T) {
 func TestTheReviewersGhostAdminIsRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite))
-	h := console.New(e.app.Console, zap.NewNop(), console.Config{Sandbox: true})
+	h := console.New(e.uc, zap.NewNop(), console.Config{Sandbox: true})
 	adm1, adm2 := e.enrolled(t, "adm1", domain.RoleAdmin), e.enrolled(t, "adm2", domain.RoleAdmin)
 	adm1Browser := newVisitor(t, h, "10.1.0.1").as(adm1.session)
 	made := expect(t, "adm1 creates ghost", adm1Browser.post("/console/operators", "/console/operators",
@@ -191,7 +191,7 @@ func TestTheReviewersGhostAdminIsRefused(t *testing.T) {
 func TestAnOfficeBehindOneAddressStillLogsIn(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite))
-	h := console.New(e.app.Console, zap.NewNop(), console.Config{Sandbox: true})
+	h := console.New(e.uc, zap.NewNop(), console.Config{Sandbox: true})
 	off2 := e.enrolled(t, "off2", domain.RoleOfficer)
 	office := newVisitor(t, h, "203.0.113.7")
 	for i := range domain.FreeAddressFailures {
@@ -217,9 +217,9 @@ func TestAnOfficeBehindOneAddressStillLogsIn(t *testing.T) {
 func TestTheFirstLoginEnrolsASecondFactor(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite))
-	h := console.New(e.app.Console, zap.NewNop(), console.Config{Sandbox: true})
-	pw, err := e.app.Console.Operators.CreateOperator.Handle(context.Background(), application.CLIActor,
-		application.CreateOperator{Name: "nina", Role: domain.RoleOfficer})
+	h := console.New(e.uc, zap.NewNop(), console.Config{Sandbox: true})
+	pw, err := e.uc.Operators.CreateOperator.Handle(context.Background(), appconsole.CLIActor,
+		appconsole.CreateOperator{Name: "nina", Role: domain.RoleOfficer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestTheFirstLoginEnrolsASecondFactor(t *testing.T) {
 func TestAnAdminAsksASecondFactorResetAndAnotherApprovesIt(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite))
-	h := console.New(e.app.Console, zap.NewNop(), console.Config{Sandbox: true})
+	h := console.New(e.uc, zap.NewNop(), console.Config{Sandbox: true})
 	adm1, adm2, off2 := e.enrolled(t, "adm1", domain.RoleAdmin), e.enrolled(t, "adm2", domain.RoleAdmin), e.enrolled(t, "off2", domain.RoleOfficer)
 	one, two, off := newVisitor(t, h, "10.0.0.1").as(adm1.session), newVisitor(t, h, "10.0.0.2").as(adm2.session), newVisitor(t, h, "10.0.0.3").as(off2.session)
 	page := expect(t, "the operators page", one.do(http.MethodGet, "/console/operators", nil), http.StatusOK, "/console/operators/off2/reset_second_factor")

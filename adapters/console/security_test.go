@@ -12,6 +12,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/adapters/store/storetest"
 	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -26,21 +27,21 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, storetest.Open(t, d))
 			ctx := context.Background()
-			c := e.app.Console
+			c := e.uc
 			alice := e.enrolled(t, "alice", domain.RoleViewer)
 			codes := alice.recovery
 			// Each login proves the second factor with one of alice's recovery codes (a TOTP
 			// code logs in once a 30-second step).
-			login := func(password string) application.ConsoleSession {
+			login := func(password string) appconsole.Session {
 				t.Helper()
-				s, err := c.Operators.LogIn.Handle(ctx, application.LogIn{Name: "alice", Password: password, Code: codes[0].String(), Address: "127.0.0.1"})
+				s, err := c.Operators.LogIn.Handle(ctx, appconsole.LogIn{Name: "alice", Password: password, Code: codes[0].String(), Address: "127.0.0.1"})
 				if err != nil || s.MustEnrol {
 					t.Fatalf("login: %+v, %v", s, err)
 				}
 				codes = codes[1:]
 				return s
 			}
-			resumes := func(s application.ConsoleSession) bool {
+			resumes := func(s appconsole.Session) bool {
 				_, err := c.Operators.ResumeSession.Handle(ctx, s.Token, "127.0.0.1")
 				if err != nil && !errors.Is(err, ports.ErrNoSession) {
 					t.Fatal(err)
@@ -48,7 +49,7 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 				return err == nil
 			}
 			laptop, phone := login(alice.password), login(alice.password)
-			if err := c.Operators.ChangePassword.Handle(ctx, laptop.Operator, application.ChangePassword{Old: alice.password, New: "alice-long-password-2",
+			if err := c.Operators.ChangePassword.Handle(ctx, laptop.Operator, appconsole.ChangePassword{Old: alice.password, New: "alice-long-password-2",
 				Session: laptop.Token}); err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +73,7 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if n, err := c.Operators.SweepSessions.Handle(ctx); err != nil || n != 2 {
+			if n, err := e.app.Operations.SweepSessions.Handle(ctx); err != nil || n != 2 {
 				t.Fatalf("swept %d sessions (%v), want 2", n, err)
 			}
 			var left int64
@@ -99,7 +100,7 @@ func TestPhoneSearchesAndRefusalsAreAudited(t *testing.T) {
 	if rec := serve(h, &viewer, http.MethodPost, retry, url.Values{"csrf": {viewer.csrf}}); rec.Code != http.StatusForbidden {
 		t.Fatalf("a viewer's retry: %d", rec.Code)
 	}
-	entries, err := e.app.Console.Views.AuditTrail.Handle(context.Background(), application.CLIActor, ports.AuditFilter{}, true)
+	entries, err := e.uc.Views.AuditTrail.Handle(context.Background(), appconsole.CLIActor, ports.AuditFilter{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

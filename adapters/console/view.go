@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/tiyin/tiyin/application"
+	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -25,17 +25,17 @@ var funcs = template.FuncMap{
 	"mask":   mask,
 	"status": statusClass,
 	"object": objectName,
-	"allows": func(s *application.ConsoleSession, role string) bool {
+	"allows": func(s *appconsole.Session, role string) bool {
 		return s != nil && s.Operator.Role.Allows(domain.Role(role))
 	},
 	"isNil": func(id uuid.UUID) bool { return id == uuid.Nil },
 	"list":  func(xs ...string) []string { return xs },
-	"proposals": func(list []*domain.Proposal, s *application.ConsoleSession, csrf, back string) proposalsView {
+	"proposals": func(list []*domain.Proposal, s *appconsole.Session, csrf, back string) proposalsView {
 		return proposalsView{List: list, Session: s, CSRF: csrf, Back: back}
 	},
 	// proposalsBy is proposals with the makers' names and the breaks the break proposals cover.
 	"proposalsBy": func(list []*domain.Proposal, makers map[uuid.UUID]string, breaks map[uuid.UUID]ports.BreakRecord,
-		s *application.ConsoleSession, csrf, back string) proposalsView {
+		s *appconsole.Session, csrf, back string) proposalsView {
 		return proposalsView{List: list, Makers: makers, Breaks: breaks, Session: s, CSRF: csrf, Back: back}
 	},
 	"breaksLink": breaksLink,
@@ -69,7 +69,7 @@ type proposalsView struct {
 	List    []*domain.Proposal
 	Makers  map[uuid.UUID]string
 	Breaks  map[uuid.UUID]ports.BreakRecord
-	Session *application.ConsoleSession
+	Session *appconsole.Session
 	CSRF    string
 	Back    string
 }
@@ -228,7 +228,7 @@ var titles = map[string]string{"transfer": msg("Transfer"), "repayment": msg("Re
 type objectView struct {
 	Kind  string
 	ID    uuid.UUID
-	Page  application.ObjectPage
+	Page  appconsole.ObjectPage
 	Facts []fact
 }
 
@@ -238,7 +238,7 @@ type fact struct {
 }
 
 // facts lists what an operator needs to know of an object, personal data masked.
-func facts(p application.ObjectPage) []fact {
+func facts(p appconsole.ObjectPage) []fact {
 	var f []fact
 	add := func(name, value string) { f = append(f, fact{Name: name, Value: value}) }
 	addLink := func(name string, kind string, id uuid.UUID) {

@@ -121,7 +121,7 @@ func TestGatewayDownAnswersCode10AndARetryRuns(t *testing.T) {
 	t.Parallel()
 	down := true
 	h := setupWith(t, true, func(s *harnessSetup) {
-		s.deps.Gateways.Scoring = switchScoring{Scoring: s.deps.Gateways.Scoring, down: &down}
+		s.gateways.Scoring = switchScoring{Scoring: s.gateways.Scoring, down: &down}
 	})
 	id := h.register(t)
 	req := uuid.NewString()
@@ -156,7 +156,7 @@ func (busyIdempotency) Claim(context.Context, ports.IdempotencyRecord) error {
 
 func TestDuplicateStillRunningAnswersCode9(t *testing.T) {
 	t.Parallel()
-	h := setupWith(t, false, func(s *harnessSetup) { s.deps.Idempotency = busyIdempotency{s.deps.Idempotency} })
+	h := setupWith(t, false, func(s *harnessSetup) { s.idempotency = busyIdempotency{s.idempotency} })
 	a := h.call(t, "/sandbox/clock/advance", map[string]any{"duration": "0s"})
 	if a.code() != 9 || a.Status != 409 {
 		t.Fatalf("got %s", a.Raw)

@@ -63,8 +63,8 @@ func setupCrashPoints(t *testing.T) (*harness, *crashPoints) {
 	t.Helper()
 	cp := &crashPoints{}
 	h := setupWith(t, true, func(s *harnessSetup) {
-		s.deps.Gateways.Processing = stoppingProcessing{Processing: s.deps.Gateways.Processing, credit: &cp.credit, tokenise: &cp.tokenise}
-		s.deps.Gateways.SMS = stoppingSMS{SMSSender: s.deps.Gateways.SMS, send: &cp.send}
+		s.gateways.Processing = stoppingProcessing{Processing: s.gateways.Processing, credit: &cp.credit, tokenise: &cp.tokenise}
+		s.gateways.SMS = stoppingSMS{SMSSender: s.gateways.SMS, send: &cp.send}
 	})
 	return h, cp
 }

@@ -68,7 +68,7 @@ func TestGatewayThatHangsAnswersCode10WithinTheTimeoutAndIsCounted(t *testing.T)
 	m := observe.New()
 	h := setupWith(t, true, func(s *harnessSetup) {
 		g := guard.New(guard.Config{Timeout: 300 * time.Millisecond, Faults: hangingFaults{&on}}, m)
-		s.deps.Gateways.Scoring = g.Scoring(s.deps.Gateways.Scoring)
+		s.gateways.Scoring = g.Scoring(s.gateways.Scoring)
 		s.metrics = m
 	})
 	on.Store(false)

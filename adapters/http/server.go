@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"go.uber.org/fx"
 	"go.uber.org/zap"
 
 	"github.com/tiyin/tiyin/adapters/observe"
@@ -38,8 +39,9 @@ type Config struct {
 	RateLimit int
 }
 
-// Deps are what the edge calls.
+// Deps are what the edge calls; fx provides them as they are declared here (Module).
 type Deps struct {
+	fx.In
 	App   *application.App
 	Clock ports.Clock
 	Log   *zap.Logger
@@ -48,7 +50,7 @@ type Deps struct {
 	// Sealer keys the idempotency fingerprints under the data key.
 	Sealer ports.Sealer
 	// Metrics records requests (the admin listener serves them); nil records nothing.
-	Metrics *observe.Metrics
+	Metrics *observe.Metrics `optional:"true"`
 }
 
 // Server is the echo application.

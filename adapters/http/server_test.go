@@ -29,6 +29,7 @@ import (
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/test/apicheck"
+	"github.com/tiyin/tiyin/test/testkit"
 )
 
 // harness is a real server: SQLite, sandbox gateways, and a queue that runs the background
@@ -86,11 +87,13 @@ func (outsideTx) After(context.Context) error { return nil }
 
 // harnessSetup is what a harness is built from; an option changes it before the server is built.
 type harnessSetup struct {
-	deps    application.Deps
-	cfg     application.Config
-	http    httpadapter.Config
-	metrics *observe.Metrics
-	ready   httpadapter.ReadyFunc
+	// gateways are the sandbox's, given to the graph as a bank gives its own adapters.
+	gateways    testkit.Gateways
+	idempotency ports.IdempotencyStore
+	cfg         application.Config
+	http        httpadapter.Config
+	metrics     *observe.Metrics
+	ready       httpadapter.ReadyFunc
 }
 
 type option func(s *harnessSetup)
@@ -114,32 +117,28 @@ func setupOn(t testing.TB, db *store.DB, runStages bool, opts ...option) *harnes
 	}
 	s := harnessSetup{http: httpadapter.Config{Sandbox: true},
 		cfg: application.Config{LoanContractDelay: 30 * time.Minute, Product: application.Product{PenaltyDaily: must(domain.ParsePercent("0.05"))}}}
-	s.deps = application.Deps{Clock: clock, UoW: uow, Queue: queue, Sealer: storetest.Sealer, Events: store.NewEventOutbox(db),
-		Stores: application.Stores{
-			Applications: store.NewApplicationRepository(db), Loans: store.NewLoanRepository(db),
-			Partners: store.NewPartnerRepository(db), Ledger: store.NewLedgerRepository(db),
-			Transfers: store.NewTransferRepository(db), Repayments: store.NewRepaymentRepository(db),
-			Cards: store.NewCardRepository(db), CardOrders: store.NewCardOrderRepository(db), CodeCounts: store.NewCodeCounter(db),
-		},
-		Gateways: application.Gateways{
-			Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
-			CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock),
-		},
-		Sandbox: application.SandboxPorts{SMSOutbox: store.NewSMSOutbox(db), Clock: clock}}
-	s.deps.Idempotency = uow
+	s.gateways = testkit.Gateways{Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
+		CardIssuer: sandbox.NewCardIssuer(clock), SMS: sandbox.NewSMSSender(store.NewSMSOutbox(db), clock)}
+	s.idempotency = uow
 	for _, o := range opts {
 		o(&s)
 	}
-	// Every gateway call goes through a guard that fails the test when it is made inside a
-	// unit of work's transaction: no gateway is called while row locks may be held.
-	g, gw := guard.New(guard.Config{Faults: outsideTx{t}}, nil), &s.deps.Gateways
-	gw.Scoring, gw.CoreBanking, gw.Processing = g.Scoring(gw.Scoring), g.CoreBanking(gw.CoreBanking), g.Processing(gw.Processing)
-	gw.SMS, gw.CardIssuer = g.SMSSender(gw.SMS), g.CardIssuer(gw.CardIssuer)
-	app := application.New(s.deps, s.cfg)
-	q.app = app
+	// Every gateway call goes through the graph's guard, which here fails the test when it is
+	// made inside a unit of work's transaction: no gateway is called while row locks may be held.
+	// The HTTP server is the graph's too, on the harness's settings, logger and readiness.
+	var (
+		app *application.App
+		srv *httpadapter.Server
+	)
 	core, logs := observer.New(zap.DebugLevel)
-	srv := httpadapter.New(httpadapter.Deps{App: app, Clock: clock, Log: zap.New(core), Metrics: s.metrics, Ready: s.ready,
-		Sealer: storetest.Sealer}, s.http)
+	built := append(s.gateways.Options(), testkit.Swap(db), testkit.Swap(clock), testkit.Swap[ports.WorkQueue](queue),
+		testkit.Swap[ports.IdempotencyStore](s.idempotency), testkit.Swap[ports.Sealer](storetest.Sealer), testkit.Swap(s.cfg),
+		testkit.Swap(guard.New(guard.Config{Faults: outsideTx{t}}, nil)), testkit.Swap(s.http), testkit.Swap(zap.New(core)), testkit.Swap(s.ready))
+	if s.metrics != nil {
+		built = append(built, testkit.Swap(s.metrics))
+	}
+	testkit.Build(t, built, &app, &srv)
+	q.app = app
 	h := &harness{srv: httptest.NewServer(srv.Handler()), handler: srv.Handler(), app: app, db: db, logs: logs, check: apicheck.New(t)}
 	t.Cleanup(h.srv.Close)
 	ctx := context.Background()

@@ -238,10 +238,10 @@ const sweepEvery = time.Minute
 // sweepSessions deletes the console sessions that expired, at most once every sweepEvery.
 func (w *reconcileWorker) sweepSessions(ctx context.Context) error {
 	last, now := w.swept.Load(), time.Now()
-	if now.Sub(time.Unix(0, last)) < sweepEvery || !w.swept.CompareAndSwap(last, now.UnixNano()) || w.app.Console.Operators.SweepSessions == nil {
+	if now.Sub(time.Unix(0, last)) < sweepEvery || !w.swept.CompareAndSwap(last, now.UnixNano()) || w.app.Operations.SweepSessions == nil {
 		return nil
 	}
-	n, err := w.app.Console.Operators.SweepSessions.Handle(ctx)
+	n, err := w.app.Operations.SweepSessions.Handle(ctx)
 	if n > 0 {
 		w.log.Info("expired console sessions deleted", zap.Int64("sessions", n))
 	}

@@ -66,7 +66,7 @@ func TestTheCloseOfManyLoans(t *testing.T) {
 	t.Logf("seeded %d loans in %v", n+1, time.Since(started).Round(time.Millisecond))
 	issued := domain.BusinessDate(t0)
 	books := store.NewBooksRepository(s.db)
-	h := application.NewCloseBooksHandler(fixedClock{now: t0.AddDate(0, 1, 0)}, s.uow, books, domain.DefaultBooksRules())
+	h := application.NewCloseBooksHandler(fixedClock{now: t0.AddDate(0, 1, 0)}, s.uow, books, application.Config{})
 	for d := range 3 {
 		day := issued.AddDate(0, 0, d)
 		done, err := h.Close(ctx, day)

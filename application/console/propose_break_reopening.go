@@ -1,0 +1,42 @@
+package console
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
+)
+
+// ProposeBreakReopeningHandler records an officer's proposal to reopen explained breaks (issue
+// 47, 5): an explanation that proved wrong (a lost credit explained as made) is undone only when
+// a second officer approves it (DecideProposalHandler); the break is then OPEN again, with its
+// normal actions. A RESOLVED break is not reopened: its adjustment is posted, and a new
+// difference is a new break of a later run.
+type ProposeBreakReopeningHandler struct {
+	uow            ports.UnitOfWork
+	reconciliation ports.ReconciliationRepository
+	proposals      ports.ProposalRepository
+	audit          audit
+}
+
+// NewProposeBreakReopeningHandler returns the handler on the ports it uses.
+func NewProposeBreakReopeningHandler(clock ports.Clock, uow ports.UnitOfWork, reconciliation ports.ReconciliationRepository,
+	proposals ports.ProposalRepository, log ports.AuditLog) *ProposeBreakReopeningHandler {
+	return &ProposeBreakReopeningHandler{uow: uow, reconciliation: reconciliation, proposals: proposals, audit: audit{clock: clock, log: log}}
+}
+
+// Handle proposes reopening the breaks of w, one or several at once, each EXPLAINED and covered
+// by no open proposal, with the officer's note (why the explanation was wrong). It returns the
+// proposal's id.
+func (h *ProposeBreakReopeningHandler) Handle(ctx context.Context, who Actor, w BreakWork) (uuid.UUID, error) {
+	if err := who.may(domain.RoleOfficer); err != nil {
+		return uuid.Nil, err
+	}
+	breaks, err := breaksInStatus(ctx, h.reconciliation, h.proposals, w.Breaks, ports.BreakExplained, h.audit.now())
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return proposeBreakWork(ctx, h.uow, h.proposals, h.audit, who, domain.ReopenBreak, breaks, nil, w.Note)
+}
