@@ -2375,6 +2375,64 @@ func (m *MockBooksRepository) EXPECT() *MockBooksRepositoryMockRecorder {
 	return m.recorder
 }
 
+// AcknowledgeGLPost mocks base method.
+func (m *MockBooksRepository) AcknowledgeGLPost(ctx context.Context, day time.Time, sequence int, ref string, at time.Time) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "AcknowledgeGLPost", ctx, day, sequence, ref, at)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// AcknowledgeGLPost indicates an expected call of AcknowledgeGLPost.
+func (mr *MockBooksRepositoryMockRecorder) AcknowledgeGLPost(ctx, day, sequence, ref, at any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AcknowledgeGLPost", reflect.TypeOf((*MockBooksRepository)(nil).AcknowledgeGLPost), ctx, day, sequence, ref, at)
+}
+
+// AddGLPost mocks base method.
+func (m *MockBooksRepository) AddGLPost(ctx context.Context, p ports.GLPost) (bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "AddGLPost", ctx, p)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// AddGLPost indicates an expected call of AddGLPost.
+func (mr *MockBooksRepositoryMockRecorder) AddGLPost(ctx, p any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AddGLPost", reflect.TypeOf((*MockBooksRepository)(nil).AddGLPost), ctx, p)
+}
+
+// FailGLPost mocks base method.
+func (m *MockBooksRepository) FailGLPost(ctx context.Context, day time.Time, sequence int, reason string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "FailGLPost", ctx, day, sequence, reason)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// FailGLPost indicates an expected call of FailGLPost.
+func (mr *MockBooksRepositoryMockRecorder) FailGLPost(ctx, day, sequence, reason any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "FailGLPost", reflect.TypeOf((*MockBooksRepository)(nil).FailGLPost), ctx, day, sequence, reason)
+}
+
+// GLPosts mocks base method.
+func (m *MockBooksRepository) GLPosts(ctx context.Context, day time.Time) ([]ports.GLPost, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "GLPosts", ctx, day)
+	ret0, _ := ret[0].([]ports.GLPost)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// GLPosts indicates an expected call of GLPosts.
+func (mr *MockBooksRepositoryMockRecorder) GLPosts(ctx, day any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "GLPosts", reflect.TypeOf((*MockBooksRepository)(nil).GLPosts), ctx, day)
+}
+
 // Journal mocks base method.
 func (m *MockBooksRepository) Journal(ctx context.Context, day time.Time) ([]ports.JournalLine, error) {
 	m.ctrl.T.Helper()
@@ -2478,6 +2536,21 @@ func (m *MockBooksRepository) TrialBalance(ctx context.Context, day time.Time) (
 func (mr *MockBooksRepositoryMockRecorder) TrialBalance(ctx, day any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "TrialBalance", reflect.TypeOf((*MockBooksRepository)(nil).TrialBalance), ctx, day)
+}
+
+// UnacknowledgedGLPosts mocks base method.
+func (m *MockBooksRepository) UnacknowledgedGLPosts(ctx context.Context) ([]ports.GLPost, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "UnacknowledgedGLPosts", ctx)
+	ret0, _ := ret[0].([]ports.GLPost)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// UnacknowledgedGLPosts indicates an expected call of UnacknowledgedGLPosts.
+func (mr *MockBooksRepositoryMockRecorder) UnacknowledgedGLPosts(ctx any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "UnacknowledgedGLPosts", reflect.TypeOf((*MockBooksRepository)(nil).UnacknowledgedGLPosts), ctx)
 }
 
 // MockNetworkJournal is a mock of NetworkJournal interface.
