@@ -37,3 +37,9 @@ func (h *JournalHandler) Handle(ctx context.Context, day time.Time) ([]JournalEn
 	}
 	return out, nil
 }
+
+// GeneralLedger is the day's posts to the bank's general ledger, by sequence, with core
+// banking's acknowledgements.
+func (h *JournalHandler) GeneralLedger(ctx context.Context, day time.Time) ([]ports.GLPost, error) {
+	return h.books.GLPosts(ctx, day)
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,11 +22,19 @@ var ErrBooksDate = errors.New("books: day cannot be closed")
 // asked, in batches of loans, each batch in one transaction; the scope's days are recorded
 // closed once every loan is closed through them. A crash leaves the loans closed so far
 // closed: the next run goes on from the others. A day closed again posts nothing.
+//
+// Each day closed is then posted to the bank's general ledger (ports.GeneralLedger), after it
+// is recorded closed and outside any transaction: the day's journal summed by GL account is
+// recorded first (a day's sequence 1, or the next sequence with what was not posted yet), then
+// sent, then its acknowledgement recorded. A post that failed, or whose outcome is unknown,
+// stays unacknowledged and is sent again, with the same lines and key, by the next run.
 type CloseBooksHandler struct {
 	clock ports.Clock
 	uow   ports.UnitOfWork
 	books ports.BooksRepository
+	gl    ports.GeneralLedger
 	rules domain.BooksRules
+	chart domain.Chart
 	batch int
 }
 
@@ -32,9 +42,15 @@ type CloseBooksHandler struct {
 const closeBatch = 500
 
 // NewCloseBooksHandler returns the handler on the ports it uses.
-func NewCloseBooksHandler(clock ports.Clock, uow ports.UnitOfWork, books ports.BooksRepository, cfg Config) *CloseBooksHandler {
-	return &CloseBooksHandler{clock: clock, uow: uow, books: books, rules: cfg.booksRules(), batch: closeBatch}
+func NewCloseBooksHandler(clock ports.Clock, uow ports.UnitOfWork, books ports.BooksRepository, gl ports.GeneralLedger,
+	cfg Config,
+) *CloseBooksHandler {
+	return &CloseBooksHandler{clock: clock, uow: uow, books: books, gl: gl, rules: cfg.booksRules(), chart: cfg.chart(), batch: closeBatch}
 }
+
+// ErrGLNotAcknowledged means a closed day's journal was not acknowledged by the general
+// ledger: the day stays closed, and the next close posts it again.
+var ErrGLNotAcknowledged = errors.New("books: the general ledger did not acknowledge the journal")
 
 // ScopeClosed is what a close did for one time scope.
 type ScopeClosed struct {
@@ -48,9 +64,12 @@ type ScopeClosed struct {
 
 // Close closes every scope's days through day, or through its today when day is later (a day
 // not yet begun cannot be closed). A zero day closes through each scope's yesterday: the
-// periodic job's close.
+// periodic job's close. The days closed are then posted to the general ledger, with what
+// earlier runs left unacknowledged; a post that fails is ErrGLNotAcknowledged, after every
+// scope is closed.
 func (h *CloseBooksHandler) Close(ctx context.Context, day time.Time) ([]ScopeClosed, error) {
 	var out []ScopeClosed
+	var days []time.Time
 	for _, s := range timeScopes(h.clock) {
 		today := domain.BusinessDate(s.now)
 		through := today.AddDate(0, 0, -1)
@@ -60,15 +79,16 @@ func (h *CloseBooksHandler) Close(ctx context.Context, day time.Time) ([]ScopeCl
 				through = today
 			}
 		}
-		done, err := h.closeScope(ctx, scopeName(s.partners), s.partners, through)
+		done, closed, err := h.closeScope(ctx, scopeName(s.partners), s.partners, through)
 		if err != nil {
 			return out, err
 		}
 		if done != nil {
 			out = append(out, *done)
 		}
+		days = append(days, closed...)
 	}
-	return out, nil
+	return out, h.postToGL(ctx, days)
 }
 
 func scopeName(p ports.Partners) string {
@@ -78,21 +98,23 @@ func scopeName(p ports.Partners) string {
 	return ""
 }
 
-// closeScope closes the scope's loans through day; nil when the day was closed already.
-func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partners ports.Partners, through time.Time) (*ScopeClosed, error) {
+// closeScope closes the scope's loans through day; nil when the day was closed already. The
+// days it returns are those the general ledger must be told of: the days it closed, and the
+// scope's last closed day before them (a close run for today, then a payment that day).
+func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partners ports.Partners, through time.Time) (*ScopeClosed, []time.Time, error) {
 	last, closed, err := h.books.LastClosed(ctx, scope)
 	if err != nil || closed && !last.Before(through) {
-		return nil, err
+		return nil, nil, err
 	}
 	start, started, err := h.books.Start(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !started {
 		start = through // the first close ever: loans issued before it open their books on it
 	}
 	if through.Before(start) {
-		return nil, fmt.Errorf("%w: the books start on %s", ErrBooksDate, start.Format(domain.DateLayout))
+		return nil, nil, fmt.Errorf("%w: the books start on %s", ErrBooksDate, start.Format(domain.DateLayout))
 	}
 	began := time.Now()
 	done := ScopeClosed{Scope: scope, Through: through}
@@ -124,7 +146,7 @@ func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partne
 			return h.books.SaveClosed(ctx, loans, opened, postings)
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// Until a batch finds none: a batch may come back short when another node closed some
 		// of its loans meanwhile, with more after them.
@@ -143,5 +165,107 @@ func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partne
 	}
 	err = h.books.MarkClosed(ctx, scope, days, ports.ClosedDay{At: h.clock.Now(uuid.Nil), Loans: done.Loans,
 		Postings: done.Postings, Duration: done.Duration})
-	return &done, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if closed {
+		days = append([]time.Time{last}, days...)
+	}
+	return &done, days, nil
+}
+
+// postToGL sends what earlier runs left unacknowledged, then each of days' journal not yet
+// posted. Each post is recorded in a transaction of its own before it is sent, sent outside
+// any, and acknowledged in another.
+func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) error {
+	pending, err := h.books.UnacknowledgedGLPosts(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range pending {
+		errs = append(errs, h.sendToGL(ctx, p.Journal))
+	}
+	seen := map[time.Time]bool{}
+	for _, d := range days {
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		var j ports.GLJournal
+		var added bool
+		err := h.uow.Do(ctx, func(ctx context.Context) error {
+			var err error
+			if j, err = h.nextGLJournal(ctx, d); err != nil || j.Sequence == 0 {
+				return err
+			}
+			added, err = h.books.AddGLPost(ctx, ports.GLPost{Journal: j, CreatedAt: h.clock.Now(uuid.Nil)})
+			return err
+		})
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		if added { // else nothing new, or another node recorded it and sends it
+			errs = append(errs, h.sendToGL(ctx, j))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// nextGLJournal is the day's journal not posted yet, summed by GL account, as the day's next
+// sequence; a zero sequence when there is nothing to post (a day posted already, and no entry
+// dated it since). A day's first post is made even of a day without entries, so that every
+// closed day is acknowledged.
+func (h *CloseBooksHandler) nextGLJournal(ctx context.Context, day time.Time) (ports.GLJournal, error) {
+	posts, err := h.books.GLPosts(ctx, day)
+	if err != nil {
+		return ports.GLJournal{}, err
+	}
+	tb, err := h.books.TrialBalance(ctx, day)
+	if err != nil {
+		return ports.GLJournal{}, err
+	}
+	type sums struct{ debits, credits int64 }
+	by := map[string]sums{}
+	for _, l := range tb {
+		gl := h.chart.GL(l.Kind)
+		s := by[gl]
+		by[gl] = sums{s.debits + l.Debits, s.credits + l.Credits}
+	}
+	for _, p := range posts {
+		for _, l := range p.Journal.Lines {
+			s := by[l.GL]
+			by[l.GL] = sums{s.debits - l.Debits, s.credits - l.Credits}
+		}
+	}
+	j := ports.GLJournal{Day: day, Sequence: len(posts) + 1}
+	for gl, s := range by {
+		if s.debits < 0 || s.credits < 0 {
+			return ports.GLJournal{}, fmt.Errorf("books: the journal of %s has less on GL %s than was posted to the general ledger",
+				day.Format(domain.DateLayout), gl)
+		}
+		if s.debits != 0 || s.credits != 0 {
+			j.Lines = append(j.Lines, ports.GLLine{GL: gl, Debits: s.debits, Credits: s.credits})
+		}
+	}
+	if len(posts) > 0 && len(j.Lines) == 0 {
+		return ports.GLJournal{}, nil
+	}
+	slices.SortFunc(j.Lines, func(a, b ports.GLLine) int { return strings.Compare(a.GL, b.GL) })
+	j.IdempotencyKey = ports.GLKey(day, j.Sequence)
+	return j, nil
+}
+
+// sendToGL posts j and records the outcome: its acknowledgement, or a failed attempt.
+func (h *CloseBooksHandler) sendToGL(ctx context.Context, j ports.GLJournal) error {
+	ref, err := h.gl.PostJournal(ctx, j)
+	if err != nil {
+		failed := fmt.Errorf("%w: %s: %w", ErrGLNotAcknowledged, j.IdempotencyKey, err)
+		return errors.Join(failed, h.uow.Do(ctx, func(ctx context.Context) error {
+			return h.books.FailGLPost(ctx, j.Day, j.Sequence, err.Error())
+		}))
+	}
+	return h.uow.Do(ctx, func(ctx context.Context) error {
+		return h.books.AcknowledgeGLPost(ctx, j.Day, j.Sequence, ref, h.clock.Now(uuid.Nil))
+	})
 }

@@ -3,6 +3,7 @@ package application_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -26,8 +27,9 @@ func booksLoan(days int) *domain.Loan {
 func TestTheCloseClosesEachBatchInItsOwnTransactionAndRecordsTheDay(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
-	books := mocks.NewMockBooksRepository(gomock.NewController(t))
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, application.Config{})
+	ctrl := gomock.NewController(t)
+	books, gl := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl)
+	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, application.Config{})
 	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	loans := []*domain.Loan{booksLoan(5), booksLoan(3)}
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday.AddDate(0, 0, -1), true, nil)
@@ -60,6 +62,26 @@ func TestTheCloseClosesEachBatchInItsOwnTransactionAndRecordsTheDay(t *testing.T
 				}
 				return nil
 			}),
+		// Then the general ledger is told of the days closed: the day before them, posted
+		// already and unchanged, posts nothing; yesterday is posted.
+		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil),
+		books.EXPECT().GLPosts(gomock.Any(), yesterday.AddDate(0, 0, -1)).Return([]ports.GLPost{{Journal: ports.GLJournal{
+			Day: yesterday.AddDate(0, 0, -1), Sequence: 1, Lines: []ports.GLLine{{GL: "16307", Debits: 5}, {GL: "42001", Credits: 5}}}}}, nil),
+		books.EXPECT().TrialBalance(gomock.Any(), yesterday.AddDate(0, 0, -1)).Return([]ports.TrialBalanceLine{
+			{Kind: domain.AccountInterestReceivable, Debits: 5}, {Kind: domain.AccountInterestIncome, Credits: 5}}, nil),
+		books.EXPECT().GLPosts(gomock.Any(), yesterday).Return(nil, nil),
+		books.EXPECT().TrialBalance(gomock.Any(), yesterday).Return([]ports.TrialBalanceLine{
+			{Kind: domain.AccountInterestReceivable, Debits: 7671}, {Kind: domain.AccountInterestIncome, Credits: 7671}}, nil),
+		books.EXPECT().AddGLPost(gomock.Any(), gomock.Any()).Return(true, nil),
+		gl.EXPECT().PostJournal(gomock.Any(), ports.GLJournal{IdempotencyKey: ports.GLKey(yesterday, 1), Day: yesterday, Sequence: 1,
+			Lines: []ports.GLLine{{GL: "16307", Debits: 7671}, {GL: "42001", Credits: 7671}}}).DoAndReturn(
+			func(context.Context, ports.GLJournal) (string, error) {
+				if d.inTx {
+					t.Error("the general ledger called inside a transaction")
+				}
+				return "GL-1", nil
+			}),
+		books.EXPECT().AcknowledgeGLPost(gomock.Any(), yesterday, 1, "GL-1", gomock.Any()).Return(nil),
 	)
 	done, err := h.Close(context.Background(), time.Time{})
 	if err != nil || len(done) != 1 || done[0].Loans != 2 || !done[0].Through.Equal(yesterday) {
@@ -70,10 +92,12 @@ func TestTheCloseClosesEachBatchInItsOwnTransactionAndRecordsTheDay(t *testing.T
 func TestACloseOfAClosedDayReadsOnly(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
-	books := mocks.NewMockBooksRepository(gomock.NewController(t))
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, application.Config{})
+	ctrl := gomock.NewController(t)
+	books, gl := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl)
+	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, application.Config{})
 	// A day after today closes only through today.
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(domain.BusinessDate(t0), true, nil)
+	books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil)
 	done, err := h.Close(context.Background(), domain.BusinessDate(t0).AddDate(0, 0, 5))
 	if err != nil || len(done) != 0 {
 		t.Fatalf("%+v %v", done, err)
@@ -83,8 +107,9 @@ func TestACloseOfAClosedDayReadsOnly(t *testing.T) {
 func TestAFailedBatchRecordsNoDay(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
-	books := mocks.NewMockBooksRepository(gomock.NewController(t))
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, application.Config{})
+	ctrl := gomock.NewController(t)
+	books, gl := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl)
+	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, application.Config{})
 	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(time.Time{}, false, nil)
 	books.EXPECT().Start(gomock.Any()).Return(time.Time{}, false, nil)
@@ -100,5 +125,112 @@ func TestAFailedBatchRecordsNoDay(t *testing.T) {
 		})
 	if _, err := h.Close(context.Background(), time.Time{}); !errors.Is(err, boom) || d.rollbacks != 1 {
 		t.Fatalf("%v, %d rollbacks", err, d.rollbacks)
+	}
+}
+
+// TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose: the day stays closed when its post
+// fails; the next close sends the same journal under the same key, outside any transaction,
+// and records the acknowledgement; a close after that posts nothing again.
+func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	ctrl := gomock.NewController(t)
+	books, gl := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl)
+	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, application.Config{})
+	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
+	loans := []*domain.Loan{booksLoan(2)}
+	journal := ports.GLJournal{IdempotencyKey: ports.GLKey(yesterday, 1), Day: yesterday, Sequence: 1,
+		Lines: []ports.GLLine{{GL: "12401", Debits: 10}, {GL: "16307", Debits: 7671}, {GL: "20206", Credits: 10}, {GL: "42001", Credits: 7671}}}
+	recorded := ports.GLPost{Journal: journal, CreatedAt: t0}
+	notInTx := func(ref string, err error) func(context.Context, ports.GLJournal) (string, error) {
+		return func(context.Context, ports.GLJournal) (string, error) {
+			if d.inTx {
+				t.Error("the general ledger called inside a transaction")
+			}
+			return ref, err
+		}
+	}
+	gomock.InOrder(
+		// The first close: the day is closed and recorded, its post fails.
+		books.EXPECT().LastClosed(gomock.Any(), "").Return(time.Time{}, false, nil),
+		books.EXPECT().Start(gomock.Any()).Return(yesterday.AddDate(0, 0, -5), true, nil),
+		books.EXPECT().LoansToClose(gomock.Any(), gomock.Any(), yesterday, uuid.Nil, gomock.Any()).Return(loans, nil),
+		books.EXPECT().SaveClosed(gomock.Any(), loans, gomock.Any(), gomock.Any()).Return(nil),
+		books.EXPECT().LoansToClose(gomock.Any(), gomock.Any(), yesterday, loans[0].ID(), gomock.Any()).Return(nil, nil),
+		books.EXPECT().MarkClosed(gomock.Any(), "", []time.Time{yesterday}, gomock.Any()).Return(nil),
+		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil),
+		books.EXPECT().GLPosts(gomock.Any(), yesterday).Return(nil, nil),
+		books.EXPECT().TrialBalance(gomock.Any(), yesterday).Return([]ports.TrialBalanceLine{
+			{Kind: domain.AccountInterestIncome, Credits: 7671}, {Kind: domain.AccountInterestReceivable, Debits: 7671},
+			{Kind: domain.AccountLoan, Debits: 10}, {Kind: domain.AccountDemand, Credits: 10}}, nil),
+		books.EXPECT().AddGLPost(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p ports.GLPost) (bool, error) {
+			if !d.inTx || !reflect.DeepEqual(p.Journal, journal) {
+				t.Errorf("recorded %+v (in a transaction: %v), want %+v", p.Journal, d.inTx, journal)
+			}
+			return true, nil
+		}),
+		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx("", ports.ErrGatewayTransient)),
+		books.EXPECT().FailGLPost(gomock.Any(), yesterday, 1, gomock.Any()).Return(nil),
+		// The next close: nothing to close; the post is sent again, the same, and acknowledged.
+		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
+		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{recorded}, nil),
+		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx("GL-1", nil)),
+		books.EXPECT().AcknowledgeGLPost(gomock.Any(), yesterday, 1, "GL-1", gomock.Any()).Return(nil),
+		// And the one after: nothing left to post.
+		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
+		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil),
+	)
+	done, err := h.Close(context.Background(), time.Time{})
+	if !errors.Is(err, application.ErrGLNotAcknowledged) || !errors.Is(err, ports.ErrGatewayTransient) || len(done) != 1 {
+		t.Fatalf("first close: %+v, %v; want the day closed and ErrGLNotAcknowledged", done, err)
+	}
+	if done, err := h.Close(context.Background(), time.Time{}); err != nil || len(done) != 0 {
+		t.Fatalf("second close: %+v, %v", done, err)
+	}
+	if done, err := h.Close(context.Background(), time.Time{}); err != nil || len(done) != 0 {
+		t.Fatalf("third close: %+v, %v", done, err)
+	}
+}
+
+// TestEntriesDatedADayPostedAlreadyGoAsItsNextSequence: the difference only, under the next
+// sequence; a day recorded by another node meanwhile is not sent by this one.
+func TestEntriesDatedADayPostedAlreadyGoAsItsNextSequence(t *testing.T) {
+	t.Parallel()
+	d := setup(t)
+	ctrl := gomock.NewController(t)
+	books, gl := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl)
+	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, application.Config{})
+	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
+	before := yesterday.AddDate(0, 0, -1)
+	first := ports.GLPost{Journal: ports.GLJournal{IdempotencyKey: ports.GLKey(before, 1), Day: before, Sequence: 1,
+		Lines: []ports.GLLine{{GL: "16307", Debits: 7671}, {GL: "42001", Credits: 7671}}}, Reference: "GL-1"}
+	second := ports.GLJournal{IdempotencyKey: ports.GLKey(before, 2), Day: before, Sequence: 2,
+		Lines: []ports.GLLine{{GL: "16103", Debits: 500}, {GL: "16307", Credits: 500}}}
+	gomock.InOrder(
+		books.EXPECT().LastClosed(gomock.Any(), "").Return(before, true, nil),
+		books.EXPECT().Start(gomock.Any()).Return(before.AddDate(0, 0, -5), true, nil),
+		books.EXPECT().LoansToClose(gomock.Any(), gomock.Any(), yesterday, uuid.Nil, gomock.Any()).Return(nil, nil),
+		books.EXPECT().MarkClosed(gomock.Any(), "", []time.Time{yesterday}, gomock.Any()).Return(nil),
+		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil),
+		// A payment of 500 dated the day before, after its post.
+		books.EXPECT().GLPosts(gomock.Any(), before).Return([]ports.GLPost{first}, nil),
+		books.EXPECT().TrialBalance(gomock.Any(), before).Return([]ports.TrialBalanceLine{
+			{Kind: domain.AccountInterestReceivable, Debits: 7671, Credits: 500}, {Kind: domain.AccountInterestIncome, Credits: 7671},
+			{Kind: domain.AccountRepaymentClearing, Debits: 500}}, nil),
+		books.EXPECT().AddGLPost(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p ports.GLPost) (bool, error) {
+			if !reflect.DeepEqual(p.Journal, second) {
+				t.Errorf("recorded %+v, want %+v", p.Journal, second)
+			}
+			return true, nil
+		}),
+		gl.EXPECT().PostJournal(gomock.Any(), second).Return("GL-2", nil),
+		books.EXPECT().AcknowledgeGLPost(gomock.Any(), before, 2, "GL-2", gomock.Any()).Return(nil),
+		// Yesterday: another node recorded its post first, and sends it.
+		books.EXPECT().GLPosts(gomock.Any(), yesterday).Return(nil, nil),
+		books.EXPECT().TrialBalance(gomock.Any(), yesterday).Return(nil, nil),
+		books.EXPECT().AddGLPost(gomock.Any(), gomock.Any()).Return(false, nil),
+	)
+	if _, err := h.Close(context.Background(), time.Time{}); err != nil {
+		t.Fatal(err)
 	}
 }

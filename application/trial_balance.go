@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/tiyin/tiyin/domain"
@@ -27,6 +28,10 @@ type TrialBalance struct {
 	Debits, Credits int64
 	// Closed reports whether the day was closed (for every scope that closed any day).
 	Closed bool
+	// GL is the day's posts to the bank's general ledger, by sequence, and Acknowledged whether
+	// there is one and core banking acknowledged each.
+	GL           []ports.GLPost
+	Acknowledged bool
 }
 
 // TrialBalanceAccount is one line.
@@ -47,6 +52,10 @@ func (h *TrialBalanceHandler) Handle(ctx context.Context, day time.Time) (TrialB
 		return TrialBalance{}, err
 	}
 	tb := TrialBalance{Date: day, Closed: ok && !last.Before(day)}
+	if tb.GL, err = h.books.GLPosts(ctx, day); err != nil {
+		return TrialBalance{}, err
+	}
+	tb.Acknowledged = len(tb.GL) > 0 && !slices.ContainsFunc(tb.GL, func(p ports.GLPost) bool { return p.Reference == "" })
 	by := map[domain.AccountKind]ports.TrialBalanceLine{}
 	for _, l := range lines {
 		by[l.Kind] = l

@@ -28,6 +28,32 @@ type BooksRepository interface {
 	TrialBalance(ctx context.Context, day time.Time) ([]TrialBalanceLine, error)
 	// Journal lists the entries of the day's postings, in posting order.
 	Journal(ctx context.Context, day time.Time) ([]JournalLine, error)
+	// GLPosts are the day's posts to the general ledger, by sequence.
+	GLPosts(ctx context.Context, day time.Time) ([]GLPost, error)
+	// UnacknowledgedGLPosts are the posts core banking has not acknowledged yet, by day and
+	// sequence.
+	UnacknowledgedGLPosts(ctx context.Context) ([]GLPost, error)
+	// AddGLPost records a post before it is sent; false when the day's sequence is recorded
+	// already (another node's), and nothing is changed.
+	AddGLPost(ctx context.Context, p GLPost) (bool, error)
+	// AcknowledgeGLPost records core banking's acknowledgement of the day's sequence.
+	AcknowledgeGLPost(ctx context.Context, day time.Time, sequence int, ref string, at time.Time) error
+	// FailGLPost counts a failed or unknown attempt of the day's sequence and keeps its error.
+	FailGLPost(ctx context.Context, day time.Time, sequence int, reason string) error
+}
+
+// GLPost is a closed day's journal posted, or to be posted, to the bank's general ledger, and
+// core banking's acknowledgement of it.
+type GLPost struct {
+	Journal   GLJournal
+	CreatedAt time.Time
+	// Reference is core banking's acknowledgement, empty until it acknowledged; AcknowledgedAt
+	// when it did.
+	Reference      string
+	AcknowledgedAt time.Time
+	// Attempts counts the attempts that failed or whose outcome is unknown, Error the last's.
+	Attempts int
+	Error    string
 }
 
 // ClosedDay is what a close did.

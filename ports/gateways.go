@@ -1,8 +1,8 @@
 package ports
 
 // The gateway ports are the bank's systems as tiyin sees them: Scoring, CoreBanking,
-// Processing (UZCARD/HUMO), SMSSender and CardIssuer. A bank team replaces a sandbox adapter
-// (adapters/gateway/sandbox) with its own by implementing the port; the exported suites in
+// Processing (UZCARD/HUMO), SMSSender, CardIssuer and GeneralLedger. A bank team replaces a
+// sandbox adapter (adapters/gateway/sandbox) with its own by implementing the port; the exported suites in
 // ports/porttest check an adapter against the contract written here, and docs/gateways.md
 // walks through it. What holds for every method of every gateway port:
 //
@@ -55,6 +55,7 @@ package ports
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -424,4 +425,47 @@ type Webhook struct {
 // acknowledged the event (a 2xx answer); any error is retried with backoff.
 type WebhookSender interface {
 	Send(ctx context.Context, w Webhook) error
+}
+
+// GLLine is one general ledger account's movement in a journal: the sums of its debits and
+// credits, in tiyin.
+type GLLine struct {
+	// GL is the bank's general ledger account number (docs/accounting.md, the bank's chart).
+	GL      string
+	Debits  int64
+	Credits int64
+}
+
+// GLJournal is one closed business day's journal as posted to the bank's general ledger: the
+// day's entries summed by general ledger account. A day is posted as sequence 1 when it is
+// first closed; entries dated it that come later (another time scope closing the same date in
+// the sandbox, a payment after a close run for today) are posted as the next sequence, with
+// what was not posted yet. The sequences of a day add up to its journal.
+type GLJournal struct {
+	// IdempotencyKey is "<day YYYY-MM-DD>:<sequence>".
+	IdempotencyKey string
+	// Day is a business date (domain.BusinessDate: the Tashkent date, at midnight UTC).
+	Day      time.Time
+	Sequence int
+	// Lines are in the order of their GL numbers, one per number; their debits and their
+	// credits sum to the same amount.
+	Lines []GLLine
+}
+
+// GLKey is the idempotency key of a day's sequence.
+func GLKey(day time.Time, sequence int) string {
+	return day.Format(time.DateOnly) + ":" + strconv.Itoa(sequence)
+}
+
+// GeneralLedger is the bank's general ledger in core banking, where tiyin's closed days are
+// posted so that the bank's books include the loan sub-ledger.
+type GeneralLedger interface {
+	// PostJournal posts a closed day's journal and returns core banking's acknowledgement (its
+	// reference of the posting). Idempotent by day and sequence (IdempotencyKey): the same
+	// journal posted again answers the first acknowledgement and posts nothing; a different
+	// journal under a key already posted is ErrGatewayFailed, and nothing is posted. Called by
+	// the books' close after the day is recorded closed, outside any transaction; tiyin keeps
+	// the journal it sent, and any error leaves the day unacknowledged: the next close run
+	// posts the same journal again with the same key.
+	PostJournal(ctx context.Context, j GLJournal) (ref string, err error)
 }

@@ -80,7 +80,7 @@ var (
 	ErrUnavailable = errors.New("service temporarily unavailable")
 )
 
-//go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,OpsLog,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,LedgerRepository,TransferRepository,RepaymentRepository,CardRepository,CodeCounter,CardOrderRepository,EventOutbox,OperatorRepository,SecondFactorRepository,AuditLog,ProposalRepository,BackOffice,ReconciliationRepository,BooksRepository,NetworkJournal,Scoring,CoreBanking,Processing,SMSSender,SMSOutbox,CardIssuer,WebhookSender,CollectionsRepository,BulkRepository
+//go:generate go tool mockgen -destination=mocks/mocks.go -package=mocks github.com/tiyin/tiyin/ports Clock,SandboxClock,OpsLog,UnitOfWork,WorkQueue,ApplicationRepository,LoanRepository,PartnerRepository,IdempotencyStore,LedgerRepository,TransferRepository,RepaymentRepository,CardRepository,CodeCounter,CardOrderRepository,EventOutbox,OperatorRepository,SecondFactorRepository,AuditLog,ProposalRepository,BackOffice,ReconciliationRepository,BooksRepository,NetworkJournal,Scoring,CoreBanking,Processing,SMSSender,SMSOutbox,CardIssuer,GeneralLedger,WebhookSender,CollectionsRepository,BulkRepository
 
 // Sealer protects secrets and personal data at rest under the data key (TIYIN_DATA_KEY).
 // Seal encrypts (AES-256-GCM) under the current key and names that key in its result, so a

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 func booksCmd(o options) *cobra.Command {
@@ -74,10 +76,60 @@ postings made.`,
 
 // trialBalanceJSON is the trial balance's JSON (docs/accounting.md, Trial balance).
 type trialBalanceJSON struct {
-	Date     string             `json:"date"`
-	Accounts []trialAccountJSON `json:"accounts"`
-	Debits   int64              `json:"debits"`
-	Credits  int64              `json:"credits"`
+	Date          string             `json:"date"`
+	Accounts      []trialAccountJSON `json:"accounts"`
+	Debits        int64              `json:"debits"`
+	Credits       int64              `json:"credits"`
+	GeneralLedger generalLedgerJSON  `json:"generalLedger"`
+}
+
+// generalLedgerJSON is what the bank's general ledger acknowledged of a day (accounting.md).
+type generalLedgerJSON struct {
+	Acknowledged bool         `json:"acknowledged"`
+	Posts        []glPostJSON `json:"posts"`
+}
+
+type glPostJSON struct {
+	Sequence       int    `json:"sequence"`
+	Debits         int64  `json:"debits"`
+	Credits        int64  `json:"credits"`
+	Reference      string `json:"reference"`
+	AcknowledgedAt string `json:"acknowledgedAt,omitempty"`
+	Attempts       int    `json:"attempts"`
+	Error          string `json:"error,omitempty"`
+}
+
+func generalLedger(posts []ports.GLPost) generalLedgerJSON {
+	out := generalLedgerJSON{Acknowledged: len(posts) > 0, Posts: []glPostJSON{}}
+	for _, p := range posts {
+		j := glPostJSON{Sequence: p.Journal.Sequence, Reference: p.Reference, Attempts: p.Attempts, Error: p.Error}
+		for _, l := range p.Journal.Lines {
+			j.Debits, j.Credits = j.Debits+l.Debits, j.Credits+l.Credits
+		}
+		if p.Reference == "" {
+			out.Acknowledged = false
+		} else {
+			j.AcknowledgedAt = p.AcknowledgedAt.In(domain.Tashkent).Format(time.RFC3339Nano)
+		}
+		out.Posts = append(out.Posts, j)
+	}
+	return out
+}
+
+// printGeneralLedger writes what the general ledger acknowledged of the day, a line a post.
+func printGeneralLedger(w io.Writer, g generalLedgerJSON) {
+	if len(g.Posts) == 0 {
+		_, _ = fmt.Fprintln(w, "general ledger: not posted")
+	}
+	for _, p := range g.Posts {
+		if p.Reference != "" {
+			_, _ = fmt.Fprintf(w, "general ledger: sequence %d (debits %d, credits %d) acknowledged %s at %s\n", p.Sequence, p.Debits,
+				p.Credits, p.Reference, p.AcknowledgedAt)
+			continue
+		}
+		_, _ = fmt.Fprintf(w, "general ledger: sequence %d (debits %d, credits %d) not acknowledged yet (%d attempts failed: %s); the next close posts it again\n",
+			p.Sequence, p.Debits, p.Credits, p.Attempts, p.Error)
+	}
 }
 
 type trialAccountJSON struct {
@@ -98,7 +150,9 @@ func trialBalanceCmd(o options) *cobra.Command {
 		Long: `Prints each account kind with its general ledger account (TIYIN_BOOKS_FILE), its opening balance,
 the day's debits and credits and its closing balance (balances are debits minus credits, in
 tiyin), and the day's total debits and credits, which are equal. Off-balance memo accounts are
-listed too; each pair nets to zero. It reads, never writes.`,
+listed too; each pair nets to zero. Last, whether the bank's general ledger acknowledged the
+day's journal, which each close posts to it: each post's sequence, totals and core banking's
+reference, or the attempts that failed (the next close posts it again). It reads, never writes.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			day, err := booksDate(date)
@@ -110,7 +164,8 @@ listed too; each pair nets to zero. It reads, never writes.`,
 				if err != nil {
 					return err
 				}
-				out := trialBalanceJSON{Date: date, Accounts: []trialAccountJSON{}, Debits: tb.Debits, Credits: tb.Credits}
+				out := trialBalanceJSON{Date: date, Accounts: []trialAccountJSON{}, Debits: tb.Debits, Credits: tb.Credits,
+					GeneralLedger: generalLedger(tb.GL)}
 				for _, a := range tb.Accounts {
 					out.Accounts = append(out.Accounts, trialAccountJSON{Kind: a.Kind.String(), GL: a.GL, Opening: a.Opening,
 						Debits: a.Debits, Credits: a.Credits, Closing: a.Closing})
@@ -126,12 +181,13 @@ listed too; each pair nets to zero. It reads, never writes.`,
 					fmt.Printf("%-28s %-8s %16d %16d %16d %16d\n", a.Kind, a.GL, a.Opening, a.Debits, a.Credits, a.Closing)
 				}
 				fmt.Printf("%-28s %-8s %16s %16d %16d\n", "total", "", "", out.Debits, out.Credits)
+				printGeneralLedger(os.Stdout, out.GeneralLedger)
 				return nil
 			})
 		},
 	}
 	c.Flags().StringVar(&date, "date", "", "the business day, YYYY-MM-DD (Asia/Tashkent)")
-	c.Flags().BoolVar(&asJSON, "json", false, `print {"date", "accounts": [{"kind", "gl", "opening", "debits", "credits", "closing"}], "debits", "credits"}`)
+	c.Flags().BoolVar(&asJSON, "json", false, `print {"date", "accounts": [{"kind", "gl", "opening", "debits", "credits", "closing"}], "debits", "credits", "generalLedger"}`)
 	_ = c.MarkFlagRequired("date")
 	return c
 }
@@ -157,8 +213,9 @@ func journalCmd(o options) *cobra.Command {
 		Short: "Print a day's journal, one line an entry, as CSV (or JSON with --json)",
 		Long: `Prints every entry of the day's postings (Asia/Tashkent), in posting order: the posting's id, kind,
 reference and time, the account kind, the loan for a loan's account, its general ledger account,
-and the debit or credit in tiyin. CSV with a header line by default; --json prints
-{"date", "entries": [...]}. It reads, never writes.`,
+and the debit or credit in tiyin. CSV with a header line by default, and on standard error
+whether the bank's general ledger acknowledged the day; --json prints
+{"date", "entries": [...], "generalLedger": {"acknowledged", "posts": [...]}}. It reads, never writes.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			day, err := booksDate(date)
@@ -170,16 +227,24 @@ and the debit or credit in tiyin. CSV with a header line by default; --json prin
 				if err != nil {
 					return err
 				}
+				posts, err := in.app.Operations.Journal.GeneralLedger(ctx, day)
+				if err != nil {
+					return err
+				}
 				out := make([]journalLineJSON, 0, len(lines))
 				for _, l := range lines {
 					out = append(out, journalLine(l))
 				}
 				if asJSON {
 					return json.NewEncoder(os.Stdout).Encode(struct {
-						Date    string            `json:"date"`
-						Entries []journalLineJSON `json:"entries"`
-					}{date, out})
+						Date          string            `json:"date"`
+						Entries       []journalLineJSON `json:"entries"`
+						GeneralLedger generalLedgerJSON `json:"generalLedger"`
+					}{date, out, generalLedger(posts)})
 				}
+				// The CSV on standard output stays the entries alone; what the general ledger
+				// acknowledged goes to standard error.
+				printGeneralLedger(os.Stderr, generalLedger(posts))
 				w := csv.NewWriter(os.Stdout)
 				_ = w.Write([]string{"posting", "kind", "ref", "at", "account", "loan", "gl", "debit", "credit"})
 				for _, l := range out {
@@ -192,7 +257,7 @@ and the debit or credit in tiyin. CSV with a header line by default; --json prin
 		},
 	}
 	c.Flags().StringVar(&date, "date", "", "the business day, YYYY-MM-DD (Asia/Tashkent)")
-	c.Flags().BoolVar(&asJSON, "json", false, `print {"date", "entries": [{"posting", "kind", "ref", "at", "account", "loan", "gl", "debit", "credit"}]}`)
+	c.Flags().BoolVar(&asJSON, "json", false, `print {"date", "entries": [{"posting", "kind", "ref", "at", "account", "loan", "gl", "debit", "credit"}], "generalLedger"}`)
 	_ = c.MarkFlagRequired("date")
 	return c
 }

@@ -63,7 +63,7 @@ func withGoAdapters(gs []gateway, goAdapters map[string]fx.Option) ([]gateway, e
 // gatewayPorts lists the ports in the order they are logged and checked.
 var gatewayPorts = []struct{ port, prefix string }{
 	{"scoring", "TIYIN_SCORING"}, {"core_banking", "TIYIN_CORE_BANKING"}, {"processing", "TIYIN_PROCESSING"},
-	{"sms", "TIYIN_SMS"}, {"card_issuer", "TIYIN_CARD_ISSUER"},
+	{"sms", "TIYIN_SMS"}, {"card_issuer", "TIYIN_CARD_ISSUER"}, {"general_ledger", "TIYIN_GENERAL_LEDGER"},
 }
 
 // loadGateways reads TIYIN_<PORT>_URL and TIYIN_<PORT>_TOKEN of every port from the settings.
@@ -74,6 +74,7 @@ func loadGateways(st settings) ([]gateway, []error) {
 		"TIYIN_PROCESSING_URL": st.ProcessingURL, "TIYIN_PROCESSING_TOKEN": st.ProcessingToken,
 		"TIYIN_SMS_URL": st.SMSURL, "TIYIN_SMS_TOKEN": st.SMSToken,
 		"TIYIN_CARD_ISSUER_URL": st.CardIssuerURL, "TIYIN_CARD_ISSUER_TOKEN": st.CardIssuerToken,
+		"TIYIN_GENERAL_LEDGER_URL": st.GeneralLedgerURL, "TIYIN_GENERAL_LEDGER_TOKEN": st.GeneralLedgerToken,
 	}
 	var (
 		out  []gateway
@@ -143,6 +144,8 @@ func gatewaysModule(gs []gateway, scoringPercent domain.Percent) fx.Option {
 			fx.Annotate(sandbox.NewSMSSender, fx.As(new(ports.SMSSender))))),
 		fx.Module("card_issuer", choose("card_issuer", fx.Annotate(httpgw.NewCardIssuer, fx.As(new(ports.CardIssuer))),
 			fx.Annotate(sandbox.NewCardIssuer, fx.As(new(ports.CardIssuer))))),
+		fx.Module("general_ledger", choose("general_ledger", fx.Annotate(httpgw.NewGeneralLedger, fx.As(new(ports.GeneralLedger))),
+			fx.Annotate(sandbox.NewGeneralLedger, fx.As(new(ports.GeneralLedger))))),
 	)
 }
 

@@ -101,6 +101,12 @@ func WithCardIssuer(newAdapter func(Deps) (ports.CardIssuer, error)) Option {
 	return withGateway("card_issuer", newAdapter)
 }
 
+// WithGeneralLedger replaces the GeneralLedger port's adapter (the bank's general ledger, where
+// each closed day's journal is posted).
+func WithGeneralLedger(newAdapter func(Deps) (ports.GeneralLedger, error)) Option {
+	return withGateway("general_ledger", newAdapter)
+}
+
 // WithStart adds a hook of the bank's own beside tiyin's: fn runs once serve has started (the
 // schema applied, the workers and the listener running), with Deps named name: a start line
 // naming the build, an exporter started and stopped through d.Lifecycle. An error stops serve.

@@ -58,6 +58,8 @@ type settings struct {
 	SMSToken              string        `env:"TIYIN_SMS_TOKEN" secret:"true" doc:"empty" help:"bearer token sent to the SMS gateway"`
 	CardIssuerURL         string        `env:"TIYIN_CARD_ISSUER_URL" doc:"empty (the sandbox's)" help:"base URL of the card issuer"`
 	CardIssuerToken       string        `env:"TIYIN_CARD_ISSUER_TOKEN" secret:"true" doc:"empty" help:"bearer token sent to the card issuer"`
+	GeneralLedgerURL      string        `env:"TIYIN_GENERAL_LEDGER_URL" doc:"empty (the sandbox's)" help:"base URL of the bank's general ledger, where each closed day's journal is posted"`
+	GeneralLedgerToken    string        `env:"TIYIN_GENERAL_LEDGER_TOKEN" secret:"true" doc:"empty" help:"bearer token sent to the general ledger"`
 	AdminAddr             string        `env:"TIYIN_ADMIN_ADDR" envDefault:"127.0.0.1:9090" help:"the admin listener: the operators' console /console/, /metrics, the profiler with TIYIN_PPROF; off: none. Beyond loopback it needs TIYIN_ADMIN_PUBLIC=true"`
 	AdminPublic           bool          `env:"TIYIN_ADMIN_PUBLIC" envDefault:"false" help:"allow TIYIN_ADMIN_ADDR beyond loopback (behind the bank's firewall); tiyin warns at start"`
 	AdminHosts            string        `env:"TIYIN_ADMIN_HOSTS" doc:"localhost,127.0.0.1,::1" help:"host names (comma-separated, no port) the admin listener (console, /metrics, profiler) answers to; any other Host gets 421 (DNS rebinding). A Prometheus scraping by address needs that address here"`

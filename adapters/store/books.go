@@ -353,3 +353,103 @@ func (r *LedgerRepository) PostAll(ctx context.Context, postings []domain.Postin
 	}
 	return nil
 }
+
+type glPostModel struct {
+	Day            string     `gorm:"column:day;primaryKey"`
+	Sequence       int        `gorm:"column:sequence;primaryKey"`
+	Lines          string     `gorm:"column:lines"`
+	CreatedAt      time.Time  `gorm:"column:created_at"`
+	Reference      string     `gorm:"column:reference"`
+	AcknowledgedAt *time.Time `gorm:"column:acknowledged_at"`
+	Attempts       int        `gorm:"column:attempts"`
+	LastError      string     `gorm:"column:last_error"`
+}
+
+func (glPostModel) TableName() string { return "books_gl_posts" }
+
+// glLineJSON is a line as books_gl_posts.lines keeps it.
+type glLineJSON struct {
+	GL      string `json:"gl"`
+	Debits  int64  `json:"debits"`
+	Credits int64  `json:"credits"`
+}
+
+func (m glPostModel) toPort() (ports.GLPost, error) {
+	day, err := time.Parse(domain.DateLayout, m.Day)
+	if err != nil {
+		return ports.GLPost{}, fmt.Errorf("books_gl_posts day %q: %w", m.Day, err)
+	}
+	var lines []glLineJSON
+	if err := json.Unmarshal([]byte(m.Lines), &lines); err != nil {
+		return ports.GLPost{}, fmt.Errorf("books_gl_posts lines of %s:%d: %w", m.Day, m.Sequence, err)
+	}
+	p := ports.GLPost{Journal: ports.GLJournal{IdempotencyKey: ports.GLKey(day, m.Sequence), Day: day, Sequence: m.Sequence,
+		Lines: make([]ports.GLLine, len(lines))}, CreatedAt: m.CreatedAt.UTC(), Reference: m.Reference, Attempts: m.Attempts,
+		Error: m.LastError}
+	for i, l := range lines {
+		p.Journal.Lines[i] = ports.GLLine{GL: l.GL, Debits: l.Debits, Credits: l.Credits}
+	}
+	if m.AcknowledgedAt != nil {
+		p.AcknowledgedAt = m.AcknowledgedAt.UTC()
+	}
+	return p, nil
+}
+
+func (r *BooksRepository) glPosts(ctx context.Context, where string, args ...any) ([]ports.GLPost, error) {
+	var ms []glPostModel
+	if err := r.db.conn(ctx).Where(where, args...).Order("day, sequence").Find(&ms).Error; err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]ports.GLPost, 0, len(ms))
+	for _, m := range ms {
+		p, err := m.toPort()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// GLPosts implements ports.BooksRepository.
+func (r *BooksRepository) GLPosts(ctx context.Context, day time.Time) ([]ports.GLPost, error) {
+	return r.glPosts(ctx, "day = ?", day.Format(domain.DateLayout))
+}
+
+// UnacknowledgedGLPosts implements ports.BooksRepository.
+func (r *BooksRepository) UnacknowledgedGLPosts(ctx context.Context) ([]ports.GLPost, error) {
+	return r.glPosts(ctx, "reference = ?", "")
+}
+
+// AddGLPost implements ports.BooksRepository.
+func (r *BooksRepository) AddGLPost(ctx context.Context, p ports.GLPost) (bool, error) {
+	lines := make([]glLineJSON, len(p.Journal.Lines))
+	for i, l := range p.Journal.Lines {
+		lines[i] = glLineJSON{GL: l.GL, Debits: l.Debits, Credits: l.Credits}
+	}
+	raw, err := json.Marshal(lines)
+	if err != nil {
+		return false, err
+	}
+	m := glPostModel{Day: p.Journal.Day.Format(domain.DateLayout), Sequence: p.Journal.Sequence, Lines: string(raw),
+		CreatedAt: p.CreatedAt.UTC()}
+	res := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&m)
+	if res.Error != nil {
+		return false, interpretError(res.Error, nil, nil)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// AcknowledgeGLPost implements ports.BooksRepository.
+func (r *BooksRepository) AcknowledgeGLPost(ctx context.Context, day time.Time, sequence int, ref string, at time.Time) error {
+	err := r.db.conn(ctx).Model(&glPostModel{}).Where("day = ? AND sequence = ?", day.Format(domain.DateLayout), sequence).
+		Updates(map[string]any{"reference": ref, "acknowledged_at": at.UTC(), "last_error": ""}).Error
+	return interpretError(err, nil, nil)
+}
+
+// FailGLPost implements ports.BooksRepository.
+func (r *BooksRepository) FailGLPost(ctx context.Context, day time.Time, sequence int, reason string) error {
+	err := r.db.conn(ctx).Model(&glPostModel{}).Where("day = ? AND sequence = ?", day.Format(domain.DateLayout), sequence).
+		Updates(map[string]any{"attempts": gorm.Expr("attempts + 1"), "last_error": reason}).Error
+	return interpretError(err, nil, nil)
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/tiyin/tiyin/adapters/store"
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 )
 
 // fixedClock is the system clock at a moment, no partner ahead.
@@ -19,6 +20,13 @@ type fixedClock struct{ now time.Time }
 
 func (c fixedClock) Now(uuid.UUID) time.Time { return c.now }
 func (fixedClock) Ahead() []uuid.UUID        { return nil }
+
+// acknowledging is a general ledger that acknowledges every journal.
+type acknowledging struct{}
+
+func (acknowledging) PostJournal(_ context.Context, j ports.GLJournal) (string, error) {
+	return "GL-" + j.IdempotencyKey, nil
+}
 
 // booksScaleLoans is how many loans TestTheCloseOfManyLoans closes: TIYIN_BOOKS_BENCH_LOANS
 // (make bench-books), else a few hundred.
@@ -66,7 +74,7 @@ func TestTheCloseOfManyLoans(t *testing.T) {
 	t.Logf("seeded %d loans in %v", n+1, time.Since(started).Round(time.Millisecond))
 	issued := domain.BusinessDate(t0)
 	books := store.NewBooksRepository(s.db)
-	h := application.NewCloseBooksHandler(fixedClock{now: t0.AddDate(0, 1, 0)}, s.uow, books, application.Config{})
+	h := application.NewCloseBooksHandler(fixedClock{now: t0.AddDate(0, 1, 0)}, s.uow, books, acknowledging{}, application.Config{})
 	for d := range 3 {
 		day := issued.AddDate(0, 0, d)
 		done, err := h.Close(ctx, day)

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -121,5 +122,69 @@ func TestTheBooksCloseLoansAndReportTheDay(t *testing.T) {
 			t.Fatalf("ledger check %+v (%v)", c, err)
 		}
 		_ = second
+	})
+}
+
+// TestTheBooksKeepTheGeneralLedgerPosts: a day's post to the general ledger is recorded once
+// per sequence with its lines, stays unacknowledged through failed attempts, and is
+// acknowledged with core banking's reference.
+func TestTheBooksKeepTheGeneralLedgerPosts(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		books := store.NewBooksRepository(s.db)
+		day := domain.BusinessDate(t0)
+		post := func(d time.Time, seq int, debit int64) ports.GLPost {
+			return ports.GLPost{Journal: ports.GLJournal{IdempotencyKey: ports.GLKey(d, seq), Day: d, Sequence: seq,
+				Lines: []ports.GLLine{{GL: "16307", Debits: debit}, {GL: "42001", Credits: debit}}}, CreatedAt: t0}
+		}
+		add := func(p ports.GLPost) bool {
+			t.Helper()
+			var added bool
+			if err := s.uow.Do(ctx, func(ctx context.Context) (err error) {
+				added, err = books.AddGLPost(ctx, p)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return added
+		}
+		if !add(post(day, 1, 7671)) || !add(post(day.AddDate(0, 0, 1), 1, 5)) {
+			t.Fatal("a new post was not recorded")
+		}
+		if add(post(day, 1, 9999)) {
+			t.Fatal("a second post under the same day and sequence was recorded")
+		}
+		got, err := books.GLPosts(ctx, day)
+		if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0].Journal, post(day, 1, 7671).Journal) ||
+			got[0].Reference != "" || !got[0].CreatedAt.Equal(t0) {
+			t.Fatalf("the day's posts: %+v, %v", got, err)
+		}
+		err = s.uow.Do(ctx, func(ctx context.Context) error {
+			if err := books.FailGLPost(ctx, day, 1, "core banking is down"); err != nil {
+				return err
+			}
+			return books.FailGLPost(ctx, day, 1, "no answer")
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending, err := books.UnacknowledgedGLPosts(ctx)
+		if err != nil || len(pending) != 2 || !pending[0].Journal.Day.Equal(day) || pending[0].Attempts != 2 ||
+			pending[0].Error != "no answer" || !pending[1].Journal.Day.Equal(day.AddDate(0, 0, 1)) {
+			t.Fatalf("unacknowledged: %+v, %v", pending, err)
+		}
+		at := t0.Add(time.Hour)
+		if err := s.uow.Do(ctx, func(ctx context.Context) error { return books.AcknowledgeGLPost(ctx, day, 1, "GL-1", at) }); err != nil {
+			t.Fatal(err)
+		}
+		got, err = books.GLPosts(ctx, day)
+		if err != nil || len(got) != 1 || got[0].Reference != "GL-1" || !got[0].AcknowledgedAt.Equal(at) || got[0].Error != "" {
+			t.Fatalf("acknowledged: %+v, %v", got, err)
+		}
+		if pending, err := books.UnacknowledgedGLPosts(ctx); err != nil || len(pending) != 1 || pending[0].Journal.Sequence != 1 ||
+			!pending[0].Journal.Day.Equal(day.AddDate(0, 0, 1)) {
+			t.Fatalf("unacknowledged after the acknowledgement: %+v, %v", pending, err)
+		}
 	})
 }

@@ -53,6 +53,14 @@ func TestTheBooksCloseOnThePartnersClock(t *testing.T) {
 				Opening, Debits, Credits, Closing int64
 			}
 			Debits, Credits int64
+			GeneralLedger   struct {
+				Acknowledged bool
+				Posts        []struct {
+					Sequence         int
+					Debits, Credits  int64
+					Reference, Error string
+				}
+			}
 		}
 		read := func() (trial, string) {
 			raw := run("books", "trial-balance", "--date", day, "--json")
@@ -79,6 +87,12 @@ func TestTheBooksCloseOnThePartnersClock(t *testing.T) {
 		if tb.Date != day || tb.Debits != tb.Credits || tb.Debits == 0 || total != 0 || receivable != 4_219_178 {
 			t.Fatalf("trial balance of %s: debits %d, credits %d, closing balances sum %d, interest receivable %d, want 4 219 178:\n%s",
 				day, tb.Debits, tb.Credits, total, receivable, raw)
+		}
+		// The close posted the day's journal to the sandbox's general ledger, which acknowledged it.
+		if gl := tb.GeneralLedger; !gl.Acknowledged || len(gl.Posts) != 1 || gl.Posts[0].Sequence != 1 ||
+			!strings.HasPrefix(gl.Posts[0].Reference, "GL-"+strings.ReplaceAll(day, "-", "")+"-1-") ||
+			gl.Posts[0].Debits != tb.Debits || gl.Posts[0].Credits != tb.Credits {
+			t.Fatalf("the general ledger's acknowledgement of %s: %+v\n%s", day, gl, raw)
 		}
 		// The day's close: one day's interest, 383 561.64 → 383 562 (the running total's rounding).
 		journal := run("books", "journal", "--date", day)

@@ -53,7 +53,8 @@ func New(cfg Config, metrics *observe.Metrics) *Guard {
 // use case.
 var Module = fx.Options(
 	fx.Provide(New),
-	fx.Decorate((*Guard).Scoring, (*Guard).CoreBanking, (*Guard).Processing, (*Guard).SMSSender, (*Guard).CardIssuer),
+	fx.Decorate((*Guard).Scoring, (*Guard).CoreBanking, (*Guard).Processing, (*Guard).SMSSender, (*Guard).CardIssuer,
+		(*Guard).GeneralLedger),
 )
 
 // Scoring returns s guarded.
@@ -70,6 +71,9 @@ func (g *Guard) SMSSender(s ports.SMSSender) ports.SMSSender { return smsSender{
 
 // CardIssuer returns c guarded.
 func (g *Guard) CardIssuer(c ports.CardIssuer) ports.CardIssuer { return cardIssuer{g, c} }
+
+// GeneralLedger returns l guarded.
+func (g *Guard) GeneralLedger(l ports.GeneralLedger) ports.GeneralLedger { return generalLedger{g, l} }
 
 // call runs fn under the guard.
 func call[T any](ctx context.Context, g *Guard, gateway, op string, fn func(context.Context) (T, error)) (T, error) {

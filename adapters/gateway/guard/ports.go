@@ -133,3 +133,12 @@ func (c cardIssuer) Order(ctx context.Context, req ports.CardIssueRequest) (stri
 func (c cardIssuer) Result(ctx context.Context, ref string) (ports.CardIssueAnswer, error) {
 	return call(ctx, c.g, "cardissuer", "Result", func(ctx context.Context) (ports.CardIssueAnswer, error) { return c.next.Result(ctx, ref) })
 }
+
+type generalLedger struct {
+	g    *Guard
+	next ports.GeneralLedger
+}
+
+func (l generalLedger) PostJournal(ctx context.Context, j ports.GLJournal) (string, error) {
+	return call(ctx, l.g, "generalledger", "PostJournal", func(ctx context.Context) (string, error) { return l.next.PostJournal(ctx, j) })
+}

@@ -1,7 +1,8 @@
 // Package httpgw is the HTTP/JSON adapter of every gateway port: a bank that puts its systems
 // behind the small protocol of gateway.yaml (Protocol; docs/gateways.md) switches a port
 // from the sandbox to its system with one variable (TIYIN_SCORING_URL, TIYIN_CORE_BANKING_URL,
-// TIYIN_PROCESSING_URL, TIYIN_SMS_URL, TIYIN_CARD_ISSUER_URL) and its token.
+// TIYIN_PROCESSING_URL, TIYIN_SMS_URL, TIYIN_CARD_ISSUER_URL, TIYIN_GENERAL_LEDGER_URL) and its
+// token.
 //
 // Every call is POST {base}/{operation} with a JSON body, the bearer token, and the
 // Idempotency-Key header when the operation changes something. The answer is classified as the

@@ -32,7 +32,7 @@ func stub(t *testing.T, fault porttest.Fault) (httpgw.Config, *atomic.Int64) {
 	t.Helper()
 	calls := &atomic.Int64{}
 	s := &httpgw.Stub{Scoring: sandbox.NewScoring(), CoreBanking: sandbox.NewCoreBanking(), Processing: sandbox.NewProcessing(),
-		SMS: sandbox.NewSMSSender(sandboxtest.Outbox{}, sandboxtest.Clock{}), CardIssuer: sandbox.NewCardIssuer(sandboxtest.Clock{}), Token: "test-token",
+		SMS: sandbox.NewSMSSender(sandboxtest.Outbox{}, sandboxtest.Clock{}), CardIssuer: sandbox.NewCardIssuer(sandboxtest.Clock{}), GL: sandbox.NewGeneralLedger(), Token: "test-token",
 		Fault: func(string) httpgw.Misbehaviour {
 			calls.Add(1)
 			return map[porttest.Fault]httpgw.Misbehaviour{porttest.Healthy: httpgw.Behave, porttest.FailTransiently: httpgw.Unavailable,
@@ -136,6 +136,13 @@ func TestCardIssuerContract(t *testing.T) {
 		cfg, _ := stub(t, f)
 		return httpgw.NewCardIssuer(cfg)
 	}, sandboxtest.CardIssuerCases())
+}
+
+func TestGeneralLedgerContract(t *testing.T) {
+	porttest.RunGeneralLedger(t, func(t *testing.T, f porttest.Fault) ports.GeneralLedger {
+		cfg, _ := stub(t, f)
+		return httpgw.NewGeneralLedger(cfg)
+	}, sandboxtest.GeneralLedgerCases())
 }
 
 // TestBadAnswersAreClassified: every way a system can answer badly is transient (the outcome

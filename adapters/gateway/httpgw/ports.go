@@ -270,3 +270,22 @@ func (ci *CardIssuer) Result(ctx context.Context, ref string) (ports.CardIssueAn
 	}
 	return ports.CardIssueAnswer{Answer: a, Card: ports.IssuedCard{Network: n, MaskedPAN: out.MaskedPAN, Expiry: exp, Token: out.Token}}, nil
 }
+
+// GeneralLedger is ports.GeneralLedger over the protocol.
+type GeneralLedger struct{ c *client }
+
+// NewGeneralLedger returns the GeneralLedger adapter of cfg.
+func NewGeneralLedger(cfg Config) *GeneralLedger {
+	return &GeneralLedger{newClient("general_ledger", cfg)}
+}
+
+// PostJournal implements ports.GeneralLedger.
+func (gl *GeneralLedger) PostJournal(ctx context.Context, j ports.GLJournal) (string, error) {
+	body := glJournal{Day: domain.BusinessDate(j.Day).Format(time.DateOnly), Sequence: j.Sequence, Lines: make([]glLine, len(j.Lines))}
+	for i, l := range j.Lines {
+		body.Lines[i] = glLine{GL: l.GL, Debits: l.Debits, Credits: l.Credits}
+	}
+	var out refBody
+	err := gl.c.call(ctx, "journals/post", j.IdempotencyKey, true, body, &out)
+	return nonEmpty(out.Ref, err)
+}

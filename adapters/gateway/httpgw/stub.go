@@ -23,6 +23,7 @@ type Stub struct {
 	Processing  ports.Processing
 	SMS         ports.SMSSender
 	CardIssuer  ports.CardIssuer
+	GL          ports.GeneralLedger
 	// Token, when set, is the bearer token every call must carry.
 	Token string
 	// Fault is asked before every call; what it answers, the stub does.
@@ -284,6 +285,20 @@ func (s *Stub) handlers() map[string]handler {
 				out.Network, out.MaskedPAN, out.Expiry, out.Token = a.Card.Network.String(), a.Card.MaskedPAN, a.Card.Expiry.String(), a.Card.Token
 			}
 			return out, err
+		})
+	}
+	if gl := s.GL; gl != nil {
+		h["journals/post"] = decode(func(ctx context.Context, in glJournal, key string) (any, error) {
+			day, err := time.Parse(time.DateOnly, in.Day)
+			if err != nil {
+				return nil, err
+			}
+			j := ports.GLJournal{IdempotencyKey: key, Day: day, Sequence: in.Sequence, Lines: make([]ports.GLLine, len(in.Lines))}
+			for i, l := range in.Lines {
+				j.Lines[i] = ports.GLLine{GL: l.GL, Debits: l.Debits, Credits: l.Credits}
+			}
+			ref, err := gl.PostJournal(ctx, j)
+			return refBody{Ref: ref}, err
 		})
 	}
 	return h

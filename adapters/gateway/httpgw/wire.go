@@ -226,3 +226,15 @@ type balance struct {
 type balances struct {
 	Balances []balance `json:"balances"`
 }
+
+type glLine struct {
+	GL      string `json:"gl"`
+	Debits  int64  `json:"debits"`
+	Credits int64  `json:"credits"`
+}
+
+type glJournal struct {
+	Day      string   `json:"day"`
+	Sequence int      `json:"sequence"`
+	Lines    []glLine `json:"lines"`
+}

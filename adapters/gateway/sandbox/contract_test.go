@@ -61,6 +61,12 @@ func TestCardIssuerContract(t *testing.T) {
 	}, sandboxtest.CardIssuerCases())
 }
 
+func TestGeneralLedgerContract(t *testing.T) {
+	porttest.RunGeneralLedger(t, func(_ *testing.T, f porttest.Fault) ports.GeneralLedger {
+		return guarded((*guard.Guard).GeneralLedger, ports.GeneralLedger(sandbox.NewGeneralLedger()), f)
+	}, sandboxtest.GeneralLedgerCases())
+}
+
 // forgetful acts twice on a repeated key: its second Credit with the same key is a new credit,
 // refused for lack of funds.
 type forgetful struct {

@@ -14,5 +14,6 @@ var Module = fx.Module("sandbox-gateways",
 		fx.Annotate(NewProcessing, fx.As(new(ports.Processing))),
 		fx.Annotate(NewSMSSender, fx.As(new(ports.SMSSender))),
 		fx.Annotate(NewCardIssuer, fx.As(new(ports.CardIssuer))),
+		fx.Annotate(NewGeneralLedger, fx.As(new(ports.GeneralLedger))),
 	),
 )

@@ -114,3 +114,10 @@ func CardIssuerCases() porttest.CardIssuerCases {
 		Declined: ports.CardIssueRequest{OrderID: uuid.New(), Phone: Phone, ClientData: Client("3123456789" + sandbox.PINFLCardDeclined)},
 	}
 }
+
+// GeneralLedgerCases are a balanced journal of a day.
+func GeneralLedgerCases() porttest.GeneralLedgerCases {
+	return porttest.GeneralLedgerCases{Journal: ports.GLJournal{Day: domain.BusinessDate(time.Now()), Lines: []ports.GLLine{
+		{GL: "12401", Debits: 1_000_000, Credits: 0}, {GL: "16307", Debits: 7_671, Credits: 0},
+		{GL: "20206", Debits: 0, Credits: 1_000_000}, {GL: "42001", Debits: 0, Credits: 7_671}}}}
+}
