@@ -2,17 +2,14 @@ package server
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tiyin/tiyin/application"
-	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/adapters/journal"
 )
 
 func booksCmd(o options) *cobra.Command {
@@ -136,19 +133,6 @@ listed too; each pair nets to zero. It reads, never writes.`,
 	return c
 }
 
-// journalLineJSON is a journal line's JSON (docs/accounting.md, Journal).
-type journalLineJSON struct {
-	Posting string `json:"posting"`
-	Kind    string `json:"kind"`
-	Ref     string `json:"ref"`
-	At      string `json:"at"`
-	Account string `json:"account"`
-	Loan    string `json:"loan,omitempty"`
-	GL      string `json:"gl"`
-	Debit   int64  `json:"debit"`
-	Credit  int64  `json:"credit"`
-}
-
 func journalCmd(o options) *cobra.Command {
 	var date string
 	var asJSON bool
@@ -170,24 +154,10 @@ and the debit or credit in tiyin. CSV with a header line by default; --json prin
 				if err != nil {
 					return err
 				}
-				out := make([]journalLineJSON, 0, len(lines))
-				for _, l := range lines {
-					out = append(out, journalLine(l))
-				}
 				if asJSON {
-					return json.NewEncoder(os.Stdout).Encode(struct {
-						Date    string            `json:"date"`
-						Entries []journalLineJSON `json:"entries"`
-					}{date, out})
+					return journal.WriteJSON(os.Stdout, date, lines)
 				}
-				w := csv.NewWriter(os.Stdout)
-				_ = w.Write([]string{"posting", "kind", "ref", "at", "account", "loan", "gl", "debit", "credit"})
-				for _, l := range out {
-					_ = w.Write([]string{l.Posting, l.Kind, l.Ref, l.At, l.Account, l.Loan, l.GL, strconv.FormatInt(l.Debit, 10),
-						strconv.FormatInt(l.Credit, 10)})
-				}
-				w.Flush()
-				return w.Error()
+				return journal.WriteCSV(os.Stdout, lines)
 			})
 		},
 	}
@@ -195,13 +165,4 @@ and the debit or credit in tiyin. CSV with a header line by default; --json prin
 	c.Flags().BoolVar(&asJSON, "json", false, `print {"date", "entries": [{"posting", "kind", "ref", "at", "account", "loan", "gl", "debit", "credit"}]}`)
 	_ = c.MarkFlagRequired("date")
 	return c
-}
-
-func journalLine(l application.JournalEntry) journalLineJSON {
-	j := journalLineJSON{Posting: l.PostingID.String(), Kind: l.Kind, Ref: l.Ref.String(), At: l.At.In(domain.Tashkent).Format(time.RFC3339Nano),
-		Account: l.Account.Kind.String(), GL: l.GL, Debit: l.Debit, Credit: l.Credit}
-	if l.Account.LoanID != [16]byte{} {
-		j.Loan = l.Account.LoanID.String()
-	}
-	return j
 }

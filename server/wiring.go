@@ -74,7 +74,7 @@ var appModule = fx.Options(
 		appconsole.NewSetLanguageHandler,
 		useCases[appconsole.ConsoleOperators](),
 		appconsole.NewConsoleDashboardHandler, appconsole.NewConsoleSearchHandler, appconsole.NewConsoleListHandler,
-		appconsole.NewConsoleReportsHandler, appconsole.NewConsoleClientHandler, appconsole.NewConsoleApplicationHandler,
+		appconsole.NewConsoleReportsHandler, appconsole.NewConsoleBooksHandler, appconsole.NewConsoleClientHandler, appconsole.NewConsoleApplicationHandler,
 		appconsole.NewConsoleLoanHandler, appconsole.NewPreviewLoanActionHandler, appconsole.NewConsoleReconciliationHandler,
 		appconsole.NewConsoleLedgerHandler, appconsole.NewConsolePartnersHandler, appconsole.NewConsoleObjectHandler,
 		appconsole.NewAuditTrailHandler, appconsole.NewLastAuditVerificationHandler,

@@ -45,6 +45,7 @@ type ConsoleViews struct {
 	Search                *ConsoleSearchHandler
 	List                  *ConsoleListHandler
 	Reports               *ConsoleReportsHandler
+	Books                 *ConsoleBooksHandler
 	Client                *ConsoleClientHandler
 	Application           *ConsoleApplicationHandler
 	Loan                  *ConsoleLoanHandler
