@@ -100,7 +100,9 @@ func TestTheBooksPageInChromium(t *testing.T) {
 			t.Errorf("the Books page lacks %q:\n%s", want, page)
 		}
 	}
-	tiyin := func(soum string) string { return strings.NewReplacer(" ", "", ".", "").Replace(strings.TrimSpace(soum)) }
+	tiyin := func(soum string) string {
+		return strings.NewReplacer(" ", "", ".", "").Replace(strings.TrimSpace(soum))
+	}
 	if want := strconv.FormatInt(tb.Debits, 10); tiyin(debits) != want || tiyin(credits) != strconv.FormatInt(tb.Credits, 10) {
 		t.Errorf("the page's totals are %s and %s, the command's %d and %d", debits, credits, tb.Debits, tb.Credits)
 	}
