@@ -1,30 +1,5 @@
 package application
 
-import (
-	"github.com/tiyin/tiyin/domain"
-	"github.com/tiyin/tiyin/ports"
-)
-
-// CollectionsConfig is how the collectors' work is cut: the queues' buckets of days overdue,
-// and when reminders go to borrowers.
-type CollectionsConfig struct {
-	Buckets   domain.Buckets
-	Reminders domain.ReminderPolicy
-}
-
-// WithDefaults fills what a test or the command line left out: the default buckets, reminders
-// three days before a date and in each bucket, from 09:00 to 20:00, three a week.
-func (c CollectionsConfig) WithDefaults() CollectionsConfig {
-	if len(c.Buckets) == 0 {
-		c.Buckets, _ = domain.ParseBuckets(domain.DefaultBuckets)
-	}
-	if c.Reminders.To == 0 {
-		c.Reminders = domain.ReminderPolicy{DaysBefore: 3, From: 9, To: 20, PerWeek: 3}
-	}
-	c.Reminders.Buckets = c.Buckets
-	return c
-}
-
 // Collections are the collectors' background passes (docs/console.md, "Collections"): promises
 // to pay decided, reminders sent to borrowers, and the portfolio at risk snapshotted for the
 // report. The collectors' own pages and actions are the console's.
@@ -32,15 +7,4 @@ type Collections struct {
 	SettlePromises *SettlePromisesHandler
 	SendReminders  *SendRemindersHandler
 	SnapshotPAR    *SnapshotPARHandler
-}
-
-// QueueScopes are the partners' todays: all partners on the system time, then each partner whose
-// sandbox clock is ahead of it.
-func QueueScopes(clock ports.Clock) []ports.QueueScope {
-	ts := timeScopes(clock)
-	out := make([]ports.QueueScope, len(ts))
-	for i, s := range ts {
-		out[i] = ports.QueueScope{Partners: s.partners, Today: domain.BusinessDate(s.now)}
-	}
-	return out
 }

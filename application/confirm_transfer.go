@@ -10,13 +10,6 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// TransferRef names a transfer the way the partner does: both ids must match.
-type TransferRef struct {
-	PartnerID     uuid.UUID
-	TransactionID uuid.UUID
-	ExternalID    uuid.UUID
-}
-
 // ConfirmTransferHandler confirms a transfer (endpoint 7): SUCCESS captures the hold, FAILED
 // releases it. An unknown outcome leaves the transfer PROCESSING; the reconciler settles it by
 // asking the network with the same key, never by releasing the hold.

@@ -114,3 +114,10 @@ func getRepayment(ctx context.Context, repayments ports.RepaymentRepository, par
 	}
 	return r, nil
 }
+
+// TransferRef names a transfer the way the partner does: both ids must match.
+type TransferRef struct {
+	PartnerID     uuid.UUID
+	TransactionID uuid.UUID
+	ExternalID    uuid.UUID
+}

@@ -144,18 +144,6 @@ func (h *ReconcileDayHandler) compare(ctx context.Context, day time.Time, source
 	return res, breaks, nil
 }
 
-// LatestNow is the latest time of the clock: the system time, or in the sandbox the time of a
-// partner whose clock is ahead of it (its movements are filed on its own days).
-func LatestNow(clock ports.Clock) time.Time {
-	now := clock.Now(uuid.Nil)
-	for _, p := range clock.Ahead() {
-		if t := clock.Now(p); t.After(now) {
-			now = t
-		}
-	}
-	return now
-}
-
 // ErrBadSource means a reconciliation was asked of a source tiyin does not know.
 var ErrBadSource = errors.New("unknown reconciliation source")
 

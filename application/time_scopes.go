@@ -41,3 +41,26 @@ func BusinessToday(clock ports.Clock) ports.Today {
 	}
 	return t
 }
+
+// QueueScopes are the partners' todays: all partners on the system time, then each partner whose
+// sandbox clock is ahead of it.
+func QueueScopes(clock ports.Clock) []ports.QueueScope {
+	ts := timeScopes(clock)
+	out := make([]ports.QueueScope, len(ts))
+	for i, s := range ts {
+		out[i] = ports.QueueScope{Partners: s.partners, Today: domain.BusinessDate(s.now)}
+	}
+	return out
+}
+
+// LatestNow is the latest time of the clock: the system time, or in the sandbox the time of a
+// partner whose clock is ahead of it (its movements are filed on its own days).
+func LatestNow(clock ports.Clock) time.Time {
+	now := clock.Now(uuid.Nil)
+	for _, p := range clock.Ahead() {
+		if t := clock.Now(p); t.After(now) {
+			now = t
+		}
+	}
+	return now
+}

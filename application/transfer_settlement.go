@@ -26,11 +26,15 @@ func NewTransferSettlement(uow ports.UnitOfWork, transfers ports.TransferReposit
 	return TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock}
 }
 
+// expiredBatch bounds the transfers one release expires; the reconciler's next pass takes the
+// rest.
+const expiredBatch = 500
+
 // releaseExpired records the expiry of the loan's (or, with uuid.Nil, all the partners')
 // unconfirmed transfers older than the TTL at now and releases their holds, in the caller's
 // transaction.
 func (s TransferSettlement) releaseExpired(ctx context.Context, partners ports.Partners, loanID uuid.UUID, now time.Time) error {
-	ids, err := s.transfers.ListNewBefore(ctx, partners, loanID, now.Add(-domain.TransferTTL), reconcileBatch)
+	ids, err := s.transfers.ListNewBefore(ctx, partners, loanID, now.Add(-domain.TransferTTL), expiredBatch)
 	if err != nil {
 		return err
 	}

@@ -387,7 +387,7 @@ func partnerCmd(o options) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
 				np, err := in.console.Actions.Partner.Handle(ctx, appconsole.CLIActor,
-					appconsole.ConsolePartnerAction{Name: name, Action: appconsole.PartnerCreate})
+					appconsole.PartnerAction{Name: name, Action: appconsole.PartnerCreate})
 				if err != nil {
 					return err
 				}
@@ -453,7 +453,7 @@ func partnerCmd(o options) *cobra.Command {
 					if enable {
 						action = appconsole.PartnerEnable
 					}
-					_, err := in.console.Actions.Partner.Handle(ctx, appconsole.CLIActor, appconsole.ConsolePartnerAction{Name: name, Action: action})
+					_, err := in.console.Actions.Partner.Handle(ctx, appconsole.CLIActor, appconsole.PartnerAction{Name: name, Action: action})
 					if err != nil {
 						return partnerErr(err, name)
 					}
@@ -471,7 +471,7 @@ func partnerCmd(o options) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
 				k, err := in.console.Actions.Partner.Handle(ctx, appconsole.CLIActor,
-					appconsole.ConsolePartnerAction{Name: rotated, Action: appconsole.PartnerRotateKey, Overlap: overlap})
+					appconsole.PartnerAction{Name: rotated, Action: appconsole.PartnerRotateKey, Overlap: overlap})
 				if err != nil {
 					return partnerErr(err, rotated)
 				}
@@ -533,7 +533,7 @@ The secret is kept sealed under TIYIN_DATA_KEY, so serve must run with the same 
 				if len(in.cfg.DataKey) == 0 {
 					return errors.New("TIYIN_DATA_KEY is not set: the webhook secret is sealed with it (the same key serve runs with)")
 				}
-				ch, err := in.console.Actions.Partner.Handle(ctx, appconsole.CLIActor, appconsole.ConsolePartnerAction{Name: name,
+				ch, err := in.console.Actions.Partner.Handle(ctx, appconsole.CLIActor, appconsole.PartnerAction{Name: name,
 					Action: appconsole.PartnerSetWebhook, URL: url, AllowHTTP: in.cfg.Sandbox, Overlap: overlap})
 				secret := ch.WebhookSecret
 				if err != nil {

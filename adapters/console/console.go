@@ -93,8 +93,8 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type sessionKey struct{}
 
 // session is the logged-in operator of a request that passed authed.
-func session(r *http.Request) appconsole.ConsoleSession {
-	s, _ := r.Context().Value(sessionKey{}).(appconsole.ConsoleSession)
+func session(r *http.Request) appconsole.Session {
+	s, _ := r.Context().Value(sessionKey{}).(appconsole.Session)
 	return s
 }
 
@@ -140,7 +140,7 @@ var alwaysOpen = map[string]bool{"/console/logout": true, "/console/language": t
 
 // firstStep is the page a session must go through before any other: the password change of a
 // one-time password, then the second factor's enrolment; "" when none.
-func firstStep(s appconsole.ConsoleSession) string {
+func firstStep(s appconsole.Session) string {
 	switch {
 	case s.MustChangePassword:
 		return "/console/password"
@@ -247,7 +247,7 @@ type page struct {
 	Lang    string
 	Path    string // the page's own address, for the language switch to come back to
 	Title   string
-	Session *appconsole.ConsoleSession
+	Session *appconsole.Session
 	CSRF    string
 	Msg     string
 	Err     string
@@ -291,7 +291,7 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
 		c.log.Error("console", zap.String("path", r.URL.Path), zap.Error(err))
 	}
 	s := session(r)
-	var sp *appconsole.ConsoleSession
+	var sp *appconsole.Session
 	if s.Token != "" {
 		sp = &s
 		if errors.Is(err, domain.ErrForbidden) {

@@ -188,7 +188,7 @@ func (c *Console) verify(w http.ResponseWriter, r *http.Request) {
 	}
 	c.act(w, r, "/console/applications/", msg, func(who appconsole.Actor, id uuid.UUID) error {
 		return c.uc.Actions.CompleteVerification.Handle(r.Context(), who,
-			appconsole.ConsoleVerification{ApplicationID: id, Outcome: outcome, Note: r.PostFormValue("note")})
+			appconsole.Verification{ApplicationID: id, Outcome: outcome, Note: r.PostFormValue("note")})
 	})
 }
 
@@ -331,7 +331,7 @@ var keyOverlaps = map[string]time.Duration{"0": 0, "1h": time.Hour, "24h": domai
 // in this answer only; the other changes redirect to the partner's page.
 func (c *Console) partnerAction(w http.ResponseWriter, r *http.Request) {
 	name, action := r.PathValue("name"), r.PathValue("action")
-	cmd := appconsole.ConsolePartnerAction{Name: name, Action: action}
+	cmd := appconsole.PartnerAction{Name: name, Action: action}
 	switch action {
 	case appconsole.PartnerDisable, appconsole.PartnerEnable:
 	case appconsole.PartnerRotateKey, appconsole.PartnerSetWebhook:
@@ -360,7 +360,7 @@ func (c *Console) partnerAction(w http.ResponseWriter, r *http.Request) {
 // createPartner makes a partner; its key is shown in this answer only.
 func (c *Console) createPartner(w http.ResponseWriter, r *http.Request) {
 	change, err := c.uc.Actions.Partner.Handle(r.Context(), session(r).Operator,
-		appconsole.ConsolePartnerAction{Name: strings.TrimSpace(r.PostFormValue("name")), Action: appconsole.PartnerCreate})
+		appconsole.PartnerAction{Name: strings.TrimSpace(r.PostFormValue("name")), Action: appconsole.PartnerCreate})
 	if err != nil {
 		c.fail(w, r, err)
 		return

@@ -32,7 +32,7 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 			codes := alice.recovery
 			// Each login proves the second factor with one of alice's recovery codes (a TOTP
 			// code logs in once a 30-second step).
-			login := func(password string) appconsole.ConsoleSession {
+			login := func(password string) appconsole.Session {
 				t.Helper()
 				s, err := c.Operators.LogIn.Handle(ctx, appconsole.LogIn{Name: "alice", Password: password, Code: codes[0].String(), Address: "127.0.0.1"})
 				if err != nil || s.MustEnrol {
@@ -41,7 +41,7 @@ func TestSessionsEndOnPasswordChangeAndAfterTwelveHours(t *testing.T) {
 				codes = codes[1:]
 				return s
 			}
-			resumes := func(s appconsole.ConsoleSession) bool {
+			resumes := func(s appconsole.Session) bool {
 				_, err := c.Operators.ResumeSession.Handle(ctx, s.Token, "127.0.0.1")
 				if err != nil && !errors.Is(err, ports.ErrNoSession) {
 					t.Fatal(err)

@@ -25,17 +25,17 @@ var funcs = template.FuncMap{
 	"mask":   mask,
 	"status": statusClass,
 	"object": objectName,
-	"allows": func(s *appconsole.ConsoleSession, role string) bool {
+	"allows": func(s *appconsole.Session, role string) bool {
 		return s != nil && s.Operator.Role.Allows(domain.Role(role))
 	},
 	"isNil": func(id uuid.UUID) bool { return id == uuid.Nil },
 	"list":  func(xs ...string) []string { return xs },
-	"proposals": func(list []*domain.Proposal, s *appconsole.ConsoleSession, csrf, back string) proposalsView {
+	"proposals": func(list []*domain.Proposal, s *appconsole.Session, csrf, back string) proposalsView {
 		return proposalsView{List: list, Session: s, CSRF: csrf, Back: back}
 	},
 	// proposalsBy is proposals with the makers' names and the breaks the break proposals cover.
 	"proposalsBy": func(list []*domain.Proposal, makers map[uuid.UUID]string, breaks map[uuid.UUID]ports.BreakRecord,
-		s *appconsole.ConsoleSession, csrf, back string) proposalsView {
+		s *appconsole.Session, csrf, back string) proposalsView {
 		return proposalsView{List: list, Makers: makers, Breaks: breaks, Session: s, CSRF: csrf, Back: back}
 	},
 	"breaksLink": breaksLink,
@@ -69,7 +69,7 @@ type proposalsView struct {
 	List    []*domain.Proposal
 	Makers  map[uuid.UUID]string
 	Breaks  map[uuid.UUID]ports.BreakRecord
-	Session *appconsole.ConsoleSession
+	Session *appconsole.Session
 	CSRF    string
 	Back    string
 }

@@ -3,7 +3,6 @@ package console
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -105,27 +104,20 @@ func breakProposal(a audit, who Actor, kind domain.ProposalKind, breaks []ports.
 	return p, p.CoverBreaks(application.NewID(), ids)
 }
 
-// breakObject is how the audit log names what a break proposal works: its break, or the batch
-// of several.
-func breakObject(p *domain.Proposal) string {
-	if len(p.Breaks) > 0 {
-		return "breaks:" + p.ObjectID.String()
+// openBreak is the break id, refused (domain.ErrWrongState) unless it is still OPEN.
+func openBreak(ctx context.Context, reconciliation ports.ReconciliationRepository, id uuid.UUID) (ports.BreakRecord, error) {
+	b, err := reconciliation.Break(ctx, id)
+	if err == nil && b.Status != ports.BreakOpen {
+		err = fmt.Errorf("%w: the break is %s already", domain.ErrWrongState, b.Status)
 	}
-	return "break:" + p.ObjectID.String()
+	return b, err
 }
 
-// describeBreakWork is a break proposal in one line of the audit log: its kind, its breaks and
-// the maker's note.
-func describeBreakWork(p *domain.Proposal) string {
-	what := map[domain.ProposalKind]string{domain.AcceptBreak: "the network's side", domain.ExplainBreak: "explained",
-		domain.ReopenBreak: "reopened"}[p.Kind]
-	s := fmt.Sprintf("proposal %s: %s, %s", p.ID, p.Kind, what)
-	if len(p.Breaks) > 0 {
-		ids := make([]string, len(p.Breaks))
-		for i, b := range p.Breaks {
-			ids[i] = b.String()
-		}
-		s += fmt.Sprintf(" (%d breaks: %s)", len(p.Breaks), strings.Join(ids, " "))
+// transferOfBreak is the transfer a credit line's break names, when its id is of tiyin's
+// making (a transfer tiyin never ordered may still have no such id).
+func transferOfBreak(b ports.BreakRecord) (uuid.UUID, bool) {
+	if (b.Ours == nil || b.Ours.Kind != domain.LineCredit) && (b.Theirs == nil || b.Theirs.Kind != domain.LineCredit) {
+		return uuid.Nil, false
 	}
-	return s + ": " + p.Note
+	return domain.TransferOfLine(b.LineID)
 }

@@ -106,3 +106,6 @@ func (h *CollectionsReportHandler) Handle(ctx context.Context, who Actor) (Colle
 	}
 	return p, nil
 }
+
+// collectionsWindow is how far back the report looks by default.
+const collectionsWindow = 30 * 24 * time.Hour

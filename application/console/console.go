@@ -4,25 +4,17 @@
 // whose use cases serve the partners and the background work, and never the other way round.
 package console
 
-import (
-	"time"
-
-	"github.com/google/uuid"
-
-	"github.com/tiyin/tiyin/domain"
-)
-
 // Console groups the operator console's use cases (docs/console.md).
 type Console struct {
-	Operators ConsoleOperators
-	Views     ConsoleViews
-	Actions   ConsoleActions
+	Operators Operators
+	Views     Views
+	Actions   Actions
 	// Collections are the collectors' pages and actions.
 	Collections Collections
 }
 
-// ConsoleOperators manage operators and their sessions.
-type ConsoleOperators struct {
+// Operators manage operators and their sessions.
+type Operators struct {
 	CreateOperator        *CreateOperatorHandler
 	ListOperators         *ListOperatorsHandler
 	SetOperatorDisabled   *SetOperatorDisabledHandler
@@ -39,35 +31,35 @@ type ConsoleOperators struct {
 	SetLanguage           *SetLanguageHandler
 }
 
-// ConsoleViews are the console's pages.
-type ConsoleViews struct {
-	Dashboard             *ConsoleDashboardHandler
-	Search                *ConsoleSearchHandler
-	List                  *ConsoleListHandler
-	Reports               *ConsoleReportsHandler
-	Books                 *ConsoleBooksHandler
-	Client                *ConsoleClientHandler
-	Application           *ConsoleApplicationHandler
-	Loan                  *ConsoleLoanHandler
+// Views are the console's pages.
+type Views struct {
+	Dashboard             *DashboardHandler
+	Search                *SearchHandler
+	List                  *ListHandler
+	Reports               *ReportsHandler
+	Books                 *BooksHandler
+	Client                *ClientHandler
+	Application           *ApplicationHandler
+	Loan                  *LoanHandler
 	LoanAction            *PreviewLoanActionHandler
-	Reconciliation        *ConsoleReconciliationHandler
-	Ledger                *ConsoleLedgerHandler
-	Partners              *ConsolePartnersHandler
-	Object                *ConsoleObjectHandler
+	Reconciliation        *ReconciliationHandler
+	Ledger                *LedgerHandler
+	Partners              *PartnersHandler
+	Object                *ObjectHandler
 	AuditTrail            *AuditTrailHandler
 	LastAuditVerification *LastAuditVerificationHandler
 }
 
-// ConsoleActions are what an operator does, each audited.
-type ConsoleActions struct {
+// Actions are what an operator does, each audited.
+type Actions struct {
 	AuditRefusal         *AuditRefusalHandler
 	VerifyAudit          *VerifyAuditHandler
 	CheckpointAudit      *CheckpointAuditHandler
 	RetryStage           *RetryStageHandler
 	ResendEvent          *ResendEventHandler
-	CompleteVerification *ConsoleVerificationHandler
+	CompleteVerification *VerificationHandler
 	RevealClientData     *RevealClientDataHandler
-	Partner              *ConsolePartnerHandler
+	Partner              *PartnerHandler
 	ProposeResolution    *ProposeResolutionHandler
 	DecideProposal       *DecideProposalHandler
 	ProposeLoanAction    *ProposeLoanActionHandler
@@ -83,8 +75,8 @@ type ConsoleActions struct {
 // queues, the contact log, promises to pay, the report, and the bulk proposals. The passes
 // that settle promises and send reminders run in the background (application.Collections).
 type Collections struct {
-	Queue        *ConsoleQueueHandler
-	LoanWork     *ConsoleLoanWorkHandler
+	Queue        *QueueHandler
+	LoanWork     *LoanWorkHandler
 	Report       *CollectionsReportHandler
 	Assign       *AssignCollectorHandler
 	LogContact   *LogContactHandler
@@ -92,21 +84,9 @@ type Collections struct {
 	// PreviewBulk and ProposeBulk take a file of manual repayments to one four-eyed proposal.
 	PreviewBulk *PreviewBulkRepaymentsHandler
 	ProposeBulk *ProposeBulkRepaymentsHandler
-	Bulk        *ConsoleBulkHandler
+	Bulk        *BulkHandler
 	// PreviewBulkAction and ProposeBulkAction take a waiver or write-off of a queue's loans to
 	// one four-eyed proposal.
 	PreviewBulkAction *PreviewBulkActionHandler
 	ProposeBulkAction *ProposeBulkActionHandler
 }
-
-// operatorNames names operators by id, for pages that show who did what.
-func operatorNames(os []*domain.Operator) map[uuid.UUID]string {
-	out := make(map[uuid.UUID]string, len(os))
-	for _, o := range os {
-		out[o.ID()] = o.Name()
-	}
-	return out
-}
-
-// collectionsWindow is how far back the report looks by default.
-const collectionsWindow = 30 * 24 * time.Hour

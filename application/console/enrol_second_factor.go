@@ -34,19 +34,19 @@ func NewEnrolSecondFactorHandler(clock ports.Clock, uow ports.UnitOfWork, operat
 // hashes are kept), and the session that replaces s: every session of the operator ends, this
 // one included, and a new one that proved the second factor begins (a new token, so a token
 // seen before the enrolment opens nothing after it). The code's time step is used up.
-func (h *EnrolSecondFactorHandler) Handle(ctx context.Context, s ConsoleSession, cmd EnrolSecondFactor) (ConsoleSession, []domain.RecoveryCode, error) {
+func (h *EnrolSecondFactorHandler) Handle(ctx context.Context, s Session, cmd EnrolSecondFactor) (Session, []domain.RecoveryCode, error) {
 	who := s.Operator
 	f, err := h.factors.Factor(ctx, who.ID, domain.FactorTOTP)
 	switch {
 	case err != nil:
-		return ConsoleSession{}, nil, err
+		return Session{}, nil, err
 	case f.Enrolled():
-		return ConsoleSession{}, nil, domain.ErrSecondFactorEnrolled
+		return Session{}, nil, domain.ErrSecondFactorEnrolled
 	}
 	now := h.audit.now()
 	step, ok := totpStep(f.Secret(), cmd.Code, now)
 	if !ok {
-		return ConsoleSession{}, nil, domain.ErrWrongCode
+		return Session{}, nil, domain.ErrWrongCode
 	}
 	codes, hashes := newRecoveryCodes()
 	next := s
@@ -69,7 +69,7 @@ func (h *EnrolSecondFactorHandler) Handle(ctx context.Context, s ConsoleSession,
 			fmt.Sprintf("%s, %d recovery codes; every other session ended", f.Kind(), len(codes)))
 	})
 	if err != nil {
-		return ConsoleSession{}, nil, err
+		return Session{}, nil, err
 	}
 	return next, codes, nil
 }

@@ -21,9 +21,9 @@ type LogIn struct {
 	Name, Password, Code, Address string
 }
 
-// ConsoleSession is a logged-in operator: the session token for their cookie, the CSRF token
+// Session is a logged-in operator: the session token for their cookie, the CSRF token
 // every form carries, and who they are.
-type ConsoleSession struct {
+type Session struct {
 	Token              string
 	CSRF               string
 	Operator           Actor
@@ -62,37 +62,37 @@ func NewLogInHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.Op
 // wait are all domain.ErrBadCredentials, and all take one bcrypt comparison. An operator with
 // no second factor yet gets a session that must enrol one; a secret an earlier session was
 // shown for enrolling is dropped, so it enrols nothing.
-func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (ConsoleSession, error) {
+func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (Session, error) {
 	who := Actor{Name: truncate(cmd.Name, 64), Address: cmd.Address}
 	now := h.audit.now()
 	nameWaits, addressWaits := h.throttles.waiting(cmd.Name, cmd.Address, now)
 	if nameWaits {
 		passwordMatches(dummyHash(), cmd.Password)
-		return ConsoleSession{}, h.refuse(ctx, who, "waiting after wrong attempts for this name from this address", time.Time{})
+		return Session{}, h.refuse(ctx, who, "waiting after wrong attempts for this name from this address", time.Time{})
 	}
 	o, err := h.operators.ByName(ctx, cmd.Name)
 	if errors.Is(err, domain.ErrOperatorNotFound) {
 		passwordMatches(dummyHash(), cmd.Password)
-		return ConsoleSession{}, h.refuse(ctx, who, "unknown operator", now)
+		return Session{}, h.refuse(ctx, who, "unknown operator", now)
 	}
 	if err != nil {
-		return ConsoleSession{}, err
+		return Session{}, err
 	}
 	if !passwordMatches(o.PasswordHash(), cmd.Password) {
-		return ConsoleSession{}, h.refuse(ctx, who, "wrong password", now)
+		return Session{}, h.refuse(ctx, who, "wrong password", now)
 	}
 	if !o.MayLogIn() {
-		return ConsoleSession{}, h.refuse(ctx, who, "operator disabled or awaiting a second admin", now)
+		return Session{}, h.refuse(ctx, who, "operator disabled or awaiting a second admin", now)
 	}
 	f, err := h.factors.Factor(ctx, o.ID(), domain.FactorTOTP)
 	if err != nil && !errors.Is(err, domain.ErrNoSecondFactor) {
-		return ConsoleSession{}, err
+		return Session{}, err
 	}
 	enrolled := err == nil && f.Enrolled()
 	if !enrolled && addressWaits {
-		return ConsoleSession{}, h.refuse(ctx, who, "waiting after wrong attempts from this address (no second factor yet)", time.Time{})
+		return Session{}, h.refuse(ctx, who, "waiting after wrong attempts from this address (no second factor yet)", time.Time{})
 	}
-	s := ConsoleSession{Token: application.NewToken(32), CSRF: application.NewToken(20), MustChangePassword: o.MustChangePassword(), MustEnrol: !enrolled,
+	s := Session{Token: application.NewToken(32), CSRF: application.NewToken(20), MustChangePassword: o.MustChangePassword(), MustEnrol: !enrolled,
 		Language: o.Language(), Operator: Actor{ID: o.ID(), Name: o.Name(), Role: o.Role(), Address: cmd.Address}}
 	var refusal string
 	err = h.uow.Do(ctx, func(ctx context.Context) error {
@@ -115,10 +115,10 @@ func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (ConsoleSession, e
 		return h.audit.record(ctx, s.Operator, "login", "operator:"+o.Name(), detail)
 	})
 	if err != nil {
-		return ConsoleSession{}, err
+		return Session{}, err
 	}
 	if refusal != "" {
-		return ConsoleSession{}, h.refuse(ctx, who, refusal, now)
+		return Session{}, h.refuse(ctx, who, refusal, now)
 	}
 	h.throttles.succeeded(cmd.Name, cmd.Address)
 	return s, nil

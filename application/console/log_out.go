@@ -20,7 +20,7 @@ func NewLogOutHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.O
 }
 
 // Handle ends the session and records it.
-func (h *LogOutHandler) Handle(ctx context.Context, s ConsoleSession) error {
+func (h *LogOutHandler) Handle(ctx context.Context, s Session) error {
 	return h.uow.Do(ctx, func(ctx context.Context) error {
 		if err := h.operators.DeleteSessions(ctx, s.Operator.ID, application.HashAPIKey(s.Token)); err != nil {
 			return err

@@ -64,21 +64,3 @@ func (h *ProposeBreakAcceptanceHandler) Handle(ctx context.Context, who Actor, w
 	}
 	return proposeBreakWork(ctx, h.uow, h.proposals, h.audit, who, domain.AcceptBreak, breaks, objects, w.Note)
 }
-
-// openBreak is the break id, refused (domain.ErrWrongState) unless it is still OPEN.
-func openBreak(ctx context.Context, reconciliation ports.ReconciliationRepository, id uuid.UUID) (ports.BreakRecord, error) {
-	b, err := reconciliation.Break(ctx, id)
-	if err == nil && b.Status != ports.BreakOpen {
-		err = fmt.Errorf("%w: the break is %s already", domain.ErrWrongState, b.Status)
-	}
-	return b, err
-}
-
-// transferOfBreak is the transfer a credit line's break names, when its id is of tiyin's
-// making (a transfer tiyin never ordered may still have no such id).
-func transferOfBreak(b ports.BreakRecord) (uuid.UUID, bool) {
-	if (b.Ours == nil || b.Ours.Kind != domain.LineCredit) && (b.Theirs == nil || b.Theirs.Kind != domain.LineCredit) {
-		return uuid.Nil, false
-	}
-	return domain.TransferOfLine(b.LineID)
-}

@@ -30,28 +30,28 @@ func NewResumeSessionHandler(clock ports.Clock, operators ports.OperatorReposito
 // Handle returns the session of token, or ports.ErrNoSession when there is none, it was idle
 // longer than domain.SessionIdle, it is older than domain.SessionLifetime, or its operator is
 // disabled (the session is then ended).
-func (h *ResumeSessionHandler) Handle(ctx context.Context, token, address string) (ConsoleSession, error) {
+func (h *ResumeSessionHandler) Handle(ctx context.Context, token, address string) (Session, error) {
 	hash := application.HashAPIKey(token)
 	s, err := h.operators.Session(ctx, hash)
 	if err != nil {
-		return ConsoleSession{}, err
+		return Session{}, err
 	}
 	now := h.clock.Now(uuid.Nil)
 	o, err := h.operators.Get(ctx, s.OperatorID)
 	if err != nil && !errors.Is(err, domain.ErrOperatorNotFound) {
-		return ConsoleSession{}, err
+		return Session{}, err
 	}
 	if err != nil || !o.MayLogIn() || now.Sub(s.LastSeenAt) >= domain.SessionIdle || now.Sub(s.CreatedAt) >= domain.SessionLifetime {
 		if err := h.operators.DeleteSessions(ctx, s.OperatorID, hash); err != nil {
-			return ConsoleSession{}, err
+			return Session{}, err
 		}
-		return ConsoleSession{}, ports.ErrNoSession
+		return Session{}, ports.ErrNoSession
 	}
 	if now.Sub(s.LastSeenAt) >= touchEvery {
 		if err := h.operators.TouchSession(ctx, hash, now); err != nil {
-			return ConsoleSession{}, err
+			return Session{}, err
 		}
 	}
-	return ConsoleSession{Token: token, CSRF: s.CSRF, MustChangePassword: o.MustChangePassword(), MustEnrol: !s.SecondFactor, Language: o.Language(),
+	return Session{Token: token, CSRF: s.CSRF, MustChangePassword: o.MustChangePassword(), MustEnrol: !s.SecondFactor, Language: o.Language(),
 		Operator: Actor{ID: o.ID(), Name: o.Name(), Role: o.Role(), Address: address}}, nil
 }

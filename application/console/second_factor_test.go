@@ -74,7 +74,7 @@ func (c *fixture) enrolled(t *testing.T, uc console.Console, name string, role d
 }
 
 // logIn logs name in from address with password and code.
-func logIn(uc console.Console, name, password, code, address string) (console.ConsoleSession, error) {
+func logIn(uc console.Console, name, password, code, address string) (console.Session, error) {
 	return uc.Operators.LogIn.Handle(context.Background(), console.LogIn{Name: name, Password: password, Code: code, Address: address})
 }
 

@@ -47,8 +47,8 @@ type ProvisionLine struct {
 // booksCloses is how many days closed the page lists.
 const booksCloses = 60
 
-// ConsoleBooksHandler reads the Books page and a day's journal; a viewer may read both.
-type ConsoleBooksHandler struct {
+// BooksHandler reads the Books page and a day's journal; a viewer may read both.
+type BooksHandler struct {
 	views        ports.BooksViews
 	partners     ports.PartnerRepository
 	trialBalance *application.TrialBalanceHandler
@@ -56,15 +56,15 @@ type ConsoleBooksHandler struct {
 	table        []domain.ProvisionClass
 }
 
-// NewConsoleBooksHandler returns the handler on the ports and the books' reads it uses: the
+// NewBooksHandler returns the handler on the ports and the books' reads it uses: the
 // trial balance and the journal are the commands' own (tiyin books trial-balance, journal).
-func NewConsoleBooksHandler(views ports.BooksViews, partners ports.PartnerRepository, trialBalance *application.TrialBalanceHandler,
-	journal *application.JournalHandler, cfg application.Config) *ConsoleBooksHandler {
-	return &ConsoleBooksHandler{views: views, partners: partners, trialBalance: trialBalance, journal: journal, table: cfg.ProvisionTable()}
+func NewBooksHandler(views ports.BooksViews, partners ports.PartnerRepository, trialBalance *application.TrialBalanceHandler,
+	journal *application.JournalHandler, cfg application.Config) *BooksHandler {
+	return &BooksHandler{views: views, partners: partners, trialBalance: trialBalance, journal: journal, table: cfg.ProvisionTable()}
 }
 
 // Handle reads the page with the trial balance of day (zero: the latest day closed).
-func (h *ConsoleBooksHandler) Handle(ctx context.Context, who Actor, day time.Time) (BooksPage, error) {
+func (h *BooksHandler) Handle(ctx context.Context, who Actor, day time.Time) (BooksPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return BooksPage{}, err
 	}
@@ -108,7 +108,7 @@ func (h *ConsoleBooksHandler) Handle(ctx context.Context, who Actor, day time.Ti
 }
 
 // provisions lays the sums out on the provision table.
-func (h *ConsoleBooksHandler) provisions(sums []ports.ProvisionSum) ([]ProvisionLine, ports.ProvisionSum) {
+func (h *BooksHandler) provisions(sums []ports.ProvisionSum) ([]ProvisionLine, ports.ProvisionSum) {
 	by := make(map[string]ports.ProvisionSum, len(sums))
 	for _, s := range sums {
 		by[s.Class] = s
@@ -134,7 +134,7 @@ func (h *ConsoleBooksHandler) provisions(sums []ports.ProvisionSum) ([]Provision
 }
 
 // Journal reads the day's journal, as tiyin books journal prints it.
-func (h *ConsoleBooksHandler) Journal(ctx context.Context, who Actor, day time.Time) ([]application.JournalEntry, error) {
+func (h *BooksHandler) Journal(ctx context.Context, who Actor, day time.Time) ([]application.JournalEntry, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return nil, err
 	}

@@ -20,8 +20,8 @@ const (
 	PartnerSetWebhook = "set_webhook"
 )
 
-// ConsolePartnerAction is an admin's change to a partner.
-type ConsolePartnerAction struct {
+// PartnerAction is an admin's change to a partner.
+type PartnerAction struct {
 	Name   string
 	Action string // PartnerCreate, PartnerDisable, PartnerEnable, PartnerRotateKey, PartnerSetWebhook
 	// Overlap (rotate_key, set_webhook) is how long the replaced key keeps working, or the
@@ -42,9 +42,9 @@ type PartnerChange struct {
 	WebhookSecret string         // set_webhook, unless removed
 }
 
-// ConsolePartnerHandler changes partners, each change in the audit log with who made it: an
+// PartnerHandler changes partners, each change in the audit log with who made it: an
 // operator in the console, or CLIActor on the command line.
-type ConsolePartnerHandler struct {
+type PartnerHandler struct {
 	uow     ports.UnitOfWork
 	create  *application.CreatePartnerHandler
 	enabled *application.SetPartnerEnabledHandler
@@ -53,16 +53,16 @@ type ConsolePartnerHandler struct {
 	audit   audit
 }
 
-// NewConsolePartnerHandler returns the handler on the ports it uses.
-func NewConsolePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer,
-	log ports.AuditLog) *ConsolePartnerHandler {
-	return &ConsolePartnerHandler{uow: uow, create: application.NewCreatePartnerHandler(clock, uow, partners),
+// NewPartnerHandler returns the handler on the ports it uses.
+func NewPartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer,
+	log ports.AuditLog) *PartnerHandler {
+	return &PartnerHandler{uow: uow, create: application.NewCreatePartnerHandler(clock, uow, partners),
 		enabled: application.NewSetPartnerEnabledHandler(uow, partners), rotate: application.NewRotatePartnerKeyHandler(clock, uow, partners),
 		webhook: application.NewSetWebhookHandler(clock, uow, partners, sealer), audit: audit{clock: clock, log: log}}
 }
 
 // Handle applies the change and its audit entry in one transaction.
-func (h *ConsolePartnerHandler) Handle(ctx context.Context, who Actor, cmd ConsolePartnerAction) (PartnerChange, error) {
+func (h *PartnerHandler) Handle(ctx context.Context, who Actor, cmd PartnerAction) (PartnerChange, error) {
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return PartnerChange{}, err
 	}

@@ -17,20 +17,20 @@ type BulkPage struct {
 	Lines    []domain.BulkLine
 }
 
-// ConsoleBulkHandler reads a BULK_REPAYMENTS proposal's page.
-type ConsoleBulkHandler struct {
+// BulkHandler reads a BULK_REPAYMENTS proposal's page.
+type BulkHandler struct {
 	clock     ports.Clock
 	proposals ports.ProposalRepository
 	bulk      ports.BulkRepository
 }
 
-// NewConsoleBulkHandler returns the handler on the ports it uses.
-func NewConsoleBulkHandler(clock ports.Clock, proposals ports.ProposalRepository, bulk ports.BulkRepository) *ConsoleBulkHandler {
-	return &ConsoleBulkHandler{clock: clock, proposals: proposals, bulk: bulk}
+// NewBulkHandler returns the handler on the ports it uses.
+func NewBulkHandler(clock ports.Clock, proposals ports.ProposalRepository, bulk ports.BulkRepository) *BulkHandler {
+	return &BulkHandler{clock: clock, proposals: proposals, bulk: bulk}
 }
 
 // Handle reads proposal id, which must be a batch's.
-func (h *ConsoleBulkHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (BulkPage, error) {
+func (h *BulkHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (BulkPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return BulkPage{}, err
 	}

@@ -15,19 +15,19 @@ type PartnerPage struct {
 	Deliveries []ports.EventRecord
 }
 
-// ConsolePartnersHandler reads the partners' pages.
-type ConsolePartnersHandler struct {
+// PartnersHandler reads the partners' pages.
+type PartnersHandler struct {
 	partners   ports.PartnerRepository
 	backOffice ports.BackOffice
 }
 
-// NewConsolePartnersHandler returns the handler on the ports it uses.
-func NewConsolePartnersHandler(partners ports.PartnerRepository, backOffice ports.BackOffice) *ConsolePartnersHandler {
-	return &ConsolePartnersHandler{partners: partners, backOffice: backOffice}
+// NewPartnersHandler returns the handler on the ports it uses.
+func NewPartnersHandler(partners ports.PartnerRepository, backOffice ports.BackOffice) *PartnersHandler {
+	return &PartnersHandler{partners: partners, backOffice: backOffice}
 }
 
 // List returns every partner.
-func (h *ConsolePartnersHandler) List(ctx context.Context, who Actor) ([]domain.Partner, error) {
+func (h *PartnersHandler) List(ctx context.Context, who Actor) ([]domain.Partner, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (h *ConsolePartnersHandler) List(ctx context.Context, who Actor) ([]domain.
 }
 
 // Handle reads the page of the partner named name.
-func (h *ConsolePartnersHandler) Handle(ctx context.Context, who Actor, name string) (PartnerPage, error) {
+func (h *PartnersHandler) Handle(ctx context.Context, who Actor, name string) (PartnerPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return PartnerPage{}, err
 	}

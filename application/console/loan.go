@@ -28,8 +28,8 @@ type LoanPage struct {
 	InterestWaived, PenaltyWaived int64
 }
 
-// ConsoleLoanHandler reads a loan's page.
-type ConsoleLoanHandler struct {
+// LoanHandler reads a loan's page.
+type LoanHandler struct {
 	clock      ports.Clock
 	loans      ports.LoanRepository
 	partners   ports.PartnerRepository
@@ -38,15 +38,15 @@ type ConsoleLoanHandler struct {
 	proposals  ports.ProposalRepository
 }
 
-// NewConsoleLoanHandler returns the handler on the ports it uses.
-func NewConsoleLoanHandler(clock ports.Clock, loans ports.LoanRepository, partners ports.PartnerRepository,
-	repayments ports.RepaymentRepository, backOffice ports.BackOffice, proposals ports.ProposalRepository) *ConsoleLoanHandler {
-	return &ConsoleLoanHandler{clock: clock, loans: loans, partners: partners, repayments: repayments, backOffice: backOffice,
+// NewLoanHandler returns the handler on the ports it uses.
+func NewLoanHandler(clock ports.Clock, loans ports.LoanRepository, partners ports.PartnerRepository,
+	repayments ports.RepaymentRepository, backOffice ports.BackOffice, proposals ports.ProposalRepository) *LoanHandler {
+	return &LoanHandler{clock: clock, loans: loans, partners: partners, repayments: repayments, backOffice: backOffice,
 		proposals: proposals}
 }
 
 // Handle reads the page of loan id, of any partner, its position on its partner's clock.
-func (h *ConsoleLoanHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (LoanPage, error) {
+func (h *LoanHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (LoanPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return LoanPage{}, err
 	}

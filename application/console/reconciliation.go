@@ -44,8 +44,8 @@ type ReconciliationPage struct {
 	Objects map[uuid.UUID]ports.LineObject
 }
 
-// ConsoleReconciliationHandler reads the reconciliation page and exports its list.
-type ConsoleReconciliationHandler struct {
+// ReconciliationHandler reads the reconciliation page and exports its list.
+type ReconciliationHandler struct {
 	clock          ports.Clock
 	uow            ports.UnitOfWork
 	reconciliation ports.ReconciliationRepository
@@ -54,16 +54,16 @@ type ConsoleReconciliationHandler struct {
 	audit          audit
 }
 
-// NewConsoleReconciliationHandler returns the handler on the ports it uses.
-func NewConsoleReconciliationHandler(clock ports.Clock, uow ports.UnitOfWork, reconciliation ports.ReconciliationRepository,
-	proposals ports.ProposalRepository, operators ports.OperatorRepository, log ports.AuditLog) *ConsoleReconciliationHandler {
-	return &ConsoleReconciliationHandler{clock: clock, uow: uow, reconciliation: reconciliation, proposals: proposals, operators: operators,
+// NewReconciliationHandler returns the handler on the ports it uses.
+func NewReconciliationHandler(clock ports.Clock, uow ports.UnitOfWork, reconciliation ports.ReconciliationRepository,
+	proposals ports.ProposalRepository, operators ports.OperatorRepository, log ports.AuditLog) *ReconciliationHandler {
+	return &ReconciliationHandler{clock: clock, uow: uow, reconciliation: reconciliation, proposals: proposals, operators: operators,
 		audit: audit{clock: clock, log: log}}
 }
 
 // Handle lists a page of the breaks of q (OPEN when q names no status; any with status "ALL"),
 // BreaksPerPage at most, newest found first from q's cursor, with how many q selects in all.
-func (h *ConsoleReconciliationHandler) Handle(ctx context.Context, who Actor, q ports.BreakQuery) (ReconciliationPage, error) {
+func (h *ReconciliationHandler) Handle(ctx context.Context, who Actor, q ports.BreakQuery) (ReconciliationPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return ReconciliationPage{}, err
 	}
@@ -129,7 +129,7 @@ func (h *ConsoleReconciliationHandler) Handle(ctx context.Context, who Actor, q 
 
 // Export hands every break q selects (no page: from the newest, at most MaxExportRows) to
 // emit, newest found first. The export is audited first: the list leaves the bank's systems.
-func (h *ConsoleReconciliationHandler) Export(ctx context.Context, who Actor, q ports.BreakQuery, emit func(ports.BreakRecord) error) error {
+func (h *ReconciliationHandler) Export(ctx context.Context, who Actor, q ports.BreakQuery, emit func(ports.BreakRecord) error) error {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return err
 	}
@@ -180,10 +180,4 @@ func describeBreakQuery(q ports.BreakQuery) string {
 		s += " day=" + q.Day.Format(time.DateOnly)
 	}
 	return s
-}
-
-// everyOperatorName is every operator's name, by id: who made a proposal.
-func everyOperatorName(ctx context.Context, operators ports.OperatorRepository) (map[uuid.UUID]string, error) {
-	os, err := operators.List(ctx)
-	return operatorNames(os), err
 }

@@ -18,20 +18,20 @@ type LedgerPage struct {
 	Check    *ports.LedgerCheck
 }
 
-// ConsoleLedgerHandler reads the ledger's page.
-type ConsoleLedgerHandler struct {
+// LedgerHandler reads the ledger's page.
+type LedgerHandler struct {
 	backOffice ports.BackOffice
 	ledger     ports.LedgerRepository
 }
 
-// NewConsoleLedgerHandler returns the handler on the ports it uses.
-func NewConsoleLedgerHandler(backOffice ports.BackOffice, ledger ports.LedgerRepository) *ConsoleLedgerHandler {
-	return &ConsoleLedgerHandler{backOffice: backOffice, ledger: ledger}
+// NewLedgerHandler returns the handler on the ports it uses.
+func NewLedgerHandler(backOffice ports.BackOffice, ledger ports.LedgerRepository) *LedgerHandler {
+	return &LedgerHandler{backOffice: backOffice, ledger: ledger}
 }
 
 // Handle reads the page; account, when set, is the account whose postings are shown; check
 // runs the ledger check (it reads every entry, so only when asked).
-func (h *ConsoleLedgerHandler) Handle(ctx context.Context, who Actor, account string, check bool) (LedgerPage, error) {
+func (h *LedgerHandler) Handle(ctx context.Context, who Actor, account string, check bool) (LedgerPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return LedgerPage{}, err
 	}

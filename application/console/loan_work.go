@@ -27,21 +27,21 @@ type NoteLine struct {
 	Author string
 }
 
-// ConsoleLoanWorkHandler reads a loan's collections for its page.
-type ConsoleLoanWorkHandler struct {
+// LoanWorkHandler reads a loan's collections for its page.
+type LoanWorkHandler struct {
 	loans       ports.LoanRepository
 	collections ports.CollectionsRepository
 	operators   ports.OperatorRepository
 }
 
-// NewConsoleLoanWorkHandler returns the handler on the ports it uses.
-func NewConsoleLoanWorkHandler(loans ports.LoanRepository, collections ports.CollectionsRepository,
-	operators ports.OperatorRepository) *ConsoleLoanWorkHandler {
-	return &ConsoleLoanWorkHandler{loans: loans, collections: collections, operators: operators}
+// NewLoanWorkHandler returns the handler on the ports it uses.
+func NewLoanWorkHandler(loans ports.LoanRepository, collections ports.CollectionsRepository,
+	operators ports.OperatorRepository) *LoanWorkHandler {
+	return &LoanWorkHandler{loans: loans, collections: collections, operators: operators}
 }
 
 // Handle reads loan id's collections.
-func (h *ConsoleLoanWorkHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (LoanWork, error) {
+func (h *LoanWorkHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (LoanWork, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return LoanWork{}, err
 	}

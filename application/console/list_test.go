@@ -24,10 +24,10 @@ func listRows(n int) []ports.ListRow {
 	return out
 }
 
-func listHandler(t *testing.T, c *fixture, back *mocks.MockBackOffice) *console.ConsoleListHandler {
+func listHandler(t *testing.T, c *fixture, back *mocks.MockBackOffice) *console.ListHandler {
 	t.Helper()
 	c.partners.EXPECT().List(gomock.Any()).Return([]domain.Partner{{Name: "acme"}}, nil).AnyTimes()
-	return console.NewConsoleListHandler(c.clock, c.uow, back, c.partners, c.auditLog())
+	return console.NewListHandler(c.clock, c.uow, back, c.partners, c.auditLog())
 }
 
 // TestAListPageSaysWhetherAnotherFollows: the handler asks for one row more than the page and
@@ -174,7 +174,7 @@ func TestPortfolioAtRisk(t *testing.T) {
 			back := mocks.NewMockBackOffice(gomock.NewController(t))
 			back.EXPECT().Portfolio(gomock.Any(), ports.Today{Date: domain.BusinessDate(t0)}).Return(tt.rows, nil)
 			back.EXPECT().Collections(gomock.Any(), ports.Today{Date: domain.BusinessDate(t0)}).Return(ports.Collection{Loans: 1}, ports.Collection{Loans: 2}, nil)
-			p, err := console.NewConsoleReportsHandler(c.clock, back).Portfolio(context.Background(), viewerActor())
+			p, err := console.NewReportsHandler(c.clock, back).Portfolio(context.Background(), viewerActor())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,7 +207,7 @@ func TestAListOfOnePartnerIsAskedByItsID(t *testing.T) {
 		}
 		return nil, nil
 	}).Times(1)
-	h := console.NewConsoleListHandler(c.clock, c.uow, back, c.partners, c.auditLog())
+	h := console.NewListHandler(c.clock, c.uow, back, c.partners, c.auditLog())
 	p, err := h.Handle(context.Background(), viewerActor(), ports.ListQuery{Kind: ports.ListLoans}, "acme")
 	if err != nil || len(p.Partners) != 2 {
 		t.Fatalf("%+v %v", p, err)

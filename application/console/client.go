@@ -16,23 +16,23 @@ const clientLimit = 200
 // ErrNoClient refuses a client reference that is not a PINFL's blind index.
 var ErrNoClient = fmt.Errorf("%w: no such client", domain.ErrApplicationNotFound)
 
-// ConsoleClientHandler reads one person across partners, found by their PINFL's blind index
+// ClientHandler reads one person across partners, found by their PINFL's blind index
 // (the console searches a PINFL, never shows or links it in clear).
-type ConsoleClientHandler struct {
+type ClientHandler struct {
 	clock      ports.Clock
 	uow        ports.UnitOfWork
 	backOffice ports.BackOffice
 	audit      audit
 }
 
-// NewConsoleClientHandler returns the handler on the ports it uses.
-func NewConsoleClientHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, log ports.AuditLog) *ConsoleClientHandler {
-	return &ConsoleClientHandler{clock: clock, uow: uow, backOffice: backOffice, audit: audit{clock: clock, log: log}}
+// NewClientHandler returns the handler on the ports it uses.
+func NewClientHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, log ports.AuditLog) *ClientHandler {
+	return &ClientHandler{clock: clock, uow: uow, backOffice: backOffice, audit: audit{clock: clock, log: log}}
 }
 
 // Handle returns the client's record. Looking a person up across partners is a read of
 // personal data: it is audited first.
-func (h *ConsoleClientHandler) Handle(ctx context.Context, who Actor, index string) (ports.ClientRecord, error) {
+func (h *ClientHandler) Handle(ctx context.Context, who Actor, index string) (ports.ClientRecord, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return ports.ClientRecord{}, err
 	}

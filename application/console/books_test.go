@@ -18,12 +18,12 @@ import (
 
 // booksSetup is the Books page's use case on mocks: the closes and provisions read through
 // views, the trial balance and journal through the commands' own handlers on books.
-func booksSetup(t *testing.T) (*console.ConsoleBooksHandler, *mocks.MockBooksViews, *mocks.MockBooksRepository, *mocks.MockPartnerRepository) {
+func booksSetup(t *testing.T) (*console.BooksHandler, *mocks.MockBooksViews, *mocks.MockBooksRepository, *mocks.MockPartnerRepository) {
 	t.Helper()
 	ctrl := gomock.NewController(t)
 	views, books, partners := mocks.NewMockBooksViews(ctrl), mocks.NewMockBooksRepository(ctrl), mocks.NewMockPartnerRepository(ctrl)
 	cfg := application.Config{}
-	h := console.NewConsoleBooksHandler(views, partners, application.NewTrialBalanceHandler(books, cfg),
+	h := console.NewBooksHandler(views, partners, application.NewTrialBalanceHandler(books, cfg),
 		application.NewJournalHandler(books, cfg), cfg)
 	return h, views, books, partners
 }

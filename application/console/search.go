@@ -23,25 +23,25 @@ type SearchPage struct {
 	Client string
 }
 
-// ConsoleSearchHandler finds objects by what an operator knows of them.
-type ConsoleSearchHandler struct {
+// SearchHandler finds objects by what an operator knows of them.
+type SearchHandler struct {
 	backOffice ports.BackOffice
 	sealer     ports.Sealer
 	uow        ports.UnitOfWork
 	audit      audit
 }
 
-// NewConsoleSearchHandler returns the handler on the ports it uses.
-func NewConsoleSearchHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, sealer ports.Sealer,
-	log ports.AuditLog) *ConsoleSearchHandler {
-	return &ConsoleSearchHandler{backOffice: backOffice, sealer: sealer, uow: uow, audit: audit{clock: clock, log: log}}
+// NewSearchHandler returns the handler on the ports it uses.
+func NewSearchHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, sealer ports.Sealer,
+	log ports.AuditLog) *SearchHandler {
+	return &SearchHandler{backOffice: backOffice, sealer: sealer, uow: uow, audit: audit{clock: clock, log: log}}
 }
 
 // Handle reads the text as any id (application, external, loan, transaction, card, request),
 // a loan's contract number (loanId) or demand account's number,
 // a phone number (found by its blind index: phones are stored sealed), or the last four
 // digits of a card number, and returns the page of hits after after (nil: the first page).
-func (h *ConsoleSearchHandler) Handle(ctx context.Context, who Actor, text string, after *ports.SearchHit) (SearchPage, error) {
+func (h *SearchHandler) Handle(ctx context.Context, who Actor, text string, after *ports.SearchHit) (SearchPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return SearchPage{}, err
 	}

@@ -10,19 +10,19 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// ConsoleVerificationHandler completes a client's phone verification after the bank's call
+// VerificationHandler completes a client's phone verification after the bank's call
 // centre spoke to them: the real counterpart of the sandbox's verification endpoint.
-type ConsoleVerificationHandler struct {
+type VerificationHandler struct {
 	uow          ports.UnitOfWork
 	applications ports.ApplicationRepository
 	clock        ports.Clock
 	audit        audit
 }
 
-// NewConsoleVerificationHandler returns the handler on the ports it uses.
-func NewConsoleVerificationHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
-	log ports.AuditLog) *ConsoleVerificationHandler {
-	return &ConsoleVerificationHandler{uow: uow, applications: applications, clock: clock, audit: audit{clock: clock, log: log}}
+// NewVerificationHandler returns the handler on the ports it uses.
+func NewVerificationHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
+	log ports.AuditLog) *VerificationHandler {
+	return &VerificationHandler{uow: uow, applications: applications, clock: clock, audit: audit{clock: clock, log: log}}
 }
 
 // The outcomes of a verification call.
@@ -34,8 +34,8 @@ const (
 	CallNotConfirmed = "not_confirmed"
 )
 
-// ConsoleVerification is the call centre's account of the client's verification call.
-type ConsoleVerification struct {
+// Verification is the call centre's account of the client's verification call.
+type Verification struct {
 	ApplicationID uuid.UUID
 	// Outcome is CallConfirmed or CallNotConfirmed.
 	Outcome string
@@ -46,7 +46,7 @@ type ConsoleVerification struct {
 // Handle records the call's outcome with its note in the audit log, and completes the
 // verification when the call confirmed the client. Either is refused (domain.ErrWrongState,
 // nothing changed) unless the application waits for the call.
-func (h *ConsoleVerificationHandler) Handle(ctx context.Context, who Actor, cmd ConsoleVerification) error {
+func (h *VerificationHandler) Handle(ctx context.Context, who Actor, cmd Verification) error {
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return err
 	}

@@ -18,8 +18,6 @@ const (
 	StuckStageAge = 15 * time.Minute
 	// FailingDeliveryAttempts is how many failed attempts make a webhook delivery failing.
 	FailingDeliveryAttempts = 3
-	// attentionLimit bounds each kind of trouble the dashboard lists.
-	attentionLimit = 50
 )
 
 // Dashboard is the console's front page.
@@ -38,8 +36,8 @@ type Dashboard struct {
 	Now    time.Time
 }
 
-// ConsoleDashboardHandler reads the dashboard.
-type ConsoleDashboardHandler struct {
+// DashboardHandler reads the dashboard.
+type DashboardHandler struct {
 	backOffice     ports.BackOffice
 	proposals      ports.ProposalRepository
 	reconciliation ports.ReconciliationRepository
@@ -47,15 +45,15 @@ type ConsoleDashboardHandler struct {
 	clock          ports.Clock
 }
 
-// NewConsoleDashboardHandler returns the handler on the ports it uses.
-func NewConsoleDashboardHandler(clock ports.Clock, backOffice ports.BackOffice, proposals ports.ProposalRepository,
-	reconciliation ports.ReconciliationRepository, operators ports.OperatorRepository) *ConsoleDashboardHandler {
-	return &ConsoleDashboardHandler{backOffice: backOffice, proposals: proposals, reconciliation: reconciliation, operators: operators, clock: clock}
+// NewDashboardHandler returns the handler on the ports it uses.
+func NewDashboardHandler(clock ports.Clock, backOffice ports.BackOffice, proposals ports.ProposalRepository,
+	reconciliation ports.ReconciliationRepository, operators ports.OperatorRepository) *DashboardHandler {
+	return &DashboardHandler{backOffice: backOffice, proposals: proposals, reconciliation: reconciliation, operators: operators, clock: clock}
 }
 
 // Handle returns counts by status, the work that waited too long (the open reconciliation
 // breaks among it), and the open proposals.
-func (h *ConsoleDashboardHandler) Handle(ctx context.Context, who Actor) (Dashboard, error) {
+func (h *DashboardHandler) Handle(ctx context.Context, who Actor) (Dashboard, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return Dashboard{}, err
 	}
@@ -100,7 +98,7 @@ func (h *ConsoleDashboardHandler) Handle(ctx context.Context, who Actor) (Dashbo
 }
 
 // openBreaks counts the open breaks and finds the day of the oldest.
-func (h *ConsoleDashboardHandler) openBreaks(ctx context.Context, now time.Time) (int, time.Time, error) {
+func (h *DashboardHandler) openBreaks(ctx context.Context, now time.Time) (int, time.Time, error) {
 	ages, err := h.reconciliation.OpenBreaks(ctx, now)
 	n := 0
 	for _, a := range ages {

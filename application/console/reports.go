@@ -28,19 +28,19 @@ type Portfolio struct {
 	DueToday, DueThisWeek ports.Collection
 }
 
-// ConsoleReportsHandler reads the console's reports.
-type ConsoleReportsHandler struct {
+// ReportsHandler reads the console's reports.
+type ReportsHandler struct {
 	clock      ports.Clock
 	backOffice ports.BackOffice
 }
 
-// NewConsoleReportsHandler returns the handler on the ports it uses.
-func NewConsoleReportsHandler(clock ports.Clock, backOffice ports.BackOffice) *ConsoleReportsHandler {
-	return &ConsoleReportsHandler{clock: clock, backOffice: backOffice}
+// NewReportsHandler returns the handler on the ports it uses.
+func NewReportsHandler(clock ports.Clock, backOffice ports.BackOffice) *ReportsHandler {
+	return &ReportsHandler{clock: clock, backOffice: backOffice}
 }
 
 // Portfolio returns the portfolio today (in Tashkent).
-func (h *ConsoleReportsHandler) Portfolio(ctx context.Context, who Actor) (Portfolio, error) {
+func (h *ReportsHandler) Portfolio(ctx context.Context, who Actor) (Portfolio, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return Portfolio{}, err
 	}
@@ -96,7 +96,7 @@ type DailyReport struct {
 
 // Daily returns the days from from to to, both included (business dates; zero: the 30 days
 // up to the latest partner's today, so that a sandbox partner's days ahead are shown).
-func (h *ConsoleReportsHandler) Daily(ctx context.Context, who Actor, from, to time.Time) (DailyReport, error) {
+func (h *ReportsHandler) Daily(ctx context.Context, who Actor, from, to time.Time) (DailyReport, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return DailyReport{}, err
 	}

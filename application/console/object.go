@@ -23,8 +23,8 @@ type ObjectPage struct {
 	Audit       []ports.AuditEntry
 }
 
-// ConsoleObjectHandler reads the pages of transfers, repayment requests, card orders and cards.
-type ConsoleObjectHandler struct {
+// ObjectHandler reads the pages of transfers, repayment requests, card orders and cards.
+type ObjectHandler struct {
 	clock      ports.Clock
 	transfers  ports.TransferRepository
 	repayments ports.RepaymentRepository
@@ -35,16 +35,16 @@ type ConsoleObjectHandler struct {
 	log        ports.AuditLog
 }
 
-// NewConsoleObjectHandler returns the handler on the ports it uses.
-func NewConsoleObjectHandler(clock ports.Clock, transfers ports.TransferRepository, repayments ports.RepaymentRepository,
+// NewObjectHandler returns the handler on the ports it uses.
+func NewObjectHandler(clock ports.Clock, transfers ports.TransferRepository, repayments ports.RepaymentRepository,
 	cardOrders ports.CardOrderRepository, cards ports.CardRepository, partners ports.PartnerRepository,
-	proposals ports.ProposalRepository, log ports.AuditLog) *ConsoleObjectHandler {
-	return &ConsoleObjectHandler{clock: clock, transfers: transfers, repayments: repayments, cardOrders: cardOrders, cards: cards,
+	proposals ports.ProposalRepository, log ports.AuditLog) *ObjectHandler {
+	return &ObjectHandler{clock: clock, transfers: transfers, repayments: repayments, cardOrders: cardOrders, cards: cards,
 		partners: partners, proposals: proposals, log: log}
 }
 
 // Handle reads the page of the object of kind (transfer, repayment, card_order, card) and id.
-func (h *ConsoleObjectHandler) Handle(ctx context.Context, who Actor, kind string, id uuid.UUID) (ObjectPage, error) {
+func (h *ObjectHandler) Handle(ctx context.Context, who Actor, kind string, id uuid.UUID) (ObjectPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return ObjectPage{}, err
 	}

@@ -29,25 +29,25 @@ type QueuePage struct {
 	Collectors []*domain.Operator
 }
 
-// ConsoleQueueHandler reads the collections queues, each loan overdue on its partner's clock.
-type ConsoleQueueHandler struct {
+// QueueHandler reads the collections queues, each loan overdue on its partner's clock.
+type QueueHandler struct {
 	clock       ports.Clock
 	collections ports.CollectionsRepository
 	operators   ports.OperatorRepository
 	buckets     domain.Buckets
 }
 
-// NewConsoleQueueHandler returns the handler on the ports it uses.
-func NewConsoleQueueHandler(clock ports.Clock, collections ports.CollectionsRepository, operators ports.OperatorRepository,
-	cfg application.Config) *ConsoleQueueHandler {
-	return &ConsoleQueueHandler{clock: clock, collections: collections, operators: operators, buckets: cfg.Collections.WithDefaults().Buckets}
+// NewQueueHandler returns the handler on the ports it uses.
+func NewQueueHandler(clock ports.Clock, collections ports.CollectionsRepository, operators ports.OperatorRepository,
+	cfg application.Config) *QueueHandler {
+	return &QueueHandler{clock: clock, collections: collections, operators: operators, buckets: cfg.Collections.WithDefaults().Buckets}
 }
 
 // queueRows is a queue page's length.
 const queueRows = 50
 
 // Handle reads a page of the queue f picks, for who.
-func (h *ConsoleQueueHandler) Handle(ctx context.Context, who Actor, f QueueFilter) (QueuePage, error) {
+func (h *QueueHandler) Handle(ctx context.Context, who Actor, f QueueFilter) (QueuePage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return QueuePage{}, err
 	}

@@ -10,9 +10,6 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// pageRows bounds the rows of one list on an object's page.
-const pageRows = 100
-
 // ApplicationPage is an application as operators see it: its stages and every gateway attempt,
 // the events it recorded,
 // the proposals and console actions about it, and its loan.
@@ -26,8 +23,8 @@ type ApplicationPage struct {
 	Audit       []ports.AuditEntry
 }
 
-// ConsoleApplicationHandler reads an application's page.
-type ConsoleApplicationHandler struct {
+// ApplicationHandler reads an application's page.
+type ApplicationHandler struct {
 	applications ports.ApplicationRepository
 	loans        ports.LoanRepository
 	partners     ports.PartnerRepository
@@ -37,15 +34,15 @@ type ConsoleApplicationHandler struct {
 	clock        ports.Clock
 }
 
-// NewConsoleApplicationHandler returns the handler on the ports it uses.
-func NewConsoleApplicationHandler(clock ports.Clock, applications ports.ApplicationRepository, loans ports.LoanRepository, partners ports.PartnerRepository,
-	backOffice ports.BackOffice, proposals ports.ProposalRepository, log ports.AuditLog) *ConsoleApplicationHandler {
-	return &ConsoleApplicationHandler{clock: clock, applications: applications, loans: loans, partners: partners, backOffice: backOffice,
+// NewApplicationHandler returns the handler on the ports it uses.
+func NewApplicationHandler(clock ports.Clock, applications ports.ApplicationRepository, loans ports.LoanRepository, partners ports.PartnerRepository,
+	backOffice ports.BackOffice, proposals ports.ProposalRepository, log ports.AuditLog) *ApplicationHandler {
+	return &ApplicationHandler{clock: clock, applications: applications, loans: loans, partners: partners, backOffice: backOffice,
 		proposals: proposals, log: log}
 }
 
 // Handle reads the page of application id, of any partner.
-func (h *ConsoleApplicationHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (ApplicationPage, error) {
+func (h *ApplicationHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (ApplicationPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return ApplicationPage{}, err
 	}
@@ -74,18 +71,4 @@ func (h *ConsoleApplicationHandler) Handle(ctx context.Context, who Actor, id uu
 	p.Proposals = asOf(p.Proposals, h.clock.Now(uuid.Nil))
 	p.Audit, err = h.log.List(ctx, ports.AuditFilter{Object: "application:" + id.String(), Limit: pageRows})
 	return p, err
-}
-
-// partnerName names the partner of id (partners are few: the list is one small read).
-func partnerName(ctx context.Context, partners ports.PartnerRepository, id uuid.UUID) (string, error) {
-	all, err := partners.List(ctx)
-	if err != nil {
-		return "", err
-	}
-	for _, p := range all {
-		if p.ID == id {
-			return p.Name, nil
-		}
-	}
-	return id.String(), nil
 }

@@ -32,19 +32,19 @@ type ListPage struct {
 	Partners []domain.Partner
 }
 
-// ConsoleListHandler reads the console's lists (applications, loans, transfers, repayment
+// ListHandler reads the console's lists (applications, loans, transfers, repayment
 // requests, card orders, cards), and exports them.
-type ConsoleListHandler struct {
+type ListHandler struct {
 	uow        ports.UnitOfWork
 	backOffice ports.BackOffice
 	partners   ports.PartnerRepository
 	audit      audit
 }
 
-// NewConsoleListHandler returns the handler on the ports it uses.
-func NewConsoleListHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, partners ports.PartnerRepository,
-	log ports.AuditLog) *ConsoleListHandler {
-	return &ConsoleListHandler{uow: uow, backOffice: backOffice, partners: partners, audit: audit{clock: clock, log: log}}
+// NewListHandler returns the handler on the ports it uses.
+func NewListHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, partners ports.PartnerRepository,
+	log ports.AuditLog) *ListHandler {
+	return &ListHandler{uow: uow, backOffice: backOffice, partners: partners, audit: audit{clock: clock, log: log}}
 }
 
 // listStatuses are the statuses each list filters by.
@@ -97,7 +97,7 @@ func checkList(q ports.ListQuery) error {
 
 // partnerNamed sets q's partner to the one named partner (none: every partner), from the
 // partners it reads and returns for the filter form.
-func (h *ConsoleListHandler) partnerNamed(ctx context.Context, q *ports.ListQuery, partner string) ([]domain.Partner, error) {
+func (h *ListHandler) partnerNamed(ctx context.Context, q *ports.ListQuery, partner string) ([]domain.Partner, error) {
 	ps, err := h.partners.List(ctx)
 	if err != nil || partner == "" {
 		return ps, err
@@ -112,7 +112,7 @@ func (h *ConsoleListHandler) partnerNamed(ctx context.Context, q *ports.ListQuer
 }
 
 // Handle returns the page q asks for, of the partner named partner ("": of every partner).
-func (h *ConsoleListHandler) Handle(ctx context.Context, who Actor, q ports.ListQuery, partner string) (ListPage, error) {
+func (h *ListHandler) Handle(ctx context.Context, who Actor, q ports.ListQuery, partner string) (ListPage, error) {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return ListPage{}, err
 	}
@@ -153,7 +153,7 @@ type ExportRow struct {
 // its first page and at most MaxExportRows, to emit, in the list's order, with the list's own
 // columns; a loan's client's name and phones only to the roles that may reveal personal data
 // (officers and up). The export is audited first: the list leaves the bank's systems.
-func (h *ConsoleListHandler) Export(ctx context.Context, who Actor, q ports.ListQuery, partner string, emit func(ExportRow) error) error {
+func (h *ListHandler) Export(ctx context.Context, who Actor, q ports.ListQuery, partner string, emit func(ExportRow) error) error {
 	if err := who.may(domain.RoleViewer); err != nil {
 		return err
 	}
