@@ -79,6 +79,12 @@ func (c Config) booksRules() domain.BooksRules {
 	return c.Books
 }
 
+// ProvisionTable is the provision table the close applies: the configured one, or the shipped
+// example's.
+func (c Config) ProvisionTable() []domain.ProvisionClass {
+	return c.booksRules().Provisions
+}
+
 // chart is the configured general ledger mapping, or the shipped example.
 func (c Config) chart() domain.Chart {
 	if c.Chart.GL(domain.AccountLoan) == "" {

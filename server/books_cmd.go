@@ -2,17 +2,15 @@ package server
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tiyin/tiyin/application"
+	"github.com/tiyin/tiyin/adapters/journal"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -192,19 +190,6 @@ reference, or the attempts that failed (the next close posts it again). It reads
 	return c
 }
 
-// journalLineJSON is a journal line's JSON (docs/accounting.md, Journal).
-type journalLineJSON struct {
-	Posting string `json:"posting"`
-	Kind    string `json:"kind"`
-	Ref     string `json:"ref"`
-	At      string `json:"at"`
-	Account string `json:"account"`
-	Loan    string `json:"loan,omitempty"`
-	GL      string `json:"gl"`
-	Debit   int64  `json:"debit"`
-	Credit  int64  `json:"credit"`
-}
-
 func journalCmd(o options) *cobra.Command {
 	var date string
 	var asJSON bool
@@ -231,28 +216,21 @@ whether the bank's general ledger acknowledged the day; --json prints
 				if err != nil {
 					return err
 				}
-				out := make([]journalLineJSON, 0, len(lines))
-				for _, l := range lines {
-					out = append(out, journalLine(l))
-				}
 				if asJSON {
+					entries := make([]journal.Line, 0, len(lines))
+					for _, l := range lines {
+						entries = append(entries, journal.Of(l))
+					}
 					return json.NewEncoder(os.Stdout).Encode(struct {
 						Date          string            `json:"date"`
-						Entries       []journalLineJSON `json:"entries"`
+						Entries       []journal.Line    `json:"entries"`
 						GeneralLedger generalLedgerJSON `json:"generalLedger"`
-					}{date, out, generalLedger(posts)})
+					}{date, entries, generalLedger(posts)})
 				}
 				// The CSV on standard output stays the entries alone; what the general ledger
 				// acknowledged goes to standard error.
 				printGeneralLedger(os.Stderr, generalLedger(posts))
-				w := csv.NewWriter(os.Stdout)
-				_ = w.Write([]string{"posting", "kind", "ref", "at", "account", "loan", "gl", "debit", "credit"})
-				for _, l := range out {
-					_ = w.Write([]string{l.Posting, l.Kind, l.Ref, l.At, l.Account, l.Loan, l.GL, strconv.FormatInt(l.Debit, 10),
-						strconv.FormatInt(l.Credit, 10)})
-				}
-				w.Flush()
-				return w.Error()
+				return journal.WriteCSV(os.Stdout, lines)
 			})
 		},
 	}
@@ -260,13 +238,4 @@ whether the bank's general ledger acknowledged the day; --json prints
 	c.Flags().BoolVar(&asJSON, "json", false, `print {"date", "entries": [{"posting", "kind", "ref", "at", "account", "loan", "gl", "debit", "credit"}], "generalLedger"}`)
 	_ = c.MarkFlagRequired("date")
 	return c
-}
-
-func journalLine(l application.JournalEntry) journalLineJSON {
-	j := journalLineJSON{Posting: l.PostingID.String(), Kind: l.Kind, Ref: l.Ref.String(), At: l.At.In(domain.Tashkent).Format(time.RFC3339Nano),
-		Account: l.Account.Kind.String(), GL: l.GL, Debit: l.Debit, Credit: l.Credit}
-	if l.Account.LoanID != [16]byte{} {
-		j.Loan = l.Account.LoanID.String()
-	}
-	return j
 }

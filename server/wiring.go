@@ -74,7 +74,7 @@ var appModule = fx.Options(
 		appconsole.NewSetLanguageHandler,
 		useCases[appconsole.Operators](),
 		appconsole.NewDashboardHandler, appconsole.NewSearchHandler, appconsole.NewListHandler,
-		appconsole.NewReportsHandler, appconsole.NewClientHandler, appconsole.NewApplicationHandler,
+		appconsole.NewReportsHandler, appconsole.NewBooksHandler, appconsole.NewClientHandler, appconsole.NewApplicationHandler,
 		appconsole.NewLoanHandler, appconsole.NewPreviewLoanActionHandler, appconsole.NewReconciliationHandler,
 		appconsole.NewLedgerHandler, appconsole.NewPartnersHandler, appconsole.NewObjectHandler,
 		appconsole.NewAuditTrailHandler, appconsole.NewLastAuditVerificationHandler,

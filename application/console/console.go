@@ -37,6 +37,7 @@ type Views struct {
 	Search                *SearchHandler
 	List                  *ListHandler
 	Reports               *ReportsHandler
+	Books                 *BooksHandler
 	Client                *ClientHandler
 	Application           *ApplicationHandler
 	Loan                  *LoanHandler
