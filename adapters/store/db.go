@@ -205,7 +205,17 @@ func (db *DB) WithMigrationLock(ctx context.Context, fn func() error) error {
 		return fmt.Errorf("migration lock: %w", err)
 	}
 	defer func() { _ = conn.Close() }()
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1, hashtext(current_schema()))", int32(migrationLock)); err != nil {
+	// The connection's lock_timeout (requestLockTimeout) is a request's; a node waits for
+	// another's migration as long as a migration may take, and the connection then goes back to
+	// the pool with its own setting again (RESET: the value it was opened with).
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET lock_timeout = %d", migrationLockWait.Milliseconds())); err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	_, err = conn.ExecContext(ctx, "SELECT pg_advisory_lock($1, hashtext(current_schema()))", int32(migrationLock))
+	if _, reset := conn.ExecContext(context.WithoutCancel(ctx), "RESET lock_timeout"); err == nil && reset != nil {
+		err = reset
+	}
+	if err != nil {
 		return fmt.Errorf("migration lock: %w", err)
 	}
 	defer func() {
@@ -213,6 +223,11 @@ func (db *DB) WithMigrationLock(ctx context.Context, fn func() error) error {
 	}()
 	return fn()
 }
+
+// migrationLockWait is how long a node waits for another node's migration to end: a fresh
+// schema's migrations take seconds, and a large table's index build longer (a request's
+// lock_timeout, requestLockTimeout, failed concurrent starts on a loaded machine).
+const migrationLockWait = 15 * time.Minute
 
 // Migrate applies every pending migration of tiyin's schema, then seals the record of where
 // the audit chain began (migration 00027's row) when it is not yet sealed, which needs the data
