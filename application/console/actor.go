@@ -91,7 +91,7 @@ func updateOperator(ctx context.Context, operators ports.OperatorRepository, nam
 	return o, operators.Update(ctx, o.ID(), fn)
 }
 
-// passwordCost is bcrypt's cost for operators' passwords; tests lower it.
+// passwordCost is bcrypt's cost for operators' passwords.
 var passwordCost = bcrypt.DefaultCost
 
 // hashPassword hashes an operator's password with bcrypt.
