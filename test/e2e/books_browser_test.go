@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,35 +27,20 @@ func TestTheBooksPageInChromium(t *testing.T) {
 	t.Parallel()
 	exe := chromium(t)
 	s := startConsole(t, store.SQLite)
-	run := func(args ...string) string {
-		t.Helper()
-		var stderr bytes.Buffer
-		cmd := exec.Command(binary, args...)
-		cmd.Env, cmd.Stderr = s.env, &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("tiyin %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
-		}
-		return string(out)
-	}
-	id := s.register(t, "31234567890123")
-	s.waitFor(t, id, "PENDING", nil)
-	s.must(t, "/microloans/applications/verify", verifyParams(id, 500_000_000))
-	s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567890123")})
-	s.waitFor(t, id, "COMPLETED", nil)
+	s.issuedLoan(t, "31234567890123")
 	now, err := time.Parse(time.RFC3339Nano, s.must(t, "/sandbox/clock/advance", map[string]any{"duration": "240h"})["now"].(string))
 	if err != nil {
 		t.Fatal(err)
 	}
 	day := domain.BusinessDate(now).Format(time.DateOnly)
-	if closed := run("books", "close", "--date", day); !strings.Contains(closed, "closed through "+day) {
+	if closed := s.tiyin(t, "books", "close", "--date", day); !strings.Contains(closed, "closed through "+day) {
 		t.Fatalf("close: %s", closed)
 	}
 	var tb struct{ Debits, Credits int64 }
-	if err := json.Unmarshal([]byte(run("books", "trial-balance", "--date", day, "--json")), &tb); err != nil || tb.Debits == 0 {
+	if err := json.Unmarshal([]byte(s.tiyin(t, "books", "trial-balance", "--date", day, "--json")), &tb); err != nil || tb.Debits == 0 {
 		t.Fatalf("trial balance %+v (%v)", tb, err)
 	}
-	wantCSV, wantJSON := run("books", "journal", "--date", day), run("books", "journal", "--date", day, "--json")
+	wantCSV, wantJSON := s.tiyin(t, "books", "journal", "--date", day), s.tiyin(t, "books", "journal", "--date", day, "--json")
 
 	vera := newBrowser(t, exe)
 	// The journal's links download their files: Chromium saves each under its download's id.

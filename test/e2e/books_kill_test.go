@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os/exec"
@@ -36,11 +35,7 @@ func TestACloseKilledInTheMiddleGoesOnFromWhereItStopped(t *testing.T) {
 	}
 	defer func() { _ = db.Close(ctx) }()
 
-	id := s.register(t, "31234567890123")
-	s.waitFor(t, id, "PENDING", nil)
-	s.must(t, "/microloans/applications/verify", verifyParams(id, 500_000_000))
-	s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567890123")})
-	s.waitFor(t, id, "COMPLETED", nil)
+	id := s.issuedLoan(t, "31234567890123")
 	// The loan, cloned: the clones' accounts start empty (no issuance posting), so the ledger
 	// stays exact, and each accrues what the loan does.
 	const clones = 2_000
@@ -103,18 +98,7 @@ func TestACloseKilledInTheMiddleGoesOnFromWhereItStopped(t *testing.T) {
 	}
 	t.Logf("killed with %d of %d loans closed through %s", closed, clones+1, day)
 
-	run := func(args ...string) string {
-		t.Helper()
-		var stderr bytes.Buffer
-		cmd := exec.Command(binary, args...)
-		cmd.Env, cmd.Stderr = s.env, &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("tiyin %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
-		}
-		return string(out)
-	}
-	if out := run("books", "close", "--date", day); !strings.Contains(out, "closed through "+day) {
+	if out := s.tiyin(t, "books", "close", "--date", day); !strings.Contains(out, "closed through "+day) {
 		t.Fatalf("the close after the kill: %s", out)
 	}
 	if n := count(`SELECT count(*) FROM loans WHERE books_day = $1`, day); n != clones+1 {
@@ -132,7 +116,7 @@ func TestACloseKilledInTheMiddleGoesOnFromWhereItStopped(t *testing.T) {
 		}
 		Debits, Credits int64
 	}
-	raw := run("books", "trial-balance", "--date", day, "--json")
+	raw := s.tiyin(t, "books", "trial-balance", "--date", day, "--json")
 	if err := json.Unmarshal([]byte(raw), &tb); err != nil {
 		t.Fatalf("trial balance: %v\n%s", err, raw)
 	}
@@ -148,7 +132,7 @@ func TestACloseKilledInTheMiddleGoesOnFromWhereItStopped(t *testing.T) {
 	if tb.Debits != tb.Credits || tb.Debits == 0 {
 		t.Fatalf("trial balance of %s: debits %d, credits %d", day, tb.Debits, tb.Credits)
 	}
-	if out := run("ledger", "check"); !strings.Contains(out, "ledger consistent") {
+	if out := s.tiyin(t, "ledger", "check"); !strings.Contains(out, "ledger consistent") {
 		t.Fatalf("ledger check: %s", out)
 	}
 }

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"os/exec"
 	"strings"
@@ -20,29 +19,14 @@ func TestTheBooksCloseOnThePartnersClock(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, d store.Dialect) {
 		s := start(t, d)
-		run := func(args ...string) string {
-			t.Helper()
-			var stderr bytes.Buffer
-			cmd := exec.Command(binary, args...)
-			cmd.Env, cmd.Stderr = s.env, &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("tiyin %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
-			}
-			return string(out)
-		}
-		id := s.register(t, "31234567890123")
-		s.waitFor(t, id, "PENDING", nil)
-		s.must(t, "/microloans/applications/verify", verifyParams(id, 500_000_000))
-		s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData("31234567890123")})
-		s.waitFor(t, id, "COMPLETED", nil)
+		s.issuedLoan(t, "31234567890123")
 		now, err := time.Parse(time.RFC3339Nano, s.must(t, "/sandbox/clock/advance", map[string]any{"duration": "240h"})["now"].(string))
 		if err != nil {
 			t.Fatal(err)
 		}
 		day := domain.BusinessDate(now).Format(time.DateOnly)
 
-		closed := run("books", "close", "--date", day)
+		closed := s.tiyin(t, "books", "close", "--date", day)
 		if !strings.Contains(closed, "closed through "+day) {
 			t.Fatalf("close: %s", closed)
 		}
@@ -63,7 +47,7 @@ func TestTheBooksCloseOnThePartnersClock(t *testing.T) {
 			}
 		}
 		read := func() (trial, string) {
-			raw := run("books", "trial-balance", "--date", day, "--json")
+			raw := s.tiyin(t, "books", "trial-balance", "--date", day, "--json")
 			var tb trial
 			if err := json.Unmarshal([]byte(raw), &tb); err != nil {
 				t.Fatalf("trial balance: %v\n%s", err, raw)
@@ -95,17 +79,17 @@ func TestTheBooksCloseOnThePartnersClock(t *testing.T) {
 			t.Fatalf("the general ledger's acknowledgement of %s: %+v\n%s", day, gl, raw)
 		}
 		// The day's close: one day's interest, 383 561.64 → 383 562 (the running total's rounding).
-		journal := run("books", "journal", "--date", day)
+		journal := s.tiyin(t, "books", "journal", "--date", day)
 		if !strings.Contains(journal, ",CLOSE,") || !strings.Contains(journal, ",INTEREST_RECEIVABLE,") ||
 			!strings.Contains(journal, ",16307,383562,0") {
 			t.Fatalf("journal:\n%s", journal)
 		}
 
-		again := run("books", "close", "--date", day)
+		again := s.tiyin(t, "books", "close", "--date", day)
 		if after, raw2 := read(); !strings.Contains(again, "closed already") || after.Debits != tb.Debits || raw2 != raw {
 			t.Fatalf("a second close: %s\n%s", again, raw2)
 		}
-		if out := run("ledger", "check"); !strings.Contains(out, "ledger consistent") {
+		if out := s.tiyin(t, "ledger", "check"); !strings.Contains(out, "ledger consistent") {
 			t.Fatalf("ledger check: %s", out)
 		}
 		if d != store.Postgres {
@@ -130,13 +114,13 @@ func TestTheBooksCloseOnThePartnersClock(t *testing.T) {
 		}
 		wg.Wait()
 		postings := map[string]bool{}
-		for _, line := range strings.Split(strings.TrimSpace(run("books", "journal", "--date", next)), "\n")[1:] {
+		for _, line := range strings.Split(strings.TrimSpace(s.tiyin(t, "books", "journal", "--date", next)), "\n")[1:] {
 			postings[strings.Split(line, ",")[0]] = true
 		}
 		if len(postings) != 1 {
 			t.Fatalf("two closes of %s posted %d postings, want 1:\n%s\n%s", next, len(postings), outs[0], outs[1])
 		}
-		if out := run("ledger", "check"); !strings.Contains(out, "ledger consistent") {
+		if out := s.tiyin(t, "ledger", "check"); !strings.Contains(out, "ledger consistent") {
 			t.Fatalf("ledger check: %s", out)
 		}
 	})

@@ -262,6 +262,33 @@ func (s *server) waitFor(t *testing.T, id, status string, each func()) appInfo {
 	return last
 }
 
+// tiyin runs a one-shot command on the server's database and returns what it printed on
+// stdout; its notes (the database it used) go to stderr, shown only when it fails, so --json
+// stays parseable.
+func (s *server) tiyin(t *testing.T, args ...string) string {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.Command(binary, args...)
+	cmd.Env, cmd.Stderr = s.env, &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tiyin %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
+	}
+	return string(out)
+}
+
+// issuedLoan registers, verifies and issues an application of 500 000 000 tiyin at 28 % over
+// 12 months for the client pinfl, and returns it once its loan is issued.
+func (s *server) issuedLoan(t *testing.T, pinfl string) string {
+	t.Helper()
+	id := s.register(t, pinfl)
+	s.waitFor(t, id, "PENDING", nil)
+	s.must(t, "/microloans/applications/verify", verifyParams(id, 500_000_000))
+	s.must(t, "/microloans/applications/issue", map[string]any{"applicationId": id, "clientData": clientData(pinfl)})
+	s.waitFor(t, id, "COMPLETED", nil)
+	return id
+}
+
 func verifyParams(id string, amount int64) map[string]any {
 	return map[string]any{"applicationId": id, "amount": amount, "percent": 28.0, "monthPeriod": 12, "backupPhone": "998911112233"}
 }
