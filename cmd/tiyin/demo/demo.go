@@ -124,6 +124,9 @@ func (d *demo) show(what, asked, answered string) {
 	fmt.Fprintf(d.out, "%2d  %-26s %-34s %s\n", d.step, what, asked, answered)
 }
 
+// errStillWaiting is a background step that did not end within --wait.
+var errStillWaiting = errors.New("still not there")
+
 // poll asks until done, showing a spinner meanwhile.
 func (d *demo) poll(ctx context.Context, label string, done func() (bool, error)) error {
 	spin := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
@@ -135,7 +138,7 @@ func (d *demo) poll(ctx context.Context, label string, done func() (bool, error)
 			return err
 		}
 		if time.Since(start) > d.wait {
-			return fmt.Errorf("%s: still not there after %s", label, d.wait)
+			return fmt.Errorf("%s: %w after %s", label, errStillWaiting, d.wait)
 		}
 		fmt.Fprintf(d.progress, "\r%c %s (%.1fs)", spin[i%len(spin)], label, time.Since(start).Seconds())
 		select {
@@ -184,50 +187,94 @@ func demoClient() client.ClientData {
 		Address: client.Address{Region: "Toshkent", District: "Chilonzor", Address: "Bunyodkor 1"}}
 }
 
+// demoApplications is how many applications the demo registers before it gives up on the
+// microloan: an application whose stage the sandbox's faults kept from its gateway five times in
+// a row ends FAILED (code 1027), and a partner's backend then starts a new one.
+const demoApplications = 3
+
+// errTechnicalFailure is an application that ended FAILED: worth a new application.
+var errTechnicalFailure = errors.New("the application failed technically")
+
 func (d *demo) microloan(ctx context.Context) error {
+	var err error
+	for range demoApplications {
+		var app client.UUID
+		if app, err = d.application(ctx); errors.Is(err, errTechnicalFailure) {
+			fmt.Fprintf(d.out, "    %v: registering a new application\n", err)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		loanID, err := d.transferAndLoan(ctx, app)
+		if err != nil {
+			return err
+		}
+		return d.repay(ctx, loanID)
+	}
+	return err
+}
+
+// application registers an application and walks it to an issued loan.
+func (d *demo) application(ctx context.Context) (client.UUID, error) {
 	reg, err := d.c.Applications.Register(ctx, client.RegisterApplicationParams{
 		ExternalID: uuid.New(), AgreementAccepted: true, PhoneNumber: "998901234567", ClientData: demoClient()})
 	if err != nil {
-		return err
+		return client.UUID{}, err
 	}
 	app := reg.ApplicationID
 	d.show("pre-scoring register", "pinfl "+demoPINFL, "applicationId "+app.String())
-	var info *client.Application
-	err = d.poll(ctx, "pre-scoring", func() (bool, error) {
-		info, err = d.c.Applications.Info(ctx, app)
-		return err == nil && info.Status == client.ApplicationPending, err
-	})
+	info, err := d.awaitStatus(ctx, "pre-scoring", app, client.ApplicationPending)
 	if err != nil {
-		return err
+		return app, err
 	}
 	pre := info.PreScoreResult
 	if pre == nil {
-		return errors.New("application info: PENDING without preScoreResult")
+		return app, errors.New("application info: PENDING without preScoreResult")
 	}
 	d.show("application info", "", fmt.Sprintf("%s %s/%s; limit %d tiyin, %s%%, %d months", info.Status, info.LastTask.Name, info.LastTask.Status,
 		pre.AmountLimit, pre.Percent, pre.MonthPeriod))
 	v, err := d.c.Applications.Verify(ctx, client.VerifyApplicationParams{
 		ApplicationID: app, Amount: 300_000_000, Percent: pre.Percent, MonthPeriod: pre.MonthPeriod, BackupPhone: "998911112233"})
 	if err != nil {
-		return err
+		return app, err
 	}
 	d.show("verify", "amount 300000000, 12 months", fmt.Sprintf("phoneCallRequired %v", v.PhoneCallRequired))
 	if _, err = d.c.Applications.Issue(ctx, app, demoClient()); err != nil {
-		return err
+		return app, err
 	}
-	err = d.poll(ctx, "issuance: five core-banking stages", func() (bool, error) {
-		info, err = d.c.Applications.Info(ctx, app)
-		return err == nil && info.Status == client.ApplicationCompleted, err
-	})
-	if err != nil {
-		return err
+	if info, err = d.awaitStatus(ctx, "issuance: five core-banking stages", app, client.ApplicationCompleted); err != nil {
+		return app, err
 	}
 	d.show("issue", "same clientData", fmt.Sprintf("%s %s/%s", info.Status, info.LastTask.Name, info.LastTask.Status))
-	loanID, err := d.transferAndLoan(ctx, app)
-	if err != nil {
-		return err
+	return app, nil
+}
+
+// awaitStatus reads the application until it is in status want. A status it cannot leave ends
+// the wait at once, naming the stage and why; FAILED is errTechnicalFailure.
+func (d *demo) awaitStatus(ctx context.Context, label string, app client.UUID, want client.ApplicationStatus) (*client.Application, error) {
+	var info *client.Application
+	err := d.poll(ctx, label, func() (bool, error) {
+		var err error
+		if info, err = d.c.Applications.Info(ctx, app); err != nil {
+			return false, err
+		}
+		switch info.Status {
+		case want:
+			return true, nil
+		case client.ApplicationFailed:
+			return false, fmt.Errorf("%s: %w (%s/%s, code %d: %s)", label, errTechnicalFailure, info.LastTask.Name, info.LastTask.Status,
+				info.LastTask.ErrorCode, info.LastTask.ErrorMessage)
+		case client.ApplicationRejected, client.ApplicationCanceled, client.ApplicationExpired:
+			return false, fmt.Errorf("%s: application %s %s (%s/%s, code %d: %s)", label, app, info.Status, info.LastTask.Name,
+				info.LastTask.Status, info.LastTask.ErrorCode, info.LastTask.ErrorMessage)
+		}
+		return false, nil
+	})
+	if errors.Is(err, errStillWaiting) && info != nil {
+		err = fmt.Errorf("%w; last seen %s %s/%s", err, info.Status, info.LastTask.Name, info.LastTask.Status)
 	}
-	return d.repay(ctx, loanID)
+	return info, err
 }
 
 // transferAndLoan sends the loan to a card, then moves the clock until the loan has its number.
