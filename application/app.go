@@ -4,19 +4,19 @@ package application
 
 // App groups the use cases by capability, so adapters depend on one value.
 type App struct {
-	Loans      Loans
-	Transfers  Transfers
-	Repayments Repayments
-	Cards      Cards
-	Partners   Partners
-	Operations Operations
-	Sandbox    Sandbox
+	Loans      LoanUseCases
+	Transfers  TransferUseCases
+	Repayments RepaymentUseCases
+	Cards      CardUseCases
+	Partners   PartnerUseCases
+	Operations OperationUseCases
+	Sandbox    SandboxUseCases
 	// Collections are the collectors' passes that run in the background.
-	Collections Collections
+	Collections CollectionPasses
 }
 
-// Loans are the microloan's applications and loans (interface.md 1–5, 8–10).
-type Loans struct {
+// LoanUseCases are the use cases of the microloan's applications and loans (interface.md 1–5, 8–10).
+type LoanUseCases struct {
 	RegisterApplication *RegisterApplicationHandler
 	CancelApplication   *CancelApplicationHandler
 	VerifyApplication   *VerifyApplicationHandler
@@ -29,22 +29,22 @@ type Loans struct {
 	ListPayments        *ListPaymentsHandler
 }
 
-// Transfers move the loan's money to a card (interface.md 6–7).
-type Transfers struct {
+// TransferUseCases move the loan's money to a card (interface.md 6–7).
+type TransferUseCases struct {
 	CreateTransfer  *CreateTransferHandler
 	ConfirmTransfer *ConfirmTransferHandler
 	GetTransfer     *GetTransferHandler
 }
 
-// Repayments collect repayments (interface.md 11–13).
-type Repayments struct {
+// RepaymentUseCases collect repayments (interface.md 11–13).
+type RepaymentUseCases struct {
 	CheckRepayment *CheckRepaymentHandler
 	PayRepayment   *PayRepaymentHandler
 	GetRepayment   *GetRepaymentHandler
 }
 
-// Cards order, attach and manage payment cards (interface.md 14–20).
-type Cards struct {
+// CardUseCases order, attach and manage payment cards (interface.md 14–20).
+type CardUseCases struct {
 	OrderCard        *OrderCardHandler
 	GetCardOrder     *GetCardOrderHandler
 	ProcessCardOrder *ProcessCardOrderHandler
@@ -54,8 +54,8 @@ type Cards struct {
 	ConfirmCard      *ConfirmCardHandler
 }
 
-// Partners are the partners themselves: keys, webhooks and the events sent to them.
-type Partners struct {
+// PartnerUseCases serve the partners themselves: keys, webhooks and the events sent to them.
+type PartnerUseCases struct {
 	Authenticate      *AuthenticateHandler
 	EnsurePartner     *EnsurePartnerHandler
 	CreatePartner     *CreatePartnerHandler
@@ -68,8 +68,8 @@ type Partners struct {
 	DeliverEvents     *DeliverEventsHandler
 }
 
-// Operations keep the books and the background work honest.
-type Operations struct {
+// OperationUseCases keep the books and the background work honest.
+type OperationUseCases struct {
 	Reconcile            *ReconcileHandler
 	CountUnknownOutcomes *CountUnknownOutcomesHandler
 	CheckLedger          *CheckLedgerHandler
@@ -82,8 +82,8 @@ type Operations struct {
 	SweepSessions *SweepSessionsHandler
 }
 
-// Sandbox is what only the sandbox offers.
-type Sandbox struct {
+// SandboxUseCases are what only the sandbox offers.
+type SandboxUseCases struct {
 	AdvanceClock         *AdvanceClockHandler
 	CompleteVerification *CompleteVerificationHandler
 	ReadSMSOutbox        *ReadSMSOutboxHandler

@@ -1,9 +1,9 @@
 package application
 
-// Collections are the collectors' background passes (docs/console.md, "Collections"): promises
+// CollectionPasses are the collectors' background passes (docs/console.md, "Collections"): promises
 // to pay decided, reminders sent to borrowers, and the portfolio at risk snapshotted for the
 // report. The collectors' own pages and actions are the console's.
-type Collections struct {
+type CollectionPasses struct {
 	SettlePromises *SettlePromisesHandler
 	SendReminders  *SendRemindersHandler
 	SnapshotPAR    *SnapshotPARHandler

@@ -12,7 +12,7 @@ import (
 // appModule is the use cases, one fx module per capability. Each use case's constructor is
 // given to fx as it is: its parameters are the only declaration of what it needs, so a port
 // added to a use case is added in its constructor and nowhere here. A capability's struct
-// (application.Loans and the like) is filled from its fields (useCases). The application
+// (application.LoanUseCases and the like) is filled from its fields (useCases). The application
 // knows nothing of fx.
 var appModule = fx.Options(
 	fx.Module("loans", fx.Provide(
@@ -21,34 +21,34 @@ var appModule = fx.Options(
 		application.NewGetApplicationHandler, application.NewFindApplicationHandler,
 		application.NewProcessApplicationHandler, application.NewGetLoanHandler,
 		application.NewGetScheduleHandler, application.NewListPaymentsHandler,
-		useCases[application.Loans](),
+		useCases[application.LoanUseCases](),
 	)),
 	fx.Module("transfers", fx.Provide(
 		application.NewCreateTransferHandler, application.NewConfirmTransferHandler, application.NewGetTransferHandler,
-		useCases[application.Transfers](),
+		useCases[application.TransferUseCases](),
 	)),
 	fx.Module("repayments", fx.Provide(
 		application.NewCheckRepaymentHandler, application.NewPayRepaymentHandler, application.NewGetRepaymentHandler,
-		useCases[application.Repayments](),
+		useCases[application.RepaymentUseCases](),
 	)),
 	fx.Module("cards", fx.Provide(
 		application.NewOrderCardHandler, application.NewGetCardOrderHandler, application.NewProcessCardOrderHandler,
 		application.NewGetCardHandler, application.NewChangeCardStatusHandler, application.NewAttachCardHandler,
 		application.NewConfirmCardHandler,
-		useCases[application.Cards](),
+		useCases[application.CardUseCases](),
 	)),
 	fx.Module("partners", fx.Provide(
 		application.NewAuthenticateHandler, application.NewEnsurePartnerHandler, application.NewCreatePartnerHandler,
 		application.NewListPartnersHandler, application.NewSetPartnerEnabledHandler, application.NewRotatePartnerKeyHandler,
 		application.NewSetWebhookHandler, application.NewListEventsHandler, application.NewSendTestEventHandler,
 		application.NewDeliverEventsHandler,
-		useCases[application.Partners](),
+		useCases[application.PartnerUseCases](),
 	)),
 	fx.Module("operations", fx.Provide(
 		application.NewReconcileHandler, application.NewCountUnknownOutcomesHandler, application.NewCheckLedgerHandler,
 		application.NewReconcileDayHandler, application.NewPurgeExpiredHandler, application.NewCloseBooksHandler,
 		application.NewTrialBalanceHandler, application.NewJournalHandler, application.NewSweepSessionsHandler,
-		useCases[application.Operations](),
+		useCases[application.OperationUseCases](),
 	)),
 	// The sandbox clock is the sandbox's, absent outside it: its use cases then answer that
 	// there is none.
@@ -56,11 +56,11 @@ var appModule = fx.Options(
 		fx.Annotate(application.NewAdvanceClockHandler, fx.ParamTags(``, ``, `optional:"true"`)),
 		fx.Annotate(application.NewResetSandboxHandler, fx.ParamTags(``, ``, `optional:"true"`)),
 		application.NewCompleteVerificationHandler, application.NewReadSMSOutboxHandler,
-		useCases[application.Sandbox](),
+		useCases[application.SandboxUseCases](),
 	)),
 	fx.Module("collections", fx.Provide(
 		application.NewSettlePromisesHandler, application.NewSendRemindersHandler, application.NewSnapshotPARHandler,
-		useCases[application.Collections](),
+		useCases[application.CollectionPasses](),
 	)),
 	fx.Provide(func(app application.App) *application.App { return &app }, useCases[application.App]()),
 	// The operator console (application/console), its own product on the same ports; one

@@ -31,7 +31,7 @@ type collectionsDeps struct {
 	sms        *mocks.MockSMSSender
 	inTx       bool
 	uc         console.Collections
-	passes     application.Collections
+	passes     application.CollectionPasses
 	partner    uuid.UUID
 	loan       *domain.Loan
 	app        *domain.Application

@@ -73,7 +73,7 @@ type Actions struct {
 
 // Collections are the collectors' pages and actions (docs/console.md, "Collections"): the
 // queues, the contact log, promises to pay, the report, and the bulk proposals. The passes
-// that settle promises and send reminders run in the background (application.Collections).
+// that settle promises and send reminders run in the background (application.CollectionPasses).
 type Collections struct {
 	Queue        *QueueHandler
 	LoanWork     *LoanWorkHandler
