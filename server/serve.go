@@ -317,6 +317,9 @@ func newLogger(level string) (*zap.Logger, error) {
 	cfg.EncoderConfig.TimeKey = "time"
 	cfg.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
 	cfg.Sampling = nil
+	// An error's line names the error and the request; the stack of the logging call is the
+	// same for every such line and says nothing more (a panic's line carries its own stack).
+	cfg.DisableStacktrace = true
 	// One write to stderr per access-log line was 7 % of a read request's CPU: lines are
 	// gathered and written at most logFlushInterval later (at once when the buffer fills, and
 	// on exit, where serve syncs the logger). A SIGKILL loses at most that interval of lines.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.uber.org/zap"
 
 	"github.com/tiyin/tiyin/adapters/gateway/guard"
 	"github.com/tiyin/tiyin/adapters/observe"
@@ -79,6 +80,11 @@ func TestGatewayThatHangsAnswersCode10WithinTheTimeoutAndIsCounted(t *testing.T)
 	a := h.callAs(t, h.key, req, "/microloans/applications/verify", verifyParams(id, 100_000_000))
 	if took := time.Since(start); a.code() != 10 || a.Status != http.StatusServiceUnavailable || took > 2*time.Second {
 		t.Fatalf("gateway hangs: code %d after %s: %s", a.code(), took, a.Raw)
+	}
+	// Code 10 is the partner's to retry: a warning for the operator, not an error.
+	failed := h.logs.FilterMessage("request failed").All()
+	if len(failed) != 1 || failed[0].Level != zap.WarnLevel || failed[0].ContextMap()["code"] != int64(10) {
+		t.Errorf("the code 10 answer was logged %+v, want one warning with its code", failed)
 	}
 	on.Store(false)
 	if a := h.callAs(t, h.key, req, "/microloans/applications/verify", verifyParams(id, 100_000_000)); a.code() != 0 {

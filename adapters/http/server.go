@@ -223,12 +223,18 @@ const headerReplayed = "Idempotent-Replayed"
 // and of the background work it caused name it (request_id).
 const headerRequestID = "X-Request-Id"
 
-// classify maps err and logs the unexpected ones with the request id.
+// classify maps err and logs the unexpected ones with the request id: an internal error at
+// error level; a gateway or the database unavailable (code 10, which the partner retries) at
+// warn level.
 func (s *Server) classify(c echo.Context, err error) (int, int, string) {
 	code, status, msg := classify(err)
 	if code == codeInternal || code == codeUnavailable {
 		id, _ := c.Get(ctxID).(string)
-		s.d.Log.Error("request failed", zap.String("request_id", id), zap.String("path", c.Path()), zap.Error(err))
+		log := s.d.Log.Error
+		if code == codeUnavailable {
+			log = s.d.Log.Warn
+		}
+		log("request failed", zap.String("request_id", id), zap.String("path", c.Path()), zap.Int("code", code), zap.Error(err))
 	}
 	return code, status, msg
 }
