@@ -32,6 +32,8 @@ type TrialBalance struct {
 	// there is one and core banking acknowledged each.
 	GL           []ports.GLPost
 	Acknowledged bool
+	// Report is the loan book's balance sheet and income lines read from these balances.
+	Report domain.BookReport
 }
 
 // TrialBalanceAccount is one line.
@@ -56,6 +58,7 @@ func (h *TrialBalanceHandler) Handle(ctx context.Context, day time.Time) (TrialB
 		return TrialBalance{}, err
 	}
 	tb.Acknowledged = len(tb.GL) > 0 && !slices.ContainsFunc(tb.GL, func(p ports.GLPost) bool { return p.Reference == "" })
+	var balances []domain.KindBalance
 	by := map[domain.AccountKind]ports.TrialBalanceLine{}
 	for _, l := range lines {
 		by[l.Kind] = l
@@ -69,6 +72,8 @@ func (h *TrialBalanceHandler) Handle(ctx context.Context, day time.Time) (TrialB
 			Credits: l.Credits, Closing: l.Opening + l.Debits - l.Credits})
 		tb.Debits += l.Debits
 		tb.Credits += l.Credits
+		balances = append(balances, domain.KindBalance{Kind: k, Day: l.Debits - l.Credits, Closing: l.Opening + l.Debits - l.Credits})
 	}
+	tb.Report = domain.NewBookReport(balances)
 	return tb, nil
 }

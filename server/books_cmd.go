@@ -16,8 +16,8 @@ import (
 )
 
 func booksCmd(o options) *cobra.Command {
-	cmd := &cobra.Command{Use: "books", Short: "Close the books on an accrual basis and read a day's trial balance and journal"}
-	cmd.AddCommand(booksCloseCmd(o), trialBalanceCmd(o), journalCmd(o))
+	cmd := &cobra.Command{Use: "books", Short: "Close the books on an accrual basis and read a day's trial balance, report and journal"}
+	cmd.AddCommand(booksCloseCmd(o), trialBalanceCmd(o), bookReportCmd(o), journalCmd(o))
 	return cmd
 }
 
@@ -186,6 +186,80 @@ reference, or the attempts that failed (the next close posts it again). It reads
 	}
 	c.Flags().StringVar(&date, "date", "", "the business day, YYYY-MM-DD (Asia/Tashkent)")
 	c.Flags().BoolVar(&asJSON, "json", false, `print {"date", "accounts": [{"kind", "gl", "opening", "debits", "credits", "closing"}], "debits", "credits", "generalLedger"}`)
+	_ = c.MarkFlagRequired("date")
+	return c
+}
+
+// bookReportJSON is the loan book's report as `books report --json` prints it.
+type bookReportJSON struct {
+	Date         string           `json:"date"`
+	Closed       bool             `json:"closed"`
+	Lines        []reportLineJSON `json:"lines"`
+	Assets       int64            `json:"assets"`
+	Liabilities  int64            `json:"liabilities"`
+	ResultDay    int64            `json:"resultDay"`
+	ResultToDate int64            `json:"resultToDate"`
+}
+
+type reportLineJSON struct {
+	Section string   `json:"section"`
+	Line    string   `json:"line"`
+	Kinds   []string `json:"kinds"`
+	Day     int64    `json:"day"`
+	Closing int64    `json:"closing"`
+}
+
+func bookReportCmd(o options) *cobra.Command {
+	var date string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "report",
+		Short: "Print the loan book's balance sheet and income lines at the end of a day",
+		Long: `Prints the loan book's balance sheet at the end of the day (assets: loans, accrued charges, less the
+provision; liabilities: the clients' accounts, charges received in advance, the settlement
+accounts net, and the result to date), its income lines (each income and expense account, the
+day's and to date, expenses negative) and its off-balance lines (charges not accrued on balance,
+principal written off), in tiyin. Assets equal liabilities when the books balance. Each line
+names the account kinds it sums (docs/accounting.md, Reports). It reads, never writes.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			day, err := booksDate(date)
+			if err != nil {
+				return err
+			}
+			return readOnly(c.Context(), o, func(ctx context.Context, in cli) error {
+				tb, err := in.app.Operations.TrialBalance.Handle(ctx, day)
+				if err != nil {
+					return err
+				}
+				r := tb.Report
+				out := bookReportJSON{Date: date, Closed: tb.Closed, Lines: []reportLineJSON{}, Assets: r.Assets,
+					Liabilities: r.Liabilities, ResultDay: r.ResultDay, ResultToDate: r.ResultToDate}
+				for _, l := range r.Lines {
+					kinds := make([]string, 0, len(l.Kinds))
+					for _, k := range l.Kinds {
+						kinds = append(kinds, k.String())
+					}
+					out.Lines = append(out.Lines, reportLineJSON{Section: l.Section, Line: l.Name, Kinds: kinds, Day: l.Day, Closing: l.Closing})
+				}
+				if asJSON {
+					return json.NewEncoder(os.Stdout).Encode(out)
+				}
+				if !tb.Closed {
+					fmt.Printf("%s is not closed yet: the figures may still change\n", date)
+				}
+				fmt.Printf("%-12s %-24s %16s %16s\n", "section", "line", "the day", "closing")
+				for _, l := range out.Lines {
+					fmt.Printf("%-12s %-24s %16d %16d\n", l.Section, l.Line, l.Day, l.Closing)
+				}
+				fmt.Printf("assets %d, liabilities %d (the result to date %d included); the day's result %d\n",
+					out.Assets, out.Liabilities, out.ResultToDate, out.ResultDay)
+				return nil
+			})
+		},
+	}
+	c.Flags().StringVar(&date, "date", "", "the business day, YYYY-MM-DD (Asia/Tashkent)")
+	c.Flags().BoolVar(&asJSON, "json", false, `print {"date", "closed", "lines": [{"section", "line", "kinds", "day", "closing"}], "assets", "liabilities", "resultDay", "resultToDate"}`)
 	_ = c.MarkFlagRequired("date")
 	return c
 }

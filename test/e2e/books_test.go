@@ -78,6 +78,35 @@ func TestTheBooksCloseOnThePartnersClock(t *testing.T) {
 			gl.Posts[0].Debits != tb.Debits || gl.Posts[0].Credits != tb.Credits {
 			t.Fatalf("the general ledger's acknowledgement of %s: %+v\n%s", day, gl, raw)
 		}
+		// The loan book's report reads the same balances: its accrued charges are the receivable,
+		// its interest income line the income account, and its balance sheet balances.
+		var report struct {
+			Date  string
+			Lines []struct {
+				Section, Line string
+				Day, Closing  int64
+			}
+			Assets, Liabilities, ResultDay, ResultToDate int64
+		}
+		rawReport := s.tiyin(t, "books", "report", "--date", day, "--json")
+		if err := json.Unmarshal([]byte(rawReport), &report); err != nil {
+			t.Fatalf("report: %v\n%s", err, rawReport)
+		}
+		lines := map[string]int64{}
+		for _, l := range report.Lines {
+			lines[l.Line] = l.Closing
+		}
+		var income int64
+		for _, a := range tb.Accounts {
+			if a.Kind == "INTEREST_INCOME" {
+				income = -a.Closing
+			}
+		}
+		if report.Date != day || report.Assets != report.Liabilities || report.Assets == 0 || lines["ACCRUED_CHARGES"] != receivable ||
+			lines["INTEREST_INCOME"] != income || income == 0 {
+			t.Fatalf("report of %s: assets %d, liabilities %d, accrued %d (receivable %d), interest income %d (account %d):\n%s",
+				day, report.Assets, report.Liabilities, lines["ACCRUED_CHARGES"], receivable, lines["INTEREST_INCOME"], income, rawReport)
+		}
 		// The day's close: one day's interest, 383 561.64 → 383 562 (the running total's rounding).
 		journal := s.tiyin(t, "books", "journal", "--date", day)
 		if !strings.Contains(journal, ",CLOSE,") || !strings.Contains(journal, ",INTEREST_RECEIVABLE,") ||
