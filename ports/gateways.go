@@ -452,6 +452,24 @@ type GLJournal struct {
 	Lines []GLLine
 }
 
+// Debits is the sum of the lines' debits.
+func (j GLJournal) Debits() int64 {
+	var n int64
+	for _, l := range j.Lines {
+		n += l.Debits
+	}
+	return n
+}
+
+// Credits is the sum of the lines' credits.
+func (j GLJournal) Credits() int64 {
+	var n int64
+	for _, l := range j.Lines {
+		n += l.Credits
+	}
+	return n
+}
+
 // GLKey is the idempotency key of a day's sequence.
 func GLKey(day time.Time, sequence int) string {
 	return day.Format(time.DateOnly) + ":" + strconv.Itoa(sequence)

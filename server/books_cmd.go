@@ -100,10 +100,8 @@ type glPostJSON struct {
 func generalLedger(posts []ports.GLPost) generalLedgerJSON {
 	out := generalLedgerJSON{Acknowledged: len(posts) > 0, Posts: []glPostJSON{}}
 	for _, p := range posts {
-		j := glPostJSON{Sequence: p.Journal.Sequence, Reference: p.Reference, Attempts: p.Attempts, Error: p.Error}
-		for _, l := range p.Journal.Lines {
-			j.Debits, j.Credits = j.Debits+l.Debits, j.Credits+l.Credits
-		}
+		j := glPostJSON{Sequence: p.Journal.Sequence, Debits: p.Journal.Debits(), Credits: p.Journal.Credits(), Reference: p.Reference,
+			Attempts: p.Attempts, Error: p.Error}
 		if p.Reference == "" {
 			out.Acknowledged = false
 		} else {

@@ -45,10 +45,23 @@ func TestTheBooksPageShowsTheClosesTheTrialBalanceAndTheProvisions(t *testing.T)
 	for _, want := range []string{`<a href="/console/books">Books</a>`, "sandbox partner acme", "Trial balance on " + date,
 		"<td>INTEREST_RECEIVABLE</td><td>" + domain.DefaultChart().GL(domain.AccountInterestReceivable) + "</td>",
 		"The day balances: its debits equal its credits.", "<td>SUBSTANDARD</td><td>1–30</td><td>10.00 %</td><td>1</td>",
-		`href="/console/books/journal.csv?day=` + date + `"`, `href="/console/books/journal.json?day=` + date + `"`} {
+		`href="/console/books/journal.csv?day=` + date + `"`, `href="/console/books/journal.json?day=` + date + `"`,
+		"The bank&#39;s general ledger acknowledged the day&#39;s journal.", "Balance sheet and income on " + date,
+		`<td title="LOAN, OVERDUE_PRINCIPAL">Loans to clients, principal</td>`, "<b>Income and expenses</b>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+	// The report's balance sheet balances, at the figure the use case reads.
+	sides := regexp.MustCompile(`The balance sheet balances: assets ([-0-9 .]+), liabilities and the result to date ([-0-9 .]+)\.`).
+		FindStringSubmatch(page)
+	report, err := e.app.Operations.TrialBalance.Handle(ctx, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sides == nil || sides[1] != sides[2] ||
+		strings.TrimLeft(strings.NewReplacer(" ", "", ".", "").Replace(sides[1]), "0") != strconv.FormatInt(report.Report.Assets, 10) {
+		t.Errorf("the page's balance sheet %q, the report's assets %d", sides, report.Report.Assets)
 	}
 	total := regexp.MustCompile(`<tr class="total"><td><b>total</b></td><td></td><td></td><td><b>([-0-9 .]+)</b></td><td><b>([-0-9 .]+)</b></td><td></td></tr>`).
 		FindStringSubmatch(page)
@@ -61,8 +74,10 @@ func TestTheBooksPageShowsTheClosesTheTrialBalanceAndTheProvisions(t *testing.T)
 		t.Errorf("the page's total %s is not the trial balance's %d tiyin (%v)", total[1], tb.Debits, err)
 	}
 	for lang, words := range map[string][]string{
-		"ru": {"Бухгалтерия", "Закрытия дней", "партнёр песочницы acme", "Оборотно-сальдовая ведомость за " + date, "Резервы по классам", "Скачать CSV"},
-		"uz": {"Buxgalteriya", "Kunlarning yopilishi", "sandbox hamkori acme", date + " kungi aylanma-saldo qaydnomasi", "Sinflar boʻyicha zaxiralar", "CSV yuklab olish"},
+		"ru": {"Бухгалтерия", "Закрытия дней", "партнёр песочницы acme", "Оборотно-сальдовая ведомость за " + date, "Резервы по классам", "Скачать CSV",
+			"Баланс и доходы на " + date, "Главная книга банка подтвердила журнал дня."},
+		"uz": {"Buxgalteriya", "Kunlarning yopilishi", "sandbox hamkori acme", date + " kungi aylanma-saldo qaydnomasi", "Sinflar boʻyicha zaxiralar", "CSV yuklab olish",
+			date + " holatiga balans va daromadlar", "Bankning bosh daftari kun jurnalini tasdiqladi."},
 	} {
 		got := serveLang(h, &viewer, "/console/books", lang).Body.String()
 		for _, w := range words {
