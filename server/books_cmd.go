@@ -30,6 +30,30 @@ func booksDate(s string) (time.Time, error) {
 	return day, nil
 }
 
+// dayCommand is a books command that reads one business day (--date, required) and prints it
+// as text, or as JSON with --json (jsonShape names its fields); it reads, never writes.
+func dayCommand(o options, use, short, long, jsonShape string, show func(ctx context.Context, in cli, day time.Time, date string, asJSON bool) error) *cobra.Command {
+	var date string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long:  long,
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			day, err := booksDate(date)
+			if err != nil {
+				return err
+			}
+			return readOnly(c.Context(), o, func(ctx context.Context, in cli) error { return show(ctx, in, day, date, asJSON) })
+		},
+	}
+	c.Flags().StringVar(&date, "date", "", "the business day, YYYY-MM-DD (Asia/Tashkent)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print "+jsonShape)
+	_ = c.MarkFlagRequired("date")
+	return c
+}
+
 func booksCloseCmd(o options) *cobra.Command {
 	var date string
 	c := &cobra.Command{
@@ -138,54 +162,40 @@ type trialAccountJSON struct {
 }
 
 func trialBalanceCmd(o options) *cobra.Command {
-	var date string
-	var asJSON bool
-	c := &cobra.Command{
-		Use:   "trial-balance",
-		Short: "Print a day's trial balance: each account kind's general ledger account, opening, debits, credits and closing",
-		Long: `Prints each account kind with its general ledger account (TIYIN_BOOKS_FILE), its opening balance,
+	return dayCommand(o, "trial-balance",
+		"Print a day's trial balance: each account kind's general ledger account, opening, debits, credits and closing",
+		`Prints each account kind with its general ledger account (TIYIN_BOOKS_FILE), its opening balance,
 the day's debits and credits and its closing balance (balances are debits minus credits, in
 tiyin), and the day's total debits and credits, which are equal. Off-balance memo accounts are
 listed too; each pair nets to zero. Last, whether the bank's general ledger acknowledged the
 day's journal, which each close posts to it: each post's sequence, totals and core banking's
 reference, or the attempts that failed (the next close posts it again). It reads, never writes.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			day, err := booksDate(date)
+		`{"date", "accounts": [{"kind", "gl", "opening", "debits", "credits", "closing"}], "debits", "credits", "generalLedger"}`,
+		func(ctx context.Context, in cli, day time.Time, date string, asJSON bool) error {
+			tb, err := in.app.Operations.TrialBalance.Handle(ctx, day)
 			if err != nil {
 				return err
 			}
-			return readOnly(c.Context(), o, func(ctx context.Context, in cli) error {
-				tb, err := in.app.Operations.TrialBalance.Handle(ctx, day)
-				if err != nil {
-					return err
-				}
-				out := trialBalanceJSON{Date: date, Accounts: []trialAccountJSON{}, Debits: tb.Debits, Credits: tb.Credits,
-					GeneralLedger: generalLedger(tb.GL)}
-				for _, a := range tb.Accounts {
-					out.Accounts = append(out.Accounts, trialAccountJSON{Kind: a.Kind.String(), GL: a.GL, Opening: a.Opening,
-						Debits: a.Debits, Credits: a.Credits, Closing: a.Closing})
-				}
-				if asJSON {
-					return json.NewEncoder(os.Stdout).Encode(out)
-				}
-				if !tb.Closed {
-					fmt.Printf("%s is not closed yet: the figures may still change\n", date)
-				}
-				fmt.Printf("%-28s %-8s %16s %16s %16s %16s\n", "kind", "gl", "opening", "debits", "credits", "closing")
-				for _, a := range out.Accounts {
-					fmt.Printf("%-28s %-8s %16d %16d %16d %16d\n", a.Kind, a.GL, a.Opening, a.Debits, a.Credits, a.Closing)
-				}
-				fmt.Printf("%-28s %-8s %16s %16d %16d\n", "total", "", "", out.Debits, out.Credits)
-				printGeneralLedger(os.Stdout, out.GeneralLedger)
-				return nil
-			})
-		},
-	}
-	c.Flags().StringVar(&date, "date", "", "the business day, YYYY-MM-DD (Asia/Tashkent)")
-	c.Flags().BoolVar(&asJSON, "json", false, `print {"date", "accounts": [{"kind", "gl", "opening", "debits", "credits", "closing"}], "debits", "credits", "generalLedger"}`)
-	_ = c.MarkFlagRequired("date")
-	return c
+			out := trialBalanceJSON{Date: date, Accounts: []trialAccountJSON{}, Debits: tb.Debits, Credits: tb.Credits,
+				GeneralLedger: generalLedger(tb.GL)}
+			for _, a := range tb.Accounts {
+				out.Accounts = append(out.Accounts, trialAccountJSON{Kind: a.Kind.String(), GL: a.GL, Opening: a.Opening,
+					Debits: a.Debits, Credits: a.Credits, Closing: a.Closing})
+			}
+			if asJSON {
+				return json.NewEncoder(os.Stdout).Encode(out)
+			}
+			if !tb.Closed {
+				fmt.Printf("%s is not closed yet: the figures may still change\n", date)
+			}
+			fmt.Printf("%-28s %-8s %16s %16s %16s %16s\n", "kind", "gl", "opening", "debits", "credits", "closing")
+			for _, a := range out.Accounts {
+				fmt.Printf("%-28s %-8s %16d %16d %16d %16d\n", a.Kind, a.GL, a.Opening, a.Debits, a.Credits, a.Closing)
+			}
+			fmt.Printf("%-28s %-8s %16s %16d %16d\n", "total", "", "", out.Debits, out.Credits)
+			printGeneralLedger(os.Stdout, out.GeneralLedger)
+			return nil
+		})
 }
 
 // bookReportJSON is the loan book's report as `books report --json` prints it.
@@ -208,106 +218,78 @@ type reportLineJSON struct {
 }
 
 func bookReportCmd(o options) *cobra.Command {
-	var date string
-	var asJSON bool
-	c := &cobra.Command{
-		Use:   "report",
-		Short: "Print the loan book's balance sheet and income lines at the end of a day",
-		Long: `Prints the loan book's balance sheet at the end of the day (assets: loans, accrued charges, less the
+	return dayCommand(o, "report",
+		"Print the loan book's balance sheet and income lines at the end of a day",
+		`Prints the loan book's balance sheet at the end of the day (assets: loans, accrued charges, less the
 provision; liabilities: the clients' accounts, charges received in advance, the settlement
 accounts net, and the result to date), its income lines (each income and expense account, the
 day's and to date, expenses negative) and its off-balance lines (charges not accrued on balance,
 principal written off), in tiyin. Assets equal liabilities when the books balance. Each line
 names the account kinds it sums (docs/accounting.md, Reports). It reads, never writes.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			day, err := booksDate(date)
+		`{"date", "closed", "lines": [{"section", "line", "kinds", "day", "closing"}], "assets", "liabilities", "resultDay", "resultToDate"}`,
+		func(ctx context.Context, in cli, day time.Time, date string, asJSON bool) error {
+			tb, err := in.app.Operations.TrialBalance.Handle(ctx, day)
 			if err != nil {
 				return err
 			}
-			return readOnly(c.Context(), o, func(ctx context.Context, in cli) error {
-				tb, err := in.app.Operations.TrialBalance.Handle(ctx, day)
-				if err != nil {
-					return err
+			r := tb.Report
+			out := bookReportJSON{Date: date, Closed: tb.Closed, Lines: []reportLineJSON{}, Assets: r.Assets,
+				Liabilities: r.Liabilities, ResultDay: r.ResultDay, ResultToDate: r.ResultToDate}
+			for _, l := range r.Lines {
+				kinds := make([]string, 0, len(l.Kinds))
+				for _, k := range l.Kinds {
+					kinds = append(kinds, k.String())
 				}
-				r := tb.Report
-				out := bookReportJSON{Date: date, Closed: tb.Closed, Lines: []reportLineJSON{}, Assets: r.Assets,
-					Liabilities: r.Liabilities, ResultDay: r.ResultDay, ResultToDate: r.ResultToDate}
-				for _, l := range r.Lines {
-					kinds := make([]string, 0, len(l.Kinds))
-					for _, k := range l.Kinds {
-						kinds = append(kinds, k.String())
-					}
-					out.Lines = append(out.Lines, reportLineJSON{Section: l.Section, Line: l.Name, Kinds: kinds, Day: l.Day, Closing: l.Closing})
-				}
-				if asJSON {
-					return json.NewEncoder(os.Stdout).Encode(out)
-				}
-				if !tb.Closed {
-					fmt.Printf("%s is not closed yet: the figures may still change\n", date)
-				}
-				fmt.Printf("%-12s %-24s %16s %16s\n", "section", "line", "the day", "closing")
-				for _, l := range out.Lines {
-					fmt.Printf("%-12s %-24s %16d %16d\n", l.Section, l.Line, l.Day, l.Closing)
-				}
-				fmt.Printf("assets %d, liabilities %d (the result to date %d included); the day's result %d\n",
-					out.Assets, out.Liabilities, out.ResultToDate, out.ResultDay)
-				return nil
-			})
-		},
-	}
-	c.Flags().StringVar(&date, "date", "", "the business day, YYYY-MM-DD (Asia/Tashkent)")
-	c.Flags().BoolVar(&asJSON, "json", false, `print {"date", "closed", "lines": [{"section", "line", "kinds", "day", "closing"}], "assets", "liabilities", "resultDay", "resultToDate"}`)
-	_ = c.MarkFlagRequired("date")
-	return c
+				out.Lines = append(out.Lines, reportLineJSON{Section: l.Section, Line: l.Name, Kinds: kinds, Day: l.Day, Closing: l.Closing})
+			}
+			if asJSON {
+				return json.NewEncoder(os.Stdout).Encode(out)
+			}
+			if !tb.Closed {
+				fmt.Printf("%s is not closed yet: the figures may still change\n", date)
+			}
+			fmt.Printf("%-12s %-24s %16s %16s\n", "section", "line", "the day", "closing")
+			for _, l := range out.Lines {
+				fmt.Printf("%-12s %-24s %16d %16d\n", l.Section, l.Line, l.Day, l.Closing)
+			}
+			fmt.Printf("assets %d, liabilities %d (the result to date %d included); the day's result %d\n",
+				out.Assets, out.Liabilities, out.ResultToDate, out.ResultDay)
+			return nil
+		})
 }
 
 func journalCmd(o options) *cobra.Command {
-	var date string
-	var asJSON bool
-	c := &cobra.Command{
-		Use:   "journal",
-		Short: "Print a day's journal, one line an entry, as CSV (or JSON with --json)",
-		Long: `Prints every entry of the day's postings (Asia/Tashkent), in posting order: the posting's id, kind,
+	return dayCommand(o, "journal",
+		"Print a day's journal, one line an entry, as CSV (or JSON with --json)",
+		`Prints every entry of the day's postings (Asia/Tashkent), in posting order: the posting's id, kind,
 reference and time, the account kind, the loan for a loan's account, its general ledger account,
 and the debit or credit in tiyin. CSV with a header line by default, and on standard error
 whether the bank's general ledger acknowledged the day; --json prints
 {"date", "entries": [...], "generalLedger": {"acknowledged", "posts": [...]}}. It reads, never writes.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			day, err := booksDate(date)
+		`{"date", "entries": [{"posting", "kind", "ref", "at", "account", "loan", "gl", "debit", "credit"}], "generalLedger"}`,
+		func(ctx context.Context, in cli, day time.Time, date string, asJSON bool) error {
+			lines, err := in.app.Operations.Journal.Handle(ctx, day)
 			if err != nil {
 				return err
 			}
-			return readOnly(c.Context(), o, func(ctx context.Context, in cli) error {
-				lines, err := in.app.Operations.Journal.Handle(ctx, day)
-				if err != nil {
-					return err
+			posts, err := in.app.Operations.Journal.GeneralLedger(ctx, day)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				entries := make([]journal.Line, 0, len(lines))
+				for _, l := range lines {
+					entries = append(entries, journal.Of(l))
 				}
-				posts, err := in.app.Operations.Journal.GeneralLedger(ctx, day)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					entries := make([]journal.Line, 0, len(lines))
-					for _, l := range lines {
-						entries = append(entries, journal.Of(l))
-					}
-					return json.NewEncoder(os.Stdout).Encode(struct {
-						Date          string            `json:"date"`
-						Entries       []journal.Line    `json:"entries"`
-						GeneralLedger generalLedgerJSON `json:"generalLedger"`
-					}{date, entries, generalLedger(posts)})
-				}
-				// The CSV on standard output stays the entries alone; what the general ledger
-				// acknowledged goes to standard error.
-				printGeneralLedger(os.Stderr, generalLedger(posts))
-				return journal.WriteCSV(os.Stdout, lines)
-			})
-		},
-	}
-	c.Flags().StringVar(&date, "date", "", "the business day, YYYY-MM-DD (Asia/Tashkent)")
-	c.Flags().BoolVar(&asJSON, "json", false, `print {"date", "entries": [{"posting", "kind", "ref", "at", "account", "loan", "gl", "debit", "credit"}], "generalLedger"}`)
-	_ = c.MarkFlagRequired("date")
-	return c
+				return json.NewEncoder(os.Stdout).Encode(struct {
+					Date          string            `json:"date"`
+					Entries       []journal.Line    `json:"entries"`
+					GeneralLedger generalLedgerJSON `json:"generalLedger"`
+				}{date, entries, generalLedger(posts)})
+			}
+			// The CSV on standard output stays the entries alone; what the general ledger
+			// acknowledged goes to standard error.
+			printGeneralLedger(os.Stderr, generalLedger(posts))
+			return journal.WriteCSV(os.Stdout, lines)
+		})
 }
