@@ -47,6 +47,10 @@ bench-console: ## The console's page budget: every page within 50 ms of server t
 bench-books: ## The books' close on PostgreSQL: LOANS loans (100000) cloned from one, three days closed, the time of each
 	TIYIN_BOOKS_BENCH_LOANS=$${LOANS:-100000} $(GO) test -count=1 -timeout 60m -v -run '^TestTheCloseOfManyLoans$$' ./adapters/store/
 
+.PHONY: bench-long-loan
+bench-long-loan: ## A loan with PAYMENTS payments (1800: five years of daily payments): loan info, schedule, check and pay each within 2 ms of server time at the median, on PostgreSQL, alone on the machine
+	TIYIN_LONG_LOAN_PAYMENTS=$${PAYMENTS:-1800} TIYIN_LONG_LOAN_BUDGET=1 $(GO) test -count=1 -timeout 30m -v -run '^TestALongLoanAnswersQuickly$$' ./test/e2e/
+
 .PHONY: client
 client: ## Vet, build and test the Go client module (client/, its own go.mod): its examples (client/examples) compile, its tests hold it to the API document
 	cd client && $(GO) vet ./... && $(GO) build ./... && $(GO) test -count=1 ./...
