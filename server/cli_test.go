@@ -230,7 +230,14 @@ func TestACommandLineTiyinDoesNotUnderstandExits2(t *testing.T) {
 		{"an argument too many", []string{"ledger", "check", "now"}, 2, "tiyin ledger check --help"},
 		{"missing required flag", []string{"reconcile"}, 2, `required flag(s) "date" not set (see tiyin reconcile --help)`},
 		{"missing required flag after a name", []string{"operator", "create", "alice"}, 2, `required flag(s) "role" not set`},
+		{"set-webhook with neither --url nor --remove", []string{"partner", "set-webhook", "sandbox"}, 2,
+			"[url remove] is required (see tiyin partner set-webhook --help)"},
+		{"set-webhook with both --url and --remove", []string{"partner", "set-webhook", "sandbox", "--url", "https://partner.example/e", "--remove"}, 2,
+			"none of the others can be; [remove url] were all set (see tiyin partner set-webhook --help)"},
+		{"set-webhook with an empty --url", []string{"partner", "set-webhook", "sandbox", "--url", ""}, 2,
+			"give either --url URL or --remove (see tiyin partner set-webhook --help)"},
 		{"understood, but no database", []string{"reconcile", "--date", "2026-01-02"}, 1, "no database at"},
+		{"set-webhook understood, but no database", []string{"partner", "set-webhook", "sandbox", "--remove"}, 1, "no database at"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, _, errs := runCLI(t, c.args...)
