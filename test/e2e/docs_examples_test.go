@@ -207,3 +207,48 @@ func TestTheDocsExamplesRunAsPasted(t *testing.T) {
 		}
 	}
 }
+
+// demoShape is a line of `tiyin demo`'s output with what changes from run to run made alike:
+// ids, then every run of digits; spaces collapsed.
+func demoShape(line string) string {
+	line = demoID.ReplaceAllString(line, "ID")
+	line = regexp.MustCompile(`[0-9]+`).ReplaceAllString(line, "9")
+	return strings.Join(strings.Fields(line), " ")
+}
+
+var demoID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// TestTheREADMEShowsTheDemosOutput: the README's sample of `tiyin demo` is what the demo prints,
+// line by line, but for ids, numbers and dates (issue 48: the sample showed "28%" where the
+// demo prints "28.00%").
+func TestTheREADMEShowsTheDemosOutput(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sample, ok := strings.Cut(string(readme), "\n```\n #  step")
+	if !ok {
+		t.Fatal("README.md has no sample of the demo's output (a ``` block starting \" #  step\")")
+	}
+	sample, _, _ = strings.Cut(" #  step"+sample, "\n```")
+	s := start(t, store.SQLite)
+	out, err := exec.Command(binary, "demo", "--url", s.url, "--key", s.key).Output()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	want := strings.Split(strings.TrimSpace(string(out)), "\n")
+	got := strings.Split(strings.TrimSpace(sample), "\n")
+	for i := range max(len(want), len(got)) {
+		w, g := "", ""
+		if i < len(want) {
+			w = want[i]
+		}
+		if i < len(got) {
+			g = got[i]
+		}
+		if demoShape(w) != demoShape(g) {
+			t.Errorf("README.md's demo sample, line %d:\n%s\nthe demo printed:\n%s", i+1, g, w)
+		}
+	}
+}
