@@ -113,6 +113,64 @@ func TestAnIndentedFenceIsABlock(t *testing.T) {
 	}
 }
 
+// polling is a shell loop that waits for a status by grepping the answer for it.
+var polling = regexp.MustCompile(`\b(until|while)\b.*"status":"`)
+
+// walkThroughHelpers is the first block of docs/integration.md, which defines the helpers
+// (uuid, call, last, await) every other block uses.
+func walkThroughHelpers(t *testing.T) string {
+	t.Helper()
+	blocks := fencedBlocks(t, "docs/integration.md")
+	if len(blocks) == 0 || !strings.Contains(blocks[0].text, "await() {") || !strings.Contains(blocks[0].text, "uuid() {") {
+		t.Fatal("docs/integration.md's first block does not define uuid and await")
+	}
+	return blocks[0].text
+}
+
+// TestTheWalkThroughsAwaitStopsAtAnEnd: the walk-through's await, asked to wait for PENDING on
+// an application pre-scoring declines (a pinfl ending 0000), stops at REJECTED, printing it
+// and failing, instead of asking forever (issue 48); for an application approved it returns
+// the PENDING answer.
+func TestTheWalkThroughsAwaitStopsAtAnEnd(t *testing.T) {
+	t.Parallel()
+	s := start(t, store.SQLite)
+	script := walkThroughHelpers(t) + `
+register() { call /microloans/applications/pre-scoring/register '{"externalId":"'$(uuid)'",
+  "isAgreementAccepted":true,"phoneNumber":"998901234567","clientData":'"$(echo "$CLIENT" | sed "s/31234567890123/$1/")"'}' >/dev/null; last applicationId; }
+APP=$(register 31234567890123)
+await /microloans/applications/info '{"applicationId":"'$APP'"}' PENDING || { echo "await failed on an approved application"; exit 3; }
+DECLINED=$(register 31234567890000)
+if await /microloans/applications/info '{"applicationId":"'$DECLINED'"}' PENDING; then echo "await returned on a declined application"; exit 4; fi
+`
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-c", script)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "TIYIN_URL="+s.url, "TIYIN_KEY="+s.key)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"status":"PENDING"`) || !strings.Contains(string(out), "it ended REJECTED, not PENDING") {
+		t.Fatalf("await: %v (a minute is the test's bound)\n%s", err, out)
+	}
+}
+
+// TestTheWalkThroughsUUIDFallsBackToUuidgen: where /proc has no uuid (macOS), the walk-through's
+// uuid takes uuidgen's, in lower case.
+func TestTheWalkThroughsUUIDFallsBackToUuidgen(t *testing.T) {
+	t.Parallel()
+	helpers := walkThroughHelpers(t)
+	line := helpers[:strings.Index(helpers, "\n")]
+	if !strings.HasPrefix(line, "uuid() {") {
+		t.Fatalf("the first line of the helpers is not uuid's: %s", line)
+	}
+	script := `cat() { [ "$1" = /proc/sys/kernel/random/uuid ] && return 1; command cat "$@"; }
+uuidgen() { echo 0A1B2C3D-4E5F-4A6B-8C7D-8E9FA0B1C2D3; }
+` + line + "\nuuid\n"
+	out, err := exec.Command("bash", "-c", script).Output()
+	if got := strings.TrimSpace(string(out)); err != nil || got != "0a1b2c3d-4e5f-4a6b-8c7d-8e9fa0b1c2d3" {
+		t.Fatalf("uuid without /proc: %q, %v", got, err)
+	}
+}
+
 // expectedCode is a documented refusal: a comment "# code N" on the line that provokes it.
 var expectedCode = regexp.MustCompile(`# code (\d+)`)
 
@@ -145,6 +203,14 @@ func TestTheDocsExamplesRunAsPasted(t *testing.T) {
 					}
 				}
 				continue
+			}
+			for _, l := range strings.Split(b.text, "\n") {
+				if strings.Contains(l, "/proc/") && !strings.HasPrefix(l, "uuid() {") {
+					t.Errorf("%s:%d: /proc outside the uuid helper, which macOS lacks: use $(uuid)\n%s", doc, b.line, l)
+				}
+				if polling.MatchString(l) {
+					t.Errorf("%s:%d: a loop asking for a status, which asks forever once the object ends otherwise: use await\n%s", doc, b.line, l)
+				}
 			}
 			run = append(run, b)
 			fmt.Fprintf(&script, "%s\nprintf '\\n%s\\n'\n", b.text, blockMark)
