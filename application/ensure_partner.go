@@ -36,8 +36,9 @@ func NewEnsurePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners p
 // Handle creates the partner or re-keys the existing one, and returns the key, which it keeps
 // sealed with the data key so that the next start finds and prints it again (the sandbox
 // partner only: every other partner's key is kept as a hash alone). Without a key given, the
-// key kept is reused when it still is the partner's (an operator's rotate-key replaces it:
-// the next start then makes a new one). A partner an operator disabled stays disabled, with
+// key kept is reused when it still is the partner's (an operator's rotate-key keeps the key it
+// makes in its place; a key that no longer opens, or that a rotation without the data key
+// left behind, is replaced by a new one). A partner an operator disabled stays disabled, with
 // its key: ErrPartnerDisabled.
 func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (string, error) {
 	var key string
@@ -73,8 +74,8 @@ func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (s
 	return key, nil
 }
 
-// keptKey is the key sealed at an earlier start when it still is the partner's; "" when there
-// is none, it no longer opens (another data key) or an operator rotated the key since.
+// keptKey is the key sealed at an earlier start or rotation when it still is the partner's; ""
+// when there is none, it no longer opens (another data key) or the key changed without it.
 func (h *EnsurePartnerHandler) keptKey(p domain.Partner) string {
 	if p.SandboxKey == "" {
 		return ""

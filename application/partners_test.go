@@ -12,6 +12,7 @@ import (
 
 	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
+	"github.com/tiyin/tiyin/ports"
 	"github.com/tiyin/tiyin/ports/mocks"
 )
 
@@ -113,6 +114,85 @@ func TestEnsurePartnerKeepsTheSandboxKey(t *testing.T) {
 	stored.SandboxKey = "not sealed"
 	if fresh := start(""); fresh == "" {
 		t.Fatal("a kept key that does not open stops the start")
+	}
+}
+
+// An operator's rotate-key of the sandbox partner is kept across restarts: the next start
+// prints the rotated key, which works, not a new one that would stop it (issue 48); the old key
+// works for the overlap only. Another partner's rotated key is kept as its hash alone; a
+// rotation without the data key leaves nothing kept, and the next start makes a new key.
+func TestARotatedSandboxKeyIsKeptAcrossRestarts(t *testing.T) {
+	t.Parallel()
+	ctrl := gomock.NewController(t)
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, domain.Tashkent)
+	stored := map[string]*domain.Partner{}
+	partners := mocks.NewMockPartnerRepository(ctrl)
+	partners.EXPECT().Update(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(_ context.Context, name string, fn func(*domain.Partner) error) error {
+			p, ok := stored[name]
+			if !ok {
+				return domain.ErrPartnerNotFound
+			}
+			q := *p
+			if err := fn(&q); err != nil {
+				return err
+			}
+			*p = q
+			return nil
+		}).AnyTimes()
+	partners.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p domain.Partner) error {
+		stored[p.Name] = &p
+		return nil
+	}).AnyTimes()
+	uow := mocks.NewMockUnitOfWork(ctrl)
+	uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).AnyTimes()
+	clock := mocks.NewMockClock(ctrl)
+	clock.EXPECT().Now(gomock.Any()).Return(now).AnyTimes()
+	ensure := application.NewEnsurePartnerHandler(clock, uow, partners, testSealer)
+	start := func() string {
+		t.Helper()
+		key, err := ensure.Handle(context.Background(), application.EnsurePartner{Name: domain.SandboxPartnerName})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return key
+	}
+	rotate := func(sealer ports.Sealer, name string) string {
+		t.Helper()
+		k, err := application.NewRotatePartnerKeyHandler(clock, uow, partners, sealer).Handle(context.Background(),
+			application.RotatePartnerKey{Name: name, Overlap: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.APIKey
+	}
+	works := func(name, key string, at time.Time) bool {
+		_, ok := stored[name].KeyWorksUntil(application.HashAPIKey(key), at)
+		return ok
+	}
+	first := start()
+	rotated := rotate(testSealer, domain.SandboxPartnerName)
+	if again := start(); again != rotated {
+		t.Fatalf("the start after a rotation printed %q, want the rotated key %q", again, rotated)
+	}
+	if !works(domain.SandboxPartnerName, rotated, now.Add(2*time.Hour)) || works(domain.SandboxPartnerName, first, now.Add(2*time.Hour)) {
+		t.Fatal("after the restart and the overlap, the rotated key does not work, or the first one still does")
+	}
+	if strings.Contains(stored[domain.SandboxPartnerName].SandboxKey, rotated) {
+		t.Fatal("the rotated key is kept in the clear")
+	}
+
+	stored["acme"] = &domain.Partner{Name: "acme", KeyHash: application.HashAPIKey("sk_acme")}
+	if rotate(testSealer, "acme"); stored["acme"].SandboxKey != "" {
+		t.Fatal("another partner's rotated key is kept sealed: only the sandbox partner's is")
+	}
+
+	unkept := rotate(nil, domain.SandboxPartnerName)
+	if stored[domain.SandboxPartnerName].SandboxKey != "" {
+		t.Fatal("a rotation without the data key left a key kept that is no longer the partner's")
+	}
+	if fresh := start(); fresh == unkept || fresh == rotated || !works(domain.SandboxPartnerName, fresh, now) {
+		t.Fatalf("the start after a rotation without the data key printed %q", fresh)
 	}
 }
 

@@ -17,7 +17,8 @@ type RotatePartnerKey struct {
 	Overlap time.Duration
 }
 
-// RotatedKey is the new key, shown once and never stored, and until when the old one works.
+// RotatedKey is the new key, shown once and stored only as its hash (the sandbox partner's also
+// sealed, as every start prints it), and until when the old one works.
 type RotatedKey struct {
 	APIKey   string
 	OldUntil time.Time // zero: the old key stopped at once
@@ -28,14 +29,18 @@ type RotatePartnerKeyHandler struct {
 	clock    ports.Clock
 	uow      ports.UnitOfWork
 	partners ports.PartnerRepository
+	sealer   ports.Sealer
 }
 
-// NewRotatePartnerKeyHandler returns the handler on the ports it uses.
-func NewRotatePartnerKeyHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository) *RotatePartnerKeyHandler {
-	return &RotatePartnerKeyHandler{clock: clock, uow: uow, partners: partners}
+// NewRotatePartnerKeyHandler returns the handler on the ports it uses. sealer may be nil (a
+// command run without a data key).
+func NewRotatePartnerKeyHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer) *RotatePartnerKeyHandler {
+	return &RotatePartnerKeyHandler{clock: clock, uow: uow, partners: partners, sealer: sealer}
 }
 
-// Handle sets a new key and returns it.
+// Handle sets a new key and returns it. The sandbox partner's key, which each start prints
+// again (EnsurePartnerHandler), is kept sealed in turn: the next start prints the key the
+// operator rotated to, not a new one that would leave the operator's key stopped.
 func (h *RotatePartnerKeyHandler) Handle(ctx context.Context, cmd RotatePartnerKey) (RotatedKey, error) {
 	key, hash := newAPIKey()
 	var until time.Time
@@ -45,7 +50,17 @@ func (h *RotatePartnerKeyHandler) Handle(ctx context.Context, cmd RotatePartnerK
 				return err
 			}
 			until = p.PreviousKeyUntil
-			return nil
+			if p.SandboxKey == "" {
+				return nil
+			}
+			// Without the data key the new key cannot be kept: the next start makes another.
+			p.SandboxKey = ""
+			if h.sealer == nil {
+				return nil
+			}
+			sealed, err := h.sealer.Seal([]byte(key), "")
+			p.SandboxKey = sealed
+			return err
 		})
 	})
 	if err != nil {

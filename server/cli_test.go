@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -71,7 +72,9 @@ func nilFields(v reflect.Value, path string) []string {
 // TestABadDatabaseURLNamesItsSetting: a command given a database it cannot reach, or a URL it
 // cannot read, says TIYIN_DATABASE_URL is the setting to fix, never the password.
 func TestABadDatabaseURLNamesItsSetting(t *testing.T) {
-	for _, u := range []string{"postgres://tiyin:s3cret-pw@127.0.0.1:1/tiyin?connect_timeout=2", "postgres://tiyin:s3cret-pw@%zz/tiyin"} {
+	for _, u := range []string{"postgres://tiyin:s3cret-pw@127.0.0.1:1/tiyin?connect_timeout=2", "postgres://tiyin:s3cret-pw@%zz/tiyin",
+		"postgres://tiyin@127.0.0.1:1/tiyin?connect_timeout=2&password=s3cret-pw", "host=127.0.0.1 port=1 user=tiyin password=s3cret-pw connect_timeout=2",
+		"host=127.0.0.1 port=1 password='s3cret-pw"} {
 		t.Setenv("TIYIN_DATABASE_URL", u)
 		t.Setenv("TIYIN_SANDBOX", "true")
 		err := openDB(context.Background(), applied(nil), schemaApply, func(context.Context, cli) error { return nil })
@@ -84,7 +87,56 @@ func TestABadDatabaseURLNamesItsSetting(t *testing.T) {
 // readOnlyCommands are the commands that only read the database (audit verify and checkpoint
 // record no more than their own result): none may apply the schema.
 var readOnlyCommands = [][]string{{"ledger", "check"}, {"audit", "verify"}, {"audit", "checkpoint"}, {"partner", "list"},
-	{"operator", "list"}}
+	{"operator", "list"}, {"books", "trial-balance", "--date", "2026-01-02"}, {"books", "journal", "--date", "2026-01-02"}}
+
+// aPassword is the password the test's PostgreSQL URLs carry, which no output may show.
+const aPassword = "s3cret-pw"
+
+// withPasswords are the PostgreSQL URL u as an operator may write it with a password tiyin must
+// never print: as a ?password= parameter, and as a key=value string (host=… password=…). The
+// password is aPassword, or the one u has (moved to the parameter), which the database checks.
+func withPasswords(t *testing.T, u string) (urls []string, password string) {
+	t.Helper()
+	parsed, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	password = aPassword
+	if pw, ok := parsed.User.Password(); ok {
+		password = pw
+	}
+	parsed.User = url.User(parsed.User.Username())
+	q := parsed.Query()
+	q.Set("password", password)
+	parsed.RawQuery = q.Encode()
+	kv := []string{"host=" + parsed.Hostname(), "user=" + parsed.User.Username(), "dbname=" + strings.TrimPrefix(parsed.Path, "/")}
+	if parsed.Port() != "" {
+		kv = append(kv, "port="+parsed.Port())
+	}
+	for k, vs := range q {
+		kv = append(kv, k+"='"+strings.ReplaceAll(vs[0], "'", `\'`)+"'")
+	}
+	return []string{parsed.String(), strings.Join(kv, " ")}, password
+}
+
+// TestDescribeDatabaseHidesEveryPassword: the database named in a refusal and in the
+// `tiyin started` line never shows a password, wherever the URL holds it.
+func TestDescribeDatabaseHidesEveryPassword(t *testing.T) {
+	for _, c := range []struct{ url, want string }{
+		{"postgres://tiyin:s3cret-pw@db:5432/tiyin?sslmode=require", "PostgreSQL postgres://tiyin:xxxxx@db:5432/tiyin?sslmode=require"},
+		{"postgres://tiyin@db/tiyin?sslmode=disable&password=s3cret-pw", "PostgreSQL postgres://tiyin@db/tiyin?sslmode=disable&password=xxxxx"},
+		{"postgresql://db/tiyin?user=tiyin&Password=s3cret%2Dpw&sslpassword=s3cret-pw", "PostgreSQL postgresql://db/tiyin?user=tiyin&Password=xxxxx&sslpassword=xxxxx"},
+		{"host=db port=5432 user=tiyin password=s3cret-pw dbname=tiyin", "PostgreSQL host=db port=5432 user=tiyin password=xxxxx dbname=tiyin"},
+		{"host=db password = 's3cret pw\\' x' dbname=tiyin sslpassword=s3cret-pw", "PostgreSQL host=db password = xxxxx dbname=tiyin sslpassword=xxxxx"},
+		{"postgres://tiyin:s3cret-pw@%zz/tiyin", "PostgreSQL (an unreadable TIYIN_DATABASE_URL)"},
+		{"host=db password='s3cret-pw dbname=tiyin", "PostgreSQL host=db password=xxxxx"},
+		{"host=db password=", "PostgreSQL host=db password=xxxxx"},
+	} {
+		if got := describeDatabase(config{DatabaseURL: c.url}); got != c.want || strings.Contains(got, "s3cret") {
+			t.Errorf("%s: %q, want %q", c.url, got, c.want)
+		}
+	}
+}
 
 // TestReadOnlyCommandsRefuseADatabaseWithoutTiyinsSchema: pointed at an empty database (a
 // restore into the wrong one), every read-only command exits 1 naming it without its password
@@ -119,13 +171,25 @@ func TestReadOnlyCommandsRefuseADatabaseWithoutTiyinsSchema(t *testing.T) {
 				}
 				return n
 			}
-			named := describeDatabase(config{DatabaseURL: u, SQLitePath: path})
-			for _, args := range readOnlyCommands {
-				status, _, errs := runCLI(t, args...)
-				if status != 1 || !strings.Contains(errs, named+" has no tiyin schema") || strings.Contains(errs, "ledger consistent") {
-					t.Errorf("tiyin %s on an empty database: exit %d\n%s", strings.Join(args, " "), status, errs)
+			// On PostgreSQL, the same database is also named with a password in the URL's
+			// query and as a key=value string: neither refusal may show it (issue 48).
+			forms, password := []string{u}, aPassword
+			if d == store.Postgres {
+				forms, password = withPasswords(t, u)
+			}
+			for _, form := range forms {
+				t.Setenv("TIYIN_DATABASE_URL", form)
+				named := describeDatabase(config{DatabaseURL: form, SQLitePath: path})
+				for _, args := range readOnlyCommands {
+					status, _, errs := runCLI(t, args...)
+					if status != 1 || !strings.Contains(errs, named+" has no tiyin schema") || strings.Contains(errs, "ledger consistent") ||
+						strings.Contains(errs, password) {
+						t.Errorf("tiyin %s on an empty database (%s): exit %d\n%s", strings.Join(args, " "), named, status, errs)
+					}
 				}
 			}
+			t.Setenv("TIYIN_DATABASE_URL", u)
+			named := describeDatabase(config{DatabaseURL: u, SQLitePath: path})
 			if n := tables(); n != 0 {
 				t.Fatalf("the read-only commands left %d tables in the empty database", n)
 			}
@@ -166,7 +230,14 @@ func TestACommandLineTiyinDoesNotUnderstandExits2(t *testing.T) {
 		{"an argument too many", []string{"ledger", "check", "now"}, 2, "tiyin ledger check --help"},
 		{"missing required flag", []string{"reconcile"}, 2, `required flag(s) "date" not set (see tiyin reconcile --help)`},
 		{"missing required flag after a name", []string{"operator", "create", "alice"}, 2, `required flag(s) "role" not set`},
+		{"set-webhook with neither --url nor --remove", []string{"partner", "set-webhook", "sandbox"}, 2,
+			"[url remove] is required (see tiyin partner set-webhook --help)"},
+		{"set-webhook with both --url and --remove", []string{"partner", "set-webhook", "sandbox", "--url", "https://partner.example/e", "--remove"}, 2,
+			"none of the others can be; [remove url] were all set (see tiyin partner set-webhook --help)"},
+		{"set-webhook with an empty --url", []string{"partner", "set-webhook", "sandbox", "--url", ""}, 2,
+			"give either --url URL or --remove (see tiyin partner set-webhook --help)"},
 		{"understood, but no database", []string{"reconcile", "--date", "2026-01-02"}, 1, "no database at"},
+		{"set-webhook understood, but no database", []string{"partner", "set-webhook", "sandbox", "--remove"}, 1, "no database at"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, _, errs := runCLI(t, c.args...)

@@ -525,8 +525,8 @@ Setting it again makes a new secret; the one it replaces signs beside it for --o
 as a second v1,… in webhook-signature, so the partner can switch without refusing a delivery.
 The secret is kept sealed under TIYIN_DATA_KEY, so serve must run with the same data key.`,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if remove == (url != "") {
-				return errors.New("give either --url URL or --remove")
+			if remove == (url != "") { // --url "" or --remove=false: the flag groups let them by
+				return usageError{fmt.Errorf("give either --url URL or --remove (see %s --help)", c.CommandPath())}
 			}
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
 				if len(in.cfg.DataKey) == 0 {
@@ -555,6 +555,8 @@ The secret is kept sealed under TIYIN_DATA_KEY, so serve must run with the same 
 	c.Flags().DurationVar(&overlap, "overlap", domain.DefaultKeyOverlap,
 		"how long the secret the new one replaces still signs deliveries beside it, up to 168h (0: not at all)")
 	c.Flags().BoolVar(&asJSON, "json", false, `print {"name", "webhookUrl", "secret"} as JSON`)
+	c.MarkFlagsOneRequired("url", "remove")
+	c.MarkFlagsMutuallyExclusive("url", "remove")
 	return c
 }
 

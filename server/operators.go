@@ -68,7 +68,8 @@ func operatorCmd(o options) *cobra.Command {
 		Long: `Gives an operator a new one-time password, to be changed at their next login, and ends their
 sessions. Their second factor stays: they still log in with its code (a password alone logs no
 one in as them). There is no lockout to lift: wrong passwords are throttled per name and address,
-and wait at most 15 minutes. A lost second factor is reset-second-factor's.`,
+and a wait lasts at most 15 minutes; this command does not end one. A lost second factor is
+reset-second-factor's.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
 				pw, err := in.console.Operators.ResetOperatorPassword.Handle(ctx, appconsole.CLIActor, appconsole.ResetOperatorPassword{Name: name})

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +13,21 @@ import (
 	appconsole "github.com/tiyin/tiyin/application/console"
 	"github.com/tiyin/tiyin/domain"
 )
+
+// TestResetPasswordHelpSaysThereIsNoLockout: `operator reset-password --help` tells the admin
+// there is no lockout to lift, only the console's throttle of wrong passwords per name and
+// address, whose wait is at most domain.MaxLoginWait (15 minutes), and that the reset does not
+// end a wait (issue 48).
+func TestResetPasswordHelpSaysThereIsNoLockout(t *testing.T) {
+	status, out, errs := runCLI(t, "operator", "reset-password", "--help")
+	help := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"There is no lockout to lift", "throttled per name and address",
+		fmt.Sprintf("at most %d minutes", int(domain.MaxLoginWait.Minutes())), "this command does not end one"} {
+		if status != 0 || !strings.Contains(help, want) {
+			t.Errorf("operator reset-password --help (exit %d) lacks %q:\n%s%s", status, want, out, errs)
+		}
+	}
+}
 
 // TestOperatorsNamedBeforeTheNameRuleAreShownQuoted (issue 46, finding 5): operators named
 // before the rule (a zero-width space, a newline, the command line's own name) still log in;

@@ -270,7 +270,11 @@ func run(d runDeps) {
 			}
 			logGateways(d.Log, d.Cfg.Gateways)
 			if d.Cfg.Sandbox {
-				printBanner(ln.Addr().String(), key, d.Cfg.AdminAddr)
+				admin := ""
+				if d.Ln.admin != nil {
+					admin = d.Ln.admin.Addr().String()
+				}
+				printBanner(ln.Addr().String(), key, admin)
 			}
 			return nil
 		},
@@ -282,13 +286,10 @@ func run(d runDeps) {
 	})
 }
 
-// printBanner tells a newcomer where the sandbox is and how to call it. The sandbox key is the
-// only secret tiyin ever prints outside `partner create` and `rotate-key`.
+// printBanner tells a newcomer where the sandbox is and how to call it, and where the console
+// is (adminAddr, the admin listener's bound address; empty when it is off). The sandbox key is
+// the only secret tiyin ever prints outside `partner create` and `rotate-key`.
 func printBanner(addr, key, adminAddr string) {
-	host := addr
-	if strings.HasPrefix(addr, "[::]") || strings.HasPrefix(addr, "0.0.0.0") {
-		host = "localhost" + addr[strings.LastIndex(addr, ":"):]
-	}
 	fmt.Printf(`
   tiyin sandbox is running on http://%[1]s
   API key of partner "sandbox": %[2]s
@@ -297,14 +298,23 @@ func printBanner(addr, key, adminAddr string) {
 
   Check the key (answers the sandbox clock):
     curl -s $TIYIN_URL/sandbox/clock/advance -H "Authorization: Bearer $TIYIN_KEY" \
-      -H 'Content-Type: application/json' -d '{"id":"'$(cat /proc/sys/kernel/random/uuid)'","params":{"duration":"0s"}}'
+      -H 'Content-Type: application/json' -d '{"id":"'$(cat /proc/sys/kernel/random/uuid 2>/dev/null || uuidgen)'","params":{"duration":"0s"}}'
 
   Walk through a microloan: docs/integration.md. API document: http://%[1]s/openapi.yaml
-`, host, key)
-	if adminAddr != adminOff {
-		fmt.Printf("  Operator console: http://%s/console/ (an operator first: tiyin operator create NAME --role admin)\n", adminAddr)
+`, browsable(addr), key)
+	if adminAddr != "" {
+		fmt.Printf("  Operator console: http://%s/console/ (an operator first: tiyin operator create NAME --role admin)\n", browsable(adminAddr))
 	}
 	fmt.Println()
+}
+
+// browsable is a bound address as a browser on this host reaches it: a listener on every
+// interface (0.0.0.0, [::]) as localhost, which the admin listener's hosts allow by default.
+func browsable(addr string) string {
+	if strings.HasPrefix(addr, "[::]") || strings.HasPrefix(addr, "0.0.0.0") {
+		return "localhost" + addr[strings.LastIndex(addr, ":"):]
+	}
+	return addr
 }
 
 func newLogger(level string) (*zap.Logger, error) {

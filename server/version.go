@@ -2,12 +2,13 @@ package server
 
 import (
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tiyin/tiyin/adapters/store"
 )
 
 // version and commit are set at build time (make build passes git describe and the commit:
@@ -65,7 +66,8 @@ func versionCmd() *cobra.Command {
 	}
 }
 
-// describeDatabase names the database the configuration points at, without its password.
+// describeDatabase names the database the configuration points at, without a password: not
+// the user's, nor a ?password= parameter, nor a key=value string's password=.
 func describeDatabase(cfg config) string {
 	if cfg.DatabaseURL == "" {
 		path, err := filepath.Abs(cfg.SQLitePath)
@@ -74,9 +76,9 @@ func describeDatabase(cfg config) string {
 		}
 		return "SQLite " + path
 	}
-	u, err := url.Parse(cfg.DatabaseURL)
-	if err != nil {
+	described, ok := store.RedactedURL(cfg.DatabaseURL)
+	if !ok {
 		return "PostgreSQL (an unreadable TIYIN_DATABASE_URL)"
 	}
-	return "PostgreSQL " + u.Redacted()
+	return "PostgreSQL " + described
 }

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -315,26 +314,6 @@ func (db *DB) Ready(ctx context.Context) error {
 		return fmt.Errorf("migrations pending")
 	}
 	return nil
-}
-
-// redactedURL is the database URL with its password hidden, to name it in an error.
-func redactedURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(an unreadable URL)"
-	}
-	return u.Redacted()
-}
-
-func redactURL(err error, raw string) error {
-	u, perr := url.Parse(raw)
-	if perr != nil || u.User == nil {
-		return err
-	}
-	if pw, ok := u.User.Password(); ok && pw != "" {
-		return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), pw, "xxxxx"))
-	}
-	return err
 }
 
 // gormExpr is an SQL expression for an update.

@@ -57,7 +57,7 @@ type PartnerHandler struct {
 func NewPartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer,
 	log ports.AuditLog) *PartnerHandler {
 	return &PartnerHandler{uow: uow, create: application.NewCreatePartnerHandler(clock, uow, partners),
-		enabled: application.NewSetPartnerEnabledHandler(uow, partners), rotate: application.NewRotatePartnerKeyHandler(clock, uow, partners),
+		enabled: application.NewSetPartnerEnabledHandler(uow, partners), rotate: application.NewRotatePartnerKeyHandler(clock, uow, partners, sealer),
 		webhook: application.NewSetWebhookHandler(clock, uow, partners, sealer), audit: audit{clock: clock, log: log}}
 }
 
