@@ -87,7 +87,8 @@ func TestABadDatabaseURLNamesItsSetting(t *testing.T) {
 // readOnlyCommands are the commands that only read the database (audit verify and checkpoint
 // record no more than their own result): none may apply the schema.
 var readOnlyCommands = [][]string{{"ledger", "check"}, {"audit", "verify"}, {"audit", "checkpoint"}, {"partner", "list"},
-	{"operator", "list"}, {"books", "trial-balance", "--date", "2026-01-02"}, {"books", "journal", "--date", "2026-01-02"}}
+	{"operator", "list"}, {"books", "trial-balance", "--date", "2026-01-02"}, {"books", "journal", "--date", "2026-01-02"},
+	{"books", "report", "--date", "2026-01-02"}}
 
 // aPassword is the password the test's PostgreSQL URLs carry, which no output may show.
 const aPassword = "s3cret-pw"
