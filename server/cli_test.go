@@ -84,6 +84,19 @@ func TestABadDatabaseURLNamesItsSetting(t *testing.T) {
 	}
 }
 
+// TestASQLitePathInAMissingDirectoryNamesItsSetting: a database file tiyin cannot create says
+// TIYIN_SQLITE_PATH and why, where SQLite said "out of memory (14)".
+func TestASQLitePathInAMissingDirectoryNamesItsSetting(t *testing.T) {
+	t.Setenv("TIYIN_DATABASE_URL", "")
+	t.Setenv("TIYIN_SQLITE_PATH", filepath.Join(t.TempDir(), "missing", "tiyin.db"))
+	t.Setenv("TIYIN_SANDBOX", "true")
+	err := openDB(context.Background(), applied(nil), schemaApply, func(context.Context, cli) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "TIYIN_SQLITE_PATH") || !strings.Contains(err.Error(), "no such file or directory") ||
+		strings.Contains(err.Error(), "out of memory") {
+		t.Errorf("a missing directory: %v", err)
+	}
+}
+
 // readOnlyCommands are the commands that only read the database (audit verify and checkpoint
 // record no more than their own result): none may apply the schema.
 var readOnlyCommands = [][]string{{"ledger", "check"}, {"audit", "verify"}, {"audit", "checkpoint"}, {"partner", "list"},

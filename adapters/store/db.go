@@ -139,9 +139,12 @@ func openSQLite(path string) (*DB, error) {
 	}
 	// The file holds partners' data: readable by tiyin's user only. SQLite gives its -wal and
 	// -shm files the database file's mode.
-	if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil { //nolint:gosec // the operator's TIYIN_SQLITE_PATH
-		_ = f.Close()
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600) //nolint:gosec // the operator's TIYIN_SQLITE_PATH
+	if err != nil {
+		// SQLite itself would say "out of memory (14)" of a missing directory.
+		return nil, fmt.Errorf("TIYIN_SQLITE_PATH: cannot open or create the database file: %w", err)
 	}
+	_ = f.Close()
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(5000)")
 	q.Add("_pragma", "journal_mode(WAL)")
