@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -461,6 +462,69 @@ func TestDailyMoneyIsCountedByTheDayInTashkent(t *testing.T) {
 			r := rows[i]
 			if !r.Day.Equal(day.AddDate(0, 0, i)) || r.IssuedN != want || r.Issued != int64(want)*2_000_000 || r.RepaidN != 0 || r.TransferredN != 0 {
 				t.Errorf("day %d: %+v, want %d loans issued", i, r, want)
+			}
+		}
+	})
+}
+
+// TestDailyMoneyChangesDayAtMidnightInTashkent: a loan issued, a repayment paid and a transfer
+// completed at 23:59:59.999999 in Tashkent are that day's; at 00:00 the next day's.
+func TestDailyMoneyChangesDayAtMidnightInTashkent(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		day := domain.BusinessDate(t0)                       // the 22nd; t0 is 14:30 on it in Tashkent
+		midnight := day.AddDate(0, 0, 1).Add(-5 * time.Hour) // 19:00 UTC: 00:00 on the 23rd in Tashkent
+		l := s.fundedLoan(t, 10_000_000)                     // issued at t0
+		for i, at := range []time.Time{midnight.Add(-time.Microsecond), midnight} {
+			n := int64(i + 1)
+			a := s.newApplication(t, s.partner, uuid.New())
+			if err := s.apps.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			issued := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: a.ID(), PartnerID: s.partner.ID,
+				Amount: domain.Amount(n * 1_000_000), MonthPeriod: 12, Rate: must(domain.PercentFromHundredths(2850)),
+				ScheduleType: domain.ScheduleAnnuity, AccountNumber: "20208000123456789012", IssuedAt: at})
+			if err := s.loans.Create(ctx, issued); err != nil {
+				t.Fatal(err)
+			}
+			r := must(domain.NewRepayment(uuid.New(), must(s.loans.Get(ctx, l.ID())), 0, at))
+			if err := s.repayments.Create(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.payAt(r.ID(), n*100_000, fmt.Sprintf("D-%d", i), at); err != nil {
+				t.Fatal(err)
+			}
+			tr := domain.NewTransfer(domain.NewTransferParams{ID: uuid.New(), PartnerID: s.partner.ID, ApplicationID: l.ApplicationID(),
+				LoanID: l.ID(), ExternalID: uuid.New(), MaskedPAN: "860012******9012", Network: domain.NetworkUzcard, CardHolder: "AZIZ KARIMOV",
+				Amount: domain.Amount(n * 10_000), CreditToken: "CT-1", Now: at.Add(-time.Minute)})
+			if err := s.transfers.Create(ctx, tr); err != nil {
+				t.Fatal(err)
+			}
+			err := s.transfers.Update(ctx, tr.ID(), func(x *domain.Transfer) error {
+				if err := x.StartProcessing(at.Add(-time.Minute)); err != nil {
+					return err
+				}
+				return x.Settle(true, "", at)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows, err := s.back.Daily(ctx, day, day.AddDate(0, 0, 2))
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("%+v %v", rows, err)
+		}
+		for i, want := range []ports.DailyRow{
+			{IssuedN: 2, Issued: 11_000_000, RepaidN: 1, Repaid: 100_000, TransferredN: 1, Transferred: 10_000},
+			{IssuedN: 1, Issued: 2_000_000, RepaidN: 1, Repaid: 200_000, TransferredN: 1, Transferred: 20_000},
+		} {
+			got := rows[i]
+			if !got.Day.Equal(day.AddDate(0, 0, i)) {
+				t.Errorf("row %d is of %v", i, got.Day)
+			}
+			if got.Day = (time.Time{}); got != want {
+				t.Errorf("the %s: %+v, want %+v", day.AddDate(0, 0, i).Format(time.DateOnly), got, want)
 			}
 		}
 	})

@@ -114,12 +114,21 @@ ORDER BY p.name, g.bucket, g.due`, args...).Scan(&groups).Error
 // Daily implements ports.BackOffice: three statements, each on a time index of its table (loans
 // by issue, repayment requests by check, transfers by creation), grouped by the business day in
 // Tashkent (UTC+5, no daylight saving) of the money's moving.
+//
+// On PostgreSQL each row is put in its day by date_bin, arithmetic on the instant, and only
+// each day's group is named by to_char: naming every row (to_char of the time in Tashkent)
+// took two thirds of the loans' statement at 100 000 loans in the period.
 func (b *BackOffice) Daily(ctx context.Context, from, to time.Time) ([]ports.DailyRow, error) {
-	day := func(column string) string {
+	// statement sums one table's selected rows by the day of the column.
+	statement := func(column, selected string) string {
 		if b.db.Dialect == Postgres {
-			return "to_char(" + column + " AT TIME ZONE 'Asia/Tashkent', 'YYYY-MM-DD')"
+			// Days of 24 hours from a midnight in Tashkent; each group's instant is its day's
+			// midnight there.
+			bin := "date_bin('1 day', " + column + ", '2000-01-01 00:00:00+05')"
+			return "SELECT to_char(" + bin + " AT TIME ZONE 'Asia/Tashkent', 'YYYY-MM-DD') AS day, COUNT(*) AS n, SUM(amount) AS sum FROM " +
+				selected + " GROUP BY " + bin
 		}
-		return "strftime('%Y-%m-%d', " + column + ", '+5 hours')"
+		return "SELECT strftime('%Y-%m-%d', " + column + ", '+5 hours') AS day, COUNT(*) AS n, SUM(amount) AS sum FROM " + selected + " GROUP BY 1"
 	}
 	// Business dates are midnight UTC of the Tashkent date; the instants of a Tashkent day
 	// start five hours earlier.
@@ -134,15 +143,15 @@ func (b *BackOffice) Daily(ctx context.Context, from, to time.Time) ([]ports.Dai
 		args []any
 		set  func(r *ports.DailyRow, s sum)
 	}{
-		{"SELECT " + day("issued_at") + " AS day, COUNT(*) AS n, SUM(amount) AS sum FROM loans WHERE issued_at >= ? AND issued_at < ? GROUP BY 1",
+		{statement("issued_at", "loans WHERE issued_at >= ? AND issued_at < ?"),
 			[]any{start, end}, func(r *ports.DailyRow, s sum) { r.IssuedN, r.Issued = s.N, s.Sum }},
 		// A request is paid within its quote's life, hours at most after its check.
-		{"SELECT " + day("paid_at") + " AS day, COUNT(*) AS n, SUM(amount) AS sum FROM repayments WHERE checked_at >= ? AND checked_at < ? " +
-			"AND paid_at >= ? AND paid_at < ? GROUP BY 1", []any{start.Add(-24 * time.Hour), end, start, end},
+		{statement("paid_at", "repayments WHERE checked_at >= ? AND checked_at < ? AND paid_at >= ? AND paid_at < ?"),
+			[]any{start.Add(-24 * time.Hour), end, start, end},
 			func(r *ports.DailyRow, s sum) { r.RepaidN, r.Repaid = s.N, s.Sum }},
 		// A transfer completes within days of its creation (it expires otherwise).
-		{"SELECT " + day("finished_at") + " AS day, COUNT(*) AS n, SUM(amount) AS sum FROM transfers WHERE created_at >= ? AND created_at < ? " +
-			"AND status = 'SUCCESS' AND finished_at >= ? AND finished_at < ? GROUP BY 1", []any{start.AddDate(0, 0, -7), end, start, end},
+		{statement("finished_at", "transfers WHERE created_at >= ? AND created_at < ? AND status = 'SUCCESS' AND finished_at >= ? AND finished_at < ?"),
+			[]any{start.AddDate(0, 0, -7), end, start, end},
 			func(r *ports.DailyRow, s sum) { r.TransferredN, r.Transferred = s.N, s.Sum }},
 	}
 	rows := map[string]*ports.DailyRow{}
