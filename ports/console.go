@@ -380,8 +380,8 @@ const (
 )
 
 // PortfolioRow is one partner's loans at a business date: how many are open and closed, the
-// principal outstanding on the open ones (their loan accounts' balances), and both by how many
-// days the loans are overdue.
+// principal outstanding on the open ones (their loan accounts' balances), both by how many
+// days the loans are overdue, and the collections to expect.
 type PortfolioRow struct {
 	Partner      string
 	Open, Closed int
@@ -392,6 +392,10 @@ type PortfolioRow struct {
 	WrittenOffPrincipal int64
 	Count               [AgingBuckets]int
 	Principal           [AgingBuckets]int64
+	// DueToday and DueThisWeek are the loans not closed whose oldest unpaid item falls due at
+	// the business date, and in the seven days from it (that day included), with the principal
+	// outstanding on them.
+	DueToday, DueThisWeek Collection
 }
 
 // DailyRow is one business day's money: loans issued, repayments paid and transfers to cards
@@ -422,14 +426,12 @@ type BackOffice interface {
 	// List returns one page of a console list; ErrBadList names a filter or order the list's
 	// kind does not have.
 	List(ctx context.Context, q ListQuery) ([]ListRow, error)
-	// Portfolio returns each partner's loans at its today (a business date), by name.
+	// Portfolio returns each partner's loans at its today (a business date), by name, with
+	// the loans due at that today and in the seven days from it.
 	Portfolio(ctx context.Context, today Today) ([]PortfolioRow, error)
 	// Daily returns the business days from from up to to (business dates, to excluded), one
 	// row each, days without money included.
 	Daily(ctx context.Context, from, to time.Time) ([]DailyRow, error)
-	// Collections returns the open loans due at their partner's today (a business date) and
-	// due in the seven days from it, today included.
-	Collections(ctx context.Context, today Today) (dueToday, dueThisWeek Collection, err error)
 	// Client returns the person whose PINFL has the blind index (under the current key), each
 	// loan at its partner's today, each part newest first and at most limit long.
 	Client(ctx context.Context, pinflIndex string, today Today, limit int) (ClientRecord, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -316,7 +317,12 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 			{"seven days before", due.AddDate(0, 0, -7), false, false},
 			{"the day after (overdue)", due.AddDate(0, 0, 1), false, false},
 		} {
-			today, week, err := s.back.Collections(ctx, ports.Today{Date: tt.today})
+			byPartner, err := s.back.Portfolio(ctx, ports.Today{Date: tt.today})
+			var today, week ports.Collection
+			for _, r := range byPartner {
+				today.Loans, today.Principal = today.Loans+r.DueToday.Loans, today.Principal+r.DueToday.Principal
+				week.Loans, week.Principal = week.Loans+r.DueThisWeek.Loans, week.Principal+r.DueThisWeek.Principal
+			}
 			wantN := func(b bool) int {
 				if b {
 					return 3
@@ -326,6 +332,10 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 			if err != nil || today.Loans != wantN(tt.today3) || week.Loans != wantN(tt.wk3) ||
 				(tt.wk3 && week.Principal != 15_000_000) || (tt.today3 && today.Principal != 15_000_000) {
 				t.Errorf("%s: today %+v, this week %+v, %v", tt.name, today, week, err)
+			}
+			if tt.wk3 && (byPartner[0].DueThisWeek != ports.Collection{Loans: 2, Principal: 8_000_000} ||
+				byPartner[1].DueThisWeek != ports.Collection{Loans: 1, Principal: 7_000_000}) {
+				t.Errorf("%s: each partner's week: %+v, %+v", tt.name, byPartner[0].DueThisWeek, byPartner[1].DueThisWeek)
 			}
 			zero, six := 0, 6
 			for _, within := range []*int{&zero, &six} {
@@ -389,19 +399,17 @@ func TestEachPartnersLoansAreAgedOnItsOwnClock(t *testing.T) {
 				t.Errorf("loan %s: %d days overdue, want %d", r.ID, r.DaysOverdue, want)
 			}
 		}
+		// acme's loan falls due today; the other partner's, 105 days overdue on its clock, does not.
 		p, err := s.back.Portfolio(ctx, today)
 		want := []ports.PortfolioRow{
 			{Partner: "acme", Open: 1, Outstanding: 3_000_000, Count: [ports.AgingBuckets]int{1, 0, 0, 0, 0},
-				Principal: [ports.AgingBuckets]int64{3_000_000, 0, 0, 0, 0}},
+				Principal: [ports.AgingBuckets]int64{3_000_000, 0, 0, 0, 0},
+				DueToday:  ports.Collection{Loans: 1, Principal: 3_000_000}, DueThisWeek: ports.Collection{Loans: 1, Principal: 3_000_000}},
 			{Partner: "other", Open: 1, Outstanding: 7_000_000, Count: [ports.AgingBuckets]int{0, 0, 0, 0, 1},
 				Principal: [ports.AgingBuckets]int64{0, 0, 0, 0, 7_000_000}},
 		}
 		if err != nil || !reflect.DeepEqual(p, want) {
 			t.Fatalf("the portfolio:\n got %+v\nwant %+v (%v)", p, want, err)
-		}
-		dueToday, week, err := s.back.Collections(ctx, today)
-		if err != nil || dueToday.Loans != 1 || dueToday.Principal != 3_000_000 || week.Loans != 1 {
-			t.Fatalf("due today %+v, this week %+v, %v: want acme's loan alone", dueToday, week, err)
 		}
 		wide, err := s.back.List(ctx, ports.ListQuery{Kind: ports.ListLoans, Today: today, Limit: 10, Wide: true, Contacts: true})
 		if err != nil || len(wide) != 2 {
@@ -454,6 +462,69 @@ func TestDailyMoneyIsCountedByTheDayInTashkent(t *testing.T) {
 			r := rows[i]
 			if !r.Day.Equal(day.AddDate(0, 0, i)) || r.IssuedN != want || r.Issued != int64(want)*2_000_000 || r.RepaidN != 0 || r.TransferredN != 0 {
 				t.Errorf("day %d: %+v, want %d loans issued", i, r, want)
+			}
+		}
+	})
+}
+
+// TestDailyMoneyChangesDayAtMidnightInTashkent: a loan issued, a repayment paid and a transfer
+// completed at 23:59:59.999999 in Tashkent are that day's; at 00:00 the next day's.
+func TestDailyMoneyChangesDayAtMidnightInTashkent(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, s *suite) {
+		ctx := context.Background()
+		day := domain.BusinessDate(t0)                       // the 22nd; t0 is 14:30 on it in Tashkent
+		midnight := day.AddDate(0, 0, 1).Add(-5 * time.Hour) // 19:00 UTC: 00:00 on the 23rd in Tashkent
+		l := s.fundedLoan(t, 10_000_000)                     // issued at t0
+		for i, at := range []time.Time{midnight.Add(-time.Microsecond), midnight} {
+			n := int64(i + 1)
+			a := s.newApplication(t, s.partner, uuid.New())
+			if err := s.apps.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			issued := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: a.ID(), PartnerID: s.partner.ID,
+				Amount: domain.Amount(n * 1_000_000), MonthPeriod: 12, Rate: must(domain.PercentFromHundredths(2850)),
+				ScheduleType: domain.ScheduleAnnuity, AccountNumber: "20208000123456789012", IssuedAt: at})
+			if err := s.loans.Create(ctx, issued); err != nil {
+				t.Fatal(err)
+			}
+			r := must(domain.NewRepayment(uuid.New(), must(s.loans.Get(ctx, l.ID())), 0, at))
+			if err := s.repayments.Create(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.payAt(r.ID(), n*100_000, fmt.Sprintf("D-%d", i), at); err != nil {
+				t.Fatal(err)
+			}
+			tr := domain.NewTransfer(domain.NewTransferParams{ID: uuid.New(), PartnerID: s.partner.ID, ApplicationID: l.ApplicationID(),
+				LoanID: l.ID(), ExternalID: uuid.New(), MaskedPAN: "860012******9012", Network: domain.NetworkUzcard, CardHolder: "AZIZ KARIMOV",
+				Amount: domain.Amount(n * 10_000), CreditToken: "CT-1", Now: at.Add(-time.Minute)})
+			if err := s.transfers.Create(ctx, tr); err != nil {
+				t.Fatal(err)
+			}
+			err := s.transfers.Update(ctx, tr.ID(), func(x *domain.Transfer) error {
+				if err := x.StartProcessing(at.Add(-time.Minute)); err != nil {
+					return err
+				}
+				return x.Settle(true, "", at)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows, err := s.back.Daily(ctx, day, day.AddDate(0, 0, 2))
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("%+v %v", rows, err)
+		}
+		for i, want := range []ports.DailyRow{
+			{IssuedN: 2, Issued: 11_000_000, RepaidN: 1, Repaid: 100_000, TransferredN: 1, Transferred: 10_000},
+			{IssuedN: 1, Issued: 2_000_000, RepaidN: 1, Repaid: 200_000, TransferredN: 1, Transferred: 20_000},
+		} {
+			got := rows[i]
+			if !got.Day.Equal(day.AddDate(0, 0, i)) {
+				t.Errorf("row %d is of %v", i, got.Day)
+			}
+			if got.Day = (time.Time{}); got != want {
+				t.Errorf("the %s: %+v, want %+v", day.AddDate(0, 0, i).Format(time.DateOnly), got, want)
 			}
 		}
 	})

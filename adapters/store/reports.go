@@ -7,10 +7,12 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
-// portfolioGroup is one partner's loans in one state or aging bucket.
+// portfolioGroup is one partner's loans in one state or aging bucket, and one span of due
+// dates.
 type portfolioGroup struct {
 	Partner     string
 	Bucket      int
+	Due         int
 	N           int
 	Principal   int64
 	WrittenOffP int64
@@ -22,14 +24,25 @@ const (
 	bucketWrittenOff = -1
 )
 
+// Due spans of portfolioGroup: loans not closed whose first unpaid due date is the partner's
+// today, or one of the six days after it.
+const (
+	dueLater = iota // closed, overdue, or due later (or never)
+	dueToday
+	dueThisWeek
+)
+
 // Portfolio implements ports.BackOffice: one statement over the loans, their loan accounts
-// (the principal outstanding) and their first unpaid due dates (how overdue). It groups by
-// partner and bucket, a handful of groups, and leaves the pivot to Go: each loan is aged once,
-// and the join to the partners' names is made on the groups, not on every loan. Joins, not a
-// subquery a loan: a subquery in the select list keeps PostgreSQL from a parallel plan (4.5×
-// slower on 100 000 loans).
+// (the principal outstanding) and their first unpaid due dates (how overdue, and whether due
+// this week). It groups by partner, bucket and due span, a handful of groups, and leaves the
+// pivot to Go: each loan is aged once, and the join to the partners' names is made on the
+// groups, not on every loan. Joins, not a subquery a loan: a subquery in the select list keeps
+// PostgreSQL from a parallel plan (4.5× slower on 100 000 loans). The collections are counted
+// in the same pass: in a statement of their own, the join to the loan accounts cost a second
+// hash of every loan account (60 ms of the page's 200 at 100 000 loans).
 func (b *BackOffice) Portfolio(ctx context.Context, today ports.Today) ([]ports.PortfolioRow, error) {
-	// Each loan is aged at its partner's today.
+	// Each loan is aged, and falls due, at its partner's today. The arguments follow the
+	// conditions in the statement's order.
 	var args []any
 	since := func(days int) string {
 		sql, a := onToday("l.partner_id", "l.first_unpaid_due >= ?", today, -days)
@@ -37,9 +50,15 @@ func (b *BackOffice) Portfolio(ctx context.Context, today ports.Today) ([]ports.
 		return sql
 	}
 	current, d30, d60, d90 := since(0), since(30), since(60), since(90)
+	on := func(cond string, days int) string {
+		sql, a := onToday("l.partner_id", cond, today, days)
+		args = append(args, a...)
+		return sql
+	}
+	onTheDay, fromToday, toTheSixth := on("l.first_unpaid_due = ?", 0), on("l.first_unpaid_due >= ?", 0), on("l.first_unpaid_due <= ?", 6)
 	var groups []portfolioGroup
 	err := b.db.conn(ctx).Raw(`
-SELECT p.name AS partner, g.bucket, g.n, g.principal, g.written_off_p FROM (
+SELECT p.name AS partner, g.bucket, g.due, g.n, g.principal, g.written_off_p FROM (
   SELECT l.partner_id,
     CASE WHEN l.closed_at IS NOT NULL THEN -2
          WHEN l.written_off_at IS NOT NULL THEN -1
@@ -48,12 +67,16 @@ SELECT p.name AS partner, g.bucket, g.n, g.principal, g.written_off_p FROM (
          WHEN `+d60+` THEN 2
          WHEN `+d90+` THEN 3
          ELSE 4 END AS bucket,
+    CASE WHEN l.closed_at IS NOT NULL THEN 0
+         WHEN `+onTheDay+` THEN 1
+         WHEN `+fromToday+` AND `+toTheSixth+` THEN 2
+         ELSE 0 END AS due,
     COUNT(*) AS n, COALESCE(SUM(a.balance), 0) AS principal, COALESCE(SUM(w.balance), 0) AS written_off_p
   FROM loans l LEFT JOIN ledger_accounts a ON a.loan_id = l.id AND a.kind = 'LOAN'
   LEFT JOIN ledger_accounts w ON w.loan_id = l.id AND w.kind = 'WRITTEN_OFF'
-  GROUP BY 1, 2) g
+  GROUP BY 1, 2, 3) g
 JOIN partners p ON p.id = g.partner_id
-ORDER BY p.name, g.bucket`, args...).Scan(&groups).Error
+ORDER BY p.name, g.bucket, g.due`, args...).Scan(&groups).Error
 	if err != nil {
 		return nil, interpretError(err, nil, nil)
 	}
@@ -64,6 +87,15 @@ ORDER BY p.name, g.bucket`, args...).Scan(&groups).Error
 		}
 		r := &out[len(out)-1]
 		r.WrittenOffPrincipal += g.WrittenOffP
+		switch g.Due {
+		case dueToday:
+			r.DueToday.Loans += g.N
+			r.DueToday.Principal += g.Principal
+			fallthrough
+		case dueThisWeek:
+			r.DueThisWeek.Loans += g.N
+			r.DueThisWeek.Principal += g.Principal
+		}
 		switch g.Bucket {
 		case bucketClosed:
 			r.Closed += g.N
@@ -82,12 +114,21 @@ ORDER BY p.name, g.bucket`, args...).Scan(&groups).Error
 // Daily implements ports.BackOffice: three statements, each on a time index of its table (loans
 // by issue, repayment requests by check, transfers by creation), grouped by the business day in
 // Tashkent (UTC+5, no daylight saving) of the money's moving.
+//
+// On PostgreSQL each row is put in its day by date_bin, arithmetic on the instant, and only
+// each day's group is named by to_char: naming every row (to_char of the time in Tashkent)
+// took two thirds of the loans' statement at 100 000 loans in the period.
 func (b *BackOffice) Daily(ctx context.Context, from, to time.Time) ([]ports.DailyRow, error) {
-	day := func(column string) string {
+	// statement sums one table's selected rows by the day of the column.
+	statement := func(column, selected string) string {
 		if b.db.Dialect == Postgres {
-			return "to_char(" + column + " AT TIME ZONE 'Asia/Tashkent', 'YYYY-MM-DD')"
+			// Days of 24 hours from a midnight in Tashkent; each group's instant is its day's
+			// midnight there.
+			bin := "date_bin('1 day', " + column + ", '2000-01-01 00:00:00+05')"
+			return "SELECT to_char(" + bin + " AT TIME ZONE 'Asia/Tashkent', 'YYYY-MM-DD') AS day, COUNT(*) AS n, SUM(amount) AS sum FROM " +
+				selected + " GROUP BY " + bin
 		}
-		return "strftime('%Y-%m-%d', " + column + ", '+5 hours')"
+		return "SELECT strftime('%Y-%m-%d', " + column + ", '+5 hours') AS day, COUNT(*) AS n, SUM(amount) AS sum FROM " + selected + " GROUP BY 1"
 	}
 	// Business dates are midnight UTC of the Tashkent date; the instants of a Tashkent day
 	// start five hours earlier.
@@ -102,15 +143,15 @@ func (b *BackOffice) Daily(ctx context.Context, from, to time.Time) ([]ports.Dai
 		args []any
 		set  func(r *ports.DailyRow, s sum)
 	}{
-		{"SELECT " + day("issued_at") + " AS day, COUNT(*) AS n, SUM(amount) AS sum FROM loans WHERE issued_at >= ? AND issued_at < ? GROUP BY 1",
+		{statement("issued_at", "loans WHERE issued_at >= ? AND issued_at < ?"),
 			[]any{start, end}, func(r *ports.DailyRow, s sum) { r.IssuedN, r.Issued = s.N, s.Sum }},
 		// A request is paid within its quote's life, hours at most after its check.
-		{"SELECT " + day("paid_at") + " AS day, COUNT(*) AS n, SUM(amount) AS sum FROM repayments WHERE checked_at >= ? AND checked_at < ? " +
-			"AND paid_at >= ? AND paid_at < ? GROUP BY 1", []any{start.Add(-24 * time.Hour), end, start, end},
+		{statement("paid_at", "repayments WHERE checked_at >= ? AND checked_at < ? AND paid_at >= ? AND paid_at < ?"),
+			[]any{start.Add(-24 * time.Hour), end, start, end},
 			func(r *ports.DailyRow, s sum) { r.RepaidN, r.Repaid = s.N, s.Sum }},
 		// A transfer completes within days of its creation (it expires otherwise).
-		{"SELECT " + day("finished_at") + " AS day, COUNT(*) AS n, SUM(amount) AS sum FROM transfers WHERE created_at >= ? AND created_at < ? " +
-			"AND status = 'SUCCESS' AND finished_at >= ? AND finished_at < ? GROUP BY 1", []any{start.AddDate(0, 0, -7), end, start, end},
+		{statement("finished_at", "transfers WHERE created_at >= ? AND created_at < ? AND status = 'SUCCESS' AND finished_at >= ? AND finished_at < ?"),
+			[]any{start.AddDate(0, 0, -7), end, start, end},
 			func(r *ports.DailyRow, s sum) { r.TransferredN, r.Transferred = s.N, s.Sum }},
 	}
 	rows := map[string]*ports.DailyRow{}
@@ -133,31 +174,4 @@ func (b *BackOffice) Daily(ctx context.Context, from, to time.Time) ([]ports.Dai
 		}
 	}
 	return out, nil
-}
-
-// Collections implements ports.BackOffice: one statement on the open loans' first unpaid due
-// dates (their partial index) and their loan accounts.
-func (b *BackOffice) Collections(ctx context.Context, today ports.Today) (dueToday, dueThisWeek ports.Collection, err error) {
-	var r struct {
-		TodayN, WeekN     int
-		TodaySum, WeekSum int64
-	}
-	// Each loan falls due at its partner's today.
-	var args []any
-	at := func(cond string, days int) string {
-		sql, a := onToday("l.partner_id", cond, today, days)
-		args = append(args, a...)
-		return sql
-	}
-	err = b.db.conn(ctx).Raw(`
-SELECT COALESCE(SUM(CASE WHEN `+at("l.first_unpaid_due = ?", 0)+` THEN 1 ELSE 0 END), 0) AS today_n,
-  COALESCE(SUM(CASE WHEN `+at("l.first_unpaid_due = ?", 0)+` THEN COALESCE(a.balance, 0) ELSE 0 END), 0) AS today_sum,
-  COUNT(*) AS week_n, COALESCE(SUM(COALESCE(a.balance, 0)), 0) AS week_sum
-FROM loans l LEFT JOIN ledger_accounts a ON a.loan_id = l.id AND a.kind = 'LOAN'
-WHERE l.closed_at IS NULL AND `+at("l.first_unpaid_due >= ?", 0)+` AND `+at("l.first_unpaid_due <= ?", 6),
-		args...).Scan(&r).Error
-	if err != nil {
-		return ports.Collection{}, ports.Collection{}, interpretError(err, nil, nil)
-	}
-	return ports.Collection{Loans: r.TodayN, Principal: r.TodaySum}, ports.Collection{Loans: r.WeekN, Principal: r.WeekSum}, nil
 }

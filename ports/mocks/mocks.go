@@ -1999,22 +1999,6 @@ func (mr *MockBackOfficeMockRecorder) Client(ctx, pinflIndex, today, limit any) 
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Client", reflect.TypeOf((*MockBackOffice)(nil).Client), ctx, pinflIndex, today, limit)
 }
 
-// Collections mocks base method.
-func (m *MockBackOffice) Collections(ctx context.Context, today ports.Today) (ports.Collection, ports.Collection, error) {
-	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "Collections", ctx, today)
-	ret0, _ := ret[0].(ports.Collection)
-	ret1, _ := ret[1].(ports.Collection)
-	ret2, _ := ret[2].(error)
-	return ret0, ret1, ret2
-}
-
-// Collections indicates an expected call of Collections.
-func (mr *MockBackOfficeMockRecorder) Collections(ctx, today any) *gomock.Call {
-	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Collections", reflect.TypeOf((*MockBackOffice)(nil).Collections), ctx, today)
-}
-
 // CountByStatus mocks base method.
 func (m *MockBackOffice) CountByStatus(ctx context.Context) ([]ports.StatusCount, error) {
 	m.ctrl.T.Helper()
