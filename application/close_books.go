@@ -29,10 +29,10 @@ var ErrBooksDate = errors.New("books: day cannot be closed")
 // sent, then its acknowledgement recorded. A post that failed, or whose outcome is unknown,
 // stays unacknowledged and is sent again, with the same lines and key, by the next run.
 //
-// Last, each day the close posted (or sent again) that is over is proved (the books' daily
-// proof, ReconcileDayHandler with domain.SourceBooks): its sub-ledger against its control
-// accounts, and its posts against core banking's acknowledgements. A difference is recorded as
-// a reconciliation break; nothing is adjusted.
+// Last, each day the close closed, or whose post it got acknowledged, that is over is proved
+// (the books' daily proof, ReconcileDayHandler with domain.SourceBooks): its sub-ledger against
+// its control accounts, and its posts against core banking's acknowledgements. A difference is
+// recorded as a reconciliation break; nothing is adjusted.
 type CloseBooksHandler struct {
 	clock     ports.Clock
 	uow       ports.UnitOfWork
@@ -205,8 +205,9 @@ func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partne
 
 // postToGL sends what earlier runs left unacknowledged, then each of days' journal not yet
 // posted. Each post is recorded in a transaction of its own before it is sent, sent outside
-// any, and acknowledged in another. It returns the days it dealt with: those of the posts sent
-// again, then days.
+// any, and acknowledged in another. It returns the days to prove: those of the posts sent again
+// and acknowledged now, then days (a post that fails again leaves its day to the run that gets
+// it acknowledged, so that a general ledger down for hours is not proved every minute).
 func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) ([]time.Time, error) {
 	pending, err := h.books.UnacknowledgedGLPosts(ctx)
 	if err != nil {
@@ -215,7 +216,10 @@ func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) ([]t
 	var errs []error
 	var dealt []time.Time
 	for _, p := range pending {
-		errs = append(errs, h.sendToGL(ctx, p.Journal))
+		if err := h.sendToGL(ctx, p.Journal); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		dealt = append(dealt, p.Journal.Day)
 	}
 	dealt = append(dealt, days...)

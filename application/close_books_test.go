@@ -172,8 +172,9 @@ func TestAFailedBatchRecordsNoDay(t *testing.T) {
 }
 
 // TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose: the day stays closed when its post
-// fails; the next close sends the same journal under the same key, outside any transaction,
-// and records the acknowledgement; a close after that posts nothing again.
+// fails (and is proved); each next close sends the same journal under the same key, outside
+// any transaction, until it is acknowledged, and proves the day again only then; a close after
+// that posts nothing again.
 func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
@@ -222,7 +223,13 @@ func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
 	// The day is proved all the same: its post, not acknowledged, is not compared yet.
 	calls = append(calls, proofOf(t, d, books, rec, yesterday, []ports.GLPost{recorded}, nil)...)
 	calls = append(calls,
-		// The next close: nothing to close; the post is sent again, the same, and acknowledged.
+		// The next close: nothing to close; the post is sent again and fails again: nothing
+		// to prove.
+		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
+		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{recorded}, nil),
+		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx(ports.GLAck{}, ports.ErrGatewayNotReached)),
+		books.EXPECT().FailGLPost(gomock.Any(), yesterday, 1, gomock.Any()).Return(nil),
+		// The one after: the post is sent again, the same, and acknowledged.
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{recorded}, nil),
 		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx(ack, nil)),
@@ -239,6 +246,9 @@ func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
 	done, err := h.Close(context.Background(), time.Time{})
 	if !errors.Is(err, application.ErrGLNotAcknowledged) || !errors.Is(err, ports.ErrGatewayTransient) || len(done) != 1 {
 		t.Fatalf("first close: %+v, %v; want the day closed and ErrGLNotAcknowledged", done, err)
+	}
+	if done, err := h.Close(context.Background(), time.Time{}); !errors.Is(err, ports.ErrGatewayNotReached) || len(done) != 0 {
+		t.Fatalf("the close while the general ledger is down: %+v, %v", done, err)
 	}
 	if done, err := h.Close(context.Background(), time.Time{}); err != nil || len(done) != 0 {
 		t.Fatalf("second close: %+v, %v", done, err)
