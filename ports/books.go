@@ -59,7 +59,7 @@ type GLPost struct {
 	Reference      string
 	AcknowledgedAt time.Time
 	// Acknowledged are the debits and the credits core banking said it posted; nil until it
-	// acknowledged, and for a post acknowledged before tiyin kept them (migration 00038).
+	// acknowledged, and for a post acknowledged before tiyin kept them (migration 00039).
 	Acknowledged *domain.Turnover
 	// Attempts counts the attempts that failed or whose outcome is unknown, Error the last's.
 	Attempts int
