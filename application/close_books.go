@@ -28,14 +28,20 @@ var ErrBooksDate = errors.New("books: day cannot be closed")
 // recorded first (a day's sequence 1, or the next sequence with what was not posted yet), then
 // sent, then its acknowledgement recorded. A post that failed, or whose outcome is unknown,
 // stays unacknowledged and is sent again, with the same lines and key, by the next run.
+//
+// Last, each day the close closed, or whose post it got acknowledged, that is over is proved
+// (the books' daily proof, ReconcileDayHandler with domain.SourceBooks): its sub-ledger against
+// its control accounts, and its posts against core banking's acknowledgements. A difference is
+// recorded as a reconciliation break; nothing is adjusted.
 type CloseBooksHandler struct {
-	clock ports.Clock
-	uow   ports.UnitOfWork
-	books ports.BooksRepository
-	gl    ports.GeneralLedger
-	rules domain.BooksRules
-	chart domain.Chart
-	batch int
+	clock     ports.Clock
+	uow       ports.UnitOfWork
+	books     ports.BooksRepository
+	gl        ports.GeneralLedger
+	reconcile *ReconcileDayHandler
+	rules     domain.BooksRules
+	chart     domain.Chart
+	batch     int
 }
 
 // closeBatch is how many loans one transaction of the close closes.
@@ -43,9 +49,10 @@ const closeBatch = 500
 
 // NewCloseBooksHandler returns the handler on the ports it uses.
 func NewCloseBooksHandler(clock ports.Clock, uow ports.UnitOfWork, books ports.BooksRepository, gl ports.GeneralLedger,
-	cfg Config,
+	reconcile *ReconcileDayHandler, cfg Config,
 ) *CloseBooksHandler {
-	return &CloseBooksHandler{clock: clock, uow: uow, books: books, gl: gl, rules: cfg.booksRules(), chart: cfg.chart(), batch: closeBatch}
+	return &CloseBooksHandler{clock: clock, uow: uow, books: books, gl: gl, reconcile: reconcile, rules: cfg.booksRules(),
+		chart: cfg.chart(), batch: closeBatch}
 }
 
 // ErrGLNotAcknowledged means a closed day's journal was not acknowledged by the general
@@ -66,7 +73,7 @@ type ScopeClosed struct {
 // not yet begun cannot be closed). A zero day closes through each scope's yesterday: the
 // periodic job's close. The days closed are then posted to the general ledger, with what
 // earlier runs left unacknowledged; a post that fails is ErrGLNotAcknowledged, after every
-// scope is closed.
+// scope is closed. Then each of those days that is over is proved (prove).
 func (h *CloseBooksHandler) Close(ctx context.Context, day time.Time) ([]ScopeClosed, error) {
 	var out []ScopeClosed
 	var days []time.Time
@@ -88,7 +95,29 @@ func (h *CloseBooksHandler) Close(ctx context.Context, day time.Time) ([]ScopeCl
 		}
 		days = append(days, closed...)
 	}
-	return out, h.postToGL(ctx, days)
+	posted, err := h.postToGL(ctx, days)
+	return out, errors.Join(err, h.prove(ctx, posted))
+}
+
+// prove runs the books' daily proof of each of days that is over (on the latest clock: in the
+// sandbox a partner's day closed on its own clock), once each, in day order. A day not over
+// yet (a close run for today) is proved by a later close, which posts it again, or by the
+// daily reconciliation. A proof that cannot run does not stop the others.
+func (h *CloseBooksHandler) prove(ctx context.Context, days []time.Time) error {
+	days = slices.Clone(days)
+	slices.SortFunc(days, time.Time.Compare)
+	days = slices.CompactFunc(days, time.Time.Equal)
+	now := LatestNow(h.clock)
+	var errs []error
+	for _, d := range days {
+		if !domain.DayClosed(d, now) {
+			continue
+		}
+		if _, err := h.reconcile.Handle(ctx, ReconcileDay{Day: d, Source: domain.SourceBooks}); err != nil {
+			errs = append(errs, fmt.Errorf("books: the proof of %s: %w", d.Format(domain.DateLayout), err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func scopeName(p ports.Partners) string {
@@ -176,16 +205,24 @@ func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partne
 
 // postToGL sends what earlier runs left unacknowledged, then each of days' journal not yet
 // posted. Each post is recorded in a transaction of its own before it is sent, sent outside
-// any, and acknowledged in another.
-func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) error {
+// any, and acknowledged in another. It returns the days to prove: those of the posts sent again
+// and acknowledged now, then days (a post that fails again leaves its day to the run that gets
+// it acknowledged, so that a general ledger down for hours is not proved every minute).
+func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) ([]time.Time, error) {
 	pending, err := h.books.UnacknowledgedGLPosts(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var errs []error
+	var dealt []time.Time
 	for _, p := range pending {
-		errs = append(errs, h.sendToGL(ctx, p.Journal))
+		if err := h.sendToGL(ctx, p.Journal); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		dealt = append(dealt, p.Journal.Day)
 	}
+	dealt = append(dealt, days...)
 	seen := map[time.Time]bool{}
 	for _, d := range days {
 		if seen[d] {
@@ -203,13 +240,13 @@ func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) erro
 			return err
 		})
 		if err != nil {
-			return errors.Join(append(errs, err)...)
+			return dealt, errors.Join(append(errs, err)...)
 		}
 		if added { // else nothing new, or another node recorded it and sends it
 			errs = append(errs, h.sendToGL(ctx, j))
 		}
 	}
-	return errors.Join(errs...)
+	return dealt, errors.Join(errs...)
 }
 
 // nextGLJournal is the day's journal not posted yet, summed by GL account, as the day's next
@@ -258,7 +295,7 @@ func (h *CloseBooksHandler) nextGLJournal(ctx context.Context, day time.Time) (p
 
 // sendToGL posts j and records the outcome: its acknowledgement, or a failed attempt.
 func (h *CloseBooksHandler) sendToGL(ctx context.Context, j ports.GLJournal) error {
-	ref, err := h.gl.PostJournal(ctx, j)
+	ack, err := h.gl.PostJournal(ctx, j)
 	if err != nil {
 		failed := fmt.Errorf("%w: %s: %w", ErrGLNotAcknowledged, j.IdempotencyKey, err)
 		return errors.Join(failed, h.uow.Do(ctx, func(ctx context.Context) error {
@@ -266,6 +303,6 @@ func (h *CloseBooksHandler) sendToGL(ctx context.Context, j ports.GLJournal) err
 		}))
 	}
 	return h.uow.Do(ctx, func(ctx context.Context) error {
-		return h.books.AcknowledgeGLPost(ctx, j.Day, j.Sequence, ref, h.clock.Now(uuid.Nil))
+		return h.books.AcknowledgeGLPost(ctx, j.Day, j.Sequence, ack, h.clock.Now(uuid.Nil))
 	})
 }

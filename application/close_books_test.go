@@ -24,17 +24,56 @@ func booksLoan(days int) *domain.Loan {
 		PenaltyDaily: penalty, ScheduleType: domain.ScheduleAnnuity, IssuedAt: t0.AddDate(0, 0, -days)})
 }
 
+// closeHandler is the close on the mocks, its daily proof (the day's reconciliation with the
+// books, domain.SourceBooks) on the same books and rec.
+func closeHandler(d *deps, books *mocks.MockBooksRepository, gl *mocks.MockGeneralLedger,
+	rec *mocks.MockReconciliationRepository) *application.CloseBooksHandler {
+	reconcile := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger, books)
+	return application.NewCloseBooksHandler(d.clock, d.uow, books, gl, reconcile, application.Config{})
+}
+
+// acked is core banking's acknowledgement of j as posted: its totals.
+func acked(ref string, j ports.GLJournal) ports.GLAck {
+	t := j.Totals()
+	return ports.GLAck{Ref: ref, Debits: t.Debits, Credits: t.Credits}
+}
+
+// proofOf expects the books' daily proof of day, in order: the sub-ledger and the day's posts
+// read, the run recorded (in a transaction) with the breaks want, the day's standing read. The
+// books agree with themselves (every per-loan kind at zero on both sides).
+func proofOf(t *testing.T, d *deps, books *mocks.MockBooksRepository, rec *mocks.MockReconciliationRepository, day time.Time,
+	posts []ports.GLPost, want []domain.Break) []any {
+	t.Helper()
+	return []any{
+		books.EXPECT().Subledger(gomock.Any(), day).Return(nil, nil),
+		books.EXPECT().GLPosts(gomock.Any(), day).Return(posts, nil),
+		rec.EXPECT().Record(gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+			func(_ context.Context, run ports.ReconciliationRun, breaks []domain.Break) (int, error) {
+				if !d.inTx || !run.Day.Equal(day) || run.Source != domain.SourceBooks || !reflect.DeepEqual(breaks, want) {
+					t.Errorf("the proof of %s recorded %+v with breaks %+v (in a transaction: %t), want %+v", day.Format(domain.DateLayout),
+						run, breaks, d.inTx, want)
+				}
+				return 0, nil
+			}),
+		rec.EXPECT().Standing(gomock.Any(), day, domain.SourceBooks).Return(map[string]int{}, nil),
+	}
+}
+
 func TestTheCloseClosesEachBatchInItsOwnTransactionAndRecordsTheDay(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	ctrl := gomock.NewController(t)
-	books, gl := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl)
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, application.Config{})
+	books, gl, rec := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl), mocks.NewMockReconciliationRepository(ctrl)
+	h := closeHandler(d, books, gl, rec)
 	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	loans := []*domain.Loan{booksLoan(5), booksLoan(3)}
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday.AddDate(0, 0, -1), true, nil)
 	books.EXPECT().Start(gomock.Any()).Return(yesterday.AddDate(0, 0, -30), true, nil)
-	gomock.InOrder(
+	posted := ports.GLJournal{IdempotencyKey: ports.GLKey(yesterday, 1), Day: yesterday, Sequence: 1,
+		Lines: []ports.GLLine{{GL: "16307", Debits: 7671}, {GL: "42001", Credits: 7671}}}
+	before := ports.GLPost{Journal: ports.GLJournal{
+		Day: yesterday.AddDate(0, 0, -1), Sequence: 1, Lines: []ports.GLLine{{GL: "16307", Debits: 5}, {GL: "42001", Credits: 5}}}}
+	calls := []any{
 		books.EXPECT().LoansToClose(gomock.Any(), ports.Partners{}, yesterday, uuid.Nil, gomock.Any()).Return(loans, nil),
 		books.EXPECT().SaveClosed(gomock.Any(), loans, []uuid.UUID{loans[0].ID(), loans[1].ID()}, gomock.Any()).DoAndReturn(
 			func(_ context.Context, ls []*domain.Loan, _ []uuid.UUID, ps []domain.Posting) error {
@@ -65,24 +104,28 @@ func TestTheCloseClosesEachBatchInItsOwnTransactionAndRecordsTheDay(t *testing.T
 		// Then the general ledger is told of the days closed: the day before them, posted
 		// already and unchanged, posts nothing; yesterday is posted.
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil),
-		books.EXPECT().GLPosts(gomock.Any(), yesterday.AddDate(0, 0, -1)).Return([]ports.GLPost{{Journal: ports.GLJournal{
-			Day: yesterday.AddDate(0, 0, -1), Sequence: 1, Lines: []ports.GLLine{{GL: "16307", Debits: 5}, {GL: "42001", Credits: 5}}}}}, nil),
+		books.EXPECT().GLPosts(gomock.Any(), yesterday.AddDate(0, 0, -1)).Return([]ports.GLPost{before}, nil),
 		books.EXPECT().TrialBalance(gomock.Any(), yesterday.AddDate(0, 0, -1)).Return([]ports.TrialBalanceLine{
 			{Kind: domain.AccountInterestReceivable, Debits: 5}, {Kind: domain.AccountInterestIncome, Credits: 5}}, nil),
 		books.EXPECT().GLPosts(gomock.Any(), yesterday).Return(nil, nil),
 		books.EXPECT().TrialBalance(gomock.Any(), yesterday).Return([]ports.TrialBalanceLine{
 			{Kind: domain.AccountInterestReceivable, Debits: 7671}, {Kind: domain.AccountInterestIncome, Credits: 7671}}, nil),
 		books.EXPECT().AddGLPost(gomock.Any(), gomock.Any()).Return(true, nil),
-		gl.EXPECT().PostJournal(gomock.Any(), ports.GLJournal{IdempotencyKey: ports.GLKey(yesterday, 1), Day: yesterday, Sequence: 1,
-			Lines: []ports.GLLine{{GL: "16307", Debits: 7671}, {GL: "42001", Credits: 7671}}}).DoAndReturn(
-			func(context.Context, ports.GLJournal) (string, error) {
+		gl.EXPECT().PostJournal(gomock.Any(), posted).DoAndReturn(
+			func(context.Context, ports.GLJournal) (ports.GLAck, error) {
 				if d.inTx {
 					t.Error("the general ledger called inside a transaction")
 				}
-				return "GL-1", nil
+				return acked("GL-1", posted), nil
 			}),
-		books.EXPECT().AcknowledgeGLPost(gomock.Any(), yesterday, 1, "GL-1", gomock.Any()).Return(nil),
-	)
+		books.EXPECT().AcknowledgeGLPost(gomock.Any(), yesterday, 1, acked("GL-1", posted), gomock.Any()).Return(nil),
+	}
+	// Last, each day the close posted is proved, in day order, and agrees.
+	calls = append(calls, proofOf(t, d, books, rec, yesterday.AddDate(0, 0, -1), []ports.GLPost{before}, nil)...)
+	ack := acked("GL-1", posted)
+	calls = append(calls, proofOf(t, d, books, rec, yesterday, []ports.GLPost{{Journal: posted, Reference: "GL-1",
+		Acknowledged: &domain.Turnover{Debits: ack.Debits, Credits: ack.Credits}}}, nil)...)
+	gomock.InOrder(calls...)
 	done, err := h.Close(context.Background(), time.Time{})
 	if err != nil || len(done) != 1 || done[0].Loans != 2 || !done[0].Through.Equal(yesterday) {
 		t.Fatalf("%+v %v", done, err)
@@ -93,8 +136,8 @@ func TestACloseOfAClosedDayReadsOnly(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	ctrl := gomock.NewController(t)
-	books, gl := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl)
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, application.Config{})
+	books, gl, rec := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl), mocks.NewMockReconciliationRepository(ctrl)
+	h := closeHandler(d, books, gl, rec)
 	// A day after today closes only through today.
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(domain.BusinessDate(t0), true, nil)
 	books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil)
@@ -108,8 +151,8 @@ func TestAFailedBatchRecordsNoDay(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	ctrl := gomock.NewController(t)
-	books, gl := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl)
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, application.Config{})
+	books, gl, rec := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl), mocks.NewMockReconciliationRepository(ctrl)
+	h := closeHandler(d, books, gl, rec)
 	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(time.Time{}, false, nil)
 	books.EXPECT().Start(gomock.Any()).Return(time.Time{}, false, nil)
@@ -129,28 +172,33 @@ func TestAFailedBatchRecordsNoDay(t *testing.T) {
 }
 
 // TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose: the day stays closed when its post
-// fails; the next close sends the same journal under the same key, outside any transaction,
-// and records the acknowledgement; a close after that posts nothing again.
+// fails (and is proved); each next close sends the same journal under the same key, outside
+// any transaction, until it is acknowledged, and proves the day again only then; a close after
+// that posts nothing again.
 func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	ctrl := gomock.NewController(t)
-	books, gl := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl)
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, application.Config{})
+	books, gl, rec := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl), mocks.NewMockReconciliationRepository(ctrl)
+	h := closeHandler(d, books, gl, rec)
 	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	loans := []*domain.Loan{booksLoan(2)}
 	journal := ports.GLJournal{IdempotencyKey: ports.GLKey(yesterday, 1), Day: yesterday, Sequence: 1,
 		Lines: []ports.GLLine{{GL: "12401", Debits: 10}, {GL: "16307", Debits: 7671}, {GL: "20206", Credits: 10}, {GL: "42001", Credits: 7671}}}
 	recorded := ports.GLPost{Journal: journal, CreatedAt: t0}
-	notInTx := func(ref string, err error) func(context.Context, ports.GLJournal) (string, error) {
-		return func(context.Context, ports.GLJournal) (string, error) {
+	notInTx := func(ack ports.GLAck, err error) func(context.Context, ports.GLJournal) (ports.GLAck, error) {
+		return func(context.Context, ports.GLJournal) (ports.GLAck, error) {
 			if d.inTx {
 				t.Error("the general ledger called inside a transaction")
 			}
-			return ref, err
+			return ack, err
 		}
 	}
-	gomock.InOrder(
+	ack := acked("GL-1", journal)
+	acknowledged := recorded
+	acknowledged.Reference, acknowledged.Acknowledged = ack.Ref, &domain.Turnover{Debits: ack.Debits, Credits: ack.Credits}
+	var calls []any
+	calls = append(calls,
 		// The first close: the day is closed and recorded, its post fails.
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(time.Time{}, false, nil),
 		books.EXPECT().Start(gomock.Any()).Return(yesterday.AddDate(0, 0, -5), true, nil),
@@ -169,20 +217,38 @@ func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
 			}
 			return true, nil
 		}),
-		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx("", ports.ErrGatewayTransient)),
+		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx(ports.GLAck{}, ports.ErrGatewayTransient)),
 		books.EXPECT().FailGLPost(gomock.Any(), yesterday, 1, gomock.Any()).Return(nil),
-		// The next close: nothing to close; the post is sent again, the same, and acknowledged.
+	)
+	// The day is proved all the same: its post, not acknowledged, is not compared yet.
+	calls = append(calls, proofOf(t, d, books, rec, yesterday, []ports.GLPost{recorded}, nil)...)
+	calls = append(calls,
+		// The next close: nothing to close; the post is sent again and fails again: nothing
+		// to prove.
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{recorded}, nil),
-		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx("GL-1", nil)),
-		books.EXPECT().AcknowledgeGLPost(gomock.Any(), yesterday, 1, "GL-1", gomock.Any()).Return(nil),
-		// And the one after: nothing left to post.
+		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx(ports.GLAck{}, ports.ErrGatewayNotReached)),
+		books.EXPECT().FailGLPost(gomock.Any(), yesterday, 1, gomock.Any()).Return(nil),
+		// The one after: the post is sent again, the same, and acknowledged.
+		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
+		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{recorded}, nil),
+		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx(ack, nil)),
+		books.EXPECT().AcknowledgeGLPost(gomock.Any(), yesterday, 1, ack, gomock.Any()).Return(nil),
+	)
+	// Its day is proved again, the acknowledgement compared.
+	calls = append(calls, proofOf(t, d, books, rec, yesterday, []ports.GLPost{acknowledged}, nil)...)
+	calls = append(calls,
+		// And the one after: nothing left to post, nothing to prove.
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil),
 	)
+	gomock.InOrder(calls...)
 	done, err := h.Close(context.Background(), time.Time{})
 	if !errors.Is(err, application.ErrGLNotAcknowledged) || !errors.Is(err, ports.ErrGatewayTransient) || len(done) != 1 {
 		t.Fatalf("first close: %+v, %v; want the day closed and ErrGLNotAcknowledged", done, err)
+	}
+	if done, err := h.Close(context.Background(), time.Time{}); !errors.Is(err, ports.ErrGatewayNotReached) || len(done) != 0 {
+		t.Fatalf("the close while the general ledger is down: %+v, %v", done, err)
 	}
 	if done, err := h.Close(context.Background(), time.Time{}); err != nil || len(done) != 0 {
 		t.Fatalf("second close: %+v, %v", done, err)
@@ -198,15 +264,15 @@ func TestEntriesDatedADayPostedAlreadyGoAsItsNextSequence(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	ctrl := gomock.NewController(t)
-	books, gl := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl)
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, application.Config{})
+	books, gl, rec := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl), mocks.NewMockReconciliationRepository(ctrl)
+	h := closeHandler(d, books, gl, rec)
 	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	before := yesterday.AddDate(0, 0, -1)
 	first := ports.GLPost{Journal: ports.GLJournal{IdempotencyKey: ports.GLKey(before, 1), Day: before, Sequence: 1,
 		Lines: []ports.GLLine{{GL: "16307", Debits: 7671}, {GL: "42001", Credits: 7671}}}, Reference: "GL-1"}
 	second := ports.GLJournal{IdempotencyKey: ports.GLKey(before, 2), Day: before, Sequence: 2,
 		Lines: []ports.GLLine{{GL: "16103", Debits: 500}, {GL: "16307", Credits: 500}}}
-	gomock.InOrder(
+	calls := []any{
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(before, true, nil),
 		books.EXPECT().Start(gomock.Any()).Return(before.AddDate(0, 0, -5), true, nil),
 		books.EXPECT().LoansToClose(gomock.Any(), gomock.Any(), yesterday, uuid.Nil, gomock.Any()).Return(nil, nil),
@@ -223,13 +289,19 @@ func TestEntriesDatedADayPostedAlreadyGoAsItsNextSequence(t *testing.T) {
 			}
 			return true, nil
 		}),
-		gl.EXPECT().PostJournal(gomock.Any(), second).Return("GL-2", nil),
-		books.EXPECT().AcknowledgeGLPost(gomock.Any(), before, 2, "GL-2", gomock.Any()).Return(nil),
+		gl.EXPECT().PostJournal(gomock.Any(), second).Return(acked("GL-2", second), nil),
+		books.EXPECT().AcknowledgeGLPost(gomock.Any(), before, 2, acked("GL-2", second), gomock.Any()).Return(nil),
 		// Yesterday: another node recorded its post first, and sends it.
 		books.EXPECT().GLPosts(gomock.Any(), yesterday).Return(nil, nil),
 		books.EXPECT().TrialBalance(gomock.Any(), yesterday).Return(nil, nil),
 		books.EXPECT().AddGLPost(gomock.Any(), gomock.Any()).Return(false, nil),
-	)
+	}
+	// Both days are proved: the day before with its two posts (the first acknowledged before
+	// tiyin kept core banking's totals: not compared), yesterday with none of its own yet.
+	secondPost := ports.GLPost{Journal: second, Reference: "GL-2", Acknowledged: &domain.Turnover{Debits: 500, Credits: 500}}
+	calls = append(calls, proofOf(t, d, books, rec, before, []ports.GLPost{first, secondPost}, nil)...)
+	calls = append(calls, proofOf(t, d, books, rec, yesterday, nil, nil)...)
+	gomock.InOrder(calls...)
 	if _, err := h.Close(context.Background(), time.Time{}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,9 @@ import (
 )
 
 // ReconcileDay compares one business day of one source with tiyin's records
-// (docs/reconciliation.md): a network's statement with tiyin's movements on it, or core
-// banking's closing balances (domain.SourceCoreBanking) with the ledger's.
+// (docs/reconciliation.md): a network's statement with tiyin's movements on it, core banking's
+// closing balances (domain.SourceCoreBanking) with the ledger's, or the books with themselves
+// and with the general ledger's acknowledgements (domain.SourceBooks, the books' daily proof).
 type ReconcileDay struct {
 	Day    time.Time // a business date
 	Source string    // a network's name, or domain.SourceCoreBanking
@@ -46,23 +47,26 @@ type ReconcileDayHandler struct {
 	processing     ports.Processing
 	coreBanking    ports.CoreBanking
 	reconciliation ports.ReconciliationRepository
+	books          ports.BooksRepository
 	settlement     TransferSettlement
 }
 
 // NewReconcileDayHandler returns the handler on the ports it uses.
 func NewReconcileDayHandler(clock ports.Clock, uow ports.UnitOfWork, processing ports.Processing, coreBanking ports.CoreBanking,
-	reconciliation ports.ReconciliationRepository, transfers ports.TransferRepository, ledger ports.LedgerRepository) *ReconcileDayHandler {
+	reconciliation ports.ReconciliationRepository, transfers ports.TransferRepository, ledger ports.LedgerRepository,
+	books ports.BooksRepository) *ReconcileDayHandler {
 	return &ReconcileDayHandler{clock: clock, uow: uow, processing: processing, coreBanking: coreBanking, reconciliation: reconciliation,
-		settlement: TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock}}
+		books: books, settlement: TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock}}
 }
 
-// ReconciliationSources are what a day is reconciled against: each network, then core banking.
+// ReconciliationSources are what a day is reconciled against: each network, core banking, then
+// the books' daily proof.
 func ReconciliationSources() []string {
 	var out []string
 	for _, n := range domain.Networks() {
 		out = append(out, n.String())
 	}
-	return append(out, domain.SourceCoreBanking)
+	return append(out, domain.SourceCoreBanking, domain.SourceBooks)
 }
 
 // Handle reconciles the day with the source. Only a closed day is reconciled
@@ -110,6 +114,9 @@ func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (Rec
 // compare reads both sides of the day and matches them.
 func (h *ReconcileDayHandler) compare(ctx context.Context, day time.Time, source string) (ReconcileResult, []domain.Break, error) {
 	var res ReconcileResult
+	if source == domain.SourceBooks {
+		return h.proveBooks(ctx, day)
+	}
 	if source == domain.SourceCoreBanking {
 		ours, err := h.reconciliation.Balances(ctx, day)
 		if err != nil {
@@ -127,7 +134,8 @@ func (h *ReconcileDayHandler) compare(ctx context.Context, day time.Time, source
 	}
 	network, err := domain.ParseNetwork(source)
 	if err != nil {
-		return res, nil, fmt.Errorf("%w: reconcile UZCARD, HUMO or %s, not %q", ErrBadSource, domain.SourceCoreBanking, source)
+		return res, nil, fmt.Errorf("%w: reconcile UZCARD, HUMO, %s or %s, not %q", ErrBadSource, domain.SourceCoreBanking,
+			domain.SourceBooks, source)
 	}
 	q := ports.StatementQuery{Network: network, Day: day}
 	ours, err := h.reconciliation.Lines(ctx, q)

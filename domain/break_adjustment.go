@@ -41,6 +41,9 @@ func AcceptNetworkSide(postingID, breakID uuid.UUID, b Break, t *Transfer, now t
 	if b.Kind == BreakBalanceDiffers {
 		return refuse("a balance follows from the day's movements: accept their breaks, then explain this one")
 	}
+	if b.BooksBreak() {
+		return Posting{}, errBooksBreakNotAccepted
+	}
 	ours, theirs := lineAmount(b.Ours), lineAmount(b.Theirs)
 	kind := lineKind(b)
 	if kind != LineCredit && kind != LineDebit {

@@ -93,6 +93,10 @@ func TestBreaksTheNetworksSideCannotSettleAreRefused(t *testing.T) {
 		"an outcome tiyin does not know":              {Kind: domain.BreakStatusDiffers, Ours: credit(5, domain.LineUnknown), Theirs: credit(5, domain.LineDone)},
 		"failed on both sides, amounts apart":         {Kind: domain.BreakAmountDiffers, Ours: credit(5, domain.LineFailed), Theirs: credit(4, domain.LineFailed)},
 		"a lost credit whose transfer is not SUCCESS": {Kind: domain.BreakMissingAtNetwork, Ours: credit(5, domain.LineDone)},
+		"a sub-ledger apart from its control account": {Kind: domain.BreakSubledgerDiffers, LineID: "INTEREST_RECEIVABLE",
+			Ours: &domain.StatementLine{Kind: domain.LineControl, Amount: 7}, Theirs: &domain.StatementLine{Kind: domain.LineControl, Amount: 0}},
+		"a post acknowledged otherwise": {Kind: domain.BreakGLAckDiffers, LineID: "2027-03-01:1:DEBITS",
+			Ours: &domain.StatementLine{Kind: domain.LineGLPost, Amount: 7}, Theirs: &domain.StatementLine{Kind: domain.LineGLPost, Amount: 8}},
 	} {
 		if _, err := domain.AcceptNetworkSide(uuid.New(), uuid.New(), b, transferFor(t, uuid.New(), false), now); !errors.Is(err, domain.ErrWrongState) {
 			t.Errorf("%s: %v, want ErrWrongState", name, err)

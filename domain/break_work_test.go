@@ -35,6 +35,8 @@ func TestBreakMoneyAgrees(t *testing.T) {
 		{"a reversed debit", domain.Break{Kind: domain.BreakStatusDiffers, Ours: debit(7, domain.LineDone), Theirs: debit(7, domain.LineReversed)}, false},
 		{"a balance", domain.Break{Kind: domain.BreakBalanceDiffers, Ours: l(domain.LineDemand, 0, domain.LineDone), Theirs: l(domain.LineDemand, 0, domain.LineDone)}, false},
 		{"an outcome tiyin does not know", domain.Break{Kind: domain.BreakStatusDiffers, Ours: credit(10, domain.LineUnknown), Theirs: credit(10, domain.LineFailed)}, false},
+		{"a sub-ledger apart from its control account", domain.Break{Kind: domain.BreakSubledgerDiffers, Ours: l(domain.LineControl, 0, domain.LineDone), Theirs: l(domain.LineControl, 0, domain.LineDone)}, false},
+		{"a post acknowledged otherwise", domain.Break{Kind: domain.BreakGLAckDiffers, Ours: l(domain.LineGLPost, 5, domain.LineDone), Theirs: l(domain.LineGLPost, 5, domain.LineDone)}, false},
 		{"a debit the network lists reversed, tiyin has none", domain.Break{Kind: domain.BreakMissingInTiyin, Theirs: debit(7, domain.LineReversed)}, true},
 		{"failed here, reversed there", domain.Break{Kind: domain.BreakStatusDiffers, Ours: credit(7, domain.LineFailed), Theirs: credit(7, domain.LineReversed)}, true},
 	}

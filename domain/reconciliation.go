@@ -184,14 +184,15 @@ func (b Break) SettlesUnknown() (credited, ok bool) {
 // MoneyAgrees reports whether the break's two sides agree on the money that moved, though they
 // differ otherwise: each side's money is its line's amount when it ended DONE, else nothing,
 // and tiyin knows its side (a credit still UNKNOWN holds money whose fate is not known). A
-// DUPLICATE (the network's extra line moved money) and a BALANCE_DIFFERS (two balances that
-// differ) never agree. E.g. a debit the network lists as REVERSED, which tiyin never had,
-// agrees: nothing moved on either side. Explaining a break that agrees changes no one's money
+// DUPLICATE (the network's extra line moved money), a BALANCE_DIFFERS (two balances that
+// differ) and a break of the books' proof (two figures of the books that differ) never agree.
+// E.g. a debit the network lists as REVERSED, which tiyin never had, agrees: nothing moved on
+// either side. Explaining a break that agrees changes no one's money
 // and takes one officer; explaining any other says the books are right as they stand, and
 // takes two, as accepting does (docs/reconciliation.md).
 func (b Break) MoneyAgrees() bool {
 	switch {
-	case b.Kind == BreakDuplicate || b.Kind == BreakBalanceDiffers:
+	case b.Kind == BreakDuplicate || b.Kind == BreakBalanceDiffers || b.BooksBreak():
 		return false
 	case b.Ours != nil && b.Ours.Status == LineUnknown:
 		return false

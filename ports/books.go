@@ -26,6 +26,12 @@ type BooksRepository interface {
 	MarkClosed(ctx context.Context, scope string, days []time.Time, c ClosedDay) error
 	// TrialBalance sums each account kind's entries: before the day (opening) and on it.
 	TrialBalance(ctx context.Context, day time.Time) ([]TrialBalanceLine, error)
+	// Subledger is each account kind at the day's end, debits minus credits, read at one
+	// moment: the sum over the loans' accounts of the kind (each account's kept balance less
+	// its entries posted after the day), and the kind's control account (every entry on an
+	// account of the kind up to the day's end, as TrialBalance sums it). A kind no loan account
+	// holds and no entry moved may be left out.
+	Subledger(ctx context.Context, day time.Time) ([]domain.SubledgerBalance, error)
 	// Journal lists the entries of the day's postings, in posting order.
 	Journal(ctx context.Context, day time.Time) ([]JournalLine, error)
 	// GLPosts are the day's posts to the general ledger, by sequence.
@@ -36,8 +42,9 @@ type BooksRepository interface {
 	// AddGLPost records a post before it is sent; false when the day's sequence is recorded
 	// already (another node's), and nothing is changed.
 	AddGLPost(ctx context.Context, p GLPost) (bool, error)
-	// AcknowledgeGLPost records core banking's acknowledgement of the day's sequence.
-	AcknowledgeGLPost(ctx context.Context, day time.Time, sequence int, ref string, at time.Time) error
+	// AcknowledgeGLPost records core banking's acknowledgement of the day's sequence: its
+	// reference and the totals it posted.
+	AcknowledgeGLPost(ctx context.Context, day time.Time, sequence int, ack GLAck, at time.Time) error
 	// FailGLPost counts a failed or unknown attempt of the day's sequence and keeps its error.
 	FailGLPost(ctx context.Context, day time.Time, sequence int, reason string) error
 }
@@ -51,6 +58,9 @@ type GLPost struct {
 	// when it did.
 	Reference      string
 	AcknowledgedAt time.Time
+	// Acknowledged are the debits and the credits core banking said it posted; nil until it
+	// acknowledged, and for a post acknowledged before tiyin kept them (migration 00039).
+	Acknowledged *domain.Turnover
 	// Attempts counts the attempts that failed or whose outcome is unknown, Error the last's.
 	Attempts int
 	Error    string

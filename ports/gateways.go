@@ -452,22 +452,21 @@ type GLJournal struct {
 	Lines []GLLine
 }
 
-// Debits is the sum of the lines' debits.
-func (j GLJournal) Debits() int64 {
-	var n int64
+// Totals are the journal's debits and its credits, summed over its lines.
+func (j GLJournal) Totals() domain.Turnover {
+	var t domain.Turnover
 	for _, l := range j.Lines {
-		n += l.Debits
+		t.Debits, t.Credits = t.Debits+l.Debits, t.Credits+l.Credits
 	}
-	return n
+	return t
 }
 
-// Credits is the sum of the lines' credits.
-func (j GLJournal) Credits() int64 {
-	var n int64
-	for _, l := range j.Lines {
-		n += l.Credits
-	}
-	return n
+// GLAck is core banking's acknowledgement of a journal: its reference of the posting, and the
+// debits and the credits it posted under it, as core banking counted them (the control totals
+// tiyin proves each day against the journal it sent, docs/accounting.md, "The daily proof").
+type GLAck struct {
+	Ref             string
+	Debits, Credits int64
 }
 
 // GLKey is the idempotency key of a day's sequence.
@@ -478,12 +477,13 @@ func GLKey(day time.Time, sequence int) string {
 // GeneralLedger is the bank's general ledger in core banking, where tiyin's closed days are
 // posted so that the bank's books include the loan sub-ledger.
 type GeneralLedger interface {
-	// PostJournal posts a closed day's journal and returns core banking's acknowledgement (its
-	// reference of the posting). Idempotent by day and sequence (IdempotencyKey): the same
+	// PostJournal posts a closed day's journal and returns core banking's acknowledgement: its
+	// reference of the posting, and the debits and the credits it posted (for a journal posted
+	// as sent, the journal's totals). Idempotent by day and sequence (IdempotencyKey): the same
 	// journal posted again answers the first acknowledgement and posts nothing; a different
 	// journal under a key already posted is ErrGatewayFailed, and nothing is posted. Called by
 	// the books' close after the day is recorded closed, outside any transaction; tiyin keeps
 	// the journal it sent, and any error leaves the day unacknowledged: the next close run
 	// posts the same journal again with the same key.
-	PostJournal(ctx context.Context, j GLJournal) (ref string, err error)
+	PostJournal(ctx context.Context, j GLJournal) (GLAck, error)
 }

@@ -124,7 +124,8 @@ type glPostJSON struct {
 func generalLedger(posts []ports.GLPost) generalLedgerJSON {
 	out := generalLedgerJSON{Acknowledged: len(posts) > 0, Posts: []glPostJSON{}}
 	for _, p := range posts {
-		j := glPostJSON{Sequence: p.Journal.Sequence, Debits: p.Journal.Debits(), Credits: p.Journal.Credits(), Reference: p.Reference,
+		t := p.Journal.Totals()
+		j := glPostJSON{Sequence: p.Journal.Sequence, Debits: t.Debits, Credits: t.Credits, Reference: p.Reference,
 			Attempts: p.Attempts, Error: p.Error}
 		if p.Reference == "" {
 			out.Acknowledged = false

@@ -590,12 +590,14 @@ func reconcileCmd(o options) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "reconcile",
-		Short: "Compare a business day with the networks' statements and core banking's closing balances, and record every break",
+		Short: "Compare a business day with the networks' statements and core banking's closing balances, prove the books, and record every break",
 		Long: `Reads tiyin's transfers to cards and card repayments of the day (Asia/Tashkent), asks each
 network (UZCARD, HUMO) for its statement of the day, matches the lines by id, then by amount and
 time; then compares the ledger's closing balances of the loans' accounts with core banking's
-(CORE_BANKING). Every difference is recorded as a break (docs/reconciliation.md); --network
-reconciles one source. Only a closed day is reconciled: one before today (Asia/Tashkent). Run it
+(CORE_BANKING); then proves the books (BOOKS): the sum over loans of each per-loan account kind
+against its control account, and each post of the day to the general ledger against core
+banking's acknowledgement. Every difference is recorded as a break (docs/reconciliation.md);
+--network reconciles one source. Only a closed day is reconciled: one before today (Asia/Tashkent). Run it
 again, or on several nodes at once: each break is recorded once. It prints each source's
 figures, how the day's breaks stand (open, resolved, explained) and each break it found first,
 with both sides.`,
@@ -608,7 +610,7 @@ with both sides.`,
 			sources := application.ReconciliationSources()
 			if network != "" {
 				if !slices.Contains(sources, network) {
-					return fmt.Errorf("--network: UZCARD, HUMO or CORE_BANKING, not %q", network)
+					return fmt.Errorf("--network: UZCARD, HUMO, CORE_BANKING or BOOKS, not %q", network)
 				}
 				sources = []string{network}
 			}
@@ -635,7 +637,7 @@ with both sides.`,
 		},
 	}
 	c.Flags().StringVar(&date, "date", "", "the business day, YYYY-MM-DD (Asia/Tashkent)")
-	c.Flags().StringVar(&network, "network", "", "UZCARD, HUMO or CORE_BANKING (the closing balances); all when not given")
+	c.Flags().StringVar(&network, "network", "", "UZCARD, HUMO, CORE_BANKING (the closing balances) or BOOKS (the books' proof); all when not given")
 	c.Flags().BoolVar(&asJSON, "json", false, "print each source's result as JSON")
 	_ = c.MarkFlagRequired("date")
 	return c

@@ -319,7 +319,7 @@ var messages = map[string]string{
 	"password":         msg("Your password is changed."),
 	"partner":          msg("The partner is changed."),
 	"audit":            msg("The audit log was verified: its result is below."),
-	"reconciled":       msg("The day is reconciled with both networks and core banking: its breaks are below."),
+	"reconciled":       msg("The day is reconciled with both networks and core banking, and its books are proved: its breaks are below."),
 	"accept_proposed":  msg("The acceptance is proposed. Another officer approves it to book the adjusting entry."),
 	"explained":        msg("The break is explained and closed."),
 	"explain_proposed": msg("The explanation is proposed: the two sides differ on money, so another officer approves it to close the break."),

@@ -21,7 +21,8 @@ import (
 // breakKinds and breakSources are what the reconciliation page filters on.
 var (
 	breakKinds = []string{string(domain.BreakMissingInTiyin), string(domain.BreakMissingAtNetwork), string(domain.BreakAmountDiffers),
-		string(domain.BreakStatusDiffers), string(domain.BreakDuplicate), string(domain.BreakBalanceDiffers)}
+		string(domain.BreakStatusDiffers), string(domain.BreakDuplicate), string(domain.BreakBalanceDiffers),
+		string(domain.BreakSubledgerDiffers), string(domain.BreakGLAckDiffers)}
 	breakStatuses = []string{ports.BreakOpen, ports.BreakExplained, ports.BreakResolved, "ALL"}
 )
 

@@ -216,6 +216,43 @@ func (r *BooksRepository) TrialBalance(ctx context.Context, day time.Time) ([]po
 	return out, nil
 }
 
+// Subledger implements ports.BooksRepository: one statement, so that both sides are read at
+// one moment. The sum over loans is the loans' accounts' kept balances (ledger_accounts.balance,
+// moved by every posting in its transaction) less their entries posted from the day's end on;
+// the control account is every entry on an account of the kind before the day's end, as the
+// trial balance sums it. The entries are summed by account first, so that the join to the
+// accounts is on unique keys: a bank-wide account every close posts to (INTEREST_INCOME) is one
+// row, not a hot key hashed hundreds of thousands of times.
+func (r *BooksRepository) Subledger(ctx context.Context, day time.Time) ([]domain.SubledgerBalance, error) {
+	_, end := domain.BusinessDay(day)
+	var rows []struct {
+		Kind           string
+		Loans, Control int64
+	}
+	err := r.db.conn(ctx).Raw(`SELECT a.kind AS kind,
+		COALESCE(SUM(CASE WHEN a.loan_id IS NOT NULL THEN a.balance - COALESCE(x.later, 0) ELSE 0 END), 0) AS loans,
+		COALESCE(SUM(x.before), 0) AS control
+		FROM ledger_accounts a LEFT JOIN (
+			SELECT e.account_key AS account_key,
+				SUM(CASE WHEN p.created_at < ? THEN e.debit - e.credit ELSE 0 END) AS before,
+				SUM(CASE WHEN p.created_at >= ? THEN e.debit - e.credit ELSE 0 END) AS later
+			FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id GROUP BY e.account_key
+		) x ON x.account_key = a.key
+		GROUP BY a.kind`, end.UTC(), end.UTC()).Scan(&rows).Error
+	if err != nil {
+		return nil, interpretError(err, nil, nil)
+	}
+	out := make([]domain.SubledgerBalance, 0, len(rows))
+	for _, row := range rows {
+		k, err := domain.ParseAccountKind(row.Kind)
+		if err != nil {
+			return nil, fmt.Errorf("stored account kind: %w", err)
+		}
+		out = append(out, domain.SubledgerBalance{Kind: k, Loans: row.Loans, Control: row.Control})
+	}
+	return out, nil
+}
+
 // Journal implements ports.BooksRepository.
 func (r *BooksRepository) Journal(ctx context.Context, day time.Time) ([]ports.JournalLine, error) {
 	start, end := domain.BusinessDay(day)
@@ -363,6 +400,8 @@ type glPostModel struct {
 	AcknowledgedAt *time.Time `gorm:"column:acknowledged_at"`
 	Attempts       int        `gorm:"column:attempts"`
 	LastError      string     `gorm:"column:last_error"`
+	AckDebits      *int64     `gorm:"column:acknowledged_debits"`
+	AckCredits     *int64     `gorm:"column:acknowledged_credits"`
 }
 
 func (glPostModel) TableName() string { return "books_gl_posts" }
@@ -391,6 +430,9 @@ func (m glPostModel) toPort() (ports.GLPost, error) {
 	}
 	if m.AcknowledgedAt != nil {
 		p.AcknowledgedAt = m.AcknowledgedAt.UTC()
+	}
+	if m.Reference != "" && m.AckDebits != nil && m.AckCredits != nil {
+		p.Acknowledged = &domain.Turnover{Debits: *m.AckDebits, Credits: *m.AckCredits}
 	}
 	return p, nil
 }
@@ -441,9 +483,10 @@ func (r *BooksRepository) AddGLPost(ctx context.Context, p ports.GLPost) (bool, 
 }
 
 // AcknowledgeGLPost implements ports.BooksRepository.
-func (r *BooksRepository) AcknowledgeGLPost(ctx context.Context, day time.Time, sequence int, ref string, at time.Time) error {
+func (r *BooksRepository) AcknowledgeGLPost(ctx context.Context, day time.Time, sequence int, ack ports.GLAck, at time.Time) error {
 	err := r.db.conn(ctx).Model(&glPostModel{}).Where("day = ? AND sequence = ?", day.Format(domain.DateLayout), sequence).
-		Updates(map[string]any{"reference": ref, "acknowledged_at": at.UTC(), "last_error": ""}).Error
+		Updates(map[string]any{"reference": ack.Ref, "acknowledged_at": at.UTC(), "last_error": "",
+			"acknowledged_debits": ack.Debits, "acknowledged_credits": ack.Credits}).Error
 	return interpretError(err, nil, nil)
 }
 

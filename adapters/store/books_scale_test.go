@@ -24,8 +24,9 @@ func (fixedClock) Ahead() []uuid.UUID        { return nil }
 // acknowledging is a general ledger that acknowledges every journal.
 type acknowledging struct{}
 
-func (acknowledging) PostJournal(_ context.Context, j ports.GLJournal) (string, error) {
-	return "GL-" + j.IdempotencyKey, nil
+func (acknowledging) PostJournal(_ context.Context, j ports.GLJournal) (ports.GLAck, error) {
+	t := j.Totals()
+	return ports.GLAck{Ref: "GL-" + j.IdempotencyKey, Debits: t.Debits, Credits: t.Credits}, nil
 }
 
 // booksScaleLoans is how many loans TestTheCloseOfManyLoans closes: TIYIN_BOOKS_BENCH_LOANS
@@ -74,7 +75,9 @@ func TestTheCloseOfManyLoans(t *testing.T) {
 	t.Logf("seeded %d loans in %v", n+1, time.Since(started).Round(time.Millisecond))
 	issued := domain.BusinessDate(t0)
 	books := store.NewBooksRepository(s.db)
-	h := application.NewCloseBooksHandler(fixedClock{now: t0.AddDate(0, 1, 0)}, s.uow, books, acknowledging{}, application.Config{})
+	clock := fixedClock{now: t0.AddDate(0, 1, 0)}
+	reconcile := application.NewReconcileDayHandler(clock, s.uow, nil, nil, store.NewReconciliationRepository(s.db), nil, nil, books)
+	h := application.NewCloseBooksHandler(clock, s.uow, books, acknowledging{}, reconcile, application.Config{})
 	for d := range 3 {
 		day := issued.AddDate(0, 0, d)
 		done, err := h.Close(ctx, day)
@@ -91,6 +94,17 @@ func TestTheCloseOfManyLoans(t *testing.T) {
 	}
 	if again, err := h.Close(ctx, issued.AddDate(0, 0, 2)); err != nil || len(again) != 0 {
 		t.Fatalf("a closed day again: %+v (%v)", again, err)
+	}
+	// Each close proved its days; the first day proved again (its kept balances taken back over
+	// the two days after it) finds nothing either.
+	started = time.Now()
+	proof, err := reconcile.Handle(ctx, application.ReconcileDay{Day: issued, Source: domain.SourceBooks})
+	if err != nil || len(proof.Found) != 0 || proof.Matched != proof.Ours {
+		t.Fatalf("the books' proof of %s: %+v (%v)", issued.Format(domain.DateLayout), proof, err)
+	}
+	t.Logf("the books' proof of %s over %d loans: %v", issued.Format(domain.DateLayout), n+1, time.Since(started).Round(time.Millisecond))
+	if open, err := store.NewReconciliationRepository(s.db).CountBreaks(ctx, ports.BreakQuery{Source: domain.SourceBooks}); err != nil || open != 0 {
+		t.Fatalf("the closes' proofs recorded %d breaks (%v)", open, err)
 	}
 	if c, err := s.ledger.Check(ctx); err != nil || !c.OK() {
 		t.Fatalf("ledger check: %+v (%v)", c, err)

@@ -175,11 +175,16 @@ func TestTheBooksKeepTheGeneralLedgerPosts(t *testing.T) {
 			t.Fatalf("unacknowledged: %+v, %v", pending, err)
 		}
 		at := t0.Add(time.Hour)
-		if err := s.uow.Do(ctx, func(ctx context.Context) error { return books.AcknowledgeGLPost(ctx, day, 1, "GL-1", at) }); err != nil {
+		if got[0].Acknowledged != nil {
+			t.Fatalf("totals of a post not acknowledged: %+v", got[0].Acknowledged)
+		}
+		ack := ports.GLAck{Ref: "GL-1", Debits: 7671, Credits: 7670}
+		if err := s.uow.Do(ctx, func(ctx context.Context) error { return books.AcknowledgeGLPost(ctx, day, 1, ack, at) }); err != nil {
 			t.Fatal(err)
 		}
 		got, err = books.GLPosts(ctx, day)
-		if err != nil || len(got) != 1 || got[0].Reference != "GL-1" || !got[0].AcknowledgedAt.Equal(at) || got[0].Error != "" {
+		if err != nil || len(got) != 1 || got[0].Reference != "GL-1" || !got[0].AcknowledgedAt.Equal(at) || got[0].Error != "" ||
+			got[0].Acknowledged == nil || *got[0].Acknowledged != (domain.Turnover{Debits: 7671, Credits: 7670}) {
 			t.Fatalf("acknowledged: %+v, %v", got, err)
 		}
 		if pending, err := books.UnacknowledgedGLPosts(ctx); err != nil || len(pending) != 1 || pending[0].Journal.Sequence != 1 ||

@@ -2360,17 +2360,17 @@ func (m *MockBooksRepository) EXPECT() *MockBooksRepositoryMockRecorder {
 }
 
 // AcknowledgeGLPost mocks base method.
-func (m *MockBooksRepository) AcknowledgeGLPost(ctx context.Context, day time.Time, sequence int, ref string, at time.Time) error {
+func (m *MockBooksRepository) AcknowledgeGLPost(ctx context.Context, day time.Time, sequence int, ack ports.GLAck, at time.Time) error {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "AcknowledgeGLPost", ctx, day, sequence, ref, at)
+	ret := m.ctrl.Call(m, "AcknowledgeGLPost", ctx, day, sequence, ack, at)
 	ret0, _ := ret[0].(error)
 	return ret0
 }
 
 // AcknowledgeGLPost indicates an expected call of AcknowledgeGLPost.
-func (mr *MockBooksRepositoryMockRecorder) AcknowledgeGLPost(ctx, day, sequence, ref, at any) *gomock.Call {
+func (mr *MockBooksRepositoryMockRecorder) AcknowledgeGLPost(ctx, day, sequence, ack, at any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AcknowledgeGLPost", reflect.TypeOf((*MockBooksRepository)(nil).AcknowledgeGLPost), ctx, day, sequence, ref, at)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AcknowledgeGLPost", reflect.TypeOf((*MockBooksRepository)(nil).AcknowledgeGLPost), ctx, day, sequence, ack, at)
 }
 
 // AddGLPost mocks base method.
@@ -2505,6 +2505,21 @@ func (m *MockBooksRepository) Start(ctx context.Context) (time.Time, bool, error
 func (mr *MockBooksRepositoryMockRecorder) Start(ctx any) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Start", reflect.TypeOf((*MockBooksRepository)(nil).Start), ctx)
+}
+
+// Subledger mocks base method.
+func (m *MockBooksRepository) Subledger(ctx context.Context, day time.Time) ([]domain.SubledgerBalance, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Subledger", ctx, day)
+	ret0, _ := ret[0].([]domain.SubledgerBalance)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Subledger indicates an expected call of Subledger.
+func (mr *MockBooksRepositoryMockRecorder) Subledger(ctx, day any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Subledger", reflect.TypeOf((*MockBooksRepository)(nil).Subledger), ctx, day)
 }
 
 // TrialBalance mocks base method.
@@ -3129,10 +3144,10 @@ func (m *MockGeneralLedger) EXPECT() *MockGeneralLedgerMockRecorder {
 }
 
 // PostJournal mocks base method.
-func (m *MockGeneralLedger) PostJournal(ctx context.Context, j ports.GLJournal) (string, error) {
+func (m *MockGeneralLedger) PostJournal(ctx context.Context, j ports.GLJournal) (ports.GLAck, error) {
 	m.ctrl.T.Helper()
 	ret := m.ctrl.Call(m, "PostJournal", ctx, j)
-	ret0, _ := ret[0].(string)
+	ret0, _ := ret[0].(ports.GLAck)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }

@@ -19,8 +19,8 @@ type GeneralLedgerCases struct {
 }
 
 // RunGeneralLedger checks a GeneralLedger adapter against the port's contract: a journal is
-// acknowledged, the same journal posted again gets the same acknowledgement, and a different
-// journal under the same day and sequence is refused.
+// acknowledged with its totals, the same journal posted again gets the same acknowledgement,
+// and a different journal under the same day and sequence is refused.
 func RunGeneralLedger(t *testing.T, newAdapter Constructor[ports.GeneralLedger], c GeneralLedgerCases) {
 	fresh := func() ports.GLJournal {
 		j := c.Journal
@@ -31,19 +31,19 @@ func RunGeneralLedger(t *testing.T, newAdapter Constructor[ports.GeneralLedger],
 		j.IdempotencyKey = ports.GLKey(j.Day, j.Sequence)
 		return j
 	}
-	t.Run("a journal is acknowledged, the same journal again with the same acknowledgement", func(t *testing.T) {
+	t.Run("a journal is acknowledged with its totals, the same journal again with the same acknowledgement", func(t *testing.T) {
 		gl, ctx, j := healthy(t, newAdapter), context.Background(), fresh()
-		ref, err := gl.PostJournal(ctx, j)
-		if err != nil || ref == "" {
-			t.Fatalf("PostJournal: %q, %v", ref, err)
+		ack, err := gl.PostJournal(ctx, j)
+		if totals := j.Totals(); err != nil || ack.Ref == "" || ack.Debits != totals.Debits || ack.Credits != totals.Credits {
+			t.Fatalf("PostJournal: %+v, %v; want a reference and the journal's totals %+v", ack, err, totals)
 		}
-		if again, err := gl.PostJournal(ctx, j); err != nil || again != ref {
-			t.Fatalf("PostJournal with the same key and lines: %q, %v; want %q", again, err, ref)
+		if again, err := gl.PostJournal(ctx, j); err != nil || again != ack {
+			t.Fatalf("PostJournal with the same key and lines: %+v, %v; want %+v", again, err, ack)
 		}
 	})
 	t.Run("a different journal under a key already posted is ErrGatewayFailed", func(t *testing.T) {
 		gl, ctx, j := healthy(t, newAdapter), context.Background(), fresh()
-		ref, err := gl.PostJournal(ctx, j)
+		ack, err := gl.PostJournal(ctx, j)
 		if err != nil {
 			t.Fatalf("PostJournal: %v", err)
 		}
@@ -54,8 +54,8 @@ func RunGeneralLedger(t *testing.T, newAdapter Constructor[ports.GeneralLedger],
 		if _, err := gl.PostJournal(ctx, other); !errors.Is(err, ports.ErrGatewayFailed) {
 			t.Fatalf("PostJournal of other lines under key %s: %v, want ErrGatewayFailed", j.IdempotencyKey, err)
 		}
-		if again, err := gl.PostJournal(ctx, j); err != nil || again != ref {
-			t.Fatalf("the first journal again after the refusal: %q, %v; want %q", again, err, ref)
+		if again, err := gl.PostJournal(ctx, j); err != nil || again != ack {
+			t.Fatalf("the first journal again after the refusal: %+v, %v; want %+v", again, err, ack)
 		}
 	})
 	faults(t, newAdapter, func(ctx context.Context, gl ports.GeneralLedger) error {

@@ -47,18 +47,23 @@ func TestReconcileADayFromTheCommandLine(t *testing.T) {
 	if core.Theirs != 1 || core.Matched != 1 || len(core.Breaks) != 0 {
 		t.Fatalf("the day's balances: %+v", core)
 	}
+	// The books prove themselves: every per-loan kind against its control account, no break.
+	if b := first["BOOKS"]; b.Ours < 17 || b.Matched != b.Ours || len(b.Breaks) != 0 {
+		t.Fatalf("the books' proof: %+v", b)
+	}
 	if again := run(); again["UZCARD"].New != 0 || again["UZCARD"].Matched != uz.Matched {
 		t.Fatalf("the second run: %+v", again)
 	}
-	// The daily job reconciled the day before when the server started, with each source.
+	// The daily job reconciled the day before when the server started, with each source: the
+	// networks, core banking and the books' proof.
 	yesterday := time.Now().In(domain.Tashkent).AddDate(0, 0, -1).Format(time.DateOnly)
 	for end := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		out := s.out.String()
-		if strings.Count(out, `"msg":"reconciled","day":"`+yesterday+`"`) == 3 {
+		if strings.Count(out, `"msg":"reconciled","day":"`+yesterday+`"`) == 4 {
 			break
 		}
 		if time.Now().After(end) {
-			t.Fatalf("the daily job did not reconcile %s with the networks and core banking:\n%s", yesterday, out)
+			t.Fatalf("the daily job did not reconcile %s with the networks, core banking and the books:\n%s", yesterday, out)
 		}
 	}
 }

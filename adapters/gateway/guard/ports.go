@@ -139,6 +139,6 @@ type generalLedger struct {
 	next ports.GeneralLedger
 }
 
-func (l generalLedger) PostJournal(ctx context.Context, j ports.GLJournal) (string, error) {
-	return call(ctx, l.g, "generalledger", "PostJournal", func(ctx context.Context) (string, error) { return l.next.PostJournal(ctx, j) })
+func (l generalLedger) PostJournal(ctx context.Context, j ports.GLJournal) (ports.GLAck, error) {
+	return call(ctx, l.g, "generalledger", "PostJournal", func(ctx context.Context) (ports.GLAck, error) { return l.next.PostJournal(ctx, j) })
 }

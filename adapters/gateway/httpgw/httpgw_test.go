@@ -275,3 +275,20 @@ func TestAConnectionNeverMadeIsNotReached(t *testing.T) {
 		t.Fatalf("no connection: %v, want ports.ErrGatewayNotReached alone", err)
 	}
 }
+
+// TestAJournalAcknowledgedWithoutItsTotalsIsNotTheProtocols: an acknowledgement that gives the
+// posting's reference but not the debits and credits posted is not the protocol's answer: the
+// outcome is unknown (transient), and the journal is sent again later.
+func TestAJournalAcknowledgedWithoutItsTotalsIsNotTheProtocols(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"result": {"ref": "GL-1"}}`))
+	}))
+	defer srv.Close()
+	gl := httpgw.NewGeneralLedger(httpgw.Config{URL: srv.URL, Backoff: time.Millisecond})
+	j := sandboxtest.GeneralLedgerCases().Journal
+	j.Sequence, j.IdempotencyKey = 1, ports.GLKey(j.Day, 1)
+	if ack, err := gl.PostJournal(context.Background(), j); !errors.Is(err, ports.ErrGatewayTransient) {
+		t.Fatalf("an acknowledgement without totals: %+v, %v; want ErrGatewayTransient", ack, err)
+	}
+}

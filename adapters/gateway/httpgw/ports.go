@@ -280,12 +280,19 @@ func NewGeneralLedger(cfg Config) *GeneralLedger {
 }
 
 // PostJournal implements ports.GeneralLedger.
-func (gl *GeneralLedger) PostJournal(ctx context.Context, j ports.GLJournal) (string, error) {
+func (gl *GeneralLedger) PostJournal(ctx context.Context, j ports.GLJournal) (ports.GLAck, error) {
 	body := glJournal{Day: domain.BusinessDate(j.Day).Format(time.DateOnly), Sequence: j.Sequence, Lines: make([]glLine, len(j.Lines))}
 	for i, l := range j.Lines {
 		body.Lines[i] = glLine{GL: l.GL, Debits: l.Debits, Credits: l.Credits}
 	}
-	var out refBody
+	var out glAck
 	err := gl.c.call(ctx, "journals/post", j.IdempotencyKey, true, body, &out)
-	return nonEmpty(out.Ref, err)
+	ref, err := nonEmpty(out.Ref, err)
+	if err != nil {
+		return ports.GLAck{}, err
+	}
+	if out.Debits == nil || out.Credits == nil {
+		return ports.GLAck{}, fmt.Errorf("%w: an acknowledgement without the debits and credits posted", ports.ErrGatewayTransient)
+	}
+	return ports.GLAck{Ref: ref, Debits: *out.Debits, Credits: *out.Credits}, nil
 }

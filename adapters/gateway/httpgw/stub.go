@@ -297,8 +297,8 @@ func (s *Stub) handlers() map[string]handler {
 			for i, l := range in.Lines {
 				j.Lines[i] = ports.GLLine{GL: l.GL, Debits: l.Debits, Credits: l.Credits}
 			}
-			ref, err := gl.PostJournal(ctx, j)
-			return refBody{Ref: ref}, err
+			ack, err := gl.PostJournal(ctx, j)
+			return glAck{Ref: ack.Ref, Debits: &ack.Debits, Credits: &ack.Credits}, err
 		})
 	}
 	return h

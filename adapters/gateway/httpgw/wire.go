@@ -233,6 +233,14 @@ type glLine struct {
 	Credits int64  `json:"credits"`
 }
 
+// glAck is the general ledger's acknowledgement of a journal. debits and credits are required:
+// an answer without them is not the protocol's.
+type glAck struct {
+	Ref     string `json:"ref"`
+	Debits  *int64 `json:"debits"`
+	Credits *int64 `json:"credits"`
+}
+
 type glJournal struct {
 	Day      string   `json:"day"`
 	Sequence int      `json:"sequence"`
