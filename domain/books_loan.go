@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,6 +38,7 @@ func (l *Loan) booksCopy() *BooksState {
 		return nil
 	}
 	b := *l.books
+	b.Items = slices.Clone(b.Items)
 	return &b
 }
 
@@ -45,7 +47,7 @@ func (l *Loan) Books() (BooksState, bool) {
 	if l.books == nil {
 		return BooksState{}, false
 	}
-	return *l.books, true
+	return *l.booksCopy(), true
 }
 
 // BooksOpen reports whether the close still visits the loan: until the close of the day after it
@@ -80,6 +82,9 @@ func (l *Loan) CloseBooks(start, through time.Time, rules BooksRules) ([]Posting
 	var st BooksState
 	var from time.Time
 	kind := PostingClose
+	if err := l.itemBooks(); err != nil {
+		return nil, err
+	}
 	if l.books != nil {
 		st, from = *l.books, l.books.Day.AddDate(0, 0, 1)
 	} else {
@@ -129,8 +134,8 @@ func (l *Loan) BooksOpenAfter(st BooksState) bool {
 // booksPosting replaces a posting's entries by the accrual basis's when the loan keeps books:
 // fn turns its books and the cash basis's entries into the new ones.
 func (l *Loan) booksPosting(p Posting, fn func(BooksState, []Entry) (BooksState, []Entry)) (Posting, error) {
-	if l.books == nil {
-		return p, nil
+	if err := l.itemBooks(); err != nil || l.books == nil {
+		return p, err
 	}
 	st, entries := fn(*l.books, p.Entries)
 	np, err := NewPosting(p.ID, p.Kind, p.Ref, p.At, entries...)
@@ -141,17 +146,35 @@ func (l *Loan) booksPosting(p Posting, fn func(BooksState, []Entry) (BooksState,
 	return np, nil
 }
 
-// waiverPosting is the books' reversal of a waiver's accrual; nil when the loan keeps no books
-// yet (a cash basis books nothing for a waiver) or nothing was accrued.
-func (l *Loan) waiverPosting(id uuid.UUID, at time.Time, interest, service, penalty int64) (*Posting, error) {
-	if l.books == nil {
-		return nil, nil
+// waiverPosting is the books' reversal of a waiver's accrual (charges: what it forgave of each
+// item's charges, as BooksState.Waive takes them); nil when the loan keeps no books yet (a cash
+// basis books nothing for a waiver) or nothing was accrued.
+func (l *Loan) waiverPosting(id uuid.UUID, at time.Time, charges []int64, penalty int64) (*Posting, error) {
+	if err := l.itemBooks(); err != nil || l.books == nil {
+		return nil, err
 	}
-	st, entries := l.books.Waive(l.id, interest, service, penalty)
+	st, entries := l.books.Waive(l.id, charges, penalty)
 	l.books = &st
 	if len(entries) == 0 {
 		return nil, nil
 	}
 	p, err := NewPosting(id, PostingWaiver, l.id, at, entries...)
 	return &p, err
+}
+
+// itemBooks lays books stored before they kept interest and service per schedule item on the
+// loan's items (BooksState.layOnItems); books that keep them, or none, are left as they are.
+func (l *Loan) itemBooks() error {
+	s := l.books
+	if s == nil || len(s.Items) > 0 || s.TakenInterest+s.TakenService+s.InterestAdvance+s.ServiceAdvance == 0 {
+		return nil
+	}
+	b, err := l.repaymentBook()
+	if err != nil {
+		return err
+	}
+	st := *s
+	st.layOnItems(b)
+	l.books = &st
+	return nil
 }

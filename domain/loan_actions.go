@@ -151,6 +151,9 @@ func (l *Loan) WriteOff(postingID uuid.UUID, now time.Time) (*Posting, error) {
 	principal := b.notDue()[0] // the loan account's balance: the principal of every item not yet paid
 	l.writtenOffAt = now
 	l.changed(now, LoanChanged{Action: ActionWriteOff, Amount: principal}, b)
+	if err := l.itemBooks(); err != nil {
+		return nil, err
+	}
 	if l.books != nil {
 		// A loan that keeps books writes its principal off against its provision, and its
 		// receivables to the memo, even when it owes no principal (the accrual basis).
@@ -289,18 +292,16 @@ func (p *Proposal) ApplyTo(loan *Loan, postingID, repaymentID uuid.UUID, now tim
 		out.Amount, out.Postings = p.Action.Amount, []Posting{posting}
 	case ActionWaivePenalty:
 		if out.Amount, err = loan.WaivePenalty(now, p.Action.Amount); err == nil {
-			err = out.addWaiver(loan, postingID, now, 0, 0, out.Amount)
+			err = out.addWaiver(loan, postingID, now, nil, out.Amount)
 		}
 	case ActionWaiveInterest:
 		var b *book
 		if b, err = loan.repaymentBook(); err != nil {
 			return out, err
 		}
-		before := b.interestPaid()
+		before := b.chargesPaid()
 		if out.Amount, err = loan.WaiveInterest(now, p.Action.Amount); err == nil {
-			// The waiver divides between interest and service as the items it paid do.
-			interest := b.interestPaid() - before
-			err = out.addWaiver(loan, postingID, now, interest, out.Amount-interest, 0)
+			err = out.addWaiver(loan, postingID, now, b.paidSince(before), 0)
 		}
 	case ActionExtendTerm:
 		err = loan.Restructure(now, p.Action.Months, 0)
@@ -330,8 +331,8 @@ func (p *Proposal) ApplyTo(loan *Loan, postingID, repaymentID uuid.UUID, now tim
 }
 
 // addWaiver adds the books' reversal of a waiver's accrual to the outcome's postings.
-func (o *ActionOutcome) addWaiver(loan *Loan, id uuid.UUID, now time.Time, interest, service, penalty int64) error {
-	p, err := loan.waiverPosting(id, now, interest, service, penalty)
+func (o *ActionOutcome) addWaiver(loan *Loan, id uuid.UUID, now time.Time, charges []int64, penalty int64) error {
+	p, err := loan.waiverPosting(id, now, charges, penalty)
 	if p != nil {
 		o.Postings = append(o.Postings, *p)
 	}

@@ -233,6 +233,11 @@ func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
 	if loan.id != r.loanID {
 		return Posting{}, ErrRepaymentNotFound
 	}
+	b, err := loan.repaymentBook()
+	if err != nil {
+		return Posting{}, err
+	}
+	paid := b.chargesPaid()
 	split, err := loan.repay(p.At, p.Type, p.Amount)
 	if err != nil {
 		return Posting{}, err
@@ -269,7 +274,7 @@ func (r *Repayment) Pay(loan *Loan, p Payment) (Posting, error) {
 	}
 	// A loan that keeps books settles its receivables and the advance (the accrual basis).
 	if posting, err = loan.booksPosting(posting, func(st BooksState, cash []Entry) (BooksState, []Entry) {
-		return st.Repayment(loan.id, cash)
+		return st.Repayment(loan.id, cash, b.paidSince(paid))
 	}); err != nil {
 		return Posting{}, err
 	}

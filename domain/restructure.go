@@ -182,7 +182,7 @@ func (l *Loan) RestructureArrears(postingID uuid.UUID, now time.Time, months int
 	if err != nil {
 		return Capitalised{}, nil, err
 	}
-	if posting, err = l.capitalisationOnBooks(postingID, now, c, posting); err != nil {
+	if posting, err = l.capitalisationOnBooks(postingID, now, c, posting, trial.paidSince(b.chargesPaid())); err != nil {
 		return Capitalised{}, nil, err
 	}
 	l.book, l.monthPeriod = trial, len(trial.Items)
@@ -255,8 +255,12 @@ func ArrearsCapitalisation(postingID, loanID uuid.UUID, now time.Time, c Capital
 // loan in non-accrual, where they become income), and the overdue principal laid out again goes
 // back from OVERDUE_PRINCIPAL to LOAN: the cash-basis posting routed as a repayment's credits
 // are (BooksState.Repayment), the principal as credited and lent again. posting is the
-// cash-basis one (nil: no charges); a loan without books keeps it.
-func (l *Loan) capitalisationOnBooks(postingID uuid.UUID, now time.Time, c Capitalised, posting *Posting) (*Posting, error) {
+// cash-basis one (nil: no charges), charges what the capitalisation moved each item's charges
+// paid by; a loan without books keeps it.
+func (l *Loan) capitalisationOnBooks(postingID uuid.UUID, now time.Time, c Capitalised, posting *Posting, charges []int64) (*Posting, error) {
+	if err := l.itemBooks(); err != nil {
+		return nil, err
+	}
 	if l.books == nil || (posting == nil && c.Principal == 0) {
 		return posting, nil
 	}
@@ -265,7 +269,7 @@ func (l *Loan) capitalisationOnBooks(postingID uuid.UUID, now time.Time, c Capit
 	if posting != nil {
 		cash = append(cash, posting.Entries...)
 	}
-	st, entries := l.books.Repayment(l.id, cash)
+	st, entries := l.books.Repayment(l.id, cash, charges)
 	var debit int64
 	out := entries[:0:0]
 	for _, e := range entries { // one debit of LOAN: what it lends again, less what stayed in it

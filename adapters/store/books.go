@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,17 +17,91 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
+// storedBooks is a loan's books as stored (JSON): its items' books in a compact text form,
+// read with the loan as its book is,
+//
+//	item;item;…
+//
+// each item its eight amounts (Taken, Receivable and Memo, interest's then service's; Advance;
+// WaivedAhead) joined by commas, its trailing zeros left out (an item all zeros is empty), and
+// the trailing empty items left out. Books stored before they kept items have none.
+type storedBooks struct {
+	domain.BooksState
+	Items string `json:",omitempty"`
+}
+
 func encodeBooks(b domain.BooksState) (string, error) {
-	raw, err := json.Marshal(b)
+	raw, err := json.Marshal(storedBooks{BooksState: b, Items: encodeItemBooks(b.Items)})
 	return string(raw), err
 }
 
 func decodeBooks(s string) (domain.BooksState, error) {
-	var b domain.BooksState
-	if err := json.Unmarshal([]byte(s), &b); err != nil {
-		return b, fmt.Errorf("books: %w", err)
+	var v storedBooks
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return domain.BooksState{}, fmt.Errorf("books: %w", err)
+	}
+	b := v.BooksState
+	var err error
+	if b.Items, err = decodeItemBooks(v.Items); err != nil {
+		return domain.BooksState{}, fmt.Errorf("books: %w", err)
 	}
 	return b, nil
+}
+
+func itemBooksFields(it *domain.ItemBooks) [8]*int64 {
+	return [8]*int64{&it.Taken[0], &it.Taken[1], &it.Receivable[0], &it.Receivable[1], &it.Memo[0], &it.Memo[1],
+		&it.Advance, &it.WaivedAhead}
+}
+
+func encodeItemBooks(items []domain.ItemBooks) string {
+	var buf []byte
+	end := 0 // the buffer's length after the last item not all zeros
+	for k := range items {
+		if k > 0 {
+			buf = append(buf, ';')
+		}
+		fields := itemBooksFields(&items[k])
+		n := len(fields)
+		for n > 0 && *fields[n-1] == 0 {
+			n--
+		}
+		for j, f := range fields[:n] {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendInt(buf, *f, 10)
+		}
+		if n > 0 {
+			end = len(buf)
+		}
+	}
+	return string(buf[:end])
+}
+
+func decodeItemBooks(s string) ([]domain.ItemBooks, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ";")
+	items := make([]domain.ItemBooks, len(parts))
+	for k, part := range parts {
+		if part == "" {
+			continue
+		}
+		fields := itemBooksFields(&items[k])
+		values := strings.Split(part, ",")
+		if len(values) > len(fields) {
+			return nil, fmt.Errorf("item %d has %d amounts", k+1, len(values))
+		}
+		for j, v := range values {
+			x, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %w", k+1, err)
+			}
+			*fields[j] = x
+		}
+	}
+	return items, nil
 }
 
 // booksAccountKinds are the per-loan accounts a loan's first close opens.

@@ -12,7 +12,10 @@ import (
 // day, its payments, waivers and write-off posted on the accrual basis), and every posting it
 // returns is summed into a per-loan ledger; the oracle keeps its own (KeepBooks). After the
 // close of each day both ledgers are compared account by account, exactly, with the same
-// provision table and non-accrual threshold on both sides.
+// provision table and non-accrual threshold on both sides: each charge on its own (interest's,
+// service's and the penalty's receivable, income and memo; both sides settle interest and
+// service item by item, docs/accounting.md, Decisions), the domain's two accounts in advance as
+// the oracle's one.
 
 // booksRules are the domain's rules for a history, and the same for the oracle. The threshold
 // and the table vary with the terms so that non-accrual, cures and every class are reached.
@@ -73,7 +76,7 @@ func (g *bookLedger) books() oracle.Books {
 }
 
 // compareBooks compares the loan's books after the close of yesterday: the domain's ledger and
-// its books state with the oracle's Books, field by field, and the domain's own proofs.
+// its books state with the oracle's Books, every field exactly, and the domain's own proofs.
 func (w *walk) compareBooks(day int, loan *domain.Loan, o *oracle.Loan, g *bookLedger) {
 	want := o.Books()
 	want.Date, want.Cash = time.Time{}, 0
@@ -89,10 +92,10 @@ func (w *walk) compareBooks(day int, loan *domain.Loan, o *oracle.Loan, g *bookL
 	w.amounts += 17
 	w.closes++
 	if *trace {
-		fmt.Printf("day %d close %s: domain %+v\n        oracle %+v\n", day, o.Books().Date.Format(time.DateOnly), together(got), together(want))
+		fmt.Printf("day %d close %s: domain %+v\n        oracle %+v\n", day, o.Books().Date.Format(time.DateOnly), got, want)
 	}
-	if together(got) != together(want) {
-		w.fail(day, "books after the close of %s differ: %s", o.Books().Date.Format(time.DateOnly), booksDiff(together(got), together(want)))
+	if got != want {
+		w.fail(day, "books after the close of %s differ: %s", o.Books().Date.Format(time.DateOnly), booksDiff(got, want))
 		return
 	}
 	// The domain's state is its ledger.
@@ -171,18 +174,6 @@ func (w *walk) lifeIncome(day int, loan *domain.Loan, g *bookLedger) {
 	if got.PenaltyIncome != settledPenalty-waivedPenalty {
 		w.fail(day, "over its life: penalty income %d, settled %d − waived %d", got.PenaltyIncome, settledPenalty, waivedPenalty)
 	}
-}
-
-// together is b with service counted with interest: its receivable, income and memo. The
-// domain divides each item's charges paid between interest and service in proportion to them,
-// the oracle settles interest before service (docs/accounting.md, Decisions); what is compared is their
-// sum, exactly.
-func together(b oracle.Books) oracle.Books {
-	b.InterestReceivable += b.ServiceReceivable
-	b.InterestIncome += b.ServiceIncome
-	b.MemoInterest += b.MemoService
-	b.ServiceReceivable, b.ServiceIncome, b.MemoService = 0, 0, 0
-	return b
 }
 
 // booksDiff names the fields that differ.
