@@ -264,10 +264,10 @@ func (d *demo) awaitStatus(ctx context.Context, label string, app client.UUID, w
 			return true, nil
 		case client.ApplicationFailed:
 			return false, fmt.Errorf("%s: %w (%s/%s, code %d: %s)", label, errTechnicalFailure, info.LastTask.Name, info.LastTask.Status,
-				info.LastTask.ErrorCode, info.LastTask.ErrorMessage)
+				int(info.LastTask.ErrorCode), info.LastTask.ErrorMessage)
 		case client.ApplicationRejected, client.ApplicationCanceled, client.ApplicationExpired:
 			return false, fmt.Errorf("%s: application %s %s (%s/%s, code %d: %s)", label, app, info.Status, info.LastTask.Name,
-				info.LastTask.Status, info.LastTask.ErrorCode, info.LastTask.ErrorMessage)
+				info.LastTask.Status, int(info.LastTask.ErrorCode), info.LastTask.ErrorMessage)
 		}
 		return false, nil
 	})
