@@ -2,7 +2,6 @@ package application
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/tiyin/tiyin/domain"
@@ -57,7 +56,7 @@ func (h *TrialBalanceHandler) Handle(ctx context.Context, day time.Time) (TrialB
 	if tb.GL, err = h.books.GLPosts(ctx, day); err != nil {
 		return TrialBalance{}, err
 	}
-	tb.Acknowledged = len(tb.GL) > 0 && !slices.ContainsFunc(tb.GL, func(p ports.GLPost) bool { return p.Reference == "" })
+	tb.Acknowledged = ports.GLDayAcknowledged(tb.GL)
 	var balances []domain.KindBalance
 	by := map[domain.AccountKind]ports.TrialBalanceLine{}
 	for _, l := range lines {

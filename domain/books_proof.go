@@ -40,17 +40,20 @@ const (
 	LineGLPost LineKind = "GL_POST"
 )
 
+// IssueAccountKinds are the accounts a loan's issuance opens, and BooksAccountKinds those its
+// first close opens; a cash-basis write-off opens its WRITTEN_OFF account.
+var (
+	IssueAccountKinds = []AccountKind{AccountLoan, AccountDemand, AccountHold}
+	BooksAccountKinds = []AccountKind{AccountOverduePrincipal, AccountInterestReceivable, AccountServiceReceivable,
+		AccountPenaltyReceivable, AccountInterestInAdvance, AccountServiceInAdvance, AccountProvision,
+		AccountMemoNonAccruedInterest, AccountMemoNonAccruedService, AccountMemoNonAccruedPenalty,
+		AccountMemoNonAccruedContra, AccountMemoWrittenOff, AccountMemoWrittenOffContra}
+)
+
 // PerLoan reports a kind kept one account a loan (KIND:<loan id>): the sum over loans of such a
 // kind is its general ledger control account.
 func (k AccountKind) PerLoan() bool {
-	switch k {
-	case AccountLoan, AccountOverduePrincipal, AccountInterestReceivable, AccountServiceReceivable,
-		AccountPenaltyReceivable, AccountProvision, AccountDemand, AccountHold, AccountInterestInAdvance,
-		AccountServiceInAdvance, AccountWrittenOff, AccountMemoNonAccruedInterest, AccountMemoNonAccruedService,
-		AccountMemoNonAccruedPenalty, AccountMemoNonAccruedContra, AccountMemoWrittenOff, AccountMemoWrittenOffContra:
-		return true
-	}
-	return false
+	return k == AccountWrittenOff || slices.Contains(IssueAccountKinds, k) || slices.Contains(BooksAccountKinds, k)
 }
 
 // Normalised is a balance of debits minus credits in the kind's normal sign: as it is for a

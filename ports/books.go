@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -64,6 +65,12 @@ type GLPost struct {
 	// Attempts counts the attempts that failed or whose outcome is unknown, Error the last's.
 	Attempts int
 	Error    string
+}
+
+// GLDayAcknowledged reports whether a day's posts acknowledge it: it has a post, and core
+// banking acknowledged each.
+func GLDayAcknowledged(posts []GLPost) bool {
+	return len(posts) > 0 && !slices.ContainsFunc(posts, func(p GLPost) bool { return p.Reference == "" })
 }
 
 // ClosedDay is what a close did.

@@ -122,14 +122,12 @@ type glPostJSON struct {
 }
 
 func generalLedger(posts []ports.GLPost) generalLedgerJSON {
-	out := generalLedgerJSON{Acknowledged: len(posts) > 0, Posts: []glPostJSON{}}
+	out := generalLedgerJSON{Acknowledged: ports.GLDayAcknowledged(posts), Posts: []glPostJSON{}}
 	for _, p := range posts {
 		t := p.Journal.Totals()
 		j := glPostJSON{Sequence: p.Journal.Sequence, Debits: t.Debits, Credits: t.Credits, Reference: p.Reference,
 			Attempts: p.Attempts, Error: p.Error}
-		if p.Reference == "" {
-			out.Acknowledged = false
-		} else {
+		if p.Reference != "" {
 			j.AcknowledgedAt = p.AcknowledgedAt.In(domain.Tashkent).Format(time.RFC3339Nano)
 		}
 		out.Posts = append(out.Posts, j)

@@ -104,13 +104,6 @@ func decodeItemBooks(s string) ([]domain.ItemBooks, error) {
 	return items, nil
 }
 
-// booksAccountKinds are the per-loan accounts a loan's first close opens.
-var booksAccountKinds = []domain.AccountKind{domain.AccountOverduePrincipal, domain.AccountInterestReceivable,
-	domain.AccountServiceReceivable, domain.AccountPenaltyReceivable, domain.AccountInterestInAdvance,
-	domain.AccountServiceInAdvance, domain.AccountProvision, domain.AccountMemoNonAccruedInterest,
-	domain.AccountMemoNonAccruedService, domain.AccountMemoNonAccruedPenalty, domain.AccountMemoNonAccruedContra,
-	domain.AccountMemoWrittenOff, domain.AccountMemoWrittenOffContra}
-
 // BooksRepository implements ports.BooksRepository.
 type BooksRepository struct {
 	db     *DB
@@ -153,10 +146,10 @@ func (r *BooksRepository) LoansToClose(ctx context.Context, partners ports.Partn
 func (r *BooksRepository) SaveClosed(ctx context.Context, loans []*domain.Loan, opened []uuid.UUID, postings []domain.Posting) error {
 	return r.db.inTx(ctx, func(ctx context.Context) error {
 		if len(opened) > 0 {
-			rows := make([]ledgerAccountModel, 0, len(opened)*len(booksAccountKinds))
+			rows := make([]ledgerAccountModel, 0, len(opened)*len(domain.BooksAccountKinds))
 			for _, id := range opened {
 				loanID := id
-				for _, k := range booksAccountKinds {
+				for _, k := range domain.BooksAccountKinds {
 					rows = append(rows, ledgerAccountModel{Key: domain.LoanAccount(k, id).Key(), Kind: k.String(), LoanID: &loanID})
 				}
 			}

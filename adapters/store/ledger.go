@@ -34,8 +34,8 @@ var ledgerFloor = constraintErrors{"ledger_accounts_floor": domain.ErrInsufficie
 // OpenLoanAccounts implements ports.LedgerRepository.
 func (r *LedgerRepository) OpenLoanAccounts(ctx context.Context, loanID uuid.UUID) error {
 	id := loanID
-	rows := make([]ledgerAccountModel, 0, 3)
-	for _, k := range []domain.AccountKind{domain.AccountLoan, domain.AccountDemand, domain.AccountHold} {
+	rows := make([]ledgerAccountModel, 0, len(domain.IssueAccountKinds))
+	for _, k := range domain.IssueAccountKinds {
 		rows = append(rows, ledgerAccountModel{Key: domain.LoanAccount(k, loanID).Key(), Kind: k.String(), LoanID: &id})
 	}
 	return interpretError(r.db.conn(ctx).Create(&rows).Error, nil, nil)
