@@ -20,12 +20,12 @@ type AdvanceClock struct {
 // AdvanceClockHandler moves the sandbox clock; outside the sandbox there is no such clock.
 type AdvanceClockHandler struct {
 	sandboxClock ports.SandboxClock
-	rq           requests
+	rq           Requests
 }
 
 // NewAdvanceClockHandler returns the handler on the ports it uses.
 func NewAdvanceClockHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyStore, sandboxClock ports.SandboxClock) *AdvanceClockHandler {
-	return &AdvanceClockHandler{sandboxClock: sandboxClock, rq: requests{uow: uow, store: idempotency}}
+	return &AdvanceClockHandler{sandboxClock: sandboxClock, rq: Requests{UoW: uow, Store: idempotency}}
 }
 
 // Handle advances the partner's clock (zero just reads it) and returns the new time.

@@ -146,7 +146,7 @@ func (d *deps) cancelApplication() *application.CancelApplicationHandler {
 }
 
 func (d *deps) checkRepayment() *application.CheckRepaymentHandler {
-	return application.NewCheckRepaymentHandler(d.clock, d.uow, d.requests, d.loans, d.payments)
+	return &application.CheckRepaymentHandler{Clock: d.clock, Loans: d.loans, Repayments: d.payments, Requests: application.Requests{UoW: d.uow, Store: d.requests}}
 }
 
 func (d *deps) completeVerification() *application.CompleteVerificationHandler {
@@ -154,11 +154,11 @@ func (d *deps) completeVerification() *application.CompleteVerificationHandler {
 }
 
 func (d *deps) getApplication() *application.GetApplicationHandler {
-	return application.NewGetApplicationHandler(d.apps)
+	return &application.GetApplicationHandler{Applications: d.apps}
 }
 
 func (d *deps) getRepayment() *application.GetRepaymentHandler {
-	return application.NewGetRepaymentHandler(d.clock, d.loans, d.payments)
+	return &application.GetRepaymentHandler{Clock: d.clock, Loans: d.loans, Repayments: d.payments}
 }
 
 func (d *deps) issueApplication() *application.IssueApplicationHandler {
@@ -166,7 +166,7 @@ func (d *deps) issueApplication() *application.IssueApplicationHandler {
 }
 
 func (d *deps) payRepayment() *application.PayRepaymentHandler {
-	return application.NewPayRepaymentHandler(d.clock, d.uow, d.requests, d.loans, d.ledger, d.cards, d.payments)
+	return &application.PayRepaymentHandler{Clock: d.clock, Loans: d.loans, Ledger: d.ledger, Processing: d.cards, Repayments: d.payments, Requests: application.Requests{UoW: d.uow, Store: d.requests}}
 }
 
 func (d *deps) processApplication() *application.ProcessApplicationHandler {
@@ -174,11 +174,11 @@ func (d *deps) processApplication() *application.ProcessApplicationHandler {
 }
 
 func (d *deps) reconcile() *application.ReconcileHandler {
-	return application.NewReconcileHandler(d.clock, d.uow, d.apps, d.loans, d.queue, d.core, d.ledger, d.transfers, d.cards, d.orders, application.NewProcessCardOrderHandler(d.clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer, opsRecorder{d}), d.cfg)
+	return &application.ReconcileHandler{Clock: d.clock, UoW: d.uow, Applications: d.apps, Loans: d.loans, Queue: d.queue, CoreBanking: d.core, Transfers: d.transfers, Processing: d.cards, CardOrders: d.orders, Settlement: application.TransferSettlement{UoW: d.uow, Transfers: d.transfers, Ledger: d.ledger, Clock: d.clock}, Orders: application.NewProcessCardOrderHandler(d.clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer, opsRecorder{d}), Cfg: d.cfg}
 }
 
 func (d *deps) registerApplication() *application.RegisterApplicationHandler {
-	return application.NewRegisterApplicationHandler(d.clock, d.uow, d.requests, d.apps, d.queue)
+	return &application.RegisterApplicationHandler{Clock: d.clock, Applications: d.apps, Queue: d.queue, Requests: application.Requests{UoW: d.uow, Store: d.requests}}
 }
 
 func (d *deps) verifyApplication() *application.VerifyApplicationHandler {
@@ -336,7 +336,7 @@ func TestFindApplicationAsksForThePartnersOwn(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	a := d.put(t, "choosing")
-	h := application.NewFindApplicationHandler(d.apps)
+	h := &application.FindApplicationHandler{Applications: d.apps}
 	got, err := h.Handle(context.Background(), application.FindApplication{PartnerID: d.partner, ExternalID: a.ExternalID()})
 	if err != nil || got.ID != a.ID() || got.Status != domain.StatusPending || got.PreScore == nil {
 		t.Fatalf("own application: %+v %v", got, err)
@@ -359,7 +359,7 @@ func TestFindApplicationNeverAnswersAnotherPartners(t *testing.T) {
 	apps := mocks.NewMockApplicationRepository(ctrl)
 	me, ext := uuid.New(), uuid.New()
 	apps.EXPECT().SummaryByExternalID(gomock.Any(), me, ext).Return(domain.ApplicationSummary{ID: uuid.New(), PartnerID: uuid.New(), ExternalID: ext}, nil)
-	_, err := application.NewFindApplicationHandler(apps).Handle(context.Background(), application.FindApplication{PartnerID: me, ExternalID: ext})
+	_, err := (&application.FindApplicationHandler{Applications: apps}).Handle(context.Background(), application.FindApplication{PartnerID: me, ExternalID: ext})
 	if !errors.Is(err, domain.ErrApplicationNotFound) {
 		t.Fatalf("got %v", err)
 	}
@@ -695,8 +695,7 @@ func TestReconcileDecidesEachPartnersWorkAgainstItsOwnClock(t *testing.T) {
 		d.transfers.EXPECT().ListProcessingBefore(gomock.Any(), s.partners, s.now.Add(-30*time.Second), gomock.Any()).Return(nil, nil)
 		d.loans.EXPECT().ListAwaitingContract(gomock.Any(), s.partners, s.now.Add(-30*time.Minute), gomock.Any()).Return(nil, nil)
 	}
-	h := application.NewReconcileHandler(clock, d.uow, d.apps, d.loans, d.queue, d.core, d.ledger, d.transfers, d.cards, d.orders,
-		application.NewProcessCardOrderHandler(clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer, opsRecorder{d}), d.cfg)
+	h := &application.ReconcileHandler{Clock: clock, UoW: d.uow, Applications: d.apps, Loans: d.loans, Queue: d.queue, CoreBanking: d.core, Transfers: d.transfers, Processing: d.cards, CardOrders: d.orders, Settlement: application.TransferSettlement{UoW: d.uow, Transfers: d.transfers, Ledger: d.ledger, Clock: clock}, Orders: application.NewProcessCardOrderHandler(clock, d.uow, d.cards, d.cardRepo, d.orders, d.issuer, opsRecorder{d}), Cfg: d.cfg}
 	if _, err := h.Handle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -768,7 +767,7 @@ func TestUnknownOutcomesAreCountedPastTenMinutes(t *testing.T) {
 	d.apps.EXPECT().CountUnknownBefore(gomock.Any(), before).Return(2, nil)
 	d.transfers.EXPECT().CountProcessingBefore(gomock.Any(), before).Return(3, nil)
 	d.orders.EXPECT().CountUnknownBefore(gomock.Any(), before).Return(4, nil)
-	got, err := application.NewCountUnknownOutcomesHandler(d.clock, d.apps, d.transfers, d.orders).Handle(context.Background())
+	got, err := (&application.CountUnknownOutcomesHandler{Clock: d.clock, Applications: d.apps, Transfers: d.transfers, CardOrders: d.orders}).Handle(context.Background())
 	if err != nil || got != (application.UnknownOutcomes{Applications: 2, Transfers: 3, CardOrders: 4}) {
 		t.Fatalf("%+v %v", got, err)
 	}

@@ -34,7 +34,7 @@ type AttachCardHandler struct {
 	counts     ports.CodeCounter
 	sms        ports.SMSSender
 	sealer     ports.Sealer
-	rq         requests
+	rq         Requests
 	// ttl is how long a code lives; fixedOTP, when set, is every code (sandbox only).
 	ttl      time.Duration
 	fixedOTP string
@@ -53,7 +53,7 @@ func NewAttachCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency p
 		counts:     counts,
 		sms:        sms,
 		sealer:     sealer,
-		rq:         requests{uow: uow, store: idempotency},
+		rq:         Requests{UoW: uow, Store: idempotency},
 		ttl:        cfg.OTPTTL,
 		fixedOTP:   cfg.SandboxOTP,
 		caps:       cfg.AttachCodeCaps.Caps(),

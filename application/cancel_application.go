@@ -23,7 +23,7 @@ type CancelApplicationHandler struct {
 	clock        ports.Clock
 	applications ports.ApplicationRepository
 	ttl          time.Duration
-	rq           requests
+	rq           Requests
 }
 
 // NewCancelApplicationHandler returns the handler on the ports it uses.
@@ -33,7 +33,7 @@ func NewCancelApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempo
 		clock:        clock,
 		applications: applications,
 		ttl:          cfg.ApplicationTTL,
-		rq:           requests{uow: uow, store: idempotency},
+		rq:           Requests{UoW: uow, Store: idempotency},
 	}
 }
 

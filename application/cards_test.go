@@ -177,7 +177,7 @@ func TestConfirmKeepsAWrongAttempt(t *testing.T) {
 		saved = c
 		return nil
 	})
-	err := runErr(d, application.NewConfirmCardHandler(d.clock, d.uow, d.requests, d.cards, d.cardRepo, testSealer).Handle, application.ConfirmCard{PartnerID: d.partner, CardID: card.ID(), Code: "123456"})
+	err := runErr(d, (&application.ConfirmCardHandler{Clock: d.clock, Processing: d.cards, Cards: d.cardRepo, Sealer: testSealer, Requests: application.Requests{UoW: d.uow, Store: d.requests}}).Handle, application.ConfirmCard{PartnerID: d.partner, CardID: card.ID(), Code: "123456"})
 	if !errors.Is(err, domain.ErrOTPWrong) || saved == nil || saved.State().OTPAttempts != 1 {
 		t.Fatalf("err %v, saved %v", err, saved != nil)
 	}
@@ -207,7 +207,7 @@ func TestNetworkIsToldOfChangesToIssuedCardsOnly(t *testing.T) {
 			d.cards.EXPECT().SetCardState(gomock.Any(), "TOK-1", domain.CardBlocked).Return(nil)
 		}
 		for range 2 { // the second is a no-op: the network is told once at most
-			c, err := run(d, application.NewChangeCardStatusHandler(d.clock, d.uow, d.requests, d.cards, d.cardRepo).Handle, application.ChangeCardStatus{PartnerID: d.partner,
+			c, err := run(d, (&application.ChangeCardStatusHandler{Clock: d.clock, Processing: d.cards, Cards: d.cardRepo, Requests: application.Requests{UoW: d.uow, Store: d.requests}}).Handle, application.ChangeCardStatus{PartnerID: d.partner,
 				CardID: card.ID(), Status: domain.CardBlocked, Reason: "lost"})
 			if err != nil || c.Status != domain.CardBlocked || updated.Status() != domain.CardBlocked {
 				t.Fatalf("%s: %v", origin, err)

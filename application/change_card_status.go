@@ -20,21 +20,10 @@ type ChangeCardStatus struct {
 // ChangeCardStatusHandler applies the transition table under the card's row lock; for a card
 // issued through tiyin the network is told of the change first.
 type ChangeCardStatusHandler struct {
-	clock      ports.Clock
-	processing ports.Processing
-	cards      ports.CardRepository
-	rq         requests
-}
-
-// NewChangeCardStatusHandler returns the handler on the ports it uses.
-func NewChangeCardStatusHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	processing ports.Processing, cards ports.CardRepository) *ChangeCardStatusHandler {
-	return &ChangeCardStatusHandler{
-		clock:      clock,
-		processing: processing,
-		cards:      cards,
-		rq:         requests{uow: uow, store: idempotency},
-	}
+	Clock      ports.Clock
+	Processing ports.Processing
+	Cards      ports.CardRepository
+	Requests   Requests
 }
 
 // Handle answers with the card after the change.
@@ -45,26 +34,26 @@ func NewChangeCardStatusHandler(clock ports.Clock, uow ports.UnitOfWork, idempot
 // stores the request's claim and answer. A crash between the two leaves the network ahead of
 // tiyin: a retry tells it again and records the change.
 func (h *ChangeCardStatusHandler) Handle(ctx context.Context, call Call, cmd ChangeCardStatus) (Reply[CardState], error) {
-	if prior, err := lookup[CardState](ctx, h.rq, call); err != nil || prior.ended {
+	if prior, err := lookup[CardState](ctx, h.Requests, call); err != nil || prior.ended {
 		return prior.reply, err
 	}
-	c, err := getCard(ctx, h.cards, cmd.PartnerID, cmd.CardID)
+	c, err := getCard(ctx, h.Cards, cmd.PartnerID, cmd.CardID)
 	if err != nil {
-		return refuse[CardState](ctx, h.rq, call, err)
+		return refuse[CardState](ctx, h.Requests, call, err)
 	}
-	changed, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now(cmd.PartnerID))
+	changed, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.Clock.Now(cmd.PartnerID))
 	if err != nil {
-		return refuse[CardState](ctx, h.rq, call, err)
+		return refuse[CardState](ctx, h.Requests, call, err)
 	}
 	if changed && c.Origin() == domain.CardIssued {
-		if err := h.processing.SetCardState(ctx, c.Token(), cmd.Status); err != nil {
+		if err := h.Processing.SetCardState(ctx, c.Token(), cmd.Status); err != nil {
 			return Reply[CardState]{}, gatewayError(err)
 		}
 	}
-	return finish(ctx, h.rq, call, func(ctx context.Context) (CardState, error) {
+	return finish(ctx, h.Requests, call, func(ctx context.Context) (CardState, error) {
 		var state CardState
-		err := updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
-			_, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.clock.Now(cmd.PartnerID))
+		err := updateCard(ctx, h.Cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
+			_, err := c.ChangeStatus(cmd.Status, cmd.Reason, h.Clock.Now(cmd.PartnerID))
 			state = cardStateOf(c)
 			return err
 		})

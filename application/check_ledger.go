@@ -9,15 +9,10 @@ import (
 // CheckLedgerHandler proves the ledger consistent: every posting balanced, every stored
 // balance equal to its entries, no demand account below zero.
 type CheckLedgerHandler struct {
-	ledger ports.LedgerRepository
-}
-
-// NewCheckLedgerHandler returns the handler on the ports it uses.
-func NewCheckLedgerHandler(ledger ports.LedgerRepository) *CheckLedgerHandler {
-	return &CheckLedgerHandler{ledger: ledger}
+	Ledger ports.LedgerRepository
 }
 
 // Handle runs the check.
 func (h *CheckLedgerHandler) Handle(ctx context.Context) (ports.LedgerCheck, error) {
-	return h.ledger.Check(ctx)
+	return h.Ledger.Check(ctx)
 }

@@ -28,38 +28,27 @@ type RepaymentQuote struct {
 // CheckRepaymentHandler stores a repayment request quoting the debt now, the demand account's
 // balance and the loan's repayment count.
 type CheckRepaymentHandler struct {
-	clock      ports.Clock
-	loans      ports.LoanRepository
-	repayments ports.RepaymentRepository
-	rq         requests
-}
-
-// NewCheckRepaymentHandler returns the handler on the ports it uses.
-func NewCheckRepaymentHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	loans ports.LoanRepository, repayments ports.RepaymentRepository) *CheckRepaymentHandler {
-	return &CheckRepaymentHandler{
-		clock:      clock,
-		loans:      loans,
-		repayments: repayments,
-		rq:         requests{uow: uow, store: idempotency},
-	}
+	Clock      ports.Clock
+	Loans      ports.LoanRepository
+	Repayments ports.RepaymentRepository
+	Requests   Requests
 }
 
 // Handle returns the new request.
 func (h *CheckRepaymentHandler) Handle(ctx context.Context, call Call, cmd CheckRepayment) (Reply[RepaymentQuote], error) {
-	return finish(ctx, h.rq, call, func(ctx context.Context) (RepaymentQuote, error) {
-		got, err := h.loans.GetForRepayment(ctx, cmd.LoanID)
+	return finish(ctx, h.Requests, call, func(ctx context.Context) (RepaymentQuote, error) {
+		got, err := h.Loans.GetForRepayment(ctx, cmd.LoanID)
 		if err != nil {
 			return RepaymentQuote{}, err
 		}
 		if got.Loan.PartnerID() != cmd.PartnerID {
 			return RepaymentQuote{}, domain.ErrLoanNotFound
 		}
-		r, err := domain.NewRepayment(NewID(), got.Loan, -got.DemandBalance, h.clock.Now(cmd.PartnerID))
+		r, err := domain.NewRepayment(NewID(), got.Loan, -got.DemandBalance, h.Clock.Now(cmd.PartnerID))
 		if err != nil {
 			return RepaymentQuote{}, err
 		}
 		return RepaymentQuote{RequestID: r.ID(), LoanID: r.ContractNumber(), ClientName: got.ClientName,
-			AccountBalance: r.AccountBalance(), Debt: r.Quote()}, h.repayments.Create(ctx, r)
+			AccountBalance: r.AccountBalance(), Debt: r.Quote()}, h.Repayments.Create(ctx, r)
 	})
 }

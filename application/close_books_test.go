@@ -28,7 +28,7 @@ func booksLoan(days int) *domain.Loan {
 // books, domain.SourceBooks) on the same books and rec.
 func closeHandler(d *deps, books *mocks.MockBooksRepository, gl *mocks.MockGeneralLedger,
 	rec *mocks.MockReconciliationRepository) *application.CloseBooksHandler {
-	reconcile := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger, books)
+	reconcile := &application.ReconcileDayHandler{Clock: d.clock, UoW: d.uow, Processing: d.cards, CoreBanking: d.core, Reconciliation: rec, Books: books, Settlement: application.TransferSettlement{UoW: d.uow, Transfers: d.transfers, Ledger: d.ledger, Clock: d.clock}}
 	return application.NewCloseBooksHandler(d.clock, d.uow, books, gl, reconcile, application.Config{})
 }
 

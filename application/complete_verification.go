@@ -22,7 +22,7 @@ type CompleteVerificationHandler struct {
 	clock        ports.Clock
 	applications ports.ApplicationRepository
 	ttl          time.Duration
-	rq           requests
+	rq           Requests
 }
 
 // NewCompleteVerificationHandler returns the handler on the ports it uses.
@@ -32,7 +32,7 @@ func NewCompleteVerificationHandler(clock ports.Clock, uow ports.UnitOfWork, ide
 		clock:        clock,
 		applications: applications,
 		ttl:          cfg.ApplicationTTL,
-		rq:           requests{uow: uow, store: idempotency},
+		rq:           Requests{UoW: uow, Store: idempotency},
 	}
 }
 

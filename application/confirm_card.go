@@ -20,23 +20,11 @@ type ConfirmCard struct {
 // ConfirmCardHandler checks the code under the card's row lock; a right code gets the card
 // tokenised by the network and ACTIVE.
 type ConfirmCardHandler struct {
-	clock      ports.Clock
-	processing ports.Processing
-	cards      ports.CardRepository
-	sealer     ports.Sealer
-	rq         requests
-}
-
-// NewConfirmCardHandler returns the handler on the ports it uses.
-func NewConfirmCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	processing ports.Processing, cards ports.CardRepository, sealer ports.Sealer) *ConfirmCardHandler {
-	return &ConfirmCardHandler{
-		clock:      clock,
-		processing: processing,
-		cards:      cards,
-		sealer:     sealer,
-		rq:         requests{uow: uow, store: idempotency},
-	}
+	Clock      ports.Clock
+	Processing ports.Processing
+	Cards      ports.CardRepository
+	Sealer     ports.Sealer
+	Requests   Requests
 }
 
 // Handle confirms the attach.
@@ -52,7 +40,7 @@ func NewConfirmCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency 
 // resumes at 2; a concurrent duplicate waits for step 1's claim, so an attempt is counted
 // once.
 func (h *ConfirmCardHandler) Handle(ctx context.Context, call Call, cmd ConfirmCard) (Reply[struct{}], error) {
-	prior, err := lookup[struct{}](ctx, h.rq, call)
+	prior, err := lookup[struct{}](ctx, h.Requests, call)
 	if err != nil || prior.ended {
 		return prior.reply, err
 	}
@@ -61,27 +49,27 @@ func (h *ConfirmCardHandler) Handle(ctx context.Context, call Call, cmd ConfirmC
 			return first.reply, err
 		}
 	}
-	c, err := getCard(ctx, h.cards, cmd.PartnerID, cmd.CardID)
+	c, err := getCard(ctx, h.Cards, cmd.PartnerID, cmd.CardID)
 	if err != nil {
 		return Reply[struct{}]{}, err
 	}
-	token, tokenErr := h.processing.Tokenise(ctx, c.NetworkRef())
+	token, tokenErr := h.Processing.Tokenise(ctx, c.NetworkRef())
 	if tokenErr != nil {
 		return Reply[struct{}]{}, gatewayError(tokenErr) // not stored: a retry resumes here
 	}
-	return resume(ctx, h.rq, call, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
-			return c.Activate(token, h.clock.Now(cmd.PartnerID))
+	return resume(ctx, h.Requests, call, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, updateCard(ctx, h.Cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
+			return c.Activate(token, h.Clock.Now(cmd.PartnerID))
 		})
 	})
 }
 
 // checkCode is step 1. It ends the call (ended) unless the code was right.
 func (h *ConfirmCardHandler) checkCode(ctx context.Context, call Call, cmd ConfirmCard) (standing[struct{}], error) {
-	return begin[struct{}](ctx, h.rq, call, func(ctx context.Context) error {
+	return begin[struct{}](ctx, h.Requests, call, func(ctx context.Context) error {
 		var refusal error
-		err := updateCard(ctx, h.cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
-			refusal = c.Confirm(otpHash(h.sealer, c.ID(), cmd.Code), h.clock.Now(cmd.PartnerID))
+		err := updateCard(ctx, h.Cards, cmd.PartnerID, cmd.CardID, func(c *domain.Card) error {
+			refusal = c.Confirm(otpHash(h.Sealer, c.ID(), cmd.Code), h.Clock.Now(cmd.PartnerID))
 			if errors.Is(refusal, domain.ErrOTPWrong) {
 				return nil // the attempt is stored, with the refusal as the answer
 			}

@@ -14,23 +14,11 @@ import (
 // releases it. An unknown outcome leaves the transfer PROCESSING; the reconciler settles it by
 // asking the network with the same key, never by releasing the hold.
 type ConfirmTransferHandler struct {
-	clock      ports.Clock
-	transfers  ports.TransferRepository
-	processing ports.Processing
-	settlement TransferSettlement
-	rq         requests
-}
-
-// NewConfirmTransferHandler returns the handler on the ports it uses.
-func NewConfirmTransferHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	ledger ports.LedgerRepository, transfers ports.TransferRepository, processing ports.Processing) *ConfirmTransferHandler {
-	return &ConfirmTransferHandler{
-		clock:      clock,
-		transfers:  transfers,
-		processing: processing,
-		settlement: TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
-		rq:         requests{uow: uow, store: idempotency},
-	}
+	Clock      ports.Clock
+	Transfers  ports.TransferRepository
+	Processing ports.Processing
+	Settlement TransferSettlement
+	Requests   Requests
 }
 
 // Handle confirms and answers with the transfer as it stands afterwards.
@@ -47,36 +35,36 @@ func NewConfirmTransferHandler(clock ports.Clock, uow ports.UnitOfWork, idempote
 // first run would have given. A concurrent duplicate does the same, and step 3 of whichever
 // run comes second finds the answer stored and gives it.
 func (h *ConfirmTransferHandler) Handle(ctx context.Context, call Call, ref TransferRef) (Reply[TransferState], error) {
-	prior, err := lookup[TransferState](ctx, h.rq, call)
+	prior, err := lookup[TransferState](ctx, h.Requests, call)
 	if err != nil || prior.ended {
 		return prior.reply, err
 	}
-	t, err := getTransfer(ctx, h.transfers, ref)
+	t, err := getTransfer(ctx, h.Transfers, ref)
 	switch {
 	case err != nil && prior.resume:
 		return Reply[TransferState]{}, err
 	case err != nil:
-		return refuse[TransferState](ctx, h.rq, call, err)
+		return refuse[TransferState](ctx, h.Requests, call, err)
 	case !prior.resume:
 		if first, err := h.startProcessing(ctx, call, t); err != nil || first.ended {
 			return first.reply, err
 		}
 	}
-	result, creditErr := h.processing.Credit(ctx, creditOrder(t))
-	return resume(ctx, h.rq, call, func(ctx context.Context) (TransferState, error) {
+	result, creditErr := h.Processing.Credit(ctx, creditOrder(t))
+	return resume(ctx, h.Requests, call, func(ctx context.Context) (TransferState, error) {
 		if creditErr == nil {
-			err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) {
-				return true, t.Settle(result.Credited, result.Reason, h.clock.Now(t.PartnerID()))
+			err := h.Settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) {
+				return true, t.Settle(result.Credited, result.Reason, h.Clock.Now(t.PartnerID()))
 			})
 			if err != nil && !errors.Is(err, domain.ErrTransferState) {
 				return TransferState{}, err
 			}
 		}
-		t, err := h.transfers.Get(ctx, t.ID())
+		t, err := h.Transfers.Get(ctx, t.ID())
 		if err != nil {
 			return TransferState{}, err
 		}
-		now := h.clock.Now(t.PartnerID())
+		now := h.Clock.Now(t.PartnerID())
 		return TransferState{ExternalID: t.ExternalID(), Status: t.StatusAt(now), Message: t.MessageAt(now)}, nil
 	})
 }
@@ -91,14 +79,14 @@ type TransferState struct {
 // startProcessing is step 1: the claim and PROCESSING in one transaction. It ends the call
 // (ended) when the transfer cannot be confirmed.
 func (h *ConfirmTransferHandler) startProcessing(ctx context.Context, call Call, t *domain.Transfer) (standing[TransferState], error) {
-	if now := h.clock.Now(t.PartnerID()); t.StatusAt(now) == domain.TransferExpired {
+	if now := h.Clock.Now(t.PartnerID()); t.StatusAt(now) == domain.TransferExpired {
 		// The expiry is a fact of the clock: recorded, and the hold released, whatever the outcome.
-		if err := h.settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
+		if err := h.Settlement.settle(ctx, t.ID(), func(t *domain.Transfer) (bool, error) { return t.Expire(now), nil }); err != nil {
 			return standing[TransferState]{}, err
 		}
 	}
-	return begin[TransferState](ctx, h.rq, call, func(ctx context.Context) error {
-		return h.transfers.Update(ctx, t.ID(), func(t *domain.Transfer) error { return t.StartProcessing(h.clock.Now(t.PartnerID())) })
+	return begin[TransferState](ctx, h.Requests, call, func(ctx context.Context) error {
+		return h.Transfers.Update(ctx, t.ID(), func(t *domain.Transfer) error { return t.StartProcessing(h.Clock.Now(t.PartnerID())) })
 	})
 }
 

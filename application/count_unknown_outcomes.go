@@ -22,31 +22,25 @@ type UnknownOutcomes struct {
 // CountUnknownOutcomesHandler counts unknown outcomes for the operators' gauge. It reads the
 // system time: a sandbox partner's own clock does not age its work for operators.
 type CountUnknownOutcomesHandler struct {
-	clock        ports.Clock
-	applications ports.ApplicationRepository
-	transfers    ports.TransferRepository
-	cardOrders   ports.CardOrderRepository
-}
-
-// NewCountUnknownOutcomesHandler returns the handler on the ports it uses.
-func NewCountUnknownOutcomesHandler(clock ports.Clock, applications ports.ApplicationRepository,
-	transfers ports.TransferRepository, cardOrders ports.CardOrderRepository) *CountUnknownOutcomesHandler {
-	return &CountUnknownOutcomesHandler{clock: clock, applications: applications, transfers: transfers, cardOrders: cardOrders}
+	Clock        ports.Clock
+	Applications ports.ApplicationRepository
+	Transfers    ports.TransferRepository
+	CardOrders   ports.CardOrderRepository
 }
 
 // Handle counts.
 func (h *CountUnknownOutcomesHandler) Handle(ctx context.Context) (UnknownOutcomes, error) {
-	before := h.clock.Now(uuid.Nil).Add(-UnknownOutcomeAge)
+	before := h.Clock.Now(uuid.Nil).Add(-UnknownOutcomeAge)
 	var (
 		n   UnknownOutcomes
 		err error
 	)
-	if n.Applications, err = h.applications.CountUnknownBefore(ctx, before); err != nil {
+	if n.Applications, err = h.Applications.CountUnknownBefore(ctx, before); err != nil {
 		return n, err
 	}
-	if n.Transfers, err = h.transfers.CountProcessingBefore(ctx, before); err != nil {
+	if n.Transfers, err = h.Transfers.CountProcessingBefore(ctx, before); err != nil {
 		return n, err
 	}
-	n.CardOrders, err = h.cardOrders.CountUnknownBefore(ctx, before)
+	n.CardOrders, err = h.CardOrders.CountUnknownBefore(ctx, before)
 	return n, err
 }

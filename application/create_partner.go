@@ -22,14 +22,9 @@ type NewPartner struct {
 
 // CreatePartnerHandler creates partners.
 type CreatePartnerHandler struct {
-	clock    ports.Clock
-	uow      ports.UnitOfWork
-	partners ports.PartnerRepository
-}
-
-// NewCreatePartnerHandler returns the handler on the ports it uses.
-func NewCreatePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository) *CreatePartnerHandler {
-	return &CreatePartnerHandler{clock: clock, uow: uow, partners: partners}
+	Clock    ports.Clock
+	UoW      ports.UnitOfWork
+	Partners ports.PartnerRepository
 }
 
 // Handle creates the partner and returns its one-time API key.
@@ -39,8 +34,8 @@ func (h *CreatePartnerHandler) Handle(ctx context.Context, cmd CreatePartner) (N
 		return NewPartner{}, err
 	}
 	key, hash := newAPIKey()
-	p := domain.Partner{ID: NewID(), Name: name, KeyHash: hash, CreatedAt: h.clock.Now(uuid.Nil)}
-	if err := h.uow.Do(ctx, func(ctx context.Context) error { return h.partners.Create(ctx, p) }); err != nil {
+	p := domain.Partner{ID: NewID(), Name: name, KeyHash: hash, CreatedAt: h.Clock.Now(uuid.Nil)}
+	if err := h.UoW.Do(ctx, func(ctx context.Context) error { return h.Partners.Create(ctx, p) }); err != nil {
 		return NewPartner{}, err
 	}
 	return NewPartner{Partner: p, APIKey: key}, nil

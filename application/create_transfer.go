@@ -27,32 +27,15 @@ type CreateTransfer struct {
 // CreateTransferHandler checks the card with the network, then, in one transaction, releases
 // the loan's expired holds, stores the transfer and holds its amount.
 type CreateTransferHandler struct {
-	clock        ports.Clock
-	applications ports.ApplicationRepository
-	loans        ports.LoanRepository
-	ledger       ports.LedgerRepository
-	transfers    ports.TransferRepository
-	processing   ports.Processing
-	cards        ports.CardRepository
-	settlement   TransferSettlement
-	rq           requests
-}
-
-// NewCreateTransferHandler returns the handler on the ports it uses.
-func NewCreateTransferHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	applications ports.ApplicationRepository, loans ports.LoanRepository, ledger ports.LedgerRepository,
-	transfers ports.TransferRepository, processing ports.Processing, cards ports.CardRepository) *CreateTransferHandler {
-	return &CreateTransferHandler{
-		clock:        clock,
-		applications: applications,
-		loans:        loans,
-		ledger:       ledger,
-		transfers:    transfers,
-		processing:   processing,
-		cards:        cards,
-		settlement:   TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
-		rq:           requests{uow: uow, store: idempotency},
-	}
+	Clock        ports.Clock
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Ledger       ports.LedgerRepository
+	Transfers    ports.TransferRepository
+	Processing   ports.Processing
+	Cards        ports.CardRepository
+	Settlement   TransferSettlement
+	Requests     Requests
 }
 
 // Handle answers with the new transfer's id.
@@ -62,19 +45,19 @@ func NewCreateTransferHandler(clock ports.Clock, uow ports.UnitOfWork, idempoten
 // stores the transfer, its hold and the request's claim and answer. A crash before that
 // transaction leaves a prepared credit that nothing refers to: a retry prepares another.
 func (h *CreateTransferHandler) Handle(ctx context.Context, call Call, cmd CreateTransfer) (Reply[uuid.UUID], error) {
-	if prior, err := lookup[uuid.UUID](ctx, h.rq, call); err != nil || prior.ended {
+	if prior, err := lookup[uuid.UUID](ctx, h.Requests, call); err != nil || prior.ended {
 		return prior.reply, err
 	}
 	t, err := h.prepare(ctx, cmd)
 	if err != nil {
-		return refuse[uuid.UUID](ctx, h.rq, call, err)
+		return refuse[uuid.UUID](ctx, h.Requests, call, err)
 	}
-	return finish(ctx, h.rq, call, func(ctx context.Context) (uuid.UUID, error) {
+	return finish(ctx, h.Requests, call, func(ctx context.Context) (uuid.UUID, error) {
 		now := t.CreatedAt()
-		if err := h.settlement.releaseExpired(ctx, ports.Partners{Only: t.PartnerID()}, t.LoanID(), now); err != nil {
+		if err := h.Settlement.releaseExpired(ctx, ports.Partners{Only: t.PartnerID()}, t.LoanID(), now); err != nil {
 			return uuid.Nil, err
 		}
-		if err := h.transfers.Create(ctx, t); err != nil {
+		if err := h.Transfers.Create(ctx, t); err != nil {
 			return uuid.Nil, err
 		}
 		hold, err := domain.Move(NewID(), domain.PostingTransferHold, t.ID(), now, t.Amount().Tiyin(),
@@ -82,21 +65,21 @@ func (h *CreateTransferHandler) Handle(ctx context.Context, call Call, cmd Creat
 		if err != nil {
 			return uuid.Nil, err
 		}
-		return t.ID(), h.ledger.Post(ctx, hold)
+		return t.ID(), h.Ledger.Post(ctx, hold)
 	})
 }
 
 // prepare checks the application, its loan and the card, and has the network prepare the
 // credit: the transfer to store.
 func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer) (*domain.Transfer, error) {
-	a, err := getOwned(ctx, h.applications, cmd.PartnerID, cmd.ApplicationID)
+	a, err := getOwned(ctx, h.Applications, cmd.PartnerID, cmd.ApplicationID)
 	if err != nil {
 		return nil, err
 	}
 	if a.Status() != domain.StatusCompleted {
 		return nil, fmt.Errorf("%w: application status is %s", domain.ErrLoanNotIssued, a.Status())
 	}
-	loan, err := h.loans.GetByApplication(ctx, a.ID())
+	loan, err := h.Loans.GetByApplication(ctx, a.ID())
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +88,7 @@ func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer)
 		Amount: cmd.Amount.Tiyin(), CardHolder: cmd.CardHolder}
 	masked := cmd.PAN.Masked()
 	if cmd.CardID != uuid.Nil {
-		card, err := getCard(ctx, h.cards, cmd.PartnerID, cmd.CardID)
+		card, err := getCard(ctx, h.Cards, cmd.PartnerID, cmd.CardID)
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +97,7 @@ func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer)
 		}
 		req.CardToken, masked = card.Token(), card.MaskedPAN()
 	}
-	token, err := h.processing.PrepareCredit(ctx, req)
+	token, err := h.Processing.PrepareCredit(ctx, req)
 	if err != nil {
 		if errors.Is(err, domain.ErrCardRejected) {
 			return nil, err
@@ -123,5 +106,5 @@ func (h *CreateTransferHandler) prepare(ctx context.Context, cmd CreateTransfer)
 	}
 	return domain.NewTransfer(domain.NewTransferParams{ID: id, PartnerID: cmd.PartnerID, ApplicationID: a.ID(),
 		LoanID: loan.ID(), ExternalID: cmd.ExternalID, MaskedPAN: masked, AccountNumber: loan.AccountNumber(), Network: cmd.Network, CardHolder: cmd.CardHolder,
-		Amount: cmd.Amount, CreditToken: token, Now: h.clock.Now(cmd.PartnerID)}), nil
+		Amount: cmd.Amount, CreditToken: token, Now: h.Clock.Now(cmd.PartnerID)}), nil
 }

@@ -22,15 +22,10 @@ type EnsurePartner struct {
 
 // EnsurePartnerHandler seeds partners.
 type EnsurePartnerHandler struct {
-	clock    ports.Clock
-	uow      ports.UnitOfWork
-	partners ports.PartnerRepository
-	sealer   ports.Sealer
-}
-
-// NewEnsurePartnerHandler returns the handler on the ports it uses.
-func NewEnsurePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer) *EnsurePartnerHandler {
-	return &EnsurePartnerHandler{clock: clock, uow: uow, partners: partners, sealer: sealer}
+	Clock    ports.Clock
+	UoW      ports.UnitOfWork
+	Partners ports.PartnerRepository
+	Sealer   ports.Sealer
 }
 
 // Handle creates the partner or re-keys the existing one, and returns the key, which it keeps
@@ -42,9 +37,9 @@ func NewEnsurePartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners p
 // its key: ErrPartnerDisabled.
 func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (string, error) {
 	var key string
-	err := h.uow.Do(ctx, func(ctx context.Context) error {
+	err := h.UoW.Do(ctx, func(ctx context.Context) error {
 		key = cmd.APIKey
-		err := h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
+		err := h.Partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
 			if p.Disabled {
 				return ErrPartnerDisabled
 			}
@@ -63,8 +58,8 @@ func (h *EnsurePartnerHandler) Handle(ctx context.Context, cmd EnsurePartner) (s
 			if serr != nil {
 				return serr
 			}
-			err = h.partners.Create(ctx, domain.Partner{ID: NewID(), Name: cmd.Name, KeyHash: HashAPIKey(key),
-				SandboxKey: sealed, CreatedAt: h.clock.Now(uuid.Nil)})
+			err = h.Partners.Create(ctx, domain.Partner{ID: NewID(), Name: cmd.Name, KeyHash: HashAPIKey(key),
+				SandboxKey: sealed, CreatedAt: h.Clock.Now(uuid.Nil)})
 		}
 		return err
 	})
@@ -80,7 +75,7 @@ func (h *EnsurePartnerHandler) keptKey(p domain.Partner) string {
 	if p.SandboxKey == "" {
 		return ""
 	}
-	plain, err := h.sealer.Open(p.SandboxKey, "")
+	plain, err := h.Sealer.Open(p.SandboxKey, "")
 	if err != nil || !bytes.Equal(HashAPIKey(string(plain)), p.KeyHash) {
 		return ""
 	}
@@ -92,5 +87,5 @@ func (h *EnsurePartnerHandler) seal(key *string) (string, error) {
 	if *key == "" {
 		*key, _ = newAPIKey()
 	}
-	return h.sealer.Seal([]byte(*key), "")
+	return h.Sealer.Seal([]byte(*key), "")
 }

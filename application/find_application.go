@@ -18,18 +18,13 @@ type FindApplication struct {
 
 // FindApplicationHandler answers the find call; it changes and stores nothing.
 type FindApplicationHandler struct {
-	applications ports.ApplicationRepository
-}
-
-// NewFindApplicationHandler returns the handler on the ports it uses.
-func NewFindApplicationHandler(applications ports.ApplicationRepository) *FindApplicationHandler {
-	return &FindApplicationHandler{applications: applications}
+	Applications ports.ApplicationRepository
 }
 
 // Handle returns what application info shows of the partner's application with that
 // externalId; domain.ErrApplicationNotFound when the partner registered none with it.
 func (h *FindApplicationHandler) Handle(ctx context.Context, q FindApplication) (domain.ApplicationSummary, error) {
-	s, err := h.applications.SummaryByExternalID(ctx, q.PartnerID, q.ExternalID)
+	s, err := h.Applications.SummaryByExternalID(ctx, q.PartnerID, q.ExternalID)
 	if err != nil {
 		return domain.ApplicationSummary{}, err
 	}

@@ -17,17 +17,12 @@ type GetApplication struct {
 
 // GetApplicationHandler answers application info; it changes and stores nothing.
 type GetApplicationHandler struct {
-	applications ports.ApplicationRepository
-}
-
-// NewGetApplicationHandler returns the handler on the ports it uses.
-func NewGetApplicationHandler(applications ports.ApplicationRepository) *GetApplicationHandler {
-	return &GetApplicationHandler{applications: applications}
+	Applications ports.ApplicationRepository
 }
 
 // Handle returns what application info shows of the partner's application.
 func (h *GetApplicationHandler) Handle(ctx context.Context, q GetApplication) (domain.ApplicationSummary, error) {
-	s, err := h.applications.Summary(ctx, q.ApplicationID)
+	s, err := h.Applications.Summary(ctx, q.ApplicationID)
 	if err != nil {
 		return domain.ApplicationSummary{}, err
 	}

@@ -17,12 +17,7 @@ type GetCard struct {
 
 // GetCardHandler answers card status; it stores nothing.
 type GetCardHandler struct {
-	cards ports.CardRepository
-}
-
-// NewGetCardHandler returns the handler on the ports it uses.
-func NewGetCardHandler(cards ports.CardRepository) *GetCardHandler {
-	return &GetCardHandler{cards: cards}
+	Cards ports.CardRepository
 }
 
 // CardState is a card's status as a partner reads it.
@@ -38,7 +33,7 @@ func cardStateOf(c *domain.Card) CardState {
 
 // Handle returns the partner's card's state.
 func (h *GetCardHandler) Handle(ctx context.Context, q GetCard) (CardState, error) {
-	c, err := getCard(ctx, h.cards, q.PartnerID, q.CardID)
+	c, err := getCard(ctx, h.Cards, q.PartnerID, q.CardID)
 	if err != nil {
 		return CardState{}, err
 	}

@@ -23,18 +23,13 @@ type CardOrderView struct {
 
 // GetCardOrderHandler answers order info; it stores nothing.
 type GetCardOrderHandler struct {
-	cards      ports.CardRepository
-	cardOrders ports.CardOrderRepository
-}
-
-// NewGetCardOrderHandler returns the handler on the ports it uses.
-func NewGetCardOrderHandler(cards ports.CardRepository, cardOrders ports.CardOrderRepository) *GetCardOrderHandler {
-	return &GetCardOrderHandler{cards: cards, cardOrders: cardOrders}
+	Cards      ports.CardRepository
+	CardOrders ports.CardOrderRepository
 }
 
 // Handle returns the partner's order; a foreign one is not found.
 func (h *GetCardOrderHandler) Handle(ctx context.Context, q GetCardOrder) (CardOrderView, error) {
-	o, err := h.cardOrders.Get(ctx, q.OrderID)
+	o, err := h.CardOrders.Get(ctx, q.OrderID)
 	if err != nil {
 		return CardOrderView{}, err
 	}
@@ -43,7 +38,7 @@ func (h *GetCardOrderHandler) Handle(ctx context.Context, q GetCardOrder) (CardO
 	}
 	v := CardOrderView{Order: o}
 	if o.CardID() != uuid.Nil {
-		if v.Card, err = h.cards.Get(ctx, o.CardID()); err != nil {
+		if v.Card, err = h.Cards.Get(ctx, o.CardID()); err != nil {
 			return CardOrderView{}, err
 		}
 	}

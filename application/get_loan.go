@@ -26,19 +26,14 @@ type LoanView struct {
 
 // GetLoanHandler answers loan info; it stores nothing.
 type GetLoanHandler struct {
-	clock        ports.Clock
-	applications ports.ApplicationRepository
-	loans        ports.LoanRepository
-}
-
-// NewGetLoanHandler returns the handler on the ports it uses.
-func NewGetLoanHandler(clock ports.Clock, applications ports.ApplicationRepository, loans ports.LoanRepository) *GetLoanHandler {
-	return &GetLoanHandler{clock: clock, applications: applications, loans: loans}
+	Clock        ports.Clock
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
 }
 
 // Handle returns the partner's loan issued on the application.
 func (h *GetLoanHandler) Handle(ctx context.Context, q GetLoan) (LoanView, error) {
-	a, err := getOwned(ctx, h.applications, q.PartnerID, q.ApplicationID)
+	a, err := getOwned(ctx, h.Applications, q.PartnerID, q.ApplicationID)
 	if errors.Is(err, domain.ErrApplicationNotFound) {
 		return LoanView{}, domain.ErrLoanNotFound
 	}
@@ -48,11 +43,11 @@ func (h *GetLoanHandler) Handle(ctx context.Context, q GetLoan) (LoanView, error
 	if a.Status() != domain.StatusCompleted {
 		return LoanView{}, fmt.Errorf("%w: application status is %s", domain.ErrLoanNotIssued, a.Status())
 	}
-	loan, err := h.loans.GetByApplication(ctx, a.ID())
+	loan, err := h.Loans.GetByApplication(ctx, a.ID())
 	if err != nil {
 		return LoanView{}, err
 	}
-	return ViewLoan(loan, h.clock)
+	return ViewLoan(loan, h.Clock)
 }
 
 // ViewLoan is the loan with its schedule as repayments left it and its position now.

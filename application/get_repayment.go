@@ -27,29 +27,24 @@ type RepaymentView struct {
 // GetRepaymentHandler answers a repayment request's status; it stores nothing. Expiry and a
 // change of the loan since check are decided against the Clock at the call.
 type GetRepaymentHandler struct {
-	clock      ports.Clock
-	loans      ports.LoanRepository
-	repayments ports.RepaymentRepository
-}
-
-// NewGetRepaymentHandler returns the handler on the ports it uses.
-func NewGetRepaymentHandler(clock ports.Clock, loans ports.LoanRepository, repayments ports.RepaymentRepository) *GetRepaymentHandler {
-	return &GetRepaymentHandler{clock: clock, loans: loans, repayments: repayments}
+	Clock      ports.Clock
+	Loans      ports.LoanRepository
+	Repayments ports.RepaymentRepository
 }
 
 // Handle returns the request and its status.
 func (h *GetRepaymentHandler) Handle(ctx context.Context, q GetRepayment) (RepaymentView, error) {
-	r, err := getRepayment(ctx, h.repayments, q.PartnerID, q.RequestID)
+	r, err := getRepayment(ctx, h.Repayments, q.PartnerID, q.RequestID)
 	if err != nil {
 		return RepaymentView{}, err
 	}
 	if q.ExternalID != nil && (r.Payment() == nil || r.Payment().ExternalID != *q.ExternalID) {
 		return RepaymentView{}, domain.ErrRepaymentNotFound
 	}
-	loan, err := h.loans.Get(ctx, r.LoanID())
+	loan, err := h.Loans.Get(ctx, r.LoanID())
 	if err != nil {
 		return RepaymentView{}, err
 	}
-	status, msg := r.StatusAt(h.clock.Now(q.PartnerID), loan.Repayments())
+	status, msg := r.StatusAt(h.Clock.Now(q.PartnerID), loan.Repayments())
 	return RepaymentView{Repayment: r, Status: status, Message: msg}, nil
 }

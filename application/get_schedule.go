@@ -17,22 +17,17 @@ type GetSchedule struct {
 
 // GetScheduleHandler answers the schedule; it stores nothing.
 type GetScheduleHandler struct {
-	clock ports.Clock
-	loans ports.LoanRepository
-}
-
-// NewGetScheduleHandler returns the handler on the ports it uses.
-func NewGetScheduleHandler(clock ports.Clock, loans ports.LoanRepository) *GetScheduleHandler {
-	return &GetScheduleHandler{clock: clock, loans: loans}
+	Clock ports.Clock
+	Loans ports.LoanRepository
 }
 
 // Handle returns the partner's loan with its schedule.
 func (h *GetScheduleHandler) Handle(ctx context.Context, q GetSchedule) (LoanView, error) {
-	loan, err := getLoanByContract(ctx, h.loans, q.PartnerID, q.LoanID)
+	loan, err := getLoanByContract(ctx, h.Loans, q.PartnerID, q.LoanID)
 	if err != nil {
 		return LoanView{}, err
 	}
-	return ViewLoan(loan, h.clock)
+	return ViewLoan(loan, h.Clock)
 }
 
 // getLoanByContract returns the partner's loan with that contract number (loanId); a foreign

@@ -9,15 +9,10 @@ import (
 
 // GetTransferHandler answers check-status (endpoint 8); it stores nothing.
 type GetTransferHandler struct {
-	transfers ports.TransferRepository
-}
-
-// NewGetTransferHandler returns the handler on the ports it uses.
-func NewGetTransferHandler(transfers ports.TransferRepository) *GetTransferHandler {
-	return &GetTransferHandler{transfers: transfers}
+	Transfers ports.TransferRepository
 }
 
 // Handle returns the partner's transfer.
 func (h *GetTransferHandler) Handle(ctx context.Context, ref TransferRef) (*domain.Transfer, error) {
-	return getTransfer(ctx, h.transfers, ref)
+	return getTransfer(ctx, h.Transfers, ref)
 }

@@ -62,9 +62,9 @@ var ErrRequestIDReused = errors.New("request id was already used with other para
 // first looks its key up (lookup), so that a replay never calls the gateway again, and refuses
 // what it can before the call (refuse); one that calls a gateway between two transactions
 // claims its key in the first (begin) and stores its outcome in the second (resume).
-type requests struct {
-	uow   ports.UnitOfWork
-	store ports.IdempotencyStore
+type Requests struct {
+	UoW   ports.UnitOfWork
+	Store ports.IdempotencyStore
 }
 
 // finish runs the transaction that ends a request whose effects fit one: fn's effects commit
@@ -72,7 +72,7 @@ type requests struct {
 // time waits on that claim until the first commits, then gets the stored outcome. A refusal
 // rolls fn's effects back, unless fn kept them (keep), and a second transaction stores its
 // outcome alone; an error that is not an outcome (validation, system) leaves nothing behind.
-func finish[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) (R, error)) (Reply[R], error) {
+func finish[R any](ctx context.Context, rq Requests, call Call, fn func(ctx context.Context) (R, error)) (Reply[R], error) {
 	end, err := claimWith(ctx, rq, call, fn)
 	if storedAlone(err) {
 		end, err = claimWith(ctx, rq, call, refusing[R](err))
@@ -87,21 +87,21 @@ func finish[R any](ctx context.Context, rq requests, call Call, fn func(ctx cont
 }
 
 // claimWith is one transaction of finish: fn, and the claim on the key carrying fn's outcome.
-func claimWith[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) (R, error)) (ending[R], error) {
+func claimWith[R any](ctx context.Context, rq Requests, call Call, fn func(ctx context.Context) (R, error)) (ending[R], error) {
 	var end ending[R]
-	err := rq.uow.Do(ctx, func(ctx context.Context) error {
+	err := rq.UoW.Do(ctx, func(ctx context.Context) error {
 		res, err := fn(ctx)
 		if end, err = endOf(call, res, err); err != nil {
 			return err
 		}
-		return rq.store.Claim(ctx, call.answered(end.outcome))
+		return rq.Store.Claim(ctx, call.answered(end.outcome))
 	})
 	return end, err
 }
 
 // refuse ends the call with err, a refusal found before any effect: a business refusal is
 // claimed and stored as the outcome, anything else is only returned.
-func refuse[R any](ctx context.Context, rq requests, call Call, err error) (Reply[R], error) {
+func refuse[R any](ctx context.Context, rq Requests, call Call, err error) (Reply[R], error) {
 	return finish(ctx, rq, call, refusing[R](err))
 }
 
@@ -109,8 +109,8 @@ func refuse[R any](ctx context.Context, rq requests, call Call, err error) (Repl
 // the gateway again: the stored outcome (ended, replayed), or whether an earlier run claimed
 // the key and stopped before its last step (resume). Its error is the stored refusal, or why
 // the call cannot go on (ErrRequestIDReused, a failed lookup).
-func lookup[R any](ctx context.Context, rq requests, call Call) (standing[R], error) {
-	rec, err := rq.store.Lookup(ctx, call.PartnerID, call.Key)
+func lookup[R any](ctx context.Context, rq Requests, call Call) (standing[R], error) {
+	rec, err := rq.Store.Lookup(ctx, call.PartnerID, call.Key)
 	switch {
 	case err != nil:
 		return standing[R]{}, err
@@ -138,7 +138,7 @@ type standing[R any] struct {
 
 // replay returns the outcome of a request whose key was claimed before: what lookup finds, or
 // ErrRequestInProgress while the claim has no outcome.
-func replay[R any](ctx context.Context, rq requests, call Call) (Reply[R], error) {
+func replay[R any](ctx context.Context, rq Requests, call Call) (Reply[R], error) {
 	prior, err := lookup[R](ctx, rq, call)
 	if err != nil || prior.ended {
 		return prior.reply, err
@@ -152,11 +152,11 @@ func replay[R any](ctx context.Context, rq requests, call Call) (Reply[R], error
 // when fn kept them (keep). A duplicate whose run claimed the key first gets that run's
 // outcome, or, while it has none, goes on from the gateway call too (not ended): the gateway
 // answers the same key the same way, and resume stores one outcome.
-func begin[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) error) (standing[R], error) {
+func begin[R any](ctx context.Context, rq Requests, call Call, fn func(ctx context.Context) error) (standing[R], error) {
 	var end ending[R]
 	var refused bool
-	err := rq.uow.Do(ctx, func(ctx context.Context) error {
-		if err := rq.store.Claim(ctx, call.claim()); err != nil {
+	err := rq.UoW.Do(ctx, func(ctx context.Context) error {
+		if err := rq.Store.Claim(ctx, call.claim()); err != nil {
 			return err
 		}
 		err := fn(ctx)
@@ -168,7 +168,7 @@ func begin[R any](ctx context.Context, rq requests, call Call, fn func(ctx conte
 			return err
 		}
 		refused = true
-		return rq.store.Answer(ctx, call.PartnerID, call.Key, end.outcome)
+		return rq.Store.Answer(ctx, call.PartnerID, call.Key, end.outcome)
 	})
 	switch {
 	case err == nil && !refused:
@@ -188,7 +188,7 @@ func begin[R any](ctx context.Context, rq requests, call Call, fn func(ctx conte
 // answer; otherwise fn's outcome is stored under the claim with fn's effects. A refusal rolls
 // fn's effects back, unless fn kept them (keep), and a second transaction stores its outcome
 // alone; an error that is not an outcome leaves the claim for a retry to resume.
-func resume[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) (R, error)) (Reply[R], error) {
+func resume[R any](ctx context.Context, rq Requests, call Call, fn func(ctx context.Context) (R, error)) (Reply[R], error) {
 	end, err := answerWith(ctx, rq, call, fn)
 	if storedAlone(err) {
 		end, err = answerWith(ctx, rq, call, refusing[R](err))
@@ -201,10 +201,10 @@ func resume[R any](ctx context.Context, rq requests, call Call, fn func(ctx cont
 
 // answerWith is one transaction of resume: the claim locked, then fn and its outcome stored
 // under the claim, or the outcome another run stored first.
-func answerWith[R any](ctx context.Context, rq requests, call Call, fn func(ctx context.Context) (R, error)) (ending[R], error) {
+func answerWith[R any](ctx context.Context, rq Requests, call Call, fn func(ctx context.Context) (R, error)) (ending[R], error) {
 	var end ending[R]
-	err := rq.uow.Do(ctx, func(ctx context.Context) error {
-		rec, err := rq.store.Resume(ctx, call.PartnerID, call.Key)
+	err := rq.UoW.Do(ctx, func(ctx context.Context) error {
+		rec, err := rq.Store.Resume(ctx, call.PartnerID, call.Key)
 		if err != nil {
 			return err
 		}
@@ -216,7 +216,7 @@ func answerWith[R any](ctx context.Context, rq requests, call Call, fn func(ctx 
 		if end, err = endOf(call, res, err); err != nil {
 			return err
 		}
-		return rq.store.Answer(ctx, call.PartnerID, call.Key, end.outcome)
+		return rq.Store.Answer(ctx, call.PartnerID, call.Key, end.outcome)
 	})
 	if errors.Is(err, errAnswered) {
 		return end, nil
@@ -282,7 +282,7 @@ func refusing[R any](err error) func(context.Context) (R, error) {
 // replayed is a stored outcome as the use case returned it, marked as a replay: its result,
 // or its refusal as the error. An answer stored before outcomes were is returned as it was
 // sent (Reply.Sent).
-func replayed[R any](rq requests, rec *ports.IdempotencyRecord) (Reply[R], error) {
+func replayed[R any](rq Requests, rec *ports.IdempotencyRecord) (Reply[R], error) {
 	o := rec.Outcome
 	reply := Reply[R]{Replayed: true, ID: o.ID, Sent: o.Sent}
 	switch {
@@ -298,7 +298,7 @@ func replayed[R any](rq requests, rec *ports.IdempotencyRecord) (Reply[R], error
 	if !ok {
 		return reply, fmt.Errorf("request %s: stored result is %T, not encoded", rec.Key, o.Result)
 	}
-	if err := rq.store.DecodeResult(enc, &reply.Result); err != nil {
+	if err := rq.Store.DecodeResult(enc, &reply.Result); err != nil {
 		return reply, fmt.Errorf("request %s: stored result: %w", rec.Key, err)
 	}
 	return reply, nil

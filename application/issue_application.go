@@ -25,7 +25,7 @@ type IssueApplicationHandler struct {
 	product      Product
 	ttl          time.Duration
 	queue        ports.WorkQueue
-	rq           requests
+	rq           Requests
 }
 
 // NewIssueApplicationHandler returns the handler on the ports it uses.
@@ -37,7 +37,7 @@ func NewIssueApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempot
 		product:      cfg.Product,
 		ttl:          cfg.ApplicationTTL,
 		queue:        queue,
-		rq:           requests{uow: uow, store: idempotency},
+		rq:           Requests{UoW: uow, Store: idempotency},
 	}
 }
 

@@ -35,13 +35,8 @@ type EventPage struct {
 
 // ListEventsHandler lists a partner's events, so that it recovers anything its webhook missed.
 type ListEventsHandler struct {
-	clock  ports.Clock
-	events ports.EventOutbox
-}
-
-// NewListEventsHandler returns the handler on the ports it uses.
-func NewListEventsHandler(clock ports.Clock, events ports.EventOutbox) *ListEventsHandler {
-	return &ListEventsHandler{clock: clock, events: events}
+	Clock  ports.Clock
+	Events ports.EventOutbox
 }
 
 // Handle returns the page.
@@ -60,8 +55,8 @@ func (h *ListEventsHandler) Handle(ctx context.Context, q ListEvents) (EventPage
 	for i, t := range q.Types {
 		types[i] = t.String()
 	}
-	evs, err := h.events.List(ctx, ports.EventQuery{PartnerID: q.PartnerID, AfterSequence: q.AfterSequence,
-		Since: h.clock.Now(q.PartnerID).Add(-EventListWindow), Types: types, Limit: q.Limit + 1})
+	evs, err := h.Events.List(ctx, ports.EventQuery{PartnerID: q.PartnerID, AfterSequence: q.AfterSequence,
+		Since: h.Clock.Now(q.PartnerID).Add(-EventListWindow), Types: types, Limit: q.Limit + 1})
 	if err != nil {
 		return EventPage{}, err
 	}

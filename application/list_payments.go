@@ -17,20 +17,15 @@ type ListPayments struct {
 
 // ListPaymentsHandler answers the payments list; it stores nothing.
 type ListPaymentsHandler struct {
-	loans      ports.LoanRepository
-	repayments ports.RepaymentRepository
-}
-
-// NewListPaymentsHandler returns the handler on the ports it uses.
-func NewListPaymentsHandler(loans ports.LoanRepository, repayments ports.RepaymentRepository) *ListPaymentsHandler {
-	return &ListPaymentsHandler{loans: loans, repayments: repayments}
+	Loans      ports.LoanRepository
+	Repayments ports.RepaymentRepository
 }
 
 // Handle returns one item per posted repayment, in date order.
 func (h *ListPaymentsHandler) Handle(ctx context.Context, q ListPayments) ([]domain.Payment, error) {
-	loan, err := getLoanByContract(ctx, h.loans, q.PartnerID, q.LoanID)
+	loan, err := getLoanByContract(ctx, h.Loans, q.PartnerID, q.LoanID)
 	if err != nil {
 		return nil, err
 	}
-	return h.repayments.ListPayments(ctx, loan.ID())
+	return h.Repayments.ListPayments(ctx, loan.ID())
 }

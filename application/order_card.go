@@ -19,15 +19,9 @@ type OrderCard struct {
 
 // OrderCardHandler stores the order; the reconciler takes it to the card issuer.
 type OrderCardHandler struct {
-	clock      ports.Clock
-	cardOrders ports.CardOrderRepository
-	rq         requests
-}
-
-// NewOrderCardHandler returns the handler on the ports it uses.
-func NewOrderCardHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	cardOrders ports.CardOrderRepository) *OrderCardHandler {
-	return &OrderCardHandler{clock: clock, cardOrders: cardOrders, rq: requests{uow: uow, store: idempotency}}
+	Clock      ports.Clock
+	CardOrders ports.CardOrderRepository
+	Requests   Requests
 }
 
 // OrderedCard is a new card order: its id and the partner's external id.
@@ -38,13 +32,13 @@ type OrderedCard struct {
 
 // Handle returns the new order.
 func (h *OrderCardHandler) Handle(ctx context.Context, call Call, cmd OrderCard) (Reply[OrderedCard], error) {
-	return finish(ctx, h.rq, call, func(ctx context.Context) (OrderedCard, error) {
+	return finish(ctx, h.Requests, call, func(ctx context.Context) (OrderedCard, error) {
 		o, err := domain.NewCardOrder(domain.NewCardOrderParams{ID: NewID(), PartnerID: cmd.PartnerID, ExternalID: cmd.ExternalID,
-			Phone: cmd.Phone, ClientData: cmd.ClientData, Now: h.clock.Now(cmd.PartnerID)})
+			Phone: cmd.Phone, ClientData: cmd.ClientData, Now: h.Clock.Now(cmd.PartnerID)})
 		if err != nil {
 			return OrderedCard{}, err
 		}
 		o.Correlate(ports.RequestID(ctx))
-		return OrderedCard{OrderID: o.ID(), ExternalID: o.ExternalID()}, h.cardOrders.Create(ctx, o)
+		return OrderedCard{OrderID: o.ID(), ExternalID: o.ExternalID()}, h.CardOrders.Create(ctx, o)
 	})
 }

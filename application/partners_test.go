@@ -44,7 +44,7 @@ func TestEnsurePartnerLeavesADisabledPartnerDisabled(t *testing.T) {
 				})
 			uow := mocks.NewMockUnitOfWork(ctrl)
 			uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) })
-			key, err := application.NewEnsurePartnerHandler(mocks.NewMockClock(ctrl), uow, partners, testSealer).Handle(context.Background(),
+			key, err := (&application.EnsurePartnerHandler{Clock: mocks.NewMockClock(ctrl), UoW: uow, Partners: partners, Sealer: testSealer}).Handle(context.Background(),
 				application.EnsurePartner{Name: p.Name, APIKey: "sk_sandbox_new"})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err %v, want %v", err, tt.want)
@@ -85,7 +85,7 @@ func TestEnsurePartnerKeepsTheSandboxKey(t *testing.T) {
 	uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).AnyTimes()
 	clock := mocks.NewMockClock(ctrl)
 	clock.EXPECT().Now(gomock.Any()).Return(time.Now()).AnyTimes()
-	h := application.NewEnsurePartnerHandler(clock, uow, partners, testSealer)
+	h := &application.EnsurePartnerHandler{Clock: clock, UoW: uow, Partners: partners, Sealer: testSealer}
 	start := func(given string) string {
 		t.Helper()
 		key, err := h.Handle(context.Background(), application.EnsurePartner{Name: domain.SandboxPartnerName, APIKey: given})
@@ -148,7 +148,7 @@ func TestARotatedSandboxKeyIsKeptAcrossRestarts(t *testing.T) {
 	uow.EXPECT().Do(gomock.Any(), gomock.Any()).DoAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).AnyTimes()
 	clock := mocks.NewMockClock(ctrl)
 	clock.EXPECT().Now(gomock.Any()).Return(now).AnyTimes()
-	ensure := application.NewEnsurePartnerHandler(clock, uow, partners, testSealer)
+	ensure := &application.EnsurePartnerHandler{Clock: clock, UoW: uow, Partners: partners, Sealer: testSealer}
 	start := func() string {
 		t.Helper()
 		key, err := ensure.Handle(context.Background(), application.EnsurePartner{Name: domain.SandboxPartnerName})
@@ -159,7 +159,7 @@ func TestARotatedSandboxKeyIsKeptAcrossRestarts(t *testing.T) {
 	}
 	rotate := func(sealer ports.Sealer, name string) string {
 		t.Helper()
-		k, err := application.NewRotatePartnerKeyHandler(clock, uow, partners, sealer).Handle(context.Background(),
+		k, err := (&application.RotatePartnerKeyHandler{Clock: clock, UoW: uow, Partners: partners, Sealer: sealer}).Handle(context.Background(),
 			application.RotatePartnerKey{Name: name, Overlap: time.Hour})
 		if err != nil {
 			t.Fatal(err)

@@ -36,26 +36,12 @@ type PaidRepayment struct {
 // order, posts it and records it on the request. A refused pay changes nothing: neither the
 // request nor the debit is used up.
 type PayRepaymentHandler struct {
-	clock      ports.Clock
-	loans      ports.LoanRepository
-	ledger     ports.LedgerRepository
-	processing ports.Processing
-	repayments ports.RepaymentRepository
-	rq         requests
-}
-
-// NewPayRepaymentHandler returns the handler on the ports it uses.
-func NewPayRepaymentHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency ports.IdempotencyStore,
-	loans ports.LoanRepository, ledger ports.LedgerRepository, processing ports.Processing,
-	repayments ports.RepaymentRepository) *PayRepaymentHandler {
-	return &PayRepaymentHandler{
-		clock:      clock,
-		loans:      loans,
-		ledger:     ledger,
-		processing: processing,
-		repayments: repayments,
-		rq:         requests{uow: uow, store: idempotency},
-	}
+	Clock      ports.Clock
+	Loans      ports.LoanRepository
+	Ledger     ports.LedgerRepository
+	Processing ports.Processing
+	Repayments ports.RepaymentRepository
+	Requests   Requests
 }
 
 // Handle answers with the paid request and its status.
@@ -65,23 +51,23 @@ func NewPayRepaymentHandler(clock ports.Clock, uow ports.UnitOfWork, idempotency
 // transaction applies the payment, posts it and stores the request's claim and answer. A
 // crash before that transaction leaves nothing: a retry asks the network again.
 func (h *PayRepaymentHandler) Handle(ctx context.Context, call Call, cmd PayRepayment) (Reply[PaidRepayment], error) {
-	if prior, err := lookup[PaidRepayment](ctx, h.rq, call); err != nil || prior.ended {
+	if prior, err := lookup[PaidRepayment](ctx, h.Requests, call); err != nil || prior.ended {
 		return prior.reply, err
 	}
 	r, err := h.verifyDebit(ctx, cmd)
 	if err != nil {
-		return refuse[PaidRepayment](ctx, h.rq, call, err)
+		return refuse[PaidRepayment](ctx, h.Requests, call, err)
 	}
-	return finish(ctx, h.rq, call, func(ctx context.Context) (PaidRepayment, error) {
+	return finish(ctx, h.Requests, call, func(ctx context.Context) (PaidRepayment, error) {
 		var paid *domain.Repayment
 		var version int
 		var posting domain.Posting
-		err := h.repayments.Update(ctx, r.ID(), func(r *domain.Repayment) error {
+		err := h.Repayments.Update(ctx, r.ID(), func(r *domain.Repayment) error {
 			paid = r
-			return h.loans.Update(ctx, r.LoanID(), func(loan *domain.Loan) error {
+			return h.Loans.Update(ctx, r.LoanID(), func(loan *domain.Loan) error {
 				var err error
 				posting, err = r.Pay(loan, domain.Payment{Type: cmd.Type, Amount: cmd.Amount, DebitID: cmd.DebitID,
-					Network: cmd.Network, ExternalID: cmd.ExternalID, TransactionID: NewID(), At: h.clock.Now(cmd.PartnerID)})
+					Network: cmd.Network, ExternalID: cmd.ExternalID, TransactionID: NewID(), At: h.Clock.Now(cmd.PartnerID)})
 				version = loan.Repayments()
 				return err
 			})
@@ -89,10 +75,10 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, call Call, cmd PayRepa
 		if err != nil {
 			return PaidRepayment{}, err
 		}
-		if err := h.ledger.Post(ctx, posting); err != nil {
+		if err := h.Ledger.Post(ctx, posting); err != nil {
 			return PaidRepayment{}, err
 		}
-		status, msg := paid.StatusAt(h.clock.Now(cmd.PartnerID), version)
+		status, msg := paid.StatusAt(h.Clock.Now(cmd.PartnerID), version)
 		return PaidRepayment{RequestID: paid.ID(), LoanID: paid.ContractNumber(), Status: status, Message: msg}, nil
 	})
 }
@@ -100,22 +86,22 @@ func (h *PayRepaymentHandler) Handle(ctx context.Context, call Call, cmd PayRepa
 // verifyDebit refuses what can be refused before asking the network, then has the network
 // verify the debit: the request to pay.
 func (h *PayRepaymentHandler) verifyDebit(ctx context.Context, cmd PayRepayment) (*domain.Repayment, error) {
-	r, err := getRepayment(ctx, h.repayments, cmd.PartnerID, cmd.RequestID)
+	r, err := getRepayment(ctx, h.Repayments, cmd.PartnerID, cmd.RequestID)
 	if err != nil {
 		return nil, err
 	}
 	if r.ContractNumber() != cmd.LoanID {
 		return nil, domain.ErrRepaymentNotFound
 	}
-	loan, err := h.loans.Get(ctx, r.LoanID())
+	loan, err := h.Loans.Get(ctx, r.LoanID())
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Payable(loan, h.clock.Now(cmd.PartnerID), cmd.Amount); err != nil {
+	if err := r.Payable(loan, h.Clock.Now(cmd.PartnerID), cmd.Amount); err != nil {
 		return nil, err
 	}
-	debit, err := h.processing.LookupDebit(ctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount,
-		At: h.clock.Now(cmd.PartnerID)})
+	debit, err := h.Processing.LookupDebit(ctx, ports.DebitQuery{DebitID: cmd.DebitID, Network: cmd.Network, Amount: cmd.Amount,
+		At: h.Clock.Now(cmd.PartnerID)})
 	if err != nil {
 		if errors.Is(err, domain.ErrDebitRejected) {
 			return nil, err

@@ -23,11 +23,11 @@ import (
 // (SUBLEDGER_DIFFERS, GL_ACK_DIFFERS) with both figures. It reads only: nothing is adjusted.
 func (h *ReconcileDayHandler) proveBooks(ctx context.Context, day time.Time) (ReconcileResult, []domain.Break, error) {
 	var res ReconcileResult
-	balances, err := h.books.Subledger(ctx, day)
+	balances, err := h.Books.Subledger(ctx, day)
 	if err != nil {
 		return res, nil, err
 	}
-	posts, err := h.books.GLPosts(ctx, day)
+	posts, err := h.Books.GLPosts(ctx, day)
 	if err != nil {
 		return res, nil, err
 	}

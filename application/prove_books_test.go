@@ -47,7 +47,7 @@ func TestTheBooksProofFindsASubledgerApartFromItsControlAccountOnce(t *testing.T
 	d := setup(t)
 	ctrl := gomock.NewController(t)
 	books, rec := mocks.NewMockBooksRepository(ctrl), mocks.NewMockReconciliationRepository(ctrl)
-	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger, books)
+	h := &application.ReconcileDayHandler{Clock: d.clock, UoW: d.uow, Processing: d.cards, CoreBanking: d.core, Reconciliation: rec, Books: books, Settlement: application.TransferSettlement{UoW: d.uow, Transfers: d.transfers, Ledger: d.ledger, Clock: d.clock}}
 	day := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	_, end := domain.BusinessDay(day)
 	agree := []domain.SubledgerBalance{{Kind: domain.AccountLoan, Loans: 1_000_000_000, Control: 1_000_000_000},
@@ -108,7 +108,7 @@ func TestAPostCoreBankingAcknowledgedOtherwiseIsOneBreak(t *testing.T) {
 	d := setup(t)
 	ctrl := gomock.NewController(t)
 	books, gl, rec := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl), mocks.NewMockReconciliationRepository(ctrl)
-	reconcile := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger, books)
+	reconcile := &application.ReconcileDayHandler{Clock: d.clock, UoW: d.uow, Processing: d.cards, CoreBanking: d.core, Reconciliation: rec, Books: books, Settlement: application.TransferSettlement{UoW: d.uow, Transfers: d.transfers, Ledger: d.ledger, Clock: d.clock}}
 	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, reconcile, application.Config{})
 	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	_, end := domain.BusinessDay(yesterday)

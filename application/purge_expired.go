@@ -22,16 +22,10 @@ type PurgeReport struct {
 
 // PurgeExpiredHandler deletes, in one unit of work, the records the retention rules let go.
 type PurgeExpiredHandler struct {
-	uow         ports.UnitOfWork
-	idempotency ports.IdempotencyStore
-	events      ports.EventOutbox
-	codeCounts  ports.CodeCounter
-}
-
-// NewPurgeExpiredHandler returns the handler on the ports it uses.
-func NewPurgeExpiredHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyStore, events ports.EventOutbox,
-	codeCounts ports.CodeCounter) *PurgeExpiredHandler {
-	return &PurgeExpiredHandler{uow: uow, idempotency: idempotency, events: events, codeCounts: codeCounts}
+	UoW         ports.UnitOfWork
+	Idempotency ports.IdempotencyStore
+	Events      ports.EventOutbox
+	CodeCounts  ports.CodeCounter
 }
 
 // Handle purges, at the system's time (retention is not a partner's sandbox clock's). A code
@@ -40,17 +34,17 @@ func NewPurgeExpiredHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyS
 func (h *PurgeExpiredHandler) Handle(ctx context.Context, cmd PurgeExpired) (PurgeReport, error) {
 	var rep PurgeReport
 	now := time.Now()
-	err := h.uow.Do(ctx, func(ctx context.Context) (err error) {
+	err := h.UoW.Do(ctx, func(ctx context.Context) (err error) {
 		if cmd.IdempotencyTTL > 0 {
-			if rep.Requests, err = h.idempotency.Purge(ctx, now.Add(-cmd.IdempotencyTTL)); err != nil {
+			if rep.Requests, err = h.Idempotency.Purge(ctx, now.Add(-cmd.IdempotencyTTL)); err != nil {
 				return err
 			}
 		}
-		if rep.Events, err = h.events.Purge(ctx, now.Add(-EventListWindow)); err != nil {
+		if rep.Events, err = h.Events.Purge(ctx, now.Add(-EventListWindow)); err != nil {
 			return err
 		}
 		yesterday, _ := domain.CodeCapDay(now.AddDate(0, 0, -1))
-		rep.CodeCounts, err = h.codeCounts.Purge(ctx, yesterday)
+		rep.CodeCounts, err = h.CodeCounts.Purge(ctx, yesterday)
 		return err
 	})
 	if err != nil {

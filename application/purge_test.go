@@ -65,7 +65,7 @@ func TestPurgeKeepsWhatRetentionKeeps(t *testing.T) {
 					return 7, nil
 				})
 			}
-			rep, err := application.NewPurgeExpiredHandler(uow, idem, events, codes).Handle(context.Background(), application.PurgeExpired{IdempotencyTTL: tt.ttl})
+			rep, err := (&application.PurgeExpiredHandler{UoW: uow, Idempotency: idem, Events: events, CodeCounts: codes}).Handle(context.Background(), application.PurgeExpired{IdempotencyTTL: tt.ttl})
 			if !errors.Is(err, tt.eventErr) || rep != tt.want {
 				t.Fatalf("report %+v, %v; want %+v, %v", rep, err, tt.want, tt.eventErr)
 			}

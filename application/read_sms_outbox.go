@@ -13,12 +13,7 @@ import (
 // ReadSMSOutboxHandler returns what the sandbox SMS gateway sent to a phone, newest first
 // (sandbox only).
 type ReadSMSOutboxHandler struct {
-	smsOutbox ports.SMSOutbox
-}
-
-// NewReadSMSOutboxHandler returns the handler on the ports it uses.
-func NewReadSMSOutboxHandler(smsOutbox ports.SMSOutbox) *ReadSMSOutboxHandler {
-	return &ReadSMSOutboxHandler{smsOutbox: smsOutbox}
+	SmsOutbox ports.SMSOutbox
 }
 
 // outboxLimit bounds the messages one call returns.
@@ -26,8 +21,8 @@ const outboxLimit = 50
 
 // Handle returns the messages the partner's requests sent to the phone.
 func (h *ReadSMSOutboxHandler) Handle(ctx context.Context, partner uuid.UUID, phone domain.Phone) ([]ports.SentSMS, error) {
-	if h.smsOutbox == nil {
+	if h.SmsOutbox == nil {
 		return nil, errors.New("no SMS outbox outside the sandbox")
 	}
-	return h.smsOutbox.List(ctx, partner, phone, outboxLimit)
+	return h.SmsOutbox.List(ctx, partner, phone, outboxLimit)
 }

@@ -28,46 +28,25 @@ const unknownOutcomeAfter = 30 * time.Second
 // too long, and in the sandbox completes phone calls after the configured delay. Every fact is
 // decided against the Clock.
 type ReconcileHandler struct {
-	clock        ports.Clock
-	uow          ports.UnitOfWork
-	applications ports.ApplicationRepository
-	loans        ports.LoanRepository
-	queue        ports.WorkQueue
-	coreBanking  ports.CoreBanking
-	transfers    ports.TransferRepository
-	processing   ports.Processing
-	cardOrders   ports.CardOrderRepository
-	settlement   TransferSettlement
-	orders       *ProcessCardOrderHandler
-	cfg          Config
-}
-
-// NewReconcileHandler returns the handler on the ports it uses.
-func NewReconcileHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
-	loans ports.LoanRepository, queue ports.WorkQueue, coreBanking ports.CoreBanking, ledger ports.LedgerRepository,
-	transfers ports.TransferRepository, processing ports.Processing, cardOrders ports.CardOrderRepository,
-	orders *ProcessCardOrderHandler, cfg Config) *ReconcileHandler {
-	return &ReconcileHandler{
-		clock:        clock,
-		uow:          uow,
-		applications: applications,
-		loans:        loans,
-		queue:        queue,
-		coreBanking:  coreBanking,
-		transfers:    transfers,
-		processing:   processing,
-		cardOrders:   cardOrders,
-		settlement:   TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock},
-		orders:       orders,
-		cfg:          cfg,
-	}
+	Clock        ports.Clock
+	UoW          ports.UnitOfWork
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Queue        ports.WorkQueue
+	CoreBanking  ports.CoreBanking
+	Transfers    ports.TransferRepository
+	Processing   ports.Processing
+	CardOrders   ports.CardOrderRepository
+	Settlement   TransferSettlement
+	Orders       *ProcessCardOrderHandler
+	Cfg          Config
 }
 
 // Handle runs one pass: the same work for each set of partners that share one time, decided
 // against that time.
 func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) {
 	var rep ReconcileReport
-	for _, s := range timeScopes(h.clock) {
+	for _, s := range timeScopes(h.Clock) {
 		if err := h.pass(ctx, s, &rep); err != nil {
 			return rep, err
 		}
@@ -78,24 +57,24 @@ func (h *ReconcileHandler) Handle(ctx context.Context) (ReconcileReport, error) 
 // pass runs the reconciler's work on one set of partners.
 func (h *ReconcileHandler) pass(ctx context.Context, s timeScope, rep *ReconcileReport) error {
 	now := s.now
-	due, err := h.applications.ListDue(ctx, s.partners, now, reconcileBatch)
+	due, err := h.Applications.ListDue(ctx, s.partners, now, reconcileBatch)
 	if err != nil {
 		return err
 	}
 	if len(due) > 0 {
 		// A job is written in a transaction; these are due already, so it is the job's alone.
-		if err := h.uow.Do(ctx, func(ctx context.Context) error { return h.queue.EnqueueApplications(ctx, due...) }); err != nil {
+		if err := h.UoW.Do(ctx, func(ctx context.Context) error { return h.Queue.EnqueueApplications(ctx, due...) }); err != nil {
 			return err
 		}
 		rep.Enqueued += len(due)
 	}
-	if h.cfg.ApplicationTTL > 0 {
-		ids, err := h.applications.ListPendingBefore(ctx, s.partners, now.Add(-h.cfg.ApplicationTTL), reconcileBatch)
+	if h.Cfg.ApplicationTTL > 0 {
+		ids, err := h.Applications.ListPendingBefore(ctx, s.partners, now.Add(-h.Cfg.ApplicationTTL), reconcileBatch)
 		if err != nil {
 			return err
 		}
 		n, err := h.each(ctx, ids, func(a *domain.Application) error {
-			if !a.Expire(h.clock.Now(a.PartnerID()), h.cfg.ApplicationTTL) {
+			if !a.Expire(h.Clock.Now(a.PartnerID()), h.Cfg.ApplicationTTL) {
 				return errUnchanged
 			}
 			return nil
@@ -105,7 +84,7 @@ func (h *ReconcileHandler) pass(ctx context.Context, s timeScope, rep *Reconcile
 			return err
 		}
 	}
-	if err := h.settlement.releaseExpired(ctx, s.partners, uuid.Nil, now); err != nil {
+	if err := h.Settlement.releaseExpired(ctx, s.partners, uuid.Nil, now); err != nil {
 		return err
 	}
 	n, err := h.settleUnknownCredits(ctx, s)
@@ -123,13 +102,13 @@ func (h *ReconcileHandler) pass(ctx context.Context, s timeScope, rep *Reconcile
 	if err != nil {
 		return err
 	}
-	if h.cfg.SandboxCallDelay > 0 {
-		ids, err := h.applications.ListAwaitingCall(ctx, s.partners, now.Add(-h.cfg.SandboxCallDelay), reconcileBatch)
+	if h.Cfg.SandboxCallDelay > 0 {
+		ids, err := h.Applications.ListAwaitingCall(ctx, s.partners, now.Add(-h.Cfg.SandboxCallDelay), reconcileBatch)
 		if err != nil {
 			return err
 		}
 		n, err := h.each(ctx, ids, func(a *domain.Application) error {
-			return a.CompleteVerification(h.clock.Now(a.PartnerID()))
+			return a.CompleteVerification(h.Clock.Now(a.PartnerID()))
 		})
 		rep.Verified += n
 		if err != nil {
@@ -144,27 +123,27 @@ var errUnchanged = errors.New("unchanged")
 // assignContracts asks core banking for the contract numbers of loans issued longer ago than
 // the contract delay; a loan whose number is not ready is asked again on the next pass.
 func (h *ReconcileHandler) assignContracts(ctx context.Context, s timeScope) (int, error) {
-	ids, err := h.loans.ListAwaitingContract(ctx, s.partners, s.now.Add(-h.cfg.LoanContractDelay), reconcileBatch)
+	ids, err := h.Loans.ListAwaitingContract(ctx, s.partners, s.now.Add(-h.Cfg.LoanContractDelay), reconcileBatch)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, id := range ids {
-		l, err := h.loans.Get(ctx, id)
+		l, err := h.Loans.Get(ctx, id)
 		if err != nil {
 			return n, err
 		}
-		number, err := h.coreBanking.ContractNumber(ctx, ports.ContractRequest{IdempotencyKey: id.String() + ":CONTRACT",
+		number, err := h.CoreBanking.ContractNumber(ctx, ports.ContractRequest{IdempotencyKey: id.String() + ":CONTRACT",
 			ApplicationID: l.ApplicationID(), AccountNumber: l.State().AccountNumber})
 		if err != nil {
 			continue // not assigned yet: ask again on the next pass
 		}
-		err = h.uow.Do(ctx, func(ctx context.Context) error {
-			return h.loans.Update(ctx, id, func(l *domain.Loan) error {
+		err = h.UoW.Do(ctx, func(ctx context.Context) error {
+			return h.Loans.Update(ctx, id, func(l *domain.Loan) error {
 				if l.ContractNumber() != "" {
 					return errUnchanged
 				}
-				return l.AssignContract(number, h.clock.Now(l.PartnerID()))
+				return l.AssignContract(number, h.Clock.Now(l.PartnerID()))
 			})
 		})
 		switch {
@@ -180,23 +159,23 @@ func (h *ReconcileHandler) assignContracts(ctx context.Context, s timeScope) (in
 
 // settleUnknownCredits asks the network for the outcome of credits whose answer was lost.
 func (h *ReconcileHandler) settleUnknownCredits(ctx context.Context, s timeScope) (int, error) {
-	ids, err := h.transfers.ListProcessingBefore(ctx, s.partners, s.now.Add(-unknownOutcomeAfter), reconcileBatch)
+	ids, err := h.Transfers.ListProcessingBefore(ctx, s.partners, s.now.Add(-unknownOutcomeAfter), reconcileBatch)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, id := range ids {
-		t, err := h.transfers.Get(ctx, id)
+		t, err := h.Transfers.Get(ctx, id)
 		if err != nil {
 			return n, err
 		}
 		order := creditOrder(t)
-		result, err := h.processing.CreditStatus(ctx, order)
+		result, err := h.Processing.CreditStatus(ctx, order)
 		if err != nil {
 			continue // still unknown: ask again next pass
 		}
-		err = h.settlement.settle(ctx, id, func(t *domain.Transfer) (bool, error) {
-			return true, t.Settle(result.Credited, result.Reason, h.clock.Now(t.PartnerID()))
+		err = h.Settlement.settle(ctx, id, func(t *domain.Transfer) (bool, error) {
+			return true, t.Settle(result.Credited, result.Reason, h.Clock.Now(t.PartnerID()))
 		})
 		if err != nil && !errors.Is(err, domain.ErrTransferState) {
 			return n, err
@@ -211,7 +190,7 @@ func (h *ReconcileHandler) settleUnknownCredits(ctx context.Context, s timeScope
 func (h *ReconcileHandler) each(ctx context.Context, ids []uuid.UUID, fn func(a *domain.Application) error) (int, error) {
 	n := 0
 	for _, id := range ids {
-		err := h.uow.Do(ctx, func(ctx context.Context) error { return h.applications.Update(ctx, id, fn) })
+		err := h.UoW.Do(ctx, func(ctx context.Context) error { return h.Applications.Update(ctx, id, fn) })
 		switch {
 		case err == nil:
 			n++
@@ -226,13 +205,13 @@ func (h *ReconcileHandler) each(ctx context.Context, ids []uuid.UUID, fn func(a 
 // processCardOrders takes every due card order a step; one order's failure does not hold up
 // the others.
 func (h *ReconcileHandler) processCardOrders(ctx context.Context, s timeScope) (int, error) {
-	ids, err := h.cardOrders.ListDue(ctx, s.partners, s.now, reconcileBatch)
+	ids, err := h.CardOrders.ListDue(ctx, s.partners, s.now, reconcileBatch)
 	if err != nil {
 		return 0, err
 	}
 	var errs []error
 	for _, id := range ids {
-		errs = append(errs, h.orders.Handle(ctx, id))
+		errs = append(errs, h.Orders.Handle(ctx, id))
 	}
 	return len(ids), errors.Join(errs...)
 }

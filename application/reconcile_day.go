@@ -42,21 +42,13 @@ type ReconcileResult struct {
 // records the run and its breaks in one transaction. Running a day again, or on two nodes at
 // once, records each break once.
 type ReconcileDayHandler struct {
-	clock          ports.Clock
-	uow            ports.UnitOfWork
-	processing     ports.Processing
-	coreBanking    ports.CoreBanking
-	reconciliation ports.ReconciliationRepository
-	books          ports.BooksRepository
-	settlement     TransferSettlement
-}
-
-// NewReconcileDayHandler returns the handler on the ports it uses.
-func NewReconcileDayHandler(clock ports.Clock, uow ports.UnitOfWork, processing ports.Processing, coreBanking ports.CoreBanking,
-	reconciliation ports.ReconciliationRepository, transfers ports.TransferRepository, ledger ports.LedgerRepository,
-	books ports.BooksRepository) *ReconcileDayHandler {
-	return &ReconcileDayHandler{clock: clock, uow: uow, processing: processing, coreBanking: coreBanking, reconciliation: reconciliation,
-		books: books, settlement: TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock}}
+	Clock          ports.Clock
+	UoW            ports.UnitOfWork
+	Processing     ports.Processing
+	CoreBanking    ports.CoreBanking
+	Reconciliation ports.ReconciliationRepository
+	Books          ports.BooksRepository
+	Settlement     TransferSettlement
 }
 
 // ReconciliationSources are what a day is reconciled against: each network, core banking, then
@@ -75,7 +67,7 @@ func ReconciliationSources() []string {
 // before.
 func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (ReconcileResult, error) {
 	day := domain.BusinessDate(cmd.Day)
-	if now := LatestNow(h.clock); !domain.DayClosed(day, now) {
+	if now := LatestNow(h.Clock); !domain.DayClosed(day, now) {
 		return ReconcileResult{}, fmt.Errorf("%w: %s is not over yet (it is %s in Tashkent)", domain.ErrDayNotClosed,
 			day.Format(time.DateOnly), now.In(domain.Tashkent).Format("2006-01-02 15:04"))
 	}
@@ -88,26 +80,26 @@ func (h *ReconcileDayHandler) Handle(ctx context.Context, cmd ReconcileDay) (Rec
 		res.Breaks[b.Kind]++
 		res.Found = append(res.Found, string(b.Kind)+" "+b.LineID)
 	}
-	run := ports.ReconciliationRun{ID: NewID(), Day: day, Source: cmd.Source, At: h.clock.Now(uuid.Nil),
+	run := ports.ReconciliationRun{ID: NewID(), Day: day, Source: cmd.Source, At: h.Clock.Now(uuid.Nil),
 		Matched: res.Matched, Breaks: len(breaks)}
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
+	err = h.UoW.Do(ctx, func(ctx context.Context) error {
 		for i := range breaks {
 			if err := h.settleUnknown(ctx, &breaks[i]); err != nil {
 				return err
 			}
 		}
-		res.New, err = h.reconciliation.Record(ctx, run, breaks)
+		res.New, err = h.Reconciliation.Record(ctx, run, breaks)
 		return err
 	})
 	if err != nil {
 		return res, err
 	}
 	if res.New > 0 {
-		if res.NewBreaks, err = h.reconciliation.Breaks(ctx, ports.BreakQuery{RunID: run.ID, Limit: res.New}); err != nil {
+		if res.NewBreaks, err = h.Reconciliation.Breaks(ctx, ports.BreakQuery{RunID: run.ID, Limit: res.New}); err != nil {
 			return res, err
 		}
 	}
-	res.Standing, err = h.reconciliation.Standing(ctx, day, cmd.Source)
+	res.Standing, err = h.Reconciliation.Standing(ctx, day, cmd.Source)
 	return res, err
 }
 
@@ -118,11 +110,11 @@ func (h *ReconcileDayHandler) compare(ctx context.Context, day time.Time, source
 		return h.proveBooks(ctx, day)
 	}
 	if source == domain.SourceCoreBanking {
-		ours, err := h.reconciliation.Balances(ctx, day)
+		ours, err := h.Reconciliation.Balances(ctx, day)
 		if err != nil {
 			return res, nil, err
 		}
-		theirs, err := h.coreBanking.Balances(ctx, day)
+		theirs, err := h.CoreBanking.Balances(ctx, day)
 		if err != nil {
 			return res, nil, gatewayError(err)
 		}
@@ -138,11 +130,11 @@ func (h *ReconcileDayHandler) compare(ctx context.Context, day time.Time, source
 			domain.SourceBooks, source)
 	}
 	q := ports.StatementQuery{Network: network, Day: day}
-	ours, err := h.reconciliation.Lines(ctx, q)
+	ours, err := h.Reconciliation.Lines(ctx, q)
 	if err != nil {
 		return res, nil, err
 	}
-	theirs, err := h.processing.Statement(ctx, q)
+	theirs, err := h.Processing.Statement(ctx, q)
 	if err != nil {
 		return res, nil, gatewayError(err)
 	}
@@ -157,7 +149,7 @@ var ErrBadSource = errors.New("unknown reconciliation source")
 
 // OpenBreaks counts the breaks not yet worked, by age at now (the gauge's figures).
 func (h *ReconcileDayHandler) OpenBreaks(ctx context.Context) (ports.BreakAges, error) {
-	return h.reconciliation.OpenBreaks(ctx, h.clock.Now(uuid.Nil))
+	return h.Reconciliation.OpenBreaks(ctx, h.Clock.Now(uuid.Nil))
 }
 
 // settleUnknown settles, in the run's transaction, a transfer whose outcome tiyin did not know
@@ -172,7 +164,7 @@ func (h *ReconcileDayHandler) settleUnknown(ctx context.Context, b *domain.Break
 	if !ok {
 		return nil // not a line of tiyin's making: left for the operators
 	}
-	return h.settlement.SettleIn(ctx, id, func(t *domain.Transfer) (bool, error) {
+	return h.Settlement.SettleIn(ctx, id, func(t *domain.Transfer) (bool, error) {
 		if t.Status() != domain.TransferProcessing {
 			return false, nil
 		}
@@ -181,6 +173,6 @@ func (h *ReconcileDayHandler) settleUnknown(ctx context.Context, b *domain.Break
 		if !credited {
 			reason = "not credited, as the network's statement shows"
 		}
-		return true, t.Settle(credited, reason, h.clock.Now(t.PartnerID()))
+		return true, t.Settle(credited, reason, h.Clock.Now(t.PartnerID()))
 	})
 }

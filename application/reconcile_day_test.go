@@ -20,7 +20,7 @@ func TestReconcilingADayRecordsItsBreaksInOneTransaction(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger, nil)
+	h := &application.ReconcileDayHandler{Clock: d.clock, UoW: d.uow, Processing: d.cards, CoreBanking: d.core, Reconciliation: rec, Books: nil, Settlement: application.TransferSettlement{UoW: d.uow, Transfers: d.transfers, Ledger: d.ledger, Clock: d.clock}}
 	day := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	q := ports.StatementQuery{Network: domain.NetworkUzcard, Day: day}
 	ok := domain.StatementLine{ID: "t1:CREDIT", Kind: domain.LineCredit, Amount: 100, At: t0, Status: domain.LineDone}
@@ -60,7 +60,7 @@ func TestAStatementTheNetworkCannotGiveRecordsNothing(t *testing.T) {
 	t.Parallel()
 	d := setup(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewReconcileDayHandler(d.clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger, nil)
+	h := &application.ReconcileDayHandler{Clock: d.clock, UoW: d.uow, Processing: d.cards, CoreBanking: d.core, Reconciliation: rec, Books: nil, Settlement: application.TransferSettlement{UoW: d.uow, Transfers: d.transfers, Ledger: d.ledger, Clock: d.clock}}
 	rec.EXPECT().Lines(gomock.Any(), gomock.Any()).Return(nil, nil)
 	d.cards.EXPECT().Statement(gomock.Any(), gomock.Any()).Return(nil, ports.ErrGatewayTransient)
 	if _, err := h.Handle(context.Background(), application.ReconcileDay{Day: t0.AddDate(0, 0, -1), Source: "HUMO"}); !errors.Is(err, ports.ErrUnavailable) {
@@ -78,7 +78,7 @@ func TestAStatementSettlesAnUnknownCreditOnce(t *testing.T) {
 	tr := processingTransfer(t, c.partner)
 	xfers[tr.ID()] = tr
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := application.NewReconcileDayHandler(c.clock, c.uow, c.cards, c.core, rec, c.transfers, c.ledger, nil)
+	h := &application.ReconcileDayHandler{Clock: c.clock, UoW: c.uow, Processing: c.cards, CoreBanking: c.core, Reconciliation: rec, Books: nil, Settlement: application.TransferSettlement{UoW: c.uow, Transfers: c.transfers, Ledger: c.ledger, Clock: c.clock}}
 	id := tr.ID().String() + ":CREDIT"
 	ours := domain.StatementLine{ID: id, Kind: domain.LineCredit, Amount: 250_000, At: t0, Status: domain.LineUnknown}
 	theirs := ours
@@ -153,7 +153,7 @@ func TestOnlyAClosedDayIsReconciled(t *testing.T) {
 				return nil
 			}).AnyTimes()
 			rec := mocks.NewMockReconciliationRepository(ctrl)
-			h := application.NewReconcileDayHandler(clock, d.uow, d.cards, d.core, rec, d.transfers, d.ledger, nil)
+			h := &application.ReconcileDayHandler{Clock: clock, UoW: d.uow, Processing: d.cards, CoreBanking: d.core, Reconciliation: rec, Books: nil, Settlement: application.TransferSettlement{UoW: d.uow, Transfers: d.transfers, Ledger: d.ledger, Clock: clock}}
 			if tc.closed {
 				rec.EXPECT().Lines(gomock.Any(), gomock.Any()).Return(nil, nil)
 				d.cards.EXPECT().Statement(gomock.Any(), gomock.Any()).Return(nil, nil)

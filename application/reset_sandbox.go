@@ -21,12 +21,12 @@ type ResetSandbox struct {
 // the same sandbox keep their objects and their clocks.
 type ResetSandboxHandler struct {
 	sandboxClock ports.SandboxClock
-	rq           requests
+	rq           Requests
 }
 
 // NewResetSandboxHandler returns the handler on the ports it uses.
 func NewResetSandboxHandler(uow ports.UnitOfWork, idempotency ports.IdempotencyStore, sandboxClock ports.SandboxClock) *ResetSandboxHandler {
-	return &ResetSandboxHandler{sandboxClock: sandboxClock, rq: requests{uow: uow, store: idempotency}}
+	return &ResetSandboxHandler{sandboxClock: sandboxClock, rq: Requests{UoW: uow, Store: idempotency}}
 }
 
 // Handle erases the partner's objects and sets its clock back, in one transaction with the
@@ -38,7 +38,7 @@ func (h *ResetSandboxHandler) Handle(ctx context.Context, call Call, cmd ResetSa
 		if h.sandboxClock == nil {
 			return time.Time{}, errors.New("the sandbox can only be reset in sandbox mode")
 		}
-		if rec, err := h.rq.store.Lookup(ctx, call.PartnerID, call.Key); err != nil || rec != nil {
+		if rec, err := h.rq.Store.Lookup(ctx, call.PartnerID, call.Key); err != nil || rec != nil {
 			return time.Time{}, cmp.Or(err, ports.ErrDuplicateRequest)
 		}
 		return h.sandboxClock.Reset(ctx, cmd.PartnerID)

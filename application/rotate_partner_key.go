@@ -26,16 +26,10 @@ type RotatedKey struct {
 
 // RotatePartnerKeyHandler rotates keys.
 type RotatePartnerKeyHandler struct {
-	clock    ports.Clock
-	uow      ports.UnitOfWork
-	partners ports.PartnerRepository
-	sealer   ports.Sealer
-}
-
-// NewRotatePartnerKeyHandler returns the handler on the ports it uses. sealer may be nil (a
-// command run without a data key).
-func NewRotatePartnerKeyHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer) *RotatePartnerKeyHandler {
-	return &RotatePartnerKeyHandler{clock: clock, uow: uow, partners: partners, sealer: sealer}
+	Clock    ports.Clock
+	UoW      ports.UnitOfWork
+	Partners ports.PartnerRepository
+	Sealer   ports.Sealer
 }
 
 // Handle sets a new key and returns it. The sandbox partner's key, which each start prints
@@ -44,9 +38,9 @@ func NewRotatePartnerKeyHandler(clock ports.Clock, uow ports.UnitOfWork, partner
 func (h *RotatePartnerKeyHandler) Handle(ctx context.Context, cmd RotatePartnerKey) (RotatedKey, error) {
 	key, hash := newAPIKey()
 	var until time.Time
-	err := h.uow.Do(ctx, func(ctx context.Context) error {
-		return h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
-			if err := p.RotateKey(hash, h.clock.Now(uuid.Nil), cmd.Overlap); err != nil {
+	err := h.UoW.Do(ctx, func(ctx context.Context) error {
+		return h.Partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
+			if err := p.RotateKey(hash, h.Clock.Now(uuid.Nil), cmd.Overlap); err != nil {
 				return err
 			}
 			until = p.PreviousKeyUntil
@@ -55,10 +49,10 @@ func (h *RotatePartnerKeyHandler) Handle(ctx context.Context, cmd RotatePartnerK
 			}
 			// Without the data key the new key cannot be kept: the next start makes another.
 			p.SandboxKey = ""
-			if h.sealer == nil {
+			if h.Sealer == nil {
 				return nil
 			}
-			sealed, err := h.sealer.Seal([]byte(key), "")
+			sealed, err := h.Sealer.Seal([]byte(key), "")
 			p.SandboxKey = sealed
 			return err
 		})

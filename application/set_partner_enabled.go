@@ -16,19 +16,14 @@ type SetPartnerEnabled struct {
 
 // SetPartnerEnabledHandler disables and enables partners.
 type SetPartnerEnabledHandler struct {
-	uow      ports.UnitOfWork
-	partners ports.PartnerRepository
-}
-
-// NewSetPartnerEnabledHandler returns the handler on the ports it uses.
-func NewSetPartnerEnabledHandler(uow ports.UnitOfWork, partners ports.PartnerRepository) *SetPartnerEnabledHandler {
-	return &SetPartnerEnabledHandler{uow: uow, partners: partners}
+	UoW      ports.UnitOfWork
+	Partners ports.PartnerRepository
 }
 
 // Handle disables or enables the partner.
 func (h *SetPartnerEnabledHandler) Handle(ctx context.Context, cmd SetPartnerEnabled) error {
-	return h.uow.Do(ctx, func(ctx context.Context) error {
-		return h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
+	return h.UoW.Do(ctx, func(ctx context.Context) error {
+		return h.Partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
 			p.Disabled = !cmd.Enabled
 			return nil
 		})

@@ -30,15 +30,10 @@ var ErrWebhookNotHTTPS = errors.New("outside the sandbox a webhook URL must be h
 
 // SetWebhookHandler sets webhooks (tiyin partner set-webhook).
 type SetWebhookHandler struct {
-	clock    ports.Clock
-	uow      ports.UnitOfWork
-	partners ports.PartnerRepository
-	sealer   ports.Sealer
-}
-
-// NewSetWebhookHandler returns the handler on the ports it uses.
-func NewSetWebhookHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer) *SetWebhookHandler {
-	return &SetWebhookHandler{clock: clock, uow: uow, partners: partners, sealer: sealer}
+	Clock    ports.Clock
+	UoW      ports.UnitOfWork
+	Partners ports.PartnerRepository
+	Sealer   ports.Sealer
 }
 
 // webhookSecretPrefix marks a webhook signing secret, so a leaked one is recognisable. The
@@ -65,13 +60,13 @@ func (h *SetWebhookHandler) Handle(ctx context.Context, cmd SetWebhook) (string,
 			return "", err
 		}
 		secret = webhookSecretPrefix + base64.StdEncoding.EncodeToString(b)
-		if sealed, err = h.sealer.Seal([]byte(secret), ""); err != nil {
+		if sealed, err = h.Sealer.Seal([]byte(secret), ""); err != nil {
 			return "", err
 		}
 	}
-	err := h.uow.Do(ctx, func(ctx context.Context) error {
-		return h.partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
-			return p.SetWebhook(url, sealed, h.clock.Now(uuid.Nil), cmd.Overlap)
+	err := h.UoW.Do(ctx, func(ctx context.Context) error {
+		return h.Partners.Update(ctx, cmd.Name, func(p *domain.Partner) error {
+			return p.SetWebhook(url, sealed, h.Clock.Now(uuid.Nil), cmd.Overlap)
 		})
 	})
 	if err != nil {

@@ -15,14 +15,9 @@ type SettlePromisesReport struct{ Kept, Broken int }
 // is broken, and its loan comes back to the queue flagged. Each promise is decided in its own
 // transaction.
 type SettlePromisesHandler struct {
-	clock       ports.Clock
-	uow         ports.UnitOfWork
-	collections ports.CollectionsRepository
-}
-
-// NewSettlePromisesHandler returns the handler on the ports it uses.
-func NewSettlePromisesHandler(clock ports.Clock, uow ports.UnitOfWork, collections ports.CollectionsRepository) *SettlePromisesHandler {
-	return &SettlePromisesHandler{clock: clock, uow: uow, collections: collections}
+	Clock       ports.Clock
+	UoW         ports.UnitOfWork
+	Collections ports.CollectionsRepository
 }
 
 // promisesPerPass bounds the open promises one pass looks at per partner's time.
@@ -31,19 +26,19 @@ const promisesPerPass = 1000
 // Handle runs one pass.
 func (h *SettlePromisesHandler) Handle(ctx context.Context) (SettlePromisesReport, error) {
 	var rep SettlePromisesReport
-	for _, s := range timeScopes(h.clock) {
-		open, err := h.collections.OpenPromises(ctx, s.partners, promisesPerPass)
+	for _, s := range timeScopes(h.Clock) {
+		open, err := h.Collections.OpenPromises(ctx, s.partners, promisesPerPass)
 		if err != nil {
 			return rep, err
 		}
 		for _, p := range open {
 			var status domain.PromiseStatus
-			err := h.uow.Do(ctx, func(ctx context.Context) error {
-				paid, err := h.collections.PaidSince(ctx, p.LoanID(), p.MadeAt())
+			err := h.UoW.Do(ctx, func(ctx context.Context) error {
+				paid, err := h.Collections.PaidSince(ctx, p.LoanID(), p.MadeAt())
 				if err != nil {
 					return err
 				}
-				err = h.collections.UpdatePromise(ctx, p.ID(), func(p *domain.PromiseToPay) error {
+				err = h.Collections.UpdatePromise(ctx, p.ID(), func(p *domain.PromiseToPay) error {
 					if p.Settle(paid, s.now) {
 						status = p.Status()
 					}
@@ -52,7 +47,7 @@ func (h *SettlePromisesHandler) Handle(ctx context.Context) (SettlePromisesRepor
 				if err != nil || status != domain.PromiseBroken {
 					return err
 				}
-				return h.collections.Flag(ctx, p.LoanID(), s.now)
+				return h.Collections.Flag(ctx, p.LoanID(), s.now)
 			})
 			if err != nil {
 				return rep, err

@@ -13,17 +13,10 @@ import (
 // TransferSettlement settles transfers: it records a final status and moves the hold's money
 // in the same transaction.
 type TransferSettlement struct {
-	uow       ports.UnitOfWork
-	transfers ports.TransferRepository
-	ledger    ports.LedgerRepository
-	clock     ports.Clock
-}
-
-// NewTransferSettlement returns the settlement on the ports it uses, for a use case outside
-// this package that settles a transfer in its own transaction (an approved resolution).
-func NewTransferSettlement(uow ports.UnitOfWork, transfers ports.TransferRepository, ledger ports.LedgerRepository,
-	clock ports.Clock) TransferSettlement {
-	return TransferSettlement{uow: uow, transfers: transfers, ledger: ledger, clock: clock}
+	UoW       ports.UnitOfWork
+	Transfers ports.TransferRepository
+	Ledger    ports.LedgerRepository
+	Clock     ports.Clock
 }
 
 // expiredBatch bounds the transfers one release expires; the reconciler's next pass takes the
@@ -34,7 +27,7 @@ const expiredBatch = 500
 // unconfirmed transfers older than the TTL at now and releases their holds, in the caller's
 // transaction.
 func (s TransferSettlement) releaseExpired(ctx context.Context, partners ports.Partners, loanID uuid.UUID, now time.Time) error {
-	ids, err := s.transfers.ListNewBefore(ctx, partners, loanID, now.Add(-domain.TransferTTL), expiredBatch)
+	ids, err := s.Transfers.ListNewBefore(ctx, partners, loanID, now.Add(-domain.TransferTTL), expiredBatch)
 	if err != nil {
 		return err
 	}
@@ -49,14 +42,14 @@ func (s TransferSettlement) releaseExpired(ctx context.Context, partners ports.P
 // settle applies fn to the transfer and, when the transfer reached a final status,
 // captures (SUCCESS) or releases (FAILED, EXPIRED) its hold in the same transaction.
 func (s TransferSettlement) settle(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
-	return s.uow.Do(ctx, func(ctx context.Context) error { return s.SettleIn(ctx, id, fn) })
+	return s.UoW.Do(ctx, func(ctx context.Context) error { return s.SettleIn(ctx, id, fn) })
 }
 
 // SettleIn is settle in the caller's transaction, for a use case that owns one (an approved
 // resolution commits with its proposal and audit line).
 func (s TransferSettlement) SettleIn(ctx context.Context, id uuid.UUID, fn func(t *domain.Transfer) (bool, error)) error {
 	var settled *domain.Transfer
-	err := s.transfers.Update(ctx, id, func(t *domain.Transfer) error {
+	err := s.Transfers.Update(ctx, id, func(t *domain.Transfer) error {
 		changed, err := fn(t)
 		if err != nil {
 			return err
@@ -75,10 +68,10 @@ func (s TransferSettlement) SettleIn(ctx context.Context, id uuid.UUID, fn func(
 	if settled.Status() == domain.TransferSuccess {
 		to, kind = domain.BankAccount(domain.AccountCardSettlement), domain.PostingTransferCapture
 	}
-	p, err := domain.Move(NewID(), kind, settled.ID(), settled.TransactionDateAt(s.clock.Now(settled.PartnerID())), settled.Amount().Tiyin(),
+	p, err := domain.Move(NewID(), kind, settled.ID(), settled.TransactionDateAt(s.Clock.Now(settled.PartnerID())), settled.Amount().Tiyin(),
 		domain.LoanAccount(domain.AccountHold, loan), to)
 	if err != nil {
 		return err
 	}
-	return s.ledger.Post(ctx, p)
+	return s.Ledger.Post(ctx, p)
 }

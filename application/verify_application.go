@@ -32,7 +32,7 @@ type VerifyApplicationHandler struct {
 	clock        ports.Clock
 	applications ports.ApplicationRepository
 	scoring      ports.Scoring
-	rq           requests
+	rq           Requests
 	product      Product
 	ttl          time.Duration
 }
@@ -44,7 +44,7 @@ func NewVerifyApplicationHandler(clock ports.Clock, uow ports.UnitOfWork, idempo
 		clock:        clock,
 		applications: applications,
 		scoring:      scoring,
-		rq:           requests{uow: uow, store: idempotency},
+		rq:           Requests{UoW: uow, Store: idempotency},
 		product:      cfg.Product,
 		ttl:          cfg.ApplicationTTL,
 	}

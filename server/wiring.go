@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"reflect"
 
 	"go.uber.org/fx"
@@ -9,45 +10,48 @@ import (
 	appconsole "github.com/tiyin/tiyin/application/console"
 )
 
-// appModule is the use cases, one fx module per capability. Each use case's constructor is
-// given to fx as it is: its parameters are the only declaration of what it needs, so a port
-// added to a use case is added in its constructor and nowhere here. A capability's struct
-// (application.LoanUseCases and the like) is filled from its fields (useCases). The application
-// knows nothing of fx.
+// appModule is the use cases, one fx module per capability. A use case's exported fields are
+// the only declaration of what it needs, and the graph fills them (useCase), so a port added to
+// a use case is added as its field and nowhere here; the few that derive something when built
+// keep a constructor, given to fx as it is. A capability's struct (application.LoanUseCases and
+// the like) is filled from its fields too (useCases). The application knows nothing of fx.
 var appModule = fx.Options(
+	// What several use cases share: a request's transaction and idempotency store, the
+	// transfers' settlement, and the console's audit trail.
+	fx.Provide(useCases[application.Requests](), useCases[application.TransferSettlement](), useCases[appconsole.Audit]()),
 	fx.Module("loans", fx.Provide(
-		application.NewRegisterApplicationHandler, application.NewCancelApplicationHandler,
+		useCase[application.RegisterApplicationHandler](), application.NewCancelApplicationHandler,
 		application.NewVerifyApplicationHandler, application.NewIssueApplicationHandler,
-		application.NewGetApplicationHandler, application.NewFindApplicationHandler,
-		application.NewProcessApplicationHandler, application.NewGetLoanHandler,
-		application.NewGetScheduleHandler, application.NewListPaymentsHandler,
+		useCase[application.GetApplicationHandler](), useCase[application.FindApplicationHandler](),
+		application.NewProcessApplicationHandler, useCase[application.GetLoanHandler](),
+		useCase[application.GetScheduleHandler](), useCase[application.ListPaymentsHandler](),
 		useCases[application.LoanUseCases](),
 	)),
 	fx.Module("transfers", fx.Provide(
-		application.NewCreateTransferHandler, application.NewConfirmTransferHandler, application.NewGetTransferHandler,
+		useCase[application.CreateTransferHandler](), useCase[application.ConfirmTransferHandler](), useCase[application.GetTransferHandler](),
 		useCases[application.TransferUseCases](),
 	)),
 	fx.Module("repayments", fx.Provide(
-		application.NewCheckRepaymentHandler, application.NewPayRepaymentHandler, application.NewGetRepaymentHandler,
+		useCase[application.CheckRepaymentHandler](), useCase[application.PayRepaymentHandler](), useCase[application.GetRepaymentHandler](),
 		useCases[application.RepaymentUseCases](),
 	)),
 	fx.Module("cards", fx.Provide(
-		application.NewOrderCardHandler, application.NewGetCardOrderHandler, application.NewProcessCardOrderHandler,
-		application.NewGetCardHandler, application.NewChangeCardStatusHandler, application.NewAttachCardHandler,
-		application.NewConfirmCardHandler,
+		useCase[application.OrderCardHandler](), useCase[application.GetCardOrderHandler](), application.NewProcessCardOrderHandler,
+		useCase[application.GetCardHandler](), useCase[application.ChangeCardStatusHandler](), application.NewAttachCardHandler,
+		useCase[application.ConfirmCardHandler](),
 		useCases[application.CardUseCases](),
 	)),
 	fx.Module("partners", fx.Provide(
-		application.NewAuthenticateHandler, application.NewEnsurePartnerHandler, application.NewCreatePartnerHandler,
-		application.NewListPartnersHandler, application.NewSetPartnerEnabledHandler, application.NewRotatePartnerKeyHandler,
-		application.NewSetWebhookHandler, application.NewListEventsHandler, application.NewSendTestEventHandler,
+		application.NewAuthenticateHandler, useCase[application.EnsurePartnerHandler](), useCase[application.CreatePartnerHandler](),
+		useCase[application.ListPartnersHandler](), useCase[application.SetPartnerEnabledHandler](), useCase[application.RotatePartnerKeyHandler](),
+		useCase[application.SetWebhookHandler](), useCase[application.ListEventsHandler](), useCase[application.SendTestEventHandler](),
 		application.NewDeliverEventsHandler,
 		useCases[application.PartnerUseCases](),
 	)),
 	fx.Module("operations", fx.Provide(
-		application.NewReconcileHandler, application.NewCountUnknownOutcomesHandler, application.NewCheckLedgerHandler,
-		application.NewReconcileDayHandler, application.NewPurgeExpiredHandler, application.NewCloseBooksHandler,
-		application.NewTrialBalanceHandler, application.NewJournalHandler, application.NewSweepSessionsHandler,
+		useCase[application.ReconcileHandler](), useCase[application.CountUnknownOutcomesHandler](), useCase[application.CheckLedgerHandler](),
+		useCase[application.ReconcileDayHandler](), useCase[application.PurgeExpiredHandler](), application.NewCloseBooksHandler,
+		application.NewTrialBalanceHandler, application.NewJournalHandler, useCase[application.SweepSessionsHandler](),
 		useCases[application.OperationUseCases](),
 	)),
 	// The sandbox clock is the sandbox's, absent outside it: its use cases then answer that
@@ -55,11 +59,11 @@ var appModule = fx.Options(
 	fx.Module("sandbox", fx.Provide(
 		fx.Annotate(application.NewAdvanceClockHandler, fx.ParamTags(``, ``, `optional:"true"`)),
 		fx.Annotate(application.NewResetSandboxHandler, fx.ParamTags(``, ``, `optional:"true"`)),
-		application.NewCompleteVerificationHandler, application.NewReadSMSOutboxHandler,
+		application.NewCompleteVerificationHandler, useCase[application.ReadSMSOutboxHandler](),
 		useCases[application.SandboxUseCases](),
 	)),
 	fx.Module("collections", fx.Provide(
-		application.NewSettlePromisesHandler, application.NewSendRemindersHandler, application.NewSnapshotPARHandler,
+		useCase[application.SettlePromisesHandler](), application.NewSendRemindersHandler, application.NewSnapshotPARHandler,
 		useCases[application.CollectionPasses](),
 	)),
 	fx.Provide(func(app application.App) *application.App { return &app }, useCases[application.App]()),
@@ -67,48 +71,65 @@ var appModule = fx.Options(
 	// node's login throttles are shared by the login and the change of password.
 	fx.Module("console", fx.Provide(
 		appconsole.NewLoginThrottles,
-		appconsole.NewCreateOperatorHandler, appconsole.NewListOperatorsHandler, appconsole.NewSetOperatorDisabledHandler,
-		appconsole.NewResetOperatorPasswordHandler, appconsole.NewChangeOperatorRoleHandler, appconsole.NewDecideOperatorGrantHandler,
-		appconsole.NewLogInHandler, appconsole.NewResumeSessionHandler, appconsole.NewLogOutHandler, appconsole.NewChangePasswordHandler,
-		appconsole.NewBeginEnrolmentHandler, appconsole.NewEnrolSecondFactorHandler, appconsole.NewResetSecondFactorHandler,
-		appconsole.NewSetLanguageHandler,
+		useCase[appconsole.CreateOperatorHandler](), useCase[appconsole.ListOperatorsHandler](), useCase[appconsole.SetOperatorDisabledHandler](),
+		useCase[appconsole.ResetOperatorPasswordHandler](), useCase[appconsole.ChangeOperatorRoleHandler](), useCase[appconsole.DecideOperatorGrantHandler](),
+		useCase[appconsole.LogInHandler](), useCase[appconsole.ResumeSessionHandler](), useCase[appconsole.LogOutHandler](), useCase[appconsole.ChangePasswordHandler](),
+		useCase[appconsole.BeginEnrolmentHandler](), useCase[appconsole.EnrolSecondFactorHandler](), useCase[appconsole.ResetSecondFactorHandler](),
+		useCase[appconsole.SetLanguageHandler](),
 		useCases[appconsole.Operators](),
-		appconsole.NewDashboardHandler, appconsole.NewSearchHandler, appconsole.NewListHandler,
-		appconsole.NewReportsHandler, appconsole.NewBooksHandler, appconsole.NewClientHandler, appconsole.NewApplicationHandler,
-		appconsole.NewLoanHandler, appconsole.NewPreviewLoanActionHandler, appconsole.NewReconciliationHandler,
-		appconsole.NewLedgerHandler, appconsole.NewPartnersHandler, appconsole.NewObjectHandler,
-		appconsole.NewAuditTrailHandler, appconsole.NewLastAuditVerificationHandler,
+		useCase[appconsole.DashboardHandler](), useCase[appconsole.SearchHandler](), useCase[appconsole.ListHandler](),
+		useCase[appconsole.ReportsHandler](), appconsole.NewBooksHandler, useCase[appconsole.ClientHandler](), useCase[appconsole.ApplicationHandler](),
+		useCase[appconsole.LoanHandler](), useCase[appconsole.PreviewLoanActionHandler](), useCase[appconsole.ReconciliationHandler](),
+		useCase[appconsole.LedgerHandler](), useCase[appconsole.PartnersHandler](), useCase[appconsole.ObjectHandler](),
+		useCase[appconsole.AuditTrailHandler](), useCase[appconsole.LastAuditVerificationHandler](),
 		useCases[appconsole.Views](),
-		appconsole.NewAuditRefusalHandler, appconsole.NewVerifyAuditHandler, appconsole.NewCheckpointAuditHandler,
-		appconsole.NewRetryStageHandler, appconsole.NewResendEventHandler, appconsole.NewVerificationHandler,
-		appconsole.NewRevealClientDataHandler, appconsole.NewPartnerHandler, appconsole.NewProposeResolutionHandler,
-		appconsole.NewDecideProposalHandler, appconsole.NewProposeBreakAcceptanceHandler, appconsole.NewProposeLoanActionHandler,
-		appconsole.NewExplainBreakHandler, appconsole.NewProposeBreakReopeningHandler, appconsole.NewRunReconciliationHandler,
+		useCase[appconsole.AuditRefusalHandler](), useCase[appconsole.VerifyAuditHandler](), useCase[appconsole.CheckpointAuditHandler](),
+		useCase[appconsole.RetryStageHandler](), useCase[appconsole.ResendEventHandler](), useCase[appconsole.VerificationHandler](),
+		useCase[appconsole.RevealClientDataHandler](), appconsole.NewPartnerHandler, useCase[appconsole.ProposeResolutionHandler](),
+		appconsole.NewDecideProposalHandler, useCase[appconsole.ProposeBreakAcceptanceHandler](), useCase[appconsole.ProposeLoanActionHandler](),
+		useCase[appconsole.ExplainBreakHandler](), useCase[appconsole.ProposeBreakReopeningHandler](), useCase[appconsole.RunReconciliationHandler](),
 		useCases[appconsole.Actions](),
-		appconsole.NewQueueHandler, appconsole.NewLoanWorkHandler, appconsole.NewCollectionsReportHandler,
-		appconsole.NewAssignCollectorHandler, appconsole.NewLogContactHandler, appconsole.NewMakePromiseToPayHandler,
-		appconsole.NewPreviewBulkRepaymentsHandler, appconsole.NewProposeBulkRepaymentsHandler, appconsole.NewBulkHandler,
-		appconsole.NewPreviewBulkActionHandler, appconsole.NewProposeBulkActionHandler,
+		appconsole.NewQueueHandler, useCase[appconsole.LoanWorkHandler](), appconsole.NewCollectionsReportHandler,
+		useCase[appconsole.AssignCollectorHandler](), useCase[appconsole.LogContactHandler](), useCase[appconsole.MakePromiseToPayHandler](),
+		useCase[appconsole.PreviewBulkRepaymentsHandler](), useCase[appconsole.ProposeBulkRepaymentsHandler](), useCase[appconsole.BulkHandler](),
+		appconsole.NewPreviewBulkActionHandler, useCase[appconsole.ProposeBulkActionHandler](),
 		useCases[appconsole.Collections](),
 		useCases[appconsole.Console](),
 	)),
 )
 
 // useCases provides T, a struct of use cases (a capability, or the App of every capability),
-// from the graph: each field is asked of the graph by its type, as an fx.In struct's would be.
-// The struct itself is the declaration, so it has no copy here. It is reflection, kept to this
-// one function: fx asks no more of a provider than a function's parameters and results.
-func useCases[T any]() any {
+// from the graph; useCase provides *T, a use case whose exported fields are the ports and
+// settings it needs. Each field is asked of the graph by its type, as an fx.In struct's would
+// be: the struct itself is the declaration, so it has no copy here and no constructor in the
+// application. It is reflection, kept to this one place: fx asks no more of a provider than a
+// function's parameters and results. A struct with an unexported field cannot be filled, and
+// says so when the module is built.
+func useCases[T any]() any { return filled[T](false) }
+
+func useCase[T any]() any { return filled[T](true) }
+
+func filled[T any](pointer bool) any {
 	t := reflect.TypeFor[T]()
 	in := make([]reflect.Type, t.NumField())
 	for i := range in {
+		if f := t.Field(i); !f.IsExported() {
+			panic(fmt.Sprintf("server: %s's field %s is not exported, so the graph cannot fill it", t, f.Name))
+		}
 		in[i] = t.Field(i).Type
 	}
-	return reflect.MakeFunc(reflect.FuncOf(in, []reflect.Type{t}, false), func(args []reflect.Value) []reflect.Value {
-		v := reflect.New(t).Elem()
+	out := t
+	if pointer {
+		out = reflect.PointerTo(t)
+	}
+	return reflect.MakeFunc(reflect.FuncOf(in, []reflect.Type{out}, false), func(args []reflect.Value) []reflect.Value {
+		v := reflect.New(t)
 		for i, a := range args {
-			v.Field(i).Set(a)
+			v.Elem().Field(i).Set(a)
 		}
-		return []reflect.Value{v}
+		if pointer {
+			return []reflect.Value{v}
+		}
+		return []reflect.Value{v.Elem()}
 	}).Interface()
 }

@@ -42,37 +42,37 @@ var CLIActor = Actor{Name: domain.OperatorNameCLI, Role: domain.RoleAdmin, Addre
 func (a Actor) local() bool { return a == CLIActor }
 
 // audit writes the audit log's lines.
-type audit struct {
-	clock ports.Clock
-	log   ports.AuditLog
+type Audit struct {
+	Clock ports.Clock
+	Log   ports.AuditLog
 }
 
 // now is the system time: the console works across partners, on no partner's clock.
-func (x audit) now() time.Time { return x.clock.Now(uuid.Nil) }
+func (x Audit) now() time.Time { return x.Clock.Now(uuid.Nil) }
 
 // record appends one line, in the transaction of ctx.
-func (x audit) record(ctx context.Context, who Actor, action, object, detail string) error {
-	return x.log.Append(ctx, x.entry(who, action, object, detail))
+func (x Audit) record(ctx context.Context, who Actor, action, object, detail string) error {
+	return x.Log.Append(ctx, x.entry(who, action, object, detail))
 }
 
 // recordOn appends the line of an act on one of partner's objects, at partner's time: in the
 // sandbox a partner's clock may be ahead, and the line then sits among the object's own events
 // and postings (uuid.Nil: the system time).
-func (x audit) recordOn(ctx context.Context, who Actor, partner uuid.UUID, action, object, detail string) error {
+func (x Audit) recordOn(ctx context.Context, who Actor, partner uuid.UUID, action, object, detail string) error {
 	e := x.entry(who, action, object, detail)
-	e.At = x.clock.Now(partner)
-	return x.log.Append(ctx, e)
+	e.At = x.Clock.Now(partner)
+	return x.Log.Append(ctx, e)
 }
 
 // entry is the line of who doing action on object, now.
-func (x audit) entry(who Actor, action, object, detail string) ports.AuditEntry {
+func (x Audit) entry(who Actor, action, object, detail string) ports.AuditEntry {
 	return ports.AuditEntry{At: x.now(), Operator: who.Name, Address: who.Address, Action: action, Object: object, Detail: detail}
 }
 
 // refused records a refusal that rolled its use case's transaction back (an approval refused
 // by domain.ErrApproverCredentials), in a transaction of its own, what was refused (what)
 // and why, and returns the refusal.
-func (x audit) refused(ctx context.Context, uow ports.UnitOfWork, who Actor, action, object, what string, refusal error) error {
+func (x Audit) refused(ctx context.Context, uow ports.UnitOfWork, who Actor, action, object, what string, refusal error) error {
 	if err := uow.Do(ctx, func(ctx context.Context) error {
 		return x.record(ctx, who, action, object, what+": "+refusal.Error())
 	}); err != nil {

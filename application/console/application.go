@@ -25,20 +25,13 @@ type ApplicationPage struct {
 
 // ApplicationHandler reads an application's page.
 type ApplicationHandler struct {
-	applications ports.ApplicationRepository
-	loans        ports.LoanRepository
-	partners     ports.PartnerRepository
-	backOffice   ports.BackOffice
-	proposals    ports.ProposalRepository
-	log          ports.AuditLog
-	clock        ports.Clock
-}
-
-// NewApplicationHandler returns the handler on the ports it uses.
-func NewApplicationHandler(clock ports.Clock, applications ports.ApplicationRepository, loans ports.LoanRepository, partners ports.PartnerRepository,
-	backOffice ports.BackOffice, proposals ports.ProposalRepository, log ports.AuditLog) *ApplicationHandler {
-	return &ApplicationHandler{clock: clock, applications: applications, loans: loans, partners: partners, backOffice: backOffice,
-		proposals: proposals, log: log}
+	Applications ports.ApplicationRepository
+	Loans        ports.LoanRepository
+	Partners     ports.PartnerRepository
+	BackOffice   ports.BackOffice
+	Proposals    ports.ProposalRepository
+	Log          ports.AuditLog
+	Clock        ports.Clock
 }
 
 // Handle reads the page of application id, of any partner.
@@ -46,29 +39,29 @@ func (h *ApplicationHandler) Handle(ctx context.Context, who Actor, id uuid.UUID
 	if err := who.may(domain.RoleViewer); err != nil {
 		return ApplicationPage{}, err
 	}
-	a, err := h.applications.Get(ctx, id)
+	a, err := h.Applications.Get(ctx, id)
 	if err != nil {
 		return ApplicationPage{}, err
 	}
 	p := ApplicationPage{Application: a}
-	if p.PartnerName, err = partnerName(ctx, h.partners, a.PartnerID()); err != nil {
+	if p.PartnerName, err = partnerName(ctx, h.Partners, a.PartnerID()); err != nil {
 		return p, err
 	}
 	if a.Status() == domain.StatusCompleted {
-		if p.Loan, err = h.loans.GetByApplication(ctx, id); err != nil && !errors.Is(err, domain.ErrLoanNotFound) {
+		if p.Loan, err = h.Loans.GetByApplication(ctx, id); err != nil && !errors.Is(err, domain.ErrLoanNotFound) {
 			return p, err
 		}
 	}
-	if p.StageRecords, err = h.backOffice.StageRecords(ctx, id, pageRows); err != nil {
+	if p.StageRecords, err = h.BackOffice.StageRecords(ctx, id, pageRows); err != nil {
 		return p, err
 	}
-	if p.Events, err = h.backOffice.Events(ctx, uuid.Nil, id, pageRows); err != nil {
+	if p.Events, err = h.BackOffice.Events(ctx, uuid.Nil, id, pageRows); err != nil {
 		return p, err
 	}
-	if p.Proposals, err = h.proposals.List(ctx, id, pageRows); err != nil {
+	if p.Proposals, err = h.Proposals.List(ctx, id, pageRows); err != nil {
 		return p, err
 	}
-	p.Proposals = asOf(p.Proposals, h.clock.Now(uuid.Nil))
-	p.Audit, err = h.log.List(ctx, ports.AuditFilter{Object: "application:" + id.String(), Limit: pageRows})
+	p.Proposals = asOf(p.Proposals, h.Clock.Now(uuid.Nil))
+	p.Audit, err = h.Log.List(ctx, ports.AuditFilter{Object: "application:" + id.String(), Limit: pageRows})
 	return p, err
 }

@@ -13,18 +13,12 @@ import (
 // the common queue, at the loan's partner's time, in one transaction with its audit line; a
 // reassignment names who had it.
 type AssignCollectorHandler struct {
-	clock       ports.Clock
-	uow         ports.UnitOfWork
-	loans       ports.LoanRepository
-	collections ports.CollectionsRepository
-	operators   ports.OperatorRepository
-	audit       audit
-}
-
-// NewAssignCollectorHandler returns the handler on the ports it uses.
-func NewAssignCollectorHandler(clock ports.Clock, uow ports.UnitOfWork, loans ports.LoanRepository,
-	collections ports.CollectionsRepository, operators ports.OperatorRepository, log ports.AuditLog) *AssignCollectorHandler {
-	return &AssignCollectorHandler{clock: clock, uow: uow, loans: loans, collections: collections, operators: operators, audit: audit{clock: clock, log: log}}
+	Clock       ports.Clock
+	UoW         ports.UnitOfWork
+	Loans       ports.LoanRepository
+	Collections ports.CollectionsRepository
+	Operators   ports.OperatorRepository
+	Audit       Audit
 }
 
 // Handle gives loan to collector (uuid.Nil: nobody).
@@ -34,7 +28,7 @@ func (h *AssignCollectorHandler) Handle(ctx context.Context, who Actor, loan, co
 	}
 	name := ""
 	if collector != uuid.Nil {
-		o, err := h.operators.Get(ctx, collector)
+		o, err := h.Operators.Get(ctx, collector)
 		if err != nil {
 			return err
 		}
@@ -43,16 +37,16 @@ func (h *AssignCollectorHandler) Handle(ctx context.Context, who Actor, loan, co
 		}
 		name = o.Name()
 	}
-	l, err := h.loans.Get(ctx, loan)
+	l, err := h.Loans.Get(ctx, loan)
 	if err != nil {
 		return err
 	}
-	return h.uow.Do(ctx, func(ctx context.Context) error {
-		before, had, err := h.collections.Assignment(ctx, loan)
+	return h.UoW.Do(ctx, func(ctx context.Context) error {
+		before, had, err := h.Collections.Assignment(ctx, loan)
 		if err != nil {
 			return err
 		}
-		if err := h.collections.Assign(ctx, ports.Assignment{LoanID: loan, Collector: collector, By: who.ID, At: h.clock.Now(l.PartnerID())}); err != nil {
+		if err := h.Collections.Assign(ctx, ports.Assignment{LoanID: loan, Collector: collector, By: who.ID, At: h.Clock.Now(l.PartnerID())}); err != nil {
 			return err
 		}
 		detail := "to " + name
@@ -60,12 +54,12 @@ func (h *AssignCollectorHandler) Handle(ctx context.Context, who Actor, loan, co
 			detail = "to the common queue"
 		}
 		if had && before.Collector != uuid.Nil {
-			prev, err := h.operators.Get(ctx, before.Collector)
+			prev, err := h.Operators.Get(ctx, before.Collector)
 			if err != nil {
 				return err
 			}
 			detail += ", from " + prev.Name()
 		}
-		return h.audit.record(ctx, who, "collections.assign", "loan:"+loan.String(), detail)
+		return h.Audit.record(ctx, who, "collections.assign", "loan:"+loan.String(), detail)
 	})
 }

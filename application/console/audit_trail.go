@@ -15,11 +15,8 @@ const (
 
 // AuditTrailHandler reads the audit log.
 type AuditTrailHandler struct {
-	log ports.AuditLog
+	Log ports.AuditLog
 }
-
-// NewAuditTrailHandler returns the handler on the ports it uses.
-func NewAuditTrailHandler(log ports.AuditLog) *AuditTrailHandler { return &AuditTrailHandler{log: log} }
 
 // Handle returns the entries the filter selects, newest first; export lifts the page's bound.
 func (h *AuditTrailHandler) Handle(ctx context.Context, who Actor, f ports.AuditFilter, export bool) ([]ports.AuditEntry, error) {
@@ -30,5 +27,5 @@ func (h *AuditTrailHandler) Handle(ctx context.Context, who Actor, f ports.Audit
 	if export {
 		f.Limit = auditExport
 	}
-	return h.log.List(ctx, f)
+	return h.Log.List(ctx, f)
 }

@@ -19,14 +19,9 @@ type Enrolment struct {
 // with, at their first login (after the one-time password is changed) and at the first login
 // after a reset.
 type BeginEnrolmentHandler struct {
-	uow     ports.UnitOfWork
-	factors ports.SecondFactorRepository
-	audit   audit
-}
-
-// NewBeginEnrolmentHandler returns the handler on the ports it uses.
-func NewBeginEnrolmentHandler(clock ports.Clock, uow ports.UnitOfWork, factors ports.SecondFactorRepository, log ports.AuditLog) *BeginEnrolmentHandler {
-	return &BeginEnrolmentHandler{uow: uow, factors: factors, audit: audit{clock: clock, log: log}}
+	UoW     ports.UnitOfWork
+	Factors ports.SecondFactorRepository
+	Audit   Audit
 }
 
 // Handle returns the secret of the factor the operator is enrolling, made (and audited as
@@ -34,22 +29,22 @@ func NewBeginEnrolmentHandler(clock ports.Clock, uow ports.UnitOfWork, factors p
 // session was shown. Once the factor is enrolled it answers domain.ErrSecondFactorEnrolled:
 // a secret is never shown again.
 func (h *BeginEnrolmentHandler) Handle(ctx context.Context, who Actor) (Enrolment, error) {
-	f, err := h.factors.Factor(ctx, who.ID, domain.FactorTOTP)
+	f, err := h.Factors.Factor(ctx, who.ID, domain.FactorTOTP)
 	if errors.Is(err, domain.ErrNoSecondFactor) {
 		key, err := newTOTPKey(who.Name)
 		if err != nil {
 			return Enrolment{}, err
 		}
-		if err := h.uow.Do(ctx, func(ctx context.Context) error {
-			created, err := h.factors.CreateFactor(ctx, domain.NewTOTPFactor(application.NewID(), who.ID, key.Secret(), h.audit.now()))
+		if err := h.UoW.Do(ctx, func(ctx context.Context) error {
+			created, err := h.Factors.CreateFactor(ctx, domain.NewTOTPFactor(application.NewID(), who.ID, key.Secret(), h.Audit.now()))
 			if err != nil || !created {
 				return err
 			}
-			return h.audit.record(ctx, who, "second_factor.begin", "operator:"+who.Name, domain.FactorTOTP.String())
+			return h.Audit.record(ctx, who, "second_factor.begin", "operator:"+who.Name, domain.FactorTOTP.String())
 		}); err != nil {
 			return Enrolment{}, err
 		}
-		f, err = h.factors.Factor(ctx, who.ID, domain.FactorTOTP)
+		f, err = h.Factors.Factor(ctx, who.ID, domain.FactorTOTP)
 		if err != nil {
 			return Enrolment{}, err
 		}

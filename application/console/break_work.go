@@ -68,7 +68,7 @@ func breaksToWork(ctx context.Context, reconciliation ports.ReconciliationReposi
 // proposeBreakWork records a proposal of kind covering breaks, for a second officer's
 // approval, and returns its id. Its audit line is dated on the clock of the breaks' partner
 // when they have one (objects: ReconciliationRepository.Trace's), else on the server's.
-func proposeBreakWork(ctx context.Context, uow ports.UnitOfWork, proposals ports.ProposalRepository, a audit, who Actor,
+func proposeBreakWork(ctx context.Context, uow ports.UnitOfWork, proposals ports.ProposalRepository, a Audit, who Actor,
 	kind domain.ProposalKind, breaks []ports.BreakRecord, objects map[uuid.UUID]ports.LineObject, note string) (uuid.UUID, error) {
 	p, err := breakProposal(a, who, kind, breaks, note)
 	if err != nil {
@@ -92,7 +92,7 @@ func partnerOf(breaks []ports.BreakRecord, objects map[uuid.UUID]ports.LineObjec
 }
 
 // breakProposal is a new proposal of kind covering breaks.
-func breakProposal(a audit, who Actor, kind domain.ProposalKind, breaks []ports.BreakRecord, note string) (*domain.Proposal, error) {
+func breakProposal(a Audit, who Actor, kind domain.ProposalKind, breaks []ports.BreakRecord, note string) (*domain.Proposal, error) {
 	p, err := domain.NewProposal(application.NewID(), kind, uuid.Nil, true, "", note, who.ID, a.now())
 	if err != nil {
 		return nil, err

@@ -19,14 +19,9 @@ type BulkPage struct {
 
 // BulkHandler reads a BULK_REPAYMENTS proposal's page.
 type BulkHandler struct {
-	clock     ports.Clock
-	proposals ports.ProposalRepository
-	bulk      ports.BulkRepository
-}
-
-// NewBulkHandler returns the handler on the ports it uses.
-func NewBulkHandler(clock ports.Clock, proposals ports.ProposalRepository, bulk ports.BulkRepository) *BulkHandler {
-	return &BulkHandler{clock: clock, proposals: proposals, bulk: bulk}
+	Clock     ports.Clock
+	Proposals ports.ProposalRepository
+	Bulk      ports.BulkRepository
 }
 
 // Handle reads proposal id, which must be a batch's.
@@ -34,13 +29,13 @@ func (h *BulkHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (Bulk
 	if err := who.may(domain.RoleViewer); err != nil {
 		return BulkPage{}, err
 	}
-	p, err := h.proposals.Get(ctx, id)
+	p, err := h.Proposals.Get(ctx, id)
 	if err != nil {
 		return BulkPage{}, err
 	}
 	if !p.Kind.IsBulk() {
 		return BulkPage{}, domain.ErrProposalNotFound
 	}
-	lines, err := h.bulk.Lines(ctx, p.ObjectID)
-	return BulkPage{Proposal: p, Status: p.StatusAt(h.clock.Now(uuid.Nil)), Lines: lines}, err
+	lines, err := h.Bulk.Lines(ctx, p.ObjectID)
+	return BulkPage{Proposal: p, Status: p.StatusAt(h.Clock.Now(uuid.Nil)), Lines: lines}, err
 }

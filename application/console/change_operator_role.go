@@ -17,14 +17,9 @@ type ChangeOperatorRole struct {
 // ChangeOperatorRoleHandler changes roles: a lower one at once, a higher one asked for in the
 // console once a second admin approves it (DecideOperatorGrant).
 type ChangeOperatorRoleHandler struct {
-	uow       ports.UnitOfWork
-	operators ports.OperatorRepository
-	audit     audit
-}
-
-// NewChangeOperatorRoleHandler returns the handler on the ports it uses.
-func NewChangeOperatorRoleHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository, log ports.AuditLog) *ChangeOperatorRoleHandler {
-	return &ChangeOperatorRoleHandler{uow: uow, operators: operators, audit: audit{clock: clock, log: log}}
+	UoW       ports.UnitOfWork
+	Operators ports.OperatorRepository
+	Audit     Audit
 }
 
 // Handle changes the role, or asks for it; pending reports that a second admin must approve.
@@ -32,10 +27,10 @@ func (h *ChangeOperatorRoleHandler) Handle(ctx context.Context, who Actor, cmd C
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return false, err
 	}
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		before, err := updateOperator(ctx, h.operators, cmd.Name, func(o *domain.Operator) error {
+	err = h.UoW.Do(ctx, func(ctx context.Context) error {
+		before, err := updateOperator(ctx, h.Operators, cmd.Name, func(o *domain.Operator) error {
 			var changeErr error
-			pending, changeErr = o.ChangeRole(cmd.Role, who.Name, !who.local(), h.audit.now())
+			pending, changeErr = o.ChangeRole(cmd.Role, who.Name, !who.local(), h.Audit.now())
 			return changeErr
 		})
 		if err != nil {
@@ -45,7 +40,7 @@ func (h *ChangeOperatorRoleHandler) Handle(ctx context.Context, who Actor, cmd C
 		if pending {
 			detail += ", awaiting a second admin"
 		}
-		return h.audit.record(ctx, who, "operator.role", "operator:"+before.Name(), detail)
+		return h.Audit.record(ctx, who, "operator.role", "operator:"+before.Name(), detail)
 	})
 	return pending, err
 }

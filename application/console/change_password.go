@@ -17,16 +17,10 @@ type ChangePassword struct {
 
 // ChangePasswordHandler changes operators' passwords.
 type ChangePasswordHandler struct {
-	uow       ports.UnitOfWork
-	operators ports.OperatorRepository
-	audit     audit
-	throttles *LoginThrottles
-}
-
-// NewChangePasswordHandler returns the handler on the ports it uses.
-func NewChangePasswordHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository, log ports.AuditLog,
-	throttles *LoginThrottles) *ChangePasswordHandler {
-	return &ChangePasswordHandler{uow: uow, operators: operators, audit: audit{clock: clock, log: log}, throttles: throttles}
+	UoW       ports.UnitOfWork
+	Operators ports.OperatorRepository
+	Audit     Audit
+	Throttles *LoginThrottles
 }
 
 // Handle checks the old password and sets the new one. A wrong old password counts as a
@@ -36,10 +30,10 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, who Actor, cmd Chang
 	if len(cmd.New) < domain.MinPasswordLength || cmd.New == cmd.Old {
 		return domain.ErrWeakPassword
 	}
-	if waits, _ := h.throttles.waiting(who.Name, who.Address, h.audit.now()); waits {
+	if waits, _ := h.Throttles.waiting(who.Name, who.Address, h.Audit.now()); waits {
 		return domain.ErrBadCredentials
 	}
-	o, err := h.operators.Get(ctx, who.ID)
+	o, err := h.Operators.Get(ctx, who.ID)
 	if err != nil {
 		return err
 	}
@@ -49,8 +43,8 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, who Actor, cmd Chang
 		return err
 	}
 	var refusal error
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		err := h.operators.Update(ctx, who.ID, func(o *domain.Operator) error {
+	err = h.UoW.Do(ctx, func(ctx context.Context) error {
+		err := h.Operators.Update(ctx, who.ID, func(o *domain.Operator) error {
 			if !good {
 				refusal = domain.ErrBadCredentials
 				return nil
@@ -62,18 +56,18 @@ func (h *ChangePasswordHandler) Handle(ctx context.Context, who Actor, cmd Chang
 			return err
 		}
 		if refusal != nil {
-			return h.audit.record(ctx, who, "password.change_failed", "operator:"+who.Name, "wrong current password")
+			return h.Audit.record(ctx, who, "password.change_failed", "operator:"+who.Name, "wrong current password")
 		}
-		if err := h.operators.DeleteOtherSessions(ctx, who.ID, application.HashAPIKey(cmd.Session)); err != nil {
+		if err := h.Operators.DeleteOtherSessions(ctx, who.ID, application.HashAPIKey(cmd.Session)); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "password.change", "operator:"+who.Name, "other sessions ended")
+		return h.Audit.record(ctx, who, "password.change", "operator:"+who.Name, "other sessions ended")
 	})
 	if err != nil {
 		return err
 	}
 	if refusal != nil {
-		h.throttles.failed(who.Name, who.Address, h.audit.now())
+		h.Throttles.failed(who.Name, who.Address, h.Audit.now())
 	}
 	return refusal
 }

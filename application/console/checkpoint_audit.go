@@ -12,13 +12,8 @@ import (
 // audit verify --anchor` with that head proves the log still holds it and everything before
 // it, which the database alone cannot prove against its owner.
 type CheckpointAuditHandler struct {
-	log    ports.AuditLog
-	sender ports.AuditCheckpointSender
-}
-
-// NewCheckpointAuditHandler returns the handler on the ports it uses.
-func NewCheckpointAuditHandler(log ports.AuditLog, sender ports.AuditCheckpointSender) *CheckpointAuditHandler {
-	return &CheckpointAuditHandler{log: log, sender: sender}
+	Log    ports.AuditLog
+	Sender ports.AuditCheckpointSender
 }
 
 // Handle reads the head as who (an admin, or the command line) and sends it. The head comes
@@ -27,9 +22,9 @@ func (h *CheckpointAuditHandler) Handle(ctx context.Context, who Actor) (ports.A
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return ports.AuditHead{}, err
 	}
-	head, err := h.log.Head(ctx)
+	head, err := h.Log.Head(ctx)
 	if err != nil {
 		return ports.AuditHead{}, err
 	}
-	return head, h.sender.Send(ctx, head)
+	return head, h.Sender.Send(ctx, head)
 }

@@ -19,15 +19,10 @@ var ErrNoClient = fmt.Errorf("%w: no such client", domain.ErrApplicationNotFound
 // ClientHandler reads one person across partners, found by their PINFL's blind index
 // (the console searches a PINFL, never shows or links it in clear).
 type ClientHandler struct {
-	clock      ports.Clock
-	uow        ports.UnitOfWork
-	backOffice ports.BackOffice
-	audit      audit
-}
-
-// NewClientHandler returns the handler on the ports it uses.
-func NewClientHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, log ports.AuditLog) *ClientHandler {
-	return &ClientHandler{clock: clock, uow: uow, backOffice: backOffice, audit: audit{clock: clock, log: log}}
+	Clock      ports.Clock
+	UoW        ports.UnitOfWork
+	BackOffice ports.BackOffice
+	Audit      Audit
 }
 
 // Handle returns the client's record. Looking a person up across partners is a read of
@@ -39,12 +34,12 @@ func (h *ClientHandler) Handle(ctx context.Context, who Actor, index string) (po
 	if b, err := hex.DecodeString(index); err != nil || len(b) != 32 {
 		return ports.ClientRecord{}, ErrNoClient
 	}
-	if err := h.uow.Do(ctx, func(ctx context.Context) error {
-		return h.audit.record(ctx, who, "client.view", "client:"+index[:16], "")
+	if err := h.UoW.Do(ctx, func(ctx context.Context) error {
+		return h.Audit.record(ctx, who, "client.view", "client:"+index[:16], "")
 	}); err != nil {
 		return ports.ClientRecord{}, err
 	}
-	c, err := h.backOffice.Client(ctx, index, application.BusinessToday(h.clock), clientLimit)
+	c, err := h.BackOffice.Client(ctx, index, application.BusinessToday(h.Clock), clientLimit)
 	if err == nil && len(c.Applications) == 0 {
 		err = ErrNoClient
 	}

@@ -333,7 +333,7 @@ func TestCollectionsBulkPreviewTriesEachLineOnItsLoan(t *testing.T) {
 	repayments.EXPECT().ReceiptUsed(gomock.Any(), domain.ChannelCashDesk, "KO-1").Return(false, nil)
 	repayments.EXPECT().ReceiptUsed(gomock.Any(), domain.ChannelCashDesk, "KO-2").Return(true, nil)
 	repayments.EXPECT().ReceiptUsed(gomock.Any(), domain.ChannelBankTransfer, "PP-1").Return(false, nil)
-	h := console.NewPreviewBulkRepaymentsHandler(d.clock, d.loans, repayments)
+	h := &console.PreviewBulkRepaymentsHandler{Clock: d.clock, Loans: d.loans, Repayments: repayments}
 	file := "contract,amount,channel,reference,type\n4711,100,CASH_DESK,KO-1,\n9999,100,CASH_DESK,KO-3,\n4711,100,CASH_DESK,KO-2,\n4711,999999999,BANK_TRANSFER,PP-1,EARLY\n"
 	if _, err := h.Handle(context.Background(), console.Actor{Role: domain.RoleViewer}, []byte(file)); !errors.Is(err, domain.ErrForbidden) {
 		t.Fatalf("a viewer's preview: %v", err)

@@ -16,14 +16,9 @@ type CreateOperator struct {
 
 // CreateOperatorHandler creates operators.
 type CreateOperatorHandler struct {
-	uow       ports.UnitOfWork
-	operators ports.OperatorRepository
-	audit     audit
-}
-
-// NewCreateOperatorHandler returns the handler on the ports it uses.
-func NewCreateOperatorHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository, log ports.AuditLog) *CreateOperatorHandler {
-	return &CreateOperatorHandler{uow: uow, operators: operators, audit: audit{clock: clock, log: log}}
+	UoW       ports.UnitOfWork
+	Operators ports.OperatorRepository
+	Audit     Audit
 }
 
 // Handle creates the operator and returns their one-time password, to be changed at the first
@@ -38,21 +33,21 @@ func (h *CreateOperatorHandler) Handle(ctx context.Context, who Actor, cmd Creat
 	if err != nil {
 		return "", err
 	}
-	o, err := domain.NewOperator(application.NewID(), cmd.Name, cmd.Role, hash, h.audit.now())
+	o, err := domain.NewOperator(application.NewID(), cmd.Name, cmd.Role, hash, h.Audit.now())
 	if err != nil {
 		return "", err
 	}
-	o.GivePassword(hash, who.Name, h.audit.now())
+	o.GivePassword(hash, who.Name, h.Audit.now())
 	detail := "role " + string(o.Role())
 	if !who.local() {
-		o.AwaitApproval(who.Name, h.audit.now())
+		o.AwaitApproval(who.Name, h.Audit.now())
 		detail += ", awaiting a second admin"
 	}
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := h.operators.Create(ctx, o); err != nil {
+	err = h.UoW.Do(ctx, func(ctx context.Context) error {
+		if err := h.Operators.Create(ctx, o); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "operator.create", "operator:"+o.Name(), detail)
+		return h.Audit.record(ctx, who, "operator.create", "operator:"+o.Name(), detail)
 	})
 	if err != nil {
 		return "", err

@@ -42,17 +42,11 @@ type Dashboard struct {
 
 // DashboardHandler reads the dashboard.
 type DashboardHandler struct {
-	backOffice     ports.BackOffice
-	proposals      ports.ProposalRepository
-	reconciliation ports.ReconciliationRepository
-	operators      ports.OperatorRepository
-	clock          ports.Clock
-}
-
-// NewDashboardHandler returns the handler on the ports it uses.
-func NewDashboardHandler(clock ports.Clock, backOffice ports.BackOffice, proposals ports.ProposalRepository,
-	reconciliation ports.ReconciliationRepository, operators ports.OperatorRepository) *DashboardHandler {
-	return &DashboardHandler{backOffice: backOffice, proposals: proposals, reconciliation: reconciliation, operators: operators, clock: clock}
+	BackOffice     ports.BackOffice
+	Proposals      ports.ProposalRepository
+	Reconciliation ports.ReconciliationRepository
+	Operators      ports.OperatorRepository
+	Clock          ports.Clock
 }
 
 // Handle returns counts by status, the work that waited too long (the open reconciliation
@@ -61,20 +55,20 @@ func (h *DashboardHandler) Handle(ctx context.Context, who Actor) (Dashboard, er
 	if err := who.may(domain.RoleViewer); err != nil {
 		return Dashboard{}, err
 	}
-	now := h.clock.Now(uuid.Nil)
+	now := h.Clock.Now(uuid.Nil)
 	d := Dashboard{Now: now}
 	var err error
-	if d.Counts, err = h.backOffice.CountByStatus(ctx); err != nil {
+	if d.Counts, err = h.BackOffice.CountByStatus(ctx); err != nil {
 		return d, err
 	}
-	if d.Attention, err = h.backOffice.NeedsAttention(ctx, ports.AttentionQuery{StageBefore: now.Add(-StuckStageAge),
+	if d.Attention, err = h.BackOffice.NeedsAttention(ctx, ports.AttentionQuery{StageBefore: now.Add(-StuckStageAge),
 		UnknownBefore: now.Add(-application.UnknownOutcomeAge), FailedAttempts: FailingDeliveryAttempts, Limit: attentionLimit}); err != nil {
 		return d, err
 	}
 	if err = h.openBreaks(ctx, &d); err != nil {
 		return d, err
 	}
-	open, err := h.proposals.List(ctx, uuid.Nil, attentionLimit)
+	open, err := h.Proposals.List(ctx, uuid.Nil, attentionLimit)
 	if err != nil {
 		return d, err
 	}
@@ -90,10 +84,10 @@ func (h *DashboardHandler) Handle(ctx context.Context, who Actor) (Dashboard, er
 	if len(d.Proposals) == 0 {
 		return d, nil
 	}
-	if d.Makers, err = everyOperatorName(ctx, h.operators); err != nil || len(breaks) == 0 {
+	if d.Makers, err = everyOperatorName(ctx, h.Operators); err != nil || len(breaks) == 0 {
 		return d, err
 	}
-	rows, err := h.reconciliation.Breaks(ctx, ports.BreakQuery{IDs: breaks, Limit: len(breaks)})
+	rows, err := h.Reconciliation.Breaks(ctx, ports.BreakQuery{IDs: breaks, Limit: len(breaks)})
 	d.Breaks = make(map[uuid.UUID]ports.BreakRecord, len(rows))
 	for _, b := range rows {
 		d.Breaks[b.ID] = b
@@ -105,12 +99,12 @@ func (h *DashboardHandler) Handle(ctx context.Context, who Actor) (Dashboard, er
 // than", and the count stays a bounded read of the open breaks' index), and finds the day of
 // the oldest.
 func (h *DashboardHandler) openBreaks(ctx context.Context, d *Dashboard) error {
-	n, err := h.reconciliation.CountBreaks(ctx, ports.BreakQuery{Status: ports.BreakOpen, Limit: DashboardCountedBreaks + 1})
+	n, err := h.Reconciliation.CountBreaks(ctx, ports.BreakQuery{Status: ports.BreakOpen, Limit: DashboardCountedBreaks + 1})
 	if err != nil || n == 0 {
 		return err
 	}
 	d.OpenBreaks, d.OpenBreaksMore = min(n, DashboardCountedBreaks), n > DashboardCountedBreaks
-	oldest, err := h.reconciliation.Breaks(ctx, ports.BreakQuery{Status: ports.BreakOpen, Oldest: true, Limit: 1})
+	oldest, err := h.Reconciliation.Breaks(ctx, ports.BreakQuery{Status: ports.BreakOpen, Oldest: true, Limit: 1})
 	if err != nil || len(oldest) == 0 {
 		return err
 	}

@@ -17,16 +17,10 @@ type DecideOperatorGrant struct {
 
 // DecideOperatorGrantHandler approves or rejects access grants.
 type DecideOperatorGrantHandler struct {
-	uow       ports.UnitOfWork
-	operators ports.OperatorRepository
-	factors   ports.SecondFactorRepository
-	audit     audit
-}
-
-// NewDecideOperatorGrantHandler returns the handler on the ports it uses.
-func NewDecideOperatorGrantHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository,
-	factors ports.SecondFactorRepository, log ports.AuditLog) *DecideOperatorGrantHandler {
-	return &DecideOperatorGrantHandler{uow: uow, operators: operators, factors: factors, audit: audit{clock: clock, log: log}}
+	UoW       ports.UnitOfWork
+	Operators ports.OperatorRepository
+	Factors   ports.SecondFactorRepository
+	Audit     Audit
 }
 
 // Handle applies the decision: an approval by the admin who asked is refused
@@ -39,18 +33,18 @@ func (h *DecideOperatorGrantHandler) Handle(ctx context.Context, who Actor, cmd 
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return err
 	}
-	approver, err := h.operators.Get(ctx, who.ID)
+	approver, err := h.Operators.Get(ctx, who.ID)
 	if err != nil {
 		return err
 	}
 	var asked domain.Grant
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
+	err = h.UoW.Do(ctx, func(ctx context.Context) error {
 		var g domain.Grant
-		o, err := updateOperator(ctx, h.operators, cmd.Name, func(o *domain.Operator) error {
+		o, err := updateOperator(ctx, h.Operators, cmd.Name, func(o *domain.Operator) error {
 			var err error
 			asked = o.Grant()
 			if cmd.Approve {
-				g, err = o.ApproveGrant(approver, h.audit.now())
+				g, err = o.ApproveGrant(approver, h.Audit.now())
 			} else {
 				g, err = o.RejectGrant()
 			}
@@ -60,10 +54,10 @@ func (h *DecideOperatorGrantHandler) Handle(ctx context.Context, who Actor, cmd 
 			return err
 		}
 		if cmd.Approve && g.ResetSecondFactor {
-			if err := h.factors.RemoveFactors(ctx, o.ID()); err != nil {
+			if err := h.Factors.RemoveFactors(ctx, o.ID()); err != nil {
 				return err
 			}
-			if err := h.operators.DeleteSessions(ctx, o.ID(), nil); err != nil {
+			if err := h.Operators.DeleteSessions(ctx, o.ID(), nil); err != nil {
 				return err
 			}
 		}
@@ -71,10 +65,10 @@ func (h *DecideOperatorGrantHandler) Handle(ctx context.Context, who Actor, cmd 
 		if cmd.Approve {
 			action = "operator.grant_approve"
 		}
-		return h.audit.record(ctx, who, action, "operator:"+o.Name(), describeGrant(g))
+		return h.Audit.record(ctx, who, action, "operator:"+o.Name(), describeGrant(g))
 	})
 	if errors.Is(err, domain.ErrApproverCredentials) {
-		return h.audit.refused(ctx, h.uow, who, "operator.grant_refused", "operator:"+cmd.Name, describeGrant(asked), err)
+		return h.Audit.refused(ctx, h.UoW, who, "operator.grant_refused", "operator:"+cmd.Name, describeGrant(asked), err)
 	}
 	return err
 }

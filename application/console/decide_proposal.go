@@ -40,7 +40,7 @@ type DecideProposalHandler struct {
 	bulk       ports.BulkRepository
 	settlement application.TransferSettlement
 	product    application.Product
-	audit      audit
+	audit      Audit
 }
 
 // NewDecideProposalHandler returns the handler on the ports it uses.
@@ -49,8 +49,8 @@ func NewDecideProposalHandler(clock ports.Clock, uow ports.UnitOfWork, applicati
 	repayments ports.RepaymentRepository, proposals ports.ProposalRepository, operators ports.OperatorRepository,
 	reconciliation ports.ReconciliationRepository, bulk ports.BulkRepository, log ports.AuditLog, cfg application.Config) *DecideProposalHandler {
 	return &DecideProposalHandler{uow: uow, clock: clock, applications: applications, loans: loans, ledger: ledger, transfers: transfers, repayments: repayments,
-		proposals: proposals, operators: operators, reconciliation: reconciliation, bulk: bulk, settlement: application.NewTransferSettlement(uow, transfers, ledger, clock),
-		product: cfg.Product, audit: audit{clock: clock, log: log}}
+		proposals: proposals, operators: operators, reconciliation: reconciliation, bulk: bulk, settlement: application.TransferSettlement{UoW: uow, Transfers: transfers, Ledger: ledger, Clock: clock},
+		product: cfg.Product, audit: Audit{Clock: clock, Log: log}}
 }
 
 // Handle records the decision and, for an approval, resolves the object. The maker may not

@@ -17,16 +17,10 @@ type EnrolSecondFactor struct {
 
 // EnrolSecondFactorHandler completes operators' enrolments.
 type EnrolSecondFactorHandler struct {
-	uow       ports.UnitOfWork
-	operators ports.OperatorRepository
-	factors   ports.SecondFactorRepository
-	audit     audit
-}
-
-// NewEnrolSecondFactorHandler returns the handler on the ports it uses.
-func NewEnrolSecondFactorHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository,
-	factors ports.SecondFactorRepository, log ports.AuditLog) *EnrolSecondFactorHandler {
-	return &EnrolSecondFactorHandler{uow: uow, operators: operators, factors: factors, audit: audit{clock: clock, log: log}}
+	UoW       ports.UnitOfWork
+	Operators ports.OperatorRepository
+	Factors   ports.SecondFactorRepository
+	Audit     Audit
 }
 
 // Handle enrols the factor being enrolled when the code is one its secret makes now
@@ -36,14 +30,14 @@ func NewEnrolSecondFactorHandler(clock ports.Clock, uow ports.UnitOfWork, operat
 // seen before the enrolment opens nothing after it). The code's time step is used up.
 func (h *EnrolSecondFactorHandler) Handle(ctx context.Context, s Session, cmd EnrolSecondFactor) (Session, []domain.RecoveryCode, error) {
 	who := s.Operator
-	f, err := h.factors.Factor(ctx, who.ID, domain.FactorTOTP)
+	f, err := h.Factors.Factor(ctx, who.ID, domain.FactorTOTP)
 	switch {
 	case err != nil:
 		return Session{}, nil, err
 	case f.Enrolled():
 		return Session{}, nil, domain.ErrSecondFactorEnrolled
 	}
-	now := h.audit.now()
+	now := h.Audit.now()
 	step, ok := totpStep(f.Secret(), cmd.Code, now)
 	if !ok {
 		return Session{}, nil, domain.ErrWrongCode
@@ -51,21 +45,21 @@ func (h *EnrolSecondFactorHandler) Handle(ctx context.Context, s Session, cmd En
 	codes, hashes := newRecoveryCodes()
 	next := s
 	next.Token, next.CSRF, next.MustEnrol = application.NewToken(32), application.NewToken(20), false
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := h.factors.UpdateFactor(ctx, f.ID(), func(f *domain.SecondFactor) error { return f.Enrol(step, now) }); err != nil {
+	err = h.UoW.Do(ctx, func(ctx context.Context) error {
+		if err := h.Factors.UpdateFactor(ctx, f.ID(), func(f *domain.SecondFactor) error { return f.Enrol(step, now) }); err != nil {
 			return err
 		}
-		if err := h.factors.ReplaceRecoveryCodes(ctx, who.ID, hashes, now); err != nil {
+		if err := h.Factors.ReplaceRecoveryCodes(ctx, who.ID, hashes, now); err != nil {
 			return err
 		}
-		if err := h.operators.DeleteSessions(ctx, who.ID, nil); err != nil {
+		if err := h.Operators.DeleteSessions(ctx, who.ID, nil); err != nil {
 			return err
 		}
-		if err := h.operators.CreateSession(ctx, ports.OperatorSession{TokenHash: application.HashAPIKey(next.Token), OperatorID: who.ID,
+		if err := h.Operators.CreateSession(ctx, ports.OperatorSession{TokenHash: application.HashAPIKey(next.Token), OperatorID: who.ID,
 			CSRF: next.CSRF, CreatedAt: now, LastSeenAt: now, SecondFactor: true}); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "second_factor.enrol", "operator:"+who.Name,
+		return h.Audit.record(ctx, who, "second_factor.enrol", "operator:"+who.Name,
 			fmt.Sprintf("%s, %d recovery codes; every other session ended", f.Kind(), len(codes)))
 	})
 	if err != nil {

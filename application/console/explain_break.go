@@ -16,16 +16,10 @@ import (
 // waiting that covers it; explaining any other says the books are right as they stand, and is a
 // proposal a second officer approves (issue 47, 4), as accepting is.
 type ExplainBreakHandler struct {
-	uow            ports.UnitOfWork
-	reconciliation ports.ReconciliationRepository
-	proposals      ports.ProposalRepository
-	audit          audit
-}
-
-// NewExplainBreakHandler returns the handler on the ports it uses.
-func NewExplainBreakHandler(clock ports.Clock, uow ports.UnitOfWork, reconciliation ports.ReconciliationRepository,
-	proposals ports.ProposalRepository, log ports.AuditLog) *ExplainBreakHandler {
-	return &ExplainBreakHandler{uow: uow, reconciliation: reconciliation, proposals: proposals, audit: audit{clock: clock, log: log}}
+	UoW            ports.UnitOfWork
+	Reconciliation ports.ReconciliationRepository
+	Proposals      ports.ProposalRepository
+	Audit          Audit
 }
 
 // Handle explains the breaks of w, one or several at once; a note is required. When every one
@@ -49,7 +43,7 @@ func (h *ExplainBreakHandler) Handle(ctx context.Context, who Actor, w BreakWork
 			return h.propose(ctx, who, w.Breaks, note)
 		}
 	}
-	return uuid.Nil, h.uow.Do(ctx, func(ctx context.Context) error {
+	return uuid.Nil, h.UoW.Do(ctx, func(ctx context.Context) error {
 		for _, b := range breaks {
 			if err := h.explain(ctx, who, b.ID, note); err != nil {
 				return err
@@ -65,27 +59,27 @@ func (h *ExplainBreakHandler) Handle(ctx context.Context, who Actor, w BreakWork
 // no approver is left with a proposal whose approval could only be refused. Any other open
 // proposal covering one of them refuses it.
 func (h *ExplainBreakHandler) propose(ctx context.Context, who Actor, ids []uuid.UUID, note string) (uuid.UUID, error) {
-	breaks, err := breaksToWork(ctx, h.reconciliation, h.proposals, ids, ports.BreakOpen, h.audit.now(), domain.AcceptBreak)
+	breaks, err := breaksToWork(ctx, h.Reconciliation, h.Proposals, ids, ports.BreakOpen, h.Audit.now(), domain.AcceptBreak)
 	if err != nil {
 		return uuid.Nil, err
 	}
-	p, err := breakProposal(h.audit, who, domain.ExplainBreak, breaks, note)
+	p, err := breakProposal(h.Audit, who, domain.ExplainBreak, breaks, note)
 	if err != nil {
 		return uuid.Nil, err
 	}
-	return p.ID, h.uow.Do(ctx, func(ctx context.Context) error {
+	return p.ID, h.UoW.Do(ctx, func(ctx context.Context) error {
 		for _, b := range breaks {
 			superseded, err := h.supersede(ctx, who, b.ID)
 			if err != nil {
 				return err
 			}
 			for _, s := range superseded {
-				if err := h.audit.record(ctx, who, "proposal.supersede", objectName(s), describe(s)+"; an explanation of the break is proposed"); err != nil {
+				if err := h.Audit.record(ctx, who, "proposal.supersede", objectName(s), describe(s)+"; an explanation of the break is proposed"); err != nil {
 					return err
 				}
 			}
 		}
-		return storeProposal(ctx, h.proposals, h.audit, who, uuid.Nil, p)
+		return storeProposal(ctx, h.Proposals, h.Audit, who, uuid.Nil, p)
 	})
 }
 
@@ -96,7 +90,7 @@ func (h *ExplainBreakHandler) open(ctx context.Context, ids []uuid.UUID) ([]port
 	}
 	out := make([]ports.BreakRecord, 0, len(ids))
 	for _, id := range ids {
-		b, err := openBreak(ctx, h.reconciliation, id)
+		b, err := openBreak(ctx, h.Reconciliation, id)
 		if err != nil {
 			return nil, err
 		}
@@ -114,14 +108,14 @@ func (h *ExplainBreakHandler) explain(ctx context.Context, who Actor, id uuid.UU
 	if err != nil {
 		return err
 	}
-	if err := h.reconciliation.Close(ctx, id, ports.BreakExplained, note, who.Name, h.audit.now()); err != nil {
+	if err := h.Reconciliation.Close(ctx, id, ports.BreakExplained, note, who.Name, h.Audit.now()); err != nil {
 		return err
 	}
-	if err := h.audit.record(ctx, who, "break.explain", "break:"+id.String(), note); err != nil {
+	if err := h.Audit.record(ctx, who, "break.explain", "break:"+id.String(), note); err != nil {
 		return err
 	}
 	for _, p := range superseded {
-		if err := h.audit.record(ctx, who, "proposal.supersede", objectName(p), describe(p)+"; the break was explained"); err != nil {
+		if err := h.Audit.record(ctx, who, "proposal.supersede", objectName(p), describe(p)+"; the break was explained"); err != nil {
 			return err
 		}
 	}
@@ -132,17 +126,17 @@ func (h *ExplainBreakHandler) explain(ctx context.Context, who Actor, id uuid.UU
 // and returns them. Each is checked again under its lock: one approved meanwhile is left as it
 // is (and the break, worked by it, refuses the explanation).
 func (h *ExplainBreakHandler) supersede(ctx context.Context, who Actor, id uuid.UUID) ([]*domain.Proposal, error) {
-	ps, err := h.proposals.List(ctx, id, attentionLimit)
+	ps, err := h.Proposals.List(ctx, id, attentionLimit)
 	if err != nil {
 		return nil, err
 	}
-	now := h.audit.now()
+	now := h.Audit.now()
 	var out []*domain.Proposal
 	for _, p := range ps {
 		if !p.Kind.IsBreakWork() || p.StatusAt(now) != domain.ProposalOpen {
 			continue
 		}
-		err := h.proposals.Update(ctx, p.ID, func(x *domain.Proposal) error {
+		err := h.Proposals.Update(ctx, p.ID, func(x *domain.Proposal) error {
 			if x.StatusAt(now) == domain.ProposalOpen {
 				x.Withdraw(who.ID, now)
 				out = append(out, x)

@@ -22,7 +22,7 @@ func TestAnOfficerExplainsABreak(t *testing.T) {
 	t.Parallel()
 	c := setupConsole(t)
 	rec := mocks.NewMockReconciliationRepository(gomock.NewController(t))
-	h := console.NewExplainBreakHandler(c.clock, c.uow, rec, c.proposals, c.auditLog())
+	h := &console.ExplainBreakHandler{UoW: c.uow, Reconciliation: rec, Proposals: c.proposals, Audit: console.Audit{Clock: c.clock, Log: c.auditLog()}}
 	officer := console.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
 	viewer := console.Actor{ID: uuid.New(), Name: "vic", Role: domain.RoleViewer}
 	id := uuid.New()

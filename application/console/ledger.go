@@ -20,13 +20,8 @@ type LedgerPage struct {
 
 // LedgerHandler reads the ledger's page.
 type LedgerHandler struct {
-	backOffice ports.BackOffice
-	ledger     ports.LedgerRepository
-}
-
-// NewLedgerHandler returns the handler on the ports it uses.
-func NewLedgerHandler(backOffice ports.BackOffice, ledger ports.LedgerRepository) *LedgerHandler {
-	return &LedgerHandler{backOffice: backOffice, ledger: ledger}
+	BackOffice ports.BackOffice
+	Ledger     ports.LedgerRepository
 }
 
 // Handle reads the page; account, when set, is the account whose postings are shown; check
@@ -37,16 +32,16 @@ func (h *LedgerHandler) Handle(ctx context.Context, who Actor, account string, c
 	}
 	p := LedgerPage{Account: account}
 	var err error
-	if p.Accounts, err = h.backOffice.Accounts(ctx, uuid.Nil); err != nil {
+	if p.Accounts, err = h.BackOffice.Accounts(ctx, uuid.Nil); err != nil {
 		return p, err
 	}
 	if account != "" {
-		if p.Entries, err = h.backOffice.Entries(ctx, []string{account}, pageRows); err != nil {
+		if p.Entries, err = h.BackOffice.Entries(ctx, []string{account}, pageRows); err != nil {
 			return p, err
 		}
 	}
 	if check {
-		c, err := h.ledger.Check(ctx)
+		c, err := h.Ledger.Check(ctx)
 		if err != nil {
 			return p, err
 		}

@@ -35,16 +35,10 @@ type ListPage struct {
 // ListHandler reads the console's lists (applications, loans, transfers, repayment
 // requests, card orders, cards), and exports them.
 type ListHandler struct {
-	uow        ports.UnitOfWork
-	backOffice ports.BackOffice
-	partners   ports.PartnerRepository
-	audit      audit
-}
-
-// NewListHandler returns the handler on the ports it uses.
-func NewListHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, partners ports.PartnerRepository,
-	log ports.AuditLog) *ListHandler {
-	return &ListHandler{uow: uow, backOffice: backOffice, partners: partners, audit: audit{clock: clock, log: log}}
+	UoW        ports.UnitOfWork
+	BackOffice ports.BackOffice
+	Partners   ports.PartnerRepository
+	Audit      Audit
 }
 
 // listStatuses are the statuses each list filters by.
@@ -98,7 +92,7 @@ func checkList(q ports.ListQuery) error {
 // partnerNamed sets q's partner to the one named partner (none: every partner), from the
 // partners it reads and returns for the filter form.
 func (h *ListHandler) partnerNamed(ctx context.Context, q *ports.ListQuery, partner string) ([]domain.Partner, error) {
-	ps, err := h.partners.List(ctx)
+	ps, err := h.Partners.List(ctx)
 	if err != nil || partner == "" {
 		return ps, err
 	}
@@ -123,13 +117,13 @@ func (h *ListHandler) Handle(ctx context.Context, who Actor, q ports.ListQuery, 
 	if err != nil {
 		return ListPage{}, err
 	}
-	q.Today = application.BusinessToday(h.audit.clock)
+	q.Today = application.BusinessToday(h.Audit.Clock)
 	if q.Limit <= 0 || q.Limit > MaxListPageSize {
 		q.Limit = ListPageSize
 	}
 	want := q.Limit
 	q.Limit++ // one more tells whether another page follows
-	rows, err := h.backOffice.List(ctx, q)
+	rows, err := h.BackOffice.List(ctx, q)
 	if err != nil {
 		return ListPage{}, err
 	}
@@ -164,23 +158,23 @@ func (h *ListHandler) Export(ctx context.Context, who Actor, q ports.ListQuery, 
 		return err
 	}
 	q.Wide, q.Contacts = true, q.Kind == ports.ListLoans && who.Role.Allows(domain.RoleOfficer)
-	err := h.uow.Do(ctx, func(ctx context.Context) error {
-		return h.audit.record(ctx, who, "list.export", "list:"+q.Kind, describeList(q))
+	err := h.UoW.Do(ctx, func(ctx context.Context) error {
+		return h.Audit.record(ctx, who, "list.export", "list:"+q.Kind, describeList(q))
 	})
 	if err != nil {
 		return err
 	}
-	q.After, q.Limit, q.Today = nil, exportBatch, application.BusinessToday(h.audit.clock)
+	q.After, q.Limit, q.Today = nil, exportBatch, application.BusinessToday(h.Audit.Clock)
 	for sent := 0; sent < MaxExportRows; {
 		q.Limit = min(exportBatch, MaxExportRows-sent)
-		rows, err := h.backOffice.List(ctx, q)
+		rows, err := h.BackOffice.List(ctx, q)
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
 			out := ExportRow{ListRow: r}
 			if r.Loan != nil {
-				if out.Position, err = r.Loan.PositionAt(h.audit.clock.Now(r.PartnerID)); err != nil {
+				if out.Position, err = r.Loan.PositionAt(h.Audit.Clock.Now(r.PartnerID)); err != nil {
 					return err
 				}
 			}

@@ -18,13 +18,8 @@ type OperatorList struct {
 
 // ListOperatorsHandler lists the console's operators (`tiyin operator list`).
 type ListOperatorsHandler struct {
-	operators ports.OperatorRepository
-	factors   ports.SecondFactorRepository
-}
-
-// NewListOperatorsHandler returns the handler on the ports it uses.
-func NewListOperatorsHandler(operators ports.OperatorRepository, factors ports.SecondFactorRepository) *ListOperatorsHandler {
-	return &ListOperatorsHandler{operators: operators, factors: factors}
+	Operators ports.OperatorRepository
+	Factors   ports.SecondFactorRepository
 }
 
 // Handle returns every operator, by name, and their second factors; admins only.
@@ -32,10 +27,10 @@ func (h *ListOperatorsHandler) Handle(ctx context.Context, who Actor) (OperatorL
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return OperatorList{}, err
 	}
-	ops, err := h.operators.List(ctx)
+	ops, err := h.Operators.List(ctx)
 	if err != nil {
 		return OperatorList{}, err
 	}
-	enrolled, err := h.factors.Enrolled(ctx)
+	enrolled, err := h.Factors.Enrolled(ctx)
 	return OperatorList{Operators: ops, Enrolled: enrolled}, err
 }

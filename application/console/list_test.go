@@ -27,7 +27,7 @@ func listRows(n int) []ports.ListRow {
 func listHandler(t *testing.T, c *fixture, back *mocks.MockBackOffice) *console.ListHandler {
 	t.Helper()
 	c.partners.EXPECT().List(gomock.Any()).Return([]domain.Partner{{Name: "acme"}}, nil).AnyTimes()
-	return console.NewListHandler(c.clock, c.uow, back, c.partners, c.auditLog())
+	return &console.ListHandler{UoW: c.uow, BackOffice: back, Partners: c.partners, Audit: console.Audit{Clock: c.clock, Log: c.auditLog()}}
 }
 
 // TestAListPageSaysWhetherAnotherFollows: the handler asks for one row more than the page and
@@ -175,7 +175,7 @@ func TestPortfolioAtRisk(t *testing.T) {
 			c := setupConsole(t)
 			back := mocks.NewMockBackOffice(gomock.NewController(t))
 			back.EXPECT().Portfolio(gomock.Any(), ports.Today{Date: domain.BusinessDate(t0)}).Return(tt.rows, nil)
-			p, err := console.NewReportsHandler(c.clock, back).Portfolio(context.Background(), viewerActor())
+			p, err := (&console.ReportsHandler{Clock: c.clock, BackOffice: back}).Portfolio(context.Background(), viewerActor())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +212,7 @@ func TestAListOfOnePartnerIsAskedByItsID(t *testing.T) {
 		}
 		return nil, nil
 	}).Times(1)
-	h := console.NewListHandler(c.clock, c.uow, back, c.partners, c.auditLog())
+	h := &console.ListHandler{UoW: c.uow, BackOffice: back, Partners: c.partners, Audit: console.Audit{Clock: c.clock, Log: c.auditLog()}}
 	p, err := h.Handle(context.Background(), viewerActor(), ports.ListQuery{Kind: ports.ListLoans}, "acme")
 	if err != nil || len(p.Partners) != 2 {
 		t.Fatalf("%+v %v", p, err)

@@ -30,19 +30,12 @@ type LoanPage struct {
 
 // LoanHandler reads a loan's page.
 type LoanHandler struct {
-	clock      ports.Clock
-	loans      ports.LoanRepository
-	partners   ports.PartnerRepository
-	repayments ports.RepaymentRepository
-	backOffice ports.BackOffice
-	proposals  ports.ProposalRepository
-}
-
-// NewLoanHandler returns the handler on the ports it uses.
-func NewLoanHandler(clock ports.Clock, loans ports.LoanRepository, partners ports.PartnerRepository,
-	repayments ports.RepaymentRepository, backOffice ports.BackOffice, proposals ports.ProposalRepository) *LoanHandler {
-	return &LoanHandler{clock: clock, loans: loans, partners: partners, repayments: repayments, backOffice: backOffice,
-		proposals: proposals}
+	Clock      ports.Clock
+	Loans      ports.LoanRepository
+	Partners   ports.PartnerRepository
+	Repayments ports.RepaymentRepository
+	BackOffice ports.BackOffice
+	Proposals  ports.ProposalRepository
 }
 
 // Handle reads the page of loan id, of any partner, its position on its partner's clock.
@@ -50,15 +43,15 @@ func (h *LoanHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (Loan
 	if err := who.may(domain.RoleViewer); err != nil {
 		return LoanPage{}, err
 	}
-	loan, err := h.loans.Get(ctx, id)
+	loan, err := h.Loans.Get(ctx, id)
 	if err != nil {
 		return LoanPage{}, err
 	}
 	var p LoanPage
-	if p.View, err = application.ViewLoan(loan, h.clock); err != nil {
+	if p.View, err = application.ViewLoan(loan, h.Clock); err != nil {
 		return p, err
 	}
-	if p.Items, err = loan.ItemsAt(h.clock.Now(loan.PartnerID())); err != nil {
+	if p.Items, err = loan.ItemsAt(h.Clock.Now(loan.PartnerID())); err != nil {
 		return p, err
 	}
 	for _, it := range p.Items {
@@ -66,27 +59,27 @@ func (h *LoanHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (Loan
 			p.DaysOverdue = max(p.DaysOverdue, it.DaysOverdue)
 		}
 	}
-	if p.PartnerName, err = partnerName(ctx, h.partners, loan.PartnerID()); err != nil {
+	if p.PartnerName, err = partnerName(ctx, h.Partners, loan.PartnerID()); err != nil {
 		return p, err
 	}
-	if p.Payments, err = h.repayments.ListPayments(ctx, id); err != nil {
+	if p.Payments, err = h.Repayments.ListPayments(ctx, id); err != nil {
 		return p, err
 	}
 	if p.InterestWaived, p.PenaltyWaived, err = loan.Waived(); err != nil {
 		return p, err
 	}
-	props, err := h.proposals.List(ctx, id, pageRows)
+	props, err := h.Proposals.List(ctx, id, pageRows)
 	if err != nil {
 		return p, err
 	}
-	p.Proposals = asOf(props, h.clock.Now(uuid.Nil))
-	if p.Accounts, err = h.backOffice.Accounts(ctx, id); err != nil {
+	p.Proposals = asOf(props, h.Clock.Now(uuid.Nil))
+	if p.Accounts, err = h.BackOffice.Accounts(ctx, id); err != nil {
 		return p, err
 	}
 	keys := make([]string, len(p.Accounts))
 	for i, a := range p.Accounts {
 		keys[i] = a.Key
 	}
-	p.Entries, err = h.backOffice.Entries(ctx, keys, pageRows)
+	p.Entries, err = h.BackOffice.Entries(ctx, keys, pageRows)
 	return p, err
 }

@@ -29,15 +29,9 @@ type NoteLine struct {
 
 // LoanWorkHandler reads a loan's collections for its page.
 type LoanWorkHandler struct {
-	loans       ports.LoanRepository
-	collections ports.CollectionsRepository
-	operators   ports.OperatorRepository
-}
-
-// NewLoanWorkHandler returns the handler on the ports it uses.
-func NewLoanWorkHandler(loans ports.LoanRepository, collections ports.CollectionsRepository,
-	operators ports.OperatorRepository) *LoanWorkHandler {
-	return &LoanWorkHandler{loans: loans, collections: collections, operators: operators}
+	Loans       ports.LoanRepository
+	Collections ports.CollectionsRepository
+	Operators   ports.OperatorRepository
 }
 
 // Handle reads loan id's collections.
@@ -46,14 +40,14 @@ func (h *LoanWorkHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (
 		return LoanWork{}, err
 	}
 	var w LoanWork
-	if _, err := h.loans.Get(ctx, id); err != nil {
+	if _, err := h.Loans.Get(ctx, id); err != nil {
 		return w, err
 	}
 	var err error
-	if w.Assignment, w.Assigned, err = h.collections.Assignment(ctx, id); err != nil {
+	if w.Assignment, w.Assigned, err = h.Collections.Assignment(ctx, id); err != nil {
 		return w, err
 	}
-	all, err := h.operators.List(ctx)
+	all, err := h.Operators.List(ctx)
 	if err != nil {
 		return w, err
 	}
@@ -64,16 +58,16 @@ func (h *LoanWorkHandler) Handle(ctx context.Context, who Actor, id uuid.UUID) (
 		}
 	}
 	w.Collector = names[w.Assignment.Collector]
-	notes, err := h.collections.Notes(ctx, id, pageRows)
+	notes, err := h.Collections.Notes(ctx, id, pageRows)
 	if err != nil {
 		return w, err
 	}
 	for _, n := range notes {
 		w.Notes = append(w.Notes, NoteLine{ContactNote: n, Author: names[n.By]})
 	}
-	if w.Promises, err = h.collections.Promises(ctx, id, pageRows); err != nil {
+	if w.Promises, err = h.Collections.Promises(ctx, id, pageRows); err != nil {
 		return w, err
 	}
-	w.Reminders, err = h.collections.Reminders(ctx, id, pageRows)
+	w.Reminders, err = h.Collections.Reminders(ctx, id, pageRows)
 	return w, err
 }

@@ -21,17 +21,11 @@ type LogContact struct {
 // LogContactHandler adds a line to a loan's contact log, at the loan's partner's time, with its
 // audit line.
 type LogContactHandler struct {
-	clock       ports.Clock
-	uow         ports.UnitOfWork
-	loans       ports.LoanRepository
-	collections ports.CollectionsRepository
-	audit       audit
-}
-
-// NewLogContactHandler returns the handler on the ports it uses.
-func NewLogContactHandler(clock ports.Clock, uow ports.UnitOfWork, loans ports.LoanRepository, collections ports.CollectionsRepository,
-	log ports.AuditLog) *LogContactHandler {
-	return &LogContactHandler{clock: clock, uow: uow, loans: loans, collections: collections, audit: audit{clock: clock, log: log}}
+	Clock       ports.Clock
+	UoW         ports.UnitOfWork
+	Loans       ports.LoanRepository
+	Collections ports.CollectionsRepository
+	Audit       Audit
 }
 
 // Handle logs the contact.
@@ -39,18 +33,18 @@ func (h *LogContactHandler) Handle(ctx context.Context, who Actor, cmd LogContac
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return err
 	}
-	loan, err := h.loans.Get(ctx, cmd.Loan)
+	loan, err := h.Loans.Get(ctx, cmd.Loan)
 	if err != nil {
 		return err
 	}
-	n, err := domain.NewContactNote(application.NewID(), cmd.Loan, cmd.Channel, cmd.Outcome, cmd.Note, who.ID, h.clock.Now(loan.PartnerID()))
+	n, err := domain.NewContactNote(application.NewID(), cmd.Loan, cmd.Channel, cmd.Outcome, cmd.Note, who.ID, h.Clock.Now(loan.PartnerID()))
 	if err != nil {
 		return err
 	}
-	return h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := h.collections.AddNote(ctx, n); err != nil {
+	return h.UoW.Do(ctx, func(ctx context.Context) error {
+		if err := h.Collections.AddNote(ctx, n); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "collections.contact", "loan:"+cmd.Loan.String(), n.Channel.String()+" "+n.Outcome.String())
+		return h.Audit.record(ctx, who, "collections.contact", "loan:"+cmd.Loan.String(), n.Channel.String()+" "+n.Outcome.String())
 	})
 }

@@ -43,17 +43,11 @@ type Session struct {
 // never tells a name that exists from one that does not, nor which part was wrong. Every
 // attempt, and every wait a failure starts, is in the audit log.
 type LogInHandler struct {
-	uow       ports.UnitOfWork
-	operators ports.OperatorRepository
-	factors   ports.SecondFactorRepository
-	audit     audit
-	throttles *LoginThrottles
-}
-
-// NewLogInHandler returns the handler on the ports it uses.
-func NewLogInHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository, factors ports.SecondFactorRepository,
-	log ports.AuditLog, throttles *LoginThrottles) *LogInHandler {
-	return &LogInHandler{uow: uow, operators: operators, factors: factors, audit: audit{clock: clock, log: log}, throttles: throttles}
+	UoW       ports.UnitOfWork
+	Operators ports.OperatorRepository
+	Factors   ports.SecondFactorRepository
+	Audit     Audit
+	Throttles *LoginThrottles
 }
 
 // Handle checks the password (outside any transaction: bcrypt is slow on purpose), then the
@@ -64,13 +58,13 @@ func NewLogInHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.Op
 // shown for enrolling is dropped, so it enrols nothing.
 func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (Session, error) {
 	who := Actor{Name: truncate(cmd.Name, 64), Address: cmd.Address}
-	now := h.audit.now()
-	nameWaits, addressWaits := h.throttles.waiting(cmd.Name, cmd.Address, now)
+	now := h.Audit.now()
+	nameWaits, addressWaits := h.Throttles.waiting(cmd.Name, cmd.Address, now)
 	if nameWaits {
 		passwordMatches(dummyHash(), cmd.Password)
 		return Session{}, h.refuse(ctx, who, "waiting after wrong attempts for this name from this address", time.Time{})
 	}
-	o, err := h.operators.ByName(ctx, cmd.Name)
+	o, err := h.Operators.ByName(ctx, cmd.Name)
 	if errors.Is(err, domain.ErrOperatorNotFound) {
 		passwordMatches(dummyHash(), cmd.Password)
 		return Session{}, h.refuse(ctx, who, "unknown operator", now)
@@ -84,7 +78,7 @@ func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (Session, error) {
 	if !o.MayLogIn() {
 		return Session{}, h.refuse(ctx, who, "operator disabled or awaiting a second admin", now)
 	}
-	f, err := h.factors.Factor(ctx, o.ID(), domain.FactorTOTP)
+	f, err := h.Factors.Factor(ctx, o.ID(), domain.FactorTOTP)
 	if err != nil && !errors.Is(err, domain.ErrNoSecondFactor) {
 		return Session{}, err
 	}
@@ -95,7 +89,7 @@ func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (Session, error) {
 	s := Session{Token: application.NewToken(32), CSRF: application.NewToken(20), MustChangePassword: o.MustChangePassword(), MustEnrol: !enrolled,
 		Language: o.Language(), Operator: Actor{ID: o.ID(), Name: o.Name(), Role: o.Role(), Address: cmd.Address}}
 	var refusal string
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
+	err = h.UoW.Do(ctx, func(ctx context.Context) error {
 		var detail string
 		switch {
 		case enrolled:
@@ -104,15 +98,15 @@ func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (Session, error) {
 				return err
 			}
 		case f != nil:
-			if err := h.factors.RemoveFactors(ctx, o.ID()); err != nil {
+			if err := h.Factors.RemoveFactors(ctx, o.ID()); err != nil {
 				return err
 			}
 		}
-		if err := h.operators.CreateSession(ctx, ports.OperatorSession{TokenHash: application.HashAPIKey(s.Token), OperatorID: o.ID(),
+		if err := h.Operators.CreateSession(ctx, ports.OperatorSession{TokenHash: application.HashAPIKey(s.Token), OperatorID: o.ID(),
 			CSRF: s.CSRF, CreatedAt: now, LastSeenAt: now, SecondFactor: enrolled}); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, s.Operator, "login", "operator:"+o.Name(), detail)
+		return h.Audit.record(ctx, s.Operator, "login", "operator:"+o.Name(), detail)
 	})
 	if err != nil {
 		return Session{}, err
@@ -120,7 +114,7 @@ func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (Session, error) {
 	if refusal != "" {
 		return Session{}, h.refuse(ctx, who, refusal, now)
 	}
-	h.throttles.succeeded(cmd.Name, cmd.Address)
+	h.Throttles.succeeded(cmd.Name, cmd.Address)
 	return s, nil
 }
 
@@ -129,7 +123,7 @@ func (h *LogInHandler) Handle(ctx context.Context, cmd LogIn) (Session, error) {
 // which is used up. It returns the audit line's detail, or why it refuses.
 func (h *LogInHandler) secondFactor(ctx context.Context, f *domain.SecondFactor, code string, now time.Time) (detail, refusal string, err error) {
 	if rc, err := domain.ParseRecoveryCode(code); err == nil {
-		used, err := h.factors.UseRecoveryCode(ctx, f.OperatorID(), recoveryHash(rc), now)
+		used, err := h.Factors.UseRecoveryCode(ctx, f.OperatorID(), recoveryHash(rc), now)
 		if err != nil || !used {
 			return "", "wrong or used recovery code", err
 		}
@@ -139,7 +133,7 @@ func (h *LogInHandler) secondFactor(ctx context.Context, f *domain.SecondFactor,
 	if !ok {
 		return "", "wrong second factor code", nil
 	}
-	err = h.factors.UpdateFactor(ctx, f.ID(), func(f *domain.SecondFactor) error { return f.Use(step) })
+	err = h.Factors.UpdateFactor(ctx, f.ID(), func(f *domain.SecondFactor) error { return f.Use(step) })
 	switch {
 	case errors.Is(err, domain.ErrCodeUsed):
 		return "", "second factor code used already", nil
@@ -155,14 +149,14 @@ func (h *LogInHandler) secondFactor(ctx context.Context, f *domain.SecondFactor,
 func (h *LogInHandler) refuse(ctx context.Context, who Actor, why string, failedAt time.Time) error {
 	var waits []string
 	if !failedAt.IsZero() {
-		waits = h.throttles.failed(who.Name, who.Address, failedAt)
+		waits = h.Throttles.failed(who.Name, who.Address, failedAt)
 	}
-	if err := h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := h.audit.record(ctx, who, "login.failed", "operator:"+who.Name, why); err != nil {
+	if err := h.UoW.Do(ctx, func(ctx context.Context) error {
+		if err := h.Audit.record(ctx, who, "login.failed", "operator:"+who.Name, why); err != nil {
 			return err
 		}
 		for _, w := range waits {
-			if err := h.audit.record(ctx, who, "login.throttled", w, "further attempts wait"); err != nil {
+			if err := h.Audit.record(ctx, who, "login.throttled", w, "further attempts wait"); err != nil {
 				return err
 			}
 		}

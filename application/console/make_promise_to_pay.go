@@ -23,17 +23,11 @@ type MakePromiseToPay struct {
 // MakePromiseToPayHandler records a promise to pay, made at the loan's partner's time, with its
 // audit line. Payments from then on count towards it (SettlePromises).
 type MakePromiseToPayHandler struct {
-	clock       ports.Clock
-	uow         ports.UnitOfWork
-	loans       ports.LoanRepository
-	collections ports.CollectionsRepository
-	audit       audit
-}
-
-// NewMakePromiseToPayHandler returns the handler on the ports it uses.
-func NewMakePromiseToPayHandler(clock ports.Clock, uow ports.UnitOfWork, loans ports.LoanRepository,
-	collections ports.CollectionsRepository, log ports.AuditLog) *MakePromiseToPayHandler {
-	return &MakePromiseToPayHandler{clock: clock, uow: uow, loans: loans, collections: collections, audit: audit{clock: clock, log: log}}
+	Clock       ports.Clock
+	UoW         ports.UnitOfWork
+	Loans       ports.LoanRepository
+	Collections ports.CollectionsRepository
+	Audit       Audit
 }
 
 // Handle records the promise; a closed or written-off loan refuses it.
@@ -41,7 +35,7 @@ func (h *MakePromiseToPayHandler) Handle(ctx context.Context, who Actor, cmd Mak
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return nil, err
 	}
-	loan, err := h.loans.Get(ctx, cmd.Loan)
+	loan, err := h.Loans.Get(ctx, cmd.Loan)
 	if err != nil {
 		return nil, err
 	}
@@ -51,15 +45,15 @@ func (h *MakePromiseToPayHandler) Handle(ctx context.Context, who Actor, cmd Mak
 	case domain.LoanWrittenOff:
 		return nil, domain.ErrLoanWrittenOff
 	}
-	p, err := domain.NewPromiseToPay(application.NewID(), loan.ID(), loan.PartnerID(), cmd.Amount, cmd.Due, who.ID, h.clock.Now(loan.PartnerID()))
+	p, err := domain.NewPromiseToPay(application.NewID(), loan.ID(), loan.PartnerID(), cmd.Amount, cmd.Due, who.ID, h.Clock.Now(loan.PartnerID()))
 	if err != nil {
 		return nil, err
 	}
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := h.collections.AddPromise(ctx, p); err != nil {
+	err = h.UoW.Do(ctx, func(ctx context.Context) error {
+		if err := h.Collections.AddPromise(ctx, p); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "collections.promise", "loan:"+cmd.Loan.String(),
+		return h.Audit.record(ctx, who, "collections.promise", "loan:"+cmd.Loan.String(),
 			strconv.FormatInt(cmd.Amount, 10)+" by "+p.Due().Format(time.DateOnly))
 	})
 	return p, err

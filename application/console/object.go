@@ -25,22 +25,14 @@ type ObjectPage struct {
 
 // ObjectHandler reads the pages of transfers, repayment requests, card orders and cards.
 type ObjectHandler struct {
-	clock      ports.Clock
-	transfers  ports.TransferRepository
-	repayments ports.RepaymentRepository
-	cardOrders ports.CardOrderRepository
-	cards      ports.CardRepository
-	partners   ports.PartnerRepository
-	proposals  ports.ProposalRepository
-	log        ports.AuditLog
-}
-
-// NewObjectHandler returns the handler on the ports it uses.
-func NewObjectHandler(clock ports.Clock, transfers ports.TransferRepository, repayments ports.RepaymentRepository,
-	cardOrders ports.CardOrderRepository, cards ports.CardRepository, partners ports.PartnerRepository,
-	proposals ports.ProposalRepository, log ports.AuditLog) *ObjectHandler {
-	return &ObjectHandler{clock: clock, transfers: transfers, repayments: repayments, cardOrders: cardOrders, cards: cards,
-		partners: partners, proposals: proposals, log: log}
+	Clock      ports.Clock
+	Transfers  ports.TransferRepository
+	Repayments ports.RepaymentRepository
+	CardOrders ports.CardOrderRepository
+	Cards      ports.CardRepository
+	Partners   ports.PartnerRepository
+	Proposals  ports.ProposalRepository
+	Log        ports.AuditLog
 }
 
 // Handle reads the page of the object of kind (transfer, repayment, card_order, card) and id.
@@ -55,19 +47,19 @@ func (h *ObjectHandler) Handle(ctx context.Context, who Actor, kind string, id u
 	)
 	switch kind {
 	case "transfer":
-		if p.Transfer, err = h.transfers.Get(ctx, id); err == nil {
+		if p.Transfer, err = h.Transfers.Get(ctx, id); err == nil {
 			partner = p.Transfer.PartnerID()
 		}
 	case "repayment":
-		if p.Repayment, err = h.repayments.Get(ctx, id); err == nil {
+		if p.Repayment, err = h.Repayments.Get(ctx, id); err == nil {
 			partner = p.Repayment.State().PartnerID
 		}
 	case "card_order":
-		if p.CardOrder, err = h.cardOrders.Get(ctx, id); err == nil {
+		if p.CardOrder, err = h.CardOrders.Get(ctx, id); err == nil {
 			partner = p.CardOrder.State().PartnerID
 		}
 	case "card":
-		if p.Card, err = h.cards.Get(ctx, id); err == nil {
+		if p.Card, err = h.Cards.Get(ctx, id); err == nil {
 			partner = p.Card.State().PartnerID
 		}
 	default:
@@ -76,14 +68,14 @@ func (h *ObjectHandler) Handle(ctx context.Context, who Actor, kind string, id u
 	if err != nil {
 		return p, err
 	}
-	p.Now = h.clock.Now(partner)
-	if p.PartnerName, err = partnerName(ctx, h.partners, partner); err != nil {
+	p.Now = h.Clock.Now(partner)
+	if p.PartnerName, err = partnerName(ctx, h.Partners, partner); err != nil {
 		return p, err
 	}
-	if p.Proposals, err = h.proposals.List(ctx, id, pageRows); err != nil {
+	if p.Proposals, err = h.Proposals.List(ctx, id, pageRows); err != nil {
 		return p, err
 	}
-	p.Proposals = asOf(p.Proposals, h.clock.Now(uuid.Nil))
-	p.Audit, err = h.log.List(ctx, ports.AuditFilter{Object: kind + ":" + id.String(), Limit: pageRows})
+	p.Proposals = asOf(p.Proposals, h.Clock.Now(uuid.Nil))
+	p.Audit, err = h.Log.List(ctx, ports.AuditFilter{Object: kind + ":" + id.String(), Limit: pageRows})
 	return p, err
 }

@@ -50,15 +50,15 @@ type PartnerHandler struct {
 	enabled *application.SetPartnerEnabledHandler
 	rotate  *application.RotatePartnerKeyHandler
 	webhook *application.SetWebhookHandler
-	audit   audit
+	audit   Audit
 }
 
 // NewPartnerHandler returns the handler on the ports it uses.
 func NewPartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer,
 	log ports.AuditLog) *PartnerHandler {
-	return &PartnerHandler{uow: uow, create: application.NewCreatePartnerHandler(clock, uow, partners),
-		enabled: application.NewSetPartnerEnabledHandler(uow, partners), rotate: application.NewRotatePartnerKeyHandler(clock, uow, partners, sealer),
-		webhook: application.NewSetWebhookHandler(clock, uow, partners, sealer), audit: audit{clock: clock, log: log}}
+	return &PartnerHandler{uow: uow, create: &application.CreatePartnerHandler{Clock: clock, UoW: uow, Partners: partners},
+		enabled: &application.SetPartnerEnabledHandler{UoW: uow, Partners: partners}, rotate: &application.RotatePartnerKeyHandler{Clock: clock, UoW: uow, Partners: partners, Sealer: sealer},
+		webhook: &application.SetWebhookHandler{Clock: clock, UoW: uow, Partners: partners, Sealer: sealer}, audit: Audit{Clock: clock, Log: log}}
 }
 
 // Handle applies the change and its audit entry in one transaction.

@@ -17,13 +17,8 @@ type PartnerPage struct {
 
 // PartnersHandler reads the partners' pages.
 type PartnersHandler struct {
-	partners   ports.PartnerRepository
-	backOffice ports.BackOffice
-}
-
-// NewPartnersHandler returns the handler on the ports it uses.
-func NewPartnersHandler(partners ports.PartnerRepository, backOffice ports.BackOffice) *PartnersHandler {
-	return &PartnersHandler{partners: partners, backOffice: backOffice}
+	Partners   ports.PartnerRepository
+	BackOffice ports.BackOffice
 }
 
 // List returns every partner.
@@ -31,7 +26,7 @@ func (h *PartnersHandler) List(ctx context.Context, who Actor) ([]domain.Partner
 	if err := who.may(domain.RoleViewer); err != nil {
 		return nil, err
 	}
-	return h.partners.List(ctx)
+	return h.Partners.List(ctx)
 }
 
 // Handle reads the page of the partner named name.
@@ -39,11 +34,11 @@ func (h *PartnersHandler) Handle(ctx context.Context, who Actor, name string) (P
 	if err := who.may(domain.RoleViewer); err != nil {
 		return PartnerPage{}, err
 	}
-	p, err := h.partners.ByName(ctx, name)
+	p, err := h.Partners.ByName(ctx, name)
 	if err != nil {
 		return PartnerPage{}, err
 	}
 	page := PartnerPage{Partner: p}
-	page.Deliveries, err = h.backOffice.Events(ctx, p.ID, uuid.Nil, pageRows)
+	page.Deliveries, err = h.BackOffice.Events(ctx, p.ID, uuid.Nil, pageRows)
 	return page, err
 }

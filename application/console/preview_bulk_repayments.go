@@ -15,14 +15,9 @@ import (
 // above it, an amount the loan refuses (above its payoff, a closed loan). Each line is tried on
 // a copy of its loan after the lines above it, as the approval will post them.
 type PreviewBulkRepaymentsHandler struct {
-	clock      ports.Clock
-	loans      ports.LoanRepository
-	repayments ports.RepaymentRepository
-}
-
-// NewPreviewBulkRepaymentsHandler returns the handler on the ports it uses.
-func NewPreviewBulkRepaymentsHandler(clock ports.Clock, loans ports.LoanRepository, repayments ports.RepaymentRepository) *PreviewBulkRepaymentsHandler {
-	return &PreviewBulkRepaymentsHandler{clock: clock, loans: loans, repayments: repayments}
+	Clock      ports.Clock
+	Loans      ports.LoanRepository
+	Repayments ports.RepaymentRepository
 }
 
 // Handle previews the file, line by line.
@@ -42,7 +37,7 @@ func (h *PreviewBulkRepaymentsHandler) Handle(ctx context.Context, who Actor, fi
 		}
 		loan, ok := copies[l.Contract]
 		if !ok {
-			loan, err = h.loans.GetByContract(ctx, l.Contract)
+			loan, err = h.Loans.GetByContract(ctx, l.Contract)
 			if errors.Is(err, domain.ErrLoanNotFound) {
 				l.Refusal = "no loan has this contract number"
 				continue
@@ -53,18 +48,18 @@ func (h *PreviewBulkRepaymentsHandler) Handle(ctx context.Context, who Actor, fi
 			copies[l.Contract] = loan
 		}
 		l.LoanID = loan.ID()
-		p, err := l.Proposal("preview", who.ID, h.clock.Now(loan.PartnerID()))
+		p, err := l.Proposal("preview", who.ID, h.Clock.Now(loan.PartnerID()))
 		if err != nil {
 			l.Refusal = err.Error()
 			continue
 		}
-		if err := receiptUnused(ctx, h.repayments, p); errors.Is(err, domain.ErrDebitUsed) {
+		if err := receiptUnused(ctx, h.Repayments, p); errors.Is(err, domain.ErrDebitUsed) {
 			l.Refusal = "the reference paid another repayment already"
 			continue
 		} else if err != nil {
 			return nil, err
 		}
-		if _, err := p.ApplyTo(loan, application.NewID(), application.NewID(), h.clock.Now(loan.PartnerID())); err != nil {
+		if _, err := p.ApplyTo(loan, application.NewID(), application.NewID(), h.Clock.Now(loan.PartnerID())); err != nil {
 			l.Refusal = err.Error()
 		}
 	}

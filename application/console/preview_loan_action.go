@@ -36,17 +36,11 @@ type LoanPicture struct {
 // stored proposal, for its approver. It changes nothing: the action is applied to a copy of the
 // loan.
 type PreviewLoanActionHandler struct {
-	clock      ports.Clock
-	loans      ports.LoanRepository
-	partners   ports.PartnerRepository
-	proposals  ports.ProposalRepository
-	repayments ports.RepaymentRepository
-}
-
-// NewPreviewLoanActionHandler returns the handler on the ports it uses.
-func NewPreviewLoanActionHandler(clock ports.Clock, loans ports.LoanRepository, partners ports.PartnerRepository,
-	proposals ports.ProposalRepository, repayments ports.RepaymentRepository) *PreviewLoanActionHandler {
-	return &PreviewLoanActionHandler{clock: clock, loans: loans, partners: partners, proposals: proposals, repayments: repayments}
+	Clock      ports.Clock
+	Loans      ports.LoanRepository
+	Partners   ports.PartnerRepository
+	Proposals  ports.ProposalRepository
+	Repayments ports.RepaymentRepository
 }
 
 // Handle previews a maker's action before it is proposed: a terms error (a missing reason, a
@@ -55,7 +49,7 @@ func (h *PreviewLoanActionHandler) Handle(ctx context.Context, who Actor, cmd Pr
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return LoanActionPreview{}, err
 	}
-	now := h.clock.Now(uuid.Nil)
+	now := h.Clock.Now(uuid.Nil)
 	p, err := domain.NewLoanActionProposal(uuid.Nil, cmd.Kind, cmd.LoanID, cmd.Terms, cmd.Ref, cmd.Reason, who.ID, now)
 	if err != nil {
 		return LoanActionPreview{}, err
@@ -68,29 +62,29 @@ func (h *PreviewLoanActionHandler) Proposal(ctx context.Context, who Actor, id u
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return LoanActionPreview{}, err
 	}
-	p, err := h.proposals.Get(ctx, id)
+	p, err := h.Proposals.Get(ctx, id)
 	if err != nil {
 		return LoanActionPreview{}, err
 	}
 	if !p.Kind.IsLoanAction() {
 		return LoanActionPreview{}, domain.ErrProposalNotFound
 	}
-	p.Status = p.StatusAt(h.clock.Now(uuid.Nil))
+	p.Status = p.StatusAt(h.Clock.Now(uuid.Nil))
 	v, err := h.preview(ctx, p)
 	v.Stored = true
 	return v, err
 }
 
 func (h *PreviewLoanActionHandler) preview(ctx context.Context, p *domain.Proposal) (LoanActionPreview, error) {
-	loan, err := h.loans.Get(ctx, p.ObjectID)
+	loan, err := h.Loans.Get(ctx, p.ObjectID)
 	if err != nil {
 		return LoanActionPreview{}, err
 	}
 	v := LoanActionPreview{Proposal: p}
-	if v.PartnerName, err = partnerName(ctx, h.partners, loan.PartnerID()); err != nil {
+	if v.PartnerName, err = partnerName(ctx, h.Partners, loan.PartnerID()); err != nil {
 		return v, err
 	}
-	now := h.clock.Now(loan.PartnerID())
+	now := h.Clock.Now(loan.PartnerID())
 	if v.Before, err = picture(loan, now); err != nil {
 		return v, err
 	}
@@ -102,7 +96,7 @@ func (h *PreviewLoanActionHandler) preview(ctx context.Context, p *domain.Propos
 	// A used receipt is refused by the store when the approval creates the repayment (an
 	// approved proposal's receipt is its own repayment's).
 	if p.Status == domain.ProposalOpen {
-		if err := receiptUnused(ctx, h.repayments, p); errors.Is(err, domain.ErrDebitUsed) {
+		if err := receiptUnused(ctx, h.Repayments, p); errors.Is(err, domain.ErrDebitUsed) {
 			v.Refusal = err.Error()
 			return v, nil
 		} else if err != nil {

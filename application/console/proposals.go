@@ -17,13 +17,13 @@ import (
 
 // recordProposal stores p as its object's one open proposal (an expired one makes room), in one
 // transaction with its audit line, at the time of the object's partner.
-func recordProposal(ctx context.Context, uow ports.UnitOfWork, proposals ports.ProposalRepository, a audit, who Actor,
+func recordProposal(ctx context.Context, uow ports.UnitOfWork, proposals ports.ProposalRepository, a Audit, who Actor,
 	partner uuid.UUID, p *domain.Proposal) error {
 	return uow.Do(ctx, func(ctx context.Context) error { return storeProposal(ctx, proposals, a, who, partner, p) })
 }
 
 // storeProposal is recordProposal in the transaction of ctx.
-func storeProposal(ctx context.Context, proposals ports.ProposalRepository, a audit, who Actor, partner uuid.UUID, p *domain.Proposal) error {
+func storeProposal(ctx context.Context, proposals ports.ProposalRepository, a Audit, who Actor, partner uuid.UUID, p *domain.Proposal) error {
 	if err := expireStale(ctx, proposals, p.ObjectID, p.ProposedAt); err != nil {
 		return err
 	}

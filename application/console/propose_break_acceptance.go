@@ -15,19 +15,12 @@ import (
 // an open reconciliation break; another officer approves it (DecideProposalHandler), since the
 // adjusting entry moves money.
 type ProposeBreakAcceptanceHandler struct {
-	uow            ports.UnitOfWork
-	clock          ports.Clock
-	reconciliation ports.ReconciliationRepository
-	transfers      ports.TransferRepository
-	proposals      ports.ProposalRepository
-	audit          audit
-}
-
-// NewProposeBreakAcceptanceHandler returns the handler on the ports it uses.
-func NewProposeBreakAcceptanceHandler(clock ports.Clock, uow ports.UnitOfWork, reconciliation ports.ReconciliationRepository,
-	transfers ports.TransferRepository, proposals ports.ProposalRepository, log ports.AuditLog) *ProposeBreakAcceptanceHandler {
-	return &ProposeBreakAcceptanceHandler{uow: uow, clock: clock, reconciliation: reconciliation, transfers: transfers, proposals: proposals,
-		audit: audit{clock: clock, log: log}}
+	UoW            ports.UnitOfWork
+	Clock          ports.Clock
+	Reconciliation ports.ReconciliationRepository
+	Transfers      ports.TransferRepository
+	Proposals      ports.ProposalRepository
+	Audit          Audit
 }
 
 // Handle proposes the acceptance of the breaks of w, one or several at once, with the officer's
@@ -39,28 +32,28 @@ func (h *ProposeBreakAcceptanceHandler) Handle(ctx context.Context, who Actor, w
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return uuid.Nil, err
 	}
-	breaks, err := breaksInStatus(ctx, h.reconciliation, h.proposals, w.Breaks, ports.BreakOpen, h.audit.now())
+	breaks, err := breaksInStatus(ctx, h.Reconciliation, h.Proposals, w.Breaks, ports.BreakOpen, h.Audit.now())
 	if err != nil {
 		return uuid.Nil, err
 	}
 	// Each is tried on the clock its approval will post on: its line's partner's.
-	objects, err := h.reconciliation.Trace(ctx, breaks)
+	objects, err := h.Reconciliation.Trace(ctx, breaks)
 	if err != nil {
 		return uuid.Nil, err
 	}
 	for _, b := range breaks {
 		var t *domain.Transfer
 		if tid, ok := transferOfBreak(b); ok {
-			if t, err = h.transfers.Get(ctx, tid); err != nil && !errors.Is(err, domain.ErrTransferNotFound) {
+			if t, err = h.Transfers.Get(ctx, tid); err != nil && !errors.Is(err, domain.ErrTransferNotFound) {
 				return uuid.Nil, err
 			}
 		}
-		if _, err := domain.AcceptNetworkSide(uuid.Nil, b.ID, b.Break, t, h.clock.Now(objects[b.ID].PartnerID)); err != nil {
+		if _, err := domain.AcceptNetworkSide(uuid.Nil, b.ID, b.Break, t, h.Clock.Now(objects[b.ID].PartnerID)); err != nil {
 			if len(breaks) > 1 {
 				err = fmt.Errorf("%s: %w", b.LineID, err)
 			}
 			return uuid.Nil, err
 		}
 	}
-	return proposeBreakWork(ctx, h.uow, h.proposals, h.audit, who, domain.AcceptBreak, breaks, objects, w.Note)
+	return proposeBreakWork(ctx, h.UoW, h.Proposals, h.Audit, who, domain.AcceptBreak, breaks, objects, w.Note)
 }

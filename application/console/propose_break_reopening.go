@@ -15,16 +15,10 @@ import (
 // normal actions. A RESOLVED break is not reopened: its adjustment is posted, and a new
 // difference is a new break of a later run.
 type ProposeBreakReopeningHandler struct {
-	uow            ports.UnitOfWork
-	reconciliation ports.ReconciliationRepository
-	proposals      ports.ProposalRepository
-	audit          audit
-}
-
-// NewProposeBreakReopeningHandler returns the handler on the ports it uses.
-func NewProposeBreakReopeningHandler(clock ports.Clock, uow ports.UnitOfWork, reconciliation ports.ReconciliationRepository,
-	proposals ports.ProposalRepository, log ports.AuditLog) *ProposeBreakReopeningHandler {
-	return &ProposeBreakReopeningHandler{uow: uow, reconciliation: reconciliation, proposals: proposals, audit: audit{clock: clock, log: log}}
+	UoW            ports.UnitOfWork
+	Reconciliation ports.ReconciliationRepository
+	Proposals      ports.ProposalRepository
+	Audit          Audit
 }
 
 // Handle proposes reopening the breaks of w, one or several at once, each EXPLAINED and covered
@@ -34,9 +28,9 @@ func (h *ProposeBreakReopeningHandler) Handle(ctx context.Context, who Actor, w 
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return uuid.Nil, err
 	}
-	breaks, err := breaksInStatus(ctx, h.reconciliation, h.proposals, w.Breaks, ports.BreakExplained, h.audit.now())
+	breaks, err := breaksInStatus(ctx, h.Reconciliation, h.Proposals, w.Breaks, ports.BreakExplained, h.Audit.now())
 	if err != nil {
 		return uuid.Nil, err
 	}
-	return proposeBreakWork(ctx, h.uow, h.proposals, h.audit, who, domain.ReopenBreak, breaks, nil, w.Note)
+	return proposeBreakWork(ctx, h.UoW, h.Proposals, h.Audit, who, domain.ReopenBreak, breaks, nil, w.Note)
 }

@@ -15,27 +15,21 @@ import (
 // (BULK_LOAN_ACTIONS); a second officer approves it (DecideProposalHandler), which applies the
 // action to each loan the preview found OK, in the approval's transaction.
 type ProposeBulkActionHandler struct {
-	uow       ports.UnitOfWork
-	preview   *PreviewBulkActionHandler
-	bulk      ports.BulkRepository
-	proposals ports.ProposalRepository
-	audit     audit
-}
-
-// NewProposeBulkActionHandler returns the handler on the ports it uses.
-func NewProposeBulkActionHandler(clock ports.Clock, uow ports.UnitOfWork, preview *PreviewBulkActionHandler, bulk ports.BulkRepository,
-	proposals ports.ProposalRepository, log ports.AuditLog) *ProposeBulkActionHandler {
-	return &ProposeBulkActionHandler{uow: uow, preview: preview, bulk: bulk, proposals: proposals, audit: audit{clock: clock, log: log}}
+	UoW       ports.UnitOfWork
+	Preview   *PreviewBulkActionHandler
+	Bulk      ports.BulkRepository
+	Proposals ports.ProposalRepository
+	Audit     Audit
 }
 
 // Handle previews the action again, stores its lines and records the proposal; a filter with
 // no loan the action applies to is refused.
 func (h *ProposeBulkActionHandler) Handle(ctx context.Context, who Actor, cmd BulkAction, reason string) (uuid.UUID, error) {
-	lines, err := h.preview.Handle(ctx, who, cmd)
+	lines, err := h.Preview.Handle(ctx, who, cmd)
 	if err != nil {
 		return uuid.Nil, err
 	}
-	return proposeBatch(ctx, h.uow, h.bulk, h.proposals, h.audit, who, domain.BulkLoanActions, lines,
+	return proposeBatch(ctx, h.UoW, h.Bulk, h.Proposals, h.Audit, who, domain.BulkLoanActions, lines,
 		fmt.Errorf("%w: the action applies to none of its loans", domain.ErrBulkAction),
 		func(ok int) string { return fmt.Sprintf("%s on %d of %d loans: %s", cmd.Kind, ok, len(lines), reason) })
 }
@@ -43,7 +37,7 @@ func (h *ProposeBulkActionHandler) Handle(ctx context.Context, who Actor, cmd Bu
 // proposeBatch stores a previewed batch's lines and records its proposal, for a second
 // officer, in one transaction; none is the refusal of a batch with no line the preview found OK,
 // and note says the proposal's note from how many lines are.
-func proposeBatch(ctx context.Context, uow ports.UnitOfWork, bulk ports.BulkRepository, proposals ports.ProposalRepository, a audit,
+func proposeBatch(ctx context.Context, uow ports.UnitOfWork, bulk ports.BulkRepository, proposals ports.ProposalRepository, a Audit,
 	who Actor, kind domain.ProposalKind, lines []domain.BulkLine, none error, note func(ok int) string) (uuid.UUID, error) {
 	ok := 0
 	for _, l := range lines {

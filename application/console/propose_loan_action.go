@@ -23,19 +23,12 @@ type ProposeLoanAction struct {
 // ProposeLoanActionHandler records loan action proposals; a second officer approves them
 // (DecideProposalHandler), which applies them.
 type ProposeLoanActionHandler struct {
-	uow        ports.UnitOfWork
-	clock      ports.Clock
-	loans      ports.LoanRepository
-	proposals  ports.ProposalRepository
-	repayments ports.RepaymentRepository
-	audit      audit
-}
-
-// NewProposeLoanActionHandler returns the handler on the ports it uses.
-func NewProposeLoanActionHandler(clock ports.Clock, uow ports.UnitOfWork, loans ports.LoanRepository,
-	proposals ports.ProposalRepository, repayments ports.RepaymentRepository, log ports.AuditLog) *ProposeLoanActionHandler {
-	return &ProposeLoanActionHandler{uow: uow, clock: clock, loans: loans, proposals: proposals, repayments: repayments,
-		audit: audit{clock: clock, log: log}}
+	UoW        ports.UnitOfWork
+	Clock      ports.Clock
+	Loans      ports.LoanRepository
+	Proposals  ports.ProposalRepository
+	Repayments ports.RepaymentRepository
+	Audit      Audit
 }
 
 // Handle records the proposal and returns its id. An action the loan refuses now (nothing to
@@ -46,19 +39,19 @@ func (h *ProposeLoanActionHandler) Handle(ctx context.Context, who Actor, cmd Pr
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return uuid.Nil, err
 	}
-	p, err := domain.NewLoanActionProposal(application.NewID(), cmd.Kind, cmd.LoanID, cmd.Terms, cmd.Ref, cmd.Reason, who.ID, h.audit.now())
+	p, err := domain.NewLoanActionProposal(application.NewID(), cmd.Kind, cmd.LoanID, cmd.Terms, cmd.Ref, cmd.Reason, who.ID, h.Audit.now())
 	if err != nil {
 		return uuid.Nil, err
 	}
-	loan, err := h.loans.Get(ctx, cmd.LoanID)
+	loan, err := h.Loans.Get(ctx, cmd.LoanID)
 	if err != nil {
 		return uuid.Nil, err
 	}
-	if _, err := p.ApplyTo(loan, application.NewID(), application.NewID(), h.clock.Now(loan.PartnerID())); err != nil {
+	if _, err := p.ApplyTo(loan, application.NewID(), application.NewID(), h.Clock.Now(loan.PartnerID())); err != nil {
 		return uuid.Nil, err
 	}
-	if err := receiptUnused(ctx, h.repayments, p); err != nil {
+	if err := receiptUnused(ctx, h.Repayments, p); err != nil {
 		return uuid.Nil, err
 	}
-	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, loan.PartnerID(), p)
+	return p.ID, recordProposal(ctx, h.UoW, h.Proposals, h.Audit, who, loan.PartnerID(), p)
 }

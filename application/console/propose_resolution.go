@@ -24,18 +24,11 @@ type ProposeResolution struct {
 // ProposeResolutionHandler records proposals; another officer approves them
 // (DecideProposalHandler), since they decide money.
 type ProposeResolutionHandler struct {
-	uow          ports.UnitOfWork
-	applications ports.ApplicationRepository
-	transfers    ports.TransferRepository
-	proposals    ports.ProposalRepository
-	audit        audit
-}
-
-// NewProposeResolutionHandler returns the handler on the ports it uses.
-func NewProposeResolutionHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
-	transfers ports.TransferRepository, proposals ports.ProposalRepository, log ports.AuditLog) *ProposeResolutionHandler {
-	return &ProposeResolutionHandler{uow: uow, applications: applications, transfers: transfers, proposals: proposals,
-		audit: audit{clock: clock, log: log}}
+	UoW          ports.UnitOfWork
+	Applications ports.ApplicationRepository
+	Transfers    ports.TransferRepository
+	Proposals    ports.ProposalRepository
+	Audit        Audit
 }
 
 // Handle records the proposal, when the object's outcome is unknown now and it has no open
@@ -44,15 +37,15 @@ func (h *ProposeResolutionHandler) Handle(ctx context.Context, who Actor, cmd Pr
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return uuid.Nil, err
 	}
-	partner, err := unknownNow(ctx, h.applications, h.transfers, cmd.Kind, cmd.ObjectID)
+	partner, err := unknownNow(ctx, h.Applications, h.Transfers, cmd.Kind, cmd.ObjectID)
 	if err != nil {
 		return uuid.Nil, err
 	}
-	p, err := domain.NewProposal(application.NewID(), cmd.Kind, cmd.ObjectID, cmd.Done, cmd.Ref, cmd.Note, who.ID, h.audit.now())
+	p, err := domain.NewProposal(application.NewID(), cmd.Kind, cmd.ObjectID, cmd.Done, cmd.Ref, cmd.Note, who.ID, h.Audit.now())
 	if err != nil {
 		return uuid.Nil, err
 	}
-	return p.ID, recordProposal(ctx, h.uow, h.proposals, h.audit, who, partner, p)
+	return p.ID, recordProposal(ctx, h.UoW, h.Proposals, h.Audit, who, partner, p)
 }
 
 // unknownNow refuses an object whose outcome is known: an application not waiting on an

@@ -46,19 +46,12 @@ type ReconciliationPage struct {
 
 // ReconciliationHandler reads the reconciliation page and exports its list.
 type ReconciliationHandler struct {
-	clock          ports.Clock
-	uow            ports.UnitOfWork
-	reconciliation ports.ReconciliationRepository
-	proposals      ports.ProposalRepository
-	operators      ports.OperatorRepository
-	audit          audit
-}
-
-// NewReconciliationHandler returns the handler on the ports it uses.
-func NewReconciliationHandler(clock ports.Clock, uow ports.UnitOfWork, reconciliation ports.ReconciliationRepository,
-	proposals ports.ProposalRepository, operators ports.OperatorRepository, log ports.AuditLog) *ReconciliationHandler {
-	return &ReconciliationHandler{clock: clock, uow: uow, reconciliation: reconciliation, proposals: proposals, operators: operators,
-		audit: audit{clock: clock, log: log}}
+	Clock          ports.Clock
+	UoW            ports.UnitOfWork
+	Reconciliation ports.ReconciliationRepository
+	Proposals      ports.ProposalRepository
+	Operators      ports.OperatorRepository
+	Audit          Audit
 }
 
 // Handle lists a page of the breaks of q (OPEN when q names no status; any with status "ALL"),
@@ -68,11 +61,11 @@ func (h *ReconciliationHandler) Handle(ctx context.Context, who Actor, q ports.B
 		return ReconciliationPage{}, err
 	}
 	q = breakFilter(q)
-	now := h.clock.Now(uuid.Nil)
-	page := ReconciliationPage{Query: q, ClosedDay: domain.BusinessDate(application.LatestNow(h.clock)).AddDate(0, 0, -1),
+	now := h.Clock.Now(uuid.Nil)
+	page := ReconciliationPage{Query: q, ClosedDay: domain.BusinessDate(application.LatestNow(h.Clock)).AddDate(0, 0, -1),
 		Proposed: map[uuid.UUID]*domain.Proposal{}, Makers: map[uuid.UUID]string{}, PerPage: BreaksPerPage}
 	q.Limit, q.Oldest = BreaksPerPage+1, false
-	rows, err := h.reconciliation.Breaks(ctx, q)
+	rows, err := h.Reconciliation.Breaks(ctx, q)
 	if err != nil {
 		return page, err
 	}
@@ -100,17 +93,17 @@ func (h *ReconciliationHandler) Handle(ctx context.Context, who Actor, q ports.B
 	page.Breaks = rows
 	count := q
 	count.Cursor, count.Backward, count.Limit = nil, false, CountedBreaks+1
-	if page.Total, err = h.reconciliation.CountBreaks(ctx, count); err != nil {
+	if page.Total, err = h.Reconciliation.CountBreaks(ctx, count); err != nil {
 		return page, err
 	}
 	if page.Total > CountedBreaks {
 		page.Total, page.More = CountedBreaks, true
 	}
-	if page.Objects, err = h.reconciliation.Trace(ctx, page.Breaks); err != nil {
+	if page.Objects, err = h.Reconciliation.Trace(ctx, page.Breaks); err != nil {
 		return page, err
 	}
 	// The open proposals of every object, one read (the dashboard's), kept for the breaks.
-	open, err := h.proposals.List(ctx, uuid.Nil, pageRows)
+	open, err := h.Proposals.List(ctx, uuid.Nil, pageRows)
 	if err != nil {
 		return page, err
 	}
@@ -122,7 +115,7 @@ func (h *ReconciliationHandler) Handle(ctx context.Context, who Actor, q ports.B
 		}
 	}
 	if len(page.Proposed) > 0 {
-		page.Makers, err = everyOperatorName(ctx, h.operators)
+		page.Makers, err = everyOperatorName(ctx, h.Operators)
 	}
 	return page, err
 }
@@ -135,15 +128,15 @@ func (h *ReconciliationHandler) Export(ctx context.Context, who Actor, q ports.B
 	}
 	q = breakFilter(q)
 	q.Cursor, q.Backward, q.Oldest = nil, false, false
-	err := h.uow.Do(ctx, func(ctx context.Context) error {
-		return h.audit.record(ctx, who, "list.export", "list:breaks", describeBreakQuery(q))
+	err := h.UoW.Do(ctx, func(ctx context.Context) error {
+		return h.Audit.record(ctx, who, "list.export", "list:breaks", describeBreakQuery(q))
 	})
 	if err != nil {
 		return err
 	}
 	for sent := 0; sent < MaxExportRows; {
 		q.Limit = min(exportBatch, MaxExportRows-sent)
-		rows, err := h.reconciliation.Breaks(ctx, q)
+		rows, err := h.Reconciliation.Breaks(ctx, q)
 		if err != nil {
 			return err
 		}

@@ -30,13 +30,8 @@ type Portfolio struct {
 
 // ReportsHandler reads the console's reports.
 type ReportsHandler struct {
-	clock      ports.Clock
-	backOffice ports.BackOffice
-}
-
-// NewReportsHandler returns the handler on the ports it uses.
-func NewReportsHandler(clock ports.Clock, backOffice ports.BackOffice) *ReportsHandler {
-	return &ReportsHandler{clock: clock, backOffice: backOffice}
+	Clock      ports.Clock
+	BackOffice ports.BackOffice
 }
 
 // Portfolio returns the portfolio today (in Tashkent).
@@ -44,9 +39,9 @@ func (h *ReportsHandler) Portfolio(ctx context.Context, who Actor) (Portfolio, e
 	if err := who.may(domain.RoleViewer); err != nil {
 		return Portfolio{}, err
 	}
-	today := application.BusinessToday(h.clock)
+	today := application.BusinessToday(h.Clock)
 	p := Portfolio{Today: today.Date}
-	rows, err := h.backOffice.Portfolio(ctx, today)
+	rows, err := h.BackOffice.Portfolio(ctx, today)
 	if err != nil {
 		return Portfolio{}, err
 	}
@@ -105,7 +100,7 @@ func (h *ReportsHandler) Daily(ctx context.Context, who Actor, from, to time.Tim
 		return DailyReport{}, err
 	}
 	if to.IsZero() {
-		to = application.BusinessToday(h.clock).Latest()
+		to = application.BusinessToday(h.Clock).Latest()
 	}
 	if from.IsZero() {
 		from = to.AddDate(0, 0, -29)
@@ -113,7 +108,7 @@ func (h *ReportsHandler) Daily(ctx context.Context, who Actor, from, to time.Tim
 	if to.Before(from) || domain.DaysBetween(from, to) >= MaxReportDays {
 		return DailyReport{}, ErrBadPeriod
 	}
-	days, err := h.backOffice.Daily(ctx, from, to.AddDate(0, 0, 1))
+	days, err := h.BackOffice.Daily(ctx, from, to.AddDate(0, 0, 1))
 	if err != nil {
 		return DailyReport{}, err
 	}

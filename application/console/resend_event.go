@@ -11,14 +11,9 @@ import (
 
 // ResendEventHandler delivers an event to its partner's webhook again.
 type ResendEventHandler struct {
-	uow        ports.UnitOfWork
-	backOffice ports.BackOffice
-	audit      audit
-}
-
-// NewResendEventHandler returns the handler on the ports it uses.
-func NewResendEventHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, log ports.AuditLog) *ResendEventHandler {
-	return &ResendEventHandler{uow: uow, backOffice: backOffice, audit: audit{clock: clock, log: log}}
+	UoW        ports.UnitOfWork
+	BackOffice ports.BackOffice
+	Audit      Audit
 }
 
 // Handle makes the event due now, its attempts counted afresh; the delivery worker takes it.
@@ -27,10 +22,10 @@ func (h *ResendEventHandler) Handle(ctx context.Context, who Actor, id uuid.UUID
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return err
 	}
-	return h.uow.Do(ctx, func(ctx context.Context) error {
-		if err := h.backOffice.ResendEvent(ctx, id, h.audit.now()); err != nil {
+	return h.UoW.Do(ctx, func(ctx context.Context) error {
+		if err := h.BackOffice.ResendEvent(ctx, id, h.Audit.now()); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "event.resend", "event:"+id.String(), "")
+		return h.Audit.record(ctx, who, "event.resend", "event:"+id.String(), "")
 	})
 }

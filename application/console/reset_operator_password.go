@@ -16,14 +16,9 @@ type ResetOperatorPassword struct {
 
 // ResetOperatorPasswordHandler resets passwords.
 type ResetOperatorPasswordHandler struct {
-	uow       ports.UnitOfWork
-	operators ports.OperatorRepository
-	audit     audit
-}
-
-// NewResetOperatorPasswordHandler returns the handler on the ports it uses.
-func NewResetOperatorPasswordHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository, log ports.AuditLog) *ResetOperatorPasswordHandler {
-	return &ResetOperatorPasswordHandler{uow: uow, operators: operators, audit: audit{clock: clock, log: log}}
+	UoW       ports.UnitOfWork
+	Operators ports.OperatorRepository
+	Audit     Audit
 }
 
 // Handle sets and returns the one-time password, and records who gave it: for a day the
@@ -36,18 +31,18 @@ func (h *ResetOperatorPasswordHandler) Handle(ctx context.Context, who Actor, cm
 	if err != nil {
 		return "", err
 	}
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
-		o, err := updateOperator(ctx, h.operators, cmd.Name, func(o *domain.Operator) error {
-			o.GivePassword(hash, who.Name, h.audit.now())
+	err = h.UoW.Do(ctx, func(ctx context.Context) error {
+		o, err := updateOperator(ctx, h.Operators, cmd.Name, func(o *domain.Operator) error {
+			o.GivePassword(hash, who.Name, h.Audit.now())
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if err := h.operators.DeleteSessions(ctx, o.ID(), nil); err != nil {
+		if err := h.Operators.DeleteSessions(ctx, o.ID(), nil); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "operator.reset_password", "operator:"+o.Name(), "")
+		return h.Audit.record(ctx, who, "operator.reset_password", "operator:"+o.Name(), "")
 	})
 	if err != nil {
 		return "", err

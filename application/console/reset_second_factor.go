@@ -19,16 +19,10 @@ type ResetSecondFactor struct {
 // operator's place; from the command line (`tiyin operator reset-second-factor`), run by
 // whoever holds the host, it is at once: the break glass, audited as such.
 type ResetSecondFactorHandler struct {
-	uow       ports.UnitOfWork
-	operators ports.OperatorRepository
-	factors   ports.SecondFactorRepository
-	audit     audit
-}
-
-// NewResetSecondFactorHandler returns the handler on the ports it uses.
-func NewResetSecondFactorHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository,
-	factors ports.SecondFactorRepository, log ports.AuditLog) *ResetSecondFactorHandler {
-	return &ResetSecondFactorHandler{uow: uow, operators: operators, factors: factors, audit: audit{clock: clock, log: log}}
+	UoW       ports.UnitOfWork
+	Operators ports.OperatorRepository
+	Factors   ports.SecondFactorRepository
+	Audit     Audit
 }
 
 // Handle asks for the reset (pending: a second admin approves it; audited as
@@ -39,35 +33,35 @@ func (h *ResetSecondFactorHandler) Handle(ctx context.Context, who Actor, cmd Re
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return false, err
 	}
-	o, err := h.operators.ByName(ctx, cmd.Name)
+	o, err := h.Operators.ByName(ctx, cmd.Name)
 	if err != nil {
 		return false, err
 	}
-	f, err := h.factors.Factor(ctx, o.ID(), domain.FactorTOTP)
+	f, err := h.Factors.Factor(ctx, o.ID(), domain.FactorTOTP)
 	switch {
 	case errors.Is(err, domain.ErrNoSecondFactor) || err == nil && !f.Enrolled():
 		return false, domain.ErrNoSecondFactor
 	case err != nil:
 		return false, err
 	}
-	now := h.audit.now()
-	err = h.uow.Do(ctx, func(ctx context.Context) error {
+	now := h.Audit.now()
+	err = h.UoW.Do(ctx, func(ctx context.Context) error {
 		if !who.local() {
-			if err := h.operators.Update(ctx, o.ID(), func(o *domain.Operator) error { return o.AskSecondFactorReset(who.Name, now) }); err != nil {
+			if err := h.Operators.Update(ctx, o.ID(), func(o *domain.Operator) error { return o.AskSecondFactorReset(who.Name, now) }); err != nil {
 				return err
 			}
-			return h.audit.record(ctx, who, "operator.second_factor.reset", "operator:"+o.Name(), "awaiting a second admin")
+			return h.Audit.record(ctx, who, "operator.second_factor.reset", "operator:"+o.Name(), "awaiting a second admin")
 		}
-		if err := h.operators.Update(ctx, o.ID(), func(o *domain.Operator) error { o.BreakGlassSecondFactor(who.Name, now); return nil }); err != nil {
+		if err := h.Operators.Update(ctx, o.ID(), func(o *domain.Operator) error { o.BreakGlassSecondFactor(who.Name, now); return nil }); err != nil {
 			return err
 		}
-		if err := h.factors.RemoveFactors(ctx, o.ID()); err != nil {
+		if err := h.Factors.RemoveFactors(ctx, o.ID()); err != nil {
 			return err
 		}
-		if err := h.operators.DeleteSessions(ctx, o.ID(), nil); err != nil {
+		if err := h.Operators.DeleteSessions(ctx, o.ID(), nil); err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "operator.second_factor.break_glass", "operator:"+o.Name(),
+		return h.Audit.record(ctx, who, "operator.second_factor.break_glass", "operator:"+o.Name(),
 			"break glass: second factor and recovery codes removed at once, sessions ended; no second admin")
 	})
 	return !who.local(), err

@@ -18,13 +18,8 @@ const touchEvery = time.Minute
 
 // ResumeSessionHandler finds the operator behind a console request's session cookie.
 type ResumeSessionHandler struct {
-	operators ports.OperatorRepository
-	clock     ports.Clock
-}
-
-// NewResumeSessionHandler returns the handler on the ports it uses.
-func NewResumeSessionHandler(clock ports.Clock, operators ports.OperatorRepository) *ResumeSessionHandler {
-	return &ResumeSessionHandler{operators: operators, clock: clock}
+	Operators ports.OperatorRepository
+	Clock     ports.Clock
 }
 
 // Handle returns the session of token, or ports.ErrNoSession when there is none, it was idle
@@ -32,23 +27,23 @@ func NewResumeSessionHandler(clock ports.Clock, operators ports.OperatorReposito
 // disabled (the session is then ended).
 func (h *ResumeSessionHandler) Handle(ctx context.Context, token, address string) (Session, error) {
 	hash := application.HashAPIKey(token)
-	s, err := h.operators.Session(ctx, hash)
+	s, err := h.Operators.Session(ctx, hash)
 	if err != nil {
 		return Session{}, err
 	}
-	now := h.clock.Now(uuid.Nil)
-	o, err := h.operators.Get(ctx, s.OperatorID)
+	now := h.Clock.Now(uuid.Nil)
+	o, err := h.Operators.Get(ctx, s.OperatorID)
 	if err != nil && !errors.Is(err, domain.ErrOperatorNotFound) {
 		return Session{}, err
 	}
 	if err != nil || !o.MayLogIn() || now.Sub(s.LastSeenAt) >= domain.SessionIdle || now.Sub(s.CreatedAt) >= domain.SessionLifetime {
-		if err := h.operators.DeleteSessions(ctx, s.OperatorID, hash); err != nil {
+		if err := h.Operators.DeleteSessions(ctx, s.OperatorID, hash); err != nil {
 			return Session{}, err
 		}
 		return Session{}, ports.ErrNoSession
 	}
 	if now.Sub(s.LastSeenAt) >= touchEvery {
-		if err := h.operators.TouchSession(ctx, hash, now); err != nil {
+		if err := h.Operators.TouchSession(ctx, hash, now); err != nil {
 			return Session{}, err
 		}
 	}

@@ -11,17 +11,11 @@ import (
 
 // RetryStageHandler runs a waiting application's stage now, instead of after its backoff.
 type RetryStageHandler struct {
-	uow          ports.UnitOfWork
-	applications ports.ApplicationRepository
-	queue        ports.WorkQueue
-	clock        ports.Clock
-	audit        audit
-}
-
-// NewRetryStageHandler returns the handler on the ports it uses.
-func NewRetryStageHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository, queue ports.WorkQueue,
-	log ports.AuditLog) *RetryStageHandler {
-	return &RetryStageHandler{uow: uow, applications: applications, queue: queue, clock: clock, audit: audit{clock: clock, log: log}}
+	UoW          ports.UnitOfWork
+	Applications ports.ApplicationRepository
+	Queue        ports.WorkQueue
+	Clock        ports.Clock
+	Audit        Audit
 }
 
 // Handle makes the stage due now and hands it to a worker. Retrying twice is retrying once:
@@ -30,20 +24,20 @@ func (h *RetryStageHandler) Handle(ctx context.Context, who Actor, id uuid.UUID)
 	if err := who.may(domain.RoleOfficer); err != nil {
 		return err
 	}
-	err := h.uow.Do(ctx, func(ctx context.Context) error {
+	err := h.UoW.Do(ctx, func(ctx context.Context) error {
 		var stage domain.StageName
 		var partner uuid.UUID
-		err := h.applications.Update(ctx, id, func(a *domain.Application) error {
+		err := h.Applications.Update(ctx, id, func(a *domain.Application) error {
 			stage, partner = a.Stage().Name, a.PartnerID()
-			return a.RetryNow(h.clock.Now(a.PartnerID()))
+			return a.RetryNow(h.Clock.Now(a.PartnerID()))
 		})
 		if err != nil {
 			return err
 		}
-		if err := h.audit.recordOn(ctx, who, partner, "application.retry_stage", "application:"+id.String(), stage.String()); err != nil {
+		if err := h.Audit.recordOn(ctx, who, partner, "application.retry_stage", "application:"+id.String(), stage.String()); err != nil {
 			return err
 		}
-		return h.queue.EnqueueApplications(ctx, id) // commits with the retry it runs
+		return h.Queue.EnqueueApplications(ctx, id) // commits with the retry it runs
 	})
 	return err
 }

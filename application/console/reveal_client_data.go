@@ -12,15 +12,9 @@ import (
 // RevealClientDataHandler shows an application's personal data, masked everywhere else, to
 // an officer, and records that they saw it.
 type RevealClientDataHandler struct {
-	uow          ports.UnitOfWork
-	applications ports.ApplicationRepository
-	audit        audit
-}
-
-// NewRevealClientDataHandler returns the handler on the ports it uses.
-func NewRevealClientDataHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
-	log ports.AuditLog) *RevealClientDataHandler {
-	return &RevealClientDataHandler{uow: uow, applications: applications, audit: audit{clock: clock, log: log}}
+	UoW          ports.UnitOfWork
+	Applications ports.ApplicationRepository
+	Audit        Audit
 }
 
 // Handle records the reveal, then returns the application with its data; no record, no data.
@@ -29,12 +23,12 @@ func (h *RevealClientDataHandler) Handle(ctx context.Context, who Actor, id uuid
 		return nil, err
 	}
 	var a *domain.Application
-	err := h.uow.Do(ctx, func(ctx context.Context) error {
+	err := h.UoW.Do(ctx, func(ctx context.Context) error {
 		var err error
-		if a, err = h.applications.Get(ctx, id); err != nil {
+		if a, err = h.Applications.Get(ctx, id); err != nil {
 			return err
 		}
-		return h.audit.recordOn(ctx, who, a.PartnerID(), "application.reveal_personal_data", "application:"+id.String(), "clientData and phones")
+		return h.Audit.recordOn(ctx, who, a.PartnerID(), "application.reveal_personal_data", "application:"+id.String(), "clientData and phones")
 	})
 	return a, err
 }

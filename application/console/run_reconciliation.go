@@ -13,15 +13,9 @@ import (
 // RunReconciliationHandler is an officer's "reconcile now" in the console: a day with each
 // source, as `tiyin reconcile` runs it, audited.
 type RunReconciliationHandler struct {
-	reconcile *application.ReconcileDayHandler
-	uow       ports.UnitOfWork
-	audit     audit
-}
-
-// NewRunReconciliationHandler returns the handler on the day's reconciliation and the audit log.
-func NewRunReconciliationHandler(clock ports.Clock, uow ports.UnitOfWork, reconcile *application.ReconcileDayHandler,
-	log ports.AuditLog) *RunReconciliationHandler {
-	return &RunReconciliationHandler{reconcile: reconcile, uow: uow, audit: audit{clock: clock, log: log}}
+	Reconcile *application.ReconcileDayHandler
+	UoW       ports.UnitOfWork
+	Audit     Audit
 }
 
 // Handle reconciles day with each source (UZCARD, HUMO, core banking's balances) and returns
@@ -33,15 +27,15 @@ func (h *RunReconciliationHandler) Handle(ctx context.Context, who Actor, day ti
 	out := map[string]application.ReconcileResult{}
 	detail := ""
 	for _, n := range application.ReconciliationSources() {
-		r, err := h.reconcile.Handle(ctx, application.ReconcileDay{Day: day, Source: n})
+		r, err := h.Reconcile.Handle(ctx, application.ReconcileDay{Day: day, Source: n})
 		if err != nil {
 			return out, err
 		}
 		out[n] = r
 		detail += fmt.Sprintf("%s: %d matched, %d breaks (%d new); ", n, r.Matched, len(r.Found), r.New)
 	}
-	err := h.uow.Do(ctx, func(ctx context.Context) error {
-		return h.audit.record(ctx, who, "reconcile.run", "day:"+domain.BusinessDate(day).Format(time.DateOnly), detail)
+	err := h.UoW.Do(ctx, func(ctx context.Context) error {
+		return h.Audit.record(ctx, who, "reconcile.run", "day:"+domain.BusinessDate(day).Format(time.DateOnly), detail)
 	})
 	return out, err
 }

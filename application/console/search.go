@@ -25,16 +25,10 @@ type SearchPage struct {
 
 // SearchHandler finds objects by what an operator knows of them.
 type SearchHandler struct {
-	backOffice ports.BackOffice
-	sealer     ports.Sealer
-	uow        ports.UnitOfWork
-	audit      audit
-}
-
-// NewSearchHandler returns the handler on the ports it uses.
-func NewSearchHandler(clock ports.Clock, uow ports.UnitOfWork, backOffice ports.BackOffice, sealer ports.Sealer,
-	log ports.AuditLog) *SearchHandler {
-	return &SearchHandler{backOffice: backOffice, sealer: sealer, uow: uow, audit: audit{clock: clock, log: log}}
+	BackOffice ports.BackOffice
+	Sealer     ports.Sealer
+	UoW        ports.UnitOfWork
+	Audit      Audit
 }
 
 // Handle reads the text as any id (application, external, loan, transaction, card, request),
@@ -59,33 +53,33 @@ func (h *SearchHandler) Handle(ctx context.Context, who Actor, text string, afte
 	case len(digits) == 14 && allDigits(digits):
 		// A loan's contract number of 14 digits, or else a PINFL: the client view, by its
 		// blind index; the search is audited with the number masked.
-		if loans, err := h.backOffice.Search(ctx, ports.SearchQuery{Text: text, Number: q.Number, Limit: q.Limit}); err != nil || len(loans) > 0 {
+		if loans, err := h.BackOffice.Search(ctx, ports.SearchQuery{Text: text, Number: q.Number, Limit: q.Limit}); err != nil || len(loans) > 0 {
 			return SearchPage{Hits: loans}, err
 		}
-		err := h.uow.Do(ctx, func(ctx context.Context) error {
-			return h.audit.record(ctx, who, "search.pinfl", "pinfl:"+digits[:2]+"••••••••••"+digits[12:], "")
+		err := h.UoW.Do(ctx, func(ctx context.Context) error {
+			return h.Audit.record(ctx, who, "search.pinfl", "pinfl:"+digits[:2]+"••••••••••"+digits[12:], "")
 		})
-		return SearchPage{Client: hex.EncodeToString(h.sealer.Blind("pinfl", digits)[0])}, err
+		return SearchPage{Client: hex.EncodeToString(h.Sealer.Blind("pinfl", digits)[0])}, err
 	case len(digits) >= 9 && allDigits(digits):
 		phone, err := domain.ParsePhone(digits)
 		if err != nil && len(digits) == 9 {
 			phone, err = domain.ParsePhone("998" + digits)
 		}
 		if err == nil {
-			for _, b := range h.sealer.Blind("phone", phone.String()) {
+			for _, b := range h.Sealer.Blind("phone", phone.String()) {
 				q.PhoneIndexes = append(q.PhoneIndexes, hex.EncodeToString(b))
 			}
 			// Looking a person up by phone is a read of personal data: audited, with the
 			// number masked as the console shows it.
-			err := h.uow.Do(ctx, func(ctx context.Context) error {
-				return h.audit.record(ctx, who, "search.phone", "phone:"+phone.Masked(), "")
+			err := h.UoW.Do(ctx, func(ctx context.Context) error {
+				return h.Audit.record(ctx, who, "search.phone", "phone:"+phone.Masked(), "")
 			})
 			if err != nil {
 				return SearchPage{}, err
 			}
 		}
 	}
-	hits, err := h.backOffice.Search(ctx, q)
+	hits, err := h.BackOffice.Search(ctx, q)
 	if err != nil {
 		return SearchPage{}, err
 	}

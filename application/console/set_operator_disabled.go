@@ -16,14 +16,9 @@ type SetOperatorDisabled struct {
 
 // SetOperatorDisabledHandler disables and enables operators.
 type SetOperatorDisabledHandler struct {
-	uow       ports.UnitOfWork
-	operators ports.OperatorRepository
-	audit     audit
-}
-
-// NewSetOperatorDisabledHandler returns the handler on the ports it uses.
-func NewSetOperatorDisabledHandler(clock ports.Clock, uow ports.UnitOfWork, operators ports.OperatorRepository, log ports.AuditLog) *SetOperatorDisabledHandler {
-	return &SetOperatorDisabledHandler{uow: uow, operators: operators, audit: audit{clock: clock, log: log}}
+	UoW       ports.UnitOfWork
+	Operators ports.OperatorRepository
+	Audit     Audit
 }
 
 // Handle disables or enables the operator.
@@ -31,18 +26,18 @@ func (h *SetOperatorDisabledHandler) Handle(ctx context.Context, who Actor, cmd 
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return err
 	}
-	return h.uow.Do(ctx, func(ctx context.Context) error {
-		o, err := updateOperator(ctx, h.operators, cmd.Name, func(o *domain.Operator) error { o.SetDisabled(cmd.Disabled); return nil })
+	return h.UoW.Do(ctx, func(ctx context.Context) error {
+		o, err := updateOperator(ctx, h.Operators, cmd.Name, func(o *domain.Operator) error { o.SetDisabled(cmd.Disabled); return nil })
 		if err != nil {
 			return err
 		}
 		action := "operator.enable"
 		if cmd.Disabled {
 			action = "operator.disable"
-			if err := h.operators.DeleteSessions(ctx, o.ID(), nil); err != nil {
+			if err := h.Operators.DeleteSessions(ctx, o.ID(), nil); err != nil {
 				return err
 			}
 		}
-		return h.audit.record(ctx, who, action, "operator:"+o.Name(), "")
+		return h.Audit.record(ctx, who, action, "operator:"+o.Name(), "")
 	})
 }

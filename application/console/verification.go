@@ -13,16 +13,10 @@ import (
 // VerificationHandler completes a client's phone verification after the bank's call
 // centre spoke to them: the real counterpart of the sandbox's verification endpoint.
 type VerificationHandler struct {
-	uow          ports.UnitOfWork
-	applications ports.ApplicationRepository
-	clock        ports.Clock
-	audit        audit
-}
-
-// NewVerificationHandler returns the handler on the ports it uses.
-func NewVerificationHandler(clock ports.Clock, uow ports.UnitOfWork, applications ports.ApplicationRepository,
-	log ports.AuditLog) *VerificationHandler {
-	return &VerificationHandler{uow: uow, applications: applications, clock: clock, audit: audit{clock: clock, log: log}}
+	UoW          ports.UnitOfWork
+	Applications ports.ApplicationRepository
+	Clock        ports.Clock
+	Audit        Audit
 }
 
 // The outcomes of a verification call.
@@ -62,18 +56,18 @@ func (h *VerificationHandler) Handle(ctx context.Context, who Actor, cmd Verific
 	if confirmed {
 		action = "application.complete_verification"
 	}
-	return h.uow.Do(ctx, func(ctx context.Context) error {
+	return h.UoW.Do(ctx, func(ctx context.Context) error {
 		var partner uuid.UUID
-		err := h.applications.Update(ctx, cmd.ApplicationID, func(a *domain.Application) error {
+		err := h.Applications.Update(ctx, cmd.ApplicationID, func(a *domain.Application) error {
 			partner = a.PartnerID()
 			if confirmed {
-				return a.CompleteVerification(h.clock.Now(a.PartnerID()))
+				return a.CompleteVerification(h.Clock.Now(a.PartnerID()))
 			}
 			return a.VerificationNotConfirmed()
 		})
 		if err != nil {
 			return err
 		}
-		return h.audit.recordOn(ctx, who, partner, action, "application:"+cmd.ApplicationID.String(), note)
+		return h.Audit.recordOn(ctx, who, partner, action, "application:"+cmd.ApplicationID.String(), note)
 	})
 }

@@ -19,13 +19,8 @@ type VerifyAudit struct {
 // keeps the result, sealed, with its own line in the log: a verification removed, or one
 // forged, is then named by the next.
 type VerifyAuditHandler struct {
-	uow   ports.UnitOfWork
-	audit audit
-}
-
-// NewVerifyAuditHandler returns the handler on the ports it uses.
-func NewVerifyAuditHandler(clock ports.Clock, uow ports.UnitOfWork, log ports.AuditLog) *VerifyAuditHandler {
-	return &VerifyAuditHandler{uow: uow, audit: audit{clock: clock, log: log}}
+	UoW   ports.UnitOfWork
+	Audit Audit
 }
 
 // Handle verifies the whole log as who (an admin, or the command line) and records the result.
@@ -35,13 +30,13 @@ func (h *VerifyAuditHandler) Handle(ctx context.Context, who Actor, cmd VerifyAu
 	if err := who.may(domain.RoleAdmin); err != nil {
 		return ports.AuditVerification{}, err
 	}
-	v, err := h.audit.log.Verify(ctx, cmd.Anchor)
+	v, err := h.Audit.Log.Verify(ctx, cmd.Anchor)
 	if err != nil {
 		return ports.AuditVerification{}, err
 	}
-	v.At = h.audit.now()
-	by := h.audit.entry(who, ports.AuditVerified, "audit_log", verificationDetail(v, cmd.Anchor))
-	err = h.uow.Do(ctx, func(ctx context.Context) error { return h.audit.log.SaveVerification(ctx, v, by) })
+	v.At = h.Audit.now()
+	by := h.Audit.entry(who, ports.AuditVerified, "audit_log", verificationDetail(v, cmd.Anchor))
+	err = h.UoW.Do(ctx, func(ctx context.Context) error { return h.Audit.Log.SaveVerification(ctx, v, by) })
 	if errors.Is(err, ports.ErrNoAuditStart) {
 		return v, nil // v says so; with nothing to seal it on, it is not kept
 	}
@@ -63,12 +58,7 @@ func verificationDetail(v ports.AuditVerification, anchor *ports.AuditHead) stri
 
 // LastAuditVerificationHandler reads the last verification, for the console's audit page.
 type LastAuditVerificationHandler struct {
-	log ports.AuditLog
-}
-
-// NewLastAuditVerificationHandler returns the handler on the ports it uses.
-func NewLastAuditVerificationHandler(log ports.AuditLog) *LastAuditVerificationHandler {
-	return &LastAuditVerificationHandler{log: log}
+	Log ports.AuditLog
 }
 
 // Handle returns the last verification, nil when the log was never verified.
@@ -76,5 +66,5 @@ func (h *LastAuditVerificationHandler) Handle(ctx context.Context, who Actor) (*
 	if err := who.may(domain.RoleViewer); err != nil {
 		return nil, err
 	}
-	return h.log.LastVerification(ctx)
+	return h.Log.LastVerification(ctx)
 }
