@@ -85,7 +85,7 @@ var appModule = fx.Options(
 		useCases[appconsole.Views](),
 		useCase[appconsole.AuditRefusalHandler](), useCase[appconsole.VerifyAuditHandler](), useCase[appconsole.CheckpointAuditHandler](),
 		useCase[appconsole.RetryStageHandler](), useCase[appconsole.ResendEventHandler](), useCase[appconsole.VerificationHandler](),
-		useCase[appconsole.RevealClientDataHandler](), appconsole.NewPartnerHandler, useCase[appconsole.ProposeResolutionHandler](),
+		useCase[appconsole.RevealClientDataHandler](), useCase[appconsole.PartnerHandler](), useCase[appconsole.ProposeResolutionHandler](),
 		appconsole.NewDecideProposalHandler, useCase[appconsole.ProposeBreakAcceptanceHandler](), useCase[appconsole.ProposeLoanActionHandler](),
 		useCase[appconsole.ExplainBreakHandler](), useCase[appconsole.ProposeBreakReopeningHandler](), useCase[appconsole.RunReconciliationHandler](),
 		useCases[appconsole.Actions](),

@@ -45,20 +45,12 @@ type PartnerChange struct {
 // PartnerHandler changes partners, each change in the audit log with who made it: an
 // operator in the console, or CLIActor on the command line.
 type PartnerHandler struct {
-	uow     ports.UnitOfWork
-	create  *application.CreatePartnerHandler
-	enabled *application.SetPartnerEnabledHandler
-	rotate  *application.RotatePartnerKeyHandler
-	webhook *application.SetWebhookHandler
-	audit   Audit
-}
-
-// NewPartnerHandler returns the handler on the ports it uses.
-func NewPartnerHandler(clock ports.Clock, uow ports.UnitOfWork, partners ports.PartnerRepository, sealer ports.Sealer,
-	log ports.AuditLog) *PartnerHandler {
-	return &PartnerHandler{uow: uow, create: &application.CreatePartnerHandler{Clock: clock, UoW: uow, Partners: partners},
-		enabled: &application.SetPartnerEnabledHandler{UoW: uow, Partners: partners}, rotate: &application.RotatePartnerKeyHandler{Clock: clock, UoW: uow, Partners: partners, Sealer: sealer},
-		webhook: &application.SetWebhookHandler{Clock: clock, UoW: uow, Partners: partners, Sealer: sealer}, audit: Audit{Clock: clock, Log: log}}
+	UoW     ports.UnitOfWork
+	Create  *application.CreatePartnerHandler
+	Enabled *application.SetPartnerEnabledHandler
+	Rotate  *application.RotatePartnerKeyHandler
+	Webhook *application.SetWebhookHandler
+	Audit   Audit
 }
 
 // Handle applies the change and its audit entry in one transaction.
@@ -67,7 +59,7 @@ func (h *PartnerHandler) Handle(ctx context.Context, who Actor, cmd PartnerActio
 		return PartnerChange{}, err
 	}
 	var out PartnerChange
-	err := h.uow.Do(ctx, func(ctx context.Context) error {
+	err := h.UoW.Do(ctx, func(ctx context.Context) error {
 		var (
 			err    error
 			detail string
@@ -75,20 +67,20 @@ func (h *PartnerHandler) Handle(ctx context.Context, who Actor, cmd PartnerActio
 		switch cmd.Action {
 		case PartnerCreate:
 			var np application.NewPartner
-			np, err = h.create.Handle(ctx, application.CreatePartner{Name: cmd.Name})
+			np, err = h.Create.Handle(ctx, application.CreatePartner{Name: cmd.Name})
 			out.Partner, out.APIKey, cmd.Name = np.Partner, np.APIKey, np.Partner.Name
 		case PartnerDisable, PartnerEnable:
-			err = h.enabled.Handle(ctx, application.SetPartnerEnabled{Name: cmd.Name, Enabled: cmd.Action == PartnerEnable})
+			err = h.Enabled.Handle(ctx, application.SetPartnerEnabled{Name: cmd.Name, Enabled: cmd.Action == PartnerEnable})
 		case PartnerRotateKey:
 			var k application.RotatedKey
-			k, err = h.rotate.Handle(ctx, application.RotatePartnerKey{Name: cmd.Name, Overlap: cmd.Overlap})
+			k, err = h.Rotate.Handle(ctx, application.RotatePartnerKey{Name: cmd.Name, Overlap: cmd.Overlap})
 			out.APIKey, out.OldKeyUntil = k.APIKey, k.OldUntil
 			detail = "the old key stopped at once"
 			if !k.OldUntil.IsZero() {
 				detail = "the old key works until " + k.OldUntil.In(domain.Tashkent).Format(time.RFC3339)
 			}
 		case PartnerSetWebhook:
-			out.WebhookSecret, err = h.webhook.Handle(ctx, application.SetWebhook{Name: cmd.Name, URL: cmd.URL, AllowHTTP: cmd.AllowHTTP, Overlap: cmd.Overlap})
+			out.WebhookSecret, err = h.Webhook.Handle(ctx, application.SetWebhook{Name: cmd.Name, URL: cmd.URL, AllowHTTP: cmd.AllowHTTP, Overlap: cmd.Overlap})
 			detail = "removed"
 			if u, perr := url.Parse(cmd.URL); cmd.URL != "" && perr == nil {
 				detail = "to " + u.Scheme + "://" + u.Host + ", a new signing secret; the old one signs beside it for " + cmd.Overlap.String()
@@ -99,7 +91,7 @@ func (h *PartnerHandler) Handle(ctx context.Context, who Actor, cmd PartnerActio
 		if err != nil {
 			return err
 		}
-		return h.audit.record(ctx, who, "partner."+cmd.Action, "partner:"+cmd.Name, detail)
+		return h.Audit.record(ctx, who, "partner."+cmd.Action, "partner:"+cmd.Name, detail)
 	})
 	if err != nil {
 		return PartnerChange{}, err
