@@ -122,6 +122,31 @@ func (l *Loan) CloseBooks(start, through time.Time, rules BooksRules) ([]Posting
 	return out, nil
 }
 
+// booksAtWriteOff opens the books of a loan written off on day before its first close (issued
+// since the last close, or before the books ever closed) as books kept from its issue would
+// stand after the close of the day before, the state's Day: its charges paid or waived so far
+// taken in (OpeningBooks), then each item's interest and service accrued through the day before
+// taken in as a close in non-accrual takes it (the loan is written off): what it has not paid on
+// the non-accrual memo (never income on the cash basis, so nothing is reversed), and interest it
+// paid for later days moved out of income to the advance, as a first close's opening moves it.
+// No close classified it: it has no provision, and its overdue principal is still on LOAN.
+func (l *Loan) booksAtWriteOff(day time.Time) (BooksState, []Entry, error) {
+	st, err := l.OpeningBooks()
+	if err != nil {
+		return st, nil, err
+	}
+	b, err := l.repaymentBook()
+	if err != nil {
+		return st, nil, err
+	}
+	st.Day, st.NonAccrual = day.AddDate(0, 0, -1), true
+	items, _ := b.accruedItems(st.Day)
+	st.ownItems(len(items))
+	e := entries{loan: l.id}
+	e.accrueItems(&st, items)
+	return st, e.out, nil
+}
+
 // BooksOpenAfter reports whether a loan whose books stand at st still needs a close.
 func (l *Loan) BooksOpenAfter(st BooksState) bool {
 	end := l.closedAt
