@@ -51,8 +51,8 @@ func (l *Loan) Books() (BooksState, bool) {
 }
 
 // BooksOpen reports whether the close still visits the loan: until the close of the day after it
-// was paid off or written off (a close of that day run before the payment is then caught up), a
-// loan that ended before its first close never.
+// was paid off or written off (a close of that day run before the payment is then caught up); a
+// loan paid off before its first close never (a write-off before it opens the loan's books).
 func (l *Loan) BooksOpen() bool {
 	end := l.closedAt
 	if end.IsZero() {
@@ -76,8 +76,8 @@ func (l *Loan) BooksDay() time.Time {
 // day order, and returns a posting for each day that posted anything. A loan without books
 // yet opens them: from its issue date, or, issued before start (the first day the books ever
 // closed), with one opening entry on start that brings it to what the rules say for that day
-// (its charges paid so far were income when paid). A loan that ended before its first close
-// opens none.
+// (its charges paid so far were income when paid). A loan paid off before its first close opens
+// none; one written off before it opened them at the write-off (WriteOff).
 func (l *Loan) CloseBooks(start, through time.Time, rules BooksRules) ([]Posting, error) {
 	var st BooksState
 	var from time.Time
