@@ -129,6 +129,7 @@ func TestAPostCoreBankingAcknowledgedOtherwiseIsOneBreak(t *testing.T) {
 	gomock.InOrder(
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{pending}, nil),
+		books.EXPECT().UnpostedClosedDays(gomock.Any()).Return(nil, nil),
 		gl.EXPECT().PostJournal(gomock.Any(), journal).Return(skewed, nil),
 		books.EXPECT().AcknowledgeGLPost(gomock.Any(), yesterday, 1, gomock.Any(), gomock.Any()).DoAndReturn(
 			func(_ context.Context, _ time.Time, _ int, ack ports.GLAck, _ time.Time) error {
