@@ -71,13 +71,49 @@ type ScopeClosed struct {
 	Duration time.Duration
 }
 
-// Close closes every scope's days through day, or through its today when day is later (a day
-// not yet begun cannot be closed). A zero day closes through each scope's yesterday: the
-// periodic job's close. The days closed are then posted to the general ledger, with what
-// earlier runs left unacknowledged; a post that fails is ErrGLNotAcknowledged, after every
-// scope is closed. Then each of those days that is over is proved (prove).
+// BooksClosed is what a close did: each time scope's close, and the daily proof of each day it
+// posted, in day order.
+type BooksClosed struct {
+	Scopes []ScopeClosed
+	Proofs []DayProof
+}
+
+// DayProof is the books' daily proof of a day a close posted (docs/accounting.md, The daily
+// proof).
+type DayProof struct {
+	Day time.Time
+	// Pending means the day is not over yet (a close run for today): a later close proves it.
+	Pending bool
+	// Breaks counts the breaks the proof found, by kind (domain.BreakSubledgerDiffers,
+	// domain.BreakGLAckDiffers): none when the books agree; New, those no earlier proof of the
+	// day had recorded.
+	Breaks map[domain.BreakKind]int
+	New    int
+}
+
+// Found is how many breaks the proof found.
+func (p DayProof) Found() int {
+	n := 0
+	for _, k := range p.Breaks {
+		n += k
+	}
+	return n
+}
+
+// Close is CloseAndProve's scopes.
 func (h *CloseBooksHandler) Close(ctx context.Context, day time.Time) ([]ScopeClosed, error) {
-	var out []ScopeClosed
+	c, err := h.CloseAndProve(ctx, day)
+	return c.Scopes, err
+}
+
+// CloseAndProve closes every scope's days through day, or through its today when day is later
+// (a day not yet begun cannot be closed). A zero day closes through each scope's yesterday: the
+// periodic job's close. The days closed are then posted to the general ledger, with what earlier
+// runs left unacknowledged or unposted; a post that fails is ErrGLNotAcknowledged, after every
+// scope is closed. Then each of those days that is over is proved (prove), and its proof
+// reported; a break the proof finds is recorded, not an error.
+func (h *CloseBooksHandler) CloseAndProve(ctx context.Context, day time.Time) (BooksClosed, error) {
+	var out BooksClosed
 	var days []time.Time
 	for _, s := range timeScopes(h.clock) {
 		today := domain.BusinessDate(s.now)
@@ -93,33 +129,41 @@ func (h *CloseBooksHandler) Close(ctx context.Context, day time.Time) ([]ScopeCl
 			return out, err
 		}
 		if done != nil {
-			out = append(out, *done)
+			out.Scopes = append(out.Scopes, *done)
 		}
 		days = append(days, closed...)
 	}
 	posted, err := h.postToGL(ctx, days)
-	return out, errors.Join(err, h.prove(ctx, posted))
+	proofs, perr := h.prove(ctx, posted)
+	out.Proofs = proofs
+	return out, errors.Join(err, perr)
 }
 
 // prove runs the books' daily proof of each of days that is over (on the latest clock: in the
-// sandbox a partner's day closed on its own clock), once each, in day order. A day not over
-// yet (a close run for today) is proved by a later close, which posts it again, or by the
-// daily reconciliation. A proof that cannot run does not stop the others.
-func (h *CloseBooksHandler) prove(ctx context.Context, days []time.Time) error {
+// sandbox a partner's day closed on its own clock), once each, in day order, and reports each,
+// a day not over yet as pending. A day not over yet (a close run for today) is proved by a later
+// close, which posts it again, or by the daily reconciliation. A proof that cannot run does not
+// stop the others.
+func (h *CloseBooksHandler) prove(ctx context.Context, days []time.Time) ([]DayProof, error) {
 	days = slices.Clone(days)
 	slices.SortFunc(days, time.Time.Compare)
 	days = slices.CompactFunc(days, time.Time.Equal)
 	now := LatestNow(h.clock)
+	var out []DayProof
 	var errs []error
 	for _, d := range days {
 		if !domain.DayClosed(d, now) {
+			out = append(out, DayProof{Day: d, Pending: true})
 			continue
 		}
-		if _, err := h.reconcile.Handle(ctx, ReconcileDay{Day: d, Source: domain.SourceBooks}); err != nil {
+		res, err := h.reconcile.Handle(ctx, ReconcileDay{Day: d, Source: domain.SourceBooks})
+		if err != nil {
 			errs = append(errs, fmt.Errorf("books: the proof of %s: %w", d.Format(domain.DateLayout), err))
+			continue
 		}
+		out = append(out, DayProof{Day: d, Breaks: res.Breaks, New: res.New})
 	}
-	return errors.Join(errs...)
+	return out, errors.Join(errs...)
 }
 
 func scopeName(p ports.Partners) string {
