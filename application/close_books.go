@@ -24,10 +24,12 @@ var ErrBooksDate = errors.New("books: day cannot be closed")
 // closed: the next run goes on from the others. A day closed again posts nothing.
 //
 // Each day closed is then posted to the bank's general ledger (ports.GeneralLedger), after it
-// is recorded closed and outside any transaction: the day's journal summed by GL account is
-// recorded first (a day's sequence 1, or the next sequence with what was not posted yet), then
-// sent, then its acknowledgement recorded. A post that failed, or whose outcome is unknown,
-// stays unacknowledged and is sent again, with the same lines and key, by the next run.
+// is recorded closed and outside any transaction, in day order: the day's journal summed by GL
+// account is recorded first (a day's sequence 1, or the next sequence with what was not posted
+// yet), then sent, then its acknowledgement recorded. A post that failed, or whose outcome is
+// unknown, stays unacknowledged and is sent again, with the same lines and key, by the next
+// run, before any later day; a closed day left with no post recorded (a run stopped or failed
+// first, or held back behind it) is posted by the next run too (postToGL).
 //
 // Last, each day the close closed, or whose post it got acknowledged, that is over is proved
 // (the books' daily proof, ReconcileDayHandler with domain.SourceBooks): its sub-ledger against
@@ -69,13 +71,49 @@ type ScopeClosed struct {
 	Duration time.Duration
 }
 
-// Close closes every scope's days through day, or through its today when day is later (a day
-// not yet begun cannot be closed). A zero day closes through each scope's yesterday: the
-// periodic job's close. The days closed are then posted to the general ledger, with what
-// earlier runs left unacknowledged; a post that fails is ErrGLNotAcknowledged, after every
-// scope is closed. Then each of those days that is over is proved (prove).
+// BooksClosed is what a close did: each time scope's close, and the daily proof of each day it
+// posted, in day order.
+type BooksClosed struct {
+	Scopes []ScopeClosed
+	Proofs []DayProof
+}
+
+// DayProof is the books' daily proof of a day a close posted (docs/accounting.md, The daily
+// proof).
+type DayProof struct {
+	Day time.Time
+	// Pending means the day is not over yet (a close run for today): a later close proves it.
+	Pending bool
+	// Breaks counts the breaks the proof found, by kind (domain.BreakSubledgerDiffers,
+	// domain.BreakGLAckDiffers): none when the books agree; New, those no earlier proof of the
+	// day had recorded.
+	Breaks map[domain.BreakKind]int
+	New    int
+}
+
+// Found is how many breaks the proof found.
+func (p DayProof) Found() int {
+	n := 0
+	for _, k := range p.Breaks {
+		n += k
+	}
+	return n
+}
+
+// Close is CloseAndProve's scopes.
 func (h *CloseBooksHandler) Close(ctx context.Context, day time.Time) ([]ScopeClosed, error) {
-	var out []ScopeClosed
+	c, err := h.CloseAndProve(ctx, day)
+	return c.Scopes, err
+}
+
+// CloseAndProve closes every scope's days through day, or through its today when day is later
+// (a day not yet begun cannot be closed). A zero day closes through each scope's yesterday: the
+// periodic job's close. The days closed are then posted to the general ledger, with what earlier
+// runs left unacknowledged or unposted; a post that fails is ErrGLNotAcknowledged, after every
+// scope is closed. Then each of those days that is over is proved (prove), and its proof
+// reported; a break the proof finds is recorded, not an error.
+func (h *CloseBooksHandler) CloseAndProve(ctx context.Context, day time.Time) (BooksClosed, error) {
+	var out BooksClosed
 	var days []time.Time
 	for _, s := range timeScopes(h.clock) {
 		today := domain.BusinessDate(s.now)
@@ -91,33 +129,41 @@ func (h *CloseBooksHandler) Close(ctx context.Context, day time.Time) ([]ScopeCl
 			return out, err
 		}
 		if done != nil {
-			out = append(out, *done)
+			out.Scopes = append(out.Scopes, *done)
 		}
 		days = append(days, closed...)
 	}
 	posted, err := h.postToGL(ctx, days)
-	return out, errors.Join(err, h.prove(ctx, posted))
+	proofs, perr := h.prove(ctx, posted)
+	out.Proofs = proofs
+	return out, errors.Join(err, perr)
 }
 
 // prove runs the books' daily proof of each of days that is over (on the latest clock: in the
-// sandbox a partner's day closed on its own clock), once each, in day order. A day not over
-// yet (a close run for today) is proved by a later close, which posts it again, or by the
-// daily reconciliation. A proof that cannot run does not stop the others.
-func (h *CloseBooksHandler) prove(ctx context.Context, days []time.Time) error {
+// sandbox a partner's day closed on its own clock), once each, in day order, and reports each,
+// a day not over yet as pending. A day not over yet (a close run for today) is proved by a later
+// close, which posts it again, or by the daily reconciliation. A proof that cannot run does not
+// stop the others.
+func (h *CloseBooksHandler) prove(ctx context.Context, days []time.Time) ([]DayProof, error) {
 	days = slices.Clone(days)
 	slices.SortFunc(days, time.Time.Compare)
 	days = slices.CompactFunc(days, time.Time.Equal)
 	now := LatestNow(h.clock)
+	var out []DayProof
 	var errs []error
 	for _, d := range days {
 		if !domain.DayClosed(d, now) {
+			out = append(out, DayProof{Day: d, Pending: true})
 			continue
 		}
-		if _, err := h.reconcile.Handle(ctx, ReconcileDay{Day: d, Source: domain.SourceBooks}); err != nil {
+		res, err := h.reconcile.Handle(ctx, ReconcileDay{Day: d, Source: domain.SourceBooks})
+		if err != nil {
 			errs = append(errs, fmt.Errorf("books: the proof of %s: %w", d.Format(domain.DateLayout), err))
+			continue
 		}
+		out = append(out, DayProof{Day: d, Breaks: res.Breaks, New: res.New})
 	}
-	return errors.Join(errs...)
+	return out, errors.Join(errs...)
 }
 
 func scopeName(p ports.Partners) string {
@@ -203,50 +249,75 @@ func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partne
 	return &done, days, nil
 }
 
-// postToGL sends what earlier runs left unacknowledged, then each of days' journal not yet
-// posted. Each post is recorded in a transaction of its own before it is sent, sent outside
-// any, and acknowledged in another. It returns the days to prove: those of the posts sent again
-// and acknowledged now, then days (a post that fails again leaves its day to the run that gets
-// it acknowledged, so that a general ledger down for hours is not proved every minute).
+// postToGL posts to the general ledger, in day order, every day it has to: those whose posts
+// earlier runs left unacknowledged (sent again, the same, by sequence), the closed days with no
+// post recorded (ports.BooksRepository.UnpostedClosedDays: a run that stopped or failed before
+// it recorded them), and days, the days this close closed or must post again; of each of the
+// last two, the journal not posted yet. Each post is recorded in a transaction of its own
+// before it is sent, sent outside any, and acknowledged in another. A day not acknowledged
+// holds the later days back, so that the general ledger receives the days in order: they are
+// closed, not posted, and the next close, or the next run of the daily job, posts them after
+// it. It returns the days to prove: days, and those whose posts were acknowledged now (a post
+// that fails again leaves its day to the run that gets it acknowledged, so that a general
+// ledger down for hours is not proved every minute).
 func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) ([]time.Time, error) {
 	pending, err := h.books.UnacknowledgedGLPosts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var errs []error
-	var dealt []time.Time
+	unposted, err := h.books.UnpostedClosedDays(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := func(d time.Time) string { return d.Format(domain.DateLayout) }
+	resend := map[string][]ports.GLPost{} // by day, by sequence
+	var order []time.Time
 	for _, p := range pending {
-		if err := h.sendToGL(ctx, p.Journal); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		dealt = append(dealt, p.Journal.Day)
+		resend[key(p.Journal.Day)] = append(resend[key(p.Journal.Day)], p)
+		order = append(order, p.Journal.Day)
 	}
-	dealt = append(dealt, days...)
-	seen := map[time.Time]bool{}
-	for _, d := range days {
-		if seen[d] {
-			continue
-		}
-		seen[d] = true
-		var j ports.GLJournal
-		var added bool
-		err := h.uow.Do(ctx, func(ctx context.Context) error {
-			var err error
-			if j, err = h.nextGLJournal(ctx, d); err != nil || j.Sequence == 0 {
-				return err
+	post := map[string]bool{} // the days whose journal not posted yet is posted
+	for _, d := range append(slices.Clone(unposted), days...) {
+		post[key(d)] = true
+		order = append(order, d)
+	}
+	slices.SortFunc(order, time.Time.Compare)
+	order = slices.CompactFunc(order, func(a, b time.Time) bool { return key(a) == key(b) })
+	dealt := slices.Clone(days)
+	for _, d := range order {
+		acknowledged := false
+		for _, p := range resend[key(d)] {
+			if err := h.sendToGL(ctx, p.Journal); err != nil {
+				return dealt, err
 			}
-			added, err = h.books.AddGLPost(ctx, ports.GLPost{Journal: j, CreatedAt: h.clock.Now(uuid.Nil)})
-			return err
-		})
-		if err != nil {
-			return dealt, errors.Join(append(errs, err)...)
+			acknowledged = true
 		}
-		if added { // else nothing new, or another node recorded it and sends it
-			errs = append(errs, h.sendToGL(ctx, j))
+		if post[key(d)] {
+			var j ports.GLJournal
+			var added bool
+			err := h.uow.Do(ctx, func(ctx context.Context) error {
+				var err error
+				if j, err = h.nextGLJournal(ctx, d); err != nil || j.Sequence == 0 {
+					return err
+				}
+				added, err = h.books.AddGLPost(ctx, ports.GLPost{Journal: j, CreatedAt: h.clock.Now(uuid.Nil)})
+				return err
+			})
+			if err != nil {
+				return dealt, err
+			}
+			if added { // else nothing new, or another node recorded it and sends it
+				if err := h.sendToGL(ctx, j); err != nil {
+					return dealt, err
+				}
+				acknowledged = true
+			}
+		}
+		if acknowledged {
+			dealt = append(dealt, d)
 		}
 	}
-	return dealt, errors.Join(errs...)
+	return dealt, nil
 }
 
 // nextGLJournal is the day's journal not posted yet, summed by GL account, as the day's next

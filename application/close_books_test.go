@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -104,6 +105,7 @@ func TestTheCloseClosesEachBatchInItsOwnTransactionAndRecordsTheDay(t *testing.T
 		// Then the general ledger is told of the days closed: the day before them, posted
 		// already and unchanged, posts nothing; yesterday is posted.
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil),
+		books.EXPECT().UnpostedClosedDays(gomock.Any()).Return([]time.Time{yesterday}, nil),
 		books.EXPECT().GLPosts(gomock.Any(), yesterday.AddDate(0, 0, -1)).Return([]ports.GLPost{before}, nil),
 		books.EXPECT().TrialBalance(gomock.Any(), yesterday.AddDate(0, 0, -1)).Return([]ports.TrialBalanceLine{
 			{Kind: domain.AccountInterestReceivable, Debits: 5}, {Kind: domain.AccountInterestIncome, Credits: 5}}, nil),
@@ -141,6 +143,7 @@ func TestACloseOfAClosedDayReadsOnly(t *testing.T) {
 	// A day after today closes only through today.
 	books.EXPECT().LastClosed(gomock.Any(), "").Return(domain.BusinessDate(t0), true, nil)
 	books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil)
+	books.EXPECT().UnpostedClosedDays(gomock.Any()).Return(nil, nil)
 	done, err := h.Close(context.Background(), domain.BusinessDate(t0).AddDate(0, 0, 5))
 	if err != nil || len(done) != 0 {
 		t.Fatalf("%+v %v", done, err)
@@ -207,6 +210,7 @@ func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
 		books.EXPECT().LoansToClose(gomock.Any(), gomock.Any(), yesterday, loans[0].ID(), gomock.Any()).Return(nil, nil),
 		books.EXPECT().MarkClosed(gomock.Any(), "", []time.Time{yesterday}, gomock.Any()).Return(nil),
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil),
+		books.EXPECT().UnpostedClosedDays(gomock.Any()).Return([]time.Time{yesterday}, nil),
 		books.EXPECT().GLPosts(gomock.Any(), yesterday).Return(nil, nil),
 		books.EXPECT().TrialBalance(gomock.Any(), yesterday).Return([]ports.TrialBalanceLine{
 			{Kind: domain.AccountInterestIncome, Credits: 7671}, {Kind: domain.AccountInterestReceivable, Debits: 7671},
@@ -227,11 +231,13 @@ func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
 		// to prove.
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{recorded}, nil),
+		books.EXPECT().UnpostedClosedDays(gomock.Any()).Return(nil, nil),
 		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx(ports.GLAck{}, ports.ErrGatewayNotReached)),
 		books.EXPECT().FailGLPost(gomock.Any(), yesterday, 1, gomock.Any()).Return(nil),
 		// The one after: the post is sent again, the same, and acknowledged.
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{recorded}, nil),
+		books.EXPECT().UnpostedClosedDays(gomock.Any()).Return(nil, nil),
 		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx(ack, nil)),
 		books.EXPECT().AcknowledgeGLPost(gomock.Any(), yesterday, 1, ack, gomock.Any()).Return(nil),
 	)
@@ -241,6 +247,7 @@ func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
 		// And the one after: nothing left to post, nothing to prove.
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil),
+		books.EXPECT().UnpostedClosedDays(gomock.Any()).Return(nil, nil),
 	)
 	gomock.InOrder(calls...)
 	done, err := h.Close(context.Background(), time.Time{})
@@ -278,6 +285,7 @@ func TestEntriesDatedADayPostedAlreadyGoAsItsNextSequence(t *testing.T) {
 		books.EXPECT().LoansToClose(gomock.Any(), gomock.Any(), yesterday, uuid.Nil, gomock.Any()).Return(nil, nil),
 		books.EXPECT().MarkClosed(gomock.Any(), "", []time.Time{yesterday}, gomock.Any()).Return(nil),
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return(nil, nil),
+		books.EXPECT().UnpostedClosedDays(gomock.Any()).Return([]time.Time{yesterday}, nil),
 		// A payment of 500 dated the day before, after its post.
 		books.EXPECT().GLPosts(gomock.Any(), before).Return([]ports.GLPost{first}, nil),
 		books.EXPECT().TrialBalance(gomock.Any(), before).Return([]ports.TrialBalanceLine{
@@ -304,5 +312,178 @@ func TestEntriesDatedADayPostedAlreadyGoAsItsNextSequence(t *testing.T) {
 	gomock.InOrder(calls...)
 	if _, err := h.Close(context.Background(), time.Time{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// glBooks is the books repository of the general ledger's posts, on the mocks: the days closed
+// and the posts recorded, as the store keeps them.
+type glBooks struct {
+	closed map[time.Time]bool
+	posts  map[time.Time][]ports.GLPost
+}
+
+func (g *glBooks) expect(books *mocks.MockBooksRepository, failAdd func(ports.GLPost) error) {
+	books.EXPECT().LastClosed(gomock.Any(), "").DoAndReturn(func(context.Context, string) (time.Time, bool, error) {
+		var last time.Time
+		for d := range g.closed {
+			if d.After(last) {
+				last = d
+			}
+		}
+		return last, !last.IsZero(), nil
+	}).AnyTimes()
+	books.EXPECT().Start(gomock.Any()).Return(t0.AddDate(0, 0, -30), true, nil).AnyTimes()
+	books.EXPECT().LoansToClose(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes()
+	books.EXPECT().MarkClosed(gomock.Any(), "", gomock.Any(), gomock.Any()).DoAndReturn(
+		func(_ context.Context, _ string, days []time.Time, _ ports.ClosedDay) error {
+			for _, d := range days {
+				g.closed[d] = true
+			}
+			return nil
+		}).AnyTimes()
+	books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).DoAndReturn(func(context.Context) ([]ports.GLPost, error) {
+		var out []ports.GLPost
+		for _, d := range g.days() {
+			for _, p := range g.posts[d] {
+				if p.Reference == "" {
+					out = append(out, p)
+				}
+			}
+		}
+		return out, nil
+	}).AnyTimes()
+	books.EXPECT().UnpostedClosedDays(gomock.Any()).DoAndReturn(func(context.Context) ([]time.Time, error) {
+		var out []time.Time
+		for _, d := range g.days() {
+			if len(g.posts[d]) == 0 {
+				out = append(out, d)
+			}
+		}
+		return out, nil
+	}).AnyTimes()
+	books.EXPECT().GLPosts(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, d time.Time) ([]ports.GLPost, error) {
+		return g.posts[d], nil
+	}).AnyTimes()
+	// Each day's journal: its day of the month as interest accrued.
+	books.EXPECT().TrialBalance(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, d time.Time) ([]ports.TrialBalanceLine, error) {
+		n := int64(d.Day())
+		return []ports.TrialBalanceLine{{Kind: domain.AccountInterestReceivable, Debits: n}, {Kind: domain.AccountInterestIncome, Credits: n}}, nil
+	}).AnyTimes()
+	books.EXPECT().AddGLPost(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p ports.GLPost) (bool, error) {
+		if err := failAdd(p); err != nil {
+			return false, err
+		}
+		for _, q := range g.posts[p.Journal.Day] {
+			if q.Journal.Sequence == p.Journal.Sequence {
+				return false, nil
+			}
+		}
+		g.posts[p.Journal.Day] = append(g.posts[p.Journal.Day], p)
+		return true, nil
+	}).AnyTimes()
+	books.EXPECT().AcknowledgeGLPost(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).DoAndReturn(
+		func(_ context.Context, d time.Time, seq int, ack ports.GLAck, _ time.Time) error {
+			for i := range g.posts[d] {
+				if g.posts[d][i].Journal.Sequence == seq {
+					g.posts[d][i].Reference = ack.Ref
+					g.posts[d][i].Acknowledged = &domain.Turnover{Debits: ack.Debits, Credits: ack.Credits}
+				}
+			}
+			return nil
+		}).AnyTimes()
+	books.EXPECT().FailGLPost(gomock.Any(), gomock.Any(), gomock.Any(), gomock.Any()).Return(nil).AnyTimes()
+	books.EXPECT().Subledger(gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes()
+}
+
+// days are the days closed or posted, in order.
+func (g *glBooks) days() []time.Time {
+	var out []time.Time
+	for d := range g.closed {
+		out = append(out, d)
+	}
+	for d := range g.posts {
+		if !g.closed[d] {
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, time.Time.Compare)
+	return out
+}
+
+// TestEveryClosedDayIsPostedToTheGLInOrder: a close of three days whose post of the second
+// fails (the general ledger, or recording it) leaves that day and the next closed, not posted;
+// the next close, with nothing to close, posts both, after it, so that the general ledger
+// acknowledges each of the three days once, in day order.
+func TestEveryClosedDayIsPostedToTheGLInOrder(t *testing.T) {
+	t.Parallel()
+	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
+	d1, d2, d3 := yesterday.AddDate(0, 0, -2), yesterday.AddDate(0, 0, -1), yesterday
+	down := errors.New("books_gl_posts: the connection was reset")
+	cases := []struct {
+		name    string
+		glFails bool // else recording day 2's post fails
+		want    error
+	}{
+		{"the general ledger fails day 2", true, application.ErrGLNotAcknowledged},
+		{"recording day 2's post fails", false, down},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := setup(t)
+			ctrl := gomock.NewController(t)
+			books, gl, rec := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl), mocks.NewMockReconciliationRepository(ctrl)
+			h := closeHandler(d, books, gl, rec)
+			rec.EXPECT().Record(gomock.Any(), gomock.Any(), gomock.Any()).Return(0, nil).AnyTimes()
+			rec.EXPECT().Standing(gomock.Any(), gomock.Any(), domain.SourceBooks).Return(map[string]int{}, nil).AnyTimes()
+			// The day before is closed and posted already.
+			before := d1.AddDate(0, 0, -1)
+			g := &glBooks{closed: map[time.Time]bool{before: true}, posts: map[time.Time][]ports.GLPost{before: {{
+				Journal: ports.GLJournal{IdempotencyKey: ports.GLKey(before, 1), Day: before, Sequence: 1,
+					Lines: []ports.GLLine{{GL: "16307", Debits: int64(before.Day())}, {GL: "42001", Credits: int64(before.Day())}}},
+				Reference: "GL-0"}}}}
+			failing := true
+			g.expect(books, func(p ports.GLPost) error {
+				if !tc.glFails && failing && p.Journal.Day.Equal(d2) {
+					failing = false
+					return down
+				}
+				return nil
+			})
+			var acknowledged []string
+			gl.EXPECT().PostJournal(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, j ports.GLJournal) (ports.GLAck, error) {
+				if d.inTx {
+					t.Error("the general ledger called inside a transaction")
+				}
+				if tc.glFails && failing && j.Day.Equal(d2) {
+					failing = false
+					return ports.GLAck{}, ports.ErrGatewayNotReached
+				}
+				acknowledged = append(acknowledged, j.IdempotencyKey)
+				return acked("GL-"+j.IdempotencyKey, j), nil
+			}).AnyTimes()
+
+			done, err := h.Close(context.Background(), time.Time{})
+			if !errors.Is(err, tc.want) || len(done) != 1 || !done[0].Through.Equal(d3) {
+				t.Fatalf("the close of three days: %+v, %v; want them closed and %v", done, err, tc.want)
+			}
+			// The next run of the daily job: nothing to close, the days left are posted.
+			if done, err := h.Close(context.Background(), time.Time{}); err != nil || len(done) != 0 {
+				t.Fatalf("the next close: %+v, %v", done, err)
+			}
+			want := []string{ports.GLKey(d1, 1), ports.GLKey(d2, 1), ports.GLKey(d3, 1)}
+			if !slices.Equal(acknowledged, want) {
+				t.Fatalf("the general ledger acknowledged %v, want %v: each day once, in order", acknowledged, want)
+			}
+			for _, day := range []time.Time{d1, d2, d3} {
+				if posts := g.posts[day]; len(posts) != 1 || !ports.GLDayAcknowledged(posts) {
+					t.Fatalf("%s: posts %+v", day.Format(domain.DateLayout), posts)
+				}
+			}
+			// And a close after that posts nothing more.
+			if _, err := h.Close(context.Background(), time.Time{}); err != nil || len(acknowledged) != 3 {
+				t.Fatalf("a third close: %v, %d posts acknowledged", err, len(acknowledged))
+			}
+		})
 	}
 }

@@ -129,6 +129,7 @@ func TestAPostCoreBankingAcknowledgedOtherwiseIsOneBreak(t *testing.T) {
 	gomock.InOrder(
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
 		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{pending}, nil),
+		books.EXPECT().UnpostedClosedDays(gomock.Any()).Return(nil, nil),
 		gl.EXPECT().PostJournal(gomock.Any(), journal).Return(skewed, nil),
 		books.EXPECT().AcknowledgeGLPost(gomock.Any(), yesterday, 1, gomock.Any(), gomock.Any()).DoAndReturn(
 			func(_ context.Context, _ time.Time, _ int, ack ports.GLAck, _ time.Time) error {
@@ -137,8 +138,14 @@ func TestAPostCoreBankingAcknowledgedOtherwiseIsOneBreak(t *testing.T) {
 			}),
 		rec.EXPECT().Breaks(gomock.Any(), gomock.Any()).Return([]ports.BreakRecord{{ID: uuid.New()}}, nil),
 	)
-	if _, err := h.Close(context.Background(), time.Time{}); err != nil {
+	// The close reports the day's proof: one break, new.
+	closed, err := h.CloseAndProve(context.Background(), time.Time{})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if p := closed.Proofs; len(p) != 1 || !p[0].Day.Equal(yesterday) || p[0].Pending || p[0].Found() != 1 || p[0].New != 1 ||
+		p[0].Breaks[domain.BreakGLAckDiffers] != 1 {
+		t.Fatalf("the close reported the proofs %+v", p)
 	}
 	if recorded != skewed {
 		t.Fatalf("recorded the acknowledgement %+v, want it as given, %+v", recorded, skewed)

@@ -51,8 +51,8 @@ func (l *Loan) Books() (BooksState, bool) {
 }
 
 // BooksOpen reports whether the close still visits the loan: until the close of the day after it
-// was paid off or written off (a close of that day run before the payment is then caught up), a
-// loan that ended before its first close never.
+// was paid off or written off (a close of that day run before the payment is then caught up); a
+// loan paid off before its first close never (a write-off before it opens the loan's books).
 func (l *Loan) BooksOpen() bool {
 	end := l.closedAt
 	if end.IsZero() {
@@ -76,8 +76,8 @@ func (l *Loan) BooksDay() time.Time {
 // day order, and returns a posting for each day that posted anything. A loan without books
 // yet opens them: from its issue date, or, issued before start (the first day the books ever
 // closed), with one opening entry on start that brings it to what the rules say for that day
-// (its charges paid so far were income when paid). A loan that ended before its first close
-// opens none.
+// (its charges paid so far were income when paid). A loan paid off before its first close opens
+// none; one written off before it opened them at the write-off (WriteOff).
 func (l *Loan) CloseBooks(start, through time.Time, rules BooksRules) ([]Posting, error) {
 	var st BooksState
 	var from time.Time
@@ -120,6 +120,31 @@ func (l *Loan) CloseBooks(start, through time.Time, rules BooksRules) ([]Posting
 		l.books = &st
 	}
 	return out, nil
+}
+
+// booksAtWriteOff opens the books of a loan written off on day before its first close (issued
+// since the last close, or before the books ever closed) as books kept from its issue would
+// stand after the close of the day before, the state's Day: its charges paid or waived so far
+// taken in (OpeningBooks), then each item's interest and service accrued through the day before
+// taken in as a close in non-accrual takes it (the loan is written off): what it has not paid on
+// the non-accrual memo (never income on the cash basis, so nothing is reversed), and interest it
+// paid for later days moved out of income to the advance, as a first close's opening moves it.
+// No close classified it: it has no provision, and its overdue principal is still on LOAN.
+func (l *Loan) booksAtWriteOff(day time.Time) (BooksState, []Entry, error) {
+	st, err := l.OpeningBooks()
+	if err != nil {
+		return st, nil, err
+	}
+	b, err := l.repaymentBook()
+	if err != nil {
+		return st, nil, err
+	}
+	st.Day, st.NonAccrual = day.AddDate(0, 0, -1), true
+	items, _ := b.accruedItems(st.Day)
+	st.ownItems(len(items))
+	e := entries{loan: l.id}
+	e.accrueItems(&st, items)
+	return st, e.out, nil
 }
 
 // BooksOpenAfter reports whether a loan whose books stand at st still needs a close.

@@ -41,7 +41,8 @@ const (
 )
 
 // IssueAccountKinds are the accounts a loan's issuance opens, and BooksAccountKinds those its
-// first close opens; a cash-basis write-off opens its WRITTEN_OFF account.
+// first close opens (or its write-off, before that close); a loan an earlier version wrote off
+// on the cash basis has a WRITTEN_OFF account too.
 var (
 	IssueAccountKinds = []AccountKind{AccountLoan, AccountDemand, AccountHold}
 	BooksAccountKinds = []AccountKind{AccountOverduePrincipal, AccountInterestReceivable, AccountServiceReceivable,

@@ -137,9 +137,12 @@ func waivable(amount, owed int64, what string) (int64, error) {
 }
 
 // WriteOff takes the loan out of the active portfolio at now: its debt stands still from that
-// business day on, and its principal still owed moves from the loan's account to its
-// written-off account (the posting, absent when no principal is owed). A later payment is a
-// recovery, applied to the debt as it stood on that day in the legal order.
+// business day on. A later payment is a recovery, applied to the debt as it stood on that day in
+// the legal order. The posting writes its principal off on the accrual basis, the same whether
+// or not a close has run for the loan: against its provision first, the rest to
+// WRITE_OFF_EXPENSE, recorded in the written-off memo, its receivables to the non-accrual memo
+// (BooksState.WriteOff); nil when it moves nothing. A loan written off before its first close
+// opens its books at the write-off (booksAtWriteOff), and the posting carries that opening too.
 func (l *Loan) WriteOff(postingID uuid.UUID, now time.Time) (*Posting, error) {
 	b, err := l.openBook()
 	if err != nil {
@@ -154,29 +157,27 @@ func (l *Loan) WriteOff(postingID uuid.UUID, now time.Time) (*Posting, error) {
 	if err := l.itemBooks(); err != nil {
 		return nil, err
 	}
-	if l.books != nil {
-		// A loan that keeps books writes its principal off against its provision, and its
-		// receivables to the memo, even when it owes no principal (the accrual basis).
-		_, _, penalty, err := l.AccruedThrough(BusinessDate(now))
+	day := BusinessDate(now)
+	var opening []Entry
+	if l.books == nil {
+		st, es, err := l.booksAtWriteOff(day)
 		if err != nil {
 			return nil, err
 		}
-		st, entries := l.books.WriteOff(l.id, principal, penalty)
-		l.books = &st
-		if len(entries) == 0 {
-			return nil, nil
-		}
-		p, err := NewPosting(postingID, PostingWriteOff, l.id, now, entries...)
-		return &p, err
+		l.books, opening = &st, es
 	}
-	if principal <= 0 {
-		return nil, nil
-	}
-	p, err := Move(postingID, PostingWriteOff, l.id, now, principal, LoanAccount(AccountWrittenOff, l.id), LoanAccount(AccountLoan, l.id))
+	// Its receivables go to the memo even when it owes no principal.
+	_, _, penalty, err := l.AccruedThrough(day)
 	if err != nil {
 		return nil, err
 	}
-	return &p, nil
+	st, entries := l.books.WriteOff(l.id, principal, penalty)
+	l.books = &st
+	if entries = append(opening, entries...); len(entries) == 0 {
+		return nil, nil
+	}
+	p, err := NewPosting(postingID, PostingWriteOff, l.id, now, entries...)
+	return &p, err
 }
 
 // changed records an operator's change to the loan: its version moves on (a repayment request

@@ -99,8 +99,9 @@ func TestNothingToWaive(t *testing.T) {
 	}
 }
 
-// A written-off loan's debt stands still; its principal moves to the written-off account, and
-// a later payment, a recovery, is applied to the debt as it stood and credits that account.
+// A written-off loan's debt stands still; its principal is written off on the accrual basis
+// (WRITE_OFF_EXPENSE and the written-off memo) even before its first close, and a later payment,
+// a recovery, is applied to the debt as it stood and is recovery income.
 func TestWriteOffFreezesTheDebtAndPaymentsRecoverIt(t *testing.T) {
 	t.Parallel()
 	loan := overdueLoan(t)
@@ -111,9 +112,13 @@ func TestWriteOffFreezesTheDebtAndPaymentsRecoverIt(t *testing.T) {
 		t.Fatalf("write-off: %v", err)
 	}
 	principal := before.NotDuePrincipal + before.OverduePrincipal
-	if e := posting.Entries; e[0].Account.Kind != domain.AccountWrittenOff || e[0].Debit != principal ||
-		e[1].Account.Kind != domain.AccountLoan || e[1].Credit != principal {
-		t.Fatalf("write-off posting %+v, want %d from the loan to written off", posting.Entries, principal)
+	moved := map[domain.AccountKind]int64{}
+	for _, e := range posting.Entries {
+		moved[e.Account.Kind] += e.Debit - e.Credit
+	}
+	if moved[domain.AccountWriteOffExpense] != principal || moved[domain.AccountLoan] != -principal ||
+		moved[domain.AccountMemoWrittenOff] != principal || moved[domain.AccountWrittenOff] != 0 {
+		t.Fatalf("write-off posting %+v, want %d from the loan to the write-off expense and its memo", posting.Entries, principal)
 	}
 	if _, err := loan.WriteOff(uuid.New(), off); !errors.Is(err, domain.ErrLoanWrittenOff) {
 		t.Fatalf("writing off twice: %v", err)
@@ -131,8 +136,8 @@ func TestWriteOffFreezesTheDebtAndPaymentsRecoverIt(t *testing.T) {
 		t.Fatal("a payment after the write-off is not a recovery")
 	}
 	for _, e := range rposting.Entries {
-		if e.Account.Kind == domain.AccountLoan {
-			t.Fatalf("a recovery posts to the loan's account: %+v", rposting.Entries)
+		if e.Account.Kind == domain.AccountLoan || e.Account.Kind == domain.AccountWrittenOff {
+			t.Fatalf("a recovery posts to the loan's principal accounts: %+v", rposting.Entries)
 		}
 	}
 	rest := position(t, loan, later).Payoff()

@@ -40,6 +40,10 @@ type BooksRepository interface {
 	// UnacknowledgedGLPosts are the posts core banking has not acknowledged yet, by day and
 	// sequence.
 	UnacknowledgedGLPosts(ctx context.Context) ([]GLPost, error)
+	// UnpostedClosedDays are the days closed (for any scope) with no post to the general ledger
+	// recorded, in day order: a close whose post of a day was never recorded (stopped, failed, or
+	// held back behind an earlier day not acknowledged) leaves them to the next.
+	UnpostedClosedDays(ctx context.Context) ([]time.Time, error)
 	// AddGLPost records a post before it is sent; false when the day's sequence is recorded
 	// already (another node's), and nothing is changed.
 	AddGLPost(ctx context.Context, p GLPost) (bool, error)

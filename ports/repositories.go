@@ -155,8 +155,8 @@ type IdempotencyStore interface {
 type LedgerRepository interface {
 	// OpenLoanAccounts creates the loan's accounts (loan, demand, hold).
 	OpenLoanAccounts(ctx context.Context, loanID uuid.UUID) error
-	// OpenAccount creates an account unless it exists: a loan's written-off account, opened
-	// when the loan is written off.
+	// OpenAccount creates an account unless it exists: a loan's books accounts, opened when a
+	// write-off opens its books (a loan written off before its first close).
 	OpenAccount(ctx context.Context, a domain.Account) error
 	// Post writes a balanced posting; domain.ErrInsufficientFunds when a demand or hold account
 	// would go below zero.

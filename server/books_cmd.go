@@ -3,14 +3,19 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tiyin/tiyin/adapters/journal"
+	"github.com/tiyin/tiyin/application"
 	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
@@ -63,8 +68,16 @@ func booksCloseCmd(o options) *cobra.Command {
 and records the days closed. In the sandbox each partner's loans close on that partner's clock: a
 day after a partner's today is closed only up to its today. It is resumable: a close stopped part
 way leaves the loans it closed closed, and the next run closes the rest. A day closed already
-posts nothing. It prints, for each clock, the day closed through, the loans visited and the
-postings made.`,
+posts nothing. The days closed are then posted to the bank's general ledger, in day order, with
+any an earlier run left unposted or unacknowledged, and each day that is over is proved (the
+books' daily proof: each per-loan account against its control account, each post against core
+banking's acknowledgement).
+
+It prints, for each clock, the day closed through, the loans visited and the postings made, then
+for each day posted whether its proof found breaks (SUBLEDGER_DIFFERS, GL_ACK_DIFFERS) and how
+many, or that the day is not over yet. It exits non-zero when a proof found a break (the break is
+recorded for the console's reconciliation page), and when a post to the general ledger failed (the
+next close posts it again).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			day, err := booksDate(date)
@@ -72,28 +85,76 @@ postings made.`,
 				return err
 			}
 			return withDB(c.Context(), o, func(ctx context.Context, in cli) error {
-				done, err := in.app.Operations.CloseBooks.Close(ctx, day)
-				if err != nil {
-					return err
-				}
-				if len(done) == 0 {
-					fmt.Printf("%s: closed already\n", date)
-				}
-				for _, s := range done {
-					scope := s.Scope
-					if scope == "" {
-						scope = "system clock"
-					}
-					fmt.Printf("%s: closed through %s, %d loans, %d postings, %s\n", scope, s.Through.Format(time.DateOnly),
-						s.Loans, s.Postings, s.Duration.Round(time.Millisecond))
-				}
-				return nil
+				done, err := in.app.Operations.CloseBooks.CloseAndProve(ctx, day)
+				return errors.Join(err, printClosed(os.Stdout, date, done))
 			})
 		},
 	}
 	c.Flags().StringVar(&date, "date", "", "the last business day to close, YYYY-MM-DD (Asia/Tashkent)")
 	_ = c.MarkFlagRequired("date")
 	return c
+}
+
+// errProofBreaks means the books' daily proof of a day a close posted found breaks.
+var errProofBreaks = errors.New("the books' daily proof found breaks")
+
+// printClosed writes what a close did (date is the day asked): each clock's close, then each
+// day's proof; an error when a proof found breaks, naming the days.
+func printClosed(w io.Writer, date string, done application.BooksClosed) error {
+	if len(done.Scopes) == 0 {
+		_, _ = fmt.Fprintf(w, "%s: closed already\n", date)
+	}
+	for _, s := range done.Scopes {
+		scope := s.Scope
+		if scope == "" {
+			scope = "system clock"
+		}
+		_, _ = fmt.Fprintf(w, "%s: closed through %s, %d loans, %d postings, %s\n", scope, s.Through.Format(time.DateOnly),
+			s.Loans, s.Postings, s.Duration.Round(time.Millisecond))
+	}
+	found := 0
+	var days []string
+	kinds := map[domain.BreakKind]bool{}
+	for _, p := range done.Proofs {
+		d := p.Day.Format(time.DateOnly)
+		switch n := p.Found(); {
+		case p.Pending:
+			_, _ = fmt.Fprintf(w, "%s: not proved yet: the day is not over (a later close proves it)\n", d)
+		case n == 0:
+			_, _ = fmt.Fprintf(w, "%s: the daily proof found no breaks\n", d)
+		default:
+			found += n
+			days = append(days, d)
+			var each []string
+			for _, k := range slices.Sorted(maps.Keys(p.Breaks)) {
+				each = append(each, fmt.Sprintf("%s %d", k, p.Breaks[k]))
+				kinds[k] = true
+			}
+			_, _ = fmt.Fprintf(w, "%s: the daily proof found %d %s (%s; %d new)\n", d, n, plural(n, "break", "breaks"),
+				strings.Join(each, ", "), p.New)
+		}
+	}
+	if found == 0 {
+		return nil
+	}
+	var why []string
+	if kinds[domain.BreakSubledgerDiffers] {
+		why = append(why, "a per-loan account's sum over loans differs from its control account")
+	}
+	if kinds[domain.BreakGLAckDiffers] {
+		why = append(why, "core banking acknowledged other totals than were posted to its general ledger")
+	}
+	return fmt.Errorf("%w: %d on %s (%s); nothing was adjusted: work the breaks of source BOOKS on the console's "+
+		"reconciliation page (docs/reconciliation.md, The books' daily proof)", errProofBreaks, found, strings.Join(days, ", "),
+		strings.Join(why, "; "))
+}
+
+// plural is one for 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // trialBalanceJSON is the trial balance's JSON (docs/accounting.md, Trial balance).

@@ -178,10 +178,16 @@ type closeBooksWorker struct {
 func (w *closeBooksWorker) Timeout(*river.Job[CloseBooksArgs]) time.Duration { return time.Hour }
 
 func (w *closeBooksWorker) Work(ctx context.Context, _ *river.Job[CloseBooksArgs]) error {
-	done, err := w.app.Operations.CloseBooks.Close(ctx, time.Time{})
-	for _, s := range done {
+	done, err := w.app.Operations.CloseBooks.CloseAndProve(ctx, time.Time{})
+	for _, s := range done.Scopes {
 		w.log.Info("books closed", zap.String("scope", s.Scope), zap.String("through", s.Through.Format(time.DateOnly)),
 			zap.Int("loans", s.Loans), zap.Int("postings", s.Postings), zap.Duration("took", s.Duration))
+	}
+	for _, p := range done.Proofs { // recorded as breaks, for the console's reconciliation page
+		if n := p.Found(); n > 0 {
+			w.log.Warn("books proof found breaks", zap.String("day", p.Day.Format(time.DateOnly)), zap.Int("breaks", n),
+				zap.Int("new", p.New))
+		}
 	}
 	return err
 }

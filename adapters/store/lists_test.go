@@ -351,7 +351,8 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 		}
 
 		// A written-off loan leaves the open portfolio: counted apart, its principal on its
-		// written-off account.
+		// written-off memo (the write-off opens its books, as the approval does), or on its
+		// WRITTEN_OFF account for a loan written off on the cash basis before.
 		gone := s.fundedLoanOf(t, other, 2_000_000, time.Time{})
 		if err := s.uow.Do(ctx, func(ctx context.Context) error {
 			return s.loans.Update(ctx, gone.ID(), func(l *domain.Loan) error {
@@ -359,8 +360,10 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := s.ledger.OpenAccount(ctx, domain.LoanAccount(domain.AccountWrittenOff, l.ID())); err != nil {
-					return err
+				for _, k := range domain.BooksAccountKinds {
+					if err := s.ledger.OpenAccount(ctx, domain.LoanAccount(k, l.ID())); err != nil {
+						return err
+					}
 				}
 				return s.ledger.Post(ctx, *p)
 			})
@@ -371,6 +374,32 @@ func TestPortfolioByPartnerAndDaysOverdue(t *testing.T) {
 		want[1].WrittenOff, want[1].WrittenOffPrincipal = 1, 2_000_000
 		if err != nil || !reflect.DeepEqual(rows, want) {
 			t.Fatalf("with a loan written off:\n got %+v\nwant %+v (%v)", rows, want, err)
+		}
+		// One written off by an earlier version, on the cash basis: its principal to WRITTEN_OFF.
+		cash := s.fundedLoanOf(t, other, 3_000_000, time.Time{})
+		if err := s.uow.Do(ctx, func(ctx context.Context) error {
+			return s.loans.Update(ctx, cash.ID(), func(l *domain.Loan) error {
+				if _, err := l.WriteOff(uuid.New(), t0.Add(time.Hour)); err != nil {
+					return err
+				}
+				a := domain.LoanAccount(domain.AccountWrittenOff, l.ID())
+				if err := s.ledger.OpenAccount(ctx, a); err != nil {
+					return err
+				}
+				p, err := domain.Move(uuid.New(), domain.PostingWriteOff, l.ID(), t0.Add(time.Hour), 3_000_000, a,
+					domain.LoanAccount(domain.AccountLoan, l.ID()))
+				if err != nil {
+					return err
+				}
+				return s.ledger.Post(ctx, p)
+			})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		rows, err = s.back.Portfolio(ctx, ports.Today{Date: due.AddDate(0, 0, 45)})
+		want[1].WrittenOff, want[1].WrittenOffPrincipal = 2, 5_000_000
+		if err != nil || !reflect.DeepEqual(rows, want) {
+			t.Fatalf("with a loan written off on the cash basis too:\n got %+v\nwant %+v (%v)", rows, want, err)
 		}
 	})
 }

@@ -160,18 +160,24 @@ func (h *DecideProposalHandler) resolve(ctx context.Context, p *domain.Proposal,
 func (h *DecideProposalHandler) applyLoanAction(ctx context.Context, p *domain.Proposal) (string, uuid.UUID, error) {
 	var out domain.ActionOutcome
 	var partner uuid.UUID
+	var opened bool // the action opened the loan's books: a write-off before its first close
 	err := h.loans.Update(ctx, p.ObjectID, func(loan *domain.Loan) error {
 		var err error
 		partner = loan.PartnerID()
+		_, had := loan.Books()
 		out, err = p.ApplyTo(loan, application.NewID(), application.NewID(), h.clock.Now(loan.PartnerID()))
+		_, has := loan.Books()
+		opened = !had && has
 		return err
 	})
 	if err != nil {
 		return "", partner, err
 	}
-	if p.Kind == domain.ActionWriteOff && len(out.Postings) > 0 {
-		if err := h.ledger.OpenAccount(ctx, domain.LoanAccount(domain.AccountWrittenOff, p.ObjectID)); err != nil {
-			return "", partner, err
+	if opened { // as the close opens them (ports.BooksRepository.SaveClosed)
+		for _, k := range domain.BooksAccountKinds {
+			if err := h.ledger.OpenAccount(ctx, domain.LoanAccount(k, p.ObjectID)); err != nil {
+				return "", partner, err
+			}
 		}
 	}
 	for _, posting := range out.Postings {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"go.uber.org/mock/gomock"
@@ -17,11 +18,22 @@ import (
 // events of its updates are kept in c.loanEvents.
 func (c *fixture) overdueLoan(t *testing.T) (*domain.Loan, func() *domain.Loan) {
 	t.Helper()
+	return c.storedLoan(t, c.loanIssued(t0.AddDate(0, -4, 0)))
+}
+
+// loanIssued is a loan of 500 000 000 at 28 % for 12 months issued at the moment.
+func (c *fixture) loanIssued(at time.Time) *domain.Loan {
 	rate, _ := domain.ParsePercent("28")
 	penalty, _ := domain.ParsePercent("0.05")
-	loan := domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: uuid.New(), PartnerID: c.partner,
+	return domain.RestoreLoan(domain.LoanState{ID: uuid.New(), ApplicationID: uuid.New(), PartnerID: c.partner,
 		Amount: 500_000_000, MonthPeriod: 12, Rate: rate, PenaltyDaily: penalty, ScheduleType: domain.ScheduleAnnuity,
-		ContractNumber: "4829105736", IssuedAt: t0.AddDate(0, -4, 0)})
+		ContractNumber: "4829105736", IssuedAt: at})
+}
+
+// storedLoan stores the loan: Get and Update read and write it through the mocks; the events of
+// its updates are kept in c.loanEvents. It returns the loan and a reader of it as stored.
+func (c *fixture) storedLoan(t *testing.T, loan *domain.Loan) (*domain.Loan, func() *domain.Loan) {
+	t.Helper()
 	stored := loan.State()
 	c.loans.EXPECT().Get(gomock.Any(), loan.ID()).DoAndReturn(func(context.Context, uuid.UUID) (*domain.Loan, error) {
 		return domain.RestoreLoan(stored), nil
@@ -137,8 +149,10 @@ func TestALoanActionIsAppliedOnlyWhenASecondOfficerApprovesIt(t *testing.T) {
 				posted = append(posted, p.Kind)
 				return nil
 			}).AnyTimes()
-			if tc.cmd.Kind == domain.ActionWriteOff {
-				c.ledger.EXPECT().OpenAccount(gomock.Any(), domain.LoanAccount(domain.AccountWrittenOff, loan.ID())).Return(nil).Times(1)
+			if tc.cmd.Kind == domain.ActionWriteOff { // before the loan's first close: it opens the loan's books
+				for _, k := range domain.BooksAccountKinds {
+					c.ledger.EXPECT().OpenAccount(gomock.Any(), domain.LoanAccount(k, loan.ID())).Return(nil).Times(1)
+				}
 			}
 			var created *domain.Repayment
 			c.payments.EXPECT().Create(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, r *domain.Repayment) error {
@@ -228,5 +242,88 @@ func TestAManualRepaymentWithAUsedReceiptIsRefusedBeforeItIsProposed(t *testing.
 	}
 	if len(c.audit) != 0 || len(c.props) != 0 {
 		t.Fatalf("a refused proposal left %d audit lines, %d proposals", len(c.audit), len(c.props))
+	}
+}
+
+// An approved write-off posts on the accrual basis whether or not a close has run for the loan:
+// one written off before its first close opens its books at the write-off, with the books
+// accounts the close would have opened, before its posting; one whose books are kept opens none.
+func TestAnApprovedWriteOffKeepsTheBooksBeforeTheFirstClose(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	maker := console.Actor{ID: uuid.New(), Name: "alice", Role: domain.RoleOfficer}
+	checker := console.Actor{ID: uuid.New(), Name: "bob", Role: domain.RoleOfficer}
+	today := domain.BusinessDate(t0)
+	cases := []struct {
+		name   string
+		issued time.Time
+		closed bool // its books closed through yesterday
+		memo   bool // charges owed go to the non-accrual memo
+	}{
+		{name: "written off on its issue day, before any close", issued: t0.Add(-time.Hour)},
+		{name: "overdue, before the books ever closed", issued: t0.AddDate(0, -4, 0), memo: true},
+		{name: "its books kept", issued: t0.AddDate(0, -4, 0), closed: true, memo: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := setupConsole(t)
+			c.known(maker, checker)
+			uc := c.app()
+			loan := c.loanIssued(tc.issued)
+			if tc.closed {
+				if _, err := loan.CloseBooks(domain.BusinessDate(tc.issued), today.AddDate(0, 0, -1), domain.DefaultBooksRules()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			loan, current := c.storedLoan(t, loan)
+			opened := map[domain.Account]bool{}
+			c.ledger.EXPECT().OpenAccount(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, a domain.Account) error {
+				if !c.inTx || opened[a] {
+					t.Errorf("%s opened again or outside the approval's transaction", a.Key())
+				}
+				opened[a] = true
+				return nil
+			}).AnyTimes()
+			var posted []domain.Posting
+			c.ledger.EXPECT().Post(gomock.Any(), gomock.Any()).DoAndReturn(func(_ context.Context, p domain.Posting) error {
+				for _, e := range p.Entries {
+					if e.Account.LoanID != uuid.Nil && e.Account.Kind != domain.AccountLoan && !opened[e.Account] && !tc.closed {
+						t.Errorf("posted to %s, not opened", e.Account.Key())
+					}
+				}
+				posted = append(posted, p)
+				return nil
+			}).AnyTimes()
+			cmd := console.ProposeLoanAction{Kind: domain.ActionWriteOff, LoanID: loan.ID(), Reason: "fraud, police report 12"}
+			id, err := uc.Actions.ProposeLoanAction.Handle(ctx, maker, cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := uc.Actions.DecideProposal.Handle(ctx, checker, console.DecideProposal{ID: id, Approve: true}); err != nil {
+				t.Fatal(err)
+			}
+			if len(posted) != 1 || posted[0].Kind != domain.PostingWriteOff {
+				t.Fatalf("posted %+v, want one write-off", posted)
+			}
+			moved := map[domain.AccountKind]int64{}
+			for _, e := range posted[0].Entries {
+				moved[e.Account.Kind] += e.Debit - e.Credit
+			}
+			principal := -moved[domain.AccountLoan] - moved[domain.AccountOverduePrincipal]
+			expense := moved[domain.AccountWriteOffExpense] + moved[domain.AccountProvision]
+			if principal <= 0 || expense != principal || moved[domain.AccountMemoWrittenOff] != principal || moved[domain.AccountWrittenOff] != 0 ||
+				(moved[domain.AccountMemoNonAccruedInterest] > 0 || moved[domain.AccountMemoNonAccruedPenalty] > 0) != tc.memo {
+				t.Fatalf("the write-off posted %v", moved)
+			}
+			if n := len(opened); tc.closed && n != 0 || !tc.closed && n != len(domain.BooksAccountKinds) {
+				t.Fatalf("%d accounts opened: %v", n, opened)
+			}
+			after := current()
+			if st, open := after.Books(); !open || !st.NonAccrual || st.MemoWrittenOff != principal || after.Status() != domain.LoanWrittenOff ||
+				!st.Day.Equal(today.AddDate(0, 0, -1)) {
+				t.Fatalf("the loan stored %s with books (open %t) %+v", after.Status(), open, st)
+			}
+		})
 	}
 }

@@ -2552,6 +2552,21 @@ func (mr *MockBooksRepositoryMockRecorder) UnacknowledgedGLPosts(ctx any) *gomoc
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "UnacknowledgedGLPosts", reflect.TypeOf((*MockBooksRepository)(nil).UnacknowledgedGLPosts), ctx)
 }
 
+// UnpostedClosedDays mocks base method.
+func (m *MockBooksRepository) UnpostedClosedDays(ctx context.Context) ([]time.Time, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "UnpostedClosedDays", ctx)
+	ret0, _ := ret[0].([]time.Time)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// UnpostedClosedDays indicates an expected call of UnpostedClosedDays.
+func (mr *MockBooksRepositoryMockRecorder) UnpostedClosedDays(ctx any) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "UnpostedClosedDays", reflect.TypeOf((*MockBooksRepository)(nil).UnpostedClosedDays), ctx)
+}
+
 // MockNetworkJournal is a mock of NetworkJournal interface.
 type MockNetworkJournal struct {
 	ctrl     *gomock.Controller

@@ -63,6 +63,16 @@ func TestKnownHistoriesAgree(t *testing.T) {
 				{Day: 22, Early: true, Kind: part, Share: 0.04779925989709437}, {Day: 731, Kind: due},
 				{Day: 732, Early: true, Kind: part, Share: 0.1568496541119231}, {Day: 752, Early: true, Kind: part, Share: 0.3642430885120532},
 				{Day: 753, Early: true, Kind: part, Share: 0.11340325570634496}, {Day: 791, Kind: due}}},
+		// Loans written off on their issue day, before any close (a history no seed drew, written
+		// by hand): the domain once wrote them off on the cash basis (WRITTEN_OFF) and never
+		// opened their books, where the oracle keeps books from issue ("the domain's loan has no
+		// books after its first close"); the write-off now opens them. A payment before it on the
+		// same day, and a recovery after it.
+		{Terms: oracle.Terms{Amount: 3352, Months: 11, Rate: 7368, Service: 221, PenaltyDaily: 1, Differentiated: true, IssuedOn: date("2029-02-28")},
+			Days: 69, Payments: []payment{{Day: 0, Kind: writeOff}, {Day: 16, Kind: part, Share: 0.13439599277152436, Late: true}}},
+		{Terms: oracle.Terms{Amount: 33520000, Months: 11, Rate: 7368, Service: 221, PenaltyDaily: 1, IssuedOn: date("2029-01-31")},
+			Days: 69, Payments: []payment{{Day: 0, Kind: part, Share: 0.3}, {Day: 0, Kind: writeOff},
+				{Day: 40, Kind: part, Share: 0.25}}},
 	} {
 		if w := compare(h); w.err != nil || w.payments == 0 {
 			t.Errorf("%s: %v (%d payments compared)", h.Terms, w.err, w.payments)
