@@ -47,8 +47,9 @@ func due(t *testing.T, outbox *store.EventOutbox, now time.Time, limit int) []po
 	t.Helper()
 	// The sequencer's advisory lock is one per PostgreSQL database, and the package's tests run
 	// in parallel, each in a schema of its own: a pass that found the lock taken numbers
-	// nothing, so number until three passes in a row found nothing left.
-	for idle := 0; idle < 3; {
+	// nothing, so number until five passes in a row, 50 ms apart, found nothing left (a loaded
+	// machine held the lock past three passes 10 ms apart).
+	for idle := 0; idle < 5; {
 		n, err := outbox.Sequence(context.Background(), 1000)
 		if err != nil {
 			t.Fatal(err)
@@ -58,7 +59,7 @@ func due(t *testing.T, outbox *store.EventOutbox, now time.Time, limit int) []po
 			continue
 		}
 		idle++
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 	return must(outbox.ClaimDue(context.Background(), ports.Partners{}, now, lease, limit))
 }
