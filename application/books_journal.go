@@ -4,19 +4,13 @@ import (
 	"context"
 	"time"
 
-	"github.com/tiyin/tiyin/domain"
 	"github.com/tiyin/tiyin/ports"
 )
 
 // JournalHandler reads a day's journal.
 type JournalHandler struct {
-	books ports.BooksRepository
-	chart domain.Chart
-}
-
-// NewJournalHandler returns the handler on the ports it uses.
-func NewJournalHandler(books ports.BooksRepository, cfg Config) *JournalHandler {
-	return &JournalHandler{books: books, chart: cfg.chart()}
+	Books  ports.BooksRepository
+	Config Config
 }
 
 // JournalEntry is a journal line with its general ledger account.
@@ -27,13 +21,13 @@ type JournalEntry struct {
 
 // Handle lists the day's entries in posting order.
 func (h *JournalHandler) Handle(ctx context.Context, day time.Time) ([]JournalEntry, error) {
-	lines, err := h.books.Journal(ctx, day)
+	lines, err := h.Books.Journal(ctx, day)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]JournalEntry, 0, len(lines))
+	out, chart := make([]JournalEntry, 0, len(lines)), h.Config.chart()
 	for _, l := range lines {
-		out = append(out, JournalEntry{JournalLine: l, GL: h.chart.GL(l.Account.Kind)})
+		out = append(out, JournalEntry{JournalLine: l, GL: chart.GL(l.Account.Kind)})
 	}
 	return out, nil
 }
@@ -41,5 +35,5 @@ func (h *JournalHandler) Handle(ctx context.Context, day time.Time) ([]JournalEn
 // GeneralLedger is the day's posts to the bank's general ledger, by sequence, with core
 // banking's acknowledgements.
 func (h *JournalHandler) GeneralLedger(ctx context.Context, day time.Time) ([]ports.GLPost, error) {
-	return h.books.GLPosts(ctx, day)
+	return h.Books.GLPosts(ctx, day)
 }

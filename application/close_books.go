@@ -36,26 +36,16 @@ var ErrBooksDate = errors.New("books: day cannot be closed")
 // its control accounts, and its posts against core banking's acknowledgements. A difference is
 // recorded as a reconciliation break; nothing is adjusted.
 type CloseBooksHandler struct {
-	clock     ports.Clock
-	uow       ports.UnitOfWork
-	books     ports.BooksRepository
-	gl        ports.GeneralLedger
-	reconcile *ReconcileDayHandler
-	rules     domain.BooksRules
-	chart     domain.Chart
-	batch     int
+	Clock     ports.Clock
+	UoW       ports.UnitOfWork
+	Books     ports.BooksRepository
+	GL        ports.GeneralLedger
+	Reconcile *ReconcileDayHandler
+	Config    Config
 }
 
 // closeBatch is how many loans one transaction of the close closes.
 const closeBatch = 500
-
-// NewCloseBooksHandler returns the handler on the ports it uses.
-func NewCloseBooksHandler(clock ports.Clock, uow ports.UnitOfWork, books ports.BooksRepository, gl ports.GeneralLedger,
-	reconcile *ReconcileDayHandler, cfg Config,
-) *CloseBooksHandler {
-	return &CloseBooksHandler{clock: clock, uow: uow, books: books, gl: gl, reconcile: reconcile, rules: cfg.booksRules(),
-		chart: cfg.chart(), batch: closeBatch}
-}
 
 // ErrGLNotAcknowledged means a closed day's journal was not acknowledged by the general
 // ledger: the day stays closed, and the next close posts it again.
@@ -115,7 +105,7 @@ func (h *CloseBooksHandler) Close(ctx context.Context, day time.Time) ([]ScopeCl
 func (h *CloseBooksHandler) CloseAndProve(ctx context.Context, day time.Time) (BooksClosed, error) {
 	var out BooksClosed
 	var days []time.Time
-	for _, s := range timeScopes(h.clock) {
+	for _, s := range timeScopes(h.Clock) {
 		today := domain.BusinessDate(s.now)
 		through := today.AddDate(0, 0, -1)
 		if !day.IsZero() {
@@ -148,7 +138,7 @@ func (h *CloseBooksHandler) prove(ctx context.Context, days []time.Time) ([]DayP
 	days = slices.Clone(days)
 	slices.SortFunc(days, time.Time.Compare)
 	days = slices.CompactFunc(days, time.Time.Equal)
-	now := LatestNow(h.clock)
+	now := LatestNow(h.Clock)
 	var out []DayProof
 	var errs []error
 	for _, d := range days {
@@ -156,7 +146,7 @@ func (h *CloseBooksHandler) prove(ctx context.Context, days []time.Time) ([]DayP
 			out = append(out, DayProof{Day: d, Pending: true})
 			continue
 		}
-		res, err := h.reconcile.Handle(ctx, ReconcileDay{Day: d, Source: domain.SourceBooks})
+		res, err := h.Reconcile.Handle(ctx, ReconcileDay{Day: d, Source: domain.SourceBooks})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("books: the proof of %s: %w", d.Format(domain.DateLayout), err))
 			continue
@@ -177,11 +167,12 @@ func scopeName(p ports.Partners) string {
 // days it returns are those the general ledger must be told of: the days it closed, and the
 // scope's last closed day before them (a close run for today, then a payment that day).
 func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partners ports.Partners, through time.Time) (*ScopeClosed, []time.Time, error) {
-	last, closed, err := h.books.LastClosed(ctx, scope)
+	rules := h.Config.booksRules()
+	last, closed, err := h.Books.LastClosed(ctx, scope)
 	if err != nil || closed && !last.Before(through) {
 		return nil, nil, err
 	}
-	start, started, err := h.books.Start(ctx)
+	start, started, err := h.Books.Start(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,8 +187,8 @@ func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partne
 	var after uuid.UUID // the batches walk the loans in id order: each reads on from the last
 	for {
 		var n int
-		err := h.uow.Do(ctx, func(ctx context.Context) error {
-			loans, err := h.books.LoansToClose(ctx, partners, through, after, h.batch)
+		err := h.UoW.Do(ctx, func(ctx context.Context) error {
+			loans, err := h.Books.LoansToClose(ctx, partners, through, after, closeBatch)
 			if err != nil {
 				return err
 			}
@@ -211,14 +202,14 @@ func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partne
 				if l.BooksDay().IsZero() {
 					opened = append(opened, l.ID())
 				}
-				ps, err := l.CloseBooks(start, through, h.rules)
+				ps, err := l.CloseBooks(start, through, rules)
 				if err != nil {
 					return fmt.Errorf("close of loan %s: %w", l.ID(), err)
 				}
 				postings = append(postings, ps...)
 			}
 			done.Postings += len(postings)
-			return h.books.SaveClosed(ctx, loans, opened, postings)
+			return h.Books.SaveClosed(ctx, loans, opened, postings)
 		})
 		if err != nil {
 			return nil, nil, err
@@ -238,7 +229,7 @@ func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partne
 	for d := from; !d.After(through); d = d.AddDate(0, 0, 1) {
 		days = append(days, d)
 	}
-	err = h.books.MarkClosed(ctx, scope, days, ports.ClosedDay{At: h.clock.Now(uuid.Nil), Loans: done.Loans,
+	err = h.Books.MarkClosed(ctx, scope, days, ports.ClosedDay{At: h.Clock.Now(uuid.Nil), Loans: done.Loans,
 		Postings: done.Postings, Duration: done.Duration})
 	if err != nil {
 		return nil, nil, err
@@ -261,11 +252,11 @@ func (h *CloseBooksHandler) closeScope(ctx context.Context, scope string, partne
 // that fails again leaves its day to the run that gets it acknowledged, so that a general
 // ledger down for hours is not proved every minute).
 func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) ([]time.Time, error) {
-	pending, err := h.books.UnacknowledgedGLPosts(ctx)
+	pending, err := h.Books.UnacknowledgedGLPosts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	unposted, err := h.books.UnpostedClosedDays(ctx)
+	unposted, err := h.Books.UnpostedClosedDays(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -295,12 +286,12 @@ func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) ([]t
 		if post[key(d)] {
 			var j ports.GLJournal
 			var added bool
-			err := h.uow.Do(ctx, func(ctx context.Context) error {
+			err := h.UoW.Do(ctx, func(ctx context.Context) error {
 				var err error
 				if j, err = h.nextGLJournal(ctx, d); err != nil || j.Sequence == 0 {
 					return err
 				}
-				added, err = h.books.AddGLPost(ctx, ports.GLPost{Journal: j, CreatedAt: h.clock.Now(uuid.Nil)})
+				added, err = h.Books.AddGLPost(ctx, ports.GLPost{Journal: j, CreatedAt: h.Clock.Now(uuid.Nil)})
 				return err
 			})
 			if err != nil {
@@ -325,18 +316,18 @@ func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) ([]t
 // dated it since). A day's first post is made even of a day without entries, so that every
 // closed day is acknowledged.
 func (h *CloseBooksHandler) nextGLJournal(ctx context.Context, day time.Time) (ports.GLJournal, error) {
-	posts, err := h.books.GLPosts(ctx, day)
+	posts, err := h.Books.GLPosts(ctx, day)
 	if err != nil {
 		return ports.GLJournal{}, err
 	}
-	tb, err := h.books.TrialBalance(ctx, day)
+	tb, err := h.Books.TrialBalance(ctx, day)
 	if err != nil {
 		return ports.GLJournal{}, err
 	}
 	type sums struct{ debits, credits int64 }
-	by := map[string]sums{}
+	by, chart := map[string]sums{}, h.Config.chart()
 	for _, l := range tb {
-		gl := h.chart.GL(l.Kind)
+		gl := chart.GL(l.Kind)
 		s := by[gl]
 		by[gl] = sums{s.debits + l.Debits, s.credits + l.Credits}
 	}
@@ -366,14 +357,14 @@ func (h *CloseBooksHandler) nextGLJournal(ctx context.Context, day time.Time) (p
 
 // sendToGL posts j and records the outcome: its acknowledgement, or a failed attempt.
 func (h *CloseBooksHandler) sendToGL(ctx context.Context, j ports.GLJournal) error {
-	ack, err := h.gl.PostJournal(ctx, j)
+	ack, err := h.GL.PostJournal(ctx, j)
 	if err != nil {
 		failed := fmt.Errorf("%w: %s: %w", ErrGLNotAcknowledged, j.IdempotencyKey, err)
-		return errors.Join(failed, h.uow.Do(ctx, func(ctx context.Context) error {
-			return h.books.FailGLPost(ctx, j.Day, j.Sequence, err.Error())
+		return errors.Join(failed, h.UoW.Do(ctx, func(ctx context.Context) error {
+			return h.Books.FailGLPost(ctx, j.Day, j.Sequence, err.Error())
 		}))
 	}
-	return h.uow.Do(ctx, func(ctx context.Context) error {
-		return h.books.AcknowledgeGLPost(ctx, j.Day, j.Sequence, ack, h.clock.Now(uuid.Nil))
+	return h.UoW.Do(ctx, func(ctx context.Context) error {
+		return h.Books.AcknowledgeGLPost(ctx, j.Day, j.Sequence, ack, h.Clock.Now(uuid.Nil))
 	})
 }

@@ -30,7 +30,7 @@ func booksLoan(days int) *domain.Loan {
 func closeHandler(d *deps, books *mocks.MockBooksRepository, gl *mocks.MockGeneralLedger,
 	rec *mocks.MockReconciliationRepository) *application.CloseBooksHandler {
 	reconcile := &application.ReconcileDayHandler{Clock: d.clock, UoW: d.uow, Processing: d.cards, CoreBanking: d.core, Reconciliation: rec, Books: books, Settlement: application.TransferSettlement{UoW: d.uow, Transfers: d.transfers, Ledger: d.ledger, Clock: d.clock}}
-	return application.NewCloseBooksHandler(d.clock, d.uow, books, gl, reconcile, application.Config{})
+	return &application.CloseBooksHandler{Clock: d.clock, UoW: d.uow, Books: books, GL: gl, Reconcile: reconcile, Config: application.Config{}}
 }
 
 // acked is core banking's acknowledgement of j as posted: its totals.
@@ -189,6 +189,11 @@ func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
 	journal := ports.GLJournal{IdempotencyKey: ports.GLKey(yesterday, 1), Day: yesterday, Sequence: 1,
 		Lines: []ports.GLLine{{GL: "12401", Debits: 10}, {GL: "16307", Debits: 7671}, {GL: "20206", Credits: 10}, {GL: "42001", Credits: 7671}}}
 	recorded := ports.GLPost{Journal: journal, CreatedAt: t0}
+	failed := func(attempts int) ports.GLPost {
+		p := recorded
+		p.Attempts, p.Error = attempts, "not reached"
+		return p
+	}
 	notInTx := func(ack ports.GLAck, err error) func(context.Context, ports.GLJournal) (ports.GLAck, error) {
 		return func(context.Context, ports.GLJournal) (ports.GLAck, error) {
 			if d.inTx {
@@ -230,13 +235,13 @@ func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
 		// The next close: nothing to close; the post is sent again and fails again: nothing
 		// to prove.
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
-		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{recorded}, nil),
+		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{failed(1)}, nil),
 		books.EXPECT().UnpostedClosedDays(gomock.Any()).Return(nil, nil),
 		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx(ports.GLAck{}, ports.ErrGatewayNotReached)),
 		books.EXPECT().FailGLPost(gomock.Any(), yesterday, 1, gomock.Any()).Return(nil),
 		// The one after: the post is sent again, the same, and acknowledged.
 		books.EXPECT().LastClosed(gomock.Any(), "").Return(yesterday, true, nil),
-		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{recorded}, nil),
+		books.EXPECT().UnacknowledgedGLPosts(gomock.Any()).Return([]ports.GLPost{failed(2)}, nil),
 		books.EXPECT().UnpostedClosedDays(gomock.Any()).Return(nil, nil),
 		gl.EXPECT().PostJournal(gomock.Any(), journal).DoAndReturn(notInTx(ack, nil)),
 		books.EXPECT().AcknowledgeGLPost(gomock.Any(), yesterday, 1, ack, gomock.Any()).Return(nil),

@@ -109,7 +109,7 @@ func TestAPostCoreBankingAcknowledgedOtherwiseIsOneBreak(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	books, gl, rec := mocks.NewMockBooksRepository(ctrl), mocks.NewMockGeneralLedger(ctrl), mocks.NewMockReconciliationRepository(ctrl)
 	reconcile := &application.ReconcileDayHandler{Clock: d.clock, UoW: d.uow, Processing: d.cards, CoreBanking: d.core, Reconciliation: rec, Books: books, Settlement: application.TransferSettlement{UoW: d.uow, Transfers: d.transfers, Ledger: d.ledger, Clock: d.clock}}
-	h := application.NewCloseBooksHandler(d.clock, d.uow, books, gl, reconcile, application.Config{})
+	h := &application.CloseBooksHandler{Clock: d.clock, UoW: d.uow, Books: books, GL: gl, Reconcile: reconcile, Config: application.Config{}}
 	yesterday := domain.BusinessDate(t0).AddDate(0, 0, -1)
 	_, end := domain.BusinessDay(yesterday)
 	journal := ports.GLJournal{IdempotencyKey: ports.GLKey(yesterday, 1), Day: yesterday, Sequence: 1,

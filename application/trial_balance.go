@@ -11,13 +11,8 @@ import (
 // TrialBalanceHandler reads a day's trial balance: each account kind's opening, debits, credits
 // and closing, mapped to the bank's general ledger.
 type TrialBalanceHandler struct {
-	books ports.BooksRepository
-	chart domain.Chart
-}
-
-// NewTrialBalanceHandler returns the handler on the ports it uses.
-func NewTrialBalanceHandler(books ports.BooksRepository, cfg Config) *TrialBalanceHandler {
-	return &TrialBalanceHandler{books: books, chart: cfg.chart()}
+	Books  ports.BooksRepository
+	Config Config
 }
 
 // TrialBalance is a day's trial balance; balances are debits minus credits.
@@ -44,16 +39,16 @@ type TrialBalanceAccount struct {
 
 // Handle reads the day's trial balance, lines in the chart's order of kinds.
 func (h *TrialBalanceHandler) Handle(ctx context.Context, day time.Time) (TrialBalance, error) {
-	lines, err := h.books.TrialBalance(ctx, day)
+	lines, err := h.Books.TrialBalance(ctx, day)
 	if err != nil {
 		return TrialBalance{}, err
 	}
-	last, ok, err := h.books.LastClosed(ctx, "")
+	last, ok, err := h.Books.LastClosed(ctx, "")
 	if err != nil {
 		return TrialBalance{}, err
 	}
 	tb := TrialBalance{Date: day, Closed: ok && !last.Before(day)}
-	if tb.GL, err = h.books.GLPosts(ctx, day); err != nil {
+	if tb.GL, err = h.Books.GLPosts(ctx, day); err != nil {
 		return TrialBalance{}, err
 	}
 	tb.Acknowledged = ports.GLDayAcknowledged(tb.GL)
@@ -62,12 +57,13 @@ func (h *TrialBalanceHandler) Handle(ctx context.Context, day time.Time) (TrialB
 	for _, l := range lines {
 		by[l.Kind] = l
 	}
+	chart := h.Config.chart()
 	for _, k := range domain.AccountKinds() {
 		l, ok := by[k]
 		if !ok {
 			continue
 		}
-		tb.Accounts = append(tb.Accounts, TrialBalanceAccount{Kind: k, GL: h.chart.GL(k), Opening: l.Opening, Debits: l.Debits,
+		tb.Accounts = append(tb.Accounts, TrialBalanceAccount{Kind: k, GL: chart.GL(k), Opening: l.Opening, Debits: l.Debits,
 			Credits: l.Credits, Closing: l.Opening + l.Debits - l.Credits})
 		tb.Debits += l.Debits
 		tb.Credits += l.Credits

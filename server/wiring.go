@@ -50,8 +50,8 @@ var appModule = fx.Options(
 	)),
 	fx.Module("operations", fx.Provide(
 		useCase[application.ReconcileHandler](), useCase[application.CountUnknownOutcomesHandler](), useCase[application.CheckLedgerHandler](),
-		useCase[application.ReconcileDayHandler](), useCase[application.PurgeExpiredHandler](), application.NewCloseBooksHandler,
-		application.NewTrialBalanceHandler, application.NewJournalHandler, useCase[application.SweepSessionsHandler](),
+		useCase[application.ReconcileDayHandler](), useCase[application.PurgeExpiredHandler](), useCase[application.CloseBooksHandler](),
+		useCase[application.TrialBalanceHandler](), useCase[application.JournalHandler](), useCase[application.SweepSessionsHandler](),
 		useCases[application.OperationUseCases](),
 	)),
 	// The sandbox clock is the sandbox's, absent outside it: its use cases then answer that

@@ -32,7 +32,7 @@ func TestTheSubledgerIsReadAgainstItsControlAccountsAtADaysEnd(t *testing.T) {
 		loan := s.fundedLoan(t, 1_000_000_000)
 		issued := domain.BusinessDate(t0)
 		clock := fixedClock{now: t0.AddDate(0, 0, 5)}
-		h := application.NewCloseBooksHandler(clock, s.uow, books, skewedGL{}, &application.ReconcileDayHandler{Clock: clock, UoW: s.uow, Processing: nil, CoreBanking: nil, Reconciliation: store.NewReconciliationRepository(s.db), Books: books, Settlement: application.TransferSettlement{UoW: s.uow, Transfers: nil, Ledger: nil, Clock: clock}}, application.Config{})
+		h := &application.CloseBooksHandler{Clock: clock, UoW: s.uow, Books: books, GL: skewedGL{}, Reconcile: &application.ReconcileDayHandler{Clock: clock, UoW: s.uow, Processing: nil, CoreBanking: nil, Reconciliation: store.NewReconciliationRepository(s.db), Books: books, Settlement: application.TransferSettlement{UoW: s.uow, Transfers: nil, Ledger: nil, Clock: clock}}, Config: application.Config{}}
 		for _, d := range []time.Time{issued, issued.AddDate(0, 0, 1)} { // the books start on the issue day
 			if _, err := h.Close(ctx, d); err != nil {
 				t.Fatal(err)
@@ -102,7 +102,7 @@ func TestTheBooksProofRecordsWhatWasTamperedOnceAndNothingElse(t *testing.T) {
 		gl := skewedGL{extra: map[string]int64{ports.GLKey(third, 1): 1}}
 		clock := fixedClock{now: t0.AddDate(0, 0, 5)}
 		reconcile := &application.ReconcileDayHandler{Clock: clock, UoW: s.uow, Processing: nil, CoreBanking: nil, Reconciliation: rec, Books: books, Settlement: application.TransferSettlement{UoW: s.uow, Transfers: nil, Ledger: nil, Clock: clock}}
-		h := application.NewCloseBooksHandler(clock, s.uow, books, gl, reconcile, application.Config{})
+		h := &application.CloseBooksHandler{Clock: clock, UoW: s.uow, Books: books, GL: gl, Reconcile: reconcile, Config: application.Config{}}
 		booksBreaks := func() []ports.BreakRecord {
 			t.Helper()
 			got, err := rec.Breaks(ctx, ports.BreakQuery{Source: domain.SourceBooks, Limit: 100})

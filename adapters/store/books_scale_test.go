@@ -77,7 +77,7 @@ func TestTheCloseOfManyLoans(t *testing.T) {
 	books := store.NewBooksRepository(s.db)
 	clock := fixedClock{now: t0.AddDate(0, 1, 0)}
 	reconcile := &application.ReconcileDayHandler{Clock: clock, UoW: s.uow, Processing: nil, CoreBanking: nil, Reconciliation: store.NewReconciliationRepository(s.db), Books: books, Settlement: application.TransferSettlement{UoW: s.uow, Transfers: nil, Ledger: nil, Clock: clock}}
-	h := application.NewCloseBooksHandler(clock, s.uow, books, acknowledging{}, reconcile, application.Config{})
+	h := &application.CloseBooksHandler{Clock: clock, UoW: s.uow, Books: books, GL: acknowledging{}, Reconcile: reconcile, Config: application.Config{}}
 	for d := range 3 {
 		day := issued.AddDate(0, 0, d)
 		done, err := h.Close(ctx, day)

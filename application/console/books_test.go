@@ -23,8 +23,8 @@ func booksSetup(t *testing.T) (*console.BooksHandler, *mocks.MockBooksViews, *mo
 	ctrl := gomock.NewController(t)
 	views, books, partners := mocks.NewMockBooksViews(ctrl), mocks.NewMockBooksRepository(ctrl), mocks.NewMockPartnerRepository(ctrl)
 	cfg := application.Config{}
-	h := console.NewBooksHandler(views, partners, application.NewTrialBalanceHandler(books, cfg),
-		application.NewJournalHandler(books, cfg), cfg)
+	h := console.NewBooksHandler(views, partners, &application.TrialBalanceHandler{Books: books, Config: cfg},
+		&application.JournalHandler{Books: books, Config: cfg}, cfg)
 	// The trial balance says whether the general ledger acknowledged the day; the page does not
 	// show it (yet): none posted.
 	books.EXPECT().GLPosts(gomock.Any(), gomock.Any()).Return(nil, nil).AnyTimes()
