@@ -41,7 +41,9 @@ type CloseBooksHandler struct {
 	Books     ports.BooksRepository
 	GL        ports.GeneralLedger
 	Reconcile *ReconcileDayHandler
-	Config    Config
+	// OpsLog tells the on-call engineer of a post the general ledger did not acknowledge.
+	OpsLog ports.OpsLog
+	Config Config
 }
 
 // closeBatch is how many loans one transaction of the close closes.
@@ -278,7 +280,7 @@ func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) ([]t
 	for _, d := range order {
 		acknowledged := false
 		for _, p := range resend[key(d)] {
-			if err := h.sendToGL(ctx, p.Journal); err != nil {
+			if err := h.sendToGL(ctx, p.Journal, p.Attempts+1); err != nil {
 				return dealt, err
 			}
 			acknowledged = true
@@ -298,7 +300,7 @@ func (h *CloseBooksHandler) postToGL(ctx context.Context, days []time.Time) ([]t
 				return dealt, err
 			}
 			if added { // else nothing new, or another node recorded it and sends it
-				if err := h.sendToGL(ctx, j); err != nil {
+				if err := h.sendToGL(ctx, j, 1); err != nil {
 					return dealt, err
 				}
 				acknowledged = true
@@ -355,10 +357,14 @@ func (h *CloseBooksHandler) nextGLJournal(ctx context.Context, day time.Time) (p
 	return j, nil
 }
 
-// sendToGL posts j and records the outcome: its acknowledgement, or a failed attempt.
-func (h *CloseBooksHandler) sendToGL(ctx context.Context, j ports.GLJournal) error {
+// sendToGL posts j and records the outcome: its acknowledgement, or a failed attempt (the
+// attempt-th), which the on-call engineer is told of. It is not final: the next close sends it
+// again.
+func (h *CloseBooksHandler) sendToGL(ctx context.Context, j ports.GLJournal, attempt int) error {
 	ack, err := h.GL.PostJournal(ctx, j)
 	if err != nil {
+		orNoOpsLog(h.OpsLog).Failure(ctx, ports.Failure{Event: "books.gl_post_failed", Object: "books_day:" + j.Day.Format(domain.DateLayout),
+			Detail: fmt.Sprintf("sequence %d", j.Sequence), Target: "general_ledger", Attempt: attempt, Reason: err.Error()})
 		failed := fmt.Errorf("%w: %s: %w", ErrGLNotAcknowledged, j.IdempotencyKey, err)
 		return errors.Join(failed, h.UoW.Do(ctx, func(ctx context.Context) error {
 			return h.Books.FailGLPost(ctx, j.Day, j.Sequence, err.Error())

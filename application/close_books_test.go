@@ -30,7 +30,7 @@ func booksLoan(days int) *domain.Loan {
 func closeHandler(d *deps, books *mocks.MockBooksRepository, gl *mocks.MockGeneralLedger,
 	rec *mocks.MockReconciliationRepository) *application.CloseBooksHandler {
 	reconcile := &application.ReconcileDayHandler{Clock: d.clock, UoW: d.uow, Processing: d.cards, CoreBanking: d.core, Reconciliation: rec, Books: books, Settlement: application.TransferSettlement{UoW: d.uow, Transfers: d.transfers, Ledger: d.ledger, Clock: d.clock}}
-	return &application.CloseBooksHandler{Clock: d.clock, UoW: d.uow, Books: books, GL: gl, Reconcile: reconcile, Config: application.Config{}}
+	return &application.CloseBooksHandler{Clock: d.clock, UoW: d.uow, Books: books, GL: gl, Reconcile: reconcile, OpsLog: opsRecorder{d}, Config: application.Config{}}
 }
 
 // acked is core banking's acknowledgement of j as posted: its totals.
@@ -262,8 +262,22 @@ func TestAPostTheGLDidNotAcknowledgeIsSentAgainByTheNextClose(t *testing.T) {
 	if done, err := h.Close(context.Background(), time.Time{}); !errors.Is(err, ports.ErrGatewayNotReached) || len(done) != 0 {
 		t.Fatalf("the close while the general ledger is down: %+v, %v", done, err)
 	}
+	// Each failed post is told to the on-call engineer, not final: the next close sends it again.
+	day := yesterday.Format(domain.DateLayout)
+	if len(d.told) != 2 {
+		t.Fatalf("told %+v, want the two failed posts", d.told)
+	}
+	for i, f := range d.told {
+		if f.Event != "books.gl_post_failed" || f.Object != "books_day:"+day || f.Detail != "sequence 1" ||
+			f.Target != "general_ledger" || f.Attempt != i+1 || f.Final || f.Reason == "" {
+			t.Errorf("told %+v", f)
+		}
+	}
 	if done, err := h.Close(context.Background(), time.Time{}); err != nil || len(done) != 0 {
 		t.Fatalf("second close: %+v, %v", done, err)
+	}
+	if len(d.told) != 2 {
+		t.Errorf("told %+v after the post was acknowledged, want nothing more", d.told[2:])
 	}
 	if done, err := h.Close(context.Background(), time.Time{}); err != nil || len(done) != 0 {
 		t.Fatalf("third close: %+v, %v", done, err)

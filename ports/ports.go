@@ -108,11 +108,11 @@ type OpsLog interface {
 // given up.
 type Failure struct {
 	// Event is what failed: application.failed, stage.outcome_unknown, card_order.failed,
-	// webhook.failed, webhook.given_up.
+	// webhook.failed, webhook.given_up, books.gl_post_failed.
 	Event     string
 	PartnerID uuid.UUID
-	// Object is what it failed on, "application:<id>" or "event:<id>", and Detail its stage
-	// or the event's type.
+	// Object is what it failed on, "application:<id>", "event:<id>" or "books_day:<date>",
+	// and Detail its stage, the event's type or the post's sequence.
 	Object, Detail string
 	// Target is the gateway port called, or the webhook's host.
 	Target  string
