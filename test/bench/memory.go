@@ -87,24 +87,9 @@ func (e *environment) memory(ctx context.Context, cfg config) error {
 	var i atomic.Int64
 	mixed := func(ctx context.Context) error { return ops[i.Add(1)%int64(len(ops))](ctx) }
 	m.Soak, m.SoakRate = cfg.soak.String(), reg.Max.Rate()/2
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(10 * time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				m.Samples = append(m.Samples, e.node.RSS())
-			}
-		}
-	}()
+	stopSamples := e.sampleRSS(&m.Samples)
 	s := pace(m.SoakRate, cfg.soak, mixed)
-	close(stop)
-	<-done
+	stopSamples()
 	m.SoakStats = &s
 	if len(m.Samples) >= 7 {
 		first, last := m.Samples[5], m.Samples[len(m.Samples)-1] // the first minute warms up
