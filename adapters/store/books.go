@@ -167,25 +167,31 @@ func (r *BooksRepository) SaveClosed(ctx context.Context, loans []*domain.Loan, 
 	})
 }
 
-// saveBooks writes the loans' books: on PostgreSQL one UPDATE … FROM (VALUES …) for them all,
-// on SQLite one UPDATE a loan.
+// saveBooks writes the loans' books: on PostgreSQL one UPDATE for them all, on SQLite one
+// UPDATE a loan.
 func (r *BooksRepository) saveBooks(ctx context.Context, loans []*domain.Loan) error {
 	if len(loans) == 0 {
 		return nil
 	}
-	models := make([]*loanModel, 0, len(loans))
+	type row struct {
+		ID    uuid.UUID `json:"id"`
+		Books *string   `json:"books"`
+		Day   *string   `json:"day"`
+		Open  bool      `json:"open"`
+	}
+	rows := make([]row, 0, len(loans))
 	for _, l := range loans {
 		m, err := toLoanModel(l)
 		if err != nil {
 			return err
 		}
-		models = append(models, m)
+		rows = append(rows, row{ID: m.ID, Books: m.Books, Day: m.BooksDay, Open: m.BooksOpen})
 	}
 	if r.db.Dialect != Postgres {
-		for _, m := range models {
+		for _, m := range rows {
 			err := r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
 				return g.Model(&loanModel{}).Where("id = ?", m.ID).
-					Updates(map[string]any{"books": m.Books, "books_day": m.BooksDay, "books_open": m.BooksOpen})
+					Updates(map[string]any{"books": m.Books, "books_day": m.Day, "books_open": m.Open})
 			}, check(nil))
 			if err != nil {
 				return err
@@ -193,20 +199,28 @@ func (r *BooksRepository) saveBooks(ctx context.Context, loans []*domain.Loan) e
 		}
 		return nil
 	}
-	values := make([]string, 0, len(models))
-	args := make([]any, 0, 4*len(models))
-	for _, m := range models {
-		values = append(values, "(?::uuid, ?::text, ?::text, ?::boolean)")
-		args = append(args, m.ID, m.Books, m.BooksDay, m.BooksOpen)
+	q := `UPDATE loans AS l SET books = v.books, books_day = v.day, books_open = v.open
+		FROM jsonb_to_recordset(?::jsonb) AS v(id uuid, books text, day text, open boolean) WHERE l.id = v.id`
+	return pgUpdateEach(ctx, r.db, q, rows, "books of %d loans saved, want %d", nil)
+}
+
+// pgUpdateEach runs q, an UPDATE … FROM jsonb_to_recordset(?::jsonb), on PostgreSQL with rows
+// as its one parameter, and requires one row updated each (else the error of format, with the
+// rows updated and wanted). Passed as one document, not as a list of VALUES, the rows make one
+// statement whatever their number, prepared once, and its plan finds each row by its key: a
+// list of VALUES as long as a batch was hash-joined against a whole table read for each batch
+// (a close of 20 000 loans read the 320 000 accounts 41 times a day).
+func pgUpdateEach[T any](ctx context.Context, db *DB, q string, rows []T, format string, refusals constraintErrors) error {
+	doc, err := json.Marshal(rows)
+	if err != nil {
+		return err
 	}
-	q := `UPDATE loans AS l SET books = v.books, books_day = v.day, books_open = v.open FROM (VALUES ` +
-		strings.Join(values, ", ") + `) AS v(id, books, day, open) WHERE l.id = v.id`
-	n := int64(len(models))
-	return r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Exec(q, args...) }, func(rows int64, err error) error {
-		if err == nil && rows != n {
-			err = fmt.Errorf("books of %d loans saved, want %d", rows, n)
+	n := int64(len(rows))
+	return db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Exec(q, string(doc)) }, func(got int64, err error) error {
+		if err == nil && got != n {
+			err = fmt.Errorf(format, got, n)
 		}
-		return interpretError(err, nil, nil)
+		return interpretError(err, nil, refusals)
 	})
 }
 
@@ -411,25 +425,17 @@ func (r *LedgerRepository) PostAll(ctx context.Context, postings []domain.Postin
 	// to them (the close holds its batch's), so no lock order is needed among them. The bank's
 	// accounts, which every payment also moves, one by one in key order: no deadlock.
 	if len(perLoan) > 0 {
-		values := make([]string, 0, len(perLoan))
-		args := make([]any, 0, 2*len(perLoan))
-		for _, k := range perLoan {
-			values = append(values, "(?::text, ?::bigint)")
-			args = append(args, k, delta[k])
+		type row struct {
+			Key string `json:"key"`
+			D   int64  `json:"d"`
 		}
-		q := `UPDATE ledger_accounts AS a SET balance = a.balance + v.d FROM (VALUES ` + strings.Join(values, ", ") +
-			`) AS v(key, d) WHERE a.key = v.key`
-		n := int64(len(perLoan))
-		err := r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Exec(q, args...) }, func(rows int64, err error) error {
-			if err != nil {
-				return interpretError(err, nil, ledgerFloor)
-			}
-			if rows != n {
-				return fmt.Errorf("ledger: %d of %d loan accounts exist", rows, n)
-			}
-			return nil
-		})
-		if err != nil {
+		rows := make([]row, 0, len(perLoan))
+		for _, k := range perLoan {
+			rows = append(rows, row{Key: k, D: delta[k]})
+		}
+		q := `UPDATE ledger_accounts AS a SET balance = a.balance + v.d
+			FROM jsonb_to_recordset(?::jsonb) AS v(key text, d bigint) WHERE a.key = v.key`
+		if err := pgUpdateEach(ctx, r.db, q, rows, "ledger: %d of %d loan accounts exist", ledgerFloor); err != nil {
 			return err
 		}
 	}
