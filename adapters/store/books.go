@@ -145,26 +145,46 @@ func (r *BooksRepository) LoansToClose(ctx context.Context, partners ports.Partn
 // as PostAll posts them.
 func (r *BooksRepository) SaveClosed(ctx context.Context, loans []*domain.Loan, opened []uuid.UUID, postings []domain.Posting) error {
 	return r.db.inTx(ctx, func(ctx context.Context) error {
-		if len(opened) > 0 {
-			rows := make([]ledgerAccountModel, 0, len(opened)*len(domain.BooksAccountKinds))
-			for _, id := range opened {
-				loanID := id
-				for _, k := range domain.BooksAccountKinds {
-					rows = append(rows, ledgerAccountModel{Key: domain.LoanAccount(k, id).Key(), Kind: k.String(), LoanID: &loanID})
-				}
-			}
-			for chunk := range slices.Chunk(rows, 2000) {
-				err := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&chunk).Error
-				if err := interpretError(err, nil, nil); err != nil {
-					return err
-				}
-			}
+		if err := r.openBooksAccounts(ctx, opened); err != nil {
+			return err
 		}
 		if err := r.saveBooks(ctx, loans); err != nil {
 			return err
 		}
 		return r.ledger.PostAll(ctx, postings)
 	})
+}
+
+// openBooksAccounts opens the books' accounts of the loans (one already open stays as it was):
+// on PostgreSQL in one statement, sent with the commit; on SQLite in inserts of 2 000.
+func (r *BooksRepository) openBooksAccounts(ctx context.Context, loans []uuid.UUID) error {
+	if len(loans) == 0 {
+		return nil
+	}
+	rows := make([]ledgerAccountModel, 0, len(loans)*len(domain.BooksAccountKinds))
+	for _, id := range loans {
+		loanID := id
+		for _, k := range domain.BooksAccountKinds {
+			rows = append(rows, ledgerAccountModel{Key: domain.LoanAccount(k, id).Key(), Kind: k.String(), LoanID: &loanID})
+		}
+	}
+	if r.db.Dialect != Postgres {
+		for chunk := range slices.Chunk(rows, 2000) {
+			err := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&chunk).Error
+			if err := interpretError(err, nil, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	raw, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	q := `INSERT INTO ledger_accounts (key, kind, loan_id)
+		SELECT v.key, v.kind, v.loan_id FROM jsonb_to_recordset(?::jsonb) AS v(key text, kind text, loan_id uuid)
+		ON CONFLICT DO NOTHING`
+	return r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Exec(q, string(raw)) }, check(nil))
 }
 
 // saveBooks writes the loans' books: on PostgreSQL one UPDATE for them all, on SQLite one
