@@ -8,9 +8,9 @@ ALTER TABLE loans SET (fillfactor = 60);
 ALTER TABLE ledger_accounts SET (fillfactor = 85);
 -- ledger_entries_account_posting_idx (account_key, posting_id) finds an account's entries as
 -- well: the narrower index was one more insert for every entry.
-DROP INDEX ledger_entries_account_idx;
+DROP INDEX IF EXISTS ledger_entries_account_idx;
 
 -- +goose Down
-CREATE INDEX ledger_entries_account_idx ON ledger_entries (account_key);
+CREATE INDEX IF NOT EXISTS ledger_entries_account_idx ON ledger_entries (account_key);
 ALTER TABLE ledger_accounts RESET (fillfactor);
 ALTER TABLE loans RESET (fillfactor);
