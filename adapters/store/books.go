@@ -145,20 +145,8 @@ func (r *BooksRepository) LoansToClose(ctx context.Context, partners ports.Partn
 // as PostAll posts them.
 func (r *BooksRepository) SaveClosed(ctx context.Context, loans []*domain.Loan, opened []uuid.UUID, postings []domain.Posting) error {
 	return r.db.inTx(ctx, func(ctx context.Context) error {
-		if len(opened) > 0 {
-			rows := make([]ledgerAccountModel, 0, len(opened)*len(domain.BooksAccountKinds))
-			for _, id := range opened {
-				loanID := id
-				for _, k := range domain.BooksAccountKinds {
-					rows = append(rows, ledgerAccountModel{Key: domain.LoanAccount(k, id).Key(), Kind: k.String(), LoanID: &loanID})
-				}
-			}
-			for chunk := range slices.Chunk(rows, 2000) {
-				err := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&chunk).Error
-				if err := interpretError(err, nil, nil); err != nil {
-					return err
-				}
-			}
+		if err := r.openBooksAccounts(ctx, opened); err != nil {
+			return err
 		}
 		if err := r.saveBooks(ctx, loans); err != nil {
 			return err
@@ -167,25 +155,63 @@ func (r *BooksRepository) SaveClosed(ctx context.Context, loans []*domain.Loan, 
 	})
 }
 
-// saveBooks writes the loans' books: on PostgreSQL one UPDATE … FROM (VALUES …) for them all,
-// on SQLite one UPDATE a loan.
+// openBooksAccounts opens the books' accounts of the loans (one already open stays as it was):
+// on PostgreSQL in one statement, sent with the commit; on SQLite in inserts of 2 000.
+func (r *BooksRepository) openBooksAccounts(ctx context.Context, loans []uuid.UUID) error {
+	if len(loans) == 0 {
+		return nil
+	}
+	rows := make([]ledgerAccountModel, 0, len(loans)*len(domain.BooksAccountKinds))
+	for _, id := range loans {
+		loanID := id
+		for _, k := range domain.BooksAccountKinds {
+			rows = append(rows, ledgerAccountModel{Key: domain.LoanAccount(k, id).Key(), Kind: k.String(), LoanID: &loanID})
+		}
+	}
+	if r.db.Dialect != Postgres {
+		for chunk := range slices.Chunk(rows, 2000) {
+			err := r.db.conn(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&chunk).Error
+			if err := interpretError(err, nil, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	raw, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	q := `INSERT INTO ledger_accounts (key, kind, loan_id)
+		SELECT v.key, v.kind, v.loan_id FROM jsonb_to_recordset(?::jsonb) AS v(key text, kind text, loan_id uuid)
+		ON CONFLICT DO NOTHING`
+	return r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Exec(q, string(raw)) }, check(nil))
+}
+
+// saveBooks writes the loans' books: on PostgreSQL one UPDATE for them all, on SQLite one
+// UPDATE a loan.
 func (r *BooksRepository) saveBooks(ctx context.Context, loans []*domain.Loan) error {
 	if len(loans) == 0 {
 		return nil
 	}
-	models := make([]*loanModel, 0, len(loans))
+	type row struct {
+		ID    uuid.UUID `json:"id"`
+		Books *string   `json:"books"`
+		Day   *string   `json:"day"`
+		Open  bool      `json:"open"`
+	}
+	rows := make([]row, 0, len(loans))
 	for _, l := range loans {
 		m, err := toLoanModel(l)
 		if err != nil {
 			return err
 		}
-		models = append(models, m)
+		rows = append(rows, row{ID: m.ID, Books: m.Books, Day: m.BooksDay, Open: m.BooksOpen})
 	}
 	if r.db.Dialect != Postgres {
-		for _, m := range models {
+		for _, m := range rows {
 			err := r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB {
 				return g.Model(&loanModel{}).Where("id = ?", m.ID).
-					Updates(map[string]any{"books": m.Books, "books_day": m.BooksDay, "books_open": m.BooksOpen})
+					Updates(map[string]any{"books": m.Books, "books_day": m.Day, "books_open": m.Open})
 			}, check(nil))
 			if err != nil {
 				return err
@@ -193,20 +219,28 @@ func (r *BooksRepository) saveBooks(ctx context.Context, loans []*domain.Loan) e
 		}
 		return nil
 	}
-	values := make([]string, 0, len(models))
-	args := make([]any, 0, 4*len(models))
-	for _, m := range models {
-		values = append(values, "(?::uuid, ?::text, ?::text, ?::boolean)")
-		args = append(args, m.ID, m.Books, m.BooksDay, m.BooksOpen)
+	q := `UPDATE loans AS l SET books = v.books, books_day = v.day, books_open = v.open
+		FROM jsonb_to_recordset(?::jsonb) AS v(id uuid, books text, day text, open boolean) WHERE l.id = v.id`
+	return pgUpdateEach(ctx, r.db, q, rows, "books of %d loans saved, want %d", nil)
+}
+
+// pgUpdateEach runs q, an UPDATE … FROM jsonb_to_recordset(?::jsonb), on PostgreSQL with rows
+// as its one parameter, and requires one row updated each (else the error of format, with the
+// rows updated and wanted). Passed as one document, not as a list of VALUES, the rows make one
+// statement whatever their number, prepared once, and its plan finds each row by its key: a
+// list of VALUES as long as a batch was hash-joined against a whole table read for each batch
+// (a close of 20 000 loans read the 320 000 accounts 41 times a day).
+func pgUpdateEach[T any](ctx context.Context, db *DB, q string, rows []T, format string, refusals constraintErrors) error {
+	doc, err := json.Marshal(rows)
+	if err != nil {
+		return err
 	}
-	q := `UPDATE loans AS l SET books = v.books, books_day = v.day, books_open = v.open FROM (VALUES ` +
-		strings.Join(values, ", ") + `) AS v(id, books, day, open) WHERE l.id = v.id`
-	n := int64(len(models))
-	return r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Exec(q, args...) }, func(rows int64, err error) error {
-		if err == nil && rows != n {
-			err = fmt.Errorf("books of %d loans saved, want %d", rows, n)
+	n := int64(len(rows))
+	return db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Exec(q, string(doc)) }, func(got int64, err error) error {
+		if err == nil && got != n {
+			err = fmt.Errorf(format, got, n)
 		}
-		return interpretError(err, nil, nil)
+		return interpretError(err, nil, refusals)
 	})
 }
 
@@ -232,6 +266,16 @@ func (r *BooksRepository) day(ctx context.Context, q string, args ...any) (time.
 	return t, err == nil, err
 }
 
+// analyzeClosed refreshes the statistics of the tables a close grows and rewrites, and with
+// them every connection's plans of these tables, the foreign keys' checks among them. A check's
+// plan is made once a connection and kept: made while ledger_postings held a few rows, it read
+// the whole table for every entry inserted, and with nothing analysing it (a server without
+// autovacuum) each day's close ran slower than the day before (a close of 20 000 loans fell from
+// 451 to 93 loans a second in three days). A table another process is vacuuming or analysing
+// is left to it (SKIP_LOCKED). Run before the days are recorded, so that a failure leaves them
+// to close again, not closed and never posted to the general ledger.
+const analyzeClosed = `ANALYZE (SKIP_LOCKED) loans, ledger_accounts, ledger_postings, ledger_entries`
+
 type closedDayModel struct {
 	Scope      string    `gorm:"column:scope;primaryKey"`
 	Day        string    `gorm:"column:day;primaryKey"`
@@ -243,10 +287,16 @@ type closedDayModel struct {
 
 func (closedDayModel) TableName() string { return "books_closed_days" }
 
-// MarkClosed implements ports.BooksRepository.
+// MarkClosed implements ports.BooksRepository. On PostgreSQL it first analyses the tables a
+// close grows and rewrites (analyzeClosed).
 func (r *BooksRepository) MarkClosed(ctx context.Context, scope string, days []time.Time, c ports.ClosedDay) error {
 	if len(days) == 0 {
 		return nil
+	}
+	if r.db.Dialect == Postgres {
+		if err := r.db.conn(ctx).Exec(analyzeClosed).Error; err != nil {
+			return interpretError(err, nil, nil)
+		}
 	}
 	rows := make([]closedDayModel, 0, len(days))
 	for _, d := range days {
@@ -411,25 +461,17 @@ func (r *LedgerRepository) PostAll(ctx context.Context, postings []domain.Postin
 	// to them (the close holds its batch's), so no lock order is needed among them. The bank's
 	// accounts, which every payment also moves, one by one in key order: no deadlock.
 	if len(perLoan) > 0 {
-		values := make([]string, 0, len(perLoan))
-		args := make([]any, 0, 2*len(perLoan))
-		for _, k := range perLoan {
-			values = append(values, "(?::text, ?::bigint)")
-			args = append(args, k, delta[k])
+		type row struct {
+			Key string `json:"key"`
+			D   int64  `json:"d"`
 		}
-		q := `UPDATE ledger_accounts AS a SET balance = a.balance + v.d FROM (VALUES ` + strings.Join(values, ", ") +
-			`) AS v(key, d) WHERE a.key = v.key`
-		n := int64(len(perLoan))
-		err := r.db.write(ctx, true, func(g *gorm.DB) *gorm.DB { return g.Exec(q, args...) }, func(rows int64, err error) error {
-			if err != nil {
-				return interpretError(err, nil, ledgerFloor)
-			}
-			if rows != n {
-				return fmt.Errorf("ledger: %d of %d loan accounts exist", rows, n)
-			}
-			return nil
-		})
-		if err != nil {
+		rows := make([]row, 0, len(perLoan))
+		for _, k := range perLoan {
+			rows = append(rows, row{Key: k, D: delta[k]})
+		}
+		q := `UPDATE ledger_accounts AS a SET balance = a.balance + v.d
+			FROM jsonb_to_recordset(?::jsonb) AS v(key text, d bigint) WHERE a.key = v.key`
+		if err := pgUpdateEach(ctx, r.db, q, rows, "ledger: %d of %d loan accounts exist", ledgerFloor); err != nil {
 			return err
 		}
 	}

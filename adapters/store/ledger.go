@@ -14,11 +14,13 @@ import (
 	"github.com/tiyin/tiyin/ports"
 )
 
+// ledgerAccountModel is an account's row; as JSON, what opens it (books.go's
+// openBooksAccounts).
 type ledgerAccountModel struct {
-	Key     string     `gorm:"column:key;primaryKey"`
-	Kind    string     `gorm:"column:kind"`
-	LoanID  *uuid.UUID `gorm:"column:loan_id"`
-	Balance int64      `gorm:"column:balance"`
+	Key     string     `gorm:"column:key;primaryKey" json:"key"`
+	Kind    string     `gorm:"column:kind" json:"kind"`
+	LoanID  *uuid.UUID `gorm:"column:loan_id" json:"loan_id"`
+	Balance int64      `gorm:"column:balance" json:"-"`
 }
 
 func (ledgerAccountModel) TableName() string { return "ledger_accounts" }
