@@ -40,7 +40,7 @@ type QueueRow struct {
 	// partner's today.
 	Due         time.Time
 	DaysOverdue int
-	Principal   int64 // outstanding
+	Principal   int64 // outstanding: the LOAN and OVERDUE_PRINCIPAL accounts
 	Collector   uuid.UUID
 	// CollectorName is the collector's operator name, "" when nobody has the loan.
 	CollectorName string

@@ -357,7 +357,8 @@ type ListRow struct {
 	// query's Today; 0 when none is.
 	DaysOverdue int
 	// Of a wide query (ListQuery.Wide) only: a paid repayment request's payment; a loan, its
-	// principal outstanding (its LOAN account's balance) and, asked for, its client.
+	// principal outstanding (its LOAN and OVERDUE_PRINCIPAL accounts' balances) and, asked for,
+	// its client.
 	Payment     *domain.Payment
 	Loan        *domain.Loan
 	Outstanding int64
@@ -380,8 +381,8 @@ const (
 )
 
 // PortfolioRow is one partner's loans at a business date: how many are open and closed, the
-// principal outstanding on the open ones (their loan accounts' balances), both by how many
-// days the loans are overdue, and the collections to expect.
+// principal outstanding on the open ones (their LOAN and OVERDUE_PRINCIPAL accounts), both by
+// how many days the loans are overdue, and the collections to expect.
 type PortfolioRow struct {
 	Partner      string
 	Open, Closed int

@@ -352,8 +352,9 @@ type ReconciliationRepository interface {
 	Lines(ctx context.Context, q StatementQuery) ([]domain.StatementLine, error)
 	// Balances are the ledger's closing balances at the end of a business day of each issued
 	// loan's accounts, named by its demand account's number: the demand account, less what is
-	// held on it for a transfer (domain.LineDemand), and the loan (domain.LineLoan), as
-	// CoreBanking.Balances lists them.
+	// held on it for a transfer (domain.LineDemand), and the loan's principal outstanding, its
+	// LOAN and OVERDUE_PRINCIPAL accounts together (domain.LineLoan), as CoreBanking.Balances
+	// lists them.
 	Balances(ctx context.Context, day time.Time) ([]domain.AccountBalance, error)
 	// Record keeps a run and its breaks, in the caller's unit of work. A break already
 	// recorded for the day and source (the same kind and line) is kept once, however many

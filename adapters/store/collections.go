@@ -52,7 +52,9 @@ type queueRow struct {
 }
 
 // Queue implements ports.CollectionsRepository: one statement on the open loans' first unpaid
-// due dates (their partial index), keyset-paged on (first_unpaid_due, id).
+// due dates (their partial index), keyset-paged on (first_unpaid_due, id). A row's principal is
+// the loan's principal outstanding: its LOAN and OVERDUE_PRINCIPAL accounts, each joined once
+// for the page's loans alone.
 func (r *CollectionsRepository) Queue(ctx context.Context, q ports.QueueQuery) ([]ports.QueueRow, error) {
 	if len(q.Scopes) == 0 {
 		return nil, nil
@@ -84,8 +86,9 @@ func (r *CollectionsRepository) Queue(ctx context.Context, q ports.QueueQuery) (
 		Joins("JOIN partners p ON p.id = q.partner_id").
 		Joins("LEFT JOIN operators o ON o.id = q.collector_id").
 		Joins("LEFT JOIN ledger_accounts a ON a.loan_id = q.id AND a.kind = 'LOAN'").
+		Joins("LEFT JOIN ledger_accounts od ON od.loan_id = q.id AND od.kind = 'OVERDUE_PRINCIPAL'").
 		Select("q.id AS loan_id, q.partner_id, p.name AS partner, q.contract_number, q.first_unpaid_due AS due, " +
-			"COALESCE(a.balance, 0) AS principal, q.collector_id AS collector, o.name AS collector_name, q.flagged")
+			"COALESCE(a.balance, 0) + COALESCE(od.balance, 0) AS principal, q.collector_id AS collector, o.name AS collector_name, q.flagged")
 	var rows []queueRow
 	if err := g.Order("q.first_unpaid_due, q.id").Scan(&rows).Error; err != nil {
 		return nil, interpretError(err, nil, nil)
@@ -464,8 +467,9 @@ type bucketDayModel struct {
 func (bucketDayModel) TableName() string { return "collection_bucket_days" }
 
 // SnapshotPAR implements ports.CollectionsRepository: per scope one statement over the open
-// loans, their loan accounts and first unpaid dates, then the overdue loans' buckets in
-// batches; the day's rows are replaced as a whole.
+// loans, their principal outstanding (LOAN and OVERDUE_PRINCIPAL, summed a loan) and first
+// unpaid dates, then the overdue loans' buckets in batches; the day's rows are replaced as a
+// whole.
 func (r *CollectionsRepository) SnapshotPAR(ctx context.Context, scopes []ports.QueueScope, day time.Time, buckets domain.Buckets) error {
 	day = day.UTC()
 	return r.db.inTx(ctx, func(ctx context.Context) error {
@@ -484,9 +488,11 @@ func (r *CollectionsRepository) SnapshotPAR(ctx context.Context, scopes []ports.
 				Due       *time.Time
 				Principal int64
 			}
-			q := g.Table("loans l").Joins("LEFT JOIN ledger_accounts a ON a.loan_id = l.id AND a.kind = 'LOAN'").
-				Select("l.id, l.first_unpaid_due AS due, COALESCE(a.balance, 0) AS principal").
-				Where("l.closed_at IS NULL AND l.written_off_at IS NULL")
+			q := g.Table("loans l").
+				Joins("LEFT JOIN ledger_accounts a ON a.loan_id = l.id AND a.kind IN ('LOAN', 'OVERDUE_PRINCIPAL')").
+				Select("l.id, l.first_unpaid_due AS due, COALESCE(SUM(a.balance), 0) AS principal").
+				Where("l.closed_at IS NULL AND l.written_off_at IS NULL").
+				Group("l.id, l.first_unpaid_due")
 			if cond, args := partnersWhere(sc.Partners, "l.partner_id"); cond != "" {
 				q = q.Where(cond, args...)
 			}

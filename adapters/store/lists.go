@@ -165,8 +165,8 @@ func (b *BackOffice) List(ctx context.Context, q ports.ListQuery) ([]ports.ListR
 }
 
 // widen reads the export's own columns of the rows of q (ListQuery.Wide): one statement for the
-// page's repayment requests, or one for its loans with their principal outstanding and, with
-// q.Contacts, their clients.
+// page's repayment requests, or one for its loans with their principal outstanding (the LOAN
+// and OVERDUE_PRINCIPAL accounts) and, with q.Contacts, their clients.
 func (b *BackOffice) widen(ctx context.Context, q ports.ListQuery, rows []ports.ListRow) error {
 	ids := make([]uuid.UUID, len(rows))
 	at := make(map[uuid.UUID]*ports.ListRow, len(rows))
@@ -195,9 +195,11 @@ func (b *BackOffice) widen(ctx context.Context, q ports.ListQuery, rows []ports.
 			AppBackup     *string
 		}
 		err := b.db.conn(ctx).Table("loans l").
-			Select("l.*, acc.balance AS outstanding, a.client_data AS app_client_data, a.phone AS app_phone, a.offer_backup_phone AS app_backup").
+			Select("l.*, acc.balance + COALESCE(od.balance, 0) AS outstanding, a.client_data AS app_client_data, "+
+				"a.phone AS app_phone, a.offer_backup_phone AS app_backup").
 			Joins("JOIN applications a ON a.id = l.application_id").
 			Joins("LEFT JOIN ledger_accounts acc ON acc.loan_id = l.id AND acc.kind = ?", domain.AccountLoan.String()).
+			Joins("LEFT JOIN ledger_accounts od ON od.loan_id = l.id AND od.kind = ?", domain.AccountOverduePrincipal.String()).
 			Where("l.id IN ?", ids).Scan(&ms).Error
 		if err != nil {
 			return interpretError(err, nil, nil)

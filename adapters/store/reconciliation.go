@@ -70,7 +70,10 @@ func (r *ReconciliationRepository) Lines(ctx context.Context, q ports.StatementQ
 }
 
 // Balances implements ports.ReconciliationRepository: one grouped statement over the ledger's
-// entries posted before the day's end, by loan account.
+// entries posted before the day's end, by demand account number and line: the DEMAND account,
+// and the loan's principal outstanding, its LOAN and OVERDUE_PRINCIPAL accounts together (core
+// banking's loan account holds the whole principal; the close's move of the principal fallen
+// due unpaid between the two changes nothing there).
 func (r *ReconciliationRepository) Balances(ctx context.Context, day time.Time) ([]domain.AccountBalance, error) {
 	_, end := domain.BusinessDay(day)
 	var rows []struct {
@@ -78,21 +81,23 @@ func (r *ReconciliationRepository) Balances(ctx context.Context, day time.Time) 
 		Kind    string
 		Balance int64
 	}
-	err := r.db.conn(ctx).Raw(`SELECT l.account_number AS account, a.kind AS kind, SUM(e.debit - e.credit) AS balance
+	err := r.db.conn(ctx).Raw(`SELECT l.account_number AS account, CASE WHEN a.kind = ? THEN ? ELSE ? END AS kind,
+  SUM(e.debit - e.credit) AS balance
 FROM ledger_entries e
 JOIN ledger_postings p ON p.id = e.posting_id
 JOIN ledger_accounts a ON a.key = e.account_key
 JOIN loans l ON l.id = a.loan_id
-WHERE p.created_at < ? AND a.kind IN (?, ?)
-GROUP BY l.account_number, a.kind
-ORDER BY l.account_number, a.kind`, end, domain.AccountDemand.String(), domain.AccountLoan.String()).Scan(&rows).Error
+WHERE p.created_at < ? AND a.kind IN (?, ?, ?)
+GROUP BY 1, 2
+ORDER BY 1, 2`, domain.AccountDemand.String(), string(domain.LineDemand), string(domain.LineLoan), end,
+		domain.AccountDemand.String(), domain.AccountLoan.String(), domain.AccountOverduePrincipal.String()).Scan(&rows).Error
 	if err != nil {
 		return nil, interpretError(err, nil, nil)
 	}
 	out := make([]domain.AccountBalance, len(rows))
 	for i, row := range rows {
 		out[i] = domain.AccountBalance{Account: row.Account, Kind: domain.LineLoan, Balance: row.Balance}
-		if row.Kind == domain.AccountDemand.String() {
+		if row.Kind == string(domain.LineDemand) {
 			// Credit-normal: its balance is its credits less its debits.
 			out[i] = domain.AccountBalance{Account: row.Account, Kind: domain.LineDemand, Balance: -row.Balance}
 		}
