@@ -32,24 +32,15 @@ const (
 )
 
 // Portfolio implements ports.BackOffice: one statement over the loans, their principal
-// outstanding (the LOAN account and the OVERDUE_PRINCIPAL account the close moves the principal
-// fallen due unpaid to) and their first unpaid due dates (how overdue, and whether due this
-// week). A loan's OVERDUE_PRINCIPAL account is joined only when it holds something, so a loan
-// with none overdue is one row, as before the books; a loan that has is two, and counts once
-// (its LOAN row, or the empty row of a loan without accounts). One join of both kinds, not one
-// join a kind: a second join is a second scan of every loan account (each loan on the books has
-// sixteen), and joining every OVERDUE_PRINCIPAL account doubles the rows hashed and grouped. The
-// balance is tested before the kind, the cheaper test first for the fifteen accounts a loan not
-// LOAN. The statement's CPU at 20 000 loans on the books (docs/performance.md): 32 ms reading
-// the LOAN account alone, 34–37 this way with a tenth of the loans overdue, 44 with four
-// fifths; joining every OVERDUE_PRINCIPAL account 44–47, a second join 60–66. It groups by
-// partner, bucket and due span, a handful of groups, and leaves the pivot to Go: each loan is
-// aged once, and the join to the partners' names is made on the groups, not on every loan.
-// Joins, not a subquery a loan: a subquery in the select list keeps PostgreSQL from a parallel
-// plan (4.5× slower on 100 000 loans). The collections are counted in the same pass: in a
-// statement of their own, the join to the loan accounts cost a second hash of every loan account
-// (60 ms of the page's 200 at 100 000 loans). A second statement sums the principal written off,
-// over the written-off loans alone.
+// outstanding (LOAN, and OVERDUE_PRINCIPAL where the close moved principal fallen due unpaid)
+// and their first unpaid due dates (how overdue, whether due this week), grouped by partner,
+// bucket and due span; the pivot is left to Go, and the partners' names are joined on the
+// groups. Both kinds come through one join, the OVERDUE_PRINCIPAL account only when it holds
+// something, so a loan counts once (its LOAN row, or the empty row of a loan without accounts);
+// a second join would scan every loan account again (docs/performance.md: 34–37 ms against 60–66
+// at 20 000 loans on the books). Joins, not a subquery a loan, keep PostgreSQL's parallel plan,
+// and the collections are counted in the same pass. A second statement sums the principal
+// written off, over the written-off loans alone.
 func (b *BackOffice) Portfolio(ctx context.Context, today ports.Today) ([]ports.PortfolioRow, error) {
 	// Each loan is aged, and falls due, at its partner's today. The arguments follow the
 	// conditions in the statement's order.
